@@ -1,0 +1,127 @@
+/* make bench: host decoder throughput on a synthetic capture of >= 20 M
+   records (4096 lanes, SM-cycle stamps, nested and sequential regions).
+   Times decode + Chrome JSON to /dev/null, and decode + statistics; prints
+   records/s, output MB/s and peak memory against the raw buffer size. */
+#define _POSIX_C_SOURCE 200809L
+#define IKP_IMPLEMENTATION
+#define IKP_NO_CUDA
+#include "../ikp.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <sys/resource.h>
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static double peak_mb(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return ru.ru_maxrss / 1024.0; /* Linux: KiB */
+}
+
+#define REPS 5
+static int cmp_d(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+typedef struct counter { FILE *f; uint64_t bytes; } counter;
+static int count_write(void *u, const void *d, size_t n)
+{
+    counter *c = (counter *)u;
+    c->bytes += n;
+    return fwrite(d, 1, n, c->f) == n ? 0 : 1;
+}
+
+int main(int argc, char **argv)
+{
+    const uint32_t lanes = 4096, cap = 4884; /* 20,004,864 records */
+    size_t nw = ikp_buffer_words(lanes, cap);
+    uint64_t *w = (uint64_t *)malloc(nw * 8);
+    uint32_t l, k;
+    int rep;
+    ikp_capture *cap_;
+    ikp_stats *st;
+    ikp_error e;
+    counter c;
+    double t0, t1, t3, tj[REPS], ts[REPS], raw_mb = nw * 8 / 1048576.0, base_mb, json_mb;
+    uint64_t records;
+    const char *names[4] = {"tile", "load", "mma", "epilogue"};
+    ikp_decode_options o;
+    (void)argc; (void)argv;
+    if (!w) { fprintf(stderr, "bench: out of memory\n"); return 1; }
+    memset(w, 0, nw * 8);
+    ikp_buffer_header(w, lanes, cap, 1980000);
+    for (l = 0; l < lanes; l++) {
+        uint64_t *h = w + 8 + (uint64_t)l * (8 + cap), *r = h + 8;
+        uint64_t c0 = 1000000ull * (l % 132) + 0xFFF00000ull, t = c0 + 100, g0 = 1ull << 60;
+        uint32_t seed = l * 2654435761u;
+        h[0] = IKP_WIRE_LANE_MAGIC | ((uint64_t)IKP_WIRE_LANE_CYCLES << 16) | ((uint64_t)(l % 132) << 32);
+        h[1] = (l / 2) | ((uint64_t)(l % 2) << 32) | (2ull << 48);
+        h[2] = (lanes / 2) | (1ull << 32) | (1ull << 48);
+        h[3] = g0; h[4] = c0;
+        /* tile { load } { mma } ... : 6 records per tile */
+        for (k = 0; k + 6 <= cap; k += 6) {
+            seed = seed * 1103515245u + 12345u;
+            r[k + 0] = ((t & 0xFFFFFFFFu) << 32) | (0u << 2) | IKP_WIRE_KIND_BEGIN; t += 10;
+            r[k + 1] = ((t & 0xFFFFFFFFu) << 32) | (1u << 2) | IKP_WIRE_KIND_BEGIN; t += 500 + (seed >> 24);
+            r[k + 2] = ((t & 0xFFFFFFFFu) << 32) | (1u << 2) | IKP_WIRE_KIND_END; t += 8;
+            r[k + 3] = ((t & 0xFFFFFFFFu) << 32) | (2u << 2) | IKP_WIRE_KIND_BEGIN; t += 700 + (seed >> 25);
+            r[k + 4] = ((t & 0xFFFFFFFFu) << 32) | (2u << 2) | IKP_WIRE_KIND_END; t += 6;
+            r[k + 5] = ((t & 0xFFFFFFFFu) << 32) | (0u << 2) | IKP_WIRE_KIND_END; t += 20;
+        }
+        for (; k < cap; k++) { r[k] = ((t & 0xFFFFFFFFu) << 32) | (3u << 2) | IKP_WIRE_KIND_INSTANT; t += 5; }
+        h[5] = g0 + (uint64_t)((t - c0) / 1.98) + 10;
+        h[6] = t + 20;
+        h[7] = IKP_WIRE_FINALIZED | cap;
+    }
+    base_mb = peak_mb();
+    memset(&o, 0, sizeof o);
+    o.event_names = names; o.num_event_names = 4;
+
+    /* each phase REPS times; the median is reported */
+    for (rep = 0; rep < REPS; rep++) {
+        c.f = fopen("/dev/null", "wb");
+        c.bytes = 0;
+        if (!c.f) return 1;
+        t0 = now();
+        if (ikp_capture_open(w, nw, &o, &cap_, &e) != IKP_OK) { fprintf(stderr, "bench: %s\n", e.message); return 1; }
+        records = ikp_capture_get_info(cap_)->records;
+        if (ikp_write_chrome(cap_, NULL, count_write, &c, &e) != IKP_OK) { fprintf(stderr, "bench: %s\n", e.message); return 1; }
+        ikp_capture_free(cap_);
+        tj[rep] = now() - t0;
+        fclose(c.f);
+    }
+    json_mb = peak_mb();
+    for (rep = 0; rep < REPS; rep++) {
+        t0 = now();
+        if (ikp_capture_open(w, nw, &o, &cap_, &e) != IKP_OK) return 1;
+        if (ikp_stats_compute(cap_, &st, &e) != IKP_OK) { fprintf(stderr, "bench: %s\n", e.message); return 1; }
+        ts[rep] = now() - t0;
+        ikp_stats_free(st);
+        ikp_capture_free(cap_);
+    }
+    qsort(tj, REPS, sizeof(double), cmp_d);
+    qsort(ts, REPS, sizeof(double), cmp_d);
+    t1 = tj[REPS / 2];
+    t3 = ts[REPS / 2];
+    printf("synthetic capture: %u lanes, %llu records, raw buffer %.1f MB\n", lanes,
+           (unsigned long long)records, raw_mb);
+    printf("(median of %d runs; fastest in brackets)\n", REPS);
+    printf("%-28s %10s %14s %12s %14s\n", "phase", "seconds", "records/s", "output MB/s", "peak RSS/raw");
+    printf("%-28s %10.3f %8.1f M [%.1f] %12.1f %14.2f\n", "decode + Chrome JSON", t1, records / t1 / 1e6,
+           records / tj[0] / 1e6, c.bytes / 1048576.0 / t1, json_mb / raw_mb);
+    printf("%-28s %10.3f %8.1f M [%.1f] %12s %14.2f\n", "decode + statistics", t3, records / t3 / 1e6,
+           records / ts[0] / 1e6, "-", peak_mb() / raw_mb);
+    printf("JSON written: %.1f MB; RSS before decoding %.1f MB\n", c.bytes / 1048576.0, base_mb);
+    free(w);
+    return 0;
+}

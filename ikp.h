@@ -1,0 +1,2679 @@
+/* ikp.h - v0.1.0 - IKP intra-kernel profiler, host library - MIT licence (end of file)
+
+   IKP records timestamps inside running CUDA kernels (see ikp_cuda.cuh) and
+   turns the buffer into a Chrome/Perfetto trace and statistics. This file is
+   the host half: buffer allocation, decoding of IKP's own wire format and of
+   the TIRx/warpscope and flashinfer formats, a Chrome JSON writer and
+   summary statistics. It is plain C99 and needs nothing but libc (and the
+   CUDA runtime for the optional ikp_cuda_* helpers).
+
+   QUICK START
+       Do this:
+           #define IKP_IMPLEMENTATION
+       before you include this file in *one* C or C++ file. Other files
+       include it without the define.
+
+       Profile (with a GPU; the kernel uses ikp_cuda.cuh):
+           ikp_cuda_buffer buf;
+           ikp_cuda_buffer_create(&buf, num_blocks * num_groups, 1024, NULL);
+           ikp_cuda_buffer_reset(&buf, stream, NULL);
+           my_kernel<<<grid, block, 0, stream>>>(..., buf.device);
+           ikp_dump_desc d = {0};
+           d.trace_path = "trace.json"; d.summary = stdout;
+           d.decode.event_names = names; d.decode.num_event_names = 3;
+           ikp_cuda_dump(&buf, stream, &d, NULL);   (download, decode, write)
+           ikp_cuda_buffer_destroy(&buf);
+
+       Decode a buffer already on the host, step by step:
+           ikp_capture *cap; ikp_error err;
+           if (ikp_capture_open(words, num_words, &opts, &cap, &err) != IKP_OK)
+               fprintf(stderr, "%s\n", err.message);
+           ikp_write_chrome_file(cap, NULL, stdout_or_file, &err);
+           ikp_stats *st; ikp_stats_compute(cap, &st, &err);
+           ikp_stats_write_text(st, ikp_file_writer, stdout);
+           ikp_stats_free(st); ikp_capture_free(cap);
+
+   CONFIGURATION (define before including the implementation)
+       IKP_DEF            linkage of the API (default: extern)
+       IKP_STATIC         make the whole API static to the including file
+       IKP_MALLOC, IKP_REALLOC, IKP_FREE
+                          default allocator (all three or none; default libc);
+                          a run-time allocator goes in ikp_decode_options
+       IKP_ASSERT         internal assertions (default: assert.h)
+       IKP_NO_CUDA        leave out the ikp_cuda_* helpers even when the CUDA
+                          runtime header is available (they are left out
+                          anyway when <cuda_runtime_api.h> cannot be found)
+
+   CONTENTS
+       1. wire format constants (shared with ikp_cuda.cuh; see FORMAT.md)
+       2. results and errors
+       3. capture: open a buffer or a file, lane table
+       4. per-lane decode into events
+       5. Chrome trace JSON writer
+       6. statistics
+       7. capture files (.ikp), name lists
+       8. one-call dump; CUDA buffer helpers
+
+   The library never prints, never exits, and keeps no mutable global state:
+   a capture is read-only once opened, so any number of threads may decode
+   different (or the same) captures at once.
+*/
+#ifndef IKP_H
+#define IKP_H
+
+#define IKP_VERSION_MAJOR 0
+#define IKP_VERSION_MINOR 1
+#define IKP_VERSION_PATCH 0
+#define IKP_VERSION_STRING "0.1.0"
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#ifndef IKP_DEF
+#ifdef IKP_STATIC
+#if defined(__GNUC__)
+#define IKP_DEF static __attribute__((unused)) /* no warning for the calls a file does not make */
+#else
+#define IKP_DEF static
+#endif
+#else
+#define IKP_DEF extern
+#endif
+#endif
+
+/* CUDA helpers: on when the runtime header is reachable and not disabled. */
+#ifndef IKP_NO_CUDA
+#if defined(__has_include)
+#if __has_include(<cuda_runtime_api.h>)
+#define IKP_HAS_CUDA 1
+#endif
+#endif
+#endif
+#ifndef IKP_HAS_CUDA
+#define IKP_HAS_CUDA 0
+#endif
+#if IKP_HAS_CUDA
+#if defined(__GNUC__) && !defined(__CUDACC__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wpedantic" /* the CUDA headers use unnamed unions */
+#endif
+#include <cuda_runtime_api.h>
+#if defined(__GNUC__) && !defined(__CUDACC__)
+#pragma GCC diagnostic pop
+#endif
+#endif
+
+/* ---- 1. wire format (FORMAT.md) -------------------------------------------
+   Kept identical in ikp_cuda.cuh (tests/test_wire_agree.cu checks it). */
+#ifndef IKP_WIRE_DEFINED
+#define IKP_WIRE_DEFINED
+#define IKP_WIRE_MAGIC 0x31504B49u        /* "IKP1", buffer word 0 bits 0..31 */
+#define IKP_WIRE_VERSION 1u               /* buffer word 0 bits 32..47 */
+#define IKP_WIRE_HEADER_WORDS 8u          /* buffer header size in words */
+#define IKP_WIRE_LANE_WORDS 8u            /* lane header size in words */
+#define IKP_WIRE_LANE_MAGIC 0x4C41u       /* lane word 0 bits 0..15 */
+#define IKP_WIRE_LANE_CYCLES 0x1u         /* lane flag: records stamp SM cycles */
+#define IKP_WIRE_LANE_RING 0x2u           /* lane flag: ring buffer (newest kept) */
+#define IKP_WIRE_FINALIZED (1ull << 63)   /* lane word 7: lane closed */
+#define IKP_WIRE_KIND_DATA 0u             /* record kinds, tag bits 0..1 */
+#define IKP_WIRE_KIND_BEGIN 1u
+#define IKP_WIRE_KIND_END 2u
+#define IKP_WIRE_KIND_INSTANT 3u
+#define IKP_WIRE_DATA_MARK 0x80000000u    /* tag bit 31: set on data records */
+#define IKP_WIRE_MAX_EVENTS 16384u        /* event ids 0..16383, tag bits 2..15 */
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- 2. results and errors ------------------------------------------------ */
+typedef enum ikp_result {
+    IKP_OK = 0,
+    IKP_ERR_INVALID_ARGUMENT, /* a NULL or out-of-range argument */
+    IKP_ERR_OUT_OF_MEMORY,
+    IKP_ERR_EMPTY,            /* no data at all */
+    IKP_ERR_TRUNCATED,        /* data ends before what its header claims */
+    IKP_ERR_BAD_MAGIC,        /* not an IKP buffer or capture file (or never initialised) */
+    IKP_ERR_BAD_VERSION,      /* a newer format version */
+    IKP_ERR_BAD_HEADER,       /* a header field out of range */
+    IKP_ERR_SIZE_OVERFLOW,    /* sizes that overflow 64-bit arithmetic */
+    IKP_ERR_UNKNOWN_FORMAT,   /* auto-detection found no format */
+    IKP_ERR_BAD_NAMES,        /* malformed name list */
+    IKP_ERR_IO,               /* a file could not be read or written */
+    IKP_ERR_WRITE,            /* an output callback failed */
+    IKP_ERR_CUDA,             /* a CUDA runtime call failed */
+    IKP_ERR_NO_CUDA,          /* built without the CUDA runtime */
+    IKP_RESULT_COUNT
+} ikp_result;
+
+/* Where a failure was found: byte offset in the input and/or lane, -1 if n/a. */
+typedef struct ikp_error {
+    ikp_result code;
+    int64_t offset;
+    int64_t lane;
+    char message[256];
+} ikp_error;
+
+IKP_DEF const char *ikp_result_string(ikp_result r);
+
+/* ---- 3. capture ----------------------------------------------------------- */
+typedef enum ikp_format {
+    IKP_FORMAT_AUTO = 0,
+    IKP_FORMAT_IKP,
+    IKP_FORMAT_TIRX,       /* TVM TIRx CudaProfiler / warpscope */
+    IKP_FORMAT_FLASHINFER, /* flashinfer profiler.cuh */
+    IKP_FORMAT_COUNT
+} ikp_format;
+
+IKP_DEF const char *ikp_format_name(ikp_format f);
+/* "auto", "ikp", "tirx", "flashinfer" -> format; IKP_FORMAT_COUNT if unknown */
+IKP_DEF ikp_format ikp_format_from_name(const char *name);
+
+typedef struct ikp_allocator {
+    void *(*alloc)(size_t size, void *user);
+    void *(*realloc)(void *ptr, size_t size, void *user);
+    void (*free)(void *ptr, void *user);
+    void *user;
+} ikp_allocator;
+
+/* All-zero means: auto-detect, default names, default allocator. */
+typedef struct ikp_decode_options {
+    ikp_format format;
+    const char *const *event_names; /* name of event id i; NULL entries allowed */
+    uint32_t num_event_names;
+    const char *const *group_names; /* name of group i */
+    uint32_t num_group_names;
+    ikp_allocator allocator;
+    double cycles_per_ns;           /* cycle lanes: force this rate (0 = from anchors) */
+} ikp_decode_options;
+
+#define IKP_NO_SM 0xFFFFFFFFu
+
+enum {
+    IKP_LANE_STARTED = 1u << 0,   /* the lane was opened by a kernel */
+    IKP_LANE_FINALIZED = 1u << 1, /* the lane was closed (end anchors and counts valid) */
+    IKP_LANE_CYCLES = 1u << 2,    /* records stamp SM cycles (else ns) */
+    IKP_LANE_RING = 1u << 3,      /* ring mode: dropped = oldest records overwritten */
+    IKP_LANE_CORRUPT = 1u << 4    /* lane header unreadable; lane skipped */
+};
+
+typedef struct ikp_lane_info {
+    uint32_t block, group, sm;    /* sm = IKP_NO_SM when unknown */
+    uint32_t flags;               /* IKP_LANE_* */
+    uint64_t records;             /* records present in the buffer */
+    uint64_t dropped;             /* records the device could not keep */
+    uint64_t invalid;             /* records that could not be decoded (skipped) */
+    uint64_t backwards;           /* records stamped earlier than the one before */
+    int64_t first_ps, last_ps;    /* earliest / latest record, ps after capture start */
+    double cycles_per_ns;         /* cycle lanes: rate used to place them */
+} ikp_lane_info;
+
+typedef struct ikp_capture ikp_capture;
+
+/* Opens a buffer of little-endian 64-bit words. The words are borrowed and
+   must outlive the capture. Names are copied. */
+IKP_DEF ikp_result ikp_capture_open(const uint64_t *words, size_t num_words,
+                                    const ikp_decode_options *opt, ikp_capture **out,
+                                    ikp_error *err);
+/* Opens the contents of a file in memory: an .ikp capture file or a bare
+   buffer (raw little-endian words). Data are copied. Names given in opt win
+   over names stored in the file. */
+IKP_DEF ikp_result ikp_capture_open_file_data(const void *data, size_t size,
+                                              const ikp_decode_options *opt,
+                                              ikp_capture **out, ikp_error *err);
+/* Reads and opens a file (.ikp capture or bare buffer). */
+IKP_DEF ikp_result ikp_capture_load(const char *path, const ikp_decode_options *opt,
+                                    ikp_capture **out, ikp_error *err);
+IKP_DEF void ikp_capture_free(ikp_capture *cap);
+
+typedef struct ikp_capture_info {
+    ikp_format format;
+    uint32_t num_lanes;           /* lanes the buffer has room for */
+    uint32_t active_lanes;        /* lanes with a started header or records */
+    uint32_t num_blocks, num_groups;
+    uint32_t grid[3];             /* grid dimensions when the format records them, else 0 */
+    uint64_t records, dropped, invalid, backwards;
+    uint64_t unfinalized_lanes;   /* lanes opened but never closed (kernel died?) */
+    uint64_t corrupt_lanes;       /* lane headers that could not be read */
+    uint64_t refused_lanes;       /* lanes the device found no room for */
+    uint64_t lanes_needed;        /* lanes the grid needed when some were refused */
+    uint64_t claimed_twice;       /* lanes opened twice: buffer not reset, or two leaders */
+    uint64_t out_of_range;        /* peer formats: records naming a lane past the header */
+    int64_t span_ps;              /* earliest to latest record */
+    int timer_cycles;             /* 1 if any lane stamps cycles */
+} ikp_capture_info;
+
+IKP_DEF const ikp_capture_info *ikp_capture_get_info(const ikp_capture *cap);
+IKP_DEF const ikp_lane_info *ikp_capture_lane(const ikp_capture *cap, uint32_t lane);
+/* Name of event id / group, or NULL when unnamed (shown as "event N" / "group N"). */
+IKP_DEF const char *ikp_event_name(const ikp_capture *cap, uint32_t id);
+IKP_DEF const char *ikp_group_name(const ikp_capture *cap, uint32_t group);
+
+/* ---- 4. per-lane decode --------------------------------------------------- */
+typedef enum ikp_event_kind {
+    IKP_EVENT_REGION = 0,          /* begin..end */
+    IKP_EVENT_INSTANT,
+    IKP_EVENT_UNMATCHED_BEGIN,     /* a begin with no end (start = end = begin time) */
+    IKP_EVENT_UNMATCHED_END,       /* an end with no begin */
+    IKP_EVENT_KIND_COUNT
+} ikp_event_kind;
+
+enum { IKP_EVENT_HAS_BEGIN_DATA = 1u, IKP_EVENT_HAS_END_DATA = 2u };
+
+typedef struct ikp_event {
+    int64_t start_ps, end_ps;  /* ps after capture start; end = start for points */
+    uint32_t id;               /* event id */
+    uint16_t kind;             /* ikp_event_kind */
+    uint16_t flags;            /* IKP_EVENT_HAS_* */
+    uint32_t track;            /* 0.. : regions of a lane that overlap without nesting go on extra tracks */
+    uint32_t begin_data, end_data; /* payloads (IKP_DATA records) */
+    uint32_t link_;            /* internal */
+} ikp_event;
+
+/* Zero-initialise once; reuse across lanes; free with ikp_lane_events_free. */
+typedef struct ikp_lane_events {
+    ikp_event *events;         /* in start order (ties: outer region first) */
+    size_t count;
+    uint32_t num_tracks;       /* 1 + highest track used */
+    uint64_t regions, instants, unmatched_begin, unmatched_end;
+    int64_t busy_ps;           /* union of this lane's regions */
+    void *scratch_;            /* internal */
+    size_t capacity_;
+} ikp_lane_events;
+
+IKP_DEF ikp_result ikp_decode_lane(const ikp_capture *cap, uint32_t lane,
+                                   ikp_lane_events *out, ikp_error *err);
+IKP_DEF void ikp_lane_events_free(const ikp_capture *cap, ikp_lane_events *ev);
+
+/* ---- 5. Chrome trace JSON ------------------------------------------------- */
+/* Output callback: returns 0 on success, non-zero to stop with IKP_ERR_WRITE. */
+typedef int (*ikp_write_fn)(void *user, const void *data, size_t size);
+/* A ready callback for a FILE* passed as user. */
+IKP_DEF int ikp_file_writer(void *user, const void *data, size_t size);
+
+typedef enum ikp_group_by {
+    IKP_BY_BLOCK = 0,  /* pid = block, tid = group (+ extra tracks) */
+    IKP_BY_SM,         /* pid = SM, tid = lane (+ extra tracks) */
+    IKP_BY_COUNT
+} ikp_group_by;
+
+typedef struct ikp_chrome_options {
+    ikp_group_by by;
+} ikp_chrome_options;
+
+IKP_DEF ikp_result ikp_write_chrome(const ikp_capture *cap, const ikp_chrome_options *opt,
+                                    ikp_write_fn fn, void *user, ikp_error *err);
+IKP_DEF ikp_result ikp_write_chrome_file(const ikp_capture *cap, const ikp_chrome_options *opt,
+                                         FILE *f, ikp_error *err);
+/* Writes to path through a temporary file and a rename: a failure leaves
+   any earlier file at path untouched and no partial file behind. */
+IKP_DEF ikp_result ikp_write_chrome_path(const ikp_capture *cap, const ikp_chrome_options *opt,
+                                         const char *path, ikp_error *err);
+
+/* ---- 6. statistics -------------------------------------------------------- */
+typedef struct ikp_event_stats {
+    uint32_t id;
+    const char *name;
+    uint64_t count;
+    double total_ns, min_ns, mean_ns, p50_ns, p90_ns, p99_ns, max_ns;
+} ikp_event_stats;
+
+typedef struct ikp_group_stats {
+    uint32_t group;
+    const char *name;
+    uint32_t lanes;            /* lanes of this group with records */
+    double busy_ns, span_ns;   /* sums over those lanes */
+    double busy_fraction;      /* busy / span */
+} ikp_group_stats;
+
+typedef struct ikp_stats {
+    ikp_capture_info info;
+    uint64_t regions, instants, unmatched_begin, unmatched_end;
+    ikp_event_stats *events;   /* regions per event id, by id */
+    uint32_t num_events;
+    ikp_group_stats *groups;
+    uint32_t num_groups;
+    ikp_allocator allocator_;
+    char *names_;              /* internal: copies of names */
+} ikp_stats;
+
+IKP_DEF ikp_result ikp_stats_compute(const ikp_capture *cap, ikp_stats **out, ikp_error *err);
+IKP_DEF void ikp_stats_free(ikp_stats *st);
+IKP_DEF ikp_result ikp_stats_write_text(const ikp_stats *st, ikp_write_fn fn, void *user);
+IKP_DEF ikp_result ikp_stats_write_json(const ikp_stats *st, ikp_write_fn fn, void *user);
+/* Text: format, blocks, groups, lanes, records, dropped, unmatched, span and
+   warnings (the `ikp info` view; also the head of ikp_stats_write_text). */
+IKP_DEF ikp_result ikp_info_write_text(const ikp_stats *st, ikp_write_fn fn, void *user);
+
+/* ---- 7. capture files and name lists -------------------------------------- */
+/* Writes an .ikp capture (header, names, raw buffer) through fn. */
+IKP_DEF ikp_result ikp_capture_write(const uint64_t *words, size_t num_words, ikp_format format,
+                                     const char *const *event_names, uint32_t num_event_names,
+                                     const char *const *group_names, uint32_t num_group_names,
+                                     ikp_write_fn fn, void *user, ikp_error *err);
+/* Same to a path, through a temporary file and a rename. */
+IKP_DEF ikp_result ikp_capture_save(const char *path, const uint64_t *words, size_t num_words,
+                                    ikp_format format,
+                                    const char *const *event_names, uint32_t num_event_names,
+                                    const char *const *group_names, uint32_t num_group_names,
+                                    ikp_error *err);
+
+/* Splits "a,b,,c" (len bytes, no NUL needed) into names; empty entries are
+   NULL (default name). Free with ikp_name_list_free. At most
+   IKP_WIRE_MAX_EVENTS names, each at most 255 bytes, no NUL bytes. */
+typedef struct ikp_name_list {
+    char **names;
+    uint32_t count;
+    ikp_allocator allocator_;
+} ikp_name_list;
+IKP_DEF ikp_result ikp_name_list_parse(const char *text, size_t len, char separator,
+                                       const ikp_allocator *alloc, ikp_name_list *out,
+                                       ikp_error *err);
+IKP_DEF void ikp_name_list_free(ikp_name_list *list);
+
+/* ---- 8. one call: words -> trace file + capture file + summary ----------- */
+typedef struct ikp_dump_desc {
+    const char *trace_path;      /* Chrome JSON (NULL: none) */
+    const char *capture_path;    /* .ikp capture (NULL: none) */
+    FILE *summary;               /* text statistics (NULL: none) */
+    ikp_decode_options decode;
+    ikp_chrome_options chrome;
+} ikp_dump_desc;
+
+IKP_DEF ikp_result ikp_dump_words(const uint64_t *words, size_t num_words,
+                                  const ikp_dump_desc *desc, ikp_error *err);
+
+/* Size in words of an IKP buffer for lanes x capacity records (0 on overflow). */
+IKP_DEF size_t ikp_buffer_words(uint32_t lanes, uint32_t capacity);
+/* Fills the IKP buffer header (words[0..7]) for lanes x capacity; the caller
+   zeroes the rest. clock_khz: nominal SM clock (0 if unknown). */
+IKP_DEF ikp_result ikp_buffer_header(uint64_t *header8, uint32_t lanes, uint32_t capacity,
+                                     uint32_t clock_khz);
+
+#if IKP_HAS_CUDA
+typedef struct ikp_cuda_buffer {
+    uint64_t *device;          /* pass to the kernel as its uint64_t* parameter */
+    size_t num_words;
+    uint32_t lanes, capacity;
+    uint32_t clock_khz;
+} ikp_cuda_buffer;
+
+/* cudaMalloc a buffer of lanes x capacity records (lanes = blocks x groups). */
+IKP_DEF ikp_result ikp_cuda_buffer_create(ikp_cuda_buffer *buf, uint32_t lanes,
+                                          uint32_t capacity, ikp_error *err);
+/* Zero the buffer and write its header, ordered on stream. Call before each launch. */
+IKP_DEF ikp_result ikp_cuda_buffer_reset(const ikp_cuda_buffer *buf, cudaStream_t stream,
+                                         ikp_error *err);
+/* Synchronise stream and copy the buffer to host (num_words words). */
+IKP_DEF ikp_result ikp_cuda_buffer_download(const ikp_cuda_buffer *buf, cudaStream_t stream,
+                                            uint64_t *host, ikp_error *err);
+IKP_DEF void ikp_cuda_buffer_destroy(ikp_cuda_buffer *buf);
+/* Download, then ikp_dump_words. */
+IKP_DEF ikp_result ikp_cuda_dump(const ikp_cuda_buffer *buf, cudaStream_t stream,
+                                 const ikp_dump_desc *desc, ikp_error *err);
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* IKP_H */
+
+/* ========================================================================== */
+/*                              IMPLEMENTATION                                */
+/* ========================================================================== */
+#ifdef IKP_IMPLEMENTATION
+#ifndef IKP_IMPLEMENTATION_INCLUDED
+#define IKP_IMPLEMENTATION_INCLUDED
+
+#include <string.h>
+#include <stdarg.h>
+#if defined(__unix__) || defined(__APPLE__)
+#include <sys/stat.h>
+#endif
+
+#if defined(IKP_MALLOC) && defined(IKP_REALLOC) && defined(IKP_FREE)
+#elif !defined(IKP_MALLOC) && !defined(IKP_REALLOC) && !defined(IKP_FREE)
+#include <stdlib.h>
+#define IKP_MALLOC(sz) malloc(sz)
+#define IKP_REALLOC(p, sz) realloc(p, sz)
+#define IKP_FREE(p) free(p)
+#else
+#error "IKP: define all of IKP_MALLOC, IKP_REALLOC and IKP_FREE, or none of them"
+#endif
+
+#ifndef IKP_ASSERT
+#include <assert.h>
+#define IKP_ASSERT(x) assert(x)
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define IKP__SHARED_TRACKS 32u          /* tracks searched for a nesting slot */
+#define IKP__MAX_ABS_PS (1ll << 61)     /* times beyond this are corrupt */
+#define IKP__RATE_MIN_SPAN_NS 50000     /* lanes shorter use the capture's cycle rate */
+#define IKP__CAPT_MAGIC "IKPCAPT1"
+#define IKP__CAPT_HEADER 48u
+
+/* ---- allocation ---- */
+static void *ikp__default_alloc(size_t n, void *u) { (void)u; return IKP_MALLOC(n); }
+static void *ikp__default_realloc(void *p, size_t n, void *u) { (void)u; return IKP_REALLOC(p, n); }
+static void ikp__default_free(void *p, void *u) { (void)u; IKP_FREE(p); }
+
+static ikp_allocator ikp__allocator(const ikp_allocator *a)
+{
+    ikp_allocator r;
+    if (a && a->alloc && a->realloc && a->free) return *a;
+    r.alloc = ikp__default_alloc;
+    r.realloc = ikp__default_realloc;
+    r.free = ikp__default_free;
+    r.user = NULL;
+    return r;
+}
+static void *ikp__alloc(const ikp_allocator *a, size_t n) { return a->alloc(n ? n : 1, a->user); }
+static void ikp__free(const ikp_allocator *a, void *p) { if (p) a->free(p, a->user); }
+
+/* grows *p (elements of size esz) to hold at least need elements */
+static int ikp__grow(const ikp_allocator *a, void **p, size_t *cap, size_t need, size_t esz)
+{
+    size_t nc;
+    void *np;
+    if (need <= *cap) return 1;
+    nc = *cap ? *cap : 16;
+    while (nc < need) {
+        if (nc > ((size_t)-1) / 2 / esz) return 0;
+        nc *= 2;
+    }
+    np = *p ? a->realloc(*p, nc * esz, a->user) : a->alloc(nc * esz, a->user);
+    if (!np) return 0;
+    *p = np;
+    *cap = nc;
+    return 1;
+}
+
+/* ---- errors ---- */
+IKP_DEF const char *ikp_result_string(ikp_result r)
+{
+    switch (r) {
+    case IKP_OK: return "ok";
+    case IKP_ERR_INVALID_ARGUMENT: return "invalid argument";
+    case IKP_ERR_OUT_OF_MEMORY: return "out of memory";
+    case IKP_ERR_EMPTY: return "empty input";
+    case IKP_ERR_TRUNCATED: return "input truncated";
+    case IKP_ERR_BAD_MAGIC: return "bad magic (not an IKP buffer, or never initialised)";
+    case IKP_ERR_BAD_VERSION: return "unsupported format version";
+    case IKP_ERR_BAD_HEADER: return "header field out of range";
+    case IKP_ERR_SIZE_OVERFLOW: return "size overflow";
+    case IKP_ERR_UNKNOWN_FORMAT: return "unknown buffer format";
+    case IKP_ERR_BAD_NAMES: return "malformed name list";
+    case IKP_ERR_IO: return "i/o error";
+    case IKP_ERR_WRITE: return "output callback failed";
+    case IKP_ERR_CUDA: return "CUDA runtime error";
+    case IKP_ERR_NO_CUDA: return "built without the CUDA runtime";
+    default: return "unknown result code";
+    }
+}
+
+static ikp_result ikp__fail(ikp_error *err, ikp_result code, int64_t offset, int64_t lane,
+                            const char *fmt, ...)
+{
+    if (err) {
+        va_list ap;
+        err->code = code;
+        err->offset = offset;
+        err->lane = lane;
+        va_start(ap, fmt);
+        vsnprintf(err->message, sizeof err->message, fmt, ap);
+        va_end(ap);
+    }
+    return code;
+}
+static ikp_result ikp__oom(ikp_error *err)
+{
+    return ikp__fail(err, IKP_ERR_OUT_OF_MEMORY, -1, -1, "out of memory");
+}
+static void ikp__ok(ikp_error *err)
+{
+    if (err) {
+        err->code = IKP_OK;
+        err->offset = -1;
+        err->lane = -1;
+        err->message[0] = 0;
+    }
+}
+
+IKP_DEF const char *ikp_format_name(ikp_format f)
+{
+    switch (f) {
+    case IKP_FORMAT_AUTO: return "auto";
+    case IKP_FORMAT_IKP: return "ikp";
+    case IKP_FORMAT_TIRX: return "tirx";
+    case IKP_FORMAT_FLASHINFER: return "flashinfer";
+    default: return "?";
+    }
+}
+
+IKP_DEF ikp_format ikp_format_from_name(const char *name)
+{
+    int f;
+    if (!name) return IKP_FORMAT_COUNT;
+    for (f = 0; f < (int)IKP_FORMAT_COUNT; f++)
+        if (strcmp(name, ikp_format_name((ikp_format)f)) == 0) return (ikp_format)f;
+    return IKP_FORMAT_COUNT;
+}
+
+/* ---- capture ---- */
+typedef struct ikp__lane {
+    ikp_lane_info pub;
+    uint64_t base;        /* word index of slot 0 (TIRx: offset into index) */
+    uint64_t step;        /* words between slots */
+    uint64_t slots;       /* slots to visit */
+    uint64_t ring_start;  /* IKP ring: first slot */
+    uint64_t ring_size;   /* IKP: slots wrap here */
+    int64_t anchor;       /* tick at lane start: unwrap origin */
+    int64_t end_anchor;   /* tick at lane end, if has_end */
+    int has_end;
+    int64_t ref_ps;       /* ps of tick == anchor, relative to capture start */
+    double ps_per_tick;
+    int64_t rel_limit;    /* ticks from anchor beyond which a stamp is corrupt */
+    int64_t ps_per_tick_q32; /* ps_per_tick * 2^32, rounded */
+    uint32_t grid[3];
+} ikp__lane;
+
+struct ikp_capture {
+    ikp_allocator alloc;
+    ikp_format format;
+    const uint64_t *words;
+    size_t num_words;
+    uint64_t *owned_words;
+    uint32_t *index;      /* TIRx: word positions grouped by lane */
+    ikp__lane *lanes;
+    ikp_capture_info info;
+    char **event_names;
+    uint32_t num_event_names;
+    char **group_names;
+    uint32_t num_group_names;
+    uint32_t peer_groups;  /* peers: groups per block from header */
+};
+
+typedef struct ikp__rec {
+    unsigned kind;     /* IKP_WIRE_KIND_* or IKP__KIND_FINALIZE / IKP__KIND_INVALID */
+    uint32_t id;
+    uint32_t hi;       /* timer low 32 bits, or payload */
+} ikp__rec;
+#define IKP__KIND_FINALIZE 4u
+#define IKP__KIND_INVALID 5u
+
+static void ikp__decode_word(ikp_format fmt, uint64_t w, ikp__rec *r)
+{
+    uint32_t tag = (uint32_t)w;
+    r->hi = (uint32_t)(w >> 32);
+    if (fmt == IKP_FORMAT_IKP) {
+        r->id = (tag >> 2) & (IKP_WIRE_MAX_EVENTS - 1u);
+        if (w == 0) r->kind = IKP__KIND_INVALID;
+        else if (tag & IKP_WIRE_DATA_MARK)
+            r->kind = ((tag & 0x7FFF0003u) == 0) ? IKP_WIRE_KIND_DATA : IKP__KIND_INVALID;
+        else if ((tag & 0xFFFF0000u) || (tag & 3u) == 0) r->kind = IKP__KIND_INVALID;
+        else r->kind = tag & 3u;
+        return;
+    }
+    r->id = (tag >> 2) & 0x3FFu;
+    switch (tag & 3u) {
+    case 0: r->kind = IKP_WIRE_KIND_BEGIN; break;
+    case 1: r->kind = IKP_WIRE_KIND_END; break;
+    case 2: r->kind = IKP_WIRE_KIND_INSTANT; break;
+    default: r->kind = fmt == IKP_FORMAT_TIRX ? IKP__KIND_FINALIZE : IKP__KIND_INVALID; break;
+    }
+}
+
+/* Walks one lane's records in order: up to two strided runs of words (an
+   IKP ring wraps once), or TIRx's index of word positions. */
+typedef struct ikp__cursor {
+    const uint64_t *p, *p2, *words;
+    const uint32_t *idx;
+    size_t step, left, left2;
+    int skip_zero;        /* flashinfer: empty slots are skipped */
+} ikp__cursor;
+
+static void ikp__cursor_init(ikp__cursor *c, const ikp_capture *cap, const ikp__lane *l)
+{
+    c->words = cap->words;
+    c->idx = NULL;
+    c->p2 = NULL;
+    c->left2 = 0;
+    c->step = (size_t)l->step;
+    c->skip_zero = cap->format == IKP_FORMAT_FLASHINFER;
+    if (cap->format == IKP_FORMAT_TIRX) {
+        c->idx = cap->index + l->base;
+        c->p = NULL;
+        c->left = (size_t)l->slots;
+    } else if (l->ring_size && l->ring_start) {
+        c->p = cap->words + l->base + l->ring_start;
+        c->left = (size_t)(l->ring_size - l->ring_start);
+        if (c->left > l->slots) c->left = (size_t)l->slots;
+        c->p2 = cap->words + l->base;
+        c->left2 = (size_t)(l->slots - c->left);
+    } else {
+        c->p = cap->words + l->base;
+        c->left = (size_t)l->slots;
+    }
+}
+
+static int ikp__next_word(ikp__cursor *c, uint64_t *w)
+{
+    for (;;) {
+        while (c->left) {
+            c->left--;
+            if (c->idx) *w = c->words[*c->idx++];
+            else { *w = *c->p; c->p += c->step; }
+            if (*w || !c->skip_zero) return 1;
+        }
+        if (!c->left2) return 0;
+        c->p = c->p2;
+        c->left = c->left2;
+        c->left2 = 0;
+    }
+}
+
+/* Time state of one lane: unwraps 32-bit stamps onto the lane's 64-bit axis. */
+typedef struct ikp__clock {
+    int64_t prev;
+    uint64_t backwards;
+} ikp__clock;
+
+/* Advances the lane clock to the 32-bit stamp lo: returns 0 if the stamp
+   cannot be placed (corrupt), else 1 with ck->prev = the 64-bit tick. */
+static int ikp__unwrap(const ikp__lane *l, ikp__clock *ck, uint32_t lo)
+{
+    uint32_t d = lo - (uint32_t)ck->prev;
+    int64_t cand = ck->prev + (int64_t)d, rel;
+    if (l->has_end ? cand > l->end_anchor : d >= 0x80000000u)
+        cand = ck->prev + (int64_t)(int32_t)d;
+    rel = cand - l->anchor;
+    if (rel > l->rel_limit || rel < -l->rel_limit) return 0;
+    if (cand < ck->prev) ck->backwards++;
+    ck->prev = cand;
+    return 1;
+}
+
+/* tick -> ps on the capture axis (|tick - anchor| <= rel_limit) */
+#if defined(__SIZEOF_INT128__)
+__extension__ typedef __int128 ikp__i128;
+static int64_t ikp__ps(const ikp__lane *l, int64_t tick)
+{
+    /* 32.32 fixed point: exact for ns lanes, < 1 ps per 2^32 ticks for cycle lanes */
+    ikp__i128 x = (ikp__i128)(tick - l->anchor) * (ikp__i128)l->ps_per_tick_q32;
+    return l->ref_ps + (int64_t)((x + ((ikp__i128)1 << 31)) >> 32);
+}
+#else
+static int64_t ikp__ps(const ikp__lane *l, int64_t tick)
+{
+    double x = (double)(tick - l->anchor) * l->ps_per_tick;
+    return l->ref_ps + (int64_t)(x < 0 ? x - 0.5 : x + 0.5);
+}
+#endif
+
+static int ikp__timed(unsigned kind)
+{
+    return kind == IKP_WIRE_KIND_BEGIN || kind == IKP_WIRE_KIND_END ||
+           kind == IKP_WIRE_KIND_INSTANT || kind == IKP__KIND_FINALIZE;
+}
+
+/* First pass over a lane: counts, time range. */
+static void ikp__scan_lane(const ikp_capture *cap, ikp__lane *l)
+{
+    ikp__cursor c;
+    ikp__clock ck;
+    uint64_t w, n = 0, invalid = 0;
+    int64_t lo = 0, hi = 0;
+    int any = 0;
+    ikp__cursor_init(&c, cap, l);
+    ck.prev = l->anchor; ck.backwards = 0;
+    while (ikp__next_word(&c, &w)) {
+        ikp__rec r;
+        ikp__decode_word(cap->format, w, &r);
+        n++;
+        if (r.kind == IKP__KIND_INVALID) { invalid++; continue; }
+        if (!ikp__timed(r.kind)) continue;
+        if (!ikp__unwrap(l, &ck, r.hi)) { invalid++; continue; }
+        if (!any || ck.prev < lo) lo = ck.prev;
+        if (!any || ck.prev > hi) hi = ck.prev;
+        any = 1;
+    }
+    l->pub.records = n;
+    l->pub.invalid = invalid;
+    l->pub.backwards = ck.backwards;
+    l->pub.first_ps = any ? ikp__ps(l, lo) : INT64_MIN; /* INT64_MIN: no timed record */
+    l->pub.last_ps = any ? ikp__ps(l, hi) : INT64_MIN;
+}
+
+static char *ikp__strdup_n(const ikp_allocator *a, const char *s, size_t n)
+{
+    char *d = (char *)ikp__alloc(a, n + 1);
+    if (!d) return NULL;
+    memcpy(d, s, n);
+    d[n] = 0;
+    return d;
+}
+
+static int ikp__copy_names(const ikp_allocator *a, const char *const *src, uint32_t n,
+                           char ***dst, uint32_t *dn)
+{
+    uint32_t i;
+    *dst = NULL;
+    *dn = 0;
+    if (!src || !n) return 1;
+    if (n > IKP_WIRE_MAX_EVENTS) n = IKP_WIRE_MAX_EVENTS;
+    *dst = (char **)ikp__alloc(a, n * sizeof(char *));
+    if (!*dst) return 0;
+    for (i = 0; i < n; i++) (*dst)[i] = NULL;
+    *dn = n;
+    for (i = 0; i < n; i++)
+        if (src[i] && src[i][0]) {
+            (*dst)[i] = ikp__strdup_n(a, src[i], strlen(src[i]));
+            if (!(*dst)[i]) return 0;
+        }
+    return 1;
+}
+
+static void ikp__free_names(const ikp_allocator *a, char **names, uint32_t n)
+{
+    uint32_t i;
+    if (!names) return;
+    for (i = 0; i < n; i++) ikp__free(a, names[i]);
+    ikp__free(a, names);
+}
+
+IKP_DEF void ikp_capture_free(ikp_capture *cap)
+{
+    ikp_allocator a;
+    if (!cap) return;
+    a = cap->alloc;
+    ikp__free_names(&a, cap->event_names, cap->num_event_names);
+    ikp__free_names(&a, cap->group_names, cap->num_group_names);
+    ikp__free(&a, cap->owned_words);
+    ikp__free(&a, cap->index);
+    ikp__free(&a, cap->lanes);
+    ikp__free(&a, cap);
+}
+
+static int ikp__cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static ikp_result ikp__open_ikp(ikp_capture *cap, const ikp_decode_options *opt, ikp_error *err)
+{
+    const uint64_t *w = cap->words;
+    uint64_t n = cap->num_words, lanes, capy, need, stride, i;
+    uint32_t ver, hw, lw, clock_khz;
+    uint64_t *g0s = NULL, ng0 = 0, median = 0;
+    double sum_c = 0, sum_g = 0, sum_c_any = 0, sum_g_any = 0, rate;
+    ikp_capture_info *info = &cap->info;
+
+    if (n < IKP_WIRE_HEADER_WORDS)
+        return ikp__fail(err, IKP_ERR_TRUNCATED, (int64_t)(n * 8), -1,
+                         "IKP buffer header needs %u words, buffer holds %llu",
+                         IKP_WIRE_HEADER_WORDS, (unsigned long long)n);
+    ver = (uint32_t)(w[0] >> 32) & 0xFFFFu;
+    hw = (uint32_t)(w[0] >> 48) & 0xFFu;
+    lw = (uint32_t)(w[0] >> 56) & 0xFFu;
+    if (ver != IKP_WIRE_VERSION)
+        return ikp__fail(err, IKP_ERR_BAD_VERSION, 4, -1,
+                         "IKP buffer version %u, this decoder reads version %u", ver,
+                         IKP_WIRE_VERSION);
+    if (hw != IKP_WIRE_HEADER_WORDS || lw != IKP_WIRE_LANE_WORDS)
+        return ikp__fail(err, IKP_ERR_BAD_HEADER, 6, -1,
+                         "IKP header/lane header sizes %u/%u words, expected %u/%u", hw, lw,
+                         IKP_WIRE_HEADER_WORDS, IKP_WIRE_LANE_WORDS);
+    lanes = w[1] & 0xFFFFFFFFu;
+    capy = w[1] >> 32;
+    clock_khz = (uint32_t)w[2];
+    if (lanes == 0)
+        return ikp__fail(err, IKP_ERR_BAD_HEADER, 8, -1, "IKP header claims 0 lanes");
+    stride = IKP_WIRE_LANE_WORDS + capy;
+    if (lanes > (UINT64_MAX - IKP_WIRE_HEADER_WORDS) / stride)
+        return ikp__fail(err, IKP_ERR_SIZE_OVERFLOW, 8, -1,
+                         "IKP header: %llu lanes x %llu records overflows",
+                         (unsigned long long)lanes, (unsigned long long)capy);
+    need = IKP_WIRE_HEADER_WORDS + lanes * stride;
+    if (need > n)
+        return ikp__fail(err, IKP_ERR_TRUNCATED, (int64_t)(n * 8), -1,
+                         "IKP header claims %llu lanes x %llu records = %llu words, buffer holds %llu",
+                         (unsigned long long)lanes, (unsigned long long)capy,
+                         (unsigned long long)need, (unsigned long long)n);
+    info->num_lanes = (uint32_t)lanes;
+    info->refused_lanes = w[3];
+    info->lanes_needed = w[4];
+    info->claimed_twice = w[5];
+    cap->lanes = (ikp__lane *)ikp__alloc(&cap->alloc, (size_t)lanes * sizeof(ikp__lane));
+    g0s = (uint64_t *)ikp__alloc(&cap->alloc, (size_t)lanes * sizeof(uint64_t));
+    if (!cap->lanes || !g0s) { ikp__free(&cap->alloc, g0s); return ikp__oom(err); }
+    memset(cap->lanes, 0, (size_t)lanes * sizeof(ikp__lane));
+
+    /* pass 1: lane headers */
+    for (i = 0; i < lanes; i++) {
+        ikp__lane *l = &cap->lanes[i];
+        const uint64_t *h = w + IKP_WIRE_HEADER_WORDS + i * stride;
+        uint64_t L0 = h[0], L1 = h[1], L7 = h[7], ringsz = capy, stored, k;
+        uint32_t flags, ngr, grp;
+        l->base = IKP_WIRE_HEADER_WORDS + i * stride + IKP_WIRE_LANE_WORDS;
+        l->step = 1;
+        l->pub.sm = IKP_NO_SM;
+        l->pub.first_ps = l->pub.last_ps = INT64_MIN;
+        if (L0 == 0) {
+            if (capy > 0 && w[l->base] != 0) { /* records with no header */
+                l->pub.flags = IKP_LANE_CORRUPT;
+                info->corrupt_lanes++;
+            }
+            continue;
+        }
+        flags = (uint32_t)(L0 >> 16) & 0xFFu;
+        ngr = (uint32_t)(L1 >> 48);
+        grp = (uint32_t)(L1 >> 32) & 0xFFFFu;
+        if ((L0 & 0xFFFFu) != IKP_WIRE_LANE_MAGIC || ngr == 0 || grp >= ngr ||
+            (uint64_t)(uint32_t)L1 * ngr + grp != i) {
+            l->pub.flags = IKP_LANE_CORRUPT;
+            info->corrupt_lanes++;
+            continue;
+        }
+        l->pub.flags = IKP_LANE_STARTED;
+        l->pub.sm = (uint32_t)(L0 >> 32);
+        l->pub.block = (uint32_t)L1;
+        l->pub.group = grp;
+        l->grid[0] = (uint32_t)h[2];
+        l->grid[1] = (uint32_t)(h[2] >> 32) & 0xFFFFu;
+        l->grid[2] = (uint32_t)(h[2] >> 48);
+        if (flags & IKP_WIRE_LANE_CYCLES) l->pub.flags |= IKP_LANE_CYCLES;
+        if (flags & IKP_WIRE_LANE_RING) {
+            l->pub.flags |= IKP_LANE_RING;
+            ringsz = 0;
+            if (capy) { ringsz = 1; while (ringsz * 2 <= capy) ringsz *= 2; }
+        }
+        if (ngr > info->num_groups) info->num_groups = ngr;
+        if (L7 & IKP_WIRE_FINALIZED) {
+            l->pub.flags |= IKP_LANE_FINALIZED;
+            stored = L7 & 0xFFFFFFFFu;
+            l->pub.dropped = (L7 >> 32) & 0x7FFFFFFFu;
+            if (stored > ringsz) { stored = ringsz; info->corrupt_lanes++; }
+            if ((flags & IKP_WIRE_LANE_RING) && ringsz && l->pub.dropped)
+                l->ring_start = (stored + l->pub.dropped) % ringsz;
+        } else {
+            info->unfinalized_lanes++;
+            for (k = 0; k < ringsz && w[l->base + k] != 0; k++) {}
+            stored = k;
+        }
+        l->slots = stored;
+        l->ring_size = (flags & IKP_WIRE_LANE_RING) ? ringsz : 0;
+        g0s[ng0++] = h[3];
+    }
+    /* the capture's reference time: anchors far from the median are corrupt */
+    if (ng0) {
+        qsort(g0s, (size_t)ng0, sizeof(uint64_t), ikp__cmp_u64);
+        median = g0s[ng0 / 2];
+    }
+    ikp__free(&cap->alloc, g0s);
+    {
+        uint64_t gref = UINT64_MAX;
+        const uint64_t lim = 1ull << 46;
+        for (i = 0; i < lanes; i++) {
+            ikp__lane *l = &cap->lanes[i];
+            const uint64_t *h = w + IKP_WIRE_HEADER_WORDS + i * stride;
+            uint64_t g0 = h[3];
+            if (!(l->pub.flags & IKP_LANE_STARTED)) continue;
+            if ((g0 > median ? g0 - median : median - g0) > lim) {
+                l->pub.flags = IKP_LANE_CORRUPT;
+                info->corrupt_lanes++;
+                continue;
+            }
+            if (g0 < gref) gref = g0;
+        }
+        /* cycle rate: from lanes whose anchors span long enough */
+        for (i = 0; i < lanes; i++) {
+            ikp__lane *l = &cap->lanes[i];
+            const uint64_t *h = w + IKP_WIRE_HEADER_WORDS + i * stride;
+            if ((l->pub.flags & (IKP_LANE_STARTED | IKP_LANE_FINALIZED | IKP_LANE_CYCLES)) !=
+                (IKP_LANE_STARTED | IKP_LANE_FINALIZED | IKP_LANE_CYCLES))
+                continue;
+            if (h[5] > h[3] && h[6] > h[4] && h[5] - h[3] < lim && h[6] - h[4] < lim) {
+                double dg = (double)(h[5] - h[3]), dc = (double)(h[6] - h[4]);
+                sum_c_any += dc; sum_g_any += dg;
+                if (dg >= IKP__RATE_MIN_SPAN_NS) { sum_c += dc; sum_g += dg; }
+            }
+        }
+        if (sum_g > 0) rate = sum_c / sum_g;
+        else if (sum_g_any > 0) rate = sum_c_any / sum_g_any;
+        else rate = clock_khz ? clock_khz / 1e6 : 1.0;
+        if (rate < 0.01 || rate > 100.0) rate = clock_khz ? clock_khz / 1e6 : 1.0;
+        if (opt && opt->cycles_per_ns > 0) rate = opt->cycles_per_ns;
+        for (i = 0; i < lanes; i++) {
+            ikp__lane *l = &cap->lanes[i];
+            const uint64_t *h = w + IKP_WIRE_HEADER_WORDS + i * stride;
+            int fin = (l->pub.flags & IKP_LANE_FINALIZED) != 0;
+            if (!(l->pub.flags & IKP_LANE_STARTED)) continue;
+            l->ref_ps = (int64_t)(h[3] - gref) * 1000;
+            if (l->pub.flags & IKP_LANE_CYCLES) {
+                double r = rate;
+                l->anchor = (int64_t)(h[4] & 0x7FFFFFFFFFFFFFFFull);
+                l->has_end = fin && h[6] >= h[4] && h[6] - h[4] < lim;
+                l->end_anchor = l->anchor + (int64_t)(h[6] - h[4]);
+                if (l->has_end && h[5] > h[3] && h[5] - h[3] >= IKP__RATE_MIN_SPAN_NS &&
+                    h[5] - h[3] < lim && !(opt && opt->cycles_per_ns > 0)) {
+                    double lr = (double)(h[6] - h[4]) / (double)(h[5] - h[3]);
+                    if (lr > rate * 0.5 && lr < rate * 2) r = lr;
+                }
+                l->ps_per_tick = 1000.0 / r;
+                l->pub.cycles_per_ns = r;
+                info->timer_cycles = 1;
+            } else {
+                l->anchor = (int64_t)(h[3] & 0x7FFFFFFFFFFFFFFFull);
+                l->has_end = fin && h[5] >= h[3] && h[5] - h[3] < lim;
+                l->end_anchor = l->anchor + (int64_t)(h[5] - h[3]);
+                l->ps_per_tick = 1000.0;
+            }
+            if (!info->grid[0] && l->grid[0]) {
+                info->grid[0] = l->grid[0]; info->grid[1] = l->grid[1]; info->grid[2] = l->grid[2];
+            }
+        }
+    }
+    if (info->grid[0])
+        info->num_blocks = info->grid[0] * (info->grid[1] ? info->grid[1] : 1) *
+                           (info->grid[2] ? info->grid[2] : 1);
+    return IKP_OK;
+}
+
+/* TIRx / flashinfer: word 0 = (num_groups << 32) | num_blocks */
+static ikp_format ikp__detect_peer(const uint64_t *w, uint64_t n, uint64_t lanes, uint32_t ng)
+{
+    uint64_t i, tirx = 0, fi = 0;
+    if (lanes >= 4096) return IKP_FORMAT_TIRX;
+    for (i = 1; i < n; i++) {
+        uint32_t tag = (uint32_t)w[i];
+        if (!w[i]) continue;
+        if (tag >> 24) return IKP_FORMAT_FLASHINFER;
+    }
+    if (ng <= 1) return IKP_FORMAT_TIRX;
+    for (i = 1; i < n; i++) {
+        uint32_t tag = (uint32_t)w[i];
+        uint64_t pos = (i - 1) % lanes;
+        if (!w[i]) continue;
+        if ((tag >> 12) == pos) tirx++;
+        if (((tag >> 12) & 0xFFFu) == pos / ng) fi++;
+    }
+    return fi > tirx ? IKP_FORMAT_FLASHINFER : IKP_FORMAT_TIRX;
+}
+
+static ikp_result ikp__open_peer(ikp_capture *cap, ikp_error *err)
+{
+    const uint64_t *w = cap->words;
+    uint64_t n = cap->num_words, nb = w[0] & 0xFFFFFFFFu, ng = w[0] >> 32, lanes, i;
+    ikp_capture_info *info = &cap->info;
+    int have = 0;
+    uint32_t v0 = 0, vmin;
+    int32_t mind = 0;
+    if (nb == 0 || ng == 0)
+        return ikp__fail(err, IKP_ERR_BAD_HEADER, 0, -1,
+                         "%s header: %llu blocks x %llu groups (word 0 = 0x%016llx)",
+                         ikp_format_name(cap->format), (unsigned long long)nb,
+                         (unsigned long long)ng, (unsigned long long)w[0]);
+    lanes = nb * ng;
+    if (cap->format == IKP_FORMAT_TIRX && lanes > (1u << 20))
+        return ikp__fail(err, IKP_ERR_BAD_HEADER, 0, -1,
+                         "tirx header claims %llu lanes; its lane field holds at most 1048576",
+                         (unsigned long long)lanes);
+    if (lanes > n - 1)
+        return ikp__fail(err, IKP_ERR_TRUNCATED, (int64_t)(n * 8), -1,
+                         "%s header claims %llu blocks x %llu groups = %llu lanes, buffer holds %llu record slots",
+                         ikp_format_name(cap->format), (unsigned long long)nb,
+                         (unsigned long long)ng, (unsigned long long)lanes,
+                         (unsigned long long)(n - 1));
+    if (cap->format == IKP_FORMAT_TIRX && n > 0xFFFFFFFFull)
+        return ikp__fail(err, IKP_ERR_BAD_HEADER, 0, -1, "tirx buffer over 2^32 words");
+    info->num_lanes = (uint32_t)lanes;
+    info->num_blocks = (uint32_t)nb;
+    info->num_groups = (uint32_t)ng;
+    cap->peer_groups = (uint32_t)ng;
+    cap->lanes = (ikp__lane *)ikp__alloc(&cap->alloc, (size_t)lanes * sizeof(ikp__lane));
+    if (!cap->lanes) return ikp__oom(err);
+    memset(cap->lanes, 0, (size_t)lanes * sizeof(ikp__lane));
+    for (i = 0; i < lanes; i++) {
+        ikp__lane *l = &cap->lanes[i];
+        l->pub.block = (uint32_t)(i / ng);
+        l->pub.group = (uint32_t)(i % ng);
+        l->pub.sm = IKP_NO_SM;
+        l->ps_per_tick = 1000.0;
+        l->pub.first_ps = l->pub.last_ps = INT64_MIN;
+    }
+    /* the capture window: earliest stamp in the circular sense (spans < 2^31 ns) */
+    for (i = 1; i < n; i++) {
+        uint32_t t;
+        if (!w[i]) continue;
+        t = (uint32_t)(w[i] >> 32);
+        if (!have) { v0 = t; have = 1; }
+        if ((int32_t)(t - v0) < mind) mind = (int32_t)(t - v0);
+    }
+    vmin = v0 + (uint32_t)mind;
+    if (cap->format == IKP_FORMAT_TIRX) {
+        /* group word positions by the lane in their tag */
+        uint64_t total = 0, *cnt;
+        cnt = (uint64_t *)ikp__alloc(&cap->alloc, (size_t)(lanes + 1) * sizeof(uint64_t));
+        if (!cnt) return ikp__oom(err);
+        memset(cnt, 0, (size_t)(lanes + 1) * sizeof(uint64_t));
+        for (i = 1; i < n; i++) {
+            uint64_t ln = (uint32_t)w[i] >> 12;
+            if (!w[i]) continue;
+            if (ln >= lanes) { info->out_of_range++; continue; }
+            cnt[ln]++;
+            total++;
+        }
+        cap->index = (uint32_t *)ikp__alloc(&cap->alloc, (size_t)total * sizeof(uint32_t));
+        if (!cap->index) { ikp__free(&cap->alloc, cnt); return ikp__oom(err); }
+        total = 0;
+        for (i = 0; i < lanes; i++) {
+            cap->lanes[i].base = total;
+            cap->lanes[i].slots = cnt[i];
+            total += cnt[i];
+            cnt[i] = 0;
+        }
+        for (i = 1; i < n; i++) {
+            uint64_t ln = (uint32_t)w[i] >> 12;
+            if (!w[i] || ln >= lanes) continue;
+            cap->index[cap->lanes[ln].base + cnt[ln]++] = (uint32_t)i;
+        }
+        ikp__free(&cap->alloc, cnt);
+    } else {
+        for (i = 0; i < lanes; i++) {
+            ikp__lane *l = &cap->lanes[i];
+            l->base = 1 + i;
+            l->step = lanes;
+            l->slots = (n - 1 - i + lanes - 1) / lanes;
+            if (nb < 4096 && w[l->base]) l->pub.sm = (uint32_t)(w[l->base] >> 24) & 0xFFu;
+        }
+    }
+    for (i = 0; i < lanes; i++) {
+        ikp__lane *l = &cap->lanes[i];
+        ikp__cursor c;
+        uint64_t x;
+        ikp__cursor_init(&c, cap, l);
+        if (ikp__next_word(&c, &x)) {
+            /* unwrap from the first stamp; place it by its distance from the window start */
+            l->anchor = (int64_t)(uint32_t)(x >> 32);
+            l->ref_ps = (int64_t)(uint32_t)((uint32_t)(x >> 32) - vmin) * 1000;
+            l->pub.flags = IKP_LANE_STARTED;
+        }
+    }
+    return IKP_OK;
+}
+
+static int ikp__is_little_endian(void)
+{
+    const uint16_t one = 1;
+    return *(const unsigned char *)&one == 1;
+}
+
+static uint64_t ikp__rd64(const unsigned char *p)
+{
+    uint64_t v = 0;
+    int i;
+    for (i = 7; i >= 0; i--) v = (v << 8) | p[i];
+    return v;
+}
+static uint32_t ikp__rd32(const unsigned char *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static ikp_result ikp__finish_open(ikp_capture *cap, const ikp_decode_options *opt, ikp_error *err)
+{
+    ikp_result r;
+    uint32_t i;
+    int64_t t0 = INT64_MAX, t1 = INT64_MIN;
+    ikp_capture_info *info = &cap->info;
+    const uint64_t *w = cap->words;
+    if (cap->num_words == 0) return ikp__fail(err, IKP_ERR_EMPTY, 0, -1, "empty buffer");
+    if (cap->format == IKP_FORMAT_AUTO) {
+        uint64_t nb = w[0] & 0xFFFFFFFFu, ng = w[0] >> 32;
+        if ((w[0] & 0xFFFFFFFFu) == IKP_WIRE_MAGIC) cap->format = IKP_FORMAT_IKP;
+        else if (w[0] == 0)
+            return ikp__fail(err, IKP_ERR_BAD_MAGIC, 0, -1,
+                             "word 0 is zero: the buffer was never initialised (no IKP magic, no tirx/flashinfer header)");
+        else if (nb && ng && ng <= 0xFFFFFu && nb * ng <= cap->num_words - 1)
+            cap->format = ikp__detect_peer(w, cap->num_words, nb * ng, (uint32_t)ng);
+        else
+            return ikp__fail(err, IKP_ERR_UNKNOWN_FORMAT, 0, -1,
+                             "word 0 = 0x%016llx is neither the IKP magic nor a tirx/flashinfer header that fits the buffer",
+                             (unsigned long long)w[0]);
+    } else if (cap->format == IKP_FORMAT_IKP && (w[0] & 0xFFFFFFFFu) != IKP_WIRE_MAGIC) {
+        return ikp__fail(err, IKP_ERR_BAD_MAGIC, 0, -1,
+                         "word 0 = 0x%016llx has no IKP magic (buffer not reset by ikp_cuda_buffer_reset?)",
+                         (unsigned long long)w[0]);
+    }
+    info->format = cap->format;
+    r = cap->format == IKP_FORMAT_IKP ? ikp__open_ikp(cap, opt, err) : ikp__open_peer(cap, err);
+    if (r != IKP_OK) return r;
+    for (i = 0; i < info->num_lanes; i++) {
+        ikp__lane *l = &cap->lanes[i];
+        double lim;
+        if (!(l->pub.flags & IKP_LANE_STARTED)) continue;
+        l->ps_per_tick_q32 = (int64_t)(l->ps_per_tick * 4294967296.0 + 0.5);
+        lim = (double)IKP__MAX_ABS_PS / l->ps_per_tick;
+        l->rel_limit = lim < (double)(1ll << 52) ? (int64_t)lim : (1ll << 52);
+        ikp__scan_lane(cap, l);
+        info->active_lanes++;
+        info->records += l->pub.records;
+        info->dropped += l->pub.dropped;
+        info->invalid += l->pub.invalid;
+        info->backwards += l->pub.backwards;
+        if (l->pub.first_ps != INT64_MIN) {
+            if (l->pub.first_ps < t0) t0 = l->pub.first_ps;
+            if (l->pub.last_ps > t1) t1 = l->pub.last_ps;
+        }
+    }
+    if (t0 == INT64_MAX) t0 = t1 = 0;
+    info->span_ps = t1 - t0;
+    for (i = 0; i < info->num_lanes; i++) {
+        ikp__lane *l = &cap->lanes[i];
+        l->ref_ps -= t0;
+        if (l->pub.first_ps != INT64_MIN) { l->pub.first_ps -= t0; l->pub.last_ps -= t0; }
+        if (cap->format == IKP_FORMAT_IKP && (l->pub.flags & IKP_LANE_STARTED) &&
+            l->pub.block >= info->num_blocks && !info->grid[0])
+            info->num_blocks = l->pub.block + 1;
+    }
+    if (!info->num_groups) info->num_groups = 1;
+    (void)opt;
+    ikp__ok(err);
+    return IKP_OK;
+}
+
+static ikp_result ikp__new_capture(const ikp_decode_options *opt, ikp_capture **out, ikp_error *err)
+{
+    ikp_allocator a = ikp__allocator(opt ? &opt->allocator : NULL);
+    ikp_capture *cap = (ikp_capture *)ikp__alloc(&a, sizeof(ikp_capture));
+    if (!cap) return ikp__oom(err);
+    memset(cap, 0, sizeof *cap);
+    cap->alloc = a;
+    cap->format = opt ? opt->format : IKP_FORMAT_AUTO;
+    *out = cap;
+    if (opt && (!ikp__copy_names(&a, opt->event_names, opt->num_event_names,
+                                 &cap->event_names, &cap->num_event_names) ||
+                !ikp__copy_names(&a, opt->group_names, opt->num_group_names,
+                                 &cap->group_names, &cap->num_group_names)))
+        return ikp__oom(err);
+    return IKP_OK;
+}
+
+IKP_DEF ikp_result ikp_capture_open(const uint64_t *words, size_t num_words,
+                                    const ikp_decode_options *opt, ikp_capture **out,
+                                    ikp_error *err)
+{
+    ikp_result r;
+    ikp_capture *cap = NULL;
+    if (!out || (!words && num_words))
+        return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL argument");
+    *out = NULL;
+    if (opt && (unsigned)opt->format >= (unsigned)IKP_FORMAT_COUNT)
+        return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "unknown format %d", (int)opt->format);
+    r = ikp__new_capture(opt, &cap, err);
+    if (r == IKP_OK) {
+        cap->words = words;
+        cap->num_words = num_words;
+        r = ikp__finish_open(cap, opt, err);
+    }
+    if (r != IKP_OK) { ikp_capture_free(cap); return r; }
+    *out = cap;
+    return IKP_OK;
+}
+
+/* names section of a capture file: u32 length + bytes, repeated */
+static ikp_result ikp__read_names(ikp_capture *cap, const unsigned char *p, uint64_t size,
+                                  uint64_t base, uint32_t count, char ***dst, uint32_t *dn,
+                                  uint64_t *used, ikp_error *err)
+{
+    uint32_t i;
+    uint64_t off = *used;
+    *dst = NULL;
+    *dn = 0;
+    if (!count) return IKP_OK;
+    if (count > IKP_WIRE_MAX_EVENTS)
+        return ikp__fail(err, IKP_ERR_BAD_HEADER, (int64_t)base, -1,
+                         "capture claims %u names (at most %u)", count, IKP_WIRE_MAX_EVENTS);
+    *dst = (char **)ikp__alloc(&cap->alloc, count * sizeof(char *));
+    if (!*dst) return ikp__oom(err);
+    for (i = 0; i < count; i++) (*dst)[i] = NULL;
+    *dn = count;
+    for (i = 0; i < count; i++) {
+        uint32_t len;
+        if (size - off < 4)
+            return ikp__fail(err, IKP_ERR_TRUNCATED, (int64_t)(base + off), -1,
+                             "capture names end inside the length of name %u", i);
+        len = ikp__rd32(p + off);
+        off += 4;
+        if (len > size - off)
+            return ikp__fail(err, IKP_ERR_TRUNCATED, (int64_t)(base + off), -1,
+                             "capture name %u claims %u bytes, %llu left", i, len,
+                             (unsigned long long)(size - off));
+        if (len > 255 || memchr(p + off, 0, len))
+            return ikp__fail(err, IKP_ERR_BAD_NAMES, (int64_t)(base + off), -1,
+                             "capture name %u: %s", i,
+                             len > 255 ? "longer than 255 bytes" : "contains a NUL byte");
+        if (len) {
+            (*dst)[i] = ikp__strdup_n(&cap->alloc, (const char *)p + off, len);
+            if (!(*dst)[i]) return ikp__oom(err);
+        }
+        off += len;
+    }
+    *used = off;
+    return IKP_OK;
+}
+
+IKP_DEF ikp_result ikp_capture_open_file_data(const void *data, size_t size,
+                                              const ikp_decode_options *opt,
+                                              ikp_capture **out, ikp_error *err)
+{
+    const unsigned char *p = (const unsigned char *)data;
+    ikp_capture *cap = NULL;
+    ikp_result r;
+    uint64_t words_off = 0, nwords, i;
+    ikp_decode_options o;
+    if (!out || (!data && size))
+        return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL argument");
+    *out = NULL;
+    if (opt) o = *opt; else memset(&o, 0, sizeof o);
+    if ((unsigned)o.format >= (unsigned)IKP_FORMAT_COUNT)
+        return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "unknown format %d", (int)o.format);
+    if (size == 0) return ikp__fail(err, IKP_ERR_EMPTY, 0, -1, "empty file");
+    r = ikp__new_capture(&o, &cap, err);
+    if (r != IKP_OK) { ikp_capture_free(cap); return r; }
+    if (size >= 8 && memcmp(p, IKP__CAPT_MAGIC, 8) == 0) {
+        uint32_t ver, fmt, nev, ngr;
+        uint64_t names_bytes, used = 0, pad;
+        char **en = NULL, **gn = NULL;
+        uint32_t nen = 0, ngn = 0;
+        if (size < IKP__CAPT_HEADER) {
+            r = ikp__fail(err, IKP_ERR_TRUNCATED, (int64_t)size, -1,
+                          "capture header needs %u bytes, file has %llu", IKP__CAPT_HEADER,
+                          (unsigned long long)size);
+            goto fail;
+        }
+        ver = ikp__rd32(p + 8);
+        fmt = ikp__rd32(p + 12);
+        nev = ikp__rd32(p + 16);
+        ngr = ikp__rd32(p + 20);
+        names_bytes = ikp__rd64(p + 24);
+        nwords = ikp__rd64(p + 32);
+        if (ver != 1) {
+            r = ikp__fail(err, IKP_ERR_BAD_VERSION, 8, -1, "capture file version %u, expected 1", ver);
+            goto fail;
+        }
+        if (fmt >= (uint32_t)IKP_FORMAT_COUNT) {
+            r = ikp__fail(err, IKP_ERR_BAD_HEADER, 12, -1, "capture file format id %u unknown", fmt);
+            goto fail;
+        }
+        if (names_bytes > size - IKP__CAPT_HEADER) {
+            r = ikp__fail(err, IKP_ERR_TRUNCATED, 24, -1,
+                          "capture names claim %llu bytes, file has %llu after the header",
+                          (unsigned long long)names_bytes,
+                          (unsigned long long)(size - IKP__CAPT_HEADER));
+            goto fail;
+        }
+        r = ikp__read_names(cap, p + IKP__CAPT_HEADER, names_bytes, IKP__CAPT_HEADER, nev, &en,
+                            &nen, &used, err);
+        if (r == IKP_OK)
+            r = ikp__read_names(cap, p + IKP__CAPT_HEADER, names_bytes, IKP__CAPT_HEADER, ngr,
+                                &gn, &ngn, &used, err);
+        if (r == IKP_OK && used != names_bytes)
+            r = ikp__fail(err, IKP_ERR_BAD_HEADER, (int64_t)(IKP__CAPT_HEADER + used), -1,
+                          "capture names section has %llu bytes left over",
+                          (unsigned long long)(names_bytes - used));
+        if (!cap->event_names) { cap->event_names = en; cap->num_event_names = nen; en = NULL; }
+        if (!cap->group_names) { cap->group_names = gn; cap->num_group_names = ngn; gn = NULL; }
+        ikp__free_names(&cap->alloc, en, nen);
+        ikp__free_names(&cap->alloc, gn, ngn);
+        if (r != IKP_OK) goto fail;
+        words_off = IKP__CAPT_HEADER + names_bytes;
+        pad = (8 - words_off % 8) % 8;
+        words_off += pad;
+        if (words_off > size || nwords > (size - words_off) / 8) {
+            r = ikp__fail(err, IKP_ERR_TRUNCATED, (int64_t)size, -1,
+                          "capture claims %llu buffer words at offset %llu, file has %llu bytes",
+                          (unsigned long long)nwords, (unsigned long long)words_off,
+                          (unsigned long long)size);
+            goto fail;
+        }
+        if ((size - words_off) != nwords * 8) {
+            r = ikp__fail(err, IKP_ERR_BAD_HEADER, (int64_t)(words_off + nwords * 8), -1,
+                          "capture file has %llu bytes after its buffer",
+                          (unsigned long long)(size - words_off - nwords * 8));
+            goto fail;
+        }
+        if (cap->format == IKP_FORMAT_AUTO) cap->format = (ikp_format)fmt;
+    } else {
+        if (size % 8) {
+            r = ikp__fail(err, IKP_ERR_TRUNCATED, (int64_t)(size - size % 8), -1,
+                          "bare buffer of %llu bytes is not a whole number of 64-bit words",
+                          (unsigned long long)size);
+            goto fail;
+        }
+        nwords = size / 8;
+    }
+    if (nwords == 0) { r = ikp__fail(err, IKP_ERR_EMPTY, (int64_t)words_off, -1, "buffer holds no words"); goto fail; }
+    cap->owned_words = (uint64_t *)ikp__alloc(&cap->alloc, (size_t)nwords * 8);
+    if (!cap->owned_words) { r = ikp__oom(err); goto fail; }
+    if (ikp__is_little_endian()) memcpy(cap->owned_words, p + words_off, (size_t)nwords * 8);
+    else for (i = 0; i < nwords; i++) cap->owned_words[i] = ikp__rd64(p + words_off + i * 8);
+    cap->words = cap->owned_words;
+    cap->num_words = (size_t)nwords;
+    r = ikp__finish_open(cap, &o, err);
+    if (r != IKP_OK) {
+        /* offsets in the buffer are relative to its start in the file */
+        if (err && err->offset >= 0) err->offset += (int64_t)words_off;
+        goto fail;
+    }
+    *out = cap;
+    return IKP_OK;
+fail:
+    ikp_capture_free(cap);
+    return r;
+}
+
+IKP_DEF ikp_result ikp_capture_load(const char *path, const ikp_decode_options *opt,
+                                    ikp_capture **out, ikp_error *err)
+{
+    FILE *f;
+    unsigned char *buf = NULL;
+    size_t cap_sz = 0, n = 0, got;
+    ikp_result r;
+    ikp_allocator a = ikp__allocator(opt ? &opt->allocator : NULL);
+    if (!path || !out) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL argument");
+    *out = NULL;
+    f = fopen(path, "rb");
+    if (!f) return ikp__fail(err, IKP_ERR_IO, -1, -1, "cannot open '%s' for reading", path);
+    for (;;) {
+        if (!ikp__grow(&a, (void **)&buf, &cap_sz, n + 65536, 1)) {
+            fclose(f);
+            ikp__free(&a, buf);
+            return ikp__oom(err);
+        }
+        got = fread(buf + n, 1, cap_sz - n, f);
+        n += got;
+        if (got == 0) break;
+    }
+    if (ferror(f)) {
+        fclose(f);
+        ikp__free(&a, buf);
+        return ikp__fail(err, IKP_ERR_IO, (int64_t)n, -1, "read error in '%s'", path);
+    }
+    fclose(f);
+    r = ikp_capture_open_file_data(buf, n, opt, out, err);
+    ikp__free(&a, buf);
+    return r;
+}
+
+IKP_DEF const ikp_capture_info *ikp_capture_get_info(const ikp_capture *cap)
+{
+    return cap ? &cap->info : NULL;
+}
+
+IKP_DEF const ikp_lane_info *ikp_capture_lane(const ikp_capture *cap, uint32_t lane)
+{
+    if (!cap || lane >= cap->info.num_lanes) return NULL;
+    return &cap->lanes[lane].pub;
+}
+
+IKP_DEF const char *ikp_event_name(const ikp_capture *cap, uint32_t id)
+{
+    if (cap && id < cap->num_event_names && cap->event_names[id]) return cap->event_names[id];
+    return NULL;
+}
+
+IKP_DEF const char *ikp_group_name(const ikp_capture *cap, uint32_t group)
+{
+    if (cap && group < cap->num_group_names && cap->group_names[group]) return cap->group_names[group];
+    return NULL;
+}
+
+/* ---- per-lane decode ---- */
+#define IKP__NONE 0xFFFFFFFFu
+typedef struct ikp__scratch {
+    uint32_t heads[IKP_WIRE_MAX_EVENTS]; /* innermost open begin per event id */
+    uint32_t touched[IKP_WIRE_MAX_EVENTS];
+    uint8_t is_touched[IKP_WIRE_MAX_EVENTS];
+    uint32_t ntouched;
+    int64_t *stack[IKP__SHARED_TRACKS];  /* per track: ends of the open regions */
+    size_t stack_n[IKP__SHARED_TRACKS], stack_cap[IKP__SHARED_TRACKS];
+} ikp__scratch;
+
+IKP_DEF void ikp_lane_events_free(const ikp_capture *cap, ikp_lane_events *ev)
+{
+    ikp_allocator a;
+    if (!ev) return;
+    a = cap ? cap->alloc : ikp__allocator(NULL);
+    if (ev->scratch_) {
+        ikp__scratch *s = (ikp__scratch *)ev->scratch_;
+        uint32_t t;
+        for (t = 0; t < IKP__SHARED_TRACKS; t++) ikp__free(&a, s->stack[t]);
+        ikp__free(&a, s);
+    }
+    ikp__free(&a, ev->events);
+    memset(ev, 0, sizeof *ev);
+}
+
+static int ikp__cmp_event(const void *pa, const void *pb)
+{
+    const ikp_event *a = (const ikp_event *)pa, *b = (const ikp_event *)pb;
+    if (a->start_ps != b->start_ps) return a->start_ps < b->start_ps ? -1 : 1;
+    return a->link_ < b->link_ ? -1 : a->link_ > b->link_;
+}
+
+static ikp_event *ikp__push_event(const ikp_capture *cap, ikp_lane_events *ev)
+{
+    ikp_event *e;
+    if (ev->count == ev->capacity_ &&
+        !ikp__grow(&cap->alloc, (void **)&ev->events, &ev->capacity_, ev->count + 1, sizeof(ikp_event)))
+        return NULL;
+    e = &ev->events[ev->count++];
+    e->flags = 0;
+    e->track = e->begin_data = e->end_data = e->link_ = 0;
+    return e;
+}
+
+IKP_DEF ikp_result ikp_decode_lane(const ikp_capture *cap, uint32_t lane, ikp_lane_events *out,
+                                   ikp_error *err)
+{
+    const ikp__lane *l;
+    ikp__scratch *s;
+    ikp__cursor c;
+    ikp__clock ck;
+    uint64_t w;
+    uint32_t last = IKP__NONE, i, t, ntr = 0, overflow = IKP__SHARED_TRACKS, maxtr = 0;
+    int last_end = 0;
+    int64_t cs = 0, ce = 0;
+    int open = 0;
+    size_t k;
+    if (!cap || !out) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL argument");
+    if (lane >= cap->info.num_lanes)
+        return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, (int64_t)lane,
+                         "lane %u out of range (capture has %u)", lane, cap->info.num_lanes);
+    out->count = 0;
+    out->num_tracks = 0;
+    out->regions = out->instants = out->unmatched_begin = out->unmatched_end = 0;
+    out->busy_ps = 0;
+    l = &cap->lanes[lane];
+    if (!(l->pub.flags & IKP_LANE_STARTED)) return IKP_OK;
+    if (!out->scratch_) {
+        out->scratch_ = ikp__alloc(&cap->alloc, sizeof(ikp__scratch));
+        if (!out->scratch_) return ikp__oom(err);
+        s = (ikp__scratch *)out->scratch_;
+        memset(s, 0, sizeof *s);
+        for (i = 0; i < IKP_WIRE_MAX_EVENTS; i++) s->heads[i] = IKP__NONE;
+    }
+    s = (ikp__scratch *)out->scratch_;
+    ikp__cursor_init(&c, cap, l);
+    ck.prev = l->anchor; ck.backwards = 0;
+    while (ikp__next_word(&c, &w)) {
+        ikp__rec r;
+        ikp_event *e;
+        int64_t ps;
+        ikp__decode_word(cap->format, w, &r);
+        if (r.kind == IKP__KIND_INVALID) continue;
+        if (r.kind == IKP_WIRE_KIND_DATA) {
+            if (last != IKP__NONE && out->events[last].id == r.id) {
+                if (last_end) { out->events[last].end_data = r.hi; out->events[last].flags |= IKP_EVENT_HAS_END_DATA; }
+                else { out->events[last].begin_data = r.hi; out->events[last].flags |= IKP_EVENT_HAS_BEGIN_DATA; }
+            }
+            continue;
+        }
+        if (!ikp__unwrap(l, &ck, r.hi)) continue;
+        if (r.kind == IKP__KIND_FINALIZE) continue;
+        ps = ikp__ps(l, ck.prev);
+        if (r.kind == IKP_WIRE_KIND_END && s->heads[r.id] != IKP__NONE) {
+            e = &out->events[s->heads[r.id]];
+            last = s->heads[r.id];
+            s->heads[r.id] = e->link_;
+            e->end_ps = ps < e->start_ps ? e->start_ps : ps;
+            e->kind = IKP_EVENT_REGION;
+            last_end = 1;
+            continue;
+        }
+        if (!(e = ikp__push_event(cap, out))) return ikp__oom(err);
+        e->start_ps = e->end_ps = ps;
+        e->id = r.id;
+        last = (uint32_t)(out->count - 1);
+        last_end = 0;
+        if (r.kind == IKP_WIRE_KIND_BEGIN) {
+            e->kind = IKP_EVENT_UNMATCHED_BEGIN; /* until its end comes */
+            e->link_ = s->heads[r.id];
+            s->heads[r.id] = last;
+            if (!s->is_touched[r.id]) { s->is_touched[r.id] = 1; s->touched[s->ntouched++] = r.id; }
+        } else if (r.kind == IKP_WIRE_KIND_END) {
+            e->kind = IKP_EVENT_UNMATCHED_END;
+            last_end = 1;
+        } else {
+            e->kind = IKP_EVENT_INSTANT;
+        }
+    }
+    for (i = 0; i < s->ntouched; i++) {
+        s->heads[s->touched[i]] = IKP__NONE;
+        s->is_touched[s->touched[i]] = 0;
+    }
+    s->ntouched = 0;
+    for (k = 0; k < out->count; k++) out->events[k].link_ = (uint32_t)k;
+    if (ck.backwards) qsort(out->events, out->count, sizeof(ikp_event), ikp__cmp_event);
+    for (t = 0; t < IKP__SHARED_TRACKS; t++) s->stack_n[t] = 0;
+    for (k = 0; k < out->count; k++) {
+        ikp_event *e = &out->events[k];
+        e->link_ = 0;
+        switch (e->kind) {
+        case IKP_EVENT_INSTANT: out->instants++; break;
+        case IKP_EVENT_UNMATCHED_BEGIN: out->unmatched_begin++; break;
+        case IKP_EVENT_UNMATCHED_END: out->unmatched_end++; break;
+        default: out->regions++; break;
+        }
+        if (e->kind != IKP_EVENT_REGION) { e->track = 0; continue; }
+        /* busy: union of regions */
+        if (!open || e->start_ps > ce) {
+            if (open) out->busy_ps += ce - cs;
+            cs = e->start_ps; ce = e->end_ps; open = 1;
+        } else if (e->end_ps > ce) ce = e->end_ps;
+        /* track: the first whose open regions this one nests in */
+        for (t = 0; t < ntr; t++) {
+            size_t *n = &s->stack_n[t];
+            while (*n && s->stack[t][*n - 1] <= e->start_ps) (*n)--;
+            if (*n == 0 || s->stack[t][*n - 1] >= e->end_ps) break;
+        }
+        if (t == ntr) {
+            if (ntr < IKP__SHARED_TRACKS) ntr++;
+            else t = overflow++; /* a track of its own */
+        }
+        if (t < IKP__SHARED_TRACKS) {
+            if (!ikp__grow(&cap->alloc, (void **)&s->stack[t], &s->stack_cap[t], s->stack_n[t] + 1,
+                           sizeof(int64_t)))
+                return ikp__oom(err);
+            s->stack[t][s->stack_n[t]++] = e->end_ps;
+        }
+        e->track = t;
+        if (t + 1 > maxtr) maxtr = t + 1;
+    }
+    if (open) out->busy_ps += ce - cs;
+    out->num_tracks = maxtr ? maxtr : 1;
+    return IKP_OK;
+}
+
+/* ---- buffered output ---- */
+typedef struct ikp__out {
+    ikp_write_fn fn;
+    void *user;
+    char *buf;
+    size_t n, cap;
+    int failed;
+} ikp__out;
+
+static void ikp__flush(ikp__out *o)
+{
+    if (o->n && !o->failed && o->fn(o->user, o->buf, o->n) != 0) o->failed = 1;
+    o->n = 0;
+}
+static void ikp__put(ikp__out *o, const char *s, size_t len)
+{
+    if (o->n + len > o->cap) {
+        ikp__flush(o);
+        if (len > o->cap) {
+            if (!o->failed && o->fn(o->user, s, len) != 0) o->failed = 1;
+            return;
+        }
+    }
+    memcpy(o->buf + o->n, s, len);
+    o->n += len;
+}
+static void ikp__puts(ikp__out *o, const char *s) { ikp__put(o, s, strlen(s)); }
+#define IKP__PUT_LIT(o, lit) ikp__put(o, lit, sizeof(lit) - 1)
+static void ikp__put_u64(ikp__out *o, uint64_t v)
+{
+    char t[24];
+    int i = 24;
+    do { t[--i] = (char)('0' + v % 10); v /= 10; } while (v);
+    ikp__put(o, t + i, (size_t)(24 - i));
+}
+/* raw formatting into a buffer the caller has made room in */
+#define IKP__CPY(p, lit) (memcpy(p, lit, sizeof(lit) - 1), p += sizeof(lit) - 1)
+static char *ikp__fmt_u64(char *p, uint64_t v)
+{
+    char t[24];
+    int i = 24;
+    do { t[--i] = (char)('0' + v % 10); v /= 10; } while (v);
+    memcpy(p, t + i, (size_t)(24 - i));
+    return p + (24 - i);
+}
+/* ns as microseconds with 3 decimals */
+static char *ikp__fmt_us(char *p, uint64_t ns)
+{
+    uint64_t frac = ns % 1000;
+    p = ikp__fmt_u64(p, ns / 1000);
+    p[0] = '.';
+    p[1] = (char)('0' + frac / 100);
+    p[2] = (char)('0' + frac / 10 % 10);
+    p[3] = (char)('0' + frac % 10);
+    return p + 4;
+}
+static void ikp__put_f(ikp__out *o, double x, int decimals)
+{
+    char t[64];
+    if (!(x == x) || x > 1e300 || x < -1e300) x = 0; /* never nan/inf */
+    snprintf(t, sizeof t, "%.*f", decimals, x);
+    ikp__puts(o, t);
+}
+
+/* length of a valid UTF-8 sequence at s (n bytes left), 0 if invalid */
+static size_t ikp__utf8_len(const unsigned char *s, size_t n)
+{
+    unsigned c = s[0];
+    size_t len, i;
+    uint32_t cp;
+    if (c < 0x80) return 1;
+    if (c >= 0xC2 && c <= 0xDF) { len = 2; cp = c & 0x1F; }
+    else if (c >= 0xE0 && c <= 0xEF) { len = 3; cp = c & 0x0F; }
+    else if (c >= 0xF0 && c <= 0xF4) { len = 4; cp = c & 0x07; }
+    else return 0;
+    if (n < len) return 0;
+    for (i = 1; i < len; i++) {
+        if ((s[i] & 0xC0) != 0x80) return 0;
+        cp = (cp << 6) | (s[i] & 0x3F);
+    }
+    if ((len == 3 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) ||
+        (len == 4 && (cp < 0x10000 || cp > 0x10FFFF)))
+        return 0;
+    return len;
+}
+
+/* JSON string body: escapes '"', '\\', bytes below 0x20; invalid UTF-8 -> U+FFFD */
+static void ikp__put_json_chars(ikp__out *o, const char *str)
+{
+    static const char hex[] = "0123456789abcdef";
+    const unsigned char *s = (const unsigned char *)str;
+    size_t n = strlen(str), i = 0, run = 0;
+    while (i < n) {
+        unsigned c = s[i];
+        size_t len = c >= 0x20 && c != '"' && c != '\\' ? ikp__utf8_len(s + i, n - i) : 0;
+        if (len) { i += len; run += len; continue; }
+        if (run) ikp__put(o, (const char *)s + i - run, run);
+        run = 0;
+        if (c == '"') ikp__put(o, "\\\"", 2);
+        else if (c == '\\') ikp__put(o, "\\\\", 2);
+        else if (c == '\n') ikp__put(o, "\\n", 2);
+        else if (c == '\t') ikp__put(o, "\\t", 2);
+        else if (c < 0x20) {
+            char u[6] = {'\\', 'u', '0', '0', 0, 0};
+            u[4] = hex[c >> 4];
+            u[5] = hex[c & 15];
+            ikp__put(o, u, 6);
+        } else ikp__put(o, "\\ufffd", 6);
+        i++;
+    }
+    if (run) ikp__put(o, (const char *)s + n - run, run);
+}
+
+IKP_DEF int ikp_file_writer(void *user, const void *data, size_t size)
+{
+    return fwrite(data, 1, size, (FILE *)user) == size ? 0 : 1;
+}
+
+/* the display name of an event / group (default when unnamed) */
+static const char *ikp__ev_name(const ikp_capture *cap, uint32_t id, char *tmp, size_t n)
+{
+    const char *s = ikp_event_name(cap, id);
+    if (s) return s;
+    snprintf(tmp, n, "event %u", id);
+    return tmp;
+}
+static const char *ikp__gr_name(const ikp_capture *cap, uint32_t g, char *tmp, size_t n)
+{
+    const char *s = ikp_group_name(cap, g);
+    if (s) return s;
+    snprintf(tmp, n, "group %u", g);
+    return tmp;
+}
+
+/* ---- Chrome trace ---- */
+typedef struct ikp__namecache {
+    uint32_t off[IKP_WIRE_MAX_EVENTS + 1]; /* escaped name of id: pool[off..off+len) */
+    uint32_t len[IKP_WIRE_MAX_EVENTS + 1];
+    uint8_t have[IKP_WIRE_MAX_EVENTS + 1];
+    char *pool;
+    size_t n, cap;
+} ikp__namecache;
+
+typedef struct ikp__pool_ctx {
+    const ikp_allocator *a;
+    ikp__namecache *nc;
+    int failed;
+} ikp__pool_ctx;
+
+static int ikp__append_pool(void *user, const void *data, size_t size)
+{
+    ikp__pool_ctx *p = (ikp__pool_ctx *)user;
+    if (!ikp__grow(p->a, (void **)&p->nc->pool, &p->nc->cap, p->nc->n + size, 1)) { p->failed = 1; return 1; }
+    memcpy(p->nc->pool + p->nc->n, data, size);
+    p->nc->n += size;
+    return 0;
+}
+
+/* escaped name of event id, cached */
+static int ikp__cached_name(const ikp_capture *cap, ikp__namecache *nc, uint32_t id,
+                            const char **s, size_t *len)
+{
+    if (!nc->have[id]) {
+        char tmp[32], ob[256];
+        ikp__pool_ctx pc;
+        ikp__out o;
+        size_t start = nc->n;
+        pc.a = &cap->alloc; pc.nc = nc; pc.failed = 0;
+        o.fn = ikp__append_pool; o.user = &pc; o.buf = ob; o.n = 0; o.cap = sizeof ob; o.failed = 0;
+        ikp__put_json_chars(&o, ikp__ev_name(cap, id, tmp, sizeof tmp));
+        ikp__flush(&o);
+        if (pc.failed || o.failed) return 0;
+        nc->off[id] = (uint32_t)start;
+        nc->len[id] = (uint32_t)(nc->n - start);
+        nc->have[id] = 1;
+    }
+    *s = nc->pool + nc->off[id];
+    *len = nc->len[id];
+    return 1;
+}
+
+static void ikp__put_block_name(ikp__out *o, const ikp_capture *cap, const ikp__lane *l)
+{
+    char t[96];
+    if (l->grid[1] > 1 || l->grid[2] > 1) {
+        uint32_t gx = l->grid[0] ? l->grid[0] : 1, gy = l->grid[1] ? l->grid[1] : 1;
+        snprintf(t, sizeof t, "block %u (%u,%u,%u)", l->pub.block, l->pub.block % gx,
+                 (l->pub.block / gx) % gy, l->pub.block / gx / gy);
+    } else snprintf(t, sizeof t, "block %u", l->pub.block);
+    (void)cap;
+    ikp__puts(o, t);
+}
+
+IKP_DEF ikp_result ikp_write_chrome(const ikp_capture *cap, const ikp_chrome_options *opt,
+                                    ikp_write_fn fn, void *user, ikp_error *err)
+{
+    ikp__out o;
+    ikp__namecache *nc;
+    ikp_lane_events ev;
+    ikp_result r = IKP_OK;
+    ikp_group_by by = opt ? opt->by : IKP_BY_BLOCK;
+    uint32_t i, t, ng;
+    uint64_t last_pid = UINT64_MAX;
+    uint8_t *sm_seen = NULL;
+    int first = 1;
+    char tmp[64];
+    if (!cap || !fn) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL argument");
+    if ((unsigned)by >= (unsigned)IKP_BY_COUNT)
+        return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "unknown grouping %d", (int)by);
+    if (by == IKP_BY_SM) {
+        for (i = 0; i < cap->info.num_lanes; i++)
+            if ((cap->lanes[i].pub.flags & IKP_LANE_STARTED) && cap->lanes[i].pub.records &&
+                cap->lanes[i].pub.sm == IKP_NO_SM)
+                return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, (int64_t)i,
+                                 "--by sm: this %s capture does not record SM ids (lane %u)",
+                                 ikp_format_name(cap->format), i);
+        sm_seen = (uint8_t *)ikp__alloc(&cap->alloc, 65536 / 8);
+        if (!sm_seen) return ikp__oom(err);
+        memset(sm_seen, 0, 65536 / 8);
+    }
+    memset(&ev, 0, sizeof ev);
+    nc = (ikp__namecache *)ikp__alloc(&cap->alloc, sizeof(ikp__namecache));
+    o.buf = (char *)ikp__alloc(&cap->alloc, 1 << 16);
+    if (!nc || !o.buf) {
+        ikp__free(&cap->alloc, nc); ikp__free(&cap->alloc, o.buf); ikp__free(&cap->alloc, sm_seen);
+        return ikp__oom(err);
+    }
+    memset(nc->have, 0, sizeof nc->have);
+    nc->pool = NULL; nc->n = nc->cap = 0;
+    o.fn = fn; o.user = user; o.n = 0; o.cap = 1 << 16; o.failed = 0;
+    ng = cap->info.num_groups ? cap->info.num_groups : 1;
+    ikp__puts(&o, "{\"traceEvents\":[");
+    for (i = 0; i < cap->info.num_lanes && r == IKP_OK && !o.failed; i++) {
+        const ikp__lane *l = &cap->lanes[i];
+        uint64_t pid, tid0, tstride;
+        size_t k;
+        if (!(l->pub.flags & IKP_LANE_STARTED) || l->pub.records == 0) continue;
+        r = ikp_decode_lane(cap, i, &ev, err);
+        if (r != IKP_OK) break;
+        if (by == IKP_BY_BLOCK) { pid = l->pub.block; tid0 = l->pub.group; tstride = ng; }
+        else { pid = l->pub.sm; tid0 = i; tstride = cap->info.num_lanes; }
+        if (pid != last_pid && !(by == IKP_BY_SM && pid < 65536 && (sm_seen[pid >> 3] >> (pid & 7) & 1))) {
+            if (by == IKP_BY_SM && pid < 65536) sm_seen[pid >> 3] |= (uint8_t)(1u << (pid & 7));
+            ikp__puts(&o, first ? "\n" : ",\n");
+            first = 0;
+            ikp__puts(&o, "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":");
+            ikp__put_u64(&o, pid);
+            ikp__puts(&o, ",\"args\":{\"name\":\"");
+            if (by == IKP_BY_BLOCK) ikp__put_block_name(&o, cap, l);
+            else { ikp__puts(&o, "SM "); ikp__put_u64(&o, pid); }
+            ikp__puts(&o, "\"}},\n{\"ph\":\"M\",\"name\":\"process_sort_index\",\"pid\":");
+            ikp__put_u64(&o, pid);
+            ikp__puts(&o, ",\"args\":{\"sort_index\":");
+            ikp__put_u64(&o, pid);
+            ikp__puts(&o, "}}");
+            last_pid = pid;
+        }
+        for (t = 0; t < ev.num_tracks; t++) {
+            uint64_t tid = tid0 + (uint64_t)t * tstride;
+            ikp__puts(&o, first ? "\n" : ",\n");
+            first = 0;
+            ikp__puts(&o, "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":");
+            ikp__put_u64(&o, pid);
+            ikp__puts(&o, ",\"tid\":");
+            ikp__put_u64(&o, tid);
+            ikp__puts(&o, ",\"args\":{\"name\":\"");
+            if (by == IKP_BY_SM) { ikp__put_block_name(&o, cap, l); ikp__puts(&o, " "); }
+            ikp__put_json_chars(&o, ikp__gr_name(cap, l->pub.group, tmp, sizeof tmp));
+            if (t) { ikp__puts(&o, " ["); ikp__put_u64(&o, t); ikp__puts(&o, "]"); }
+            ikp__puts(&o, "\"}},\n{\"ph\":\"M\",\"name\":\"thread_sort_index\",\"pid\":");
+            ikp__put_u64(&o, pid);
+            ikp__puts(&o, ",\"tid\":");
+            ikp__put_u64(&o, tid);
+            ikp__puts(&o, ",\"args\":{\"sort_index\":");
+            ikp__put_u64(&o, tid);
+            ikp__puts(&o, "}}");
+        }
+        for (k = 0; k < ev.count; k++) {
+            const ikp_event *e = &ev.events[k];
+            const char *nm;
+            size_t nl;
+            char *p;
+            int64_t s0 = (e->start_ps < 0 ? 0 : e->start_ps + 500) / 1000;
+            int64_t s1 = (e->end_ps < 0 ? 0 : e->end_ps + 500) / 1000;
+            if (!ikp__cached_name(cap, nc, e->id, &nm, &nl)) { r = ikp__oom(err); break; }
+            /* one bound check per event: fixed text, three numbers, args, the name */
+            if (o.n + nl + 320 > o.cap) ikp__flush(&o);
+            p = o.buf + o.n;
+            if (!first) *p++ = ',';
+            first = 0;
+            if (e->kind == IKP_EVENT_REGION) IKP__CPY(p, "\n{\"ph\":\"X\",\"name\":\"");
+            else IKP__CPY(p, "\n{\"ph\":\"i\",\"s\":\"t\",\"name\":\"");
+            memcpy(p, nm, nl);
+            p += nl;
+            if (e->kind == IKP_EVENT_UNMATCHED_BEGIN) IKP__CPY(p, " (unmatched begin)");
+            else if (e->kind == IKP_EVENT_UNMATCHED_END) IKP__CPY(p, " (unmatched end)");
+            IKP__CPY(p, "\",\"pid\":");
+            p = ikp__fmt_u64(p, pid);
+            IKP__CPY(p, ",\"tid\":");
+            p = ikp__fmt_u64(p, tid0 + (uint64_t)e->track * tstride);
+            IKP__CPY(p, ",\"ts\":");
+            p = ikp__fmt_us(p, (uint64_t)s0);
+            if (e->kind == IKP_EVENT_REGION) {
+                IKP__CPY(p, ",\"dur\":");
+                p = ikp__fmt_us(p, (uint64_t)(s1 - s0));
+            }
+            if (e->flags || e->kind == IKP_EVENT_UNMATCHED_BEGIN || e->kind == IKP_EVENT_UNMATCHED_END) {
+                const char *sep = "";
+                IKP__CPY(p, ",\"args\":{");
+                if (e->kind == IKP_EVENT_UNMATCHED_BEGIN) { IKP__CPY(p, "\"unmatched\":\"begin\""); sep = ","; }
+                if (e->kind == IKP_EVENT_UNMATCHED_END) { IKP__CPY(p, "\"unmatched\":\"end\""); sep = ","; }
+                if (e->flags & IKP_EVENT_HAS_BEGIN_DATA) {
+                    if (*sep) *p++ = ',';
+                    IKP__CPY(p, "\"begin_data\":");
+                    p = ikp__fmt_u64(p, e->begin_data);
+                    sep = ",";
+                }
+                if (e->flags & IKP_EVENT_HAS_END_DATA) {
+                    if (*sep) *p++ = ',';
+                    IKP__CPY(p, "\"end_data\":");
+                    p = ikp__fmt_u64(p, e->end_data);
+                }
+                *p++ = '}';
+            }
+            *p++ = '}';
+            o.n = (size_t)(p - o.buf);
+        }
+    }
+    ikp__puts(&o, "\n],\"displayTimeUnit\":\"ns\"}\n");
+    ikp__flush(&o);
+    ikp_lane_events_free(cap, &ev);
+    ikp__free(&cap->alloc, nc->pool);
+    ikp__free(&cap->alloc, nc);
+    ikp__free(&cap->alloc, o.buf);
+    ikp__free(&cap->alloc, sm_seen);
+    if (r != IKP_OK) return r;
+    if (o.failed) return ikp__fail(err, IKP_ERR_WRITE, -1, -1, "writing the trace failed");
+    ikp__ok(err);
+    return IKP_OK;
+}
+
+IKP_DEF ikp_result ikp_write_chrome_file(const ikp_capture *cap, const ikp_chrome_options *opt,
+                                         FILE *f, ikp_error *err)
+{
+    ikp_result r;
+    if (!f) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL FILE");
+    r = ikp_write_chrome(cap, opt, ikp_file_writer, f, err);
+    if (r == IKP_OK && fflush(f) != 0)
+        return ikp__fail(err, IKP_ERR_IO, -1, -1, "writing the trace failed (disk full?)");
+    return r;
+}
+
+/* 1 if path exists and is not a regular file (a device, a pipe): written in place */
+static int ikp__is_special(const char *path)
+{
+#if defined(__unix__) || defined(__APPLE__)
+    struct stat sb;
+    return stat(path, &sb) == 0 && !S_ISREG(sb.st_mode);
+#else
+    (void)path;
+    return 0;
+#endif
+}
+
+/* writes through body() to path.ikp-tmp, then renames it over path */
+typedef ikp_result (*ikp__body_fn)(void *ctx, FILE *f, ikp_error *err);
+static ikp_result ikp__write_path(const char *path, ikp__body_fn body, void *ctx, ikp_error *err)
+{
+    char tmp[4096];
+    FILE *f;
+    ikp_result r;
+    size_t n;
+    if (!path) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL path");
+    if (ikp__is_special(path)) {
+        f = fopen(path, "wb");
+        if (!f) return ikp__fail(err, IKP_ERR_IO, -1, -1, "cannot open '%s' for writing", path);
+        r = body(ctx, f, err);
+        if ((fflush(f) != 0 || ferror(f)) && r == IKP_OK)
+            r = ikp__fail(err, IKP_ERR_IO, -1, -1, "cannot write '%s' (disk full?)", path);
+        if (fclose(f) != 0 && r == IKP_OK)
+            r = ikp__fail(err, IKP_ERR_IO, -1, -1, "cannot close '%s'", path);
+        return r;
+    }
+    n = strlen(path);
+    if (n + 9 > sizeof tmp) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "path too long");
+    memcpy(tmp, path, n);
+    memcpy(tmp + n, ".ikp-tmp", 9);
+    f = fopen(tmp, "wb");
+    if (!f) return ikp__fail(err, IKP_ERR_IO, -1, -1, "cannot open '%s' for writing", tmp);
+    r = body(ctx, f, err);
+    if (fflush(f) != 0 || ferror(f)) {
+        if (r == IKP_OK) r = ikp__fail(err, IKP_ERR_IO, -1, -1, "cannot write '%s' (disk full?)", tmp);
+    }
+    if (fclose(f) != 0 && r == IKP_OK)
+        r = ikp__fail(err, IKP_ERR_IO, -1, -1, "cannot close '%s' (disk full?)", tmp);
+    if (r == IKP_OK && rename(tmp, path) != 0)
+        r = ikp__fail(err, IKP_ERR_IO, -1, -1, "cannot rename '%s' to '%s'", tmp, path);
+    if (r != IKP_OK) remove(tmp);
+    return r;
+}
+
+typedef struct ikp__chrome_ctx {
+    const ikp_capture *cap;
+    const ikp_chrome_options *opt;
+} ikp__chrome_ctx;
+static ikp_result ikp__chrome_body(void *ctx, FILE *f, ikp_error *err)
+{
+    ikp__chrome_ctx *c = (ikp__chrome_ctx *)ctx;
+    return ikp_write_chrome(c->cap, c->opt, ikp_file_writer, f, err);
+}
+
+IKP_DEF ikp_result ikp_write_chrome_path(const ikp_capture *cap, const ikp_chrome_options *opt,
+                                         const char *path, ikp_error *err)
+{
+    ikp__chrome_ctx c;
+    if (!cap) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL capture");
+    c.cap = cap;
+    c.opt = opt;
+    return ikp__write_path(path, ikp__chrome_body, &c, err);
+}
+
+/* ---- statistics ---- */
+typedef struct ikp__durs {
+    uint64_t *v;
+    size_t n, cap;
+} ikp__durs;
+
+/* LSD radix sort, 11-bit digits; passes where all keys share a digit are skipped */
+static void ikp__radix_sort(uint64_t *a, uint64_t *tmp, size_t n)
+{
+    size_t cnt[2048], i;
+    int shift;
+    if (n < 2) return;
+    for (shift = 0; shift < 64; shift += 11) {
+        size_t sum = 0;
+        memset(cnt, 0, sizeof cnt);
+        for (i = 0; i < n; i++) cnt[(a[i] >> shift) & 2047]++;
+        if (cnt[(a[0] >> shift) & 2047] == n) continue;
+        for (i = 0; i < 2048; i++) { size_t c = cnt[i]; cnt[i] = sum; sum += c; }
+        for (i = 0; i < n; i++) tmp[cnt[(a[i] >> shift) & 2047]++] = a[i];
+        memcpy(a, tmp, n * sizeof *a);
+    }
+}
+
+static double ikp__pct(const uint64_t *sorted, size_t n, unsigned pct)
+{
+    size_t idx = (size_t)(((uint64_t)pct * n + 99) / 100);
+    return (double)sorted[idx ? idx - 1 : 0] / 1000.0;
+}
+
+IKP_DEF void ikp_stats_free(ikp_stats *st)
+{
+    ikp_allocator a;
+    if (!st) return;
+    a = st->allocator_;
+    ikp__free(&a, st->events);
+    ikp__free(&a, st->groups);
+    ikp__free(&a, st->names_);
+    ikp__free(&a, st);
+}
+
+IKP_DEF ikp_result ikp_stats_compute(const ikp_capture *cap, ikp_stats **out, ikp_error *err)
+{
+    const ikp_allocator *a;
+    ikp_stats *st;
+    ikp__durs *durs = NULL;
+    ikp_lane_events ev;
+    ikp_result r = IKP_OK;
+    uint32_t i, ng, nev = 0, ngs = 0, id;
+    uint64_t *tmp = NULL;
+    size_t maxn = 0, names_len = 0, pos = 0;
+    double *gbusy = NULL, *gspan = NULL;
+    uint32_t *glanes = NULL;
+    char t[40];
+    if (!cap || !out) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL argument");
+    *out = NULL;
+    a = &cap->alloc;
+    st = (ikp_stats *)ikp__alloc(a, sizeof *st);
+    if (!st) return ikp__oom(err);
+    memset(st, 0, sizeof *st);
+    st->allocator_ = cap->alloc;
+    st->info = cap->info;
+    memset(&ev, 0, sizeof ev);
+    ng = cap->info.num_groups ? cap->info.num_groups : 1;
+    durs = (ikp__durs *)ikp__alloc(a, IKP_WIRE_MAX_EVENTS * sizeof(ikp__durs));
+    gbusy = (double *)ikp__alloc(a, ng * sizeof(double));
+    gspan = (double *)ikp__alloc(a, ng * sizeof(double));
+    glanes = (uint32_t *)ikp__alloc(a, ng * sizeof(uint32_t));
+    if (!durs || !gbusy || !gspan || !glanes) { r = ikp__oom(err); goto done; }
+    memset(durs, 0, IKP_WIRE_MAX_EVENTS * sizeof(ikp__durs));
+    for (i = 0; i < ng; i++) { gbusy[i] = gspan[i] = 0; glanes[i] = 0; }
+    for (i = 0; i < cap->info.num_lanes; i++) {
+        const ikp__lane *l = &cap->lanes[i];
+        size_t k;
+        if (!(l->pub.flags & IKP_LANE_STARTED) || l->pub.records == 0) continue;
+        r = ikp_decode_lane(cap, i, &ev, err);
+        if (r != IKP_OK) goto done;
+        st->regions += ev.regions;
+        st->instants += ev.instants;
+        st->unmatched_begin += ev.unmatched_begin;
+        st->unmatched_end += ev.unmatched_end;
+        for (k = 0; k < ev.count; k++) {
+            const ikp_event *e = &ev.events[k];
+            ikp__durs *d = &durs[e->id];
+            if (e->kind != IKP_EVENT_REGION) continue;
+            if (!ikp__grow(a, (void **)&d->v, &d->cap, d->n + 1, sizeof(uint64_t))) { r = ikp__oom(err); goto done; }
+            d->v[d->n++] = (uint64_t)(e->end_ps - e->start_ps);
+        }
+        if (l->pub.group < ng && l->pub.first_ps != INT64_MIN) {
+            gbusy[l->pub.group] += (double)ev.busy_ps / 1000.0;
+            gspan[l->pub.group] += (double)(l->pub.last_ps - l->pub.first_ps) / 1000.0;
+            glanes[l->pub.group]++;
+        }
+    }
+    for (id = 0; id < IKP_WIRE_MAX_EVENTS; id++)
+        if (durs[id].n) {
+            nev++;
+            if (durs[id].n > maxn) maxn = durs[id].n;
+            names_len += strlen(ikp__ev_name(cap, id, t, sizeof t)) + 1;
+        }
+    for (i = 0; i < ng; i++)
+        if (glanes[i]) { ngs++; names_len += strlen(ikp__gr_name(cap, i, t, sizeof t)) + 1; }
+    st->events = (ikp_event_stats *)ikp__alloc(a, nev * sizeof(ikp_event_stats));
+    st->groups = (ikp_group_stats *)ikp__alloc(a, ngs * sizeof(ikp_group_stats));
+    st->names_ = (char *)ikp__alloc(a, names_len);
+    tmp = (uint64_t *)ikp__alloc(a, maxn * sizeof(uint64_t));
+    if (!st->events || !st->groups || !st->names_ || !tmp) { r = ikp__oom(err); goto done; }
+    for (id = 0; id < IKP_WIRE_MAX_EVENTS; id++) {
+        ikp__durs *d = &durs[id];
+        ikp_event_stats *es;
+        const char *nm;
+        size_t k, len;
+        uint64_t total = 0;
+        if (!d->n) continue;
+        es = &st->events[st->num_events++];
+        nm = ikp__ev_name(cap, id, t, sizeof t);
+        len = strlen(nm) + 1;
+        memcpy(st->names_ + pos, nm, len);
+        es->name = st->names_ + pos;
+        pos += len;
+        es->id = id;
+        es->count = d->n;
+        ikp__radix_sort(d->v, tmp, d->n);
+        for (k = 0; k < d->n; k++) total += d->v[k];
+        es->total_ns = (double)total / 1000.0;
+        es->mean_ns = es->total_ns / (double)d->n;
+        es->min_ns = (double)d->v[0] / 1000.0;
+        es->max_ns = (double)d->v[d->n - 1] / 1000.0;
+        es->p50_ns = ikp__pct(d->v, d->n, 50);
+        es->p90_ns = ikp__pct(d->v, d->n, 90);
+        es->p99_ns = ikp__pct(d->v, d->n, 99);
+    }
+    for (i = 0; i < ng; i++) {
+        ikp_group_stats *gs;
+        const char *nm;
+        size_t len;
+        if (!glanes[i]) continue;
+        gs = &st->groups[st->num_groups++];
+        nm = ikp__gr_name(cap, i, t, sizeof t);
+        len = strlen(nm) + 1;
+        memcpy(st->names_ + pos, nm, len);
+        gs->name = st->names_ + pos;
+        pos += len;
+        gs->group = i;
+        gs->lanes = glanes[i];
+        gs->busy_ns = gbusy[i];
+        gs->span_ns = gspan[i];
+        gs->busy_fraction = gspan[i] > 0 ? gbusy[i] / gspan[i] : 0;
+    }
+done:
+    if (durs)
+        for (id = 0; id < IKP_WIRE_MAX_EVENTS; id++) ikp__free(a, durs[id].v);
+    ikp__free(a, durs);
+    ikp__free(a, gbusy);
+    ikp__free(a, gspan);
+    ikp__free(a, glanes);
+    ikp__free(a, tmp);
+    ikp_lane_events_free(cap, &ev);
+    if (r != IKP_OK) { ikp_stats_free(st); return r; }
+    *out = st;
+    ikp__ok(err);
+    return IKP_OK;
+}
+
+/* text: name padded to w columns, control bytes shown as '?' */
+static void ikp__put_text_name(ikp__out *o, const char *s, size_t w)
+{
+    size_t n = 0;
+    for (; *s && n < 40; s++, n++) {
+        char c = (unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s;
+        ikp__put(o, &c, 1);
+    }
+    for (; n < w; n++) ikp__put(o, " ", 1);
+}
+static void ikp__put_col(ikp__out *o, double v)
+{
+    char t[40];
+    if (!(v == v)) v = 0;
+    snprintf(t, sizeof t, " %12.1f", v);
+    ikp__puts(o, t);
+}
+
+static void ikp__put_info_text(ikp__out *o, const ikp_stats *st)
+{
+    const ikp_capture_info *in = &st->info;
+    char t[512];
+    snprintf(t, sizeof t,
+             "format      %s (timer: %s)\n"
+             "grid        %u blocks x %u groups",
+             ikp_format_name(in->format), in->timer_cycles ? "SM cycles" : "globaltimer ns",
+             in->num_blocks, in->num_groups);
+    ikp__puts(o, t);
+    if (in->grid[0]) {
+        snprintf(t, sizeof t, " (grid %u x %u x %u)", in->grid[0], in->grid[1], in->grid[2]);
+        ikp__puts(o, t);
+    }
+    snprintf(t, sizeof t,
+             "\nlanes       %u in buffer, %u active\n"
+             "records     %llu (regions %llu, instants %llu)\n"
+             "dropped     %llu\n"
+             "unmatched   %llu begins, %llu ends\n"
+             "span        %.3f us\n",
+             in->num_lanes, in->active_lanes, (unsigned long long)in->records,
+             (unsigned long long)st->regions, (unsigned long long)st->instants,
+             (unsigned long long)in->dropped, (unsigned long long)st->unmatched_begin,
+             (unsigned long long)st->unmatched_end, (double)in->span_ps / 1e6);
+    ikp__puts(o, t);
+#define IKP__WARN(cond, ...) if (cond) { snprintf(t, sizeof t, __VA_ARGS__); ikp__puts(o, t); }
+    IKP__WARN(in->invalid, "warning     %llu records could not be decoded (skipped)\n", (unsigned long long)in->invalid)
+    IKP__WARN(in->backwards, "warning     %llu records stamped earlier than the one before them\n", (unsigned long long)in->backwards)
+    IKP__WARN(in->unfinalized_lanes, "warning     %llu lanes opened but never finalized (kernel stopped early?)\n", (unsigned long long)in->unfinalized_lanes)
+    IKP__WARN(in->corrupt_lanes, "warning     %llu lanes with unreadable headers or counts (skipped or clamped)\n", (unsigned long long)in->corrupt_lanes)
+    IKP__WARN(in->refused_lanes, "warning     buffer too small for the grid: %llu lanes not recorded (%llu needed, %u in buffer)\n", (unsigned long long)in->refused_lanes, (unsigned long long)in->lanes_needed, in->num_lanes)
+    IKP__WARN(in->claimed_twice, "warning     %llu lanes opened twice (buffer not reset between launches, or two leaders)\n", (unsigned long long)in->claimed_twice)
+    IKP__WARN(in->out_of_range, "warning     %llu records name a lane past the header's (skipped)\n", (unsigned long long)in->out_of_range)
+#undef IKP__WARN
+}
+
+IKP_DEF ikp_result ikp_info_write_text(const ikp_stats *st, ikp_write_fn fn, void *user)
+{
+    ikp__out o;
+    char buf[1024];
+    if (!st || !fn) return IKP_ERR_INVALID_ARGUMENT;
+    o.fn = fn; o.user = user; o.buf = buf; o.n = 0; o.cap = sizeof buf; o.failed = 0;
+    ikp__put_info_text(&o, st);
+    ikp__flush(&o);
+    return o.failed ? IKP_ERR_WRITE : IKP_OK;
+}
+
+IKP_DEF ikp_result ikp_stats_write_text(const ikp_stats *st, ikp_write_fn fn, void *user)
+{
+    ikp__out o;
+    char buf[4096], t[160];
+    uint32_t i;
+    size_t w = 5;
+    if (!st || !fn) return IKP_ERR_INVALID_ARGUMENT;
+    o.fn = fn; o.user = user; o.buf = buf; o.n = 0; o.cap = sizeof buf; o.failed = 0;
+    ikp__put_info_text(&o, st);
+    for (i = 0; i < st->num_events; i++) {
+        size_t n = strlen(st->events[i].name);
+        if (n > w) w = n > 40 ? 40 : n;
+    }
+    ikp__puts(&o, "\n");
+    ikp__put_text_name(&o, "event", w);
+    ikp__puts(&o, "        count     total_ns       min_ns      mean_ns       p50_ns       p90_ns       p99_ns       max_ns\n");
+    for (i = 0; i < st->num_events; i++) {
+        const ikp_event_stats *e = &st->events[i];
+        ikp__put_text_name(&o, e->name, w);
+        snprintf(t, sizeof t, " %12llu", (unsigned long long)e->count);
+        ikp__puts(&o, t);
+        ikp__put_col(&o, e->total_ns); ikp__put_col(&o, e->min_ns); ikp__put_col(&o, e->mean_ns);
+        ikp__put_col(&o, e->p50_ns); ikp__put_col(&o, e->p90_ns); ikp__put_col(&o, e->p99_ns);
+        ikp__put_col(&o, e->max_ns);
+        ikp__puts(&o, "\n");
+    }
+    if (st->num_groups) {
+        ikp__puts(&o, "\n");
+        ikp__put_text_name(&o, "group", w);
+        ikp__puts(&o, "        lanes      busy_ns      span_ns   busy\n");
+        for (i = 0; i < st->num_groups; i++) {
+            const ikp_group_stats *g = &st->groups[i];
+            ikp__put_text_name(&o, g->name, w);
+            snprintf(t, sizeof t, " %12u", g->lanes);
+            ikp__puts(&o, t);
+            ikp__put_col(&o, g->busy_ns); ikp__put_col(&o, g->span_ns);
+            snprintf(t, sizeof t, " %5.1f%%\n", g->busy_fraction * 100.0);
+            ikp__puts(&o, t);
+        }
+    }
+    ikp__flush(&o);
+    return o.failed ? IKP_ERR_WRITE : IKP_OK;
+}
+
+static void ikp__put_kv_u(ikp__out *o, const char *k, uint64_t v)
+{
+    ikp__puts(o, ",\""); ikp__puts(o, k); ikp__puts(o, "\":"); ikp__put_u64(o, v);
+}
+static void ikp__put_kv_f(ikp__out *o, const char *k, double v)
+{
+    ikp__puts(o, ",\""); ikp__puts(o, k); ikp__puts(o, "\":"); ikp__put_f(o, v, 3);
+}
+
+IKP_DEF ikp_result ikp_stats_write_json(const ikp_stats *st, ikp_write_fn fn, void *user)
+{
+    ikp__out o;
+    char buf[4096];
+    const ikp_capture_info *in;
+    uint32_t i;
+    if (!st || !fn) return IKP_ERR_INVALID_ARGUMENT;
+    in = &st->info;
+    o.fn = fn; o.user = user; o.buf = buf; o.n = 0; o.cap = sizeof buf; o.failed = 0;
+    ikp__puts(&o, "{\"format\":\"");
+    ikp__puts(&o, ikp_format_name(in->format));
+    ikp__puts(&o, "\",\"timer\":\"");
+    ikp__puts(&o, in->timer_cycles ? "cycles" : "globaltimer");
+    ikp__puts(&o, "\"");
+    ikp__put_kv_u(&o, "blocks", in->num_blocks);
+    ikp__put_kv_u(&o, "num_groups", in->num_groups);
+    ikp__put_kv_u(&o, "lanes", in->num_lanes);
+    ikp__put_kv_u(&o, "active_lanes", in->active_lanes);
+    ikp__put_kv_u(&o, "records", in->records);
+    ikp__put_kv_u(&o, "regions", st->regions);
+    ikp__put_kv_u(&o, "instants", st->instants);
+    ikp__put_kv_u(&o, "dropped", in->dropped);
+    ikp__put_kv_u(&o, "unmatched_begin", st->unmatched_begin);
+    ikp__put_kv_u(&o, "unmatched_end", st->unmatched_end);
+    ikp__put_kv_u(&o, "invalid", in->invalid);
+    ikp__put_kv_u(&o, "backwards", in->backwards);
+    ikp__put_kv_u(&o, "unfinalized_lanes", in->unfinalized_lanes);
+    ikp__put_kv_u(&o, "corrupt_lanes", in->corrupt_lanes);
+    ikp__put_kv_u(&o, "refused_lanes", in->refused_lanes);
+    ikp__put_kv_u(&o, "claimed_twice", in->claimed_twice);
+    ikp__put_kv_u(&o, "out_of_range", in->out_of_range);
+    ikp__put_kv_f(&o, "span_ns", (double)in->span_ps / 1000.0);
+    ikp__puts(&o, ",\"events\":[");
+    for (i = 0; i < st->num_events; i++) {
+        const ikp_event_stats *e = &st->events[i];
+        ikp__puts(&o, i ? ",\n{\"name\":\"" : "\n{\"name\":\"");
+        ikp__put_json_chars(&o, e->name);
+        ikp__puts(&o, "\"");
+        ikp__put_kv_u(&o, "id", e->id);
+        ikp__put_kv_u(&o, "count", e->count);
+        ikp__put_kv_f(&o, "total_ns", e->total_ns);
+        ikp__put_kv_f(&o, "min_ns", e->min_ns);
+        ikp__put_kv_f(&o, "mean_ns", e->mean_ns);
+        ikp__put_kv_f(&o, "p50_ns", e->p50_ns);
+        ikp__put_kv_f(&o, "p90_ns", e->p90_ns);
+        ikp__put_kv_f(&o, "p99_ns", e->p99_ns);
+        ikp__put_kv_f(&o, "max_ns", e->max_ns);
+        ikp__puts(&o, "}");
+    }
+    ikp__puts(&o, "],\"groups\":[");
+    for (i = 0; i < st->num_groups; i++) {
+        const ikp_group_stats *g = &st->groups[i];
+        ikp__puts(&o, i ? ",\n{\"name\":\"" : "\n{\"name\":\"");
+        ikp__put_json_chars(&o, g->name);
+        ikp__puts(&o, "\"");
+        ikp__put_kv_u(&o, "group", g->group);
+        ikp__put_kv_u(&o, "lanes", g->lanes);
+        ikp__put_kv_f(&o, "busy_ns", g->busy_ns);
+        ikp__put_kv_f(&o, "span_ns", g->span_ns);
+        ikp__puts(&o, ",\"busy_fraction\":");
+        ikp__put_f(&o, g->busy_fraction, 6);
+        ikp__puts(&o, "}");
+    }
+    ikp__puts(&o, "]}\n");
+    ikp__flush(&o);
+    return o.failed ? IKP_ERR_WRITE : IKP_OK;
+}
+
+/* ---- capture files ---- */
+static void ikp__wr32(unsigned char *p, uint32_t v)
+{
+    p[0] = (unsigned char)v; p[1] = (unsigned char)(v >> 8);
+    p[2] = (unsigned char)(v >> 16); p[3] = (unsigned char)(v >> 24);
+}
+static void ikp__wr64(unsigned char *p, uint64_t v)
+{
+    ikp__wr32(p, (uint32_t)v);
+    ikp__wr32(p + 4, (uint32_t)(v >> 32));
+}
+
+static uint64_t ikp__names_bytes(const char *const *names, uint32_t n)
+{
+    uint64_t b = 0;
+    uint32_t i;
+    for (i = 0; i < n; i++) b += 4 + (names && names[i] ? strlen(names[i]) : 0);
+    return b;
+}
+
+static int ikp__write_names(const char *const *names, uint32_t n, ikp_write_fn fn, void *user)
+{
+    uint32_t i;
+    for (i = 0; i < n; i++) {
+        unsigned char l[4];
+        size_t len = names && names[i] ? strlen(names[i]) : 0;
+        ikp__wr32(l, (uint32_t)len);
+        if (fn(user, l, 4) || (len && fn(user, names[i], len))) return 1;
+    }
+    return 0;
+}
+
+IKP_DEF ikp_result ikp_capture_write(const uint64_t *words, size_t num_words, ikp_format format,
+                                     const char *const *event_names, uint32_t num_event_names,
+                                     const char *const *group_names, uint32_t num_group_names,
+                                     ikp_write_fn fn, void *user, ikp_error *err)
+{
+    unsigned char h[IKP__CAPT_HEADER], chunk[4096];
+    uint64_t nb;
+    size_t i, j;
+    uint32_t k;
+    static const unsigned char zeros[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    if (!fn || (!words && num_words) || (unsigned)format >= (unsigned)IKP_FORMAT_COUNT ||
+        num_event_names > IKP_WIRE_MAX_EVENTS || num_group_names > IKP_WIRE_MAX_EVENTS)
+        return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "invalid argument to ikp_capture_write");
+    for (k = 0; k < num_event_names; k++)
+        if (event_names && event_names[k] && strlen(event_names[k]) > 255)
+            return ikp__fail(err, IKP_ERR_BAD_NAMES, -1, -1, "event name %u longer than 255 bytes", k);
+    for (k = 0; k < num_group_names; k++)
+        if (group_names && group_names[k] && strlen(group_names[k]) > 255)
+            return ikp__fail(err, IKP_ERR_BAD_NAMES, -1, -1, "group name %u longer than 255 bytes", k);
+    nb = ikp__names_bytes(event_names, num_event_names) + ikp__names_bytes(group_names, num_group_names);
+    memset(h, 0, sizeof h);
+    memcpy(h, IKP__CAPT_MAGIC, 8);
+    ikp__wr32(h + 8, 1);
+    ikp__wr32(h + 12, (uint32_t)format);
+    ikp__wr32(h + 16, num_event_names);
+    ikp__wr32(h + 20, num_group_names);
+    ikp__wr64(h + 24, nb);
+    ikp__wr64(h + 32, (uint64_t)num_words);
+    if (fn(user, h, sizeof h) || ikp__write_names(event_names, num_event_names, fn, user) ||
+        ikp__write_names(group_names, num_group_names, fn, user) ||
+        ((IKP__CAPT_HEADER + nb) % 8 && fn(user, zeros, (size_t)(8 - (IKP__CAPT_HEADER + nb) % 8))))
+        return ikp__fail(err, IKP_ERR_WRITE, -1, -1, "writing the capture header failed");
+    for (i = 0; i < num_words; i += sizeof chunk / 8) {
+        size_t m = num_words - i < sizeof chunk / 8 ? num_words - i : sizeof chunk / 8;
+        for (j = 0; j < m; j++) ikp__wr64(chunk + j * 8, words[i + j]);
+        if (fn(user, chunk, m * 8))
+            return ikp__fail(err, IKP_ERR_WRITE, -1, -1, "writing the capture buffer failed");
+    }
+    return IKP_OK;
+}
+
+typedef struct ikp__save_ctx {
+    const uint64_t *words;
+    size_t num_words;
+    ikp_format format;
+    const char *const *ev;
+    uint32_t nev;
+    const char *const *gr;
+    uint32_t ngr;
+} ikp__save_ctx;
+static ikp_result ikp__save_body(void *ctx, FILE *f, ikp_error *err)
+{
+    ikp__save_ctx *c = (ikp__save_ctx *)ctx;
+    return ikp_capture_write(c->words, c->num_words, c->format, c->ev, c->nev, c->gr, c->ngr,
+                             ikp_file_writer, f, err);
+}
+
+IKP_DEF ikp_result ikp_capture_save(const char *path, const uint64_t *words, size_t num_words,
+                                    ikp_format format,
+                                    const char *const *event_names, uint32_t num_event_names,
+                                    const char *const *group_names, uint32_t num_group_names,
+                                    ikp_error *err)
+{
+    ikp__save_ctx c;
+    c.words = words; c.num_words = num_words; c.format = format;
+    c.ev = event_names; c.nev = num_event_names; c.gr = group_names; c.ngr = num_group_names;
+    return ikp__write_path(path, ikp__save_body, &c, err);
+}
+
+/* ---- name lists ---- */
+IKP_DEF void ikp_name_list_free(ikp_name_list *list)
+{
+    if (!list) return;
+    ikp__free_names(&list->allocator_, list->names, list->count);
+    list->names = NULL;
+    list->count = 0;
+}
+
+IKP_DEF ikp_result ikp_name_list_parse(const char *text, size_t len, char separator,
+                                       const ikp_allocator *alloc, ikp_name_list *out,
+                                       ikp_error *err)
+{
+    size_t i, start = 0, n = 1, k = 0;
+    if (!out || (!text && len)) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL argument");
+    memset(out, 0, sizeof *out);
+    out->allocator_ = ikp__allocator(alloc);
+    if (separator == '\n' && len && text[len - 1] == '\n') len--; /* final newline ends the list */
+    for (i = 0; i < len; i++) {
+        if (text[i] == 0)
+            return ikp__fail(err, IKP_ERR_BAD_NAMES, (int64_t)i, -1, "name list: NUL byte at offset %llu", (unsigned long long)i);
+        if (text[i] == separator) n++;
+    }
+    if (n > IKP_WIRE_MAX_EVENTS)
+        return ikp__fail(err, IKP_ERR_BAD_NAMES, -1, -1, "name list: %llu names, at most %u",
+                         (unsigned long long)n, IKP_WIRE_MAX_EVENTS);
+    out->names = (char **)ikp__alloc(&out->allocator_, n * sizeof(char *));
+    if (!out->names) return ikp__oom(err);
+    for (i = 0; i < n; i++) out->names[i] = NULL;
+    out->count = (uint32_t)n;
+    for (i = 0; i <= len; i++) {
+        if (i == len || text[i] == separator) {
+            size_t l = i - start;
+            if (separator == '\n' && l && text[i - 1] == '\r') l--;
+            if (l > 255) {
+                ikp_name_list_free(out);
+                return ikp__fail(err, IKP_ERR_BAD_NAMES, (int64_t)start, -1,
+                                 "name list: name %llu is %llu bytes long (at most 255)",
+                                 (unsigned long long)k, (unsigned long long)l);
+            }
+            if (l) {
+                out->names[k] = ikp__strdup_n(&out->allocator_, text + start, l);
+                if (!out->names[k]) { ikp_name_list_free(out); return ikp__oom(err); }
+            }
+            k++;
+            start = i + 1;
+        }
+    }
+    ikp__ok(err);
+    return IKP_OK;
+}
+
+/* ---- buffers and the one-call dump ---- */
+IKP_DEF size_t ikp_buffer_words(uint32_t lanes, uint32_t capacity)
+{
+    uint64_t stride = (uint64_t)IKP_WIRE_LANE_WORDS + capacity, n;
+    if ((uint64_t)lanes > (UINT64_MAX - IKP_WIRE_HEADER_WORDS) / stride) return 0;
+    n = IKP_WIRE_HEADER_WORDS + (uint64_t)lanes * stride;
+    if (n > (uint64_t)((size_t)-1) / 8) return 0;
+    return (size_t)n;
+}
+
+IKP_DEF ikp_result ikp_buffer_header(uint64_t *h, uint32_t lanes, uint32_t capacity, uint32_t clock_khz)
+{
+    uint32_t i;
+    if (!h || lanes == 0 || !ikp_buffer_words(lanes, capacity)) return IKP_ERR_INVALID_ARGUMENT;
+    for (i = 0; i < IKP_WIRE_HEADER_WORDS; i++) h[i] = 0;
+    h[0] = (uint64_t)IKP_WIRE_MAGIC | (uint64_t)IKP_WIRE_VERSION << 32 |
+           (uint64_t)IKP_WIRE_HEADER_WORDS << 48 | (uint64_t)IKP_WIRE_LANE_WORDS << 56;
+    h[1] = (uint64_t)lanes | (uint64_t)capacity << 32;
+    h[2] = clock_khz;
+    return IKP_OK;
+}
+
+IKP_DEF ikp_result ikp_dump_words(const uint64_t *words, size_t num_words, const ikp_dump_desc *desc,
+                                  ikp_error *err)
+{
+    ikp_capture *cap = NULL;
+    ikp_stats *st = NULL;
+    ikp_result r;
+    if (!desc) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL desc");
+    r = ikp_capture_open(words, num_words, &desc->decode, &cap, err);
+    if (r == IKP_OK && desc->capture_path)
+        r = ikp_capture_save(desc->capture_path, words, num_words, cap->format,
+                             (const char *const *)cap->event_names, cap->num_event_names,
+                             (const char *const *)cap->group_names, cap->num_group_names, err);
+    if (r == IKP_OK && desc->trace_path) r = ikp_write_chrome_path(cap, &desc->chrome, desc->trace_path, err);
+    if (r == IKP_OK && desc->summary) {
+        r = ikp_stats_compute(cap, &st, err);
+        if (r == IKP_OK && ikp_stats_write_text(st, ikp_file_writer, desc->summary) != IKP_OK)
+            r = ikp__fail(err, IKP_ERR_WRITE, -1, -1, "writing the summary failed");
+    }
+    ikp_stats_free(st);
+    ikp_capture_free(cap);
+    return r;
+}
+
+#if IKP_HAS_CUDA
+static ikp_result ikp__cuda_fail(ikp_error *err, cudaError_t e, const char *what)
+{
+    return ikp__fail(err, IKP_ERR_CUDA, -1, -1, "%s: %s", what, cudaGetErrorString(e));
+}
+
+IKP_DEF ikp_result ikp_cuda_buffer_create(ikp_cuda_buffer *buf, uint32_t lanes, uint32_t capacity,
+                                          ikp_error *err)
+{
+    cudaError_t e;
+    int dev = 0, khz = 0;
+    size_t n = ikp_buffer_words(lanes, capacity);
+    if (!buf || lanes == 0 || n == 0)
+        return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "bad buffer size %u lanes x %u records", lanes, capacity);
+    memset(buf, 0, sizeof *buf);
+    if (cudaGetDevice(&dev) == cudaSuccess &&
+        cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, dev) != cudaSuccess)
+        khz = 0;
+    e = cudaMalloc((void **)&buf->device, n * sizeof(uint64_t));
+    if (e != cudaSuccess) return ikp__cuda_fail(err, e, "cudaMalloc");
+    buf->num_words = n;
+    buf->lanes = lanes;
+    buf->capacity = capacity;
+    buf->clock_khz = khz > 0 ? (uint32_t)khz : 0;
+    return IKP_OK;
+}
+
+IKP_DEF ikp_result ikp_cuda_buffer_reset(const ikp_cuda_buffer *buf, cudaStream_t stream, ikp_error *err)
+{
+    uint64_t h[IKP_WIRE_HEADER_WORDS];
+    cudaError_t e;
+    if (!buf || !buf->device) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL buffer");
+    ikp_buffer_header(h, buf->lanes, buf->capacity, buf->clock_khz);
+    e = cudaMemsetAsync(buf->device, 0, buf->num_words * sizeof(uint64_t), stream);
+    if (e != cudaSuccess) return ikp__cuda_fail(err, e, "cudaMemsetAsync");
+    /* pageable source: staged before return, so h may go out of scope */
+    e = cudaMemcpyAsync(buf->device, h, sizeof h, cudaMemcpyHostToDevice, stream);
+    if (e != cudaSuccess) return ikp__cuda_fail(err, e, "cudaMemcpyAsync");
+    return IKP_OK;
+}
+
+IKP_DEF ikp_result ikp_cuda_buffer_download(const ikp_cuda_buffer *buf, cudaStream_t stream,
+                                            uint64_t *host, ikp_error *err)
+{
+    cudaError_t e;
+    if (!buf || !buf->device || !host) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL argument");
+    e = cudaStreamSynchronize(stream);
+    if (e != cudaSuccess) return ikp__cuda_fail(err, e, "kernel or stream failed");
+    e = cudaMemcpy(host, buf->device, buf->num_words * sizeof(uint64_t), cudaMemcpyDeviceToHost);
+    if (e != cudaSuccess) return ikp__cuda_fail(err, e, "cudaMemcpy");
+    return IKP_OK;
+}
+
+IKP_DEF void ikp_cuda_buffer_destroy(ikp_cuda_buffer *buf)
+{
+    if (!buf) return;
+    if (buf->device) cudaFree(buf->device);
+    memset(buf, 0, sizeof *buf);
+}
+
+IKP_DEF ikp_result ikp_cuda_dump(const ikp_cuda_buffer *buf, cudaStream_t stream,
+                                 const ikp_dump_desc *desc, ikp_error *err)
+{
+    ikp_allocator a;
+    uint64_t *host;
+    ikp_result r;
+    if (!buf || !desc) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL argument");
+    a = ikp__allocator(&desc->decode.allocator);
+    host = (uint64_t *)ikp__alloc(&a, buf->num_words * sizeof(uint64_t));
+    if (!host) return ikp__oom(err);
+    r = ikp_cuda_buffer_download(buf, stream, host, err);
+    if (r == IKP_OK) r = ikp_dump_words(host, buf->num_words, desc, err);
+    ikp__free(&a, host);
+    return r;
+}
+#endif /* IKP_HAS_CUDA */
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* IKP_IMPLEMENTATION_INCLUDED */
+#endif /* IKP_IMPLEMENTATION */
+
+/*
+MIT License
+
+Copyright (c) 2026 The IKP authors
+
+Permission is hereby granted, free of charge, to any person obtaining a copy
+of this software and associated documentation files (the "Software"), to deal
+in the Software without restriction, including without limitation the rights
+to use, copy, modify, merge, publish, distribute, sublicense, and/or sell
+copies of the Software, and to permit persons to whom the Software is
+furnished to do so, subject to the following conditions:
+
+The above copyright notice and this permission notice shall be included in all
+copies or substantial portions of the Software.
+
+THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND, EXPRESS OR
+IMPLIED, INCLUDING BUT NOT LIMITED TO THE WARRANTIES OF MERCHANTABILITY,
+FITNESS FOR A PARTICULAR PURPOSE AND NONINFRINGEMENT. IN NO EVENT SHALL THE
+AUTHORS OR COPYRIGHT HOLDERS BE LIABLE FOR ANY CLAIM, DAMAGES OR OTHER
+LIABILITY, WHETHER IN AN ACTION OF CONTRACT, TORT OR OTHERWISE, ARISING FROM,
+OUT OF OR IN CONNECTION WITH THE SOFTWARE OR THE USE OR OTHER DEALINGS IN THE
+SOFTWARE.
+*/

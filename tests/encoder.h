@@ -1,0 +1,123 @@
+/* Test encoder: writes IKP, TIRx and flashinfer buffers from a description of
+   what each lane recorded. Written from FORMAT.md and peer-formats notes, on
+   purpose without ikp.h, so that the decoder is checked against an
+   independent reading of the formats. Times are absolute 64-bit ticks
+   (ns or cycles); the encoder truncates them to 32 bits as a device does. */
+#ifndef IKP_TEST_ENCODER_H
+#define IKP_TEST_ENCODER_H
+#include <stdint.h>
+#include <stddef.h>
+#include <string.h>
+
+#if defined(__GNUC__)
+#define ENC_FN static __attribute__((unused))
+#else
+#define ENC_FN static
+#endif
+
+enum { ENC_B = 'B', ENC_E = 'E', ENC_I = 'I', ENC_D = 'D' };
+
+typedef struct enc_rec {
+    int kind;          /* ENC_B, ENC_E, ENC_I, ENC_D (payload) */
+    unsigned id;
+    uint64_t t;        /* ticks; ignored for ENC_D */
+    uint32_t data;     /* ENC_D only */
+} enc_rec;
+
+typedef struct enc_lane {
+    uint32_t block, group, sm;
+    int cycles;        /* records stamp cycles */
+    int ring;          /* ring mode */
+    int started;       /* lane header written (IKP_INIT ran) */
+    int finalized;     /* IKP_FINALIZE ran */
+    uint64_t g0, c0, g1, c1; /* anchors */
+    const enc_rec *recs;
+    size_t n;
+} enc_lane;
+
+ENC_FN uint64_t enc_ikp_words(uint32_t lanes, uint32_t cap) { return 8 + (uint64_t)lanes * (8 + cap); }
+
+/* IKP buffer: lanes x cap; grid gx,gy,gz; ng groups. out must hold enc_ikp_words(). */
+ENC_FN void enc_ikp(uint64_t *out, uint32_t lanes, uint32_t cap, uint32_t ng, uint32_t gx, uint32_t gy,
+                    uint32_t gz, const enc_lane *L, size_t nl)
+{
+    size_t i, k;
+    memset(out, 0, enc_ikp_words(lanes, cap) * 8);
+    out[0] = 0x31504B49ull | (1ull << 32) | (8ull << 48) | (8ull << 56);
+    out[1] = lanes | ((uint64_t)cap << 32);
+    out[2] = 1980000; /* clock kHz */
+    for (i = 0; i < nl; i++) {
+        const enc_lane *l = &L[i];
+        uint32_t lane = l->block * ng + l->group, n = 0, mask = 0, stored, dropped;
+        uint64_t *h = out + 8 + (uint64_t)lane * (8 + cap), *rec = h + 8;
+        if (!l->started) continue;
+        if (l->ring) { mask = 1; while (mask * 2 <= cap) mask *= 2; mask -= 1; }
+        h[0] = 0x4C41u | ((uint64_t)((l->cycles ? 1 : 0) | (l->ring ? 2 : 0)) << 16) | ((uint64_t)l->sm << 32);
+        h[1] = l->block | ((uint64_t)l->group << 32) | ((uint64_t)ng << 48);
+        h[2] = gx | ((uint64_t)gy << 32) | ((uint64_t)gz << 48);
+        h[3] = l->g0;
+        h[4] = l->c0;
+        for (k = 0; k < l->n; k++) {
+            const enc_rec *r = &l->recs[k];
+            uint32_t tag, hi;
+            if (r->kind == ENC_D) { tag = 0x80000000u | (r->id << 2); hi = r->data; }
+            else {
+                tag = (r->id << 2) | (r->kind == ENC_B ? 1u : r->kind == ENC_E ? 2u : 3u);
+                hi = (uint32_t)r->t;
+            }
+            if (l->ring) rec[n & mask] = ((uint64_t)hi << 32) | tag;
+            else if (n < cap) rec[n] = ((uint64_t)hi << 32) | tag;
+            n++;
+        }
+        if (l->finalized) {
+            uint32_t room = l->ring ? mask + 1 : cap;
+            stored = n < room ? n : room;
+            dropped = n - stored;
+            h[5] = l->g1;
+            h[6] = l->c1;
+            h[7] = (1ull << 63) | stored | ((uint64_t)dropped << 32);
+        }
+    }
+}
+
+/* TIRx: record k of lane L at 1 + L + k*stride; type 0 begin 1 end 2 instant 3 finalize.
+   out must hold 1 + stride * maxrecs words. */
+ENC_FN void enc_tirx(uint64_t *out, size_t words, uint32_t nb, uint32_t ng, uint32_t stride,
+                     const enc_lane *L, size_t nl)
+{
+    size_t i, k;
+    memset(out, 0, words * 8);
+    out[0] = ((uint64_t)ng << 32) | nb;
+    for (i = 0; i < nl; i++) {
+        uint32_t lane = L[i].block * ng + L[i].group;
+        for (k = 0; k < L[i].n; k++) {
+            const enc_rec *r = &L[i].recs[k];
+            uint32_t type = r->kind == ENC_B ? 0 : r->kind == ENC_E ? 1 : r->kind == ENC_I ? 2 : 3;
+            uint64_t pos = 1 + lane + k * (uint64_t)stride;
+            if (pos < words) out[pos] = ((uint64_t)(uint32_t)r->t << 32) | (lane << 12) | (r->id << 2) | type;
+        }
+    }
+}
+
+/* flashinfer: stride num_blocks*num_groups; tag = sm<<24 | block<<12 | id<<2 | type.
+   Like flashinfer, an instant does not advance the write position. */
+ENC_FN void enc_flashinfer(uint64_t *out, size_t words, uint32_t nb, uint32_t ng,
+                           const enc_lane *L, size_t nl)
+{
+    size_t i, k;
+    uint64_t stride = (uint64_t)nb * ng;
+    memset(out, 0, words * 8);
+    out[0] = ((uint64_t)ng << 32) | nb;
+    for (i = 0; i < nl; i++) {
+        uint32_t lane = L[i].block * ng + L[i].group;
+        uint64_t pos = 1 + lane;
+        for (k = 0; k < L[i].n; k++) {
+            const enc_rec *r = &L[i].recs[k];
+            uint32_t type = r->kind == ENC_B ? 0 : r->kind == ENC_E ? 1 : 2;
+            uint32_t tag = (L[i].sm << 24) | ((L[i].block & 0xFFFu) << 12) | (r->id << 2) | type;
+            if (pos < words) out[pos] = ((uint64_t)(uint32_t)r->t << 32) | tag;
+            if (r->kind != ENC_I) pos += stride;
+        }
+    }
+}
+#endif

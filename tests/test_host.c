@@ -1,0 +1,769 @@
+/* Functional tests of ikp.h: decode buffers made by tests/encoder.h in every
+   format and check what comes out against what was encoded. */
+#define IKP_IMPLEMENTATION
+#define IKP_NO_CUDA
+#include "../ikp.h"
+#include "check.h"
+#include "encoder.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define NS 1000 /* ps per ns */
+
+static ikp_capture *open_fmt(const uint64_t *w, size_t n, ikp_format f, ikp_result want)
+{
+    ikp_capture *cap = NULL;
+    ikp_decode_options o;
+    ikp_error e;
+    ikp_result r;
+    memset(&o, 0, sizeof o);
+    o.format = f;
+    r = ikp_capture_open(w, n, &o, &cap, &e);
+    CHECK_EQ(r, want);
+    if (r != want) fprintf(stderr, "  error: %s\n", e.message);
+    if (r == IKP_OK) CHECK(cap != NULL);
+    else CHECK(cap == NULL && e.message[0] != 0);
+    return cap;
+}
+
+/* every (track) of every lane holds properly nested regions */
+static int nesting_ok(const ikp_capture *cap)
+{
+    ikp_lane_events ev;
+    uint32_t lane, t;
+    int ok = 1;
+    memset(&ev, 0, sizeof ev);
+    for (lane = 0; lane < ikp_capture_get_info(cap)->num_lanes; lane++) {
+        if (ikp_decode_lane(cap, lane, &ev, NULL) != IKP_OK) return 0;
+        for (t = 0; t < ev.num_tracks; t++) {
+            int64_t stack[256];
+            int n = 0;
+            size_t k;
+            int64_t prev_start = INT64_MIN;
+            for (k = 0; k < ev.count; k++) {
+                const ikp_event *e = &ev.events[k];
+                if (e->kind != IKP_EVENT_REGION || e->track != t) continue;
+                if (e->start_ps < prev_start) ok = 0;
+                prev_start = e->start_ps;
+                while (n && stack[n - 1] <= e->start_ps) n--;
+                if (n && stack[n - 1] < e->end_ps) ok = 0;
+                if (n < 256) stack[n++] = e->end_ps;
+            }
+        }
+    }
+    ikp_lane_events_free(cap, &ev);
+    return ok;
+}
+
+typedef struct membuf { char *p; size_t n, cap; } membuf;
+static int mem_write(void *u, const void *d, size_t n)
+{
+    membuf *m = (membuf *)u;
+    if (m->n + n + 1 > m->cap) {
+        size_t c = (m->n + n + 1) * 2;
+        char *np = (char *)realloc(m->p, c);
+        if (!np) return 1;
+        m->p = np; m->cap = c;
+    }
+    memcpy(m->p + m->n, d, n);
+    m->n += n;
+    m->p[m->n] = 0;
+    return 0;
+}
+
+static char *chrome(const ikp_capture *cap, ikp_group_by by)
+{
+    membuf m = {0, 0, 0};
+    ikp_chrome_options o;
+    ikp_error e;
+    o.by = by;
+    CHECK_EQ(ikp_write_chrome(cap, &o, mem_write, &m, &e), IKP_OK);
+    return m.p;
+}
+
+static size_t count_str(const char *s, const char *sub)
+{
+    size_t n = 0, l = strlen(sub);
+    while ((s = strstr(s, sub)) != NULL) { n++; s += l; }
+    return n;
+}
+
+/* regions of lane in start order -> (id, start, dur) in ps */
+static size_t regions(const ikp_capture *cap, uint32_t lane, ikp_event *out, size_t max)
+{
+    ikp_lane_events ev;
+    size_t k, n = 0;
+    memset(&ev, 0, sizeof ev);
+    CHECK_EQ(ikp_decode_lane(cap, lane, &ev, NULL), IKP_OK);
+    for (k = 0; k < ev.count && n < max; k++) out[n++] = ev.events[k];
+    ikp_lane_events_free(cap, &ev);
+    return n;
+}
+
+static void test_nesting_overlap_instants(void)
+{
+    /* lane 0: A{ B{ } } C-instant ; lane 1: A{ B{ A} B} (overlap, not nested) */
+    static const enc_rec r0[] = {{ENC_B, 0, 1000, 0}, {ENC_B, 1, 1100, 0}, {ENC_E, 1, 1300, 0},
+                                 {ENC_E, 0, 1500, 0}, {ENC_I, 2, 1600, 0}};
+    static const enc_rec r1[] = {{ENC_B, 0, 2000, 0}, {ENC_B, 1, 2100, 0}, {ENC_E, 0, 2200, 0},
+                                 {ENC_E, 1, 2400, 0}};
+    enc_lane L[2];
+    uint64_t w[8 + 2 * (8 + 16)];
+    ikp_capture *cap;
+    ikp_event ev[16];
+    size_t n;
+    char *js;
+    memset(L, 0, sizeof L);
+    L[0].block = 0; L[0].group = 0; L[0].started = L[0].finalized = 1; L[0].recs = r0; L[0].n = 5;
+    L[0].g0 = 900; L[0].g1 = 1700;
+    L[1].block = 0; L[1].group = 1; L[1].started = L[1].finalized = 1; L[1].recs = r1; L[1].n = 4;
+    L[1].g0 = 900; L[1].g1 = 2500; L[1].sm = 3;
+    enc_ikp(w, 2, 16, 2, 1, 1, 1, L, 2);
+    cap = open_fmt(w, sizeof w / 8, IKP_FORMAT_AUTO, IKP_OK);
+    if (!cap) return;
+    CHECK_EQ(ikp_capture_get_info(cap)->format, IKP_FORMAT_IKP);
+    CHECK_EQ(ikp_capture_get_info(cap)->records, 9);
+    CHECK_EQ(ikp_capture_get_info(cap)->span_ps, 1400 * NS);
+    n = regions(cap, 0, ev, 16);
+    CHECK_EQ(n, 3);
+    CHECK_EQ(ev[0].kind, IKP_EVENT_REGION); CHECK_EQ(ev[0].id, 0);
+    CHECK_EQ(ev[0].start_ps, 0); CHECK_EQ(ev[0].end_ps, 500 * NS);
+    CHECK_EQ(ev[1].id, 1); CHECK_EQ(ev[1].start_ps, 100 * NS); CHECK_EQ(ev[1].end_ps, 300 * NS);
+    CHECK_EQ(ev[0].track, 0); CHECK_EQ(ev[1].track, 0);
+    CHECK_EQ(ev[2].kind, IKP_EVENT_INSTANT); CHECK_EQ(ev[2].start_ps, 600 * NS);
+    n = regions(cap, 1, ev, 16);
+    CHECK_EQ(n, 2);
+    CHECK_EQ(ev[0].start_ps, 1000 * NS); CHECK_EQ(ev[0].end_ps, 1200 * NS);
+    CHECK_EQ(ev[1].start_ps, 1100 * NS); CHECK_EQ(ev[1].end_ps, 1400 * NS);
+    CHECK(ev[0].track != ev[1].track);
+    CHECK(nesting_ok(cap));
+    js = chrome(cap, IKP_BY_BLOCK);
+    CHECK(js && strncmp(js, "{\"traceEvents\":[", 16) == 0);
+    CHECK_EQ(count_str(js, "\"ph\":\"X\""), 4);
+    CHECK_EQ(count_str(js, "\"ph\":\"i\""), 1);
+    CHECK(strstr(js, "\"name\":\"event 0\",\"pid\":0,\"tid\":0,\"ts\":0.000,\"dur\":0.500") != NULL);
+    CHECK(strstr(js, "\"ts\":0.100,\"dur\":0.200") != NULL);
+    /* lane 1's second region goes on an extra track: tid = group + 2 * track */
+    CHECK(strstr(js, "\"pid\":0,\"tid\":3,\"ts\":1.100,\"dur\":0.300") != NULL);
+    CHECK(strstr(js, "\"name\":\"process_name\",\"pid\":0,\"args\":{\"name\":\"block 0\"}") != NULL);
+    CHECK(strstr(js, "\"name\":\"group 1 [1]\"") != NULL);
+    free(js);
+    js = chrome(cap, IKP_BY_SM);
+    CHECK(js && strstr(js, "\"name\":\"SM 3\"") != NULL);
+    free(js);
+    ikp_capture_free(cap);
+}
+
+static void test_globaltimer_wrap(void)
+{
+    /* regions straddling several 2^32 ns wraps; gaps < 2^32 between records */
+    enc_rec r[12];
+    enc_lane L;
+    uint64_t w[8 + 8 + 16], base = (1ull << 32) * 7 - 300, t = base;
+    ikp_capture *cap;
+    ikp_event ev[8];
+    int i;
+    for (i = 0; i < 6; i++) {
+        r[2 * i].kind = ENC_B; r[2 * i].id = 5; r[2 * i].t = t;
+        r[2 * i + 1].kind = ENC_E; r[2 * i + 1].id = 5; r[2 * i + 1].t = t + 1000 + (uint64_t)i;
+        t += 3000000000ull; /* 3 s: the next region is past a wrap */
+    }
+    memset(&L, 0, sizeof L);
+    L.started = L.finalized = 1; L.recs = r; L.n = 12; L.g0 = base - 5; L.g1 = t;
+    enc_ikp(w, 1, 16, 1, 1, 1, 1, &L, 1);
+    cap = open_fmt(w, sizeof w / 8, IKP_FORMAT_AUTO, IKP_OK);
+    if (!cap) return;
+    CHECK_EQ(regions(cap, 0, ev, 8), 6);
+    for (i = 0; i < 6; i++) {
+        CHECK_EQ(ev[i].start_ps, (int64_t)i * 3000000000ll * NS);
+        CHECK_EQ(ev[i].end_ps - ev[i].start_ps, (1000 + i) * NS);
+    }
+    CHECK_EQ(ikp_capture_get_info(cap)->backwards, 0);
+    ikp_capture_free(cap);
+}
+
+static void test_cycles(void)
+{
+    /* two lanes on SMs whose clock64 differ by 17 ms: one moment decodes to one time */
+    const double rate = 1.98; /* cycles per ns */
+    enc_rec r0[4], r1[2];
+    enc_lane L[2];
+    uint64_t w[8 + 2 * (8 + 8)];
+    uint64_t g0 = 5000000000ull, c0a = 123456789ull, c0b = 123456789ull + 33660000ull; /* +17 ms of cycles */
+    uint64_t span_ns = 200000; /* 200 us lanes: own rate */
+    ikp_capture *cap;
+    ikp_event ev[4];
+    memset(L, 0, sizeof L);
+    /* lane 0: region of 1980 cycles (1000 ns) at +10 us; an instant at +100 us */
+    r0[0].kind = ENC_B; r0[0].id = 1; r0[0].t = c0a + 19800;
+    r0[1].kind = ENC_E; r0[1].id = 1; r0[1].t = c0a + 19800 + 1980;
+    r0[2].kind = ENC_I; r0[2].id = 2; r0[2].t = c0a + 198000;
+    r0[3].kind = ENC_D; r0[3].id = 2; r0[3].data = 77;
+    /* lane 1: instant at the same moment, +100 us */
+    r1[0].kind = ENC_I; r1[0].id = 2; r1[0].t = c0b + 198000;
+    r1[1].kind = ENC_B; r1[1].id = 3; r1[1].t = c0b + 198000 + 40; /* 40 cycles = 20.2 ns */
+    L[0].started = L[0].finalized = 1; L[0].cycles = 1; L[0].recs = r0; L[0].n = 4;
+    L[0].g0 = g0; L[0].c0 = c0a; L[0].g1 = g0 + span_ns; L[0].c1 = c0a + (uint64_t)(span_ns * rate);
+    L[1].block = 1; L[1].started = L[1].finalized = 1; L[1].cycles = 1; L[1].recs = r1; L[1].n = 2;
+    L[1].g0 = g0; L[1].c0 = c0b; L[1].g1 = g0 + span_ns; L[1].c1 = c0b + (uint64_t)(span_ns * rate);
+    enc_ikp(w, 2, 8, 1, 2, 1, 1, L, 2);
+    cap = open_fmt(w, sizeof w / 8, IKP_FORMAT_AUTO, IKP_OK);
+    if (!cap) return;
+    CHECK(ikp_capture_get_info(cap)->timer_cycles);
+    CHECK_NEAR(ikp_capture_lane(cap, 0)->cycles_per_ns, rate, 1e-6);
+    CHECK_EQ(regions(cap, 0, ev, 4), 2);
+    CHECK_EQ(ev[0].start_ps, 0);
+    CHECK_NEAR((double)(ev[0].end_ps - ev[0].start_ps), 1000.0 * NS, 1);
+    CHECK_EQ(ev[1].kind, IKP_EVENT_INSTANT);
+    CHECK(ev[1].flags & IKP_EVENT_HAS_BEGIN_DATA);
+    CHECK_EQ(ev[1].begin_data, 77);
+    {
+        int64_t t_a = ev[1].start_ps;
+        CHECK_EQ(regions(cap, 1, ev, 4), 2);
+        CHECK_NEAR((double)ev[0].start_ps, (double)t_a, 1); /* same moment, different SM clocks */
+        CHECK_EQ(ev[1].kind, IKP_EVENT_UNMATCHED_BEGIN);
+        CHECK_NEAR((double)(ev[1].start_ps - ev[0].start_ps), 40 / rate * NS, 1);
+    }
+    ikp_capture_free(cap);
+}
+
+static void test_cycles_wrap(void)
+{
+    /* a 6.5e9-cycle lane (3 wraps of the 32-bit stamp), a record every 1e9 cycles */
+    enc_rec r[16];
+    enc_lane L;
+    uint64_t w[8 + 8 + 16], c0 = 0xFFFFFF00ull, g0 = 1000;
+    double rate = 1.5;
+    ikp_capture *cap;
+    ikp_event ev[16];
+    int i;
+    for (i = 0; i < 7; i++) {
+        r[2 * i].kind = ENC_B; r[2 * i].id = 0; r[2 * i].t = c0 + 100 + (uint64_t)i * 1000000000ull;
+        r[2 * i + 1].kind = ENC_E; r[2 * i + 1].id = 0; r[2 * i + 1].t = r[2 * i].t + 3000;
+    }
+    memset(&L, 0, sizeof L);
+    L.started = L.finalized = 1; L.cycles = 1; L.recs = r; L.n = 14;
+    L.g0 = g0; L.c0 = c0; L.c1 = c0 + 6500000000ull; L.g1 = g0 + (uint64_t)(6500000000.0 / rate);
+    enc_ikp(w, 1, 16, 1, 1, 1, 1, &L, 1);
+    cap = open_fmt(w, sizeof w / 8, IKP_FORMAT_AUTO, IKP_OK);
+    if (!cap) return;
+    CHECK_EQ(regions(cap, 0, ev, 16), 7);
+    for (i = 0; i < 7; i++) {
+        /* the encoder's anchors are whole ns: the rate is exact to 1e-10 */
+        CHECK_NEAR((double)ev[i].start_ps, (double)i * 1e9 / rate * NS, 1e-10 * i * 1e9 / rate * NS + 2);
+        CHECK_NEAR((double)(ev[i].end_ps - ev[i].start_ps), 2000.0 * NS, 1);
+    }
+    CHECK_EQ(ikp_capture_get_info(cap)->backwards, 0);
+    ikp_capture_free(cap);
+}
+
+static void test_dropped_ring_unmatched(void)
+{
+    enc_rec r[10];
+    enc_lane L[3];
+    uint64_t w[8 + 3 * (8 + 4)];
+    ikp_capture *cap;
+    ikp_event ev[8];
+    ikp_stats *st;
+    int i;
+    for (i = 0; i < 10; i++) { r[i].kind = i % 2 ? ENC_E : ENC_B; r[i].id = 4; r[i].t = 100 + 10 * (uint64_t)i; }
+    memset(L, 0, sizeof L);
+    /* lane 0 bounded (keeps the first 4), lane 1 ring (keeps the last 4), lane 2 unfinalized */
+    L[0].started = L[0].finalized = 1; L[0].recs = r; L[0].n = 10; L[0].g0 = 100; L[0].g1 = 300;
+    L[1] = L[0]; L[1].block = 1; L[1].ring = 1;
+    L[2] = L[0]; L[2].block = 2; L[2].finalized = 0; L[2].n = 3;
+    enc_ikp(w, 3, 4, 1, 3, 1, 1, L, 3);
+    cap = open_fmt(w, sizeof w / 8, IKP_FORMAT_AUTO, IKP_OK);
+    if (!cap) return;
+    CHECK_EQ(ikp_capture_get_info(cap)->dropped, 12);
+    CHECK_EQ(ikp_capture_lane(cap, 0)->dropped, 6);
+    CHECK_EQ(ikp_capture_lane(cap, 1)->dropped, 6);
+    CHECK(ikp_capture_lane(cap, 1)->flags & IKP_LANE_RING);
+    CHECK_EQ(ikp_capture_get_info(cap)->unfinalized_lanes, 1);
+    CHECK_EQ(regions(cap, 0, ev, 8), 2);
+    CHECK_EQ(ev[0].start_ps, 0); CHECK_EQ(ev[1].start_ps, 20 * NS);
+    CHECK_EQ(regions(cap, 1, ev, 8), 2);
+    CHECK_EQ(ev[0].start_ps, 60 * NS); CHECK_EQ(ev[1].start_ps, 80 * NS);
+    CHECK_EQ(ev[1].end_ps, 90 * NS);
+    CHECK_EQ(regions(cap, 2, ev, 8), 2); /* B E B: one region, one unmatched begin */
+    CHECK_EQ(ev[1].kind, IKP_EVENT_UNMATCHED_BEGIN);
+    CHECK_EQ(ikp_stats_compute(cap, &st, NULL), IKP_OK);
+    CHECK_EQ(st->unmatched_begin, 1);
+    CHECK_EQ(st->unmatched_end, 0);
+    CHECK_EQ(st->regions, 5);
+    ikp_stats_free(st);
+    ikp_capture_free(cap);
+}
+
+static void test_header_counters(void)
+{
+    enc_lane L;
+    uint64_t w[8 + 4 * (8 + 2)];
+    static const enc_rec r[] = {{ENC_E, 1, 50, 0}, {ENC_B, 1, 60, 0}};
+    ikp_capture *cap;
+    ikp_stats *st;
+    membuf m = {0, 0, 0};
+    memset(&L, 0, sizeof L);
+    L.block = 2; L.started = L.finalized = 1; L.recs = r; L.n = 2; L.g0 = 10; L.g1 = 70;
+    enc_ikp(w, 4, 2, 1, 4, 1, 1, &L, 1);
+    w[3] = 5;  /* device: 5 lanes refused */
+    w[4] = 9;  /* device: grid needs 9 */
+    w[5] = 1;  /* a lane claimed twice */
+    cap = open_fmt(w, sizeof w / 8, IKP_FORMAT_IKP, IKP_OK);
+    if (!cap) return;
+    CHECK_EQ(ikp_capture_get_info(cap)->active_lanes, 1);
+    CHECK_EQ(ikp_capture_get_info(cap)->refused_lanes, 5);
+    CHECK_EQ(ikp_capture_get_info(cap)->lanes_needed, 9);
+    CHECK_EQ(ikp_capture_get_info(cap)->claimed_twice, 1);
+    CHECK_EQ(ikp_stats_compute(cap, &st, NULL), IKP_OK);
+    CHECK_EQ(st->unmatched_begin, 1);
+    CHECK_EQ(st->unmatched_end, 1);
+    CHECK_EQ(ikp_info_write_text(st, mem_write, &m), IKP_OK);
+    CHECK(m.p && strstr(m.p, "buffer too small for the grid: 5 lanes not recorded (9 needed, 4 in buffer)"));
+    CHECK(m.p && strstr(m.p, "1 begins, 1 ends"));
+    free(m.p);
+    ikp_stats_free(st);
+    ikp_capture_free(cap);
+}
+
+static void test_stats(void)
+{
+    /* 100 regions of 1..100 ns, then 50% busy over the lane */
+    enc_rec r[200];
+    enc_lane L;
+    uint64_t *w = (uint64_t *)malloc(enc_ikp_words(1, 256) * 8), t = 1000;
+    ikp_capture *cap;
+    ikp_stats *st;
+    membuf m = {0, 0, 0};
+    int i;
+    for (i = 0; i < 100; i++) {
+        uint64_t d = (uint64_t)(i * 37 % 100) + 1; /* a permutation of 1..100 */
+        r[2 * i].kind = ENC_B; r[2 * i].id = 3; r[2 * i].t = t;
+        r[2 * i + 1].kind = ENC_E; r[2 * i + 1].id = 3; r[2 * i + 1].t = t + d;
+        t += 2 * d; /* busy d, idle d */
+    }
+    memset(&L, 0, sizeof L);
+    L.started = L.finalized = 1; L.recs = r; L.n = 200; L.g0 = 1000; L.g1 = t;
+    enc_ikp(w, 1, 256, 1, 1, 1, 1, &L, 1);
+    cap = open_fmt(w, enc_ikp_words(1, 256), IKP_FORMAT_AUTO, IKP_OK);
+    if (cap) {
+        const char *nm[4] = {"a", "b", "c", "tile \"x\""};
+        ikp_capture_free(cap);
+        {
+            ikp_decode_options o;
+            memset(&o, 0, sizeof o);
+            o.event_names = nm; o.num_event_names = 4;
+            CHECK_EQ(ikp_capture_open(w, enc_ikp_words(1, 256), &o, &cap, NULL), IKP_OK);
+        }
+        CHECK_EQ(ikp_stats_compute(cap, &st, NULL), IKP_OK);
+        CHECK_EQ(st->num_events, 1);
+        CHECK(strcmp(st->events[0].name, "tile \"x\"") == 0);
+        CHECK_EQ(st->events[0].count, 100);
+        CHECK_NEAR(st->events[0].total_ns, 5050, 1e-9);
+        CHECK_NEAR(st->events[0].min_ns, 1, 1e-9);
+        CHECK_NEAR(st->events[0].max_ns, 100, 1e-9);
+        CHECK_NEAR(st->events[0].mean_ns, 50.5, 1e-9);
+        CHECK_NEAR(st->events[0].p50_ns, 50, 1e-9);
+        CHECK_NEAR(st->events[0].p90_ns, 90, 1e-9);
+        CHECK_NEAR(st->events[0].p99_ns, 99, 1e-9);
+        CHECK_EQ(st->num_groups, 1);
+        /* span = first begin to last end: all but the last idle gap (99*37%100+1 = 64) */
+        CHECK_NEAR(st->groups[0].busy_fraction, 5050.0 / (2 * 5050 - 64), 1e-9);
+        CHECK_EQ(ikp_stats_write_json(st, mem_write, &m), IKP_OK);
+        CHECK(m.p && strstr(m.p, "\"name\":\"tile \\\"x\\\"\",\"id\":3,\"count\":100,\"total_ns\":5050.000,\"min_ns\":1.000,\"mean_ns\":50.500,\"p50_ns\":50.000,\"p90_ns\":90.000,\"p99_ns\":99.000,\"max_ns\":100.000"));
+        free(m.p);
+        ikp_stats_free(st);
+        ikp_capture_free(cap);
+    }
+    free(w);
+}
+
+static void test_tirx(void)
+{
+    /* 3 blocks x 2 groups; timer near the 2^32 wrap; a finalize record */
+    enc_rec r[6][4];
+    enc_lane L[6];
+    uint64_t w[1 + 6 * 4], base = 0xFFFFFF00ull;
+    ikp_capture *cap;
+    ikp_event ev[4];
+    int i;
+    memset(L, 0, sizeof L);
+    for (i = 0; i < 6; i++) {
+        uint64_t t = base + (uint64_t)i * 100;
+        r[i][0].kind = ENC_B; r[i][0].id = (unsigned)i; r[i][0].t = t;
+        r[i][1].kind = ENC_E; r[i][1].id = (unsigned)i; r[i][1].t = t + 300 + (uint64_t)i;
+        r[i][2].kind = ENC_I; r[i][2].id = 9; r[i][2].t = t + 400;
+        r[i][3].kind = 'F'; r[i][3].id = 0; r[i][3].t = t + 500;
+        L[i].block = (uint32_t)i / 2; L[i].group = (uint32_t)i % 2; L[i].recs = r[i]; L[i].n = 4;
+    }
+    enc_tirx(w, sizeof w / 8, 3, 2, 6, L, 6);
+    cap = open_fmt(w, sizeof w / 8, IKP_FORMAT_AUTO, IKP_OK);
+    if (!cap) return;
+    CHECK_EQ(ikp_capture_get_info(cap)->format, IKP_FORMAT_TIRX);
+    CHECK_EQ(ikp_capture_get_info(cap)->num_blocks, 3);
+    CHECK_EQ(ikp_capture_get_info(cap)->num_groups, 2);
+    for (i = 0; i < 6; i++) {
+        CHECK_EQ(ikp_capture_lane(cap, (uint32_t)i)->block, i / 2);
+        CHECK_EQ(ikp_capture_lane(cap, (uint32_t)i)->group, i % 2);
+        CHECK_EQ(regions(cap, (uint32_t)i, ev, 4), 2);
+        CHECK_EQ(ev[0].id, i);
+        CHECK_EQ(ev[0].start_ps, (int64_t)i * 100 * NS);
+        CHECK_EQ(ev[0].end_ps - ev[0].start_ps, (300 + i) * NS);
+        CHECK_EQ(ev[1].kind, IKP_EVENT_INSTANT);
+    }
+    ikp_capture_free(cap);
+    /* persistent layout: write_stride (8) > lanes (6) */
+    {
+        uint64_t w2[1 + 8 * 4];
+        enc_tirx(w2, sizeof w2 / 8, 3, 2, 8, L, 6);
+        cap = open_fmt(w2, sizeof w2 / 8, IKP_FORMAT_TIRX, IKP_OK);
+        if (cap) {
+            CHECK_EQ(regions(cap, 5, ev, 4), 2);
+            CHECK_EQ(ev[0].id, 5);
+            CHECK_EQ(ev[0].end_ps - ev[0].start_ps, 305 * NS);
+            ikp_capture_free(cap);
+        }
+    }
+    /* out-of-range lane in a tag: counted, skipped */
+    w[1] |= (uint64_t)40 << 12;
+    cap = open_fmt(w, sizeof w / 8, IKP_FORMAT_TIRX, IKP_OK);
+    if (cap) { CHECK_EQ(ikp_capture_get_info(cap)->out_of_range, 1); ikp_capture_free(cap); }
+}
+
+static void test_flashinfer(void)
+{
+    /* 2 blocks x 3 groups; group only recoverable from position */
+    enc_rec r[6][3];
+    enc_lane L[6];
+    uint64_t w[1 + 6 * 3];
+    ikp_capture *cap;
+    ikp_event ev[4];
+    int i;
+    memset(L, 0, sizeof L);
+    for (i = 0; i < 6; i++) {
+        uint64_t t = 5000 + (uint64_t)i * 10;
+        r[i][0].kind = ENC_B; r[i][0].id = 7; r[i][0].t = t;
+        r[i][1].kind = ENC_I; r[i][1].id = 8; r[i][1].t = t + 5; /* overwritten, as flashinfer does */
+        r[i][2].kind = ENC_E; r[i][2].id = 7; r[i][2].t = t + 100 + (uint64_t)i;
+        L[i].block = (uint32_t)i / 3; L[i].group = (uint32_t)i % 3; L[i].sm = 10 + (uint32_t)i;
+        L[i].recs = r[i]; L[i].n = 3;
+    }
+    enc_flashinfer(w, sizeof w / 8, 2, 3, L, 6);
+    cap = open_fmt(w, sizeof w / 8, IKP_FORMAT_AUTO, IKP_OK);
+    if (!cap) return;
+    CHECK_EQ(ikp_capture_get_info(cap)->format, IKP_FORMAT_FLASHINFER);
+    for (i = 0; i < 6; i++) {
+        const ikp_lane_info *li = ikp_capture_lane(cap, (uint32_t)i);
+        CHECK_EQ(li->block, i / 3);
+        CHECK_EQ(li->group, i % 3);
+        CHECK_EQ(li->sm, 10 + i);
+        CHECK_EQ(regions(cap, (uint32_t)i, ev, 4), 1);
+        CHECK_EQ(ev[0].end_ps - ev[0].start_ps, (100 + i) * NS);
+    }
+    ikp_capture_free(cap);
+    /* no SM bits set (all on SM 0): told apart from TIRx by positions */
+    for (i = 0; i < 6; i++) L[i].sm = 0;
+    enc_flashinfer(w, sizeof w / 8, 2, 3, L, 6);
+    cap = open_fmt(w, sizeof w / 8, IKP_FORMAT_AUTO, IKP_OK);
+    if (cap) {
+        CHECK_EQ(ikp_capture_get_info(cap)->format, IKP_FORMAT_FLASHINFER);
+        CHECK_EQ(ikp_capture_lane(cap, 4)->group, 1);
+        ikp_capture_free(cap);
+    }
+}
+
+static void test_flashinfer_4096(void)
+{
+    /* 4096 lanes: cannot be flashinfer when auto-detected; forced flashinfer still decodes */
+    const uint32_t nb = 2048, ng = 2, lanes = nb * ng;
+    size_t words = 1 + (size_t)lanes * 2, i;
+    uint64_t *w = (uint64_t *)malloc(words * 8);
+    enc_lane *L = (enc_lane *)calloc(lanes, sizeof(enc_lane));
+    enc_rec *r = (enc_rec *)calloc((size_t)lanes * 2, sizeof(enc_rec));
+    ikp_capture *cap;
+    ikp_event ev[2];
+    for (i = 0; i < lanes; i++) {
+        r[2 * i].kind = ENC_B; r[2 * i].id = 1; r[2 * i].t = 100;
+        r[2 * i + 1].kind = ENC_E; r[2 * i + 1].id = 1; r[2 * i + 1].t = 150 + i % 7;
+        L[i].block = (uint32_t)i / ng; L[i].group = (uint32_t)i % ng; L[i].recs = r + 2 * i; L[i].n = 2;
+    }
+    enc_tirx(w, words, nb, ng, lanes, L, lanes);
+    cap = open_fmt(w, words, IKP_FORMAT_AUTO, IKP_OK);
+    if (cap) {
+        CHECK_EQ(ikp_capture_get_info(cap)->format, IKP_FORMAT_TIRX);
+        CHECK_EQ(ikp_capture_get_info(cap)->num_lanes, 4096);
+        CHECK_EQ(regions(cap, 4095, ev, 2), 1);
+        CHECK_EQ(ev[0].end_ps - ev[0].start_ps, (50 + 4095 % 7) * NS);
+        ikp_capture_free(cap);
+    }
+    enc_flashinfer(w, words, nb, ng, L, lanes);
+    cap = open_fmt(w, words, IKP_FORMAT_FLASHINFER, IKP_OK);
+    if (cap) {
+        CHECK_EQ(ikp_capture_lane(cap, 4095)->group, 1);
+        CHECK_EQ(ikp_capture_lane(cap, 4095)->block, 2047);
+        CHECK_EQ(regions(cap, 4095, ev, 2), 1);
+        CHECK_EQ(ev[0].end_ps - ev[0].start_ps, (50 + 4095 % 7) * NS);
+        ikp_capture_free(cap);
+    }
+    free(w); free(L); free(r);
+}
+
+static void test_bad_input(void)
+{
+    uint64_t w[8 + 8 + 4];
+    static const enc_rec r[] = {{ENC_B, 0, 100, 0}, {ENC_E, 0, 90, 0}, {ENC_B, 1, 200, 0}, {ENC_E, 1, 300, 0}};
+    enc_lane L;
+    ikp_capture *cap;
+    ikp_error e;
+    size_t n;
+    memset(&L, 0, sizeof L);
+    L.started = L.finalized = 1; L.recs = r; L.n = 4; L.g0 = 50; L.g1 = 400;
+    enc_ikp(w, 1, 4, 1, 1, 1, 1, &L, 1);
+    /* every truncation of the buffer: an error, never a crash */
+    for (n = 0; n < sizeof w / 8; n++)
+        CHECK(ikp_capture_open(w, n, NULL, &cap, &e) != IKP_OK && cap == NULL);
+    CHECK_EQ(ikp_capture_open(w, 0, NULL, &cap, &e), IKP_ERR_EMPTY);
+    CHECK_EQ(ikp_capture_open(w, 4, NULL, &cap, &e), IKP_ERR_TRUNCATED);
+    CHECK_EQ(ikp_capture_open(w, 19, NULL, &cap, &e), IKP_ERR_TRUNCATED);
+    CHECK(strstr(e.message, "claims 1 lanes x 4 records = 20 words, buffer holds 19") != NULL);
+    /* time backwards: counted, the region kept with zero length */
+    cap = open_fmt(w, 20, IKP_FORMAT_AUTO, IKP_OK);
+    if (cap) {
+        ikp_event ev[4];
+        CHECK_EQ(ikp_capture_get_info(cap)->backwards, 1);
+        CHECK_EQ(regions(cap, 0, ev, 4), 2);
+        CHECK_EQ(ev[0].end_ps, ev[0].start_ps);
+        CHECK_EQ(ev[1].end_ps - ev[1].start_ps, 100 * NS);
+        CHECK(nesting_ok(cap));
+        ikp_capture_free(cap);
+    }
+    /* reserved tag bits and a zero word inside the count: invalid, counted */
+    w[8 + 8 + 2] |= 1ull << 20;
+    w[8 + 8 + 3] = 0;
+    cap = open_fmt(w, 20, IKP_FORMAT_AUTO, IKP_OK);
+    if (cap) { CHECK_EQ(ikp_capture_get_info(cap)->invalid, 2); ikp_capture_free(cap); }
+    enc_ikp(w, 1, 4, 1, 1, 1, 1, &L, 1);
+    /* stored count beyond capacity: clamped, lane counted as damaged */
+    w[8 + 7] = (1ull << 63) | 1000;
+    cap = open_fmt(w, 20, IKP_FORMAT_AUTO, IKP_OK);
+    if (cap) {
+        CHECK_EQ(ikp_capture_lane(cap, 0)->records, 4);
+        CHECK_EQ(ikp_capture_get_info(cap)->corrupt_lanes, 1);
+        ikp_capture_free(cap);
+    }
+    enc_ikp(w, 1, 4, 1, 1, 1, 1, &L, 1);
+    /* header field errors */
+    w[1] = 0 | (4ull << 32);
+    CHECK_EQ(ikp_capture_open(w, 20, NULL, &cap, &e), IKP_ERR_BAD_HEADER);
+    w[1] = 0xFFFFFFFFull | (0xFFFFFFFFull << 32);
+    CHECK_EQ(ikp_capture_open(w, 20, NULL, &cap, &e), IKP_ERR_SIZE_OVERFLOW);
+    w[1] = 1000 | (4ull << 32);
+    CHECK_EQ(ikp_capture_open(w, 20, NULL, &cap, &e), IKP_ERR_TRUNCATED);
+    enc_ikp(w, 1, 4, 1, 1, 1, 1, &L, 1);
+    w[0] += 1ull << 32; /* version 2 */
+    CHECK_EQ(ikp_capture_open(w, 20, NULL, &cap, &e), IKP_ERR_BAD_VERSION);
+    /* lane header damage: group >= groups -> lane skipped and counted */
+    enc_ikp(w, 1, 4, 1, 1, 1, 1, &L, 1);
+    w[8 + 1] |= 5ull << 32;
+    cap = open_fmt(w, 20, IKP_FORMAT_AUTO, IKP_OK);
+    if (cap) { CHECK_EQ(ikp_capture_get_info(cap)->corrupt_lanes, 1); CHECK_EQ(ikp_capture_get_info(cap)->records, 0); ikp_capture_free(cap); }
+    /* all-zero, all-ones, 0x7FFF.. filled buffers */
+    memset(w, 0, sizeof w);
+    CHECK_EQ(ikp_capture_open(w, 20, NULL, &cap, &e), IKP_ERR_BAD_MAGIC);
+    memset(w, 0xFF, sizeof w);
+    CHECK_EQ(ikp_capture_open(w, 20, NULL, &cap, &e), IKP_ERR_UNKNOWN_FORMAT);
+    for (n = 0; n < 20; n++) w[n] = 0x7FFFFFFFFFFFFFFFull;
+    CHECK_EQ(ikp_capture_open(w, 20, NULL, &cap, &e), IKP_ERR_UNKNOWN_FORMAT);
+    /* a buffer of one format forced through another's decoder */
+    enc_ikp(w, 1, 4, 1, 1, 1, 1, &L, 1);
+    CHECK(ikp_capture_open(w, 20, NULL, &cap, &e) == IKP_OK);
+    ikp_capture_free(cap);
+    {
+        ikp_decode_options o;
+        memset(&o, 0, sizeof o);
+        o.format = IKP_FORMAT_TIRX; /* lanes beyond the 20-bit lane field */
+        CHECK_EQ(ikp_capture_open(w, 20, &o, &cap, &e), IKP_ERR_BAD_HEADER);
+        o.format = IKP_FORMAT_FLASHINFER;
+        CHECK_EQ(ikp_capture_open(w, 20, &o, &cap, &e), IKP_ERR_TRUNCATED);
+        w[0] = (2ull << 32) | 3; /* a tirx header forced as IKP */
+        o.format = IKP_FORMAT_IKP;
+        CHECK_EQ(ikp_capture_open(w, 20, &o, &cap, &e), IKP_ERR_BAD_MAGIC);
+        o.format = (ikp_format)99;
+        CHECK_EQ(ikp_capture_open(w, 20, &o, &cap, &e), IKP_ERR_INVALID_ARGUMENT);
+    }
+    CHECK_EQ(ikp_capture_open(NULL, 3, NULL, &cap, &e), IKP_ERR_INVALID_ARGUMENT);
+    CHECK(strcmp(ikp_result_string(IKP_ERR_TRUNCATED), "input truncated") == 0);
+}
+
+static int file_bytes(const char *path, unsigned char **out, size_t *n)
+{
+    FILE *f = fopen(path, "rb");
+    long sz;
+    if (!f) return 0;
+    fseek(f, 0, SEEK_END);
+    sz = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    *out = (unsigned char *)malloc((size_t)sz + 1);
+    *n = fread(*out, 1, (size_t)sz, f);
+    fclose(f);
+    return *n == (size_t)sz;
+}
+
+static void test_capture_file(void)
+{
+    static const enc_rec r[] = {{ENC_B, 0, 100, 0}, {ENC_E, 0, 190, 0}, {ENC_I, 1, 200, 0}};
+    const char *ev_names[2] = {"load \"tile\"", "done\x01"};
+    const char *gr_names[1] = {"producer"};
+    enc_lane L;
+    uint64_t w[8 + 8 + 4];
+    ikp_capture *cap;
+    ikp_error e;
+    unsigned char *bytes;
+    size_t n, cut;
+    const char *path = "build/test-out/roundtrip.ikp";
+    memset(&L, 0, sizeof L);
+    L.started = L.finalized = 1; L.recs = r; L.n = 3; L.g0 = 50; L.g1 = 400;
+    enc_ikp(w, 1, 4, 1, 1, 1, 1, &L, 1);
+    CHECK_EQ(ikp_capture_save(path, w, 20, IKP_FORMAT_IKP, ev_names, 2, gr_names, 1, &e), IKP_OK);
+    CHECK_EQ(ikp_capture_load(path, NULL, &cap, &e), IKP_OK);
+    if (cap) {
+        char *js;
+        CHECK(strcmp(ikp_event_name(cap, 0), "load \"tile\"") == 0);
+        CHECK(strcmp(ikp_group_name(cap, 0), "producer") == 0);
+        CHECK(ikp_event_name(cap, 2) == NULL);
+        CHECK_EQ(ikp_capture_get_info(cap)->records, 3);
+        js = chrome(cap, IKP_BY_BLOCK);
+        CHECK(js && strstr(js, "\"name\":\"load \\\"tile\\\"\"") != NULL);
+        CHECK(js && strstr(js, "\"name\":\"done\\u0001\"") != NULL);
+        CHECK(js && strstr(js, "\"name\":\"producer\"") != NULL);
+        free(js);
+        ikp_capture_free(cap);
+    }
+    /* the file cut at every length: an error naming an offset, never a crash */
+    if (file_bytes(path, &bytes, &n)) {
+        int all = 1;
+        for (cut = 0; cut < n; cut++) {
+            ikp_result rr = ikp_capture_open_file_data(bytes, cut, NULL, &cap, &e);
+            if (rr == IKP_OK) { all = 0; ikp_capture_free(cap); }
+            else if (cut > 0 && e.offset < 0) all = 0;
+        }
+        CHECK(all);
+        /* names section claiming more than the file holds */
+        bytes[24] = 0xFF; bytes[25] = 0xFF;
+        CHECK_EQ(ikp_capture_open_file_data(bytes, n, NULL, &cap, &e), IKP_ERR_TRUNCATED);
+        CHECK_EQ(e.offset, 24);
+        free(bytes);
+    } else CHECK(0);
+    /* bare buffer file, not a whole number of words */
+    {
+        unsigned char b[20];
+        memcpy(b, w, 20);
+        CHECK_EQ(ikp_capture_open_file_data(b, 20, NULL, &cap, &e), IKP_ERR_TRUNCATED);
+        CHECK_EQ(e.offset, 16);
+        CHECK_EQ(ikp_capture_open_file_data(w, 160, NULL, &cap, &e), IKP_OK);
+        ikp_capture_free(cap);
+    }
+    /* an output path that cannot be written: error, nothing left behind */
+    cap = open_fmt(w, 20, IKP_FORMAT_AUTO, IKP_OK);
+    if (cap) {
+        FILE *f;
+        CHECK_EQ(ikp_write_chrome_path(cap, NULL, "build/test-out/no/such/dir/t.json", &e), IKP_ERR_IO);
+        /* a directory in the way: the rename fails, the temporary file is removed */
+        CHECK_EQ(ikp_write_chrome_path(cap, NULL, "build/test-out", &e), IKP_ERR_IO);
+        f = fopen("build/test-out.ikp-tmp", "rb");
+        CHECK(f == NULL);
+        if (f) fclose(f);
+        /* a full disk: written in place (a device), the error is reported */
+        CHECK_EQ(ikp_write_chrome_path(cap, NULL, "/dev/full", &e), IKP_ERR_IO);
+        f = fopen("/dev/full", "wb");
+        if (f) {
+            CHECK_EQ(ikp_write_chrome_file(cap, NULL, f, &e), IKP_ERR_IO);
+            fclose(f);
+        }
+        ikp_capture_free(cap);
+    }
+}
+
+static void test_name_list(void)
+{
+    ikp_name_list l;
+    ikp_error e;
+    char big[300];
+    CHECK_EQ(ikp_name_list_parse("a,,c", 4, ',', NULL, &l, &e), IKP_OK);
+    CHECK_EQ(l.count, 3);
+    CHECK(strcmp(l.names[0], "a") == 0 && l.names[1] == NULL && strcmp(l.names[2], "c") == 0);
+    ikp_name_list_free(&l);
+    CHECK_EQ(ikp_name_list_parse("x\r\ny\n", 5, '\n', NULL, &l, &e), IKP_OK);
+    CHECK_EQ(l.count, 2);
+    CHECK(strcmp(l.names[0], "x") == 0 && strcmp(l.names[1], "y") == 0);
+    ikp_name_list_free(&l);
+    CHECK_EQ(ikp_name_list_parse("a\0b", 3, ',', NULL, &l, &e), IKP_ERR_BAD_NAMES);
+    CHECK_EQ(e.offset, 1);
+    memset(big, 'n', sizeof big);
+    CHECK_EQ(ikp_name_list_parse(big, sizeof big, ',', NULL, &l, &e), IKP_ERR_BAD_NAMES);
+    CHECK_EQ(ikp_name_list_parse("", 0, ',', NULL, &l, &e), IKP_OK);
+    CHECK_EQ(l.count, 1);
+    ikp_name_list_free(&l);
+}
+
+/* a counting allocator: every allocation through it, none left over */
+static long live_allocs;
+static void *t_alloc(size_t n, void *u) { (void)u; live_allocs++; return malloc(n); }
+static void *t_realloc(void *p, size_t n, void *u) { (void)u; if (!p) live_allocs++; return realloc(p, n); }
+static void t_free(void *p, void *u) { (void)u; if (p) live_allocs--; free(p); }
+
+static void test_allocator_and_many_tracks(void)
+{
+    /* 100 regions that all overlap without nesting: tracks beyond the shared ones */
+    enc_rec r[200];
+    enc_lane L;
+    uint64_t *w = (uint64_t *)malloc(enc_ikp_words(1, 256) * 8);
+    ikp_decode_options o;
+    ikp_capture *cap;
+    ikp_stats *st;
+    char *js;
+    int i;
+    for (i = 0; i < 100; i++) {
+        r[i].kind = ENC_B; r[i].id = (unsigned)i; r[i].t = 100 + (uint64_t)i;
+        r[100 + i].kind = ENC_E; r[100 + i].id = (unsigned)i; r[100 + i].t = 1000 + (uint64_t)i;
+    }
+    memset(&L, 0, sizeof L);
+    L.started = L.finalized = 1; L.recs = r; L.n = 200; L.g0 = 50; L.g1 = 2000;
+    enc_ikp(w, 1, 256, 1, 1, 1, 1, &L, 1);
+    memset(&o, 0, sizeof o);
+    o.allocator.alloc = t_alloc; o.allocator.realloc = t_realloc; o.allocator.free = t_free;
+    CHECK_EQ(ikp_capture_open(w, enc_ikp_words(1, 256), &o, &cap, NULL), IKP_OK);
+    if (cap) {
+        CHECK(live_allocs > 0);
+        CHECK(nesting_ok(cap));
+        js = chrome(cap, IKP_BY_BLOCK);
+        CHECK_EQ(count_str(js, "\"ph\":\"X\""), 100);
+        free(js);
+        CHECK_EQ(ikp_stats_compute(cap, &st, NULL), IKP_OK);
+        CHECK_EQ(st->num_events, 100);
+        ikp_stats_free(st);
+        ikp_capture_free(cap);
+    }
+    CHECK_EQ(live_allocs, 0);
+    free(w);
+}
+
+int main(void)
+{
+    test_nesting_overlap_instants();
+    test_globaltimer_wrap();
+    test_cycles();
+    test_cycles_wrap();
+    test_dropped_ring_unmatched();
+    test_header_counters();
+    test_stats();
+    test_tirx();
+    test_flashinfer();
+    test_flashinfer_4096();
+    test_bad_input();
+    test_capture_file();
+    test_name_list();
+    test_allocator_and_many_tracks();
+    return check_report();
+}
