@@ -3,14 +3,18 @@
 #   make run        decode the bundled capture (or, with a GPU, profile an example)
 #   make test       every test that runs without a GPU
 #   make bench      host decoder benchmark
+#   make gpu-test   device tests and examples on a machine with a GPU
+#   make bench-gpu  per-event cost of IKP and other recorders on the GPU
 CC      ?= cc
+NVCC    ?= nvcc
+CUDA    ?= $(patsubst %/bin/nvcc,%,$(shell command -v $(NVCC)))
 PYTHON  ?= python3
 CFLAGS  ?= -O2
 WARN     = -std=c99 -Wall -Wextra -pedantic -Werror
 SAN      = -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 B        = build
 
-.PHONY: all run test bench clean sample check-tools
+.PHONY: all run test bench clean sample check-tools gpu-test bench-gpu device
 all: $(B)/ikp
 
 $(B):
@@ -41,19 +45,48 @@ sample: $(B)/gen_sample
 check-tools:
 	@command -v $(CC) >/dev/null || { echo "make: C compiler '$(CC)' not found"; exit 1; }
 	@command -v $(PYTHON) >/dev/null || { echo "make: $(PYTHON) not found (needed to validate JSON in the tests)"; exit 1; }
+	@command -v $(NVCC) >/dev/null || { echo "make: $(NVCC) not found (the CUDA Toolkit is needed to compile the device code)"; exit 1; }
 
+$(B)/test_nvrtc: tests/test_nvrtc.c tests/check.h ikp_cuda.cuh | $(B)
+	$(CC) -std=c99 -Wall -Wextra -Werror -I$(CUDA)/include -o $@ tests/test_nvrtc.c -L$(CUDA)/lib64 -lnvrtc -Wl,-rpath,$(CUDA)/lib64
+
+$(B)/tools/nvdisasm:
+	sh tests/get_nvdisasm.sh $(B)/tools
+
+# examples, GPU tests and GPU benchmark (compiling needs no GPU)
+device:
+	sh tests/build_device.sh
+
+# With a GPU: profile example 2 (warp-specialized) into trace.json.
+# Without: decode the bundled capture.
 run: $(B)/ikp
-	$(B)/ikp trace examples/data/sample.ikp -o trace.json
-	$(B)/ikp summary examples/data/sample.ikp
+	@if nvidia-smi -L >/dev/null 2>&1; then \
+	  $(MAKE) --no-print-directory device && $(B)/warp_specialized build/warp_specialized && \
+	  cp build/warp_specialized.json trace.json && echo "trace.json: warp-specialized example on this GPU"; \
+	else \
+	  $(B)/ikp trace examples/data/sample.ikp -o trace.json && $(B)/ikp summary examples/data/sample.ikp; \
+	fi
 
 HOST_TESTS = "sh tests/compile_checks.sh" \
              "$(B)/test_host" \
              "$(B)/test_host_asan" \
              "$(PYTHON) tests/test_tool.py" \
-             "IKP_TOOL=$(B)/ikp-asan $(PYTHON) tests/test_tool.py"
+             "IKP_TOOL=$(B)/ikp-asan $(PYTHON) tests/test_tool.py" \
+             "NVCC=$(NVCC) NVDISASM=$(B)/tools/nvdisasm $(PYTHON) tests/sass/check_sass.py" \
+             "$(B)/test_nvrtc" \
+             "NVCC=$(NVCC) sh tests/build_device.sh"
 
-test: check-tools $(B)/ikp $(B)/ikp-asan $(B)/test_host $(B)/test_host_asan
+test: check-tools $(B)/ikp $(B)/ikp-asan $(B)/test_host $(B)/test_host_asan $(B)/test_nvrtc $(B)/tools/nvdisasm
 	@sh tests/run_all.sh $(HOST_TESTS)
+
+GPU_TESTS = "$(B)/test_device" \
+            "sh tests/gpu/run_examples.sh"
+
+gpu-test: device $(B)/ikp
+	@sh tests/run_all.sh $(GPU_TESTS)
+
+bench-gpu: device
+	$(B)/overhead
 
 bench: $(B)/bench_host
 	$(B)/bench_host

@@ -1,0 +1,151 @@
+// make bench-gpu: time added per recorded event, all recorders in one run.
+// A full grid (4 warps/SM: SMs x 128 threads; 16 warps/SM: 2*SMs x 256);
+// each warp runs ITERS regions of a dependent FMA chain (16 or 256 FMAs);
+// lane 0 records the begin and end of every region. Reported: ns added per
+// event on one warp's path = (kernel time - no-profiling time) / events per warp.
+#include "../ikp_cuda.cuh"
+#define IKP_IMPLEMENTATION
+#include "../ikp.h"
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+#define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { \
+    fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(e_)); exit(1); } } while (0)
+
+enum { NONE, TIMER, FLOOR, IKP, FENCE, ATOMIC, MODES };
+static const char *mode_name[MODES] = {"no profiling", "timer read only", "timer + 8-byte store (floor)",
+                                       "IKP (ikp_cuda.cuh)", "store + __threadfence_block (flashinfer/TIRx)",
+                                       "atomicAdd cursor + store"};
+#define ITERS 4000
+
+__device__ __forceinline__ unsigned clk() { unsigned long long t; asm volatile("mov.u64 %0, %%clock64;" : "=l"(t) :: "memory"); return (unsigned)t; }
+__device__ __forceinline__ void pin(float &x) { asm volatile("" : "+f"(x) :: "memory"); }
+__device__ __forceinline__ void st_pred(unsigned long long *p, unsigned long long v, bool on)
+{
+    asm volatile("{\n\t.reg .pred q;\n\tsetp.ne.u32 q, %2, 0;\n\t@q st.global.u64 [%0], %1;\n\t}" :: "l"(p), "l"(v), "r"((unsigned)on) : "memory");
+}
+
+template <int MODE>
+__device__ __forceinline__ void stamp(ikp_lane &lane, unsigned long long *wb, unsigned *cur, unsigned &n, unsigned &acc,
+                                      bool lead, unsigned tag)
+{
+    if (MODE == TIMER) acc += clk();
+    if (MODE == FLOOR) st_pred(wb + n, (unsigned long long)clk() << 32 | tag, lead);
+    if (MODE == IKP) ikp_record(lane, tag);
+    if (MODE == FENCE) { if (lead) wb[n] = (unsigned long long)clk() << 32 | tag; __threadfence_block(); }
+    if (MODE == ATOMIC) { if (lead) { unsigned i = atomicAdd(cur, 1u); wb[i % (2 * ITERS)] = (unsigned long long)clk() << 32 | tag; } }
+    n++;
+}
+
+template <int MODE>
+__global__ void events_kernel(float *sink, unsigned long long *buf, unsigned *cursors, int work, uint64_t *prof)
+{
+    const int warp = threadIdx.x / 32, l = threadIdx.x % 32, nw = blockDim.x / 32;
+    const int gw = blockIdx.x * nw + warp;
+    unsigned long long *wb = buf + (size_t)gw * 2 * ITERS;
+    ikp_lane lane;
+    if (MODE == IKP) IKP_INIT(lane, prof, warp, nw, l == 0);
+    float x = threadIdx.x * 1e-3f;
+    unsigned n = 0, acc = 0;
+    for (int it = 0; it < ITERS; it++) {
+        pin(x);
+        stamp<MODE>(lane, wb, cursors + gw, n, acc, l == 0, 5);
+        pin(x);
+        for (int k = 0; k < work; k++) x = fmaf(x, 1.0001f, 0.5f);
+        pin(x);
+        stamp<MODE>(lane, wb, cursors + gw, n, acc, l == 0, 6);
+        pin(x);
+    }
+    if (MODE == IKP) IKP_FINALIZE(lane);
+    if (x == 12345.f || acc == 1) sink[gw] = x;
+}
+
+template <int MODE>
+static float time_mode(int blocks, int threads, float *sink, unsigned long long *buf, unsigned *cur, int work,
+                       ikp_cuda_buffer *ib)
+{
+    cudaEvent_t a, b;
+    CK(cudaEventCreate(&a));
+    CK(cudaEventCreate(&b));
+    std::vector<float> ts;
+    for (int r = 0; r < 16; r++) {
+        if (MODE == IKP) ikp_cuda_buffer_reset(ib, 0, NULL);
+        CK(cudaEventRecord(a));
+        events_kernel<MODE><<<blocks, threads>>>(sink, buf, cur, work, ib->device);
+        CK(cudaEventRecord(b));
+        CK(cudaEventSynchronize(b));
+        CK(cudaGetLastError());
+        float ms;
+        CK(cudaEventElapsedTime(&ms, a, b));
+        if (r) ts.push_back(ms); // first launch is warm-up
+    }
+    std::sort(ts.begin(), ts.end());
+    CK(cudaEventDestroy(a));
+    CK(cudaEventDestroy(b));
+    return ts[ts.size() / 2];
+}
+
+int main()
+{
+    cudaDeviceProp p;
+    CK(cudaGetDeviceProperties(&p, 0));
+    const int sms = p.multiProcessorCount;
+    printf("device: %s, %d SMs; %d regions per warp (2 events each); median of 15 launches\n\n", p.name, sms, ITERS);
+    printf("| recorder | 4 w/SM, 16 FMA | 4 w/SM, 256 FMA | 16 w/SM, 16 FMA | 16 w/SM, 256 FMA |\n| --- | --- | --- | --- | --- |\n");
+    double added[MODES][4];
+    float base_ms[4];
+    int col = 0;
+    for (int wps : {4, 16})
+        for (int work : {16, 256}) {
+            int threads = wps == 4 ? 128 : 256, blocks = wps == 4 ? sms : 2 * sms, nw = blocks * threads / 32;
+            float *sink;
+            unsigned long long *buf;
+            unsigned *cur;
+            ikp_cuda_buffer ib;
+            CK(cudaMalloc(&sink, nw * sizeof(float)));
+            CK(cudaMalloc(&buf, (size_t)nw * 2 * ITERS * 8));
+            CK(cudaMalloc(&cur, nw * sizeof(unsigned)));
+            CK(cudaMemset(cur, 0, nw * sizeof(unsigned)));
+            if (ikp_cuda_buffer_create(&ib, nw, 2 * ITERS, NULL) != IKP_OK) return 1;
+            float t[MODES];
+            t[NONE] = time_mode<NONE>(blocks, threads, sink, buf, cur, work, &ib);
+            t[TIMER] = time_mode<TIMER>(blocks, threads, sink, buf, cur, work, &ib);
+            t[FLOOR] = time_mode<FLOOR>(blocks, threads, sink, buf, cur, work, &ib);
+            t[IKP] = time_mode<IKP>(blocks, threads, sink, buf, cur, work, &ib);
+            t[FENCE] = time_mode<FENCE>(blocks, threads, sink, buf, cur, work, &ib);
+            t[ATOMIC] = time_mode<ATOMIC>(blocks, threads, sink, buf, cur, work, &ib);
+            // the IKP capture of the last launch must be complete
+            std::vector<uint64_t> h(ib.num_words);
+            CK(cudaMemcpy(h.data(), ib.device, h.size() * 8, cudaMemcpyDeviceToHost));
+            ikp_capture *cap = NULL;
+            if (ikp_capture_open(h.data(), h.size(), NULL, &cap, NULL) != IKP_OK ||
+                ikp_capture_get_info(cap)->records != (uint64_t)nw * 2 * ITERS || ikp_capture_get_info(cap)->dropped) {
+                fprintf(stderr, "IKP capture incomplete\n");
+                return 1;
+            }
+            ikp_capture_free(cap);
+            base_ms[col] = t[NONE];
+            for (int m = 0; m < MODES; m++) added[m][col] = (t[m] - t[NONE]) * 1e6 / (2.0 * ITERS);
+            ikp_cuda_buffer_destroy(&ib);
+            CK(cudaFree(sink));
+            CK(cudaFree(buf));
+            CK(cudaFree(cur));
+            col++;
+        }
+    for (int m = 0; m < MODES; m++) {
+        printf("| %s |", mode_name[m]);
+        for (int c = 0; c < 4; c++) {
+            if (m == NONE) printf(" %.3f ms |", base_ms[c]);
+            else printf(" %.1f ns |", added[m][c]);
+        }
+        printf("\n");
+    }
+    printf("| IKP / floor |");
+    for (int c = 0; c < 4; c++) printf(" %.2fx |", added[IKP][c] / added[FLOOR][c]);
+    printf("\n| fence style / IKP |");
+    for (int c = 0; c < 4; c++) printf(" %.2fx |", added[FENCE][c] / added[IKP][c]);
+    printf("\n");
+    return 0;
+}

@@ -1,0 +1,299 @@
+/* ikp_cuda.cuh - v0.1.0 - IKP intra-kernel profiler, device recorder - MIT licence (end of file)
+
+   Records region begin/end timestamps from inside CUDA kernels into a
+   profile buffer that ikp.h allocates, copies back and decodes. Header
+   only; no standard library in device code (NVRTC-safe).
+
+   QUICK START
+       __global__ void k(float *x, uint64_t *prof)     // profile buffer: last parameter
+       {
+           IKP_LANE(lane);                              // per-thread recorder
+           IKP_INIT(lane, prof, threadIdx.x / 32, blockDim.x / 32, threadIdx.x % 32 == 0);
+           IKP_BEGIN(lane, EV_LOAD);  ...  IKP_END(lane, EV_LOAD);
+           { IKP_SCOPE(lane, EV_MATH); ... }            // ends with the C++ scope
+           IKP_INSTANT(lane, EV_DONE);
+           IKP_FINALIZE(lane);
+       }
+       host: ikp_cuda_buffer_create(&buf, blocks * groups, capacity, NULL);
+             ikp_cuda_buffer_reset(&buf, stream, NULL); k<<<...>>>(x, buf.device);
+             ikp_cuda_dump(&buf, stream, &desc, NULL);
+
+   One leader thread per (block, group) writes; every other thread runs the
+   same macros with its writes predicated off, so macros can sit in
+   warp-uniform code without branches.
+
+   CONFIGURATION (define before including)
+       IKP_ENABLE   1 (default) records; 0 compiles every macro to nothing:
+                    the kernel's machine code is identical to the kernel
+                    without IKP lines (only the unused buffer parameter stays)
+       IKP_TIMER    IKP_TIMER_CYCLES (default): SM cycle counter, ~0.5 ns
+                    resolution, placed on the global ns axis by per-lane
+                    anchors; IKP_TIMER_GLOBAL: %globaltimer_lo, ns units but
+                    32 ns steps on H100. See README "Timer kinds".
+       IKP_RING     0 (default): a full lane keeps its first records and
+                    counts the rest as dropped; 1: it keeps its newest
+                    records (ring of the largest power of two <= capacity)
+
+   MACROS
+       IKP_LANE(name)                         declare a recorder
+       IKP_INIT(lane, buf, group, num_groups, is_leader)
+       IKP_BEGIN(lane, event)  IKP_END(lane, event)  IKP_INSTANT(lane, event)
+       IKP_DATA(lane, event, u32)             attach a payload to the previous record
+       IKP_SCOPE(lane, event)                 begin now, end at the end of the scope
+       IKP_PIN(value)                         keep the computation of value inside
+                                              the region (see README "Meaning")
+       IKP_FINALIZE(lane)                     end anchors and counts; call once at the end
+   Events are integers 0..16383 (names are given on the host).
+*/
+#ifndef IKP_CUDA_CUH
+#define IKP_CUDA_CUH
+
+#ifndef IKP_ENABLE
+#define IKP_ENABLE 1
+#endif
+#define IKP_TIMER_CYCLES 1
+#define IKP_TIMER_GLOBAL 2
+#ifndef IKP_TIMER
+#define IKP_TIMER IKP_TIMER_CYCLES
+#endif
+#ifndef IKP_RING
+#define IKP_RING 0
+#endif
+
+/* wire format (FORMAT.md); kept identical in ikp.h */
+#ifndef IKP_WIRE_DEFINED
+#define IKP_WIRE_DEFINED
+#define IKP_WIRE_MAGIC 0x31504B49u
+#define IKP_WIRE_VERSION 1u
+#define IKP_WIRE_HEADER_WORDS 8u
+#define IKP_WIRE_LANE_WORDS 8u
+#define IKP_WIRE_LANE_MAGIC 0x4C41u
+#define IKP_WIRE_LANE_CYCLES 0x1u
+#define IKP_WIRE_LANE_RING 0x2u
+#define IKP_WIRE_FINALIZED (1ull << 63)
+#define IKP_WIRE_KIND_DATA 0u
+#define IKP_WIRE_KIND_BEGIN 1u
+#define IKP_WIRE_KIND_END 2u
+#define IKP_WIRE_KIND_INSTANT 3u
+#define IKP_WIRE_DATA_MARK 0x80000000u
+#define IKP_WIRE_MAX_EVENTS 16384u
+#endif
+
+#define IKP__CAT2(a, b) a##b
+#define IKP__CAT(a, b) IKP__CAT2(a, b)
+
+#if defined(__CUDACC__) || defined(__CUDACC_RTC__)
+
+#define IKP_LANE(name) ikp_lane name
+#define IKP_INIT(lane, buf, group, num_groups, is_leader) \
+    ikp_init(lane, (unsigned long long *)(buf), (unsigned)(group), (unsigned)(num_groups), (is_leader))
+#define IKP_BEGIN(lane, event) ikp_record(lane, ((unsigned)(event) & 0x3FFFu) << 2 | IKP_WIRE_KIND_BEGIN)
+#define IKP_END(lane, event) ikp_record(lane, ((unsigned)(event) & 0x3FFFu) << 2 | IKP_WIRE_KIND_END)
+#define IKP_INSTANT(lane, event) ikp_record(lane, ((unsigned)(event) & 0x3FFFu) << 2 | IKP_WIRE_KIND_INSTANT)
+#define IKP_DATA(lane, event, value) \
+    ikp_data(lane, ((unsigned)(event) & 0x3FFFu) << 2 | IKP_WIRE_DATA_MARK, (unsigned)(value))
+#define IKP_SCOPE(lane, event) ikp_scope IKP__CAT(ikp_scope_, __LINE__)(lane, (unsigned)(event))
+#define IKP_PIN(value) ikp_pin(value)
+#define IKP_FINALIZE(lane) ikp_finalize(lane)
+
+#if IKP_ENABLE
+
+/* Per-thread recorder state: lives in registers. */
+struct ikp_lane {
+    unsigned long long *rec; /* this lane's record slots */
+    unsigned n;              /* records attempted */
+    unsigned cap;            /* bounded: slots (0 = write nothing); ring: slot mask */
+    unsigned on;             /* ring: 1 for the leader of an open lane */
+};
+
+__device__ __forceinline__ unsigned ikp_timer32()
+{
+#if IKP_TIMER == IKP_TIMER_GLOBAL
+    unsigned t;
+    asm volatile("mov.u32 %0, %%globaltimer_lo;" : "=r"(t) :: "memory");
+    return t;
+#else
+    unsigned long long t;
+    asm volatile("mov.u64 %0, %%clock64;" : "=l"(t) :: "memory");
+    return (unsigned)t;
+#endif
+}
+__device__ __forceinline__ unsigned long long ikp_globaltimer()
+{
+    unsigned long long t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t) :: "memory");
+    return t;
+}
+__device__ __forceinline__ unsigned long long ikp_clock64()
+{
+    unsigned long long t;
+    asm volatile("mov.u64 %0, %%clock64;" : "=l"(t) :: "memory");
+    return t;
+}
+__device__ __forceinline__ unsigned ikp_smid()
+{
+    unsigned s;
+    asm volatile("mov.u32 %0, %%smid;" : "=r"(s));
+    return s;
+}
+
+/* a (globaltimer, clock64) pair taken right after a globaltimer tick, so the
+   pair names one instant to within a few cycles (bounded spin, init/final only) */
+__device__ __forceinline__ void ikp_anchor(unsigned long long *g, unsigned long long *c)
+{
+    unsigned long long g0 = ikp_globaltimer(), g1 = g0;
+    for (int i = 0; i < 4096 && g1 == g0; i++) g1 = ikp_globaltimer();
+    *c = ikp_clock64();
+    *g = g1;
+}
+
+__device__ __forceinline__ void ikp_init(ikp_lane &l, unsigned long long *buf, unsigned group,
+                                         unsigned num_groups, bool is_leader)
+{
+    l.rec = buf;
+    l.n = 0;
+    l.cap = 0;
+    l.on = 0;
+    if (!is_leader || buf == 0) return;
+    unsigned long long h0 = buf[0], h1 = buf[1];
+    if ((unsigned)h0 != IKP_WIRE_MAGIC || (unsigned)(h0 >> 32 & 0xFFFFu) != IKP_WIRE_VERSION)
+        return; /* never initialised: write nothing at all */
+    unsigned long long lanes = h1 & 0xFFFFFFFFull, cap = h1 >> 32;
+    unsigned long long block = blockIdx.x + (unsigned long long)gridDim.x *
+                                                (blockIdx.y + (unsigned long long)gridDim.y * blockIdx.z);
+    unsigned long long lane = block * num_groups + group;
+    if (group >= num_groups || num_groups > 0xFFFFu || lane >= lanes) {
+        atomicAdd(&buf[3], 1ull); /* refused: the host reports the grid too large */
+        atomicMax(&buf[4], lane + 1);
+        return;
+    }
+    unsigned long long *h = buf + IKP_WIRE_HEADER_WORDS + lane * (IKP_WIRE_LANE_WORDS + cap);
+    unsigned long long flags = (IKP_TIMER == IKP_TIMER_CYCLES ? IKP_WIRE_LANE_CYCLES : 0u) |
+                               (IKP_RING ? IKP_WIRE_LANE_RING : 0u);
+    unsigned long long l0 = IKP_WIRE_LANE_MAGIC | flags << 16 | (unsigned long long)ikp_smid() << 32;
+    if (atomicCAS(&h[0], 0ull, l0) != 0ull) {
+        atomicAdd(&buf[5], 1ull); /* claimed twice: not reset, or two leaders */
+        return;
+    }
+    h[1] = block | (unsigned long long)group << 32 | (unsigned long long)num_groups << 48;
+    h[2] = gridDim.x | (unsigned long long)(gridDim.y & 0xFFFFu) << 32 |
+           (unsigned long long)(gridDim.z & 0xFFFFu) << 48;
+    unsigned long long g, c;
+    ikp_anchor(&g, &c);
+    h[3] = g;
+    h[4] = c;
+    l.rec = h + IKP_WIRE_LANE_WORDS;
+#if IKP_RING
+    if (cap) {
+        unsigned r = 1u << (31 - __clz((unsigned)(cap > 0x80000000ull ? 0x80000000ull : cap)));
+        l.cap = r - 1;
+        l.on = 1;
+    }
+#else
+    l.cap = (unsigned)cap;
+#endif
+}
+
+/* The hot path: one timer read, one predicated 8-byte store, one increment. */
+__device__ __forceinline__ void ikp_store(ikp_lane &l, unsigned long long v)
+{
+#if IKP_RING
+    asm volatile("{\n\t.reg .pred q;\n\tsetp.ne.u32 q, %2, 0;\n\t@q st.global.u64 [%0], %1;\n\t}"
+                 :: "l"(l.rec + (l.n & l.cap)), "l"(v), "r"(l.on) : "memory");
+#else
+    asm volatile("{\n\t.reg .pred q;\n\tsetp.lt.u32 q, %2, %3;\n\t@q st.global.u64 [%0], %1;\n\t}"
+                 :: "l"(l.rec + l.n), "l"(v), "r"(l.n), "r"(l.cap) : "memory");
+#endif
+    l.n++;
+}
+__device__ __forceinline__ void ikp_record(ikp_lane &l, unsigned tag)
+{
+    ikp_store(l, (unsigned long long)ikp_timer32() << 32 | tag);
+}
+__device__ __forceinline__ void ikp_data(ikp_lane &l, unsigned tag, unsigned value)
+{
+    ikp_store(l, (unsigned long long)value << 32 | tag);
+}
+
+__device__ __forceinline__ void ikp_finalize(ikp_lane &l)
+{
+#if IKP_RING
+    if (!l.on) return;
+    unsigned room = l.cap + 1;
+#else
+    if (!l.cap) return;
+    unsigned room = l.cap;
+#endif
+    unsigned long long *h = l.rec - IKP_WIRE_LANE_WORDS, g, c;
+    unsigned stored = l.n < room ? l.n : room, dropped = l.n - stored;
+    ikp_anchor(&g, &c);
+    h[5] = g;
+    h[6] = c;
+    h[7] = IKP_WIRE_FINALIZED | stored | (unsigned long long)(dropped & 0x7FFFFFFFu) << 32;
+    l.cap = 0; /* a second finalize, or records after it, write nothing */
+    l.on = 0;
+}
+
+/* Keeps the computation of a value on its side of the stamps: the compiler
+   must produce it before any later stamp and may not start it before an
+   earlier one. Costs no instruction. */
+template <typename T> __device__ __forceinline__ void ikp_pin(T &v)
+{
+    asm volatile("" : "+r"(*reinterpret_cast<unsigned *>(&v)) :: "memory");
+}
+template <> __device__ __forceinline__ void ikp_pin<float>(float &v) { asm volatile("" : "+f"(v) :: "memory"); }
+template <> __device__ __forceinline__ void ikp_pin<double>(double &v) { asm volatile("" : "+d"(v) :: "memory"); }
+template <> __device__ __forceinline__ void ikp_pin<unsigned long long>(unsigned long long &v) { asm volatile("" : "+l"(v) :: "memory"); }
+template <> __device__ __forceinline__ void ikp_pin<long long>(long long &v) { asm volatile("" : "+l"(v) :: "memory"); }
+template <> __device__ __forceinline__ void ikp_pin<unsigned long>(unsigned long &v) { asm volatile("" : "+l"(v) :: "memory"); }
+template <> __device__ __forceinline__ void ikp_pin<long>(long &v) { asm volatile("" : "+l"(v) :: "memory"); }
+
+#else /* !IKP_ENABLE: same names and types, empty bodies, no machine code */
+
+struct ikp_lane {};
+__device__ __forceinline__ void ikp_init(ikp_lane &, unsigned long long *, unsigned, unsigned, bool) {}
+__device__ __forceinline__ void ikp_record(ikp_lane &, unsigned) {}
+__device__ __forceinline__ void ikp_data(ikp_lane &, unsigned, unsigned) {}
+__device__ __forceinline__ void ikp_finalize(ikp_lane &) {}
+template <typename T> __device__ __forceinline__ void ikp_pin(T &) {}
+
+#endif /* IKP_ENABLE */
+
+/* IKP_SCOPE: begin at construction, end at destruction */
+struct ikp_scope {
+    ikp_lane &l;
+    unsigned tag;
+    __device__ __forceinline__ ikp_scope(ikp_lane &lane, unsigned event)
+        : l(lane), tag((event & 0x3FFFu) << 2)
+    {
+        ikp_record(l, tag | IKP_WIRE_KIND_BEGIN);
+    }
+    __device__ __forceinline__ ~ikp_scope() { ikp_record(l, tag | IKP_WIRE_KIND_END); }
+};
+
+#endif /* __CUDACC__ */
+#endif /* IKP_CUDA_CUH */
+
+/*
+MIT License
+
+Copyright (c) 2026 The IKP authors
+
+Permission is hereby granted, free of charge, to any person obtaining a copy
+of this software and associated documentation files (the "Software"), to deal
+in the Software without restriction, including without limitation the rights
+to use, copy, modify, merge, publish, distribute, sublicense, and/or sell
+copies of the Software, and to permit persons to whom the Software is
+furnished to do so, subject to the following conditions:
+
+The above copyright notice and this permission notice shall be included in all
+copies or substantial portions of the Software.
+
+THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND, EXPRESS OR
+IMPLIED, INCLUDING BUT NOT LIMITED TO THE WARRANTIES OF MERCHANTABILITY,
+FITNESS FOR A PARTICULAR PURPOSE AND NONINFRINGEMENT. IN NO EVENT SHALL THE
+AUTHORS OR COPYRIGHT HOLDERS BE LIABLE FOR ANY CLAIM, DAMAGES OR OTHER
+LIABILITY, WHETHER IN AN ACTION OF CONTRACT, TORT OR OTHERWISE, ARISING FROM,
+OUT OF OR IN CONNECTION WITH THE SOFTWARE OR THE USE OR OTHER DEALINGS IN THE
+SOFTWARE.
+*/

@@ -1,0 +1,18 @@
+#!/bin/sh
+# Device code compiles (no GPU needed): examples, GPU tests, GPU benchmark,
+# warning-free (-Werror all-warnings, host -Wall -Wextra). One check each.
+cd "$(dirname "$0")/.." || exit 1
+NVCC=${NVCC:-nvcc}
+F="-O3 -std=c++17 -gencode=arch=compute_90,code=sm_90 -Xcompiler -Wall,-Wextra -Werror all-warnings"
+pass=0; fail=0
+build() { # out, sources...
+  out=$1; shift
+  if $NVCC $F -o "build/$out" "$@" > "build/$out.log" 2>&1; then pass=$((pass+1)); else fail=$((fail+1)); echo "FAIL: build/$out"; cat "build/$out.log"; fi
+}
+build minimal examples/minimal.cu
+build warp_specialized examples/warp_specialized.cu
+build persistent examples/persistent.cu
+build test_device tests/gpu/test_device.cu tests/gpu/ring.cu
+build overhead bench/overhead.cu
+echo "$pass passed, $fail failed"
+[ $fail -eq 0 ]

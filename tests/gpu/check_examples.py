@@ -1,0 +1,64 @@
+#!/usr/bin/env python3
+"""Runs the examples on the GPU and checks what they recorded."""
+import os
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "tests"))
+import test_tool  # noqa: E402  (strict JSON parser and trace checks)
+
+B = os.path.join(ROOT, "build")
+passed = failed = 0
+
+
+def check(cond, what):
+    global passed, failed
+    if cond:
+        passed += 1
+    else:
+        failed += 1
+        print("FAIL:", what)
+
+
+def main():
+    out = os.path.join(B, "gpu-out")
+    os.makedirs(out, exist_ok=True)
+    for ex in ("minimal", "warp_specialized", "persistent"):
+        base = os.path.join(out, ex)
+        p = subprocess.run([os.path.join(B, ex), base], capture_output=True, text=True)
+        print(p.stdout[-1500:])
+        check(p.returncode == 0, "%s runs and computes the right result (%s)" % (ex, p.stderr[-300:]))
+        test_tool.passed = test_tool.failed = 0
+        evs = test_tool.check_trace(base + ".json", ex)
+        check(test_tool.failed == 0 and test_tool.passed > 0, "%s: trace is strict JSON and nests" % ex)
+        info = subprocess.run([os.path.join(B, "ikp"), "summary", base + ".ikp", "--json"], capture_output=True)
+        check(info.returncode == 0, ex + ": ikp summary reads the capture")
+        try:
+            st = test_tool.strict_json(info.stdout)
+            check(st["dropped"] == 0 and st["unmatched_begin"] == 0 and st["unmatched_end"] == 0 and st["backwards"] == 0
+                  and st["unfinalized_lanes"] == 0 and st["invalid"] == 0, ex + ": clean capture (%r)" % {k: st[k] for k in ("dropped", "unmatched_begin", "unmatched_end", "backwards", "invalid")})
+        except (ValueError, KeyError) as e:
+            check(False, "%s summary: %s" % (ex, e))
+        if ex == "warp_specialized":
+            # producer loads overlap consumer computes in the same block
+            xs = [e for e in evs if e.get("ph") == "X"]
+            overlap = 0
+            blocks = {e["pid"] for e in xs}
+            for b in blocks:
+                loads = [(e["ts"], e["ts"] + e["dur"]) for e in xs if e["pid"] == b and e["name"] == "load" and e["tid"] == 0]
+                comps = [(e["ts"], e["ts"] + e["dur"]) for e in xs if e["pid"] == b and e["name"] == "compute" and e["tid"] == 1]
+                if any(ls < ce and cs < le for ls, le in loads for cs, ce in comps):
+                    overlap += 1
+            check(overlap >= len(blocks) // 2, "warp_specialized: producer and consumer overlap in %d of %d blocks" % (overlap, len(blocks)))
+        for tool in ("memcheck", "racecheck", "synccheck"):
+            p = subprocess.run(["compute-sanitizer", "--tool", tool, "--error-exitcode", "99", os.path.join(B, ex), base + "-" + tool],
+                               capture_output=True, text=True)
+            tail = (p.stdout + p.stderr)[-400:]
+            check(p.returncode == 0 and "ERROR SUMMARY: 0 errors" in p.stdout + p.stderr, "%s clean under %s (%s)" % (ex, tool, tail))
+    print("%d passed, %d failed" % (passed, failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

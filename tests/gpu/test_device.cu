@@ -1,0 +1,246 @@
+// make gpu-test: device recorder checks on a real GPU. Each kernel's capture
+// is decoded with ikp.h and compared with what the kernel did.
+#define IKP_IMPLEMENTATION
+#include "../../ikp.h"
+#include "../../ikp_cuda.cuh"
+#include "../check.h"
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+#define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { \
+    fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(e_)); exit(1); } } while (0)
+
+void launch_ring(int blocks, int events, uint64_t *prof);
+
+enum { EV_OUTER, EV_INNER, EV_MARK, EV_SPIN };
+
+// every lane: outer { inner { } } mark(+block id); 3-D grid, 2 groups per block
+__global__ void nest_kernel(uint64_t *prof)
+{
+    IKP_LANE(lane);
+    const unsigned group = threadIdx.x / 64; // 2 groups of 2 warps
+    const unsigned block = blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
+    IKP_INIT(lane, prof, group, 2, threadIdx.x % 64 == 0);
+    IKP_BEGIN(lane, EV_OUTER);
+    IKP_BEGIN(lane, EV_INNER);
+    IKP_END(lane, EV_INNER);
+    IKP_END(lane, EV_OUTER);
+    IKP_INSTANT(lane, EV_MARK);
+    IKP_DATA(lane, EV_MARK, block * 2 + group);
+    IKP_FINALIZE(lane);
+}
+
+// regions of a known minimum length: a spin of k cycles inside each
+__global__ void spin_kernel(const long long *ks, int nk, uint64_t *prof)
+{
+    IKP_LANE(lane);
+    IKP_INIT(lane, prof, 0, 1, threadIdx.x == 0);
+    for (int i = 0; i < nk; i++) {
+        long long k = ks[i];
+        IKP_BEGIN(lane, EV_SPIN);
+        long long c0 = clock64();
+        while (clock64() - c0 < k) {}
+        IKP_END(lane, EV_SPIN);
+    }
+    IKP_FINALIZE(lane);
+}
+
+__global__ void many_kernel(int events, uint64_t *prof)
+{
+    IKP_LANE(lane);
+    IKP_INIT(lane, prof, 0, 1, threadIdx.x == 0);
+    for (int i = 0; i < events; i++) { IKP_BEGIN(lane, 1); IKP_END(lane, 1); }
+    IKP_FINALIZE(lane);
+}
+
+static std::vector<uint64_t> download(const uint64_t *d, size_t words)
+{
+    std::vector<uint64_t> h(words);
+    CK(cudaDeviceSynchronize());
+    CK(cudaMemcpy(h.data(), d, words * 8, cudaMemcpyDeviceToHost));
+    return h;
+}
+
+static ikp_capture *open(const std::vector<uint64_t> &w)
+{
+    ikp_capture *cap = NULL;
+    ikp_error e;
+    if (ikp_capture_open(w.data(), w.size(), NULL, &cap, &e) != IKP_OK) {
+        fprintf(stderr, "decode: %s\n", e.message);
+        return NULL;
+    }
+    return cap;
+}
+
+static void test_nesting_3d_grid()
+{
+    dim3 grid(16, 16, 24); // 6144 blocks x 2 groups = 12288 lanes
+    const uint32_t lanes = 16 * 16 * 24 * 2;
+    ikp_cuda_buffer buf;
+    CHECK_EQ(ikp_cuda_buffer_create(&buf, lanes, 8, NULL), IKP_OK);
+    CHECK_EQ(ikp_cuda_buffer_reset(&buf, 0, NULL), IKP_OK);
+    nest_kernel<<<grid, 128>>>(buf.device);
+    CK(cudaGetLastError());
+    std::vector<uint64_t> w = download(buf.device, buf.num_words);
+    ikp_capture *cap = open(w);
+    CHECK(cap != NULL);
+    if (cap) {
+        const ikp_capture_info *in = ikp_capture_get_info(cap);
+        CHECK_EQ(in->active_lanes, lanes);
+        CHECK_EQ(in->records, lanes * 6ull);
+        CHECK_EQ(in->dropped, 0);
+        CHECK_EQ(in->backwards, 0);
+        CHECK_EQ(in->unfinalized_lanes, 0);
+        CHECK(in->grid[0] == 16 && in->grid[1] == 16 && in->grid[2] == 24);
+        ikp_lane_events ev;
+        memset(&ev, 0, sizeof ev);
+        int bad = 0;
+        for (uint32_t l = 0; l < lanes; l++) {
+            const ikp_lane_info *li = ikp_capture_lane(cap, l);
+            if (li->block != l / 2 || li->group != l % 2 || li->sm == IKP_NO_SM) bad++;
+            if (ikp_decode_lane(cap, l, &ev, NULL) != IKP_OK || ev.count != 3) { bad++; continue; }
+            const ikp_event *o = &ev.events[0], *i = &ev.events[1], *m = &ev.events[2];
+            if (o->kind != IKP_EVENT_REGION || o->id != EV_OUTER || i->kind != IKP_EVENT_REGION || i->id != EV_INNER) bad++;
+            if (!(o->start_ps <= i->start_ps && i->end_ps <= o->end_ps && i->start_ps <= i->end_ps)) bad++; // nesting, monotonic
+            if (m->kind != IKP_EVENT_INSTANT || m->start_ps < o->end_ps || !(m->flags & IKP_EVENT_HAS_BEGIN_DATA) || m->begin_data != l) bad++;
+            if (o->track != 0 || i->track != 0) bad++;
+        }
+        CHECK_EQ(bad, 0);
+        ikp_lane_events_free(cap, &ev);
+        ikp_capture_free(cap);
+    }
+    // launched again without a reset: every lane is found claimed
+    nest_kernel<<<grid, 128>>>(buf.device);
+    CK(cudaGetLastError());
+    w = download(buf.device, buf.num_words);
+    cap = open(w);
+    if (cap) { CHECK_EQ(ikp_capture_get_info(cap)->claimed_twice, lanes); ikp_capture_free(cap); }
+    ikp_cuda_buffer_destroy(&buf);
+}
+
+static void test_min_duration()
+{
+    std::vector<long long> ks = {16, 100, 1000, 10000, 100000, 1000000, 10000000};
+    long long *dks;
+    CK(cudaMalloc(&dks, ks.size() * sizeof(long long)));
+    CK(cudaMemcpy(dks, ks.data(), ks.size() * sizeof(long long), cudaMemcpyHostToDevice));
+    ikp_cuda_buffer buf;
+    CHECK_EQ(ikp_cuda_buffer_create(&buf, 4, 64, NULL), IKP_OK);
+    CHECK_EQ(ikp_cuda_buffer_reset(&buf, 0, NULL), IKP_OK);
+    spin_kernel<<<4, 32>>>(dks, (int)ks.size(), buf.device);
+    CK(cudaGetLastError());
+    std::vector<uint64_t> w = download(buf.device, buf.num_words);
+    ikp_capture *cap = open(w);
+    if (cap) {
+        ikp_lane_events ev;
+        memset(&ev, 0, sizeof ev);
+        for (uint32_t l = 0; l < 4; l++) {
+            double rate = ikp_capture_lane(cap, l)->cycles_per_ns;
+            CHECK(rate > 0.5 && rate < 3.0);
+            CHECK_EQ(ikp_decode_lane(cap, l, &ev, NULL), IKP_OK);
+            CHECK_EQ(ev.count, ks.size());
+            for (size_t i = 0; i < ev.count && i < ks.size(); i++) {
+                double cycles = (ev.events[i].end_ps - ev.events[i].start_ps) / 1000.0 * rate;
+                CHECK(cycles >= ks[i] * 0.999 - 1); // never shorter than the spin
+                if (l == 0) printf("  spin %9lld cycles: decoded %12.1f cycles (%.1f ns)\n", ks[i], cycles,
+                                   (ev.events[i].end_ps - ev.events[i].start_ps) / 1000.0);
+            }
+        }
+        ikp_lane_events_free(cap, &ev);
+        ikp_capture_free(cap);
+    }
+    ikp_cuda_buffer_destroy(&buf);
+    CK(cudaFree(dks));
+}
+
+static void test_overflow_guard()
+{
+    // capacity 8, 100 events per lane; guard words after the buffer must stay intact
+    const uint32_t lanes = 64, capy = 8, guard = 4096;
+    size_t words = ikp_buffer_words(lanes, capy);
+    uint64_t *d;
+    CK(cudaMalloc(&d, (words + guard) * 8));
+    std::vector<uint64_t> init(words + guard, 0);
+    ikp_buffer_header(init.data(), lanes, capy, 0);
+    for (size_t i = words; i < words + guard; i++) init[i] = 0x5A5A5A5A5A5A5A5Aull;
+    CK(cudaMemcpy(d, init.data(), init.size() * 8, cudaMemcpyHostToDevice));
+    many_kernel<<<lanes, 64>>>(50, d);
+    CK(cudaGetLastError());
+    std::vector<uint64_t> w = download(d, words + guard);
+    int guard_ok = 1;
+    for (size_t i = words; i < words + guard; i++) guard_ok &= w[i] == 0x5A5A5A5A5A5A5A5Aull;
+    CHECK(guard_ok);
+    w.resize(words);
+    ikp_capture *cap = open(w);
+    if (cap) {
+        CHECK_EQ(ikp_capture_get_info(cap)->records, lanes * 8ull);
+        CHECK_EQ(ikp_capture_get_info(cap)->dropped, lanes * 92ull);
+        CHECK_EQ(ikp_capture_lane(cap, 7)->dropped, 92);
+        ikp_capture_free(cap);
+    }
+    // a grid larger than the buffer: lanes refused and counted, nothing written past it
+    CK(cudaMemcpy(d, init.data(), init.size() * 8, cudaMemcpyHostToDevice));
+    many_kernel<<<lanes + 36, 64>>>(5, d);
+    CK(cudaGetLastError());
+    w = download(d, words + guard);
+    guard_ok = 1;
+    for (size_t i = words; i < words + guard; i++) guard_ok &= w[i] == 0x5A5A5A5A5A5A5A5Aull;
+    CHECK(guard_ok);
+    w.resize(words);
+    cap = open(w);
+    if (cap) {
+        CHECK_EQ(ikp_capture_get_info(cap)->refused_lanes, 36);
+        CHECK_EQ(ikp_capture_get_info(cap)->lanes_needed, lanes + 36);
+        CHECK_EQ(ikp_capture_get_info(cap)->active_lanes, lanes);
+        ikp_capture_free(cap);
+    }
+    // a buffer never initialised: the kernel writes nothing, the host says so
+    std::vector<uint64_t> junk(words + guard, 0xABABABABABABABABull);
+    CK(cudaMemcpy(d, junk.data(), junk.size() * 8, cudaMemcpyHostToDevice));
+    many_kernel<<<lanes, 64>>>(5, d);
+    CK(cudaGetLastError());
+    w = download(d, words + guard);
+    CHECK(w == junk);
+    ikp_capture *c2 = NULL;
+    ikp_error e;
+    CHECK(ikp_capture_open(w.data(), words, NULL, &c2, &e) != IKP_OK);
+    CK(cudaFree(d));
+}
+
+static void test_ring()
+{
+    ikp_cuda_buffer buf;
+    CHECK_EQ(ikp_cuda_buffer_create(&buf, 8, 40, NULL), IKP_OK); // ring of 32
+    CHECK_EQ(ikp_cuda_buffer_reset(&buf, 0, NULL), IKP_OK);
+    launch_ring(8, 100, buf.device); // 200 records per lane
+    CK(cudaGetLastError());
+    std::vector<uint64_t> w = download(buf.device, buf.num_words);
+    ikp_capture *cap = open(w);
+    if (cap) {
+        ikp_lane_events ev;
+        memset(&ev, 0, sizeof ev);
+        CHECK(ikp_capture_lane(cap, 3)->flags & IKP_LANE_RING);
+        CHECK_EQ(ikp_capture_lane(cap, 3)->dropped, 168);
+        CHECK_EQ(ikp_decode_lane(cap, 3, &ev, NULL), IKP_OK);
+        CHECK_EQ(ev.count, 16); // newest 16 instants, each with its payload
+        int ok = 1;
+        for (size_t i = 0; i < ev.count; i++) ok &= ev.events[i].begin_data == 84 + i;
+        CHECK(ok);
+        ikp_lane_events_free(cap, &ev);
+        ikp_capture_free(cap);
+    }
+    ikp_cuda_buffer_destroy(&buf);
+}
+
+int main()
+{
+    cudaDeviceProp p;
+    CK(cudaGetDeviceProperties(&p, 0));
+    printf("device: %s, %d SMs\n", p.name, p.multiProcessorCount);
+    test_nesting_3d_grid();
+    test_min_duration();
+    test_overflow_guard();
+    test_ring();
+    return check_report();
+}

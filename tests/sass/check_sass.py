@@ -1,0 +1,156 @@
+#!/usr/bin/env python3
+"""Machine-code checks of ikp_cuda.cuh that need nvcc but no GPU.
+
+1. IKP_ENABLE=0 vanishes: tests/sass/kernels.cu built with its IKP lines
+   removed (-DIKP_PLAIN) and with them present but disabled (-DIKP_ENABLE=0):
+   the .text section of each kernel must be byte-identical (read straight
+   from the cubin's ELF section table, no disassembler needed).
+2. Hot path: hot_kernel with 16 and with 32 events; the difference in SASS
+   instructions / 16 is the per-event cost: at most 6, and no branch,
+   barrier-sync, memory barrier or atomic added by events.
+3. Work stays inside its region: in region_pinned_kernel every FFMA of the
+   region lies between the begin and end timer reads; in region_mem_kernel
+   (loads and stores, no pin) every LDG/STG of the region does.
+4. The header compiles warning-free: nvcc -Werror all-warnings with
+   -Xcompiler -Wall,-Wextra, in both IKP_ENABLE modes and both timer kinds.
+Prints "N passed, N failed"; writes the annotated hot-path listing to
+build/sass/hotpath.txt.
+"""
+import os
+import re
+import struct
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+OUT = os.path.join(ROOT, "build", "sass")
+NVCC = os.environ.get("NVCC", "nvcc")
+NVDISASM = os.environ.get("NVDISASM", "nvdisasm")
+ARCH = ["-gencode=arch=compute_90,code=sm_90"]
+passed = failed = 0
+
+
+def check(cond, what):
+    global passed, failed
+    if cond:
+        passed += 1
+    else:
+        failed += 1
+        print("FAIL:", what)
+
+
+def nvcc(src, out, *flags):
+    cmd = [NVCC, "-cubin", "-O3"] + ARCH + ["-Xcompiler", "-Wall,-Wextra", "-Werror", "all-warnings"] + list(flags) + ["-o", out, src]
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    if p.returncode != 0:
+        print(" ".join(cmd))
+        print(p.stdout + p.stderr)
+    return p.returncode == 0
+
+
+def elf_sections(path):
+    """name -> bytes of every section of a 64-bit little-endian ELF file."""
+    data = open(path, "rb").read()
+    if data[:4] != b"\x7fELF" or data[4] != 2:
+        raise ValueError("not an ELF64 file: " + path)
+    shoff, = struct.unpack_from("<Q", data, 0x28)
+    shentsize, shnum, shstrndx = struct.unpack_from("<HHH", data, 0x3A)
+    hdrs = []
+    for i in range(shnum):
+        name, typ, flags, addr, off, size = struct.unpack_from("<IIQQQQ", data, shoff + i * shentsize)
+        hdrs.append((name, typ, off, size))
+    stro, strs = hdrs[shstrndx][2], hdrs[shstrndx][3]
+    strtab = data[stro:stro + strs]
+    out = {}
+    for name, typ, off, size in hdrs:
+        n = strtab[name:strtab.index(b"\0", name)].decode()
+        out[n] = data[off:off + size] if typ != 8 else b""  # SHT_NOBITS
+    return out
+
+
+_cache = {}
+
+
+def sass(cubin, kernel):
+    """list of (opcode with modifiers, full text) of one kernel, NOPs dropped."""
+    if cubin not in _cache:
+        p = subprocess.run([NVDISASM, "-c", cubin], capture_output=True, text=True)
+        if p.returncode != 0:
+            raise RuntimeError(p.stderr)
+        funcs, cur = {}, None
+        for line in p.stdout.splitlines():
+            h = re.match(r"\.text\.(\w+):", line)
+            if h:
+                cur = funcs.setdefault(h.group(1), [])
+                continue
+            m = re.match(r"\s+/\*[0-9a-f]{4}\*/\s+(.*?)\s*;", line)
+            if not m or cur is None:
+                continue
+            text = m.group(1)
+            words = text.split()
+            op = words[1] if words[0].startswith("@") else words[0]
+            if op != "NOP":
+                cur.append((op, text))
+        _cache[cubin] = funcs
+    return _cache[cubin].get(kernel, [])
+
+
+def main():
+    os.makedirs(OUT, exist_ok=True)
+    src = os.path.join(ROOT, "tests", "sass", "kernels.cu")
+    hot = os.path.join(ROOT, "tests", "sass", "hotpath.cu")
+
+    # 1. byte identity with IKP_ENABLE=0
+    plain, off, on = (os.path.join(OUT, n + ".cubin") for n in ("plain", "disabled", "enabled"))
+    ok = nvcc(src, plain, "-DIKP_PLAIN") and nvcc(src, off, "-DIKP_ENABLE=0") and nvcc(src, on)
+    check(ok, "kernels.cu builds in all three ways, warning-free")
+    if ok:
+        sp, so, se = elf_sections(plain), elf_sections(off), elf_sections(on)
+        for k in ("simple_kernel", "warp_specialized_kernel", "persistent_kernel"):
+            name = ".text." + k
+            check(name in sp and len(sp[name]) > 0, "%s present in the plain build" % k)
+            check(sp.get(name) == so.get(name), "%s: .text with IKP_ENABLE=0 is byte-identical to the kernel without IKP lines (%d vs %d bytes)" % (k, len(sp.get(name, b"")), len(so.get(name, b""))))
+            check(se.get(name) != sp.get(name), "%s: profiling on changes the code (the comparison can fail)" % k)
+
+    # 4. warning-free in every mode
+    for flags in (["-DIKP_TIMER=IKP_TIMER_GLOBAL"], ["-DIKP_RING=1"], ["-DIKP_ENABLE=0", "-DIKP_RING=1"]):
+        check(nvcc(src, os.path.join(OUT, "mode.cubin"), *flags), "kernels.cu warning-free with " + " ".join(flags))
+
+    # 2. per-event cost
+    h16, h32 = os.path.join(OUT, "hot16.cubin"), os.path.join(OUT, "hot32.cubin")
+    if nvcc(hot, h16, "-DHOT_EVENTS=16") and nvcc(hot, h32, "-DHOT_EVENTS=32"):
+        a, b = sass(h16, "hot_kernel"), sass(h32, "hot_kernel")
+        per_event = (len(b) - len(a)) / 16.0
+        check(0 < per_event <= 6, "hot path: %.2f SASS instructions per event (at most 6)" % per_event)
+        for bad in ("BRA", "BSSY", "BSYNC", "MEMBAR", "ATOM", "ATOMG", "RED", "BAR", "WARPSYNC"):
+            na = sum(1 for op, _ in a if op.split(".")[0] == bad)
+            nb = sum(1 for op, _ in b if op.split(".")[0] == bad)
+            check(na == nb, "events add no %s (%d with 16 events, %d with 32)" % (bad, na, nb))
+        # annotated listing: the instructions between two timer reads in the middle
+        stamps = [i for i, (op, t) in enumerate(b) if "SR_CLOCKLO" in t]
+        mid = len(stamps) // 2
+        with open(os.path.join(OUT, "hotpath.txt"), "w") as f:
+            f.write("hot_kernel, 32 events, sm_90, -O3: %d instructions, 16 events: %d; per event %.2f\n" % (len(b), len(a), per_event))
+            for i in range(stamps[mid - 1], stamps[mid + 1]):
+                f.write("  %s\n" % b[i][1])
+    else:
+        check(False, "hotpath.cu builds")
+
+    # 3. region work stays between its stamps
+    for kern, kinds in (("region_pinned_kernel", ("FFMA",)), ("region_mem_kernel", ("LDG.E", "STG.E"))):
+        ins = sass(h32, kern)
+        # record stamps read the low clock word (CS2R.32 / S2UR); 64-bit anchors are plain CS2R
+        stamps = [i for i, (op, t) in enumerate(ins) if "SR_CLOCKLO" in t and op != "CS2R"]
+        work = [i for i, (op, t) in enumerate(ins) if op in kinds]
+        check(len(stamps) == 2, "%s: two record stamps found (%d)" % (kern, len(stamps)))
+        check(len(work) >= len(kinds), "%s: region work found (%d)" % (kern, len(work)))
+        if len(stamps) >= 2 and work:
+            inside = all(stamps[0] < i < stamps[-1] for i in work)
+            check(inside, "%s: all %d %s between the begin and end stamps (stamps at %d, %d; work %d..%d)" % (kern, len(work), "/".join(kinds), stamps[0], stamps[-1], work[0], work[-1]))
+
+    print("%d passed, %d failed" % (passed, failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
