@@ -54,7 +54,7 @@ $(B)/tools/nvdisasm:
 	sh tests/get_nvdisasm.sh $(B)/tools
 
 # examples, GPU tests and GPU benchmark (compiling needs no GPU)
-device:
+device: | $(B)
 	sh tests/build_device.sh
 
 # With a GPU: profile example 2 (warp-specialized) into trace.json.

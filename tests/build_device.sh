@@ -4,6 +4,7 @@
 cd "$(dirname "$0")/.." || exit 1
 NVCC=${NVCC:-nvcc}
 F="-O3 -std=c++17 -gencode=arch=compute_90,code=sm_90 -Xcompiler -Wall,-Wextra -Werror all-warnings"
+mkdir -p build
 pass=0; fail=0
 build() { # out, sources...
   out=$1; shift
