@@ -106,18 +106,6 @@ struct ikp_lane {
     unsigned on;             /* ring: 1 for the leader of an open lane */
 };
 
-__device__ __forceinline__ unsigned ikp_timer32()
-{
-#if IKP_TIMER == IKP_TIMER_GLOBAL
-    unsigned t;
-    asm volatile("mov.u32 %0, %%globaltimer_lo;" : "=r"(t) :: "memory");
-    return t;
-#else
-    unsigned long long t;
-    asm volatile("mov.u64 %0, %%clock64;" : "=l"(t) :: "memory");
-    return (unsigned)t;
-#endif
-}
 __device__ __forceinline__ unsigned long long ikp_globaltimer()
 {
     unsigned long long t;
@@ -194,21 +182,42 @@ __device__ __forceinline__ void ikp_init(ikp_lane &l, unsigned long long *buf, u
 #endif
 }
 
-/* The hot path: one timer read, one predicated 8-byte store, one increment. */
-__device__ __forceinline__ void ikp_store(ikp_lane &l, unsigned long long v)
+/* The hot path: one timer read and one 8-byte store on the leader of an
+   open lane with room, then one increment. Written as a plain branch that
+   the compiler turns into predicated instructions (tests/sass/check_sass.py
+   checks that no branch is left): this keeps the read a CS2R on the leader
+   rather than a warp-uniform S2UR, which costs more. The timer read's
+   "memory" clobber keeps memory operations on their side of the stamp. */
+__device__ __forceinline__ unsigned ikp_timer32()
 {
-#if IKP_RING
-    asm volatile("{\n\t.reg .pred q;\n\tsetp.ne.u32 q, %2, 0;\n\t@q st.global.u64 [%0], %1;\n\t}"
-                 :: "l"(l.rec + (l.n & l.cap)), "l"(v), "r"(l.on) : "memory");
+#if IKP_TIMER == IKP_TIMER_GLOBAL
+    unsigned t;
+    asm volatile("mov.u32 %0, %%globaltimer_lo;" : "=r"(t) :: "memory");
+    return t;
 #else
-    asm volatile("{\n\t.reg .pred q;\n\tsetp.lt.u32 q, %2, %3;\n\t@q st.global.u64 [%0], %1;\n\t}"
-                 :: "l"(l.rec + l.n), "l"(v), "r"(l.n), "r"(l.cap) : "memory");
+    unsigned long long t;
+    asm volatile("mov.u64 %0, %%clock64;" : "=l"(t) :: "memory");
+    return (unsigned)t;
 #endif
-    l.n++;
 }
 __device__ __forceinline__ void ikp_record(ikp_lane &l, unsigned tag)
 {
-    ikp_store(l, (unsigned long long)ikp_timer32() << 32 | tag);
+#if IKP_RING
+    if (l.on) l.rec[l.n & l.cap] = (unsigned long long)ikp_timer32() << 32 | tag;
+#else
+    if (l.n < l.cap) l.rec[l.n] = (unsigned long long)ikp_timer32() << 32 | tag;
+#endif
+    l.n++;
+}
+/* a record without a timer read (payloads) */
+__device__ __forceinline__ void ikp_store(ikp_lane &l, unsigned long long v)
+{
+#if IKP_RING
+    if (l.on) l.rec[l.n & l.cap] = v;
+#else
+    if (l.n < l.cap) l.rec[l.n] = v;
+#endif
+    l.n++;
 }
 __device__ __forceinline__ void ikp_data(ikp_lane &l, unsigned tag, unsigned value)
 {

@@ -16,25 +16,24 @@
 
 enum { NONE, TIMER, FLOOR, IKP, FENCE, ATOMIC, MODES };
 static const char *mode_name[MODES] = {"no profiling", "timer read only", "timer + 8-byte store (floor)",
-                                       "IKP (ikp_cuda.cuh)", "store + __threadfence_block (flashinfer/TIRx)",
+                                       "IKP (ikp_cuda.cuh)", "fence + store + fence, every thread (flashinfer/TIRx style)",
                                        "atomicAdd cursor + store"};
 #define ITERS 4000
 
 __device__ __forceinline__ unsigned clk() { unsigned long long t; asm volatile("mov.u64 %0, %%clock64;" : "=l"(t) :: "memory"); return (unsigned)t; }
 __device__ __forceinline__ void pin(float &x) { asm volatile("" : "+f"(x) :: "memory"); }
-__device__ __forceinline__ void st_pred(unsigned long long *p, unsigned long long v, bool on)
-{
-    asm volatile("{\n\t.reg .pred q;\n\tsetp.ne.u32 q, %2, 0;\n\t@q st.global.u64 [%0], %1;\n\t}" :: "l"(p), "l"(v), "r"((unsigned)on) : "memory");
-}
+__device__ __forceinline__ unsigned gtlo() { unsigned t; asm volatile("mov.u32 %0, %%globaltimer_lo;" : "=r"(t) :: "memory"); return t; }
 
 template <int MODE>
 __device__ __forceinline__ void stamp(ikp_lane &lane, unsigned long long *wb, unsigned *cur, unsigned &n, unsigned &acc,
                                       bool lead, unsigned tag)
 {
     if (MODE == TIMER) acc += clk();
-    if (MODE == FLOOR) st_pred(wb + n, (unsigned long long)clk() << 32 | tag, lead);
+    // the floor: what any recorder must do, with no bound check
+    if (MODE == FLOOR) { if (lead) wb[n] = (unsigned long long)clk() << 32 | tag; }
     if (MODE == IKP) ikp_record(lane, tag);
-    if (MODE == FENCE) { if (lead) wb[n] = (unsigned long long)clk() << 32 | tag; __threadfence_block(); }
+    // flashinfer / TIRx style: every thread fences around every record
+    if (MODE == FENCE) { __threadfence_block(); if (lead) wb[n] = (unsigned long long)gtlo() << 32 | tag; __threadfence_block(); }
     if (MODE == ATOMIC) { if (lead) { unsigned i = atomicAdd(cur, 1u); wb[i % (2 * ITERS)] = (unsigned long long)clk() << 32 | tag; } }
     n++;
 }
