@@ -112,6 +112,7 @@
 #define IKP_WIRE_VERSION 1u               /* buffer word 0 bits 32..47 */
 #define IKP_WIRE_HEADER_WORDS 8u          /* buffer header size in words */
 #define IKP_WIRE_LANE_WORDS 8u            /* lane header size in words */
+#define IKP_WIRE_SINK_SLOTS 1u            /* slots after the C record slots: the overflow sink */
 #define IKP_WIRE_LANE_MAGIC 0x4C41u       /* lane word 0 bits 0..15 */
 #define IKP_WIRE_LANE_CYCLES 0x1u         /* lane flag: records stamp SM cycles */
 #define IKP_WIRE_LANE_RING 0x2u           /* lane flag: ring buffer (newest kept) */
@@ -385,7 +386,8 @@ typedef struct ikp_dump_desc {
 IKP_DEF ikp_result ikp_dump_words(const uint64_t *words, size_t num_words,
                                   const ikp_dump_desc *desc, ikp_error *err);
 
-/* Size in words of an IKP buffer for lanes x capacity records (0 on overflow). */
+/* Size in words of an IKP buffer for lanes x capacity records (0 on overflow):
+   8 + lanes * (8 + capacity + 1). */
 IKP_DEF size_t ikp_buffer_words(uint32_t lanes, uint32_t capacity);
 /* Fills the IKP buffer header (words[0..7]) for lanes x capacity; the caller
    zeroes the rest. clock_khz: nominal SM clock (0 if unknown). */
@@ -835,7 +837,7 @@ static ikp_result ikp__open_ikp(ikp_capture *cap, const ikp_decode_options *opt,
     clock_khz = (uint32_t)w[2];
     if (lanes == 0)
         return ikp__fail(err, IKP_ERR_BAD_HEADER, 8, -1, "IKP header claims 0 lanes");
-    stride = IKP_WIRE_LANE_WORDS + capy;
+    stride = IKP_WIRE_LANE_WORDS + capy + IKP_WIRE_SINK_SLOTS;
     if (lanes > (UINT64_MAX - IKP_WIRE_HEADER_WORDS) / stride)
         return ikp__fail(err, IKP_ERR_SIZE_OVERFLOW, 8, -1,
                          "IKP header: %llu lanes x %llu records overflows",
@@ -2529,7 +2531,7 @@ IKP_DEF ikp_result ikp_name_list_parse(const char *text, size_t len, char separa
 /* ---- buffers and the one-call dump ---- */
 IKP_DEF size_t ikp_buffer_words(uint32_t lanes, uint32_t capacity)
 {
-    uint64_t stride = (uint64_t)IKP_WIRE_LANE_WORDS + capacity, n;
+    uint64_t stride = (uint64_t)IKP_WIRE_LANE_WORDS + capacity + IKP_WIRE_SINK_SLOTS, n;
     if ((uint64_t)lanes > (UINT64_MAX - IKP_WIRE_HEADER_WORDS) / stride) return 0;
     n = IKP_WIRE_HEADER_WORDS + (uint64_t)lanes * stride;
     if (n > (uint64_t)((size_t)-1) / 8) return 0;

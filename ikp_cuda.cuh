@@ -67,6 +67,7 @@
 #define IKP_WIRE_VERSION 1u
 #define IKP_WIRE_HEADER_WORDS 8u
 #define IKP_WIRE_LANE_WORDS 8u
+#define IKP_WIRE_SINK_SLOTS 1u
 #define IKP_WIRE_LANE_MAGIC 0x4C41u
 #define IKP_WIRE_LANE_CYCLES 0x1u
 #define IKP_WIRE_LANE_RING 0x2u
@@ -102,8 +103,8 @@
 struct ikp_lane {
     unsigned long long *rec; /* this lane's record slots */
     unsigned n;              /* records attempted */
-    unsigned cap;            /* bounded: slots (0 = write nothing); ring: slot mask */
-    unsigned on;             /* ring: 1 for the leader of an open lane */
+    unsigned cap;            /* bounded: record slots C (slot C is the sink); ring: slot mask */
+    unsigned on;             /* 1 for the leader of an open lane, else 0: nothing is written */
 };
 
 __device__ __forceinline__ unsigned long long ikp_globaltimer()
@@ -155,7 +156,7 @@ __device__ __forceinline__ void ikp_init(ikp_lane &l, unsigned long long *buf, u
         atomicMax(&buf[4], lane + 1);
         return;
     }
-    unsigned long long *h = buf + IKP_WIRE_HEADER_WORDS + lane * (IKP_WIRE_LANE_WORDS + cap);
+    unsigned long long *h = buf + IKP_WIRE_HEADER_WORDS + lane * (IKP_WIRE_LANE_WORDS + cap + IKP_WIRE_SINK_SLOTS);
     unsigned long long flags = (IKP_TIMER == IKP_TIMER_CYCLES ? IKP_WIRE_LANE_CYCLES : 0u) |
                                (IKP_RING ? IKP_WIRE_LANE_RING : 0u);
     unsigned long long l0 = IKP_WIRE_LANE_MAGIC | flags << 16 | (unsigned long long)ikp_smid() << 32;
@@ -179,15 +180,21 @@ __device__ __forceinline__ void ikp_init(ikp_lane &l, unsigned long long *buf, u
     }
 #else
     l.cap = (unsigned)cap;
+    l.on = 1;
 #endif
 }
 
-/* The hot path: one timer read and one 8-byte store on the leader of an
-   open lane with room, then one increment. Written as a plain branch that
-   the compiler turns into predicated instructions (tests/sass/check_sass.py
-   checks that no branch is left): this keeps the read a CS2R on the leader
-   rather than a warp-uniform S2UR, which costs more. The timer read's
-   "memory" clobber keeps memory operations on their side of the stamp. */
+/* The hot path: on the leader of an open lane, one timer read and one
+   8-byte store to slot min(n, C), then one increment. Slot C is the lane's
+   sink: records past the capacity land there and are counted as dropped,
+   so the write predicate is the loop-invariant "leader of an open lane" and
+   no compare sits between an event and its timer read. The compiler turns
+   the small conditional into predicated instructions (@P CS2R.32, @P
+   IMAD.WIDE, @P MOV, @P STG.E.64 and the slot's VIMNMX: 5 SASS instructions;
+   tests/sass/check_sass.py checks the count and that no branch is left).
+   Predicated, the read stays a CS2R on the leader rather than a
+   warp-uniform S2UR, which measured slower. The timer read's "memory"
+   clobber keeps memory operations on their side of the stamp. */
 __device__ __forceinline__ unsigned ikp_timer32()
 {
 #if IKP_TIMER == IKP_TIMER_GLOBAL
@@ -200,23 +207,38 @@ __device__ __forceinline__ unsigned ikp_timer32()
     return (unsigned)t;
 #endif
 }
+__device__ __forceinline__ unsigned ikp_slot(const ikp_lane &l)
+{
+    unsigned i;
+#if IKP_RING
+    i = l.n & l.cap;
+#else
+    i = l.n < l.cap ? l.n : l.cap;
+#endif
+    asm volatile("" : "+r"(i)); /* computed before the conditional, which stays small */
+    return i;
+}
+/* "this thread writes", opaque to the optimiser at each event so that each
+   event keeps its own predicated store: one branch hoisted around several
+   events, or a loop unswitched on this lane-dependent flag, would make the
+   warp diverge */
+__device__ __forceinline__ bool ikp_writes(const ikp_lane &l)
+{
+    unsigned on;
+    asm volatile("mov.u32 %0, %1;" : "=r"(on) : "r"(l.on));
+    return on != 0;
+}
 __device__ __forceinline__ void ikp_record(ikp_lane &l, unsigned tag)
 {
-#if IKP_RING
-    if (l.on) l.rec[l.n & l.cap] = (unsigned long long)ikp_timer32() << 32 | tag;
-#else
-    if (l.n < l.cap) l.rec[l.n] = (unsigned long long)ikp_timer32() << 32 | tag;
-#endif
+    unsigned i = ikp_slot(l);
+    if (ikp_writes(l)) l.rec[i] = (unsigned long long)ikp_timer32() << 32 | tag;
     l.n++;
 }
 /* a record without a timer read (payloads) */
 __device__ __forceinline__ void ikp_store(ikp_lane &l, unsigned long long v)
 {
-#if IKP_RING
-    if (l.on) l.rec[l.n & l.cap] = v;
-#else
-    if (l.n < l.cap) l.rec[l.n] = v;
-#endif
+    unsigned i = ikp_slot(l);
+    if (ikp_writes(l)) l.rec[i] = v;
     l.n++;
 }
 __device__ __forceinline__ void ikp_data(ikp_lane &l, unsigned tag, unsigned value)
@@ -226,11 +248,10 @@ __device__ __forceinline__ void ikp_data(ikp_lane &l, unsigned tag, unsigned val
 
 __device__ __forceinline__ void ikp_finalize(ikp_lane &l)
 {
-#if IKP_RING
     if (!l.on) return;
+#if IKP_RING
     unsigned room = l.cap + 1;
 #else
-    if (!l.cap) return;
     unsigned room = l.cap;
 #endif
     unsigned long long *h = l.rec - IKP_WIRE_LANE_WORDS, g, c;
@@ -239,8 +260,7 @@ __device__ __forceinline__ void ikp_finalize(ikp_lane &l)
     h[5] = g;
     h[6] = c;
     h[7] = IKP_WIRE_FINALIZED | stored | (unsigned long long)(dropped & 0x7FFFFFFFu) << 32;
-    l.cap = 0; /* a second finalize, or records after it, write nothing */
-    l.on = 0;
+    l.on = 0; /* a second finalize, or records after it, write nothing */
 }
 
 /* Keeps the computation of a value on its side of the stamps: the compiler

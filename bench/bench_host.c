@@ -61,7 +61,7 @@ int main(int argc, char **argv)
     memset(w, 0, nw * 8);
     ikp_buffer_header(w, lanes, cap, 1980000);
     for (l = 0; l < lanes; l++) {
-        uint64_t *h = w + 8 + (uint64_t)l * (8 + cap), *r = h + 8;
+        uint64_t *h = w + 8 + (uint64_t)l * (9 + cap), *r = h + 8;
         uint64_t c0 = 1000000ull * (l % 132) + 0xFFF00000ull, t = c0 + 100, g0 = 1ull << 60;
         uint32_t seed = l * 2654435761u;
         h[0] = IKP_WIRE_LANE_MAGIC | ((uint64_t)IKP_WIRE_LANE_CYCLES << 16) | ((uint64_t)(l % 132) << 32);

@@ -14,26 +14,34 @@
 #define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { \
     fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(e_)); exit(1); } } while (0)
 
-enum { NONE, TIMER, FLOOR, IKP, FENCE, ATOMIC, MODES };
+enum { NONE, TIMER, FLOOR, IKP, FENCE, FENCE_LAB, ATOMIC, MODES };
 static const char *mode_name[MODES] = {"no profiling", "timer read only", "timer + 8-byte store (floor)",
-                                       "IKP (ikp_cuda.cuh)", "fence + store + fence, every thread (flashinfer/TIRx style)",
+                                       "IKP (ikp_cuda.cuh)", "store + __threadfence_block on every thread (flashinfer/TIRx style)",
+                                       "store + fence in the leader's branch, 64-bit globaltimer (lab/limits.cu form)",
                                        "atomicAdd cursor + store"};
 #define ITERS 4000
 
 __device__ __forceinline__ unsigned clk() { unsigned long long t; asm volatile("mov.u64 %0, %%clock64;" : "=l"(t) :: "memory"); return (unsigned)t; }
 __device__ __forceinline__ void pin(float &x) { asm volatile("" : "+f"(x) :: "memory"); }
+__device__ __forceinline__ unsigned long long gt64() { unsigned long long t; asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t) :: "memory"); return t; }
 __device__ __forceinline__ unsigned gtlo() { unsigned t; asm volatile("mov.u32 %0, %%globaltimer_lo;" : "=r"(t) :: "memory"); return t; }
 
 template <int MODE>
 __device__ __forceinline__ void stamp(ikp_lane &lane, unsigned long long *wb, unsigned *cur, unsigned &n, unsigned &acc,
-                                      bool lead, unsigned tag)
+                                      bool lead, unsigned tag, unsigned long long *&fp, unsigned fstride)
 {
     if (MODE == TIMER) acc += clk();
     // the floor: what any recorder must do, with no bound check
     if (MODE == FLOOR) { if (lead) wb[n] = (unsigned long long)clk() << 32 | tag; }
     if (MODE == IKP) ikp_record(lane, tag);
-    // flashinfer / TIRx style: every thread fences around every record
-    if (MODE == FENCE) { __threadfence_block(); if (lead) wb[n] = (unsigned long long)gtlo() << 32 | tag; __threadfence_block(); }
+    // flashinfer / TIRx style: begin = leader store, then a fence on every
+    // thread; end = fence, then store; the write pointer advances by a stride
+    if (MODE == FENCE) {
+        if (tag == 6) __threadfence_block();
+        if (lead) { *fp = (unsigned long long)gtlo() << 32 | tag; fp += fstride; }
+        if (tag == 5) __threadfence_block();
+    }
+    if (MODE == FENCE_LAB) { if (lead) { wb[n] = gt64(); __threadfence_block(); } }
     if (MODE == ATOMIC) { if (lead) { unsigned i = atomicAdd(cur, 1u); wb[i % (2 * ITERS)] = (unsigned long long)clk() << 32 | tag; } }
     n++;
 }
@@ -47,14 +55,15 @@ __global__ void events_kernel(float *sink, unsigned long long *buf, unsigned *cu
     ikp_lane lane;
     if (MODE == IKP) IKP_INIT(lane, prof, warp, nw, l == 0);
     float x = threadIdx.x * 1e-3f;
-    unsigned n = 0, acc = 0;
+    unsigned n = 0, acc = 0, fstride = gridDim.x * nw;
+    unsigned long long *fp = buf + gw; // interleaved layout, as TIRx/flashinfer
     for (int it = 0; it < ITERS; it++) {
         pin(x);
-        stamp<MODE>(lane, wb, cursors + gw, n, acc, l == 0, 5);
+        stamp<MODE>(lane, wb, cursors + gw, n, acc, l == 0, 5, fp, fstride);
         pin(x);
         for (int k = 0; k < work; k++) x = fmaf(x, 1.0001f, 0.5f);
         pin(x);
-        stamp<MODE>(lane, wb, cursors + gw, n, acc, l == 0, 6);
+        stamp<MODE>(lane, wb, cursors + gw, n, acc, l == 0, 6, fp, fstride);
         pin(x);
     }
     if (MODE == IKP) IKP_FINALIZE(lane);
@@ -114,6 +123,7 @@ int main()
             t[FLOOR] = time_mode<FLOOR>(blocks, threads, sink, buf, cur, work, &ib);
             t[IKP] = time_mode<IKP>(blocks, threads, sink, buf, cur, work, &ib);
             t[FENCE] = time_mode<FENCE>(blocks, threads, sink, buf, cur, work, &ib);
+            t[FENCE_LAB] = time_mode<FENCE_LAB>(blocks, threads, sink, buf, cur, work, &ib);
             t[ATOMIC] = time_mode<ATOMIC>(blocks, threads, sink, buf, cur, work, &ib);
             // the IKP capture of the last launch must be complete
             std::vector<uint64_t> h(ib.num_words);
@@ -143,8 +153,10 @@ int main()
     }
     printf("| IKP / floor |");
     for (int c = 0; c < 4; c++) printf(" %.2fx |", added[IKP][c] / added[FLOOR][c]);
-    printf("\n| fence style / IKP |");
+    printf("\n| flashinfer/TIRx style / IKP |");
     for (int c = 0; c < 4; c++) printf(" %.2fx |", added[FENCE][c] / added[IKP][c]);
+    printf("\n| lab fence form / IKP |");
+    for (int c = 0; c < 4; c++) printf(" %.2fx |", added[FENCE_LAB][c] / added[IKP][c]);
     printf("\n");
     return 0;
 }

@@ -35,7 +35,8 @@ typedef struct enc_lane {
     size_t n;
 } enc_lane;
 
-ENC_FN uint64_t enc_ikp_words(uint32_t lanes, uint32_t cap) { return 8 + (uint64_t)lanes * (8 + cap); }
+/* lane slice: 8 header words, cap record slots, 1 sink slot */
+ENC_FN uint64_t enc_ikp_words(uint32_t lanes, uint32_t cap) { return 8 + (uint64_t)lanes * (9 + cap); }
 
 /* IKP buffer: lanes x cap; grid gx,gy,gz; ng groups. out must hold enc_ikp_words(). */
 ENC_FN void enc_ikp(uint64_t *out, uint32_t lanes, uint32_t cap, uint32_t ng, uint32_t gx, uint32_t gy,
@@ -49,7 +50,7 @@ ENC_FN void enc_ikp(uint64_t *out, uint32_t lanes, uint32_t cap, uint32_t ng, ui
     for (i = 0; i < nl; i++) {
         const enc_lane *l = &L[i];
         uint32_t lane = l->block * ng + l->group, n = 0, mask = 0, stored, dropped;
-        uint64_t *h = out + 8 + (uint64_t)lane * (8 + cap), *rec = h + 8;
+        uint64_t *h = out + 8 + (uint64_t)lane * (9 + cap), *rec = h + 8;
         if (!l->started) continue;
         if (l->ring) { mask = 1; while (mask * 2 <= cap) mask *= 2; mask -= 1; }
         h[0] = 0x4C41u | ((uint64_t)((l->cycles ? 1 : 0) | (l->ring ? 2 : 0)) << 16) | ((uint64_t)l->sm << 32);
@@ -66,7 +67,7 @@ ENC_FN void enc_ikp(uint64_t *out, uint32_t lanes, uint32_t cap, uint32_t ng, ui
                 hi = (uint32_t)r->t;
             }
             if (l->ring) rec[n & mask] = ((uint64_t)hi << 32) | tag;
-            else if (n < cap) rec[n] = ((uint64_t)hi << 32) | tag;
+            else rec[n < cap ? n : cap] = ((uint64_t)hi << 32) | tag; /* past capacity: the sink */
             n++;
         }
         if (l->finalized) {

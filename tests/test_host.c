@@ -109,7 +109,7 @@ static void test_nesting_overlap_instants(void)
     static const enc_rec r1[] = {{ENC_B, 0, 2000, 0}, {ENC_B, 1, 2100, 0}, {ENC_E, 0, 2200, 0},
                                  {ENC_E, 1, 2400, 0}};
     enc_lane L[2];
-    uint64_t w[8 + 2 * (8 + 16)];
+    uint64_t w[8 + 2 * (9 + 16)];
     ikp_capture *cap;
     ikp_event ev[16];
     size_t n;
@@ -160,7 +160,7 @@ static void test_globaltimer_wrap(void)
     /* regions straddling several 2^32 ns wraps; gaps < 2^32 between records */
     enc_rec r[12];
     enc_lane L;
-    uint64_t w[8 + 8 + 16], base = (1ull << 32) * 7 - 300, t = base;
+    uint64_t w[8 + 9 + 16], base = (1ull << 32) * 7 - 300, t = base;
     ikp_capture *cap;
     ikp_event ev[8];
     int i;
@@ -189,7 +189,7 @@ static void test_cycles(void)
     const double rate = 1.98; /* cycles per ns */
     enc_rec r0[4], r1[2];
     enc_lane L[2];
-    uint64_t w[8 + 2 * (8 + 8)];
+    uint64_t w[8 + 2 * (9 + 8)];
     uint64_t g0 = 5000000000ull, c0a = 123456789ull, c0b = 123456789ull + 33660000ull; /* +17 ms of cycles */
     uint64_t span_ns = 200000; /* 200 us lanes: own rate */
     ikp_capture *cap;
@@ -233,7 +233,7 @@ static void test_cycles_wrap(void)
     /* a 6.5e9-cycle lane (3 wraps of the 32-bit stamp), a record every 1e9 cycles */
     enc_rec r[16];
     enc_lane L;
-    uint64_t w[8 + 8 + 16], c0 = 0xFFFFFF00ull, g0 = 1000;
+    uint64_t w[8 + 9 + 16], c0 = 0xFFFFFF00ull, g0 = 1000;
     double rate = 1.5;
     ikp_capture *cap;
     ikp_event ev[16];
@@ -262,7 +262,7 @@ static void test_dropped_ring_unmatched(void)
 {
     enc_rec r[10];
     enc_lane L[3];
-    uint64_t w[8 + 3 * (8 + 4)];
+    uint64_t w[8 + 3 * (9 + 4)];
     ikp_capture *cap;
     ikp_event ev[8];
     ikp_stats *st;
@@ -299,7 +299,7 @@ static void test_dropped_ring_unmatched(void)
 static void test_header_counters(void)
 {
     enc_lane L;
-    uint64_t w[8 + 4 * (8 + 2)];
+    uint64_t w[8 + 4 * (9 + 2)];
     static const enc_rec r[] = {{ENC_E, 1, 50, 0}, {ENC_B, 1, 60, 0}};
     ikp_capture *cap;
     ikp_stats *st;
@@ -511,7 +511,7 @@ static void test_flashinfer_4096(void)
 
 static void test_bad_input(void)
 {
-    uint64_t w[8 + 8 + 4];
+    uint64_t w[8 + 9 + 4];
     static const enc_rec r[] = {{ENC_B, 0, 100, 0}, {ENC_E, 0, 90, 0}, {ENC_B, 1, 200, 0}, {ENC_E, 1, 300, 0}};
     enc_lane L;
     ikp_capture *cap;
@@ -525,10 +525,10 @@ static void test_bad_input(void)
         CHECK(ikp_capture_open(w, n, NULL, &cap, &e) != IKP_OK && cap == NULL);
     CHECK_EQ(ikp_capture_open(w, 0, NULL, &cap, &e), IKP_ERR_EMPTY);
     CHECK_EQ(ikp_capture_open(w, 4, NULL, &cap, &e), IKP_ERR_TRUNCATED);
-    CHECK_EQ(ikp_capture_open(w, 19, NULL, &cap, &e), IKP_ERR_TRUNCATED);
-    CHECK(strstr(e.message, "claims 1 lanes x 4 records = 20 words, buffer holds 19") != NULL);
+    CHECK_EQ(ikp_capture_open(w, 20, NULL, &cap, &e), IKP_ERR_TRUNCATED);
+    CHECK(strstr(e.message, "claims 1 lanes x 4 records = 21 words, buffer holds 20") != NULL);
     /* time backwards: counted, the region kept with zero length */
-    cap = open_fmt(w, 20, IKP_FORMAT_AUTO, IKP_OK);
+    cap = open_fmt(w, 21, IKP_FORMAT_AUTO, IKP_OK);
     if (cap) {
         ikp_event ev[4];
         CHECK_EQ(ikp_capture_get_info(cap)->backwards, 1);
@@ -541,12 +541,12 @@ static void test_bad_input(void)
     /* reserved tag bits and a zero word inside the count: invalid, counted */
     w[8 + 8 + 2] |= 1ull << 20;
     w[8 + 8 + 3] = 0;
-    cap = open_fmt(w, 20, IKP_FORMAT_AUTO, IKP_OK);
+    cap = open_fmt(w, 21, IKP_FORMAT_AUTO, IKP_OK);
     if (cap) { CHECK_EQ(ikp_capture_get_info(cap)->invalid, 2); ikp_capture_free(cap); }
     enc_ikp(w, 1, 4, 1, 1, 1, 1, &L, 1);
     /* stored count beyond capacity: clamped, lane counted as damaged */
     w[8 + 7] = (1ull << 63) | 1000;
-    cap = open_fmt(w, 20, IKP_FORMAT_AUTO, IKP_OK);
+    cap = open_fmt(w, 21, IKP_FORMAT_AUTO, IKP_OK);
     if (cap) {
         CHECK_EQ(ikp_capture_lane(cap, 0)->records, 4);
         CHECK_EQ(ikp_capture_get_info(cap)->corrupt_lanes, 1);
@@ -555,42 +555,42 @@ static void test_bad_input(void)
     enc_ikp(w, 1, 4, 1, 1, 1, 1, &L, 1);
     /* header field errors */
     w[1] = 0 | (4ull << 32);
-    CHECK_EQ(ikp_capture_open(w, 20, NULL, &cap, &e), IKP_ERR_BAD_HEADER);
+    CHECK_EQ(ikp_capture_open(w, 21, NULL, &cap, &e), IKP_ERR_BAD_HEADER);
     w[1] = 0xFFFFFFFFull | (0xFFFFFFFFull << 32);
-    CHECK_EQ(ikp_capture_open(w, 20, NULL, &cap, &e), IKP_ERR_SIZE_OVERFLOW);
+    CHECK_EQ(ikp_capture_open(w, 21, NULL, &cap, &e), IKP_ERR_SIZE_OVERFLOW);
     w[1] = 1000 | (4ull << 32);
-    CHECK_EQ(ikp_capture_open(w, 20, NULL, &cap, &e), IKP_ERR_TRUNCATED);
+    CHECK_EQ(ikp_capture_open(w, 21, NULL, &cap, &e), IKP_ERR_TRUNCATED);
     enc_ikp(w, 1, 4, 1, 1, 1, 1, &L, 1);
     w[0] += 1ull << 32; /* version 2 */
-    CHECK_EQ(ikp_capture_open(w, 20, NULL, &cap, &e), IKP_ERR_BAD_VERSION);
+    CHECK_EQ(ikp_capture_open(w, 21, NULL, &cap, &e), IKP_ERR_BAD_VERSION);
     /* lane header damage: group >= groups -> lane skipped and counted */
     enc_ikp(w, 1, 4, 1, 1, 1, 1, &L, 1);
     w[8 + 1] |= 5ull << 32;
-    cap = open_fmt(w, 20, IKP_FORMAT_AUTO, IKP_OK);
+    cap = open_fmt(w, 21, IKP_FORMAT_AUTO, IKP_OK);
     if (cap) { CHECK_EQ(ikp_capture_get_info(cap)->corrupt_lanes, 1); CHECK_EQ(ikp_capture_get_info(cap)->records, 0); ikp_capture_free(cap); }
     /* all-zero, all-ones, 0x7FFF.. filled buffers */
     memset(w, 0, sizeof w);
-    CHECK_EQ(ikp_capture_open(w, 20, NULL, &cap, &e), IKP_ERR_BAD_MAGIC);
+    CHECK_EQ(ikp_capture_open(w, 21, NULL, &cap, &e), IKP_ERR_BAD_MAGIC);
     memset(w, 0xFF, sizeof w);
-    CHECK_EQ(ikp_capture_open(w, 20, NULL, &cap, &e), IKP_ERR_UNKNOWN_FORMAT);
-    for (n = 0; n < 20; n++) w[n] = 0x7FFFFFFFFFFFFFFFull;
-    CHECK_EQ(ikp_capture_open(w, 20, NULL, &cap, &e), IKP_ERR_UNKNOWN_FORMAT);
+    CHECK_EQ(ikp_capture_open(w, 21, NULL, &cap, &e), IKP_ERR_UNKNOWN_FORMAT);
+    for (n = 0; n < 21; n++) w[n] = 0x7FFFFFFFFFFFFFFFull;
+    CHECK_EQ(ikp_capture_open(w, 21, NULL, &cap, &e), IKP_ERR_UNKNOWN_FORMAT);
     /* a buffer of one format forced through another's decoder */
     enc_ikp(w, 1, 4, 1, 1, 1, 1, &L, 1);
-    CHECK(ikp_capture_open(w, 20, NULL, &cap, &e) == IKP_OK);
+    CHECK(ikp_capture_open(w, 21, NULL, &cap, &e) == IKP_OK);
     ikp_capture_free(cap);
     {
         ikp_decode_options o;
         memset(&o, 0, sizeof o);
         o.format = IKP_FORMAT_TIRX; /* lanes beyond the 20-bit lane field */
-        CHECK_EQ(ikp_capture_open(w, 20, &o, &cap, &e), IKP_ERR_BAD_HEADER);
+        CHECK_EQ(ikp_capture_open(w, 21, &o, &cap, &e), IKP_ERR_BAD_HEADER);
         o.format = IKP_FORMAT_FLASHINFER;
-        CHECK_EQ(ikp_capture_open(w, 20, &o, &cap, &e), IKP_ERR_TRUNCATED);
+        CHECK_EQ(ikp_capture_open(w, 21, &o, &cap, &e), IKP_ERR_TRUNCATED);
         w[0] = (2ull << 32) | 3; /* a tirx header forced as IKP */
         o.format = IKP_FORMAT_IKP;
-        CHECK_EQ(ikp_capture_open(w, 20, &o, &cap, &e), IKP_ERR_BAD_MAGIC);
+        CHECK_EQ(ikp_capture_open(w, 21, &o, &cap, &e), IKP_ERR_BAD_MAGIC);
         o.format = (ikp_format)99;
-        CHECK_EQ(ikp_capture_open(w, 20, &o, &cap, &e), IKP_ERR_INVALID_ARGUMENT);
+        CHECK_EQ(ikp_capture_open(w, 21, &o, &cap, &e), IKP_ERR_INVALID_ARGUMENT);
     }
     CHECK_EQ(ikp_capture_open(NULL, 3, NULL, &cap, &e), IKP_ERR_INVALID_ARGUMENT);
     CHECK(strcmp(ikp_result_string(IKP_ERR_TRUNCATED), "input truncated") == 0);
@@ -616,7 +616,7 @@ static void test_capture_file(void)
     const char *ev_names[2] = {"load \"tile\"", "done\x01"};
     const char *gr_names[1] = {"producer"};
     enc_lane L;
-    uint64_t w[8 + 8 + 4];
+    uint64_t w[8 + 9 + 4];
     ikp_capture *cap;
     ikp_error e;
     unsigned char *bytes;
@@ -625,7 +625,7 @@ static void test_capture_file(void)
     memset(&L, 0, sizeof L);
     L.started = L.finalized = 1; L.recs = r; L.n = 3; L.g0 = 50; L.g1 = 400;
     enc_ikp(w, 1, 4, 1, 1, 1, 1, &L, 1);
-    CHECK_EQ(ikp_capture_save(path, w, 20, IKP_FORMAT_IKP, ev_names, 2, gr_names, 1, &e), IKP_OK);
+    CHECK_EQ(ikp_capture_save(path, w, 21, IKP_FORMAT_IKP, ev_names, 2, gr_names, 1, &e), IKP_OK);
     CHECK_EQ(ikp_capture_load(path, NULL, &cap, &e), IKP_OK);
     if (cap) {
         char *js;
@@ -659,13 +659,13 @@ static void test_capture_file(void)
     {
         unsigned char b[20];
         memcpy(b, w, 20);
-        CHECK_EQ(ikp_capture_open_file_data(b, 20, NULL, &cap, &e), IKP_ERR_TRUNCATED);
+        CHECK_EQ(ikp_capture_open_file_data(b, 21, NULL, &cap, &e), IKP_ERR_TRUNCATED);
         CHECK_EQ(e.offset, 16);
-        CHECK_EQ(ikp_capture_open_file_data(w, 160, NULL, &cap, &e), IKP_OK);
+        CHECK_EQ(ikp_capture_open_file_data(w, 168, NULL, &cap, &e), IKP_OK);
         ikp_capture_free(cap);
     }
     /* an output path that cannot be written: error, nothing left behind */
-    cap = open_fmt(w, 20, IKP_FORMAT_AUTO, IKP_OK);
+    cap = open_fmt(w, 21, IKP_FORMAT_AUTO, IKP_OK);
     if (cap) {
         FILE *f;
         CHECK_EQ(ikp_write_chrome_path(cap, NULL, "build/test-out/no/such/dir/t.json", &e), IKP_ERR_IO);
