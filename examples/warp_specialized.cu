@@ -1,8 +1,9 @@
 // Example 2: a warp-specialized producer/consumer kernel. Warp 0 (group
 // "producer") copies tiles from global memory into a 4-stage shared-memory
 // ring; warps 1..3 (group "consumer") wait for each stage, compute on it and
-// hand the stage back. Named barriers FULL[s] / EMPTY[s] (128 threads each)
-// carry the hand-offs. The trace shows the two groups overlapping.
+// hand the stage back. Named barriers FULL[s] (producer arrives, consumers
+// wait) and EMPTY[s] (both sides wait, 128 threads each) carry the hand-offs.
+// The trace shows the two groups overlapping.
 #include "../ikp_cuda.cuh"
 #include "common.h"
 #include <cmath>
@@ -57,7 +58,9 @@ __global__ void __launch_bounds__(THREADS) pipeline(const float *in, float *out,
             }
             IKP_PIN(acc);
             IKP_END(lane, EV_COMPUTE);
-            if (t + STAGES < tiles) bar_arrive(EMPTY(s));
+            // hand the stage back; a full bar.sync (the producer waits on it before
+            // refilling the stage), so the release orders these reads before the refill
+            if (t + STAGES < tiles) bar_sync(EMPTY(s));
             IKP_END(lane, EV_TILE);
         }
         out[blockIdx.x * 96 + c] = acc;
