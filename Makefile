@@ -32,15 +32,12 @@ $(B)/test_host: tests/test_host.c tests/encoder.h tests/check.h ikp.h | $(B)
 $(B)/test_host_asan: tests/test_host.c tests/encoder.h tests/check.h ikp.h | $(B)
 	$(CC) $(WARN) $(SAN) -o $@ tests/test_host.c
 
-$(B)/gen_sample: tests/gen_sample.c tests/encoder.h ikp.h | $(B)
-	$(CC) $(WARN) $(CFLAGS) -o $@ tests/gen_sample.c
-
 $(B)/bench_host: bench/bench_host.c tests/encoder.h ikp.h | $(B)
 	$(CC) $(WARN) -O2 -g -o $@ bench/bench_host.c
 
-# The bundled capture: made by the test encoder (see README).
-sample: $(B)/gen_sample
-	$(B)/gen_sample examples/data/sample.ikp
+# The bundled capture: example 2 recorded on a GPU (see README).
+sample: device
+	$(B)/warp_specialized build/warp_specialized && cp build/warp_specialized.ikp examples/data/sample.ikp
 
 check-tools:
 	@command -v $(CC) >/dev/null || { echo "make: C compiler '$(CC)' not found"; exit 1; }

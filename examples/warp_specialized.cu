@@ -1,56 +1,53 @@
-// Example 2: a warp-specialized producer/consumer kernel. Warp 0 (group
-// "producer") copies tiles from global memory into a 4-stage shared-memory
-// ring; warps 1..3 (group "consumer") wait for each stage, compute on it and
-// hand the stage back. Named barriers FULL[s] (producer arrives, consumers
-// wait) and EMPTY[s] (both sides wait, 128 threads each) carry the hand-offs.
-// The trace shows the two groups overlapping.
+// Example 2: a warp-specialized producer/consumer kernel with a 4-stage
+// shared-memory pipeline. Warp 0 (group "producer") copies tile t+3 from
+// global memory into stage (t+3) % 4 while warps 1..3 (group "consumer")
+// compute on tile t in stage t % 4; one block barrier per step hands the
+// stages over. The trace shows the two groups overlapping: loads run under
+// the consumers' compute, and the "wait" regions show who waits for whom.
 #include "../ikp_cuda.cuh"
 #include "common.h"
 #include <cmath>
 #include <vector>
 
-enum { EV_LOAD, EV_WAIT_EMPTY, EV_WAIT_FULL, EV_COMPUTE, EV_TILE };
+enum { EV_LOAD, EV_WAIT, EV_COMPUTE, EV_STEP };
 #define STAGES 4
 #define TILE 768     /* floats per stage: 8 per consumer thread */
 #define THREADS 128  /* 1 producer warp + 3 consumer warps */
-
-__device__ __forceinline__ void bar_sync(int id) { asm volatile("bar.sync %0, %1;" :: "r"(id), "r"(THREADS) : "memory"); }
-__device__ __forceinline__ void bar_arrive(int id) { asm volatile("bar.arrive %0, %1;" :: "r"(id), "r"(THREADS) : "memory"); }
-#define FULL(s) (1 + (s))
-#define EMPTY(s) (1 + STAGES + (s))
 
 __global__ void __launch_bounds__(THREADS) pipeline(const float *in, float *out, int tiles, uint64_t *prof)
 {
     __shared__ float4 ring[STAGES][TILE / 4];
     const int warp = threadIdx.x / 32, l = threadIdx.x % 32;
+    const bool producer = warp == 0;
     IKP_LANE(lane);
-    IKP_INIT(lane, prof, warp == 0 ? 0 : 1, 2, l == 0 && warp <= 1);
+    IKP_INIT(lane, prof, producer ? 0 : 1, 2, l == 0 && warp <= 1);
     const float4 *src = reinterpret_cast<const float4 *>(in) + (size_t)blockIdx.x * tiles * (TILE / 4);
-    if (warp == 0) {
-        for (int t = 0; t < tiles; t++) {
-            int s = t % STAGES;
-            if (t >= STAGES) {
-                IKP_BEGIN(lane, EV_WAIT_EMPTY);
-                bar_sync(EMPTY(s));
-                IKP_END(lane, EV_WAIT_EMPTY);
-            }
+    if (producer) { // prologue: the first STAGES-1 tiles
+        for (int t = 0; t < STAGES - 1 && t < tiles; t++) {
             IKP_BEGIN(lane, EV_LOAD);
             IKP_DATA(lane, EV_LOAD, t);
-            for (int j = l; j < TILE / 4; j += 32) ring[s][j] = src[(size_t)t * (TILE / 4) + j];
+            for (int j = l; j < TILE / 4; j += 32) ring[t][j] = src[(size_t)t * (TILE / 4) + j];
             IKP_END(lane, EV_LOAD);
-            bar_arrive(FULL(s)); // the barrier orders the shared stores before the consumers' reads
         }
-    } else {
-        const int c = threadIdx.x - 32; // 0..95
-        float acc = 0.f;
-        for (int t = 0; t < tiles; t++) {
-            int s = t % STAGES;
-            IKP_BEGIN(lane, EV_TILE);
-            IKP_BEGIN(lane, EV_WAIT_FULL);
-            bar_sync(FULL(s));
-            IKP_END(lane, EV_WAIT_FULL);
+    }
+    IKP_BEGIN(lane, EV_WAIT);
+    __syncthreads();
+    IKP_END(lane, EV_WAIT);
+    float acc = 0.f;
+    const int c = threadIdx.x - 32; // consumer index 0..95
+    for (int t = 0; t < tiles; t++) {
+        IKP_BEGIN(lane, EV_STEP);
+        if (producer) {
+            int f = t + STAGES - 1; // the tile to fetch: its stage was consumed at step t-1
+            if (f < tiles) {
+                IKP_BEGIN(lane, EV_LOAD);
+                IKP_DATA(lane, EV_LOAD, f);
+                for (int j = l; j < TILE / 4; j += 32) ring[f % STAGES][j] = src[(size_t)f * (TILE / 4) + j];
+                IKP_END(lane, EV_LOAD);
+            }
+        } else {
             IKP_BEGIN(lane, EV_COMPUTE);
-            const float *tile = reinterpret_cast<const float *>(ring[s]);
+            const float *tile = reinterpret_cast<const float *>(ring[t % STAGES]);
             for (int j = 0; j < 8; j++) {
                 float v = tile[c * 8 + j];
                 for (int k = 0; k < 24; k++) v = fmaf(v, 0.99f, 0.01f);
@@ -58,13 +55,13 @@ __global__ void __launch_bounds__(THREADS) pipeline(const float *in, float *out,
             }
             IKP_PIN(acc);
             IKP_END(lane, EV_COMPUTE);
-            // hand the stage back; a full bar.sync (the producer waits on it before
-            // refilling the stage), so the release orders these reads before the refill
-            if (t + STAGES < tiles) bar_sync(EMPTY(s));
-            IKP_END(lane, EV_TILE);
         }
-        out[blockIdx.x * 96 + c] = acc;
+        IKP_BEGIN(lane, EV_WAIT); // stage t is free and stage t+3 is full after this
+        __syncthreads();
+        IKP_END(lane, EV_WAIT);
+        IKP_END(lane, EV_STEP);
     }
+    if (!producer) out[blockIdx.x * 96 + c] = acc;
     IKP_FINALIZE(lane);
 }
 
@@ -83,8 +80,8 @@ int main(int argc, char **argv)
     CK(cudaMemcpy(din, hin.data(), n * sizeof(float), cudaMemcpyHostToDevice));
     ikp_cuda_buffer buf;
     ikp_error err;
-    // lanes: 2 groups per block; capacity: 4 records per tile per lane + slack
-    if (ikp_cuda_buffer_create(&buf, blocks * 2, tiles * 6 + 16, &err) != IKP_OK ||
+    // lanes: 2 groups per block; capacity: up to 7 records per tile per lane + prologue
+    if (ikp_cuda_buffer_create(&buf, blocks * 2, tiles * 7 + 32, &err) != IKP_OK ||
         ikp_cuda_buffer_reset(&buf, 0, &err) != IKP_OK) { fprintf(stderr, "%s\n", err.message); return 1; }
     pipeline<<<blocks, THREADS>>>(din, dout, tiles, buf.device);
     CK(cudaGetLastError());
@@ -104,9 +101,9 @@ int main(int argc, char **argv)
                 return 1;
             }
         }
-    const char *names[] = {"load", "wait_empty", "wait_full", "compute", "tile"};
+    const char *names[] = {"load", "wait", "compute", "step"};
     const char *groups[] = {"producer", "consumer"};
-    example_dump(&buf, out, names, 5, groups, 2);
+    example_dump(&buf, out, names, 4, groups, 2);
     ikp_cuda_buffer_destroy(&buf);
     CK(cudaFree(din));
     CK(cudaFree(dout));

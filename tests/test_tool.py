@@ -99,7 +99,7 @@ def main():
     xs = [e for e in evs if e.get("ph") == "X"]
     check(len(xs) > 100, "sample has regions")
     check(any(e.get("name") == "thread_name" and e["args"]["name"] == "producer" for e in evs), "group names from the capture")
-    check(any(e.get("name") == "mma" for e in xs), "event names from the capture")
+    check(any(e.get("name") == "compute" for e in xs), "event names from the capture")
     check(any(e.get("args", {}).get("begin_data") == 3 for e in xs), "payload shown as args")
     check(min(e["ts"] for e in xs) == 0.0, "ts relative to the earliest record")
     check(not os.path.exists(out + ".ikp-tmp"), "no temporary file left")
@@ -123,9 +123,9 @@ def main():
         check(False, "summary JSON: %s" % e)
 
     rc, so, se = run("summary", SAMPLE)
-    check(rc == 0 and b"p99_ns" in so and b"mma" in so, "summary text table")
+    check(rc == 0 and b"p99_ns" in so and b"compute" in so, "summary text table")
     rc, so, se = run("info", SAMPLE)
-    check(rc == 0 and b"format      ikp (timer: SM cycles)" in so and b"lanes       16 in buffer, 16 active" in so, "info")
+    check(rc == 0 and b"format      ikp (timer: SM cycles)" in so and b"lanes       528 in buffer, 528 active" in so, "info")
 
     rc, so, se = run("trace", SAMPLE, "-o", out, "--by", "sm")
     check(rc == 0, "--by sm")
