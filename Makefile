@@ -77,6 +77,7 @@ test: check-tools $(B)/ikp $(B)/ikp-asan $(B)/test_host $(B)/test_host_asan $(B)
 	@sh tests/run_all.sh $(HOST_TESTS)
 
 GPU_TESTS = "$(B)/test_device" \
+            "$(B)/test_accuracy" \
             "sh tests/gpu/run_examples.sh"
 
 gpu-test: device $(B)/ikp

@@ -14,6 +14,7 @@ build minimal examples/minimal.cu
 build warp_specialized examples/warp_specialized.cu
 build persistent examples/persistent.cu
 build test_device tests/gpu/test_device.cu tests/gpu/ring.cu
+build test_accuracy tests/gpu/test_accuracy.cu tests/gpu/accuracy_gt.cu
 build overhead bench/overhead.cu
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]

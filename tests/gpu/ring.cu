@@ -1,7 +1,8 @@
 // Ring-mode kernel, its own translation unit (IKP_RING is per compile).
+#include <stdint.h>
+namespace ikp_ring { // a different configuration of the same inline functions
 #define IKP_RING 1
 #include "../../ikp_cuda.cuh"
-#include <stdint.h>
 __global__ void ring_kernel(int events, uint64_t *prof)
 {
     IKP_LANE(lane);
@@ -9,4 +10,5 @@ __global__ void ring_kernel(int events, uint64_t *prof)
     for (int i = 0; i < events; i++) { IKP_INSTANT(lane, 4); IKP_DATA(lane, 4, i); }
     IKP_FINALIZE(lane);
 }
-void launch_ring(int blocks, int events, uint64_t *prof) { ring_kernel<<<blocks, 32>>>(events, prof); }
+}
+void launch_ring(int blocks, int events, uint64_t *prof) { ikp_ring::ring_kernel<<<blocks, 32>>>(events, prof); }

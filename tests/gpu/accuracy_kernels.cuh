@@ -1,0 +1,81 @@
+// Accuracy kernels, included inside a namespace after ikp_cuda.cuh with the
+// timer kind under test (test_accuracy.cu: cycles; accuracy_gt.cu: globaltimer).
+
+// The ground truth in the lane's own timer units, read next to the stamps:
+// 64-bit %clock64 (cycles) or 64-bit %globaltimer (ns).
+__device__ __forceinline__ long long truth_now()
+{
+#if IKP_TIMER == IKP_TIMER_GLOBAL
+    unsigned long long g;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(g) :: "memory");
+    return (long long)g;
+#else
+    return clock64();
+#endif
+}
+
+// Regions of known length: spin ks[i] cycles between the stamps. The exact
+// length is measured in the kernel by 64-bit timer reads adjacent to the
+// stamps (truth[i]); the decoded duration must match it.
+__global__ void known_length(const long long *ks, int nk, long long *truth, uint64_t *prof)
+{
+    IKP_LANE(lane);
+    IKP_INIT(lane, prof, 0, 1, threadIdx.x == 0);
+    for (int i = 0; i < nk; i++) {
+        long long k = ks[i];
+        IKP_BEGIN(lane, 1);
+        long long t0 = truth_now(), c0 = clock64(), c1 = c0;
+        while (c1 - c0 < k) c1 = clock64();
+        long long t1 = truth_now();
+        IKP_END(lane, 1);
+        if (threadIdx.x == 0) truth[blockIdx.x * nk + i] = t1 - t0;
+    }
+    // empty regions: the stamps' own skew
+    for (int i = 0; i < 16; i++) { IKP_BEGIN(lane, 2); IKP_END(lane, 2); }
+    IKP_FINALIZE(lane);
+}
+
+// Every block waits for the same %globaltimer tick (a deadline block 0
+// publishes), then stamps an instant: one moment, seen on many SMs.
+__global__ void same_moment(volatile unsigned long long *deadline, int reps, uint64_t *prof)
+{
+    IKP_LANE(lane);
+    IKP_INIT(lane, prof, 0, 1, threadIdx.x == 0);
+    if (threadIdx.x == 0) {
+        if (blockIdx.x == 0) {
+            unsigned long long g;
+            asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(g));
+            *deadline = g + 2000000; // 2 ms from now: every block is resident by then
+            __threadfence();
+        }
+        unsigned long long t;
+        while ((t = *deadline) == 0) {}
+        for (int r = 0; r < reps; r++) {
+            unsigned long long target = t + (unsigned long long)r * 100000, g;
+            do { asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(g)); } while (g < target);
+            IKP_INSTANT(lane, 3);
+        }
+    }
+    IKP_FINALIZE(lane);
+}
+
+// A long lane: n regions of `busy` cycles, `idle` cycles apart (both 32-bit
+// stamps wrap when n * (busy + idle) is over 4.3 s).
+__global__ void long_run(int n, long long busy, long long idle, long long *truth, uint64_t *prof)
+{
+    IKP_LANE(lane);
+    IKP_INIT(lane, prof, 0, 1, threadIdx.x == 0);
+    long long start = truth_now();
+    for (int i = 0; i < n; i++) {
+        IKP_BEGIN(lane, 4);
+        long long t0 = truth_now(), c0 = clock64(), c1 = c0;
+        while (c1 - c0 < busy) c1 = clock64();
+        long long t1 = truth_now();
+        IKP_END(lane, 4);
+        if (threadIdx.x == 0) { truth[2 * i] = t0 - start; truth[2 * i + 1] = t1 - t0; }
+        long long w = clock64();
+        while (clock64() - w < idle) {}
+    }
+    for (int i = 0; i < 16; i++) { IKP_BEGIN(lane, 2); IKP_END(lane, 2); }
+    IKP_FINALIZE(lane);
+}

@@ -1,0 +1,220 @@
+// make gpu-test: timing accuracy of the decoded timelines, in both timer kinds.
+#define IKP_IMPLEMENTATION
+#include "../../ikp.h"
+#include "../check.h"
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+namespace ikp_cy {
+#include "../../ikp_cuda.cuh"
+#include "accuracy_kernels.cuh"
+}
+void gt_known_length(const long long *ks, int nk, long long *truth, uint64_t *prof);
+void gt_same_moment(unsigned long long *deadline, int blocks, int reps, uint64_t *prof);
+void gt_long_run(int n, long long busy, long long idle, long long *truth, uint64_t *prof, cudaStream_t s);
+
+#define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { \
+    fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(e_)); exit(1); } } while (0)
+
+static double g_rate = 0; // cycles per ns, from the cycle-mode anchors
+
+static ikp_capture *fetch(const ikp_cuda_buffer &b, std::vector<uint64_t> &w)
+{
+    w.resize(b.num_words);
+    CK(cudaDeviceSynchronize());
+    CK(cudaMemcpy(w.data(), b.device, w.size() * 8, cudaMemcpyDeviceToHost));
+    ikp_capture *cap = NULL;
+    ikp_error e;
+    if (ikp_capture_open(w.data(), w.size(), NULL, &cap, &e) != IKP_OK) { fprintf(stderr, "decode: %s\n", e.message); return NULL; }
+    return cap;
+}
+
+static std::vector<ikp_event> events(const ikp_capture *cap, uint32_t lane, uint32_t id)
+{
+    ikp_lane_events ev;
+    memset(&ev, 0, sizeof ev);
+    std::vector<ikp_event> out;
+    if (ikp_decode_lane(cap, lane, &ev, NULL) == IKP_OK)
+        for (size_t k = 0; k < ev.count; k++) if (ev.events[k].id == id) out.push_back(ev.events[k]);
+    ikp_lane_events_free(cap, &ev);
+    return out;
+}
+
+/* median duration of the lane's empty regions (id 2): the stamps' own skew, ns */
+static double empty_skew(const ikp_capture *cap, uint32_t lane, double *lo, double *hi)
+{
+    std::vector<ikp_event> z = events(cap, lane, 2);
+    std::vector<double> d;
+    for (const ikp_event &e : z) d.push_back((e.end_ps - e.start_ps) / 1000.0);
+    std::sort(d.begin(), d.end());
+    if (d.empty()) return 0;
+    *lo = d[0];
+    *hi = d.back();
+    return d[d.size() / 2];
+}
+
+/* Regions of known length. The decoded duration is compared with the truth
+   plus the lane's own empty-region duration (the skew between a stamp and
+   the code next to it), which is reported separately. */
+static void known_length(bool cycles)
+{
+    const std::vector<long long> ks = {16, 32, 100, 1000, 10000, 100000, 1000000, 10000000};
+    const int nk = (int)ks.size();
+    long long *dks, *dtruth;
+    CK(cudaMalloc(&dks, nk * 8));
+    CK(cudaMalloc(&dtruth, 2 * nk * 8));
+    CK(cudaMemcpy(dks, ks.data(), nk * 8, cudaMemcpyHostToDevice));
+    ikp_cuda_buffer b;
+    CHECK_EQ(ikp_cuda_buffer_create(&b, 2, 64, NULL), IKP_OK);
+    CHECK_EQ(ikp_cuda_buffer_reset(&b, 0, NULL), IKP_OK);
+    if (cycles) ikp_cy::known_length<<<2, 32>>>(dks, nk, dtruth, b.device);
+    else gt_known_length(dks, nk, dtruth, b.device);
+    CK(cudaGetLastError());
+    std::vector<uint64_t> w;
+    ikp_capture *cap = fetch(b, w);
+    std::vector<long long> truth(2 * nk);
+    CK(cudaMemcpy(truth.data(), dtruth, truth.size() * 8, cudaMemcpyDeviceToHost));
+    CHECK(cap != NULL);
+    if (cap) {
+        CHECK_EQ(ikp_capture_get_info(cap)->timer_cycles, cycles ? 1 : 0);
+        for (uint32_t l = 0; l < 2; l++) {
+            double rate = cycles ? ikp_capture_lane(cap, l)->cycles_per_ns : g_rate, lo = 0, hi = 0;
+            if (cycles && l == 0) g_rate = rate;
+            double skew = empty_skew(cap, l, &lo, &hi);
+            std::vector<ikp_event> r = events(cap, l, 1);
+            CHECK_EQ(r.size(), (size_t)nk);
+            CHECK(lo >= 0 && hi <= (cycles ? 64.0 / rate : 64.0)); // the skew itself is small
+            if (l == 0)
+                printf("  %s empty region (stamp skew): median %.2f ns = %.1f cycles (min %.2f, max %.2f ns)\n",
+                       cycles ? "cycles     " : "globaltimer", skew, skew * g_rate, lo, hi);
+            for (size_t i = 0; i < r.size() && i < (size_t)nk; i++) {
+                double dec_ns = (r[i].end_ps - r[i].start_ps) / 1000.0, tru = (double)truth[l * nk + i];
+                if (cycles) {
+                    double dec = dec_ns * rate, sk = skew * rate, tol = std::max(0.01 * tru, 8.0);
+                    CHECK(std::fabs(dec - sk - tru) <= tol);
+                    if (l == 0) printf("  cycles       K=%9lld  truth %10.0f cycles  decoded %12.1f  minus skew: error %+6.1f cycles\n", ks[i], tru, dec, dec - sk - tru);
+                } else {
+                    CHECK(std::fabs(dec_ns - skew - tru) <= 32.0);
+                    if (l == 0) printf("  globaltimer  K=%9lld  truth %10.0f ns      decoded %12.1f  minus skew: error %+6.1f ns\n", ks[i], tru, dec_ns, dec_ns - skew - tru);
+                }
+            }
+        }
+        ikp_capture_free(cap);
+    }
+    ikp_cuda_buffer_destroy(&b);
+    CK(cudaFree(dks));
+    CK(cudaFree(dtruth));
+}
+
+static void same_moment(bool cycles, int sms)
+{
+    const int reps = 8;
+    unsigned long long *dl;
+    CK(cudaMalloc(&dl, 8));
+    CK(cudaMemset(dl, 0, 8));
+    ikp_cuda_buffer b;
+    CHECK_EQ(ikp_cuda_buffer_create(&b, sms, 16, NULL), IKP_OK);
+    CHECK_EQ(ikp_cuda_buffer_reset(&b, 0, NULL), IKP_OK);
+    if (cycles) ikp_cy::same_moment<<<sms, 32>>>(dl, reps, b.device);
+    else gt_same_moment(dl, sms, reps, b.device);
+    CK(cudaGetLastError());
+    std::vector<uint64_t> w;
+    ikp_capture *cap = fetch(b, w);
+    CHECK(cap != NULL);
+    if (cap) {
+        std::vector<unsigned> sm_ids;
+        double worst = 0;
+        std::vector<std::vector<ikp_event>> inst(sms);
+        for (int l = 0; l < sms; l++) {
+            inst[l] = events(cap, (uint32_t)l, 3);
+            CHECK_EQ(inst[l].size(), (size_t)reps);
+            sm_ids.push_back(ikp_capture_lane(cap, (uint32_t)l)->sm);
+        }
+        std::sort(sm_ids.begin(), sm_ids.end());
+        size_t distinct = std::unique(sm_ids.begin(), sm_ids.end()) - sm_ids.begin();
+        CHECK(distinct >= 2);
+        for (int r = 0; r < reps; r++) {
+            int64_t lo = INT64_MAX, hi = INT64_MIN;
+            for (int l = 0; l < sms; l++)
+                if ((int)inst[l].size() > r) { lo = std::min(lo, inst[l][r].start_ps); hi = std::max(hi, inst[l][r].start_ps); }
+            double spread = (hi - lo) / 1000.0;
+            CHECK(spread <= 64.0);
+            worst = std::max(worst, spread);
+        }
+        printf("  %s one moment on %d lanes, %zu SMs: worst spread %.1f ns over %d moments\n",
+               cycles ? "cycles     " : "globaltimer", sms, distinct, worst, reps);
+        ikp_capture_free(cap);
+    }
+    ikp_cuda_buffer_destroy(&b);
+    CK(cudaFree(dl));
+}
+
+static void long_run(int sms)
+{
+    (void)sms;
+    const int n = 45;
+    const long long busy = 100000000, idle = 100000000; // ~50 ms each at 1.98 GHz: ~4.5 s in all
+    long long *t1, *t2;
+    CK(cudaMalloc(&t1, 2 * n * 8));
+    CK(cudaMalloc(&t2, 2 * n * 8));
+    ikp_cuda_buffer b1, b2;
+    CHECK_EQ(ikp_cuda_buffer_create(&b1, 1, 128, NULL), IKP_OK);
+    CHECK_EQ(ikp_cuda_buffer_create(&b2, 1, 128, NULL), IKP_OK);
+    cudaStream_t s1, s2;
+    CK(cudaStreamCreate(&s1));
+    CK(cudaStreamCreate(&s2));
+    ikp_cuda_buffer_reset(&b1, s1, NULL);
+    ikp_cuda_buffer_reset(&b2, s2, NULL);
+    ikp_cy::long_run<<<1, 32, 0, s1>>>(n, busy, idle, t1, b1.device);
+    gt_long_run(n, busy, idle, t2, b2.device, s2);
+    CK(cudaGetLastError());
+    for (int kind = 0; kind < 2; kind++) {
+        std::vector<uint64_t> w;
+        ikp_capture *cap = fetch(kind == 0 ? b1 : b2, w);
+        std::vector<long long> truth(2 * n);
+        CK(cudaMemcpy(truth.data(), kind == 0 ? t1 : t2, truth.size() * 8, cudaMemcpyDeviceToHost));
+        CHECK(cap != NULL);
+        if (!cap) continue;
+        const ikp_capture_info *in = ikp_capture_get_info(cap);
+        double rate = kind == 0 ? ikp_capture_lane(cap, 0)->cycles_per_ns : 1.0; // truth units per ns
+        double lo = 0, hi = 0, skew = empty_skew(cap, 0, &lo, &hi);
+        CHECK_EQ(in->backwards, 0);
+        CHECK(in->span_ps > 4300000000000ll); // longer than a wrap of both 32-bit stamps
+        std::vector<ikp_event> r = events(cap, 0, 4);
+        CHECK_EQ(r.size(), (size_t)n);
+        double worst_d = 0, worst_s = 0;
+        int mono = 1;
+        for (size_t i = 0; i < r.size() && i < (size_t)n; i++) {
+            double dur = (r[i].end_ps - r[i].start_ps) / 1000.0 - skew, tdur = truth[2 * i + 1] / rate;
+            double st = (r[i].start_ps - r[0].start_ps) / 1000.0, tst = (truth[2 * i] - truth[0]) / rate;
+            if (i && r[i].start_ps <= r[i - 1].end_ps) mono = 0;
+            worst_d = std::max(worst_d, std::fabs(dur - tdur));
+            worst_s = std::max(worst_s, std::fabs(st - tst));
+        }
+        CHECK(mono);
+        CHECK(worst_d <= (kind == 0 ? 8.0 / rate : 32.0)); // durations exact across the wraps
+        CHECK(worst_s <= 1000.0);                          // no region displaced by a wrap (4.29 s / 2.17 s)
+        printf("  %s %.3f s lane, %d regions: worst duration error %.1f ns, worst start error %.1f ns\n",
+               kind == 0 ? "cycles     " : "globaltimer", in->span_ps / 1e12, n, worst_d, worst_s);
+        ikp_capture_free(cap);
+    }
+    ikp_cuda_buffer_destroy(&b1);
+    ikp_cuda_buffer_destroy(&b2);
+    CK(cudaFree(t1));
+    CK(cudaFree(t2));
+}
+
+int main()
+{
+    cudaDeviceProp p;
+    CK(cudaGetDeviceProperties(&p, 0));
+    printf("device: %s, %d SMs\n", p.name, p.multiProcessorCount);
+    known_length(true);
+    known_length(false);
+    same_moment(true, p.multiProcessorCount);
+    same_moment(false, p.multiProcessorCount);
+    long_run(p.multiProcessorCount);
+    return check_report();
+}
