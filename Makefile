@@ -85,6 +85,7 @@ gpu-test: device $(B)/ikp
 
 bench-gpu: device
 	$(B)/overhead
+	$(B)/gemm_bench
 
 bench: $(B)/bench_host
 	$(B)/bench_host

@@ -16,5 +16,10 @@ build persistent examples/persistent.cu
 build test_device tests/gpu/test_device.cu tests/gpu/ring.cu
 build test_accuracy tests/gpu/test_accuracy.cu tests/gpu/accuracy_gt.cu
 build overhead bench/overhead.cu
+build gemm examples/gemm.cu
+for v in 0 1 2 3; do
+  if $NVCC $F -DGV=$v -c -o build/gemm_v$v.o bench/gemm_variant.cu > build/gemm_v$v.log 2>&1; then :; else fail=$((fail+1)); echo "FAIL: gemm_v$v"; cat build/gemm_v$v.log; fi
+done
+build gemm_bench bench/gemm_bench.cu build/gemm_v0.o build/gemm_v1.o build/gemm_v2.o build/gemm_v3.o -lcublas
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]

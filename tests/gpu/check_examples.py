@@ -24,9 +24,9 @@ def check(cond, what):
 def main():
     out = os.path.join(B, "gpu-out")
     os.makedirs(out, exist_ok=True)
-    for ex in ("minimal", "warp_specialized", "persistent"):
+    for ex, extra in (("minimal", []), ("warp_specialized", []), ("persistent", []), ("gemm", ["1024"])):
         base = os.path.join(out, ex)
-        p = subprocess.run([os.path.join(B, ex), base], capture_output=True, text=True)
+        p = subprocess.run([os.path.join(B, ex), base] + extra, capture_output=True, text=True)
         print(p.stdout[-1500:])
         check(p.returncode == 0, "%s runs and computes the right result (%s)" % (ex, p.stderr[-300:]))
         test_tool.passed = test_tool.failed = 0
@@ -52,7 +52,7 @@ def main():
                     overlap += 1
             check(overlap >= len(blocks) // 2, "warp_specialized: producer and consumer overlap in %d of %d blocks" % (overlap, len(blocks)))
         for tool in ("memcheck", "racecheck", "synccheck"):
-            p = subprocess.run(["compute-sanitizer", "--tool", tool, "--error-exitcode", "99", os.path.join(B, ex), base + "-" + tool],
+            p = subprocess.run(["compute-sanitizer", "--tool", tool, "--error-exitcode", "99", os.path.join(B, ex), base + "-" + tool] + extra,
                                capture_output=True, text=True)
             tail = (p.stdout + p.stderr)[-400:]
             text = p.stdout + p.stderr

@@ -1,0 +1,101 @@
+// make bench-gpu, part 2: perturbation of a real pipelined kernel. The same
+// warp-specialized GEMM, instrumented on every k-tile of its producer and
+// consumers, timed in one process with: IKP compiled out, IKP (cycles), IKP
+// (globaltimer), a flashinfer/TIRx-style recorder on the same events, and
+// cuBLAS on the same problem. Rounds interleave the variants; medians.
+#define IKP_IMPLEMENTATION
+#include "../ikp.h"
+#include "../examples/gemm_common.h"
+#include <cublas_v2.h>
+#include <algorithm>
+#include <cstdlib>
+
+#define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { \
+    fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(e_)); exit(1); } } while (0)
+
+typedef cudaError_t (*gemm_fn)(const uint16_t *, const uint16_t *, float *, int, int, int, uint64_t *, cudaStream_t);
+cudaError_t gemm_run_0(const uint16_t *, const uint16_t *, float *, int, int, int, uint64_t *, cudaStream_t);
+cudaError_t gemm_run_1(const uint16_t *, const uint16_t *, float *, int, int, int, uint64_t *, cudaStream_t);
+cudaError_t gemm_run_2(const uint16_t *, const uint16_t *, float *, int, int, int, uint64_t *, cudaStream_t);
+cudaError_t gemm_run_3(const uint16_t *, const uint16_t *, float *, int, int, int, uint64_t *, cudaStream_t);
+
+int main(int argc, char **argv)
+{
+    const int M = argc > 1 ? atoi(argv[1]) : 8192, N = M, K = M, rounds = 21;
+    const double flop = 2.0 * M * N * K;
+    cudaDeviceProp p;
+    CK(cudaGetDeviceProperties(&p, 0));
+    std::vector<uint16_t> hA((size_t)M * K), hB((size_t)N * K);
+    std::vector<float> hC((size_t)M * N);
+    gemm_fill(hA, 1);
+    gemm_fill(hB, 2);
+    uint16_t *A, *B;
+    float *C;
+    CK(cudaMalloc(&A, hA.size() * 2));
+    CK(cudaMalloc(&B, hB.size() * 2));
+    CK(cudaMalloc(&C, hC.size() * 4));
+    CK(cudaMemcpy(A, hA.data(), hA.size() * 2, cudaMemcpyHostToDevice));
+    CK(cudaMemcpy(B, hB.data(), hB.size() * 2, cudaMemcpyHostToDevice));
+    const uint32_t lanes = (M / 128) * (N / 128) * 2, cap = 5 * (K / 32) + 16;
+    ikp_cuda_buffer ib;
+    if (ikp_cuda_buffer_create(&ib, lanes, cap, NULL) != IKP_OK) return 1;
+    uint64_t *fib; // flashinfer-style buffer: 1 + lanes * records
+    const size_t fiw = 1 + (size_t)lanes * cap;
+    CK(cudaMalloc(&fib, fiw * 8));
+    cublasHandle_t h;
+    if (cublasCreate(&h) != CUBLAS_STATUS_SUCCESS) return 1;
+    const float one = 1.f, zero = 0.f;
+    const char *names[6] = {"IKP_ENABLE=0 (no profiling)", "IKP, SM-cycle timer", "IKP, globaltimer",
+                            "flashinfer/TIRx-style recorder", "cuBLAS (cublasGemmEx, bf16 in, fp32 out)", ""};
+    gemm_fn fns[4] = {gemm_run_0, gemm_run_1, gemm_run_2, gemm_run_3};
+    std::vector<float> t[5];
+    cudaEvent_t a, b;
+    CK(cudaEventCreate(&a));
+    CK(cudaEventCreate(&b));
+    for (int r = 0; r < rounds; r++)
+        for (int v = 0; v < 5; v++) {
+            uint64_t *prof = NULL;
+            if (v == 1 || v == 2) { ikp_cuda_buffer_reset(&ib, 0, NULL); prof = ib.device; }
+            if (v == 3) { CK(cudaMemset(fib, 0, fiw * 8)); prof = fib; }
+            CK(cudaMemset(C, 0xFF, hC.size() * 4));
+            CK(cudaEventRecord(a));
+            if (v < 4) CK(fns[v](A, B, C, M, N, K, prof, 0));
+            else if (cublasGemmEx(h, CUBLAS_OP_T, CUBLAS_OP_N, N, M, K, &one, B, CUDA_R_16BF, K, A, CUDA_R_16BF, K,
+                                  &zero, C, CUDA_R_32F, N, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT) != CUBLAS_STATUS_SUCCESS)
+                return 1;
+            CK(cudaEventRecord(b));
+            CK(cudaEventSynchronize(b));
+            float ms;
+            CK(cudaEventElapsedTime(&ms, a, b));
+            if (r) t[v].push_back(ms);
+            if (r == rounds - 1) { // every variant computes the right product
+                CK(cudaMemcpy(hC.data(), C, hC.size() * 4, cudaMemcpyDeviceToHost));
+                int bad = gemm_check(hA, hB, hC, M, N, K, 64);
+                if (bad) { fprintf(stderr, "%s: %d wrong elements\n", names[v], bad); return 1; }
+                if (v == 1 || v == 2) { // and the capture is complete
+                    std::vector<uint64_t> w(ib.num_words);
+                    CK(cudaMemcpy(w.data(), ib.device, w.size() * 8, cudaMemcpyDeviceToHost));
+                    ikp_capture *cap_ = NULL;
+                    if (ikp_capture_open(w.data(), w.size(), NULL, &cap_, NULL) != IKP_OK ||
+                        ikp_capture_get_info(cap_)->dropped || ikp_capture_get_info(cap_)->active_lanes != lanes) {
+                        fprintf(stderr, "%s: incomplete capture\n", names[v]);
+                        return 1;
+                    }
+                    printf("%s: %llu records decoded\n", names[v], (unsigned long long)ikp_capture_get_info(cap_)->records);
+                    ikp_capture_free(cap_);
+                }
+            }
+        }
+    double base;
+    for (int v = 0; v < 5; v++) std::sort(t[v].begin(), t[v].end());
+    base = t[0][t[0].size() / 2];
+    printf("\ndevice: %s; %d x %d x %d bf16 GEMM (C = A B^T, fp32 out); median of %d rounds, variants interleaved\n\n",
+           p.name, M, N, K, rounds - 1);
+    printf("| kernel | time (ms) | TFLOP/s | vs IKP_ENABLE=0 |\n| --- | --- | --- | --- |\n");
+    for (int v = 0; v < 5; v++) {
+        double m = t[v][t[v].size() / 2];
+        printf("| %s | %.3f | %.0f | %+.2f%% |\n", names[v], m, flop / (m * 1e-3) / 1e12, (m / base - 1) * 100);
+    }
+    cublasDestroy(h);
+    return 0;
+}

@@ -1,0 +1,59 @@
+// Example 4: a warp-specialized, multi-stage bf16 GEMM (examples/gemm_kernel.cuh)
+// profiled on every k-tile of its producer and consumers. Prints its
+// TFLOP/s, writes gemm.json / gemm.ikp and the summary.
+#include "../ikp_cuda.cuh"
+#include "common.h"
+#include "gemm_kernel.cuh"
+#include "gemm_common.h"
+#include <algorithm>
+
+int main(int argc, char **argv)
+{
+    const int M = argc > 2 ? atoi(argv[2]) : 4096, N = M, K = M; // a multiple of 128
+    const char *out = argc > 1 ? argv[1] : "gemm";
+    if (M < 128 || M % 128) { fprintf(stderr, "size must be a multiple of 128\n"); return 2; }
+    std::vector<uint16_t> hA((size_t)M * K), hB((size_t)N * K);
+    std::vector<float> hC((size_t)M * N);
+    gemm_fill(hA, 1);
+    gemm_fill(hB, 2);
+    uint16_t *A, *B;
+    float *C;
+    CK(cudaMalloc(&A, hA.size() * 2));
+    CK(cudaMalloc(&B, hB.size() * 2));
+    CK(cudaMalloc(&C, hC.size() * 4));
+    CK(cudaMemcpy(A, hA.data(), hA.size() * 2, cudaMemcpyHostToDevice));
+    CK(cudaMemcpy(B, hB.data(), hB.size() * 2, cudaMemcpyHostToDevice));
+    CK(cudaMemset(C, 0xFF, hC.size() * 4)); // poison: NaN everywhere
+    const uint32_t lanes = (M / GEMM_BM) * (N / GEMM_BN) * 2, cap = 5 * (K / GEMM_BK) + 16;
+    ikp_cuda_buffer buf;
+    ikp_error err;
+    if (ikp_cuda_buffer_create(&buf, lanes, cap, &err) != IKP_OK) { fprintf(stderr, "%s\n", err.message); return 1; }
+    std::vector<float> ms;
+    cudaEvent_t a, b;
+    CK(cudaEventCreate(&a));
+    CK(cudaEventCreate(&b));
+    for (int r = 0; r < 11; r++) {
+        if (ikp_cuda_buffer_reset(&buf, 0, &err) != IKP_OK) { fprintf(stderr, "%s\n", err.message); return 1; }
+        CK(cudaEventRecord(a));
+        CK(gemm_launch(A, B, C, M, N, K, buf.device, 0));
+        CK(cudaEventRecord(b));
+        CK(cudaEventSynchronize(b));
+        float t;
+        CK(cudaEventElapsedTime(&t, a, b));
+        if (r) ms.push_back(t);
+    }
+    std::sort(ms.begin(), ms.end());
+    CK(cudaMemcpy(hC.data(), C, hC.size() * 4, cudaMemcpyDeviceToHost));
+    int bad = gemm_check(hA, hB, hC, M, N, K, 256); // and no element left unwritten (NaN poison)
+    for (size_t i = 0; i < hC.size(); i += 997) bad += hC[i] != hC[i];
+    printf("gemm %dx%dx%d bf16 -> fp32, profiled: %.3f ms, %.1f TFLOP/s; %d of 256 sampled elements wrong\n", M, N, K,
+           ms[ms.size() / 2], 2.0 * M * N * K / (ms[ms.size() / 2] * 1e-3) / 1e12, bad);
+    if (bad) return 1;
+    const char *groups[] = {"producer", "consumer"};
+    example_dump(&buf, out, gemm_event_names, 5, groups, 2);
+    ikp_cuda_buffer_destroy(&buf);
+    CK(cudaFree(A));
+    CK(cudaFree(B));
+    CK(cudaFree(C));
+    return 0;
+}
