@@ -110,7 +110,7 @@ gemm_kernel(const uint16_t *__restrict__ A, const uint16_t *__restrict__ B, floa
     if (threadIdx.x == 0)
         for (int s = 0; s < GEMM_STAGES; s++) {
             mbar_init(full0 + 8 * s, 32);            // the producer's 32 lanes, when their copies land
-            mbar_init(empty0 + 8 * s, GEMM_CONSUMERS); // one arrive per consumer warp
+            mbar_init(empty0 + 8 * s, 32 * GEMM_CONSUMERS); // every consumer thread releases its reads
         }
     __syncthreads();
 
@@ -188,8 +188,7 @@ gemm_kernel(const uint16_t *__restrict__ A, const uint16_t *__restrict__ B, floa
                 }
             }
             REC_END(GEV_MMA);
-            __syncwarp();
-            if (lane == 0) mbar_arrive(empty0 + 8 * s); // this warp is done with stage s
+            mbar_arrive(empty0 + 8 * s); // this thread is done reading stage s
         }
         REC_BEGIN(GEV_EPILOGUE);
 #pragma unroll
