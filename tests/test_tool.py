@@ -3,44 +3,20 @@
 parser (no NaN/Infinity, no duplicate keys, no control bytes, valid UTF-8),
 Chrome traces are checked for proper nesting per (pid, tid), and bad input
 must give a non-zero exit, one error line, and no output file."""
-import json
 import os
 import struct
 import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from harness import check, report, strict_json  # noqa: E402
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 IKP = os.environ.get("IKP_TOOL") or os.path.join(ROOT, "build", "ikp")
 if not os.path.isabs(IKP):
     IKP = os.path.join(ROOT, IKP)
 SAMPLE = os.path.join(ROOT, "examples", "data", "sample.ikp")
-passed = failed = 0
-
-
-def check(cond, what):
-    global passed, failed
-    if cond:
-        passed += 1
-    else:
-        failed += 1
-        print("FAIL:", what, file=sys.stderr)
-
-
-def strict_json(data):
-    """Parse bytes as strict JSON; raises ValueError on anything lax."""
-    def no_const(c):
-        raise ValueError("non-standard constant " + c)
-
-    def no_dups(pairs):
-        keys = [k for k, _ in pairs]
-        if len(keys) != len(set(keys)):
-            raise ValueError("duplicate key")
-        return dict(pairs)
-    text = data.decode("utf-8")  # strict: invalid UTF-8 raises
-    return json.loads(text, parse_constant=no_const, object_pairs_hook=no_dups, strict=True)
-
-
 def run(*args):
     p = subprocess.run([IKP] + list(args), capture_output=True)
     return p.returncode, p.stdout, p.stderr
@@ -198,8 +174,7 @@ def main():
     rc, so, se = run("trace", bare, "--format", "ikp", "-o", out)
     check(rc == 1 and b"no IKP magic" in se, "forcing a TIRx buffer through the IKP decoder")
 
-    print("%d passed, %d failed" % (passed, failed))
-    return 1 if failed else 0
+    return report()
 
 
 if __name__ == "__main__":

@@ -27,16 +27,8 @@ OUT = os.path.join(ROOT, "build", "sass")
 NVCC = os.environ.get("NVCC", "nvcc")
 NVDISASM = os.environ.get("NVDISASM", "nvdisasm")
 ARCH = ["-gencode=arch=compute_90,code=sm_90"]
-passed = failed = 0
-
-
-def check(cond, what):
-    global passed, failed
-    if cond:
-        passed += 1
-    else:
-        failed += 1
-        print("FAIL:", what)
+sys.path.insert(0, os.path.join(ROOT, "tests"))
+from harness import check, report  # noqa: E402
 
 
 def nvcc(src, out, *flags):
@@ -148,8 +140,7 @@ def main():
             inside = all(stamps[0] < i < stamps[-1] for i in work)
             check(inside, "%s: all %d %s between the begin and end stamps (stamps at %d, %d; work %d..%d)" % (kern, len(work), "/".join(kinds), stamps[0], stamps[-1], work[0], work[-1]))
 
-    print("%d passed, %d failed" % (passed, failed))
-    return 1 if failed else 0
+    return report()
 
 
 if __name__ == "__main__":
