@@ -42,8 +42,12 @@ def main():
                     overlap += 1
             check(overlap >= len(blocks) // 2, "warp_specialized: producer and consumer overlap in %d of %d blocks" % (overlap, len(blocks)))
         for tool in ("memcheck", "racecheck", "synccheck"):
-            p = subprocess.run(["compute-sanitizer", "--tool", tool, "--error-exitcode", "99", os.path.join(B, ex), base + "-" + tool] + extra,
-                               capture_output=True, text=True)
+            try:
+                p = subprocess.run(["compute-sanitizer", "--tool", tool, "--error-exitcode", "99", os.path.join(B, ex), base + "-" + tool] + extra,
+                                   capture_output=True, text=True)
+            except FileNotFoundError:
+                check(False, "compute-sanitizer not found (it comes with the CUDA Toolkit)")
+                continue
             tail = (p.stdout + p.stderr)[-400:]
             text = p.stdout + p.stderr
             clean = "ERROR SUMMARY: 0 errors" in text or "RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)" in text
