@@ -105,7 +105,7 @@
 #endif
 
 /* ---- 1. wire format (FORMAT.md) -------------------------------------------
-   Kept identical in ikp_cuda.cuh (tests/test_wire_agree.cu checks it). */
+   Kept identical in ikp_cuda.cuh (tests/sass/check_sass.py checks it). */
 #ifndef IKP_WIRE_DEFINED
 #define IKP_WIRE_DEFINED
 #define IKP_WIRE_MAGIC 0x31504B49u        /* "IKP1", buffer word 0 bits 0..31 */

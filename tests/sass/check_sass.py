@@ -11,6 +11,7 @@
 3. Work stays inside its region: in region_pinned_kernel every FFMA of the
    region lies between the begin and end timer reads; in region_mem_kernel
    (loads and stores, no pin) every LDG/STG of the region does.
+0. The IKP_WIRE_* constants of ikp.h and ikp_cuda.cuh agree.
 4. The header compiles warning-free: nvcc -Werror all-warnings with
    -Xcompiler -Wall,-Wextra, in both IKP_ENABLE modes and both timer kinds.
 Prints "N passed, N failed"; writes the annotated hot-path listing to
@@ -91,6 +92,13 @@ def main():
     os.makedirs(OUT, exist_ok=True)
     src = os.path.join(ROOT, "tests", "sass", "kernels.cu")
     hot = os.path.join(ROOT, "tests", "sass", "hotpath.cu")
+
+    # 0. the wire-format constants are the same in both headers
+    def wire(path):
+        return sorted(re.sub(r"\s+", " ", re.sub(r"/\*.*?\*/", "", l)).strip()
+                      for l in open(os.path.join(ROOT, path)) if l.startswith("#define IKP_WIRE_"))
+    wh, wc = wire("ikp.h"), wire("ikp_cuda.cuh")
+    check(len(wh) >= 15 and wh == wc, "IKP_WIRE_* definitions agree between ikp.h and ikp_cuda.cuh (%d vs %d)" % (len(wh), len(wc)))
 
     # 1. byte identity with IKP_ENABLE=0
     plain, off, on = (os.path.join(OUT, n + ".cubin") for n in ("plain", "disabled", "enabled"))
