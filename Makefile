@@ -3,6 +3,7 @@
 #   make run        decode the bundled capture (or, with a GPU, profile an example)
 #   make test       every test that runs without a GPU
 #   make bench      host decoder benchmark
+#   make fuzz       each libFuzzer harness for FUZZ_SECONDS (default 60)
 #   make gpu-test   device tests and examples on a machine with a GPU
 #   make bench-gpu  per-event cost of IKP and other recorders on the GPU
 CC      ?= cc
@@ -14,7 +15,7 @@ WARN     = -std=c99 -Wall -Wextra -pedantic -Werror
 SAN      = -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 B        = build
 
-.PHONY: all run test bench clean sample check-tools gpu-test gpu-accuracy bench-gpu device
+.PHONY: all run test bench clean sample check-tools gpu-test gpu-accuracy bench-gpu device fuzz fuzz-seeds
 all: $(B)/ikp
 
 $(B):
@@ -42,7 +43,34 @@ sample: device
 check-tools:
 	@command -v $(CC) >/dev/null || { echo "make: C compiler '$(CC)' not found"; exit 1; }
 	@command -v $(PYTHON) >/dev/null || { echo "make: $(PYTHON) not found (needed to validate JSON in the tests)"; exit 1; }
+	@command -v $(CLANG) >/dev/null || { echo "make: $(CLANG) not found (needed for the libFuzzer harnesses)"; exit 1; }
 	@command -v $(NVCC) >/dev/null || { echo "make: $(NVCC) not found (the CUDA Toolkit is needed to compile the device code)"; exit 1; }
+
+CLANG       ?= clang
+FUZZ_SAN     = -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
+FUZZ_NAMES   = ikp tirx flashinfer capture names e2e
+FUZZ_BINS    = $(addprefix $(B)/fuzz_,$(FUZZ_NAMES))
+FUZZ_SECONDS ?= 60
+$(B)/fuzz_ikp: FUZZ_ID = 1
+$(B)/fuzz_tirx: FUZZ_ID = 2
+$(B)/fuzz_flashinfer: FUZZ_ID = 3
+$(B)/fuzz_capture: FUZZ_ID = 4
+$(B)/fuzz_names: FUZZ_ID = 5
+$(B)/fuzz_e2e: FUZZ_ID = 6
+$(B)/fuzz_%: fuzz/fuzz.c ikp.h | $(B)
+	$(CLANG) $(FUZZ_SAN) -DFUZZ_TARGET=$(FUZZ_ID) -o $@ fuzz/fuzz.c
+
+# Long fuzzing; new inputs go to build/fuzz-work, crashes to build/fuzz-crash.
+# A crash becomes a regression test by copying it into fuzz/corpus/<target>/.
+fuzz: $(FUZZ_BINS)
+	@mkdir -p build/fuzz-crash
+	@for t in $(FUZZ_NAMES); do mkdir -p build/fuzz-work/$$t; echo "== fuzz_$$t ($(FUZZ_SECONDS) s)"; \
+	  $(B)/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 \
+	    -artifact_prefix=build/fuzz-crash/$$t- build/fuzz-work/$$t fuzz/corpus/$$t 2>&1 | tail -1 || exit 1; done
+
+# Regenerate the seed corpora (committed) from the test encoder.
+fuzz-seeds: | $(B)
+	$(CC) $(WARN) -O1 -o $(B)/gen_seeds fuzz/gen_seeds.c && $(B)/gen_seeds
 
 $(B)/test_nvrtc: tests/test_nvrtc.c tests/check.h ikp_cuda.cuh | $(B)
 	$(CC) -std=c99 -Wall -Wextra -Werror -I$(CUDA)/include -o $@ tests/test_nvrtc.c -L$(CUDA)/lib64 -lnvrtc -Wl,-rpath,$(CUDA)/lib64
@@ -71,9 +99,10 @@ HOST_TESTS = "sh tests/compile_checks.sh" \
              "IKP_TOOL=$(B)/ikp-asan $(PYTHON) tests/test_tool.py" \
              "NVCC=$(NVCC) NVDISASM=$(B)/tools/nvdisasm $(PYTHON) tests/sass/check_sass.py" \
              "$(B)/test_nvrtc" \
-             "NVCC=$(NVCC) sh tests/build_device.sh"
+             "NVCC=$(NVCC) sh tests/build_device.sh" \
+             "sh tests/fuzz_check.sh"
 
-test: check-tools $(B)/ikp $(B)/ikp-asan $(B)/test_host $(B)/test_host_asan $(B)/test_nvrtc $(B)/tools/nvdisasm
+test: check-tools $(B)/ikp $(B)/ikp-asan $(B)/test_host $(B)/test_host_asan $(B)/test_nvrtc $(B)/tools/nvdisasm $(FUZZ_BINS)
 	@sh tests/run_all.sh $(HOST_TESTS)
 
 GPU_TESTS = "$(B)/test_device" \

@@ -456,6 +456,7 @@ extern "C" {
 
 #define IKP__SHARED_TRACKS 32u          /* tracks searched for a nesting slot */
 #define IKP__MAX_ABS_PS (1ll << 61)     /* times beyond this are corrupt */
+#define IKP__ANCHOR_MASK ((1ull << 62) - 1)
 #define IKP__RATE_MIN_SPAN_NS 50000     /* lanes shorter use the capture's cycle rate */
 #define IKP__CAPT_MAGIC "IKPCAPT1"
 #define IKP__CAPT_HEADER 48u
@@ -958,11 +959,13 @@ static ikp_result ikp__open_ikp(ikp_capture *cap, const ikp_decode_options *opt,
             int fin = (l->pub.flags & IKP_LANE_FINALIZED) != 0;
             if (!(l->pub.flags & IKP_LANE_STARTED)) continue;
             l->ref_ps = (int64_t)(h[3] - gref) * 1000;
+            /* anchors are kept to 62 bits: the unwrap only needs their low 32, and
+               tick arithmetic near them then cannot overflow int64 */
             if (l->pub.flags & IKP_LANE_CYCLES) {
                 double r = rate;
-                l->anchor = (int64_t)(h[4] & 0x7FFFFFFFFFFFFFFFull);
+                l->anchor = (int64_t)(h[4] & IKP__ANCHOR_MASK);
                 l->has_end = fin && h[6] >= h[4] && h[6] - h[4] < lim;
-                l->end_anchor = l->anchor + (int64_t)(h[6] - h[4]);
+                l->end_anchor = l->anchor + (l->has_end ? (int64_t)(h[6] - h[4]) : 0);
                 if (l->has_end && h[5] > h[3] && h[5] - h[3] >= IKP__RATE_MIN_SPAN_NS &&
                     h[5] - h[3] < lim && !(opt && opt->cycles_per_ns > 0)) {
                     double lr = (double)(h[6] - h[4]) / (double)(h[5] - h[3]);
@@ -972,9 +975,9 @@ static ikp_result ikp__open_ikp(ikp_capture *cap, const ikp_decode_options *opt,
                 l->pub.cycles_per_ns = r;
                 info->timer_cycles = 1;
             } else {
-                l->anchor = (int64_t)(h[3] & 0x7FFFFFFFFFFFFFFFull);
+                l->anchor = (int64_t)(h[3] & IKP__ANCHOR_MASK);
                 l->has_end = fin && h[5] >= h[3] && h[5] - h[3] < lim;
-                l->end_anchor = l->anchor + (int64_t)(h[5] - h[3]);
+                l->end_anchor = l->anchor + (l->has_end ? (int64_t)(h[5] - h[3]) : 0);
                 l->ps_per_tick = 1000.0;
             }
             if (!info->grid[0] && l->grid[0]) {
@@ -1564,7 +1567,7 @@ IKP_DEF ikp_result ikp_decode_lane(const ikp_capture *cap, uint32_t lane, ikp_la
     }
     s->ntouched = 0;
     for (k = 0; k < out->count; k++) out->events[k].link_ = (uint32_t)k;
-    if (ck.backwards) qsort(out->events, out->count, sizeof(ikp_event), ikp__cmp_event);
+    if (ck.backwards && out->count > 1) qsort(out->events, out->count, sizeof(ikp_event), ikp__cmp_event);
     for (t = 0; t < IKP__SHARED_TRACKS; t++) s->stack_n[t] = 0;
     for (k = 0; k < out->count; k++) {
         ikp_event *e = &out->events[k];

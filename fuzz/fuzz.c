@@ -1,0 +1,106 @@
+/* libFuzzer harnesses for every entry point of ikp.h that reads outside data.
+   Built once per target with -DFUZZ_TARGET=n (see Makefile `fuzz`):
+     1 ikp        IKP buffer decoder (forced format), then JSON + statistics
+     2 tirx       TIRx decoder (forced), then JSON + statistics
+     3 flashinfer flashinfer decoder (forced), then JSON + statistics
+     4 capture    .ikp capture / bare buffer reader (auto-detect), then JSON + statistics
+     5 names      name-list parser (comma and newline lists)
+     6 e2e        auto-detect + every writer, --by block and --by sm
+   Every call must return a result code; ASan/UBSan/LSan catch the rest. */
+#define IKP_IMPLEMENTATION
+#define IKP_NO_CUDA
+#include "../ikp.h"
+#include <stdlib.h>
+#include <string.h>
+
+static int sink(void *u, const void *d, size_t n)
+{
+    size_t *total = (size_t *)u;
+    const unsigned char *p = (const unsigned char *)d;
+    if (n) *total += p[0] + p[n - 1]; /* touch the output */
+    return 0;
+}
+
+static void use(ikp_capture *cap, ikp_group_by by)
+{
+    size_t total = 0;
+    ikp_stats *st = NULL;
+    ikp_chrome_options o;
+    o.by = by;
+    ikp_write_chrome(cap, &o, sink, &total, NULL);
+    if (ikp_stats_compute(cap, &st, NULL) == IKP_OK) {
+        ikp_stats_write_text(st, sink, &total);
+        ikp_stats_write_json(st, sink, &total);
+        ikp_info_write_text(st, sink, &total);
+        ikp_stats_free(st);
+    }
+}
+
+static void words(const uint8_t *data, size_t size, ikp_format f)
+{
+    size_t n = size / 8;
+    uint64_t *w = (uint64_t *)malloc(n ? n * 8 : 8);
+    ikp_decode_options o;
+    ikp_capture *cap = NULL;
+    const char *names[3] = {"a \"b\"", "\x01", "\xff"};
+    if (!w) return;
+    memcpy(w, data, n * 8);
+    memset(&o, 0, sizeof o);
+    o.format = f;
+    o.event_names = names;
+    o.num_event_names = 3;
+    if (ikp_capture_open(w, n, &o, &cap, NULL) == IKP_OK) {
+        use(cap, IKP_BY_BLOCK);
+        ikp_capture_free(cap);
+    }
+    free(w);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+#if FUZZ_TARGET == 1
+    words(data, size, IKP_FORMAT_IKP);
+#elif FUZZ_TARGET == 2
+    words(data, size, IKP_FORMAT_TIRX);
+#elif FUZZ_TARGET == 3
+    words(data, size, IKP_FORMAT_FLASHINFER);
+#elif FUZZ_TARGET == 4
+    ikp_capture *cap = NULL;
+    if (ikp_capture_open_file_data(data, size, NULL, &cap, NULL) == IKP_OK) {
+        use(cap, IKP_BY_BLOCK);
+        ikp_capture_free(cap);
+    }
+#elif FUZZ_TARGET == 5
+    ikp_name_list l;
+    if (ikp_name_list_parse((const char *)data, size, ',', NULL, &l, NULL) == IKP_OK) ikp_name_list_free(&l);
+    if (ikp_name_list_parse((const char *)data, size, '\n', NULL, &l, NULL) == IKP_OK) {
+        ikp_capture *cap = NULL;
+        ikp_decode_options o;
+        uint64_t w[8 + 9 + 2];
+        memset(&o, 0, sizeof o);
+        memset(w, 0, sizeof w);
+        ikp_buffer_header(w, 1, 2, 0);
+        w[8] = IKP_WIRE_LANE_MAGIC;
+        w[8 + 1] = 1ull << 48;
+        w[16] = (5ull << 32) | IKP_WIRE_KIND_BEGIN | (1u << 2);
+        w[17] = (9ull << 32) | IKP_WIRE_KIND_END | (1u << 2);
+        o.event_names = (const char *const *)l.names;
+        o.num_event_names = l.count;
+        o.group_names = (const char *const *)l.names;
+        o.num_group_names = l.count;
+        if (ikp_capture_open(w, 19, &o, &cap, NULL) == IKP_OK) {
+            use(cap, IKP_BY_BLOCK);
+            ikp_capture_free(cap);
+        }
+        ikp_name_list_free(&l);
+    }
+#else
+    ikp_capture *cap = NULL;
+    if (ikp_capture_open_file_data(data, size, NULL, &cap, NULL) == IKP_OK) {
+        use(cap, IKP_BY_BLOCK);
+        use(cap, IKP_BY_SM);
+        ikp_capture_free(cap);
+    }
+#endif
+    return 0;
+}

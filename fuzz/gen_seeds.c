@@ -1,0 +1,75 @@
+/* Writes the committed seed corpora fuzz/corpus/<target>/ from the test
+   encoder: small valid buffers and capture files of every format, plus name
+   lists. Run by `make fuzz-seeds`; the seeds are committed. */
+#define IKP_IMPLEMENTATION
+#define IKP_NO_CUDA
+#include "../ikp.h"
+#include "../tests/encoder.h"
+#include <stdlib.h>
+
+static void put(const char *dir, const char *name, const void *d, size_t n)
+{
+    char p[512];
+    FILE *f;
+    snprintf(p, sizeof p, "fuzz/corpus/%s/%s", dir, name);
+    f = fopen(p, "wb");
+    if (!f) { fprintf(stderr, "cannot write %s\n", p); exit(1); }
+    fwrite(d, 1, n, f);
+    fclose(f);
+}
+
+typedef struct membuf { unsigned char *p; size_t n; } membuf;
+static int mem_write(void *u, const void *d, size_t n)
+{
+    membuf *m = (membuf *)u;
+    unsigned char *np = (unsigned char *)realloc(m->p, m->n + n);
+    if (!np) return 1;
+    memcpy(np + m->n, d, n);
+    m->p = np;
+    m->n += n;
+    return 0;
+}
+
+static void capture(const char *dir, const char *name, const uint64_t *w, size_t n, ikp_format f)
+{
+    const char *ev[3] = {"load", "mma \"x\"", NULL};
+    const char *gr[2] = {"producer", "consumer"};
+    membuf m = {NULL, 0};
+    ikp_capture_write(w, n, f, ev, 3, gr, 2, mem_write, &m, NULL);
+    put(dir, name, m.p, m.n);
+    free(m.p);
+}
+
+int main(void)
+{
+    static const enc_rec r0[] = {{ENC_B, 0, 0xFFFFFF00ull, 0}, {ENC_D, 0, 0, 7}, {ENC_B, 1, 0xFFFFFF40ull, 0},
+                                 {ENC_E, 1, 0x100000010ull, 0}, {ENC_E, 0, 0x100000050ull, 0}, {ENC_I, 2, 0x100000060ull, 0}};
+    static const enc_rec r1[] = {{ENC_B, 0, 100, 0}, {ENC_B, 1, 110, 0}, {ENC_E, 0, 120, 0}, {ENC_E, 1, 130, 0}, {ENC_E, 2, 140, 0}};
+    enc_lane L[4];
+    uint64_t w[8 + 4 * (9 + 8)], t[1 + 4 * 6];
+    memset(L, 0, sizeof L);
+    L[0].started = L[0].finalized = 1; L[0].recs = r0; L[0].n = 6; L[0].g0 = 0xFFFFFE00ull; L[0].g1 = 0x100000100ull;
+    L[1] = L[0]; L[1].group = 1; L[1].recs = r1; L[1].n = 5; L[1].cycles = 1; L[1].sm = 7;
+    L[1].c0 = 50; L[1].c1 = 200; L[1].g0 = 1000; L[1].g1 = 1100;
+    L[2] = L[1]; L[2].block = 1; L[2].group = 0; L[2].ring = 1; L[2].finalized = 1;
+    L[3] = L[1]; L[3].block = 1; L[3].group = 1; L[3].finalized = 0;
+    enc_ikp(w, 4, 8, 2, 2, 1, 1, L, 4);
+    put("ikp", "two_blocks", w, sizeof w);
+    put("e2e", "ikp_bare", w, sizeof w);
+    capture("capture", "ikp", w, sizeof w / 8, IKP_FORMAT_IKP);
+    capture("e2e", "ikp_capture", w, sizeof w / 8, IKP_FORMAT_IKP);
+    enc_ikp(w, 1, 2, 1, 1, 1, 1, L, 1); /* overflowing lane: 6 records, 2 slots */
+    put("ikp", "overflow", w, (8 + 11) * 8);
+    enc_tirx(t, sizeof t / 8, 2, 2, 4, L, 4);
+    put("tirx", "two_by_two", t, sizeof t);
+    put("e2e", "tirx_bare", t, sizeof t);
+    capture("capture", "tirx", t, sizeof t / 8, IKP_FORMAT_TIRX);
+    enc_flashinfer(t, sizeof t / 8, 2, 2, L, 4);
+    put("flashinfer", "two_by_two", t, sizeof t);
+    put("e2e", "flashinfer_bare", t, sizeof t);
+    capture("capture", "flashinfer", t, sizeof t / 8, IKP_FORMAT_FLASHINFER);
+    put("names", "plain", "load,mma,epilogue", 17);
+    put("names", "odd", "a\"b,\\c,,\x01\n\xff\xfe\r\ntab\t", 22);
+    put("names", "empty", "", 0);
+    return 0;
+}
