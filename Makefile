@@ -33,6 +33,9 @@ $(B)/test_host: tests/test_host.c tests/encoder.h tests/check.h ikp.h | $(B)
 $(B)/test_host_asan: tests/test_host.c tests/encoder.h tests/check.h ikp.h | $(B)
 	$(CC) $(WARN) $(SAN) -o $@ tests/test_host.c
 
+$(B)/test_threads: tests/test_threads.c tests/encoder.h tests/check.h ikp.h | $(B)
+	$(CLANG) -std=c99 -Wall -Wextra -pedantic -Werror -g -O1 -fsanitize=thread -o $@ tests/test_threads.c -lpthread
+
 $(B)/bench_host: bench/bench_host.c tests/encoder.h ikp.h | $(B)
 	$(CC) $(WARN) -O2 -g -o $@ bench/bench_host.c
 
@@ -65,8 +68,9 @@ $(B)/fuzz_%: fuzz/fuzz.c ikp.h | $(B)
 fuzz: $(FUZZ_BINS)
 	@mkdir -p build/fuzz-crash
 	@for t in $(FUZZ_NAMES); do mkdir -p build/fuzz-work/$$t; echo "== fuzz_$$t ($(FUZZ_SECONDS) s)"; \
-	  $(B)/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 \
-	    -artifact_prefix=build/fuzz-crash/$$t- build/fuzz-work/$$t fuzz/corpus/$$t 2>&1 | tail -1 || exit 1; done
+	  if $(B)/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 \
+	    -artifact_prefix=build/fuzz-crash/$$t- build/fuzz-work/$$t fuzz/corpus/$$t > build/fuzz-work/$$t.log 2>&1; \
+	  then tail -1 build/fuzz-work/$$t.log; else tail -30 build/fuzz-work/$$t.log; exit 1; fi; done
 
 # Regenerate the seed corpora (committed) from the test encoder.
 fuzz-seeds: | $(B)
@@ -94,18 +98,20 @@ run: $(B)/ikp
 
 HOST_TESTS = "sh tests/compile_checks.sh" \
              "$(B)/test_host" \
-             "$(B)/test_host_asan" \
+             "ASAN_OPTIONS=detect_leaks=1 $(B)/test_host_asan" \
              "$(PYTHON) tests/test_tool.py" \
-             "IKP_TOOL=$(B)/ikp-asan $(PYTHON) tests/test_tool.py" \
+             "ASAN_OPTIONS=detect_leaks=1 IKP_TOOL=$(B)/ikp-asan $(PYTHON) tests/test_tool.py" \
+             "$(B)/test_threads" \
              "NVCC=$(NVCC) NVDISASM=$(B)/tools/nvdisasm $(PYTHON) tests/sass/check_sass.py" \
              "$(B)/test_nvrtc" \
              "NVCC=$(NVCC) sh tests/build_device.sh" \
              "sh tests/fuzz_check.sh"
 
-test: check-tools $(B)/ikp $(B)/ikp-asan $(B)/test_host $(B)/test_host_asan $(B)/test_nvrtc $(B)/tools/nvdisasm $(FUZZ_BINS)
+test: check-tools $(B)/ikp $(B)/ikp-asan $(B)/test_host $(B)/test_host_asan $(B)/test_nvrtc $(B)/tools/nvdisasm $(FUZZ_BINS) $(B)/test_threads
 	@sh tests/run_all.sh $(HOST_TESTS)
 
 GPU_TESTS = "$(B)/test_device" \
+            "$(B)/test_trap" \
             "sh tests/gpu/run_examples.sh"
 
 gpu-test: device $(B)/ikp

@@ -10,6 +10,14 @@
     fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(e_)); exit(1); } } while (0)
 #define IK(x) do { ikp_error er_; if ((x(&er_)) != IKP_OK) { fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, er_.message); exit(1); } } while (0)
 
+/* Records per lane: the example's own figure, or IKP_EXAMPLE_CAPACITY from
+   the environment (the tests use a tiny one to overflow every lane). */
+static inline uint32_t example_capacity(uint32_t want)
+{
+    const char *e = getenv("IKP_EXAMPLE_CAPACITY");
+    return e && atoi(e) >= 0 ? (uint32_t)atoi(e) : want;
+}
+
 /* Copies the buffer back, writes OUT.json and OUT.ikp, prints the summary. */
 static inline void example_dump(const ikp_cuda_buffer *buf, const char *out, const char *const *names,
                                 uint32_t nnames, const char *const *groups, uint32_t ngroups)

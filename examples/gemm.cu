@@ -27,7 +27,7 @@ int main(int argc, char **argv)
     const uint32_t lanes = (M / GEMM_BM) * (N / GEMM_BN) * 2, cap = 5 * (K / GEMM_BK) + 16;
     ikp_cuda_buffer buf;
     ikp_error err;
-    if (ikp_cuda_buffer_create(&buf, lanes, cap, &err) != IKP_OK) { fprintf(stderr, "%s\n", err.message); return 1; }
+    if (ikp_cuda_buffer_create(&buf, lanes, example_capacity(cap), &err) != IKP_OK) { fprintf(stderr, "%s\n", err.message); return 1; }
     std::vector<float> ms;
     cudaEvent_t a, b;
     CK(cudaEventCreate(&a));

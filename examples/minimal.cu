@@ -38,7 +38,7 @@ int main(int argc, char **argv)
     CK(cudaMemcpy(x, hx.data(), n * sizeof(float), cudaMemcpyHostToDevice));
     ikp_cuda_buffer buf;
     ikp_error err;
-    if (ikp_cuda_buffer_create(&buf, blocks * (threads / 32), 8, &err) != IKP_OK ||
+    if (ikp_cuda_buffer_create(&buf, blocks * (threads / 32), example_capacity(8), &err) != IKP_OK ||
         ikp_cuda_buffer_reset(&buf, 0, &err) != IKP_OK) { fprintf(stderr, "%s\n", err.message); return 1; }
     saxpy_poly<<<blocks, threads>>>(x, y, n, buf.device);
     CK(cudaGetLastError());

@@ -50,7 +50,7 @@ int main(int argc, char **argv)
     ikp_cuda_buffer buf;
     ikp_error err;
     const int per_block = (tiles + sms - 1) / sms;
-    if (ikp_cuda_buffer_create(&buf, sms, per_block * 17 + 8, &err) != IKP_OK ||
+    if (ikp_cuda_buffer_create(&buf, sms, example_capacity(per_block * 17 + 8), &err) != IKP_OK ||
         ikp_cuda_buffer_reset(&buf, 0, &err) != IKP_OK) { fprintf(stderr, "%s\n", err.message); return 1; }
     persistent<<<sms, threads>>>(din, dout, tiles, buf.device);
     CK(cudaGetLastError());

@@ -81,7 +81,7 @@ int main(int argc, char **argv)
     ikp_cuda_buffer buf;
     ikp_error err;
     // lanes: 2 groups per block; capacity: up to 7 records per tile per lane + prologue
-    if (ikp_cuda_buffer_create(&buf, blocks * 2, tiles * 7 + 32, &err) != IKP_OK ||
+    if (ikp_cuda_buffer_create(&buf, blocks * 2, example_capacity(tiles * 7 + 32), &err) != IKP_OK ||
         ikp_cuda_buffer_reset(&buf, 0, &err) != IKP_OK) { fprintf(stderr, "%s\n", err.message); return 1; }
     pipeline<<<blocks, THREADS>>>(din, dout, tiles, buf.device);
     CK(cudaGetLastError());

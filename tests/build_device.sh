@@ -15,6 +15,7 @@ build warp_specialized examples/warp_specialized.cu
 build persistent examples/persistent.cu
 build test_device tests/gpu/test_device.cu tests/gpu/ring.cu
 build test_accuracy tests/gpu/test_accuracy.cu tests/gpu/accuracy_gt.cu
+build test_trap tests/gpu/test_trap.cu
 build overhead bench/overhead.cu
 build gemm examples/gemm.cu
 for v in 0 1 2 3; do

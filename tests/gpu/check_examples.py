@@ -41,17 +41,30 @@ def main():
                 if any(ls < ce and cs < le for ls, le in loads for cs, ce in comps):
                     overlap += 1
             check(overlap >= len(blocks) // 2, "warp_specialized: producer and consumer overlap in %d of %d blocks" % (overlap, len(blocks)))
-        for tool in ("memcheck", "racecheck", "synccheck"):
-            try:
-                p = subprocess.run(["compute-sanitizer", "--tool", tool, "--error-exitcode", "99", os.path.join(B, ex), base + "-" + tool] + extra,
-                                   capture_output=True, text=True)
-            except FileNotFoundError:
-                check(False, "compute-sanitizer not found (it comes with the CUDA Toolkit)")
-                continue
-            tail = (p.stdout + p.stderr)[-400:]
-            text = p.stdout + p.stderr
-            clean = "ERROR SUMMARY: 0 errors" in text or "RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)" in text
-            check(p.returncode == 0 and clean, "%s clean under %s (%s)" % (ex, tool, tail))
+        # under the sanitizers twice: as sized, and with 3 records per lane so
+        # that every lane overflows (drops are counted, nothing is written past it)
+        for cap in (None, "3"):
+            env = dict(os.environ)
+            if cap:
+                env["IKP_EXAMPLE_CAPACITY"] = cap
+            for tool in ("memcheck", "racecheck", "synccheck"):
+                try:
+                    p = subprocess.run(["compute-sanitizer", "--tool", tool, "--error-exitcode", "99", os.path.join(B, ex),
+                                        base + "-" + tool] + extra, capture_output=True, text=True, env=env)
+                except FileNotFoundError:
+                    check(False, "compute-sanitizer not found (it comes with the CUDA Toolkit)")
+                    continue
+                tail = (p.stdout + p.stderr)[-400:]
+                text = p.stdout + p.stderr
+                clean = "ERROR SUMMARY: 0 errors" in text or "RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)" in text
+                check(p.returncode == 0 and clean, "%s clean under %s%s (%s)" % (ex, tool, " with overflowing lanes" if cap else "", tail))
+            if cap:
+                info = subprocess.run([os.path.join(B, "ikp"), "summary", base + "-synccheck.ikp", "--json"], capture_output=True)
+                try:
+                    st = strict_json(info.stdout)
+                    check(st["dropped"] > 0 and st["records"] <= 3 * st["active_lanes"], "%s overflow counted (%d dropped)" % (ex, st["dropped"]))
+                except (ValueError, KeyError) as e:
+                    check(False, "%s overflow summary: %s" % (ex, e))
     return report()
 
 
