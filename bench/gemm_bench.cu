@@ -25,17 +25,11 @@ int main(int argc, char **argv)
     const double flop = 2.0 * M * N * K;
     cudaDeviceProp p;
     CK(cudaGetDeviceProperties(&p, 0));
-    std::vector<uint16_t> hA((size_t)M * K), hB((size_t)N * K);
-    std::vector<float> hC((size_t)M * N);
-    gemm_fill(hA, 1);
-    gemm_fill(hB, 2);
-    uint16_t *A, *B;
-    float *C;
-    CK(cudaMalloc(&A, hA.size() * 2));
-    CK(cudaMalloc(&B, hB.size() * 2));
-    CK(cudaMalloc(&C, hC.size() * 4));
-    CK(cudaMemcpy(A, hA.data(), hA.size() * 2, cudaMemcpyHostToDevice));
-    CK(cudaMemcpy(B, hB.data(), hB.size() * 2, cudaMemcpyHostToDevice));
+    gemm_problem g;
+    CK(gemm_problem_init(g, M, N, K));
+    const uint16_t *A = g.A, *B = g.B;
+    float *C = g.C;
+    std::vector<float> &hC = g.hC;
     const uint32_t lanes = (M / 128) * (N / 128) * 2, cap = 5 * (K / 32) + 16;
     ikp_cuda_buffer ib;
     if (ikp_cuda_buffer_create(&ib, lanes, cap, NULL) != IKP_OK) return 1;
@@ -70,7 +64,7 @@ int main(int argc, char **argv)
             if (r) t[v].push_back(ms);
             if (r == rounds - 1) { // every variant computes the right product
                 CK(cudaMemcpy(hC.data(), C, hC.size() * 4, cudaMemcpyDeviceToHost));
-                int bad = gemm_check(hA, hB, hC, M, N, K, 64);
+                int bad = gemm_check(g.hA, g.hB, hC, M, N, K, 64);
                 if (bad) { fprintf(stderr, "%s: %d wrong elements\n", names[v], bad); return 1; }
                 if (v == 1 || v == 2) { // and the capture is complete
                     std::vector<uint64_t> w(ib.num_words);
@@ -97,5 +91,6 @@ int main(int argc, char **argv)
         printf("| %s | %.3f | %.0f | %+.2f%% |\n", names[v], m, flop / (m * 1e-3) / 1e12, (m / base - 1) * 100);
     }
     cublasDestroy(h);
+    gemm_problem_free(g);
     return 0;
 }

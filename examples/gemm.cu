@@ -12,17 +12,11 @@ int main(int argc, char **argv)
     const int M = argc > 2 ? atoi(argv[2]) : 4096, N = M, K = M; // a multiple of 128
     const char *out = argc > 1 ? argv[1] : "gemm";
     if (M < 128 || M % 128) { fprintf(stderr, "size must be a multiple of 128\n"); return 2; }
-    std::vector<uint16_t> hA((size_t)M * K), hB((size_t)N * K);
-    std::vector<float> hC((size_t)M * N);
-    gemm_fill(hA, 1);
-    gemm_fill(hB, 2);
-    uint16_t *A, *B;
-    float *C;
-    CK(cudaMalloc(&A, hA.size() * 2));
-    CK(cudaMalloc(&B, hB.size() * 2));
-    CK(cudaMalloc(&C, hC.size() * 4));
-    CK(cudaMemcpy(A, hA.data(), hA.size() * 2, cudaMemcpyHostToDevice));
-    CK(cudaMemcpy(B, hB.data(), hB.size() * 2, cudaMemcpyHostToDevice));
+    gemm_problem g;
+    CK(gemm_problem_init(g, M, N, K));
+    const uint16_t *A = g.A, *B = g.B;
+    float *C = g.C;
+    std::vector<float> &hC = g.hC;
     CK(cudaMemset(C, 0xFF, hC.size() * 4)); // poison: NaN everywhere
     const uint32_t lanes = (M / GEMM_BM) * (N / GEMM_BN) * 2, cap = 5 * (K / GEMM_BK) + 16;
     ikp_cuda_buffer buf;
@@ -44,7 +38,7 @@ int main(int argc, char **argv)
     }
     std::sort(ms.begin(), ms.end());
     CK(cudaMemcpy(hC.data(), C, hC.size() * 4, cudaMemcpyDeviceToHost));
-    int bad = gemm_check(hA, hB, hC, M, N, K, 256); // and no element left unwritten (NaN poison)
+    int bad = gemm_check(g.hA, g.hB, hC, M, N, K, 256); // and no element left unwritten (NaN poison)
     for (size_t i = 0; i < hC.size(); i += 997) bad += hC[i] != hC[i];
     printf("gemm %dx%dx%d bf16 -> fp32, profiled: %.3f ms, %.1f TFLOP/s; %d of 256 sampled elements wrong\n", M, N, K,
            ms[ms.size() / 2], 2.0 * M * N * K / (ms[ms.size() / 2] * 1e-3) / 1e12, bad);
@@ -52,8 +46,6 @@ int main(int argc, char **argv)
     const char *groups[] = {"producer", "consumer"};
     example_dump(&buf, out, gemm_event_names, 5, groups, 2);
     ikp_cuda_buffer_destroy(&buf);
-    CK(cudaFree(A));
-    CK(cudaFree(B));
-    CK(cudaFree(C));
+    gemm_problem_free(g);
     return 0;
 }
