@@ -599,7 +599,6 @@ struct ikp_capture {
     uint32_t num_event_names;
     char **group_names;
     uint32_t num_group_names;
-    uint32_t peer_groups;  /* peers: groups per block from header */
 };
 
 typedef struct ikp__rec {
@@ -1041,7 +1040,6 @@ static ikp_result ikp__open_peer(ikp_capture *cap, ikp_error *err)
     info->num_lanes = (uint32_t)lanes;
     info->num_blocks = (uint32_t)nb;
     info->num_groups = (uint32_t)ng;
-    cap->peer_groups = (uint32_t)ng;
     cap->lanes = (ikp__lane *)ikp__alloc(&cap->alloc, (size_t)lanes * sizeof(ikp__lane));
     if (!cap->lanes) return ikp__oom(err);
     memset(cap->lanes, 0, (size_t)lanes * sizeof(ikp__lane));
@@ -1189,7 +1187,6 @@ static ikp_result ikp__finish_open(ikp_capture *cap, const ikp_decode_options *o
             info->num_blocks = l->pub.block + 1;
     }
     if (!info->num_groups) info->num_groups = 1;
-    (void)opt;
     ikp__ok(err);
     return IKP_OK;
 }
@@ -1789,7 +1786,7 @@ static int ikp__cached_name(const ikp_capture *cap, ikp__namecache *nc, uint32_t
     return 1;
 }
 
-static void ikp__put_block_name(ikp__out *o, const ikp_capture *cap, const ikp__lane *l)
+static void ikp__put_block_name(ikp__out *o, const ikp__lane *l)
 {
     char t[96];
     if (l->grid[1] > 1 || l->grid[2] > 1) {
@@ -1797,7 +1794,6 @@ static void ikp__put_block_name(ikp__out *o, const ikp_capture *cap, const ikp__
         snprintf(t, sizeof t, "block %u (%u,%u,%u)", l->pub.block, l->pub.block % gx,
                  (l->pub.block / gx) % gy, l->pub.block / gx / gy);
     } else snprintf(t, sizeof t, "block %u", l->pub.block);
-    (void)cap;
     ikp__puts(o, t);
 }
 
@@ -1856,7 +1852,7 @@ IKP_DEF ikp_result ikp_write_chrome(const ikp_capture *cap, const ikp_chrome_opt
             ikp__puts(&o, "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":");
             ikp__put_u64(&o, pid);
             ikp__puts(&o, ",\"args\":{\"name\":\"");
-            if (by == IKP_BY_BLOCK) ikp__put_block_name(&o, cap, l);
+            if (by == IKP_BY_BLOCK) ikp__put_block_name(&o, l);
             else { ikp__puts(&o, "SM "); ikp__put_u64(&o, pid); }
             ikp__puts(&o, "\"}},\n{\"ph\":\"M\",\"name\":\"process_sort_index\",\"pid\":");
             ikp__put_u64(&o, pid);
@@ -1874,7 +1870,7 @@ IKP_DEF ikp_result ikp_write_chrome(const ikp_capture *cap, const ikp_chrome_opt
             ikp__puts(&o, ",\"tid\":");
             ikp__put_u64(&o, tid);
             ikp__puts(&o, ",\"args\":{\"name\":\"");
-            if (by == IKP_BY_SM) { ikp__put_block_name(&o, cap, l); ikp__puts(&o, " "); }
+            if (by == IKP_BY_SM) { ikp__put_block_name(&o, l); ikp__puts(&o, " "); }
             ikp__put_json_chars(&o, ikp__gr_name(cap, l->pub.group, tmp, sizeof tmp));
             if (t) { ikp__puts(&o, " ["); ikp__put_u64(&o, t); ikp__puts(&o, "]"); }
             ikp__puts(&o, "\"}},\n{\"ph\":\"M\",\"name\":\"thread_sort_index\",\"pid\":");

@@ -8,7 +8,6 @@
 
 #define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { \
     fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(e_)); exit(1); } } while (0)
-#define IK(x) do { ikp_error er_; if ((x(&er_)) != IKP_OK) { fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, er_.message); exit(1); } } while (0)
 
 /* Records per lane: the example's own figure, or IKP_EXAMPLE_CAPACITY from
    the environment (the tests use a tiny one to overflow every lane). */
