@@ -1,8 +1,9 @@
 // make bench-gpu, part 2: perturbation of a real pipelined kernel. The same
 // warp-specialized GEMM, instrumented on every k-tile of its producer and
 // consumers, timed in one process with: IKP compiled out, IKP (cycles), IKP
-// (globaltimer), a flashinfer/TIRx-style recorder on the same events, and
-// cuBLAS on the same problem. Rounds interleave the variants; medians.
+// (globaltimer), a flashinfer/TIRx-style recorder on the same events, the
+// breakdown of IKP's cost by side, and cuBLAS on the same problem. Rounds
+// interleave the variants; medians.
 #define IKP_IMPLEMENTATION
 #include "../ikp.h"
 #include "../examples/gemm_common.h"
@@ -13,11 +14,19 @@
 #define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { \
     fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(e_)); exit(1); } } while (0)
 
-typedef cudaError_t (*gemm_fn)(const uint16_t *, const uint16_t *, float *, int, int, int, uint64_t *, cudaStream_t);
-cudaError_t gemm_run_0(const uint16_t *, const uint16_t *, float *, int, int, int, uint64_t *, cudaStream_t);
-cudaError_t gemm_run_1(const uint16_t *, const uint16_t *, float *, int, int, int, uint64_t *, cudaStream_t);
-cudaError_t gemm_run_2(const uint16_t *, const uint16_t *, float *, int, int, int, uint64_t *, cudaStream_t);
-cudaError_t gemm_run_3(const uint16_t *, const uint16_t *, float *, int, int, int, uint64_t *, cudaStream_t);
+typedef void *(*gemm_plan_fn)(const uint16_t *, const uint16_t *, int, int, int);
+typedef cudaError_t (*gemm_fn)(const void *, float *, uint64_t *, cudaStream_t);
+#define GEMM_DECL(v) void *gemm_plan_##v(const uint16_t *, const uint16_t *, int, int, int); \
+    cudaError_t gemm_run_##v(const void *, float *, uint64_t *, cudaStream_t);
+GEMM_DECL(0)
+GEMM_DECL(1)
+GEMM_DECL(2)
+GEMM_DECL(3)
+GEMM_DECL(4)
+GEMM_DECL(5)
+GEMM_DECL(6)
+#define NV 7     /* kernel builds (bench/gemm_variant.cu); variant NV is cuBLAS */
+#define IKP_V(v) ((v) == 1 || (v) == 2 || (v) == 4 || (v) == 5) /* record into the IKP buffer */
 
 int main(int argc, char **argv)
 {
@@ -30,7 +39,8 @@ int main(int argc, char **argv)
     const uint16_t *A = g.A, *B = g.B;
     float *C = g.C;
     std::vector<float> &hC = g.hC;
-    const uint32_t lanes = (M / 128) * (N / 128) * 2, cap = 5 * (K / 32) + 16;
+    if (M % 256) { fprintf(stderr, "size must be a multiple of 256\n"); return 2; }
+    const uint32_t lanes = (M / 128) * (N / 256) * 3, cap = 5 * (K / 64) + 16;
     ikp_cuda_buffer ib;
     if (ikp_cuda_buffer_create(&ib, lanes, cap, NULL) != IKP_OK) return 1;
     uint64_t *fib; // flashinfer-style buffer: 1 + lanes * records
@@ -39,21 +49,27 @@ int main(int argc, char **argv)
     cublasHandle_t h;
     if (cublasCreate(&h) != CUBLAS_STATUS_SUCCESS) return 1;
     const float one = 1.f, zero = 0.f;
-    const char *names[6] = {"IKP_ENABLE=0 (no profiling)", "IKP, SM-cycle timer", "IKP, globaltimer",
-                            "flashinfer/TIRx-style recorder", "cuBLAS (cublasGemmEx, bf16 in, fp32 out)", ""};
-    gemm_fn fns[4] = {gemm_run_0, gemm_run_1, gemm_run_2, gemm_run_3};
-    std::vector<float> t[5];
+    const char *names[NV + 1] = {"IKP_ENABLE=0 (no profiling)", "IKP, SM-cycle timer", "IKP, globaltimer",
+                                 "flashinfer/TIRx-style recorder", "IKP cycles, consumers' records only",
+                                 "IKP cycles, producer's records only", "IKP cycles, no leader (records predicated off)",
+                                 "cuBLAS (cublasGemmEx, bf16 in, fp32 out)"};
+    gemm_fn fns[NV] = {gemm_run_0, gemm_run_1, gemm_run_2, gemm_run_3, gemm_run_4, gemm_run_5, gemm_run_6};
+    gemm_plan_fn plan_fns[NV] = {gemm_plan_0, gemm_plan_1, gemm_plan_2, gemm_plan_3, gemm_plan_4, gemm_plan_5, gemm_plan_6};
+    void *plans[NV];
+    for (int v = 0; v < NV; v++)
+        if (!(plans[v] = plan_fns[v](A, B, M, N, K))) { fprintf(stderr, "cannot make the tensor maps\n"); return 1; }
+    std::vector<float> t[NV + 1];
     cudaEvent_t a, b;
     CK(cudaEventCreate(&a));
     CK(cudaEventCreate(&b));
     for (int r = 0; r < rounds; r++)
-        for (int v = 0; v < 5; v++) {
+        for (int v = 0; v <= NV; v++) {
             uint64_t *prof = NULL;
-            if (v == 1 || v == 2) { ikp_cuda_buffer_reset(&ib, 0, NULL); prof = ib.device; }
+            if (IKP_V(v) || v == 6) { ikp_cuda_buffer_reset(&ib, 0, NULL); prof = ib.device; }
             if (v == 3) { CK(cudaMemset(fib, 0, fiw * 8)); prof = fib; }
             CK(cudaMemset(C, 0xFF, hC.size() * 4));
             CK(cudaEventRecord(a));
-            if (v < 4) CK(fns[v](A, B, C, M, N, K, prof, 0));
+            if (v < NV) CK(fns[v](plans[v], C, prof, 0));
             else if (cublasGemmEx(h, CUBLAS_OP_T, CUBLAS_OP_N, N, M, K, &one, B, CUDA_R_16BF, K, A, CUDA_R_16BF, K,
                                   &zero, C, CUDA_R_32F, N, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT) != CUBLAS_STATUS_SUCCESS)
                 return 1;
@@ -66,12 +82,12 @@ int main(int argc, char **argv)
                 CK(cudaMemcpy(hC.data(), C, hC.size() * 4, cudaMemcpyDeviceToHost));
                 int bad = gemm_check(g.hA, g.hB, hC, M, N, K, 64);
                 if (bad) { fprintf(stderr, "%s: %d wrong elements\n", names[v], bad); return 1; }
-                if (v == 1 || v == 2) { // and the capture is complete
+                if (IKP_V(v)) { // and the capture is complete
                     std::vector<uint64_t> w(ib.num_words);
                     CK(cudaMemcpy(w.data(), ib.device, w.size() * 8, cudaMemcpyDeviceToHost));
                     ikp_capture *cap_ = NULL;
                     if (ikp_capture_open(w.data(), w.size(), NULL, &cap_, NULL) != IKP_OK ||
-                        ikp_capture_get_info(cap_)->dropped || ikp_capture_get_info(cap_)->active_lanes != lanes) {
+                        ikp_capture_get_info(cap_)->dropped || ikp_capture_get_info(cap_)->active_lanes != (v == 4 ? lanes / 3 * 2 : v == 5 ? lanes / 3 : lanes)) {
                         fprintf(stderr, "%s: incomplete capture\n", names[v]);
                         return 1;
                     }
@@ -81,12 +97,12 @@ int main(int argc, char **argv)
             }
         }
     double base;
-    for (int v = 0; v < 5; v++) std::sort(t[v].begin(), t[v].end());
+    for (int v = 0; v <= NV; v++) std::sort(t[v].begin(), t[v].end());
     base = t[0][t[0].size() / 2];
     printf("\ndevice: %s; %d x %d x %d bf16 GEMM (C = A B^T, fp32 out); median of %d rounds, variants interleaved\n\n",
            p.name, M, N, K, rounds - 1);
     printf("| kernel | time (ms) | TFLOP/s | vs IKP_ENABLE=0 |\n| --- | --- | --- | --- |\n");
-    for (int v = 0; v < 5; v++) {
+    for (int v = 0; v <= NV; v++) {
         double m = t[v][t[v].size() / 2];
         printf("| %s | %.3f | %.0f | %+.2f%% |\n", names[v], m, flop / (m * 1e-3) / 1e12, (m / base - 1) * 100);
     }
