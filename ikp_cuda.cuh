@@ -126,33 +126,14 @@ __device__ __forceinline__ unsigned ikp_smid()
     return s;
 }
 
-/* A (globaltimer, clock64) pair that names one instant: the clock is read
-   right after a globaltimer tick. An SM sometimes sees a tick late (steps of
-   64 or 96 ns instead of 32), which would shift the whole lane; so four
-   consecutive ticks are taken and the pair kept is the one whose clock
-   reading lies lowest against the line through the first and the last: the
-   least-lagged tick. Bounded spins (~130 ns), at lane start and end only. */
-#define IKP__EDGES 4
+/* a (globaltimer, clock64) pair taken right after a globaltimer tick, so the
+   pair names one instant to within a few cycles (bounded spin, init/final only) */
 __device__ __forceinline__ void ikp_anchor(unsigned long long *g, unsigned long long *c)
 {
-    unsigned long long ge[IKP__EDGES], ce[IKP__EDGES], prev = ikp_globaltimer();
-#pragma unroll
-    for (int e = 0; e < IKP__EDGES; e++) {
-        unsigned long long now = prev;
-        for (int i = 0; i < 4096 && now == prev; i++) now = ikp_globaltimer();
-        ce[e] = ikp_clock64();
-        ge[e] = prev = now;
-    }
-    const long long G = (long long)(ge[IKP__EDGES - 1] - ge[0]), Cs = (long long)(ce[IKP__EDGES - 1] - ce[0]);
-    unsigned long long bc = ce[0], bg = ge[0];
-    long long lo = 0;
-#pragma unroll
-    for (int e = 1; e < IKP__EDGES; e++) { /* residual, scaled by G: (c_e - c_0) G - (g_e - g_0) Cs */
-        long long r = (long long)(ce[e] - ce[0]) * G - (long long)(ge[e] - ge[0]) * Cs;
-        if (r < lo) { lo = r; bc = ce[e]; bg = ge[e]; }
-    }
-    *c = bc;
-    *g = bg;
+    unsigned long long g0 = ikp_globaltimer(), g1 = g0;
+    for (int i = 0; i < 4096 && g1 == g0; i++) g1 = ikp_globaltimer();
+    *c = ikp_clock64();
+    *g = g1;
 }
 
 __device__ __forceinline__ void ikp_init(ikp_lane &l, unsigned long long *buf, unsigned group,

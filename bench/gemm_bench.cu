@@ -25,8 +25,9 @@ GEMM_DECL(3)
 GEMM_DECL(4)
 GEMM_DECL(5)
 GEMM_DECL(6)
-#define NV 7     /* kernel builds (bench/gemm_variant.cu); variant NV is cuBLAS */
-#define IKP_V(v) ((v) == 1 || (v) == 2 || (v) == 4 || (v) == 5) /* record into the IKP buffer */
+GEMM_DECL(7)
+#define NV 8     /* kernel builds (bench/gemm_variant.cu); variant NV is cuBLAS */
+#define IKP_V(v) ((v) == 1 || (v) == 2 || (v) == 4 || (v) == 5 || (v) == 7) /* record into the IKP buffer */
 
 int main(int argc, char **argv)
 {
@@ -52,9 +53,10 @@ int main(int argc, char **argv)
     const char *names[NV + 1] = {"IKP_ENABLE=0 (no profiling)", "IKP, SM-cycle timer", "IKP, globaltimer",
                                  "flashinfer/TIRx-style recorder", "IKP cycles, consumers' records only",
                                  "IKP cycles, producer's records only", "IKP cycles, no leader (records predicated off)",
+                                 "IKP cycles, load and mma regions only (no waits, no payload)",
                                  "cuBLAS (cublasGemmEx, bf16 in, fp32 out)"};
-    gemm_fn fns[NV] = {gemm_run_0, gemm_run_1, gemm_run_2, gemm_run_3, gemm_run_4, gemm_run_5, gemm_run_6};
-    gemm_plan_fn plan_fns[NV] = {gemm_plan_0, gemm_plan_1, gemm_plan_2, gemm_plan_3, gemm_plan_4, gemm_plan_5, gemm_plan_6};
+    gemm_fn fns[NV] = {gemm_run_0, gemm_run_1, gemm_run_2, gemm_run_3, gemm_run_4, gemm_run_5, gemm_run_6, gemm_run_7};
+    gemm_plan_fn plan_fns[NV] = {gemm_plan_0, gemm_plan_1, gemm_plan_2, gemm_plan_3, gemm_plan_4, gemm_plan_5, gemm_plan_6, gemm_plan_7};
     void *plans[NV];
     for (int v = 0; v < NV; v++)
         if (!(plans[v] = plan_fns[v](A, B, M, N, K))) { fprintf(stderr, "cannot make the tensor maps\n"); return 1; }

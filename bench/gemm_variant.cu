@@ -1,7 +1,8 @@
 // One build of the GEMM kernel (examples/gemm_kernel.cuh), chosen by GV:
 // 0 IKP_ENABLE=0, 1 IKP cycles, 2 IKP globaltimer, 3 flashinfer/TIRx-style
 // recorder; the breakdown of 1: 4 consumers' records only, 5 producer's
-// only, 6 no leader (every record predicated off). Each build lives in its own namespace (a different configuration
+// only, 6 no leader (every record predicated off), 7 only the load and mma
+// regions (no wait regions, no payload). Each build lives in its own namespace (a different configuration
 // of the same inline functions); bench/gemm_bench.cu links all four.
 #include <stdint.h>
 #include <cuda_runtime.h>
@@ -17,6 +18,8 @@
 #define GEMM_REC_SIDES 1
 #elif GV == 6
 #define GEMM_REC_SIDES 0
+#elif GV == 7
+#define GEMM_REC_WAITS 0
 #endif
 #define GV_CAT2(a, b) a##b
 #define GV_CAT(a, b) GV_CAT2(a, b)

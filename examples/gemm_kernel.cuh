@@ -17,6 +17,9 @@
 #ifndef GEMM_RECORDER
 #define GEMM_RECORDER 1
 #endif
+#ifndef GEMM_REC_WAITS
+#define GEMM_REC_WAITS 1 /* 0: only load and mma regions, no wait regions or payload (bench breakdown) */
+#endif
 #ifndef GEMM_REC_SIDES
 #define GEMM_REC_SIDES 3 /* which leaders record: 1 producer, 2 consumers (bench breakdown) */
 #endif
@@ -185,14 +188,14 @@ gemm_kernel(const __grid_constant__ CUtensorMap tma, const __grid_constant__ CUt
             for (int kt = 0; kt < KT; kt++) {
                 const int s = kt % GEMM_STAGES;
                 if (kt >= GEMM_STAGES) {
-                    REC_BEGIN(GEV_WAIT_EMPTY);
+                    if (GEMM_REC_WAITS) REC_BEGIN(GEV_WAIT_EMPTY);
                     mbar_wait(empty0 + 8 * s, ((kt / GEMM_STAGES) + 1) & 1);
-                    REC_END(GEV_WAIT_EMPTY);
+                    if (GEMM_REC_WAITS) REC_END(GEV_WAIT_EMPTY);
                 }
                 // "load" brackets the issue of the copies; they land later, when the
                 // full barrier completes: the consumers' "wait_full" ends there
                 REC_BEGIN(GEV_LOAD);
-                REC_DATA(GEV_LOAD, kt);
+                if (GEMM_REC_WAITS) REC_DATA(GEV_LOAD, kt);
                 const unsigned sa = base + s * GEMM_STAGE_BYTES;
                 mbar_expect(full0 + 8 * s, GEMM_STAGE_BYTES);
                 tma_load(sa, &tma, kt * GEMM_BK, tm * GEMM_BM, full0 + 8 * s);
@@ -207,9 +210,9 @@ gemm_kernel(const __grid_constant__ CUtensorMap tma, const __grid_constant__ CUt
         for (int i = 0; i < 128; i++) d[i] = 0.f;
         for (int kt = 0; kt < KT; kt++) {
             const int s = kt % GEMM_STAGES;
-            REC_BEGIN(GEV_WAIT_FULL);
+            if (GEMM_REC_WAITS) REC_BEGIN(GEV_WAIT_FULL);
             mbar_wait(full0 + 8 * s, (kt / GEMM_STAGES) & 1);
-            REC_END(GEV_WAIT_FULL);
+            if (GEMM_REC_WAITS) REC_END(GEV_WAIT_FULL);
             // wgmma runs asynchronously, one k-tile in flight while the next is
             // issued. An "mma" region spans the tensor cores' work on one k-tile:
             // it begins before its wgmma are issued and ends after the

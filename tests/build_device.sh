@@ -19,9 +19,9 @@ build test_accuracy tests/gpu/test_accuracy.cu tests/gpu/accuracy_gt.cu
 build test_trap tests/gpu/test_trap.cu
 build overhead bench/overhead.cu
 FLAGS=$F90A build gemm examples/gemm.cu
-for v in 0 1 2 3 4 5 6; do
+for v in 0 1 2 3 4 5 6 7; do
   if $NVCC $F90A -DGV=$v -c -o build/gemm_v$v.o bench/gemm_variant.cu > build/gemm_v$v.log 2>&1; then :; else fail=$((fail+1)); echo "FAIL: gemm_v$v"; cat build/gemm_v$v.log; fi
 done
-FLAGS=$F90A build gemm_bench bench/gemm_bench.cu build/gemm_v0.o build/gemm_v1.o build/gemm_v2.o build/gemm_v3.o build/gemm_v4.o build/gemm_v5.o build/gemm_v6.o -lcublas
+FLAGS=$F90A build gemm_bench bench/gemm_bench.cu build/gemm_v0.o build/gemm_v1.o build/gemm_v2.o build/gemm_v3.o build/gemm_v4.o build/gemm_v5.o build/gemm_v6.o build/gemm_v7.o -lcublas
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]
