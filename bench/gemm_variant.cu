@@ -2,8 +2,9 @@
 // 0 IKP_ENABLE=0, 1 IKP cycles, 2 IKP globaltimer, 3 flashinfer/TIRx-style
 // recorder; the breakdown of 1: 4 consumers' records only, 5 producer's
 // only, 6 no leader (every record predicated off), 7 only the load and mma
-// regions (no wait regions, no payload). Each build lives in its own namespace (a different configuration
-// of the same inline functions); bench/gemm_bench.cu links all four.
+// regions (no wait regions, no payload). Each build lives in its own
+// namespace (a different configuration of the same inline functions);
+// bench/gemm_bench.cu links all eight.
 #include <stdint.h>
 #include <cuda_runtime.h>
 #if GV == 0

@@ -12,8 +12,8 @@
 // 1 and 2 consume, each a 64 x 256 half of the tile with four wgmma
 // m64n256k16 per k-tile straight from shared memory (one k-tile kept in
 // flight while the next is issued), and hand each stage back on its "empty"
-// mbarrier once its wgmma are complete. Tiles are visited in groups of 8 tile rows so that
-// the blocks in flight share their A and B tiles in L2.
+// mbarrier once its wgmma are complete. Tiles are visited in groups of 8
+// tile rows so that the blocks in flight share their A and B tiles in L2.
 #ifndef GEMM_RECORDER
 #define GEMM_RECORDER 1
 #endif
