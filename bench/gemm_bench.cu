@@ -26,13 +26,33 @@ GEMM_DECL(4)
 GEMM_DECL(5)
 GEMM_DECL(6)
 GEMM_DECL(7)
-#define NV 8     /* kernel builds (bench/gemm_variant.cu); variant NV is cuBLAS */
-#define IKP_V(v) ((v) == 1 || (v) == 2 || (v) == 4 || (v) == 5 || (v) == 7) /* record into the IKP buffer */
+#define NV 8 /* kernel builds (bench/gemm_variant.cu); row NV of the table is cuBLAS */
+
+/* what each build records: into the IKP buffer or not, and how many of the
+   three lanes per tile it opens */
+static const struct {
+    const char *name;
+    gemm_plan_fn plan;
+    gemm_fn run;
+    bool ikp;
+    unsigned lanes_per_tile;
+} variants[NV + 1] = {
+    {"IKP_ENABLE=0 (no profiling)", gemm_plan_0, gemm_run_0, false, 0},
+    {"IKP, SM-cycle timer", gemm_plan_1, gemm_run_1, true, 3},
+    {"IKP, globaltimer", gemm_plan_2, gemm_run_2, true, 3},
+    {"flashinfer/TIRx-style recorder", gemm_plan_3, gemm_run_3, false, 0},
+    {"IKP cycles, consumers' records only", gemm_plan_4, gemm_run_4, true, 2},
+    {"IKP cycles, producer's records only", gemm_plan_5, gemm_run_5, true, 1},
+    {"IKP cycles, no leader (records predicated off)", gemm_plan_6, gemm_run_6, true, 0},
+    {"IKP cycles, load and mma regions only (no waits, no payload)", gemm_plan_7, gemm_run_7, true, 3},
+    {"cuBLAS (cublasGemmEx, bf16 in, fp32 out)", NULL, NULL, false, 0},
+};
 
 int main(int argc, char **argv)
 {
     const int M = argc > 1 ? atoi(argv[1]) : 8192, N = M, K = M, rounds = 21;
     const double flop = 2.0 * M * N * K;
+    if (M < 256 || M % 256) { fprintf(stderr, "size must be a multiple of 256\n"); return 2; }
     cudaDeviceProp p;
     CK(cudaGetDeviceProperties(&p, 0));
     gemm_problem g;
@@ -40,7 +60,6 @@ int main(int argc, char **argv)
     const uint16_t *A = g.A, *B = g.B;
     float *C = g.C;
     std::vector<float> &hC = g.hC;
-    if (M % 256) { fprintf(stderr, "size must be a multiple of 256\n"); return 2; }
     const uint32_t lanes = (M / 128) * (N / 256) * 3, cap = 5 * (K / 64) + 16;
     ikp_cuda_buffer ib;
     if (ikp_cuda_buffer_create(&ib, lanes, cap, NULL) != IKP_OK) return 1;
@@ -50,16 +69,9 @@ int main(int argc, char **argv)
     cublasHandle_t h;
     if (cublasCreate(&h) != CUBLAS_STATUS_SUCCESS) return 1;
     const float one = 1.f, zero = 0.f;
-    const char *names[NV + 1] = {"IKP_ENABLE=0 (no profiling)", "IKP, SM-cycle timer", "IKP, globaltimer",
-                                 "flashinfer/TIRx-style recorder", "IKP cycles, consumers' records only",
-                                 "IKP cycles, producer's records only", "IKP cycles, no leader (records predicated off)",
-                                 "IKP cycles, load and mma regions only (no waits, no payload)",
-                                 "cuBLAS (cublasGemmEx, bf16 in, fp32 out)"};
-    gemm_fn fns[NV] = {gemm_run_0, gemm_run_1, gemm_run_2, gemm_run_3, gemm_run_4, gemm_run_5, gemm_run_6, gemm_run_7};
-    gemm_plan_fn plan_fns[NV] = {gemm_plan_0, gemm_plan_1, gemm_plan_2, gemm_plan_3, gemm_plan_4, gemm_plan_5, gemm_plan_6, gemm_plan_7};
     void *plans[NV];
     for (int v = 0; v < NV; v++)
-        if (!(plans[v] = plan_fns[v](A, B, M, N, K))) { fprintf(stderr, "cannot make the tensor maps\n"); return 1; }
+        if (!(plans[v] = variants[v].plan(A, B, M, N, K))) { fprintf(stderr, "cannot make the tensor maps\n"); return 1; }
     std::vector<float> t[NV + 1];
     cudaEvent_t a, b;
     CK(cudaEventCreate(&a));
@@ -67,11 +79,11 @@ int main(int argc, char **argv)
     for (int r = 0; r < rounds; r++)
         for (int v = 0; v <= NV; v++) {
             uint64_t *prof = NULL;
-            if (IKP_V(v) || v == 6) { ikp_cuda_buffer_reset(&ib, 0, NULL); prof = ib.device; }
+            if (variants[v].ikp) { ikp_cuda_buffer_reset(&ib, 0, NULL); prof = ib.device; }
             if (v == 3) { CK(cudaMemset(fib, 0, fiw * 8)); prof = fib; }
             CK(cudaMemset(C, 0xFF, hC.size() * 4));
             CK(cudaEventRecord(a));
-            if (v < NV) CK(fns[v](plans[v], C, prof, 0));
+            if (v < NV) CK(variants[v].run(plans[v], C, prof, 0));
             else if (cublasGemmEx(h, CUBLAS_OP_T, CUBLAS_OP_N, N, M, K, &one, B, CUDA_R_16BF, K, A, CUDA_R_16BF, K,
                                   &zero, C, CUDA_R_32F, N, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT) != CUBLAS_STATUS_SUCCESS)
                 return 1;
@@ -83,17 +95,17 @@ int main(int argc, char **argv)
             if (r == rounds - 1) { // every variant computes the right product
                 CK(cudaMemcpy(hC.data(), C, hC.size() * 4, cudaMemcpyDeviceToHost));
                 int bad = gemm_check(g.hA, g.hB, hC, M, N, K, 64);
-                if (bad) { fprintf(stderr, "%s: %d wrong elements\n", names[v], bad); return 1; }
-                if (IKP_V(v)) { // and the capture is complete
+                if (bad) { fprintf(stderr, "%s: %d wrong elements\n", variants[v].name, bad); return 1; }
+                if (variants[v].lanes_per_tile) { // and the capture is complete
                     std::vector<uint64_t> w(ib.num_words);
                     CK(cudaMemcpy(w.data(), ib.device, w.size() * 8, cudaMemcpyDeviceToHost));
                     ikp_capture *cap_ = NULL;
                     if (ikp_capture_open(w.data(), w.size(), NULL, &cap_, NULL) != IKP_OK ||
-                        ikp_capture_get_info(cap_)->dropped || ikp_capture_get_info(cap_)->active_lanes != (v == 4 ? lanes / 3 * 2 : v == 5 ? lanes / 3 : lanes)) {
-                        fprintf(stderr, "%s: incomplete capture\n", names[v]);
+                        ikp_capture_get_info(cap_)->dropped || ikp_capture_get_info(cap_)->active_lanes != lanes / 3 * variants[v].lanes_per_tile) {
+                        fprintf(stderr, "%s: incomplete capture\n", variants[v].name);
                         return 1;
                     }
-                    printf("%s: %llu records decoded\n", names[v], (unsigned long long)ikp_capture_get_info(cap_)->records);
+                    printf("%s: %llu records decoded\n", variants[v].name, (unsigned long long)ikp_capture_get_info(cap_)->records);
                     ikp_capture_free(cap_);
                 }
             }
@@ -106,7 +118,7 @@ int main(int argc, char **argv)
     printf("| kernel | time (ms) | TFLOP/s | vs IKP_ENABLE=0 |\n| --- | --- | --- | --- |\n");
     for (int v = 0; v <= NV; v++) {
         double m = t[v][t[v].size() / 2];
-        printf("| %s | %.3f | %.0f | %+.2f%% |\n", names[v], m, flop / (m * 1e-3) / 1e12, (m / base - 1) * 100);
+        printf("| %s | %.3f | %.0f | %+.2f%% |\n", variants[v].name, m, flop / (m * 1e-3) / 1e12, (m / base - 1) * 100);
     }
     cublasDestroy(h);
     gemm_problem_free(g);

@@ -251,6 +251,16 @@ struct gemm_plan {
     CUtensorMap ta, tb;
     int M, N, K;
 };
+// a row-major bf16 matrix of `rows` x K, read in boxes of box_rows x GEMM_BK
+// with the 128-byte swizzle the wgmma descriptors expect
+static inline bool gemm_map(PFN_cuTensorMapEncodeTiled_v12000 encode, CUtensorMap *map, const uint16_t *m,
+                            int rows, int K, unsigned box_rows)
+{
+    const cuuint64_t dim[2] = {(cuuint64_t)K, (cuuint64_t)rows}, stride[1] = {(cuuint64_t)K * 2};
+    const cuuint32_t box[2] = {GEMM_BK, box_rows}, es[2] = {1, 1};
+    return encode(map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, (void *)m, dim, stride, box, es, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                  CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
+}
 static inline cudaError_t gemm_plan_init(gemm_plan *p, const uint16_t *A, const uint16_t *B, int M, int N, int K)
 {
     static PFN_cuTensorMapEncodeTiled_v12000 encode = NULL;
@@ -263,13 +273,7 @@ static inline cudaError_t gemm_plan_init(gemm_plan *p, const uint16_t *A, const 
         if (q != cudaDriverEntryPointSuccess || !fn) return cudaErrorNotSupported;
         encode = (PFN_cuTensorMapEncodeTiled_v12000)fn;
     }
-    const cuuint64_t da[2] = {(cuuint64_t)K, (cuuint64_t)M}, db[2] = {(cuuint64_t)K, (cuuint64_t)N};
-    const cuuint64_t stride[1] = {(cuuint64_t)K * 2};
-    const cuuint32_t ba[2] = {GEMM_BK, GEMM_BM}, bb[2] = {GEMM_BK, GEMM_BN}, es[2] = {1, 1};
-    if (encode(&p->ta, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, (void *)A, da, stride, ba, es, CU_TENSOR_MAP_INTERLEAVE_NONE,
-               CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) != CUDA_SUCCESS ||
-        encode(&p->tb, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, (void *)B, db, stride, bb, es, CU_TENSOR_MAP_INTERLEAVE_NONE,
-               CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) != CUDA_SUCCESS)
+    if (!gemm_map(encode, &p->ta, A, M, K, GEMM_BM) || !gemm_map(encode, &p->tb, B, N, K, GEMM_BN))
         return cudaErrorInvalidValue;
     p->M = M;
     p->N = N;
