@@ -903,7 +903,7 @@ static ikp_result ikp__open_ikp(ikp_capture *cap, const ikp_decode_options *opt,
             l->pub.dropped = (L7 >> 32) & 0x7FFFFFFFu;
             if (stored > ringsz) { stored = ringsz; info->corrupt_lanes++; }
             if ((flags & IKP_WIRE_LANE_RING) && ringsz && l->pub.dropped)
-                l->ring_start = (stored + l->pub.dropped) % ringsz;
+                l->ring_start = l->pub.dropped % ringsz; /* record n_total - stored */
         } else {
             info->unfinalized_lanes++;
             for (k = 0; k < ringsz && w[l->base + k] != 0; k++) {}

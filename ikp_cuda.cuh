@@ -14,6 +14,12 @@
            IKP_INSTANT(lane, EV_DONE);
            IKP_FINALIZE(lane);
        }
+   Staged (-DIKP_STAGED=1: records kept in shared memory until a flush;
+   much cheaper inside pipelined main loops, see README "Staging"):
+       IKP_SHARED_STAGE(stage, GROUPS, 1024);             // block scope, static
+       IKP_INIT(lane, prof, g, GROUPS, leader);
+       IKP_STAGE(lane, stage[g], 1024);
+       ... records ...; IKP_FINALIZE(lane);               // flushes, then closes
        host: ikp_cuda_buffer_create(&buf, blocks * groups, capacity, NULL);
              ikp_cuda_buffer_reset(&buf, stream, NULL); k<<<...>>>(x, buf.device);
              ikp_cuda_dump(&buf, stream, &desc, NULL);
@@ -33,6 +39,12 @@
        IKP_RING     0 (default): a full lane keeps its first records and
                     counts the rest as dropped; 1: it keeps its newest
                     records (ring of the largest power of two <= capacity)
+       IKP_STAGED   0 (default): records are stored straight into the profile
+                    buffer; 1: into a stage in shared memory that each lane
+                    is given with IKP_STAGE, copied to the buffer by
+                    IKP_FLUSH / IKP_FINALIZE. Far cheaper inside pipelined
+                    main loops (README "Staging"). With 0 the staging
+                    macros compile to nothing.
 
    MACROS
        IKP_LANE(name)                         declare a recorder
@@ -43,6 +55,11 @@
        IKP_PIN(value)                         keep the computation of value inside
                                               the region (see README "Meaning")
        IKP_FINALIZE(lane)                     end anchors and counts; call once at the end
+       IKP_SHARED_STAGE(name, lanes, records) declare __shared__ staging for `lanes` lanes
+                                              (nothing when IKP_ENABLE=0)
+       IKP_STAGE(lane, words, records)        after IKP_INIT: records go to shared memory
+                                              words (IKP_STAGE_WORDS(records) of them)
+       IKP_FLUSH(lane)                        copy staged records to the profile buffer
    Events are integers 0..16383 (names are given on the host).
 */
 #ifndef IKP_CUDA_CUH
@@ -58,6 +75,9 @@
 #endif
 #ifndef IKP_RING
 #define IKP_RING 0
+#endif
+#ifndef IKP_STAGED
+#define IKP_STAGED 0
 #endif
 
 /* wire format (FORMAT.md); kept identical in ikp.h */
@@ -80,6 +100,10 @@
 #define IKP_WIRE_MAX_EVENTS 16384u
 #endif
 
+/* shared-memory staging (IKP_STAGE): a header, the records, a sink, a spare word */
+#define IKP_STAGE_HEADER_WORDS 5u
+#define IKP_STAGE_WORDS(records) ((records) + IKP_STAGE_HEADER_WORDS + 2u) /* + sink, spare */
+
 #define IKP__CAT2(a, b) a##b
 #define IKP__CAT(a, b) IKP__CAT2(a, b)
 
@@ -96,15 +120,25 @@
 #define IKP_SCOPE(lane, event) ikp_scope IKP__CAT(ikp_scope_, __LINE__)(lane, (unsigned)(event))
 #define IKP_PIN(value) ikp_pin(value)
 #define IKP_FINALIZE(lane) ikp_finalize(lane)
+#if IKP_ENABLE && IKP_STAGED
+#define IKP_SHARED_STAGE(name, lanes, records) __shared__ __align__(16) unsigned long long name[lanes][IKP_STAGE_WORDS(records)]
+#define IKP_STAGE(lane, words, records) ikp_stage(lane, (unsigned long long *)(words), (unsigned)(records))
+#define IKP_FLUSH(lane) ikp_flush(lane)
+#else /* no staging array is declared: these must not name it */
+#define IKP_SHARED_STAGE(name, lanes, records)
+#define IKP_STAGE(lane, words, records) ((void)(lane))
+#define IKP_FLUSH(lane) ((void)(lane))
+#endif
 
 #if IKP_ENABLE
 
 /* Per-thread recorder state: lives in registers. */
 struct ikp_lane {
-    unsigned long long *rec; /* this lane's record slots */
-    unsigned n;              /* records attempted */
+    unsigned long long *rec; /* this lane's record slots (staged: their shared-memory address) */
+    unsigned n;              /* records attempted (staged: since the last flush) */
     unsigned cap;            /* bounded: record slots C (slot C is the sink); ring: slot mask */
-    unsigned on;             /* 1 for the leader of an open lane, else 0: nothing is written */
+    unsigned on;             /* 1: this thread writes (leader of an open lane); 0: closed;
+                                2: claimed, waiting for its stage (IKP_STAGED) */
 };
 
 __device__ __forceinline__ unsigned long long ikp_globaltimer()
@@ -176,11 +210,11 @@ __device__ __forceinline__ void ikp_init(ikp_lane &l, unsigned long long *buf, u
     if (cap) {
         unsigned r = 1u << (31 - __clz((unsigned)(cap > 0x80000000ull ? 0x80000000ull : cap)));
         l.cap = r - 1;
-        l.on = 1;
+        l.on = IKP_STAGED ? 2 : 1;
     }
 #else
     l.cap = (unsigned)cap;
-    l.on = 1;
+    l.on = IKP_STAGED ? 2 : 1;
 #endif
 }
 
@@ -226,19 +260,31 @@ __device__ __forceinline__ bool ikp_writes(const ikp_lane &l)
 {
     unsigned on;
     asm volatile("mov.u32 %0, %1;" : "=r"(on) : "r"(l.on));
-    return on != 0;
+    return on == 1;
+}
+/* the store itself: a plain store into the profile buffer, or a shared-
+   memory store into the stage, whose shared-memory address a staged lane
+   keeps in rec (a generic store to shared memory would take the global
+   path, which is what staging avoids) */
+__device__ __forceinline__ void ikp_put(const ikp_lane &l, unsigned i, unsigned long long v)
+{
+#if IKP_STAGED
+    asm volatile("st.shared.u64 [%0], %1;" :: "r"((unsigned)(unsigned long long)l.rec + i * 8u), "l"(v));
+#else
+    l.rec[i] = v;
+#endif
 }
 __device__ __forceinline__ void ikp_record(ikp_lane &l, unsigned tag)
 {
     unsigned i = ikp_slot(l);
-    if (ikp_writes(l)) l.rec[i] = (unsigned long long)ikp_timer32() << 32 | tag;
+    if (ikp_writes(l)) ikp_put(l, i, (unsigned long long)ikp_timer32() << 32 | tag);
     l.n++;
 }
 /* a record without a timer read (payloads) */
 __device__ __forceinline__ void ikp_store(ikp_lane &l, unsigned long long v)
 {
     unsigned i = ikp_slot(l);
-    if (ikp_writes(l)) l.rec[i] = v;
+    if (ikp_writes(l)) ikp_put(l, i, v);
     l.n++;
 }
 __device__ __forceinline__ void ikp_data(ikp_lane &l, unsigned tag, unsigned value)
@@ -246,16 +292,130 @@ __device__ __forceinline__ void ikp_data(ikp_lane &l, unsigned tag, unsigned val
     ikp_store(l, (unsigned long long)value << 32 | tag);
 }
 
+#if IKP_STAGED
+/* Staging. A stage is IKP_STAGE_WORDS(S) words of shared memory: a header
+   (0: the lane's slots in the profile buffer; 1: their count C, or ring
+   mask, low, and the records moved there so far, high (ring: the records
+   so far); 2: records dropped, and in ring mode, high, how many of the
+   newest are intact; 3: S; 4: the header's own address), then S record
+   slots and a sink, starting one word later when that gives them the same
+   address mod 16 as their destination (the word before the slots then
+   holds the header's address too). Records land there as they would in
+   the profile buffer (same slots, same sink; rec holds the slots' shared-
+   memory address), and a flush moves them: in
+   bounded mode as one bulk asynchronous copy, in ring mode word by word.
+   Bounded mode keeps the profile buffer's invariant that what is stored is
+   a prefix of the lane's records: a stage that overflows between flushes
+   closes the lane, and every later record is dropped and counted. In ring
+   mode the stage is a ring of the largest power of two <= S and the buffer
+   keeps the newest records. Records made before IKP_STAGE, and every record
+   of a lane whose stage was not usable, are dropped and counted. */
+__device__ __forceinline__ void ikp_stage_place(ikp_lane &l, unsigned long long *hd, const unsigned long long *dst)
+{
+    unsigned long long *p = hd + IKP_STAGE_HEADER_WORDS;
+    if (((unsigned long long)p ^ (unsigned long long)dst) & 8u) *p++ = (unsigned long long)hd;
+    l.rec = (unsigned long long *)(unsigned long long)__cvta_generic_to_shared(p);
+}
+/* the stage's slots as a generic pointer */
+__device__ __forceinline__ unsigned long long *ikp_stage_slots(const ikp_lane &l)
+{
+    return (unsigned long long *)__cvta_shared_to_generic((size_t)(unsigned long long)l.rec);
+}
+__device__ __forceinline__ void ikp_stage(ikp_lane &l, unsigned long long *st, unsigned records)
+{
+    if (l.on != 2u || st == 0 || records == 0 || !__isShared(st) || ((unsigned long long)st & 7u))
+        return; /* not waiting for a stage, or this one is not usable */
+    unsigned long long *hd = st;
+    hd[0] = (unsigned long long)l.rec;
+    hd[3] = records;
+    hd[4] = (unsigned long long)hd;
+#if IKP_RING
+    hd[1] = l.cap | (unsigned long long)l.n << 32;
+    hd[2] = 0;
+    l.cap = (1u << (31 - __clz(records))) - 1;
+    l.rec = (unsigned long long *)(unsigned long long)__cvta_generic_to_shared(hd + IKP_STAGE_HEADER_WORDS);
+#else
+    hd[1] = l.cap;
+    hd[2] = l.n;
+    ikp_stage_place(l, hd, l.rec);
+    l.cap = records;
+#endif
+    l.n = 0;
+    l.on = 1;
+}
+
+/* moves the staged records to the profile buffer */
+__device__ __forceinline__ void ikp_flush(ikp_lane &l)
+{
+    if (l.on != 1u) return;
+    unsigned long long *slots = ikp_stage_slots(l), *hd = (unsigned long long *)slots[-1];
+    unsigned long long *out = (unsigned long long *)hd[0];
+    unsigned C = (unsigned)hd[1], g = (unsigned)(hd[1] >> 32), m = l.n;
+#if IKP_RING
+    unsigned S = l.cap + 1, k = m < S ? m : S, valid = (unsigned)(hd[2] >> 32);
+    for (unsigned j = m - k; j < m; j++) out[(g + j) & C] = slots[j & l.cap];
+    valid = m > S ? S : valid + m;
+    if (valid > C + 1) valid = C + 1;
+    hd[1] = C | (unsigned long long)(g + m) << 32;
+    hd[2] = (unsigned long long)valid << 32;
+#else
+    unsigned k = m < l.cap ? m : l.cap, room = C - g;
+    if (k > room) k = room;
+    const unsigned moved = k;
+    unsigned long long *src = slots, *dst = out + g;
+    if (k && ((unsigned long long)dst & 8u)) { *dst++ = *src++; k--; } /* now both 16-byte aligned */
+    if (k > 1)
+        asm volatile("fence.proxy.async.shared::cta;\n\t"
+                     "cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;\n\t"
+                     "cp.async.bulk.commit_group;\n\t"
+                     "cp.async.bulk.wait_group.read 0;"
+                     :: "l"(dst), "r"((unsigned)__cvta_generic_to_shared(src)), "r"((k & ~1u) * 8u) : "memory");
+    if (k & 1) dst[k - 1] = src[k - 1];
+    hd[1] = C | (unsigned long long)(g + moved) << 32;
+    hd[2] += m - moved;
+    l.cap = m > moved ? 0u : (unsigned)hd[3]; /* overflowed: the stored records stay a prefix */
+    ikp_stage_place(l, hd, out + g + moved);
+#endif
+    l.n = 0;
+}
+#else
+__device__ __forceinline__ void ikp_stage(ikp_lane &, unsigned long long *, unsigned) {}
+__device__ __forceinline__ void ikp_flush(ikp_lane &) {}
+#endif
+
 __device__ __forceinline__ void ikp_finalize(ikp_lane &l)
 {
     if (!l.on) return;
+    unsigned long long *h, g, c;
+    unsigned stored, dropped;
+#if IKP_STAGED
+    if (l.on == 1u) { /* flush, then read the counts from the stage */
+        ikp_flush(l);
+        const unsigned long long *hd = (const unsigned long long *)ikp_stage_slots(l)[-1];
+        h = (unsigned long long *)hd[0] - IKP_WIRE_LANE_WORDS;
+#if IKP_RING
+        stored = (unsigned)(hd[2] >> 32);
+        dropped = (unsigned)(hd[1] >> 32) - stored;
+#else
+        stored = (unsigned)(hd[1] >> 32);
+        dropped = (unsigned)hd[2];
+        asm volatile("cp.async.bulk.wait_group 0;" ::: "memory"); /* the copies have landed */
+#endif
+    } else { /* never staged: every record was dropped */
+        h = l.rec - IKP_WIRE_LANE_WORDS;
+        stored = 0;
+        dropped = l.n;
+    }
+#else
 #if IKP_RING
     unsigned room = l.cap + 1;
 #else
     unsigned room = l.cap;
 #endif
-    unsigned long long *h = l.rec - IKP_WIRE_LANE_WORDS, g, c;
-    unsigned stored = l.n < room ? l.n : room, dropped = l.n - stored;
+    h = l.rec - IKP_WIRE_LANE_WORDS;
+    stored = l.n < room ? l.n : room;
+    dropped = l.n - stored;
+#endif
     ikp_anchor(&g, &c);
     h[5] = g;
     h[6] = c;
@@ -284,6 +444,8 @@ __device__ __forceinline__ void ikp_init(ikp_lane &, unsigned long long *, unsig
 __device__ __forceinline__ void ikp_record(ikp_lane &, unsigned) {}
 __device__ __forceinline__ void ikp_data(ikp_lane &, unsigned, unsigned) {}
 __device__ __forceinline__ void ikp_finalize(ikp_lane &) {}
+__device__ __forceinline__ void ikp_stage(ikp_lane &, unsigned long long *, unsigned) {}
+__device__ __forceinline__ void ikp_flush(ikp_lane &) {}
 template <typename T> __device__ __forceinline__ void ikp_pin(T &) {}
 
 #endif /* IKP_ENABLE */

@@ -36,23 +36,28 @@ static const struct {
     gemm_fn run;
     bool ikp;
     unsigned lanes_per_tile;
+    bool all_events; /* records every event of the example: all such captures must agree */
 } variants[NV + 1] = {
-    {"IKP_ENABLE=0 (no profiling)", gemm_plan_0, gemm_run_0, false, 0},
-    {"IKP, SM-cycle timer", gemm_plan_1, gemm_run_1, true, 3},
-    {"IKP, globaltimer", gemm_plan_2, gemm_run_2, true, 3},
-    {"flashinfer/TIRx-style recorder", gemm_plan_3, gemm_run_3, false, 0},
-    {"IKP cycles, consumers' records only", gemm_plan_4, gemm_run_4, true, 2},
-    {"IKP cycles, producer's records only", gemm_plan_5, gemm_run_5, true, 1},
-    {"IKP cycles, no leader (records predicated off)", gemm_plan_6, gemm_run_6, true, 0},
-    {"IKP cycles, load and mma regions only (no waits, no payload)", gemm_plan_7, gemm_run_7, true, 3},
-    {"cuBLAS (cublasGemmEx, bf16 in, fp32 out)", NULL, NULL, false, 0},
+    {"IKP_ENABLE=0 (no profiling)", gemm_plan_0, gemm_run_0, false, 0, false},
+    {"IKP, SM-cycle timer (staged in shared memory)", gemm_plan_1, gemm_run_1, true, 3, true},
+    {"IKP, globaltimer (staged)", gemm_plan_2, gemm_run_2, true, 3, true},
+    {"IKP, SM-cycle timer, not staged (stores to the buffer)", gemm_plan_3, gemm_run_3, true, 3, true},
+    {"flashinfer/TIRx-style recorder", gemm_plan_4, gemm_run_4, false, 0, false},
+    {"IKP cycles staged, consumers' records only", gemm_plan_5, gemm_run_5, true, 2, false},
+    {"IKP cycles staged, producer's records only", gemm_plan_6, gemm_run_6, true, 1, false},
+    {"IKP cycles staged, load and mma regions only (no waits, no payload)", gemm_plan_7, gemm_run_7, true, 3, false},
+    {"cuBLAS (cublasGemmEx, bf16 in, fp32 out)", NULL, NULL, false, 0, false},
 };
 
 int main(int argc, char **argv)
 {
-    const int M = argc > 1 ? atoi(argv[1]) : 8192, N = M, K = M, rounds = 21;
+    // gemm_bench [size [variant]]: with a variant (0 .. NV), that build alone,
+    // run a few times and not timed (for a profiler such as ncu)
+    const int M = argc > 1 ? atoi(argv[1]) : 8192, N = M, K = M, only = argc > 2 ? atoi(argv[2]) : -1;
+    const int rounds = only >= 0 ? 3 : 21;
     const double flop = 2.0 * M * N * K;
     if (M < 256 || M % 256) { fprintf(stderr, "size must be a multiple of 256\n"); return 2; }
+    if (only > NV) { fprintf(stderr, "variant must be 0 .. %d\n", NV); return 2; }
     cudaDeviceProp p;
     CK(cudaGetDeviceProperties(&p, 0));
     gemm_problem g;
@@ -73,14 +78,16 @@ int main(int argc, char **argv)
     for (int v = 0; v < NV; v++)
         if (!(plans[v] = variants[v].plan(A, B, M, N, K))) { fprintf(stderr, "cannot make the tensor maps\n"); return 1; }
     std::vector<float> t[NV + 1];
+    unsigned long long full_records = 0;
     cudaEvent_t a, b;
     CK(cudaEventCreate(&a));
     CK(cudaEventCreate(&b));
     for (int r = 0; r < rounds; r++)
         for (int v = 0; v <= NV; v++) {
+            if (only >= 0 && v != only) continue;
             uint64_t *prof = NULL;
             if (variants[v].ikp) { ikp_cuda_buffer_reset(&ib, 0, NULL); prof = ib.device; }
-            if (v == 3) { CK(cudaMemset(fib, 0, fiw * 8)); prof = fib; }
+            if (v == 4) { CK(cudaMemset(fib, 0, fiw * 8)); prof = fib; }
             CK(cudaMemset(C, 0xFF, hC.size() * 4));
             CK(cudaEventRecord(a));
             if (v < NV) CK(variants[v].run(plans[v], C, prof, 0));
@@ -105,11 +112,20 @@ int main(int argc, char **argv)
                         fprintf(stderr, "%s: incomplete capture\n", variants[v].name);
                         return 1;
                     }
-                    printf("%s: %llu records decoded\n", variants[v].name, (unsigned long long)ikp_capture_get_info(cap_)->records);
+                    const unsigned long long nrec = ikp_capture_get_info(cap_)->records;
+                    printf("%s: %llu records decoded\n", variants[v].name, nrec);
+                    if (variants[v].all_events) { // staged or not, every full capture has the same records
+                        if (!full_records) full_records = nrec;
+                        else if (nrec != full_records) {
+                            fprintf(stderr, "%s: %llu records, another full capture had %llu\n", variants[v].name, nrec, full_records);
+                            return 1;
+                        }
+                    }
                     ikp_capture_free(cap_);
                 }
             }
         }
+    if (only >= 0) return 0;
     double base;
     for (int v = 0; v <= NV; v++) std::sort(t[v].begin(), t[v].end());
     base = t[0][t[0].size() / 2];

@@ -1,24 +1,26 @@
 // One build of the GEMM kernel (examples/gemm_kernel.cuh), chosen by GV:
-// 0 IKP_ENABLE=0, 1 IKP cycles, 2 IKP globaltimer, 3 flashinfer/TIRx-style
-// recorder; the breakdown of 1: 4 consumers' records only, 5 producer's
-// only, 6 no leader (every record predicated off), 7 only the load and mma
+// 0 IKP_ENABLE=0, 1 IKP cycles, 2 IKP globaltimer (both staged in shared
+// memory, the example's default), 3 IKP cycles straight to the profile
+// buffer, 4 flashinfer/TIRx-style recorder; the breakdown of 1: 5
+// consumers' records only, 6 producer's only, 7 only the load and mma
 // regions (no wait regions, no payload). Each build lives in its own
 // namespace (a different configuration of the same inline functions);
 // bench/gemm_bench.cu links all eight.
 #include <stdint.h>
 #include <cuda_runtime.h>
+#if GV != 3
+#define IKP_STAGED 1
+#endif
 #if GV == 0
 #define IKP_ENABLE 0
 #elif GV == 2
 #define IKP_TIMER IKP_TIMER_GLOBAL
-#elif GV == 3
-#define GEMM_RECORDER 2
 #elif GV == 4
-#define GEMM_REC_SIDES 2
+#define GEMM_RECORDER 2
 #elif GV == 5
-#define GEMM_REC_SIDES 1
+#define GEMM_REC_SIDES 2
 #elif GV == 6
-#define GEMM_REC_SIDES 0
+#define GEMM_REC_SIDES 1
 #elif GV == 7
 #define GEMM_REC_WAITS 0
 #endif

@@ -1,6 +1,9 @@
 // Example 4: a warp-specialized, multi-stage bf16 GEMM (examples/gemm_kernel.cuh)
 // profiled on every k-tile of its producer and consumers. Prints its
 // TFLOP/s, writes gemm.json / gemm.ikp and the summary.
+#ifndef IKP_STAGED
+#define IKP_STAGED 1 /* records staged in shared memory: README "Staging" */
+#endif
 #include "../ikp_cuda.cuh"
 #include "common.h"
 #include "gemm_kernel.cuh"

@@ -17,6 +17,9 @@
 #ifndef GEMM_RECORDER
 #define GEMM_RECORDER 1
 #endif
+#ifndef GEMM_STAGE_RECORDS
+#define GEMM_STAGE_RECORDS 1024 /* per lane, with IKP_STAGED=1: 3 x 8 KB of shared memory */
+#endif
 #ifndef GEMM_REC_WAITS
 #define GEMM_REC_WAITS 1 /* 0: only load and mma regions, no wait regions or payload (bench breakdown) */
 #endif
@@ -79,7 +82,14 @@ __device__ __forceinline__ unsigned fi_now()
 #define REC_FINALIZE() ((void)0)
 #else
 #define REC_STATE IKP_LANE(rec)
-#define REC_INIT(buf, group, groups, leader) IKP_INIT(rec, buf, group, groups, leader)
+// built with IKP_STAGED=1 (the default of examples/gemm.cu), each lane's
+// records stay in shared memory until IKP_FINALIZE copies them out (README
+// "Staging"): 3 x 8 KB next to the pipeline's 192 KB; otherwise the stage
+// lines compile to nothing and records go straight to the profile buffer
+#define REC_INIT(buf, group, groups, leader)                                                        \
+    IKP_SHARED_STAGE(gemm_stage, 3, GEMM_STAGE_RECORDS);                                            \
+    IKP_INIT(rec, buf, group, groups, leader);                                                      \
+    IKP_STAGE(rec, gemm_stage[group], GEMM_STAGE_RECORDS)
 #define REC_BEGIN(e) IKP_BEGIN(rec, e)
 #define REC_END(e) IKP_END(rec, e)
 #define REC_DATA(e, v) IKP_DATA(rec, e, v)
@@ -137,11 +147,12 @@ __device__ __forceinline__ unsigned long long gemm_desc(unsigned addr)
     "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, " \
     "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127"
 
-__device__ __forceinline__ void wgmma_256(float (&d)[128], unsigned long long da, unsigned long long db)
+// d = A B + (accumulate ? d : 0)
+__device__ __forceinline__ void wgmma_256(float (&d)[128], unsigned long long da, unsigned long long db, int accumulate)
 {
-    asm volatile("{\n\t.reg .pred p;\n\tsetp.ne.u32 p, 1, 0;\n\t"
+    asm volatile("{\n\t.reg .pred p;\n\tsetp.ne.b32 p, %130, 0;\n\t"
                  "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 {" GEMM_REGS "}, %128, %129, p, 1, 1, 0, 0;\n\t}"
-                 : GEMM_ACC : "l"(da), "l"(db));
+                 : GEMM_ACC : "l"(da), "l"(db), "r"(accumulate));
 }
 // the accumulators are operands of the fence and the wait, so that no access
 // to them moves across either
@@ -195,19 +206,19 @@ gemm_kernel(const __grid_constant__ CUtensorMap tma, const __grid_constant__ CUt
                 // "load" brackets the issue of the copies; they land later, when the
                 // full barrier completes: the consumers' "wait_full" ends there
                 REC_BEGIN(GEV_LOAD);
-                if (GEMM_REC_WAITS) REC_DATA(GEV_LOAD, kt);
                 const unsigned sa = base + s * GEMM_STAGE_BYTES;
                 mbar_expect(full0 + 8 * s, GEMM_STAGE_BYTES);
                 tma_load(sa, &tma, kt * GEMM_BK, tm * GEMM_BM, full0 + 8 * s);
                 tma_load(sa + GEMM_A_BYTES, &tmb, kt * GEMM_BK, tn * GEMM_BN, full0 + 8 * s);
+                if (GEMM_REC_WAITS) REC_DATA(GEV_LOAD, kt); // the k-tile, on the begin record
                 REC_END(GEV_LOAD);
             }
     } else {
         asm volatile("setmaxnreg.inc.sync.aligned.u32 232;");
         const int c = wg - 1; // rows 64c .. 64c + 63 of the tile
+        // no zeroing: the first wgmma overwrites the accumulators (an ordinary
+        // instruction writing them would make ptxas serialize every wgmma)
         float d[128];
-#pragma unroll
-        for (int i = 0; i < 128; i++) d[i] = 0.f;
         for (int kt = 0; kt < KT; kt++) {
             const int s = kt % GEMM_STAGES;
             if (GEMM_REC_WAITS) REC_BEGIN(GEV_WAIT_FULL);
@@ -223,7 +234,7 @@ gemm_kernel(const __grid_constant__ CUtensorMap tma, const __grid_constant__ CUt
             const unsigned long long db = gemm_desc(base + s * GEMM_STAGE_BYTES + GEMM_A_BYTES);
             wgmma_fence(d);
 #pragma unroll
-            for (int kk = 0; kk < GEMM_BK / 16; kk++) wgmma_256(d, da + 2 * kk, db + 2 * kk); // +32 bytes per k16
+            for (int kk = 0; kk < GEMM_BK / 16; kk++) wgmma_256(d, da + 2 * kk, db + 2 * kk, kt | kk); // +32 bytes per k16
             wgmma_commit(d);
             wgmma_wait<1>(d); // k-tile kt - 1 is done: hand its stage back
             if (kt > 0) {

@@ -294,6 +294,18 @@ static void test_dropped_ring_unmatched(void)
     CHECK_EQ(st->regions, 5);
     ikp_stats_free(st);
     ikp_capture_free(cap);
+    /* a staged ring lane that kept only its newest 2 records intact (its
+       stage ring overflowed): stored 2, dropped 8; they are records 8 and 9,
+       in slots 0 and 1 (8 mod 4), found from dropped, not from the ring end */
+    w[8 + 13 + 7] = (1ull << 63) | 2u | (8ull << 32);
+    cap = open_fmt(w, sizeof w / 8, IKP_FORMAT_AUTO, IKP_OK);
+    if (!cap) return;
+    CHECK_EQ(ikp_capture_lane(cap, 1)->records, 2);
+    CHECK_EQ(ikp_capture_lane(cap, 1)->dropped, 8);
+    CHECK_EQ(regions(cap, 1, ev, 8), 1);
+    CHECK_EQ(ev[0].start_ps, 80 * NS);
+    CHECK_EQ(ev[0].end_ps, 90 * NS);
+    ikp_capture_free(cap);
 }
 
 static void test_header_counters(void)

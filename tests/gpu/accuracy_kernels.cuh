@@ -1,5 +1,10 @@
 // Accuracy kernels, included inside a namespace after ikp_cuda.cuh with the
-// timer kind under test (test_accuracy.cu: cycles; accuracy_gt.cu: globaltimer).
+// timer kind under test (test_accuracy.cu: cycles; accuracy_gt.cu:
+// globaltimer; accuracy_staged.cu: cycles, staged in shared memory, where
+// the ACC_STAGE lines take effect; elsewhere they compile to nothing).
+#define ACC_STAGE(lane)                                                                              \
+    IKP_SHARED_STAGE(acc_stage, 1, 256);                                                             \
+    IKP_STAGE(lane, acc_stage[0], 256)
 
 // The ground truth in the lane's own timer units, read next to the stamps:
 // 64-bit %clock64 (cycles) or 64-bit %globaltimer (ns).
@@ -21,6 +26,7 @@ __global__ void known_length(const long long *ks, int nk, long long *truth, uint
 {
     IKP_LANE(lane);
     IKP_INIT(lane, prof, 0, 1, threadIdx.x == 0);
+    ACC_STAGE(lane);
     for (int i = 0; i < nk; i++) {
         long long k = ks[i];
         IKP_BEGIN(lane, 1);
@@ -41,6 +47,7 @@ __global__ void same_moment(volatile unsigned long long *deadline, int reps, uin
 {
     IKP_LANE(lane);
     IKP_INIT(lane, prof, 0, 1, threadIdx.x == 0);
+    ACC_STAGE(lane);
     if (threadIdx.x == 0) {
         if (blockIdx.x == 0) {
             unsigned long long g;
@@ -54,6 +61,7 @@ __global__ void same_moment(volatile unsigned long long *deadline, int reps, uin
             unsigned long long target = t + (unsigned long long)r * 100000, g;
             do { asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(g)); } while (g < target);
             IKP_INSTANT(lane, 3);
+            IKP_DATA(lane, 3, (unsigned)g); // this SM's globaltimer at the moment (diagnostic)
         }
     }
     IKP_FINALIZE(lane);
@@ -65,6 +73,7 @@ __global__ void long_run(int n, long long busy, long long idle, long long *truth
 {
     IKP_LANE(lane);
     IKP_INIT(lane, prof, 0, 1, threadIdx.x == 0);
+    ACC_STAGE(lane);
     long long start = truth_now();
     for (int i = 0; i < n; i++) {
         IKP_BEGIN(lane, 4);

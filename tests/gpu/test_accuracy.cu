@@ -14,6 +14,11 @@ namespace ikp_cy {
 void gt_known_length(const long long *ks, int nk, long long *truth, uint64_t *prof);
 void gt_same_moment(unsigned long long *deadline, int blocks, int reps, uint64_t *prof);
 void gt_long_run(int n, long long busy, long long idle, long long *truth, uint64_t *prof, cudaStream_t s);
+void st_known_length(const long long *ks, int nk, long long *truth, uint64_t *prof);
+void st_same_moment(unsigned long long *deadline, int blocks, int reps, uint64_t *prof);
+
+enum { CYCLES, GLOBALTIMER, CYCLES_STAGED };
+static const char *const kind_name[] = {"cycles     ", "globaltimer", "cyc.staged "};
 
 #define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { \
     fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(e_)); exit(1); } } while (0)
@@ -58,8 +63,9 @@ static double empty_skew(const ikp_capture *cap, uint32_t lane, double *lo, doub
 /* Regions of known length. The decoded duration is compared with the truth
    plus the lane's own empty-region duration (the skew between a stamp and
    the code next to it), which is reported separately. */
-static void known_length(bool cycles)
+static void known_length(int kind)
 {
+    const bool cycles = kind != GLOBALTIMER;
     const std::vector<long long> ks = {16, 32, 100, 1000, 10000, 100000, 1000000, 10000000};
     const int nk = (int)ks.size();
     long long *dks, *dtruth;
@@ -69,8 +75,9 @@ static void known_length(bool cycles)
     ikp_cuda_buffer b;
     CHECK_EQ(ikp_cuda_buffer_create(&b, 2, 64, NULL), IKP_OK);
     CHECK_EQ(ikp_cuda_buffer_reset(&b, 0, NULL), IKP_OK);
-    if (cycles) ikp_cy::known_length<<<2, 32>>>(dks, nk, dtruth, b.device);
-    else gt_known_length(dks, nk, dtruth, b.device);
+    if (kind == CYCLES) ikp_cy::known_length<<<2, 32>>>(dks, nk, dtruth, b.device);
+    else if (kind == GLOBALTIMER) gt_known_length(dks, nk, dtruth, b.device);
+    else st_known_length(dks, nk, dtruth, b.device);
     CK(cudaGetLastError());
     std::vector<uint64_t> w;
     ikp_capture *cap = fetch(b, w);
@@ -81,20 +88,20 @@ static void known_length(bool cycles)
         CHECK_EQ(ikp_capture_get_info(cap)->timer_cycles, cycles ? 1 : 0);
         for (uint32_t l = 0; l < 2; l++) {
             double rate = cycles ? ikp_capture_lane(cap, l)->cycles_per_ns : g_rate, lo = 0, hi = 0;
-            if (cycles && l == 0) g_rate = rate;
+            if (kind == CYCLES && l == 0) g_rate = rate;
             double skew = empty_skew(cap, l, &lo, &hi);
             std::vector<ikp_event> r = events(cap, l, 1);
             CHECK_EQ(r.size(), (size_t)nk);
             CHECK(lo >= 0 && hi <= (cycles ? 64.0 / rate : 64.0)); // the skew itself is small
             if (l == 0)
                 printf("  %s empty region (stamp skew): median %.2f ns = %.1f cycles (min %.2f, max %.2f ns)\n",
-                       cycles ? "cycles     " : "globaltimer", skew, skew * g_rate, lo, hi);
+                       kind_name[kind], skew, skew * g_rate, lo, hi);
             for (size_t i = 0; i < r.size() && i < (size_t)nk; i++) {
                 double dec_ns = (r[i].end_ps - r[i].start_ps) / 1000.0, tru = (double)truth[l * nk + i];
                 if (cycles) {
                     double dec = dec_ns * rate, sk = skew * rate, tol = std::max(0.01 * tru, 8.0);
                     CHECK(std::fabs(dec - sk - tru) <= tol);
-                    if (l == 0) printf("  cycles       K=%9lld  truth %10.0f cycles  decoded %12.1f  minus skew: error %+6.1f cycles\n", ks[i], tru, dec, dec - sk - tru);
+                    if (l == 0) printf("  %s  K=%9lld  truth %10.0f cycles  decoded %12.1f  minus skew: error %+6.1f cycles\n", kind_name[kind], ks[i], tru, dec, dec - sk - tru);
                 } else {
                     CHECK(std::fabs(dec_ns - skew - tru) <= 32.0);
                     if (l == 0) printf("  globaltimer  K=%9lld  truth %10.0f ns      decoded %12.1f  minus skew: error %+6.1f ns\n", ks[i], tru, dec_ns, dec_ns - skew - tru);
@@ -108,7 +115,7 @@ static void known_length(bool cycles)
     CK(cudaFree(dtruth));
 }
 
-static void same_moment(bool cycles, int sms)
+static void same_moment(int kind, int sms)
 {
     const int reps = 8;
     unsigned long long *dl;
@@ -117,8 +124,9 @@ static void same_moment(bool cycles, int sms)
     ikp_cuda_buffer b;
     CHECK_EQ(ikp_cuda_buffer_create(&b, sms, 16, NULL), IKP_OK);
     CHECK_EQ(ikp_cuda_buffer_reset(&b, 0, NULL), IKP_OK);
-    if (cycles) ikp_cy::same_moment<<<sms, 32>>>(dl, reps, b.device);
-    else gt_same_moment(dl, sms, reps, b.device);
+    if (kind == CYCLES) ikp_cy::same_moment<<<sms, 32>>>(dl, reps, b.device);
+    else if (kind == GLOBALTIMER) gt_same_moment(dl, sms, reps, b.device);
+    else st_same_moment(dl, sms, reps, b.device);
     CK(cudaGetLastError());
     std::vector<uint64_t> w;
     ikp_capture *cap = fetch(b, w);
@@ -144,7 +152,37 @@ static void same_moment(bool cycles, int sms)
             worst = std::max(worst, spread);
         }
         printf("  %s one moment on %d lanes, %zu SMs: worst spread %.1f ns over %d moments\n",
-               cycles ? "cycles     " : "globaltimer", sms, distinct, worst, reps);
+               kind_name[kind], sms, distinct, worst, reps);
+        { // where the error sits: each stamp against the globaltimer its SM read at the moment (the
+          // payload), relative to the median of all; a lane whose error grows away from its anchors
+          // saw its SM clock change speed between them
+            std::vector<double> errs;
+            for (int l = 0; l < sms; l++)
+                for (const ikp_event &e : inst[l]) errs.push_back(e.start_ps / 1000.0 - (double)e.begin_data);
+            std::vector<double> sorted = errs;
+            std::sort(sorted.begin(), sorted.end());
+            const double med = sorted.empty() ? 0 : sorted[sorted.size() / 2];
+            int wl = 0;
+            double we = 0;
+            for (int l = 0; l < sms; l++)
+                for (size_t r = 0; r < inst[l].size(); r++) {
+                    double e = std::fabs(inst[l][r].start_ps / 1000.0 - inst[l][r].begin_data - med);
+                    if (e > we) { we = e; wl = l; }
+                }
+            printf("  %s worst lane %d (SM %u): stamp - its globaltimer, ns, moments 0..%d:", kind_name[kind], wl,
+                   ikp_capture_lane(cap, (uint32_t)wl)->sm, reps - 1);
+            for (const ikp_event &e : inst[wl]) printf(" %+.1f", e.start_ps / 1000.0 - e.begin_data - med);
+            printf("\n");
+        }
+        if (kind != GLOBALTIMER) { // how far apart the lanes' clock rates are (anchor to anchor)
+            double rlo = 1e9, rhi = 0;
+            for (int l = 0; l < sms; l++) {
+                double r = ikp_capture_lane(cap, (uint32_t)l)->cycles_per_ns;
+                rlo = std::min(rlo, r);
+                rhi = std::max(rhi, r);
+            }
+            printf("  %s lane clock rates %.6f .. %.6f cycles/ns\n", kind_name[kind], rlo, rhi);
+        }
         ikp_capture_free(cap);
     }
     ikp_cuda_buffer_destroy(&b);
@@ -211,10 +249,12 @@ int main()
     cudaDeviceProp p;
     CK(cudaGetDeviceProperties(&p, 0));
     printf("device: %s, %d SMs\n", p.name, p.multiProcessorCount);
-    known_length(true);
-    known_length(false);
-    same_moment(true, p.multiProcessorCount);
-    same_moment(false, p.multiProcessorCount);
+    known_length(CYCLES);
+    known_length(GLOBALTIMER);
+    known_length(CYCLES_STAGED);
+    same_moment(CYCLES, p.multiProcessorCount);
+    same_moment(GLOBALTIMER, p.multiProcessorCount);
+    same_moment(CYCLES_STAGED, p.multiProcessorCount);
     long_run(p.multiProcessorCount);
     return check_report();
 }

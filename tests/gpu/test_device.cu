@@ -12,6 +12,8 @@
     fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(e_)); exit(1); } } while (0)
 
 void launch_ring(int blocks, int events, uint64_t *prof);
+void launch_ring_staged(int blocks, int events, unsigned stage_records, int flush_every, uint64_t *prof);
+void launch_staged(int blocks, int events, unsigned stage_records, int flush_every, int where, uint64_t *prof);
 
 enum { EV_OUTER, EV_INNER, EV_MARK, EV_SPIN };
 
@@ -208,12 +210,16 @@ static void test_overflow_guard()
     CK(cudaFree(d));
 }
 
-static void test_ring()
+// 100 instants with payloads 0..99 into a ring of 32 records; stage: 0 not
+// staged, else a shared ring of that many records flushed every
+// flush_every instants. Kept: the newest `kept` records, intact.
+static void ring_case(const char *what, unsigned stage_records, int flush_every, unsigned kept)
 {
     ikp_cuda_buffer buf;
     CHECK_EQ(ikp_cuda_buffer_create(&buf, 8, 40, NULL), IKP_OK); // ring of 32
     CHECK_EQ(ikp_cuda_buffer_reset(&buf, 0, NULL), IKP_OK);
-    launch_ring(8, 100, buf.device); // 200 records per lane
+    if (stage_records) launch_ring_staged(8, 100, stage_records, flush_every, buf.device);
+    else launch_ring(8, 100, buf.device); // 200 records per lane
     CK(cudaGetLastError());
     std::vector<uint64_t> w = download(buf.device, buf.num_words);
     ikp_capture *cap = open(w);
@@ -221,16 +227,83 @@ static void test_ring()
         ikp_lane_events ev;
         memset(&ev, 0, sizeof ev);
         CHECK(ikp_capture_lane(cap, 3)->flags & IKP_LANE_RING);
-        CHECK_EQ(ikp_capture_lane(cap, 3)->dropped, 168);
+        CHECK_EQ(ikp_capture_lane(cap, 3)->records, kept);
+        CHECK_EQ(ikp_capture_lane(cap, 3)->dropped, 200 - kept);
         CHECK_EQ(ikp_decode_lane(cap, 3, &ev, NULL), IKP_OK);
-        CHECK_EQ(ev.count, 16); // newest 16 instants, each with its payload
+        CHECK_EQ(ev.count, kept / 2); // the newest instants, each with its payload
         int ok = 1;
-        for (size_t i = 0; i < ev.count; i++) ok &= ev.events[i].begin_data == 84 + i;
+        for (size_t i = 0; i < ev.count; i++) ok &= ev.events[i].begin_data == 100 - kept / 2 + i;
+        if (!ok) printf("  %s: wrong payloads\n", what);
         CHECK(ok);
         ikp_lane_events_free(cap, &ev);
         ikp_capture_free(cap);
     }
     ikp_cuda_buffer_destroy(&buf);
+}
+
+static void test_ring()
+{
+    ring_case("ring", 0, 0, 32);
+    ring_case("ring, staged, flushed every 5 instants", 16, 5, 32);
+    ring_case("ring, staged, flushed at the end", 256, 0, 32);
+    ring_case("ring, stage of 8 overwritten before the flush", 8, 0, 8);
+    ring_case("ring, stage of 12 (ring of 8) flushed every 3 instants", 12, 3, 32);
+}
+
+// runs staged_kernel (staged.cu) on `blocks` blocks; checks every lane: `stored`
+// records kept, `dropped` counted, and the kept regions are events
+// 0, 1, ... with their payloads, in order and non-decreasing in time
+static void staged_case(const char *what, int events, unsigned stage_records, int flush_every, int where,
+                        uint32_t capacity, uint32_t stored, uint32_t dropped)
+{
+    const int blocks = 40;
+    ikp_cuda_buffer buf;
+    CHECK_EQ(ikp_cuda_buffer_create(&buf, blocks * 2, capacity, NULL), IKP_OK);
+    CHECK_EQ(ikp_cuda_buffer_reset(&buf, 0, NULL), IKP_OK);
+    launch_staged(blocks, events, stage_records, flush_every, where, buf.device);
+    CK(cudaGetLastError());
+    std::vector<uint64_t> w = download(buf.device, buf.num_words);
+    ikp_capture *cap = open(w);
+    CHECK(cap != NULL);
+    if (!cap) { ikp_cuda_buffer_destroy(&buf); return; }
+    ikp_lane_events ev;
+    memset(&ev, 0, sizeof ev);
+    int bad = 0;
+    for (uint32_t l = 0; l < blocks * 2u; l++) {
+        const ikp_lane_info *li = ikp_capture_lane(cap, l);
+        if (li->records != stored || li->dropped != dropped) {
+            if (!bad) printf("  %s: lane %u stored %u dropped %u, expected %u and %u\n", what, l,
+                             (unsigned)li->records, (unsigned)li->dropped, stored, dropped);
+            bad++;
+            continue;
+        }
+        if (ikp_decode_lane(cap, l, &ev, NULL) != IKP_OK) { bad++; continue; }
+        const size_t whole = stored / 3; // complete begin/payload/end triples
+        if (ev.count < whole) { bad++; continue; }
+        for (size_t i = 0; i < whole; i++) {
+            const ikp_event *e = &ev.events[i];
+            if (e->kind != IKP_EVENT_REGION || e->id != 1 || e->begin_data != i || e->end_ps < e->start_ps ||
+                (i && e->start_ps < ev.events[i - 1].end_ps))
+                bad++;
+        }
+    }
+    if (bad) printf("  %s: %d bad lanes\n", what, bad);
+    CHECK_EQ(bad, 0);
+    ikp_lane_events_free(cap, &ev);
+    ikp_capture_free(cap);
+    ikp_cuda_buffer_destroy(&buf);
+}
+
+static void test_staged()
+{
+    staged_case("staged, flushed at the end", 100, 512, 0, 0, 400, 300, 0);
+    staged_case("staged, flushed every 7 events", 100, 32, 7, 0, 400, 300, 0);
+    staged_case("staged, flushed every event", 50, 3, 1, 0, 200, 150, 0);
+    staged_case("stage overflows: lane closes", 100, 64, 0, 0, 400, 64, 236);
+    staged_case("stage overflows between flushes", 100, 64, 30, 0, 400, 64, 236);
+    staged_case("profile buffer fills first", 100, 512, 0, 0, 100, 100, 200);
+    staged_case("profile buffer fills across flushes", 100, 40, 10, 0, 100, 100, 200);
+    staged_case("global pointer refused: every record dropped", 100, 512, 0, 1, 400, 0, 300);
 }
 
 int main()
@@ -242,5 +315,6 @@ int main()
     test_min_duration();
     test_overflow_guard();
     test_ring();
+    test_staged();
     return check_report();
 }

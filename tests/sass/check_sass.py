@@ -7,7 +7,9 @@
    from the cubin's ELF section table, no disassembler needed).
 2. Hot path: hot_kernel with 16 and with 32 events; the difference in SASS
    instructions / 16 is the per-event cost: at most 6, and no branch,
-   barrier-sync, memory barrier or atomic added by events.
+   barrier-sync, memory barrier or atomic added by events. The same for
+   hot_staged_kernel built with IKP_STAGED=1, whose events store with STS
+   (and no global or generic store).
 3. Work stays inside its region: in region_pinned_kernel every FFMA of the
    region lies between the begin and end timer reads; in region_mem_kernel
    (loads and stores, no pin) every LDG/STG of the region does.
@@ -113,7 +115,8 @@ def main():
             check(se.get(name) != sp.get(name), "%s: profiling on changes the code (the comparison can fail)" % k)
 
     # 4. warning-free in every mode
-    for flags in (["-DIKP_TIMER=IKP_TIMER_GLOBAL"], ["-DIKP_RING=1"], ["-DIKP_ENABLE=0", "-DIKP_RING=1"]):
+    for flags in (["-DIKP_TIMER=IKP_TIMER_GLOBAL"], ["-DIKP_RING=1"], ["-DIKP_ENABLE=0", "-DIKP_RING=1"],
+                  ["-DIKP_STAGED=1"], ["-DIKP_STAGED=1", "-DIKP_RING=1"], ["-DIKP_ENABLE=0", "-DIKP_STAGED=1"]):
         check(nvcc(src, os.path.join(OUT, "mode.cubin"), *flags), "kernels.cu warning-free with " + " ".join(flags))
 
     # 2. per-event cost
@@ -135,6 +138,21 @@ def main():
                 f.write("  %s\n" % b[i][1])
     else:
         check(False, "hotpath.cu builds")
+
+    # 2b. the staged hot path: the same count, a shared-memory store, no global one
+    s16, s32 = os.path.join(OUT, "hots16.cubin"), os.path.join(OUT, "hots32.cubin")
+    if nvcc(hot, s16, "-DHOT_EVENTS=16", "-DIKP_STAGED=1") and nvcc(hot, s32, "-DHOT_EVENTS=32", "-DIKP_STAGED=1"):
+        a, b = sass(s16, "hot_staged_kernel"), sass(s32, "hot_staged_kernel")
+        per_event = (len(b) - len(a)) / 16.0
+        check(0 < per_event <= 6, "staged hot path: %.2f SASS instructions per event (at most 6)" % per_event)
+        sts = sum(1 for op, _ in b if op.startswith("STS")) - sum(1 for op, _ in a if op.startswith("STS"))
+        check(sts == 16, "staged hot path: one STS per event (%d more with 16 more events)" % sts)
+        for bad in ("BRA", "BSSY", "BSYNC", "MEMBAR", "ATOM", "ATOMG", "RED", "BAR", "WARPSYNC", "STG", "ST"):
+            na = sum(1 for op, _ in a if op.split(".")[0] == bad)
+            nb = sum(1 for op, _ in b if op.split(".")[0] == bad)
+            check(na == nb, "staged events add no %s (%d with 16 events, %d with 32)" % (bad, na, nb))
+    else:
+        check(False, "hotpath.cu builds with IKP_STAGED=1")
 
     # 3. region work stays between its stamps
     for kern, kinds in (("region_pinned_kernel", ("FFMA",)), ("region_mem_kernel", ("LDG.E", "STG.E"))):

@@ -1,0 +1,16 @@
+// The accuracy kernels in cycle mode, staged in shared memory (own
+// namespace: a different configuration of the same inline functions).
+#include <stdint.h>
+namespace ikp_st {
+#define IKP_STAGED 1
+#include "../../ikp_cuda.cuh"
+#include "accuracy_kernels.cuh"
+}
+void st_known_length(const long long *ks, int nk, long long *truth, uint64_t *prof)
+{
+    ikp_st::known_length<<<2, 32>>>(ks, nk, truth, prof);
+}
+void st_same_moment(unsigned long long *deadline, int blocks, int reps, uint64_t *prof)
+{
+    ikp_st::same_moment<<<blocks, 32>>>(deadline, reps, prof);
+}

@@ -1,0 +1,33 @@
+// Staged kernels (IKP_STAGED=1), their own translation unit.
+#include <stdint.h>
+namespace ikp_staged { // a different configuration of the same inline functions
+#define IKP_STAGED 1
+#include "../../ikp_cuda.cuh"
+// two lanes per block (one per warp), each staged in dynamic shared memory
+// (lane 1's stage starts at an odd word, so both alignments of the bulk
+// copy are exercised); per event: begin, payload i, end; a flush every
+// flush_every events (0: only the one in IKP_FINALIZE). where: 0 shared
+// memory, 1 a global pointer (refused: the lane drops every record)
+__global__ void staged_kernel(int events, unsigned stage_records, int flush_every, int where, uint64_t *prof)
+{
+    extern __shared__ unsigned long long dyn[];
+    __shared__ unsigned long long *stage;
+    const unsigned g = threadIdx.x / 32;
+    if (threadIdx.x == 0) stage = where ? (unsigned long long *)prof + 8 : dyn;
+    __syncthreads();
+    IKP_LANE(lane);
+    IKP_INIT(lane, prof, g, 2, threadIdx.x % 32 == 0);
+    IKP_STAGE(lane, stage + g * IKP_STAGE_WORDS(stage_records), stage_records);
+    for (int i = 0; i < events; i++) {
+        IKP_BEGIN(lane, 1);
+        IKP_DATA(lane, 1, i);
+        IKP_END(lane, 1);
+        if (flush_every && (i + 1) % flush_every == 0) IKP_FLUSH(lane);
+    }
+    IKP_FINALIZE(lane);
+}
+}
+void launch_staged(int blocks, int events, unsigned stage_records, int flush_every, int where, uint64_t *prof)
+{
+    ikp_staged::staged_kernel<<<blocks, 64, 2 * IKP_STAGE_WORDS(stage_records) * 8>>>(events, stage_records, flush_every, where, prof);
+}
