@@ -111,13 +111,14 @@ test: check-tools $(B)/ikp $(B)/ikp-asan $(B)/test_host $(B)/test_host_asan $(B)
 	@sh tests/run_all.sh $(HOST_TESTS)
 
 GPU_TESTS = "$(B)/test_device" \
+            "$(B)/test_accuracy" \
             "$(B)/test_trap" \
             "sh tests/gpu/run_examples.sh"
 
 gpu-test: device $(B)/ikp
 	@sh tests/run_all.sh $(GPU_TESTS)
 
-# Timing accuracy (issue 4, work in progress: see BENCHMARKS.md)
+# The timing-accuracy suite alone (also part of gpu-test)
 gpu-accuracy: device
 	@sh tests/run_all.sh "$(B)/test_accuracy"
 

@@ -122,6 +122,7 @@
 #define IKP_WIRE_KIND_END 2u
 #define IKP_WIRE_KIND_INSTANT 3u
 #define IKP_WIRE_DATA_MARK 0x80000000u    /* tag bit 31: set on data records */
+#define IKP_WIRE_ANCHOR 0x40000000u       /* tag bit 30, on data records: an anchor half */
 #define IKP_WIRE_MAX_EVENTS 16384u        /* event ids 0..16383, tag bits 2..15 */
 #endif
 
@@ -583,6 +584,9 @@ typedef struct ikp__lane {
     double ps_per_tick;
     int64_t rel_limit;    /* ticks from anchor beyond which a stamp is corrupt */
     int64_t ps_per_tick_q32; /* ps_per_tick * 2^32, rounded */
+    int64_t g_start;      /* cycle lanes: start anchor's globaltimer (ns) */
+    int64_t end_ps;       /* cycle lanes with has_end: ps of the end anchor */
+    int anchored;         /* cycle lane with IKP_ANCHOR records: mapped piecewise */
     uint32_t grid[3];
 } ikp__lane;
 
@@ -608,6 +612,8 @@ typedef struct ikp__rec {
 } ikp__rec;
 #define IKP__KIND_FINALIZE 4u
 #define IKP__KIND_INVALID 5u
+#define IKP__KIND_ANCHOR_G 6u /* IKP_ANCHOR: globaltimer half, then the clock half */
+#define IKP__KIND_ANCHOR_C 7u
 
 static void ikp__decode_word(ikp_format fmt, uint64_t w, ikp__rec *r)
 {
@@ -616,6 +622,9 @@ static void ikp__decode_word(ikp_format fmt, uint64_t w, ikp__rec *r)
     if (fmt == IKP_FORMAT_IKP) {
         r->id = (tag >> 2) & (IKP_WIRE_MAX_EVENTS - 1u);
         if (w == 0) r->kind = IKP__KIND_INVALID;
+        else if ((tag & (IKP_WIRE_DATA_MARK | IKP_WIRE_ANCHOR)) == (IKP_WIRE_DATA_MARK | IKP_WIRE_ANCHOR))
+            r->kind = (tag & 0x3FFF0003u) ? IKP__KIND_INVALID
+                      : r->id == 0 ? IKP__KIND_ANCHOR_G : r->id == 1 ? IKP__KIND_ANCHOR_C : IKP__KIND_INVALID;
         else if (tag & IKP_WIRE_DATA_MARK)
             r->kind = ((tag & 0x7FFF0003u) == 0) ? IKP_WIRE_KIND_DATA : IKP__KIND_INVALID;
         else if ((tag & 0xFFFF0000u) || (tag & 3u) == 0) r->kind = IKP__KIND_INVALID;
@@ -724,32 +733,171 @@ static int ikp__timed(unsigned kind)
            kind == IKP_WIRE_KIND_INSTANT || kind == IKP__KIND_FINALIZE;
 }
 
+/* A walk over one lane's records with its time mapping. Cycle lanes with
+   IKP_ANCHOR records are mapped piecewise: from each anchor point (the
+   lane's start, then each valid anchor) to the next valid anchor, or to the
+   lane's end anchor after the last one. An anchor is valid if it lies ahead
+   of the current point and the segment to it runs within 10% of the lane's
+   rate; others are ignored. Every walk takes the same decisions, because
+   validity only depends on the current point and the records. */
+typedef struct ikp__walk {
+    ikp__cursor c;
+    ikp__clock ck;
+    int64_t pt_tick, pt_ps; /* current anchor point */
+    double ppt;             /* ps per tick from it (segments) */
+    int seg;                /* 0: the lane's own mapping (ikp__ps) */
+    int have_g;             /* an anchor's globaltimer half was just read */
+    uint32_t g_lo;
+} ikp__walk;
+
+static int64_t ikp__walk_ps(const ikp__lane *l, const ikp__walk *k, int64_t tick)
+{
+    double x;
+    if (!k->seg) return ikp__ps(l, tick);
+    x = (double)(tick - k->pt_tick) * k->ppt;
+    return k->pt_ps + (int64_t)(x < 0 ? x - 0.5 : x + 0.5);
+}
+
+/* a segment from the current point to (tick, ps): ahead, and within 10% of
+   the lane's rate */
+static int ikp__segment_ok(const ikp__lane *l, const ikp__walk *k, int64_t tick, int64_t ps)
+{
+    double r;
+    if (tick <= k->pt_tick || ps <= k->pt_ps) return 0;
+    r = (double)(ps - k->pt_ps) / (double)(tick - k->pt_tick);
+    return r > l->ps_per_tick * 0.9 && r < l->ps_per_tick * 1.1;
+}
+
+/* ps of an anchor at tick whose globaltimer reads g_lo (low 32 bits), taken
+   nearest to where the lane's rate puts it; 0 if it is not valid */
+static int ikp__anchor_ps(const ikp__lane *l, const ikp__walk *k, int64_t tick, uint32_t g_lo, int64_t *ps)
+{
+    double exp_ps;
+    int64_t eg, g;
+    if (tick <= k->pt_tick) return 0;
+    exp_ps = (double)k->pt_ps + (double)(tick - k->pt_tick) * l->ps_per_tick;
+    eg = l->g_start + (int64_t)((exp_ps - (double)l->ref_ps) / 1000.0);
+    g = eg + (int32_t)(g_lo - (uint32_t)eg);
+    *ps = l->ref_ps + (g - l->g_start) * 1000;
+    return ikp__segment_ok(l, k, tick, *ps);
+}
+
+/* the mapping from the current point: to the next valid anchor ahead */
+static void ikp__walk_segment(const ikp_capture *cap, const ikp__lane *l, ikp__walk *k)
+{
+    ikp__cursor c = k->c;
+    ikp__clock ck = k->ck;
+    int have_g = k->have_g;
+    uint32_t g_lo = k->g_lo;
+    int64_t nt = 0, nps = 0;
+    uint64_t w;
+    int found = 0;
+    if (!l->anchored) { k->seg = 0; return; }
+    while (!found && ikp__next_word(&c, &w)) {
+        ikp__rec r;
+        ikp__decode_word(cap->format, w, &r);
+        if (r.kind == IKP__KIND_ANCHOR_G) { have_g = 1; g_lo = r.hi; continue; }
+        if (r.kind == IKP__KIND_ANCHOR_C) {
+            if (have_g && ikp__unwrap(l, &ck, r.hi) && ikp__anchor_ps(l, k, ck.prev, g_lo, &nps)) {
+                nt = ck.prev;
+                found = 1;
+            }
+            have_g = 0;
+            continue;
+        }
+        have_g = 0;
+        if (r.kind != IKP__KIND_INVALID && ikp__timed(r.kind)) ikp__unwrap(l, &ck, r.hi);
+    }
+    if (!found && l->has_end && k->pt_tick != l->anchor && ikp__segment_ok(l, k, l->end_anchor, l->end_ps)) {
+        nt = l->end_anchor;
+        nps = l->end_ps;
+        found = 1;
+    }
+    if (found) {
+        k->seg = 1;
+        k->ppt = (double)(nps - k->pt_ps) / (double)(nt - k->pt_tick);
+    } else if (k->pt_tick != l->anchor) { /* past the last anchor, no end: the lane's rate */
+        k->seg = 1;
+        k->ppt = l->ps_per_tick;
+    } else {
+        k->seg = 0;
+    }
+}
+
+static void ikp__walk_init(const ikp_capture *cap, const ikp__lane *l, ikp__walk *k)
+{
+    ikp__cursor_init(&k->c, cap, l);
+    k->ck.prev = l->anchor;
+    k->ck.backwards = 0;
+    k->pt_tick = l->anchor;
+    k->pt_ps = l->ref_ps;
+    k->have_g = 0;
+    k->g_lo = 0;
+    ikp__walk_segment(cap, l, k);
+}
+
+/* Next record of the walk, anchors consumed (they move the mapping): 0 at
+   the end. For timed records *tick_ok says whether the stamp could be
+   placed; then k->ck.prev is its tick. */
+static int ikp__walk_next(const ikp_capture *cap, const ikp__lane *l, ikp__walk *k, ikp__rec *r, int *tick_ok)
+{
+    uint64_t w;
+    while (ikp__next_word(&k->c, &w)) {
+        ikp__decode_word(cap->format, w, r);
+        if (r->kind == IKP__KIND_ANCHOR_G) { k->have_g = 1; k->g_lo = r->hi; continue; }
+        if (r->kind == IKP__KIND_ANCHOR_C) {
+            int64_t ps;
+            if (k->have_g && ikp__unwrap(l, &k->ck, r->hi) && l->anchored &&
+                ikp__anchor_ps(l, k, k->ck.prev, k->g_lo, &ps)) {
+                k->pt_tick = k->ck.prev;
+                k->pt_ps = ps;
+                k->have_g = 0;
+                ikp__walk_segment(cap, l, k);
+            }
+            k->have_g = 0;
+            continue;
+        }
+        k->have_g = 0;
+        *tick_ok = r->kind != IKP__KIND_INVALID && ikp__timed(r->kind) && ikp__unwrap(l, &k->ck, r->hi);
+        return 1;
+    }
+    return 0;
+}
+
 /* First pass over a lane: counts, time range. */
 static void ikp__scan_lane(const ikp_capture *cap, ikp__lane *l)
 {
-    ikp__cursor c;
-    ikp__clock ck;
-    uint64_t w, n = 0, invalid = 0;
+    ikp__walk k;
+    ikp__rec r;
+    uint64_t n = 0, invalid = 0, w;
     int64_t lo = 0, hi = 0;
-    int any = 0;
+    int any = 0, ok, have_g = 0;
+    ikp__cursor c;
+    /* anchored? (anchor records in a cycle lane) */
     ikp__cursor_init(&c, cap, l);
-    ck.prev = l->anchor; ck.backwards = 0;
+    l->anchored = 0;
     while (ikp__next_word(&c, &w)) {
-        ikp__rec r;
         ikp__decode_word(cap->format, w, &r);
         n++;
-        if (r.kind == IKP__KIND_INVALID) { invalid++; continue; }
-        if (!ikp__timed(r.kind)) continue;
-        if (!ikp__unwrap(l, &ck, r.hi)) { invalid++; continue; }
-        if (!any || ck.prev < lo) lo = ck.prev;
-        if (!any || ck.prev > hi) hi = ck.prev;
+        if (r.kind == IKP__KIND_ANCHOR_C && have_g && (l->pub.flags & IKP_LANE_CYCLES)) l->anchored = 1;
+        have_g = r.kind == IKP__KIND_ANCHOR_G;
+        if (r.kind == IKP__KIND_INVALID) invalid++;
+    }
+    ikp__walk_init(cap, l, &k);
+    while (ikp__walk_next(cap, l, &k, &r, &ok)) {
+        int64_t ps;
+        if (r.kind == IKP__KIND_INVALID || !ikp__timed(r.kind)) continue;
+        if (!ok) { invalid++; continue; }
+        ps = ikp__walk_ps(l, &k, k.ck.prev);
+        if (!any || ps < lo) lo = ps;
+        if (!any || ps > hi) hi = ps;
         any = 1;
     }
     l->pub.records = n;
     l->pub.invalid = invalid;
-    l->pub.backwards = ck.backwards;
-    l->pub.first_ps = any ? ikp__ps(l, lo) : INT64_MIN; /* INT64_MIN: no timed record */
-    l->pub.last_ps = any ? ikp__ps(l, hi) : INT64_MIN;
+    l->pub.backwards = k.ck.backwards;
+    l->pub.first_ps = any ? lo : INT64_MIN; /* INT64_MIN: no timed record */
+    l->pub.last_ps = any ? hi : INT64_MIN;
 }
 
 static char *ikp__strdup_n(const ikp_allocator *a, const char *s, size_t n)
@@ -972,6 +1120,9 @@ static ikp_result ikp__open_ikp(ikp_capture *cap, const ikp_decode_options *opt,
                 }
                 l->ps_per_tick = 1000.0 / r;
                 l->pub.cycles_per_ns = r;
+                l->g_start = (int64_t)(h[3] & IKP__ANCHOR_MASK);
+                l->end_ps = l->has_end && h[5] >= h[3] && h[5] - h[3] < lim ? l->ref_ps + (int64_t)(h[5] - h[3]) * 1000
+                                                                          : l->ref_ps;
                 info->timer_cycles = 1;
             } else {
                 l->anchor = (int64_t)(h[3] & IKP__ANCHOR_MASK);
@@ -1181,6 +1332,7 @@ static ikp_result ikp__finish_open(ikp_capture *cap, const ikp_decode_options *o
     for (i = 0; i < info->num_lanes; i++) {
         ikp__lane *l = &cap->lanes[i];
         l->ref_ps -= t0;
+        l->end_ps -= t0;
         if (l->pub.first_ps != INT64_MIN) { l->pub.first_ps -= t0; l->pub.last_ps -= t0; }
         if (cap->format == IKP_FORMAT_IKP && (l->pub.flags & IKP_LANE_STARTED) &&
             l->pub.block >= info->num_blocks && !info->grid[0])
@@ -1488,9 +1640,7 @@ IKP_DEF ikp_result ikp_decode_lane(const ikp_capture *cap, uint32_t lane, ikp_la
 {
     const ikp__lane *l;
     ikp__scratch *s;
-    ikp__cursor c;
-    ikp__clock ck;
-    uint64_t w;
+    ikp__walk wk;
     uint32_t last = IKP__NONE, i, t, ntr = 0, overflow = IKP__SHARED_TRACKS, maxtr = 0;
     int last_end = 0;
     int64_t cs = 0, ce = 0;
@@ -1514,13 +1664,13 @@ IKP_DEF ikp_result ikp_decode_lane(const ikp_capture *cap, uint32_t lane, ikp_la
         for (i = 0; i < IKP_WIRE_MAX_EVENTS; i++) s->heads[i] = IKP__NONE;
     }
     s = (ikp__scratch *)out->scratch_;
-    ikp__cursor_init(&c, cap, l);
-    ck.prev = l->anchor; ck.backwards = 0;
-    while (ikp__next_word(&c, &w)) {
+    ikp__walk_init(cap, l, &wk);
+    for (;;) {
         ikp__rec r;
         ikp_event *e;
         int64_t ps;
-        ikp__decode_word(cap->format, w, &r);
+        int ok;
+        if (!ikp__walk_next(cap, l, &wk, &r, &ok)) break;
         if (r.kind == IKP__KIND_INVALID) continue;
         if (r.kind == IKP_WIRE_KIND_DATA) {
             if (last != IKP__NONE && out->events[last].id == r.id) {
@@ -1529,9 +1679,9 @@ IKP_DEF ikp_result ikp_decode_lane(const ikp_capture *cap, uint32_t lane, ikp_la
             }
             continue;
         }
-        if (!ikp__unwrap(l, &ck, r.hi)) continue;
+        if (!ok) continue;
         if (r.kind == IKP__KIND_FINALIZE) continue;
-        ps = ikp__ps(l, ck.prev);
+        ps = ikp__walk_ps(l, &wk, wk.ck.prev);
         if (r.kind == IKP_WIRE_KIND_END && s->heads[r.id] != IKP__NONE) {
             e = &out->events[s->heads[r.id]];
             last = s->heads[r.id];
@@ -1564,7 +1714,7 @@ IKP_DEF ikp_result ikp_decode_lane(const ikp_capture *cap, uint32_t lane, ikp_la
     }
     s->ntouched = 0;
     for (k = 0; k < out->count; k++) out->events[k].link_ = (uint32_t)k;
-    if (ck.backwards && out->count > 1) qsort(out->events, out->count, sizeof(ikp_event), ikp__cmp_event);
+    if (wk.ck.backwards && out->count > 1) qsort(out->events, out->count, sizeof(ikp_event), ikp__cmp_event);
     for (t = 0; t < IKP__SHARED_TRACKS; t++) s->stack_n[t] = 0;
     for (k = 0; k < out->count; k++) {
         ikp_event *e = &out->events[k];

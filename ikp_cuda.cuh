@@ -55,6 +55,9 @@
        IKP_PIN(value)                         keep the computation of value inside
                                               the region (see README "Meaning")
        IKP_FINALIZE(lane)                     end anchors and counts; call once at the end
+       IKP_ANCHOR(lane)                       cycle mode: one more (globaltimer, cycles)
+                                              pair, for long lanes (README "Anchors");
+                                              waits up to one globaltimer step
        IKP_SHARED_STAGE(name, lanes, records) declare __shared__ staging for `lanes` lanes
                                               (nothing when IKP_ENABLE=0)
        IKP_STAGE(lane, words, records)        after IKP_INIT: records go to shared memory
@@ -97,6 +100,7 @@
 #define IKP_WIRE_KIND_END 2u
 #define IKP_WIRE_KIND_INSTANT 3u
 #define IKP_WIRE_DATA_MARK 0x80000000u
+#define IKP_WIRE_ANCHOR 0x40000000u
 #define IKP_WIRE_MAX_EVENTS 16384u
 #endif
 
@@ -120,6 +124,7 @@
 #define IKP_SCOPE(lane, event) ikp_scope IKP__CAT(ikp_scope_, __LINE__)(lane, (unsigned)(event))
 #define IKP_PIN(value) ikp_pin(value)
 #define IKP_FINALIZE(lane) ikp_finalize(lane)
+#define IKP_ANCHOR(lane) ikp_anchor_record(lane)
 #if IKP_ENABLE && IKP_STAGED
 #define IKP_SHARED_STAGE(name, lanes, records) __shared__ __align__(16) unsigned long long name[lanes][IKP_STAGE_WORDS(records)]
 #define IKP_STAGE(lane, words, records) ikp_stage(lane, (unsigned long long *)(words), (unsigned)(records))
@@ -292,6 +297,24 @@ __device__ __forceinline__ void ikp_data(ikp_lane &l, unsigned tag, unsigned val
     ikp_store(l, (unsigned long long)value << 32 | tag);
 }
 
+/* IKP_ANCHOR: a (globaltimer, clock) pair taken like the lane's own anchors,
+   stored as two data records marked IKP_WIRE_ANCHOR (event 0: the low 32
+   bits of %globaltimer, event 1: the low 32 bits of %clock64). The decoder
+   maps cycles to time piecewise between consecutive anchors, so a lane
+   follows its SM clock when that changes speed. Nothing in globaltimer
+   mode, whose stamps need no mapping. */
+__device__ __forceinline__ void ikp_anchor_record(ikp_lane &l)
+{
+#if IKP_TIMER == IKP_TIMER_CYCLES
+    unsigned long long g = 0, c = 0;
+    if (ikp_writes(l)) ikp_anchor(&g, &c);
+    ikp_store(l, g << 32 | IKP_WIRE_DATA_MARK | IKP_WIRE_ANCHOR);
+    ikp_store(l, c << 32 | IKP_WIRE_DATA_MARK | IKP_WIRE_ANCHOR | 1u << 2);
+#else
+    (void)l;
+#endif
+}
+
 #if IKP_STAGED
 /* Staging. A stage is IKP_STAGE_WORDS(S) words of shared memory: a header
    (0: the lane's slots in the profile buffer; 1: their count C, or ring
@@ -444,6 +467,7 @@ __device__ __forceinline__ void ikp_init(ikp_lane &, unsigned long long *, unsig
 __device__ __forceinline__ void ikp_record(ikp_lane &, unsigned) {}
 __device__ __forceinline__ void ikp_data(ikp_lane &, unsigned, unsigned) {}
 __device__ __forceinline__ void ikp_finalize(ikp_lane &) {}
+__device__ __forceinline__ void ikp_anchor_record(ikp_lane &) {}
 __device__ __forceinline__ void ikp_stage(ikp_lane &, unsigned long long *, unsigned) {}
 __device__ __forceinline__ void ikp_flush(ikp_lane &) {}
 template <typename T> __device__ __forceinline__ void ikp_pin(T &) {}

@@ -60,6 +60,19 @@ int main(void)
     capture("e2e", "ikp_capture", w, sizeof w / 8, IKP_FORMAT_IKP);
     enc_ikp(w, 1, 2, 1, 1, 1, 1, L, 1); /* overflowing lane: 6 records, 2 slots */
     put("ikp", "overflow", w, (8 + 11) * 8);
+    { /* a cycle lane with IKP_ANCHOR records (one good, one a second off, one half alone) */
+        static const enc_rec ra[] = {{ENC_I, 0, 1000, 0}, {ENC_AG, 0, 0, 1100}, {ENC_AC, 0, 1200, 0},
+                                     {ENC_B, 1, 1300, 0}, {ENC_AG, 0, 0, 1000001200u}, {ENC_AC, 0, 1400, 0},
+                                     {ENC_AG, 0, 0, 1250}, {ENC_E, 1, 1500, 0}, {ENC_D, 1, 0, 9}};
+        enc_lane A;
+        uint64_t wa[8 + 1 * (9 + 12)];
+        memset(&A, 0, sizeof A);
+        A.started = A.finalized = 1; A.cycles = 1; A.recs = ra; A.n = 9;
+        A.g0 = 1000; A.c0 = 900; A.g1 = 1400; A.c1 = 1700;
+        enc_ikp(wa, 1, 12, 1, 1, 1, 1, &A, 1);
+        put("ikp", "anchored", wa, sizeof wa);
+        put("e2e", "ikp_anchored", wa, sizeof wa);
+    }
     enc_tirx(t, sizeof t / 8, 2, 2, 4, L, 4);
     put("tirx", "two_by_two", t, sizeof t);
     put("e2e", "tirx_bare", t, sizeof t);

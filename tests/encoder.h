@@ -15,7 +15,9 @@
 #define ENC_FN static
 #endif
 
-enum { ENC_B = 'B', ENC_E = 'E', ENC_I = 'I', ENC_D = 'D' };
+/* ENC_AG / ENC_AC: the two halves of an IKP_ANCHOR (globaltimer low 32 bits
+   in data; clock tick in t) */
+enum { ENC_B = 'B', ENC_E = 'E', ENC_I = 'I', ENC_D = 'D', ENC_AG = 'G', ENC_AC = 'C' };
 
 typedef struct enc_rec {
     int kind;          /* ENC_B, ENC_E, ENC_I, ENC_D (payload) */
@@ -62,6 +64,8 @@ ENC_FN void enc_ikp(uint64_t *out, uint32_t lanes, uint32_t cap, uint32_t ng, ui
             const enc_rec *r = &l->recs[k];
             uint32_t tag, hi;
             if (r->kind == ENC_D) { tag = 0x80000000u | (r->id << 2); hi = r->data; }
+            else if (r->kind == ENC_AG) { tag = 0xC0000000u; hi = r->data; }
+            else if (r->kind == ENC_AC) { tag = 0xC0000004u; hi = (uint32_t)r->t; }
             else {
                 tag = (r->id << 2) | (r->kind == ENC_B ? 1u : r->kind == ENC_E ? 2u : 3u);
                 hi = (uint32_t)r->t;

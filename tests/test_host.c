@@ -228,6 +228,49 @@ static void test_cycles(void)
     ikp_capture_free(cap);
 }
 
+/* IKP_ANCHOR: an SM clock that runs at 2.0 cycles/ns for 100 us, then 1.9.
+   With the anchor between, stamps land exactly; bad anchors are ignored. */
+static void anchored_lane(enc_rec *r, int variant)
+{
+    const uint64_t c0 = 7000000000ull, g0 = 3000000000ull;
+    int n = 0;
+    r[n].kind = ENC_I; r[n].id = 1; r[n].t = c0; n++;                       /* t = 0 */
+    r[n].kind = ENC_I; r[n].id = 2; r[n].t = c0 + 100000; n++;              /* t = 50 us */
+    r[n].kind = ENC_D; r[n].id = 2; r[n].data = 5; n++;
+    r[n].kind = ENC_AG; r[n].id = 0; n++;                                   /* t = 100 us */
+    r[n - 1].data = (uint32_t)(g0 + 100000 + (variant == 1 ? 1000000000u : 0)); /* 1: a second off */
+    r[n].kind = variant == 2 ? ENC_I : ENC_AC; r[n].id = 0; r[n].t = c0 + 200000; n++; /* 2: no clock half */
+    r[n].kind = ENC_I; r[n].id = 3; r[n].t = c0 + 295000; n++;              /* t = 150 us */
+}
+static void test_anchors(void)
+{
+    enc_rec r[6];
+    enc_lane L;
+    uint64_t w[8 + 1 * (9 + 8)];
+    ikp_capture *cap;
+    ikp_event ev[6];
+    int variant;
+    for (variant = 0; variant < 3; variant++) {
+        double want1 = variant ? 100000 / 1.95 : 50000, want3 = variant ? 295000 / 1.95 : 150000; /* ns */
+        anchored_lane(r, variant);
+        memset(&L, 0, sizeof L);
+        L.started = L.finalized = 1; L.cycles = 1; L.recs = r; L.n = 6;
+        L.g0 = 3000000000ull; L.c0 = 7000000000ull; L.g1 = L.g0 + 200000; L.c1 = L.c0 + 390000;
+        enc_ikp(w, 1, 8, 1, 1, 1, 1, &L, 1);
+        cap = open_fmt(w, sizeof w / 8, IKP_FORMAT_AUTO, IKP_OK);
+        if (!cap) return;
+        CHECK_NEAR(ikp_capture_lane(cap, 0)->cycles_per_ns, 1.95, 1e-9);
+        CHECK_EQ(ikp_capture_lane(cap, 0)->records, 6);
+        CHECK_EQ(ikp_capture_lane(cap, 0)->invalid, 0);
+        CHECK_EQ(regions(cap, 0, ev, 6), variant == 2 ? 4 : 3); /* anchor halves are not events */
+        CHECK_NEAR((double)(ev[1].start_ps - ev[0].start_ps), want1 * NS, 1);
+        CHECK_EQ(ev[1].begin_data, 5);
+        CHECK_NEAR((double)(ev[variant == 2 ? 3 : 2].start_ps - ev[0].start_ps), want3 * NS, 1);
+        if (variant == 0) CHECK_NEAR((double)(ikp_capture_lane(cap, 0)->last_ps - ikp_capture_lane(cap, 0)->first_ps), 150000.0 * NS, 1);
+        ikp_capture_free(cap);
+    }
+}
+
 static void test_cycles_wrap(void)
 {
     /* a 6.5e9-cycle lane (3 wraps of the 32-bit stamp), a record every 1e9 cycles */
@@ -767,6 +810,7 @@ int main(void)
     test_globaltimer_wrap();
     test_cycles();
     test_cycles_wrap();
+    test_anchors();
     test_dropped_ring_unmatched();
     test_header_counters();
     test_stats();

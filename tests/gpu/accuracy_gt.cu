@@ -10,9 +10,9 @@ void gt_known_length(const long long *ks, int nk, long long *truth, uint64_t *pr
 {
     ikp_gt::known_length<<<2, 32>>>(ks, nk, truth, prof);
 }
-void gt_same_moment(unsigned long long *deadline, int blocks, int reps, uint64_t *prof)
+void gt_same_moment(unsigned long long *deadline, int blocks, int reps, int anchors, uint64_t *prof)
 {
-    ikp_gt::same_moment<<<blocks, 32>>>(deadline, reps, prof);
+    ikp_gt::same_moment<<<blocks, 32>>>(deadline, reps, anchors, prof);
 }
 void gt_long_run(int n, long long busy, long long idle, long long *truth, uint64_t *prof, cudaStream_t s)
 {

@@ -20,8 +20,9 @@ __device__ __forceinline__ long long truth_now()
 }
 
 // Regions of known length: spin ks[i] cycles between the stamps. The exact
-// length is measured in the kernel by 64-bit timer reads adjacent to the
-// stamps (truth[i]); the decoded duration must match it.
+// length is measured in the kernel by 64-bit %clock64 reads adjacent to the
+// stamps (truth[i], cycles, in both timer kinds: a globaltimer truth would
+// be quantized like the stamps); the decoded duration must match it.
 __global__ void known_length(const long long *ks, int nk, long long *truth, uint64_t *prof)
 {
     IKP_LANE(lane);
@@ -30,9 +31,9 @@ __global__ void known_length(const long long *ks, int nk, long long *truth, uint
     for (int i = 0; i < nk; i++) {
         long long k = ks[i];
         IKP_BEGIN(lane, 1);
-        long long t0 = truth_now(), c0 = clock64(), c1 = c0;
+        long long t0 = clock64(), c0 = clock64(), c1 = c0;
         while (c1 - c0 < k) c1 = clock64();
-        long long t1 = truth_now();
+        long long t1 = clock64();
         IKP_END(lane, 1);
         if (threadIdx.x == 0) truth[blockIdx.x * nk + i] = t1 - t0;
     }
@@ -42,8 +43,9 @@ __global__ void known_length(const long long *ks, int nk, long long *truth, uint
 }
 
 // Every block waits for the same %globaltimer tick (a deadline block 0
-// publishes), then stamps an instant: one moment, seen on many SMs.
-__global__ void same_moment(volatile unsigned long long *deadline, int reps, uint64_t *prof)
+// publishes), then stamps an instant: one moment, seen on many SMs. With
+// anchors, each lane takes an IKP_ANCHOR before each wait (cycle mode).
+__global__ void same_moment(volatile unsigned long long *deadline, int reps, int anchors, uint64_t *prof)
 {
     IKP_LANE(lane);
     IKP_INIT(lane, prof, 0, 1, threadIdx.x == 0);
@@ -59,6 +61,7 @@ __global__ void same_moment(volatile unsigned long long *deadline, int reps, uin
         while ((t = *deadline) == 0) {}
         for (int r = 0; r < reps; r++) {
             unsigned long long target = t + (unsigned long long)r * 100000, g;
+            if (anchors) IKP_ANCHOR(lane);
             do { asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(g)); } while (g < target);
             IKP_INSTANT(lane, 3);
             IKP_DATA(lane, 3, (unsigned)g); // this SM's globaltimer at the moment (diagnostic)

@@ -10,7 +10,7 @@ void st_known_length(const long long *ks, int nk, long long *truth, uint64_t *pr
 {
     ikp_st::known_length<<<2, 32>>>(ks, nk, truth, prof);
 }
-void st_same_moment(unsigned long long *deadline, int blocks, int reps, uint64_t *prof)
+void st_same_moment(unsigned long long *deadline, int blocks, int reps, int anchors, uint64_t *prof)
 {
-    ikp_st::same_moment<<<blocks, 32>>>(deadline, reps, prof);
+    ikp_st::same_moment<<<blocks, 32>>>(deadline, reps, anchors, prof);
 }

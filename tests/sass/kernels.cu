@@ -66,9 +66,12 @@ extern "C" __global__ void warp_specialized_kernel(const float *in, float *out, 
 // One block per SM looping over tiles, nested regions.
 extern "C" __global__ void persistent_kernel(const float *in, float *out, int tiles PROF_PARAM)
 {
+    P(IKP_SHARED_STAGE(stage, 1, 256);)
     P(IKP_LANE(lane);)
     P(IKP_INIT(lane, prof, 0, 1, threadIdx.x == 0);)
+    P(IKP_STAGE(lane, stage[0], 256);)
     for (int t = blockIdx.x; t < tiles; t += gridDim.x) {
+        P(IKP_ANCHOR(lane);)
         P(IKP_BEGIN(lane, EV_TILE);)
         P(IKP_DATA(lane, EV_TILE, t);)
         P(IKP_BEGIN(lane, EV_LOAD);)
@@ -79,6 +82,7 @@ extern "C" __global__ void persistent_kernel(const float *in, float *out, int ti
         P(IKP_END(lane, EV_COMPUTE);)
         out[t * blockDim.x + threadIdx.x] = x;
         P(IKP_END(lane, EV_TILE);)
+        P(IKP_FLUSH(lane);)
     }
     P(IKP_FINALIZE(lane);)
 }
