@@ -59,7 +59,7 @@
                                               pair, for long lanes (README "Anchors");
                                               waits up to one globaltimer step
        IKP_SHARED_STAGE(name, lanes, records) declare __shared__ staging for `lanes` lanes
-                                              (nothing when IKP_ENABLE=0)
+                                              (nothing unless IKP_STAGED=1)
        IKP_STAGE(lane, words, records)        after IKP_INIT: records go to shared memory
                                               words (IKP_STAGE_WORDS(records) of them)
        IKP_FLUSH(lane)                        copy staged records to the profile buffer
@@ -325,8 +325,8 @@ __device__ __forceinline__ void ikp_anchor_record(ikp_lane &l)
    address mod 16 as their destination (the word before the slots then
    holds the header's address too). Records land there as they would in
    the profile buffer (same slots, same sink; rec holds the slots' shared-
-   memory address), and a flush moves them: in
-   bounded mode as one bulk asynchronous copy, in ring mode word by word.
+   memory address), and a flush moves them: in bounded mode as one bulk
+   asynchronous copy, in ring mode word by word.
    Bounded mode keeps the profile buffer's invariant that what is stored is
    a prefix of the lane's records: a stage that overflows between flushes
    closes the lane, and every later record is dropped and counted. In ring

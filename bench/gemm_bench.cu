@@ -37,16 +37,17 @@ static const struct {
     bool ikp;
     unsigned lanes_per_tile;
     bool all_events; /* records every event of the example: all such captures must agree */
+    bool fi;         /* records into the flashinfer-style buffer */
 } variants[NV + 1] = {
-    {"IKP_ENABLE=0 (no profiling)", gemm_plan_0, gemm_run_0, false, 0, false},
-    {"IKP, SM-cycle timer (staged in shared memory)", gemm_plan_1, gemm_run_1, true, 3, true},
-    {"IKP, globaltimer (staged)", gemm_plan_2, gemm_run_2, true, 3, true},
-    {"IKP, SM-cycle timer, not staged (stores to the buffer)", gemm_plan_3, gemm_run_3, true, 3, true},
-    {"flashinfer/TIRx-style recorder", gemm_plan_4, gemm_run_4, false, 0, false},
-    {"IKP cycles staged, consumers' records only", gemm_plan_5, gemm_run_5, true, 2, false},
-    {"IKP cycles staged, producer's records only", gemm_plan_6, gemm_run_6, true, 1, false},
-    {"IKP cycles staged, load and mma regions only (no waits, no payload)", gemm_plan_7, gemm_run_7, true, 3, false},
-    {"cuBLAS (cublasGemmEx, bf16 in, fp32 out)", NULL, NULL, false, 0, false},
+    {"IKP_ENABLE=0 (no profiling)", gemm_plan_0, gemm_run_0, false, 0, false, false},
+    {"IKP, SM-cycle timer (staged in shared memory)", gemm_plan_1, gemm_run_1, true, 3, true, false},
+    {"IKP, globaltimer (staged)", gemm_plan_2, gemm_run_2, true, 3, true, false},
+    {"IKP, SM-cycle timer, not staged (stores to the buffer)", gemm_plan_3, gemm_run_3, true, 3, true, false},
+    {"flashinfer/TIRx-style recorder", gemm_plan_4, gemm_run_4, false, 0, false, true},
+    {"IKP cycles staged, consumers' records only", gemm_plan_5, gemm_run_5, true, 2, false, false},
+    {"IKP cycles staged, producer's records only", gemm_plan_6, gemm_run_6, true, 1, false, false},
+    {"IKP cycles staged, load and mma regions only (no waits, no payload)", gemm_plan_7, gemm_run_7, true, 3, false, false},
+    {"cuBLAS (cublasGemmEx, bf16 in, fp32 out)", NULL, NULL, false, 0, false, false},
 };
 
 int main(int argc, char **argv)
@@ -87,7 +88,7 @@ int main(int argc, char **argv)
             if (only >= 0 && v != only) continue;
             uint64_t *prof = NULL;
             if (variants[v].ikp) { ikp_cuda_buffer_reset(&ib, 0, NULL); prof = ib.device; }
-            if (v == 4) { CK(cudaMemset(fib, 0, fiw * 8)); prof = fib; }
+            if (variants[v].fi) { CK(cudaMemset(fib, 0, fiw * 8)); prof = fib; }
             CK(cudaMemset(C, 0xFF, hC.size() * 4));
             CK(cudaEventRecord(a));
             if (v < NV) CK(variants[v].run(plans[v], C, prof, 0));

@@ -17,8 +17,8 @@
 #ifndef GEMM_RECORDER
 #define GEMM_RECORDER 1
 #endif
-#ifndef GEMM_STAGE_RECORDS
-#define GEMM_STAGE_RECORDS 1024 /* per lane, with IKP_STAGED=1: 3 x 8 KB of shared memory */
+#ifndef GEMM_PROF_RECORDS
+#define GEMM_PROF_RECORDS 1024 /* IKP records staged per lane (IKP_STAGED=1): 3 x 8 KB of shared memory */
 #endif
 #ifndef GEMM_REC_WAITS
 #define GEMM_REC_WAITS 1 /* 0: only load and mma regions, no wait regions or payload (bench breakdown) */
@@ -87,9 +87,9 @@ __device__ __forceinline__ unsigned fi_now()
 // "Staging"): 3 x 8 KB next to the pipeline's 192 KB; otherwise the stage
 // lines compile to nothing and records go straight to the profile buffer
 #define REC_INIT(buf, group, groups, leader)                                                        \
-    IKP_SHARED_STAGE(gemm_stage, 3, GEMM_STAGE_RECORDS);                                            \
+    IKP_SHARED_STAGE(gemm_prof, 3, GEMM_PROF_RECORDS);                                              \
     IKP_INIT(rec, buf, group, groups, leader);                                                      \
-    IKP_STAGE(rec, gemm_stage[group], GEMM_STAGE_RECORDS)
+    IKP_STAGE(rec, gemm_prof[group], GEMM_PROF_RECORDS)
 #define REC_BEGIN(e) IKP_BEGIN(rec, e)
 #define REC_END(e) IKP_END(rec, e)
 #define REC_DATA(e, v) IKP_DATA(rec, e, v)

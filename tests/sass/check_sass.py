@@ -8,8 +8,8 @@
 2. Hot path: hot_kernel with 16 and with 32 events; the difference in SASS
    instructions / 16 is the per-event cost: at most 6, and no branch,
    barrier-sync, memory barrier or atomic added by events. The same for
-   hot_staged_kernel built with IKP_STAGED=1, whose events store with STS
-   (and no global or generic store).
+   hot_kernel built with IKP_STAGED=1, whose events store with STS (and no
+   global or generic store).
 3. Work stays inside its region: in region_pinned_kernel every FFMA of the
    region lies between the begin and end timer reads; in region_mem_kernel
    (loads and stores, no pin) every LDG/STG of the region does.
@@ -142,7 +142,7 @@ def main():
     # 2b. the staged hot path: the same count, a shared-memory store, no global one
     s16, s32 = os.path.join(OUT, "hots16.cubin"), os.path.join(OUT, "hots32.cubin")
     if nvcc(hot, s16, "-DHOT_EVENTS=16", "-DIKP_STAGED=1") and nvcc(hot, s32, "-DHOT_EVENTS=32", "-DIKP_STAGED=1"):
-        a, b = sass(s16, "hot_staged_kernel"), sass(s32, "hot_staged_kernel")
+        a, b = sass(s16, "hot_kernel"), sass(s32, "hot_kernel")
         per_event = (len(b) - len(a)) / 16.0
         check(0 < per_event <= 6, "staged hot path: %.2f SASS instructions per event (at most 6)" % per_event)
         sts = sum(1 for op, _ in b if op.startswith("STS")) - sum(1 for op, _ in a if op.startswith("STS"))

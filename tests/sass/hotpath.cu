@@ -1,14 +1,17 @@
 // Per-event cost in SASS: HOT_EVENTS back-to-back events between init and
-// finalize; check_sass.py compiles it with 16 and 32 and divides the
-// difference in instruction count by 16. REGION_* kernels: a dependent FMA
-// chain between a begin and an end stamp, with and without IKP_PIN.
+// finalize; check_sass.py compiles it with 16 and 32 (and again with
+// -DIKP_STAGED=1) and divides the difference in instruction count by 16.
+// REGION_* kernels: a dependent FMA chain between a begin and an end stamp,
+// with and without IKP_PIN.
 #include <stdint.h>
 #include "../../ikp_cuda.cuh"
 
 extern "C" __global__ void hot_kernel(float *out, uint64_t *prof)
 {
+    IKP_SHARED_STAGE(stage, 1, 64); // staging: only with -DIKP_STAGED=1
     IKP_LANE(lane);
     IKP_INIT(lane, prof, 0, 1, threadIdx.x == 0);
+    IKP_STAGE(lane, stage[0], 64);
 #pragma unroll
     for (int i = 0; i < HOT_EVENTS; i++) {
         if (i % 2 == 0) IKP_BEGIN(lane, 7);
@@ -59,19 +62,3 @@ extern "C" __global__ void region_mem_kernel(const float *in, float *out, uint64
     IKP_FINALIZE(lane);
 }
 
-// the same events staged in shared memory (IKP_STAGE): the hot path is the
-// same instructions with a generic store
-extern "C" __global__ void hot_staged_kernel(float *out, uint64_t *prof)
-{
-    IKP_SHARED_STAGE(stage, 1, 64);
-    IKP_LANE(lane);
-    IKP_INIT(lane, prof, 0, 1, threadIdx.x == 0);
-    IKP_STAGE(lane, stage[0], 64);
-#pragma unroll
-    for (int i = 0; i < HOT_EVENTS; i++) {
-        if (i % 2 == 0) IKP_BEGIN(lane, 7);
-        else IKP_END(lane, 7);
-    }
-    IKP_FINALIZE(lane);
-    out[threadIdx.x] = 0.f;
-}
