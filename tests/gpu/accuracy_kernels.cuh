@@ -20,9 +20,8 @@ __device__ __forceinline__ long long truth_now()
 }
 
 // Regions of known length: spin ks[i] cycles between the stamps. The exact
-// length is measured in the kernel by 64-bit %clock64 reads adjacent to the
-// stamps (truth[i], cycles, in both timer kinds: a globaltimer truth would
-// be quantized like the stamps); the decoded duration must match it.
+// length is measured in the kernel by 64-bit timer reads just inside the
+// stamps (truth[i]); the decoded duration must match it.
 __global__ void known_length(const long long *ks, int nk, long long *truth, uint64_t *prof)
 {
     IKP_LANE(lane);
@@ -31,9 +30,9 @@ __global__ void known_length(const long long *ks, int nk, long long *truth, uint
     for (int i = 0; i < nk; i++) {
         long long k = ks[i];
         IKP_BEGIN(lane, 1);
-        long long t0 = clock64(), c0 = clock64(), c1 = c0;
+        long long t0 = truth_now(), c0 = clock64(), c1 = c0;
         while (c1 - c0 < k) c1 = clock64();
-        long long t1 = clock64();
+        long long t1 = truth_now();
         IKP_END(lane, 1);
         if (threadIdx.x == 0) truth[blockIdx.x * nk + i] = t1 - t0;
     }
