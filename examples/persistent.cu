@@ -1,5 +1,7 @@
 // Example 3: a persistent kernel: one block per SM loops over many tiles;
 // each tile has nested regions: tile { load, compute { step x4 }, store }.
+// A lane lives as long as the kernel, so each tile starts with an anchor
+// (README "Anchors"): its stamps follow the SM clock even if it drifts.
 #include "../ikp_cuda.cuh"
 #include "common.h"
 #include <cmath>
@@ -12,6 +14,7 @@ __global__ void persistent(const float *in, float *out, int tiles, uint64_t *pro
     IKP_LANE(lane);
     IKP_INIT(lane, prof, 0, 1, threadIdx.x == 0);
     for (int t = blockIdx.x; t < tiles; t += gridDim.x) {
+        IKP_ANCHOR(lane);
         IKP_BEGIN(lane, EV_TILE);
         IKP_DATA(lane, EV_TILE, t);
         IKP_BEGIN(lane, EV_LOAD);
@@ -50,7 +53,7 @@ int main(int argc, char **argv)
     ikp_cuda_buffer buf;
     ikp_error err;
     const int per_block = (tiles + sms - 1) / sms;
-    if (ikp_cuda_buffer_create(&buf, sms, example_capacity(per_block * 17 + 8), &err) != IKP_OK ||
+    if (ikp_cuda_buffer_create(&buf, sms, example_capacity(per_block * 19 + 8), &err) != IKP_OK ||
         ikp_cuda_buffer_reset(&buf, 0, &err) != IKP_OK) { fprintf(stderr, "%s\n", err.message); return 1; }
     persistent<<<sms, threads>>>(din, dout, tiles, buf.device);
     CK(cudaGetLastError());
