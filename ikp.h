@@ -748,9 +748,11 @@ typedef struct ikp__walk {
     int seg;                /* 0: the lane's own mapping (ikp__ps) */
     int have_g;             /* an anchor's globaltimer half was just read */
     uint32_t g_lo;
+    uint64_t words;         /* records read so far, anchors included */
+    int saw_anchor;         /* an anchor's two halves were read */
 } ikp__walk;
 
-static int64_t ikp__walk_ps(const ikp__lane *l, const ikp__walk *k, int64_t tick)
+static inline int64_t ikp__walk_ps(const ikp__lane *l, const ikp__walk *k, int64_t tick)
 {
     double x;
     if (!k->seg) return ikp__ps(l, tick);
@@ -833,20 +835,24 @@ static void ikp__walk_init(const ikp_capture *cap, const ikp__lane *l, ikp__walk
     k->pt_ps = l->ref_ps;
     k->have_g = 0;
     k->g_lo = 0;
+    k->words = 0;
+    k->saw_anchor = 0;
     ikp__walk_segment(cap, l, k);
 }
 
 /* Next record of the walk, anchors consumed (they move the mapping): 0 at
-   the end. For timed records *tick_ok says whether the stamp could be
+   the end. Inline, as the per-record step of every decode. For timed records *tick_ok says whether the stamp could be
    placed; then k->ck.prev is its tick. */
-static int ikp__walk_next(const ikp_capture *cap, const ikp__lane *l, ikp__walk *k, ikp__rec *r, int *tick_ok)
+static inline int ikp__walk_next(const ikp_capture *cap, const ikp__lane *l, ikp__walk *k, ikp__rec *r, int *tick_ok)
 {
     uint64_t w;
     while (ikp__next_word(&k->c, &w)) {
+        k->words++;
         ikp__decode_word(cap->format, w, r);
         if (r->kind == IKP__KIND_ANCHOR_G) { k->have_g = 1; k->g_lo = r->hi; continue; }
         if (r->kind == IKP__KIND_ANCHOR_C) {
             int64_t ps;
+            if (k->have_g) k->saw_anchor = 1;
             if (k->have_g && ikp__unwrap(l, &k->ck, r->hi) && l->anchored &&
                 ikp__anchor_ps(l, k, k->ck.prev, k->g_lo, &ps)) {
                 k->pt_tick = k->ck.prev;
@@ -864,36 +870,35 @@ static int ikp__walk_next(const ikp_capture *cap, const ikp__lane *l, ikp__walk 
     return 0;
 }
 
-/* First pass over a lane: counts, time range. */
+/* First pass over a lane: counts, time range. A cycle lane found to hold
+   anchors is mapped piecewise, so its time range is walked once more. */
 static void ikp__scan_lane(const ikp_capture *cap, ikp__lane *l)
 {
     ikp__walk k;
     ikp__rec r;
-    uint64_t n = 0, invalid = 0, w;
-    int64_t lo = 0, hi = 0;
-    int any = 0, ok, have_g = 0;
-    ikp__cursor c;
-    /* anchored? (anchor records in a cycle lane) */
-    ikp__cursor_init(&c, cap, l);
+    uint64_t invalid;
+    int64_t lo, hi;
+    int any, ok;
     l->anchored = 0;
-    while (ikp__next_word(&c, &w)) {
-        ikp__decode_word(cap->format, w, &r);
-        n++;
-        if (r.kind == IKP__KIND_ANCHOR_C && have_g && (l->pub.flags & IKP_LANE_CYCLES)) l->anchored = 1;
-        have_g = r.kind == IKP__KIND_ANCHOR_G;
-        if (r.kind == IKP__KIND_INVALID) invalid++;
+    for (;;) {
+        ikp__walk_init(cap, l, &k);
+        invalid = 0;
+        lo = hi = 0;
+        any = 0;
+        while (ikp__walk_next(cap, l, &k, &r, &ok)) {
+            int64_t ps;
+            if (r.kind == IKP__KIND_INVALID) { invalid++; continue; }
+            if (!ikp__timed(r.kind)) continue;
+            if (!ok) { invalid++; continue; }
+            ps = ikp__walk_ps(l, &k, k.ck.prev);
+            if (!any || ps < lo) lo = ps;
+            if (!any || ps > hi) hi = ps;
+            any = 1;
+        }
+        if (l->anchored || !k.saw_anchor || !(l->pub.flags & IKP_LANE_CYCLES)) break;
+        l->anchored = 1;
     }
-    ikp__walk_init(cap, l, &k);
-    while (ikp__walk_next(cap, l, &k, &r, &ok)) {
-        int64_t ps;
-        if (r.kind == IKP__KIND_INVALID || !ikp__timed(r.kind)) continue;
-        if (!ok) { invalid++; continue; }
-        ps = ikp__walk_ps(l, &k, k.ck.prev);
-        if (!any || ps < lo) lo = ps;
-        if (!any || ps > hi) hi = ps;
-        any = 1;
-    }
-    l->pub.records = n;
+    l->pub.records = k.words;
     l->pub.invalid = invalid;
     l->pub.backwards = k.ck.backwards;
     l->pub.first_ps = any ? lo : INT64_MIN; /* INT64_MIN: no timed record */

@@ -175,6 +175,9 @@ __device__ __forceinline__ void ikp_anchor(unsigned long long *g, unsigned long 
     *g = g1;
 }
 
+/* ring masks: the largest power of two <= x (x > 0), minus one */
+__device__ __forceinline__ unsigned ikp_ring_mask(unsigned x) { return (1u << (31 - __clz(x))) - 1; }
+
 __device__ __forceinline__ void ikp_init(ikp_lane &l, unsigned long long *buf, unsigned group,
                                          unsigned num_groups, bool is_leader)
 {
@@ -213,8 +216,7 @@ __device__ __forceinline__ void ikp_init(ikp_lane &l, unsigned long long *buf, u
     l.rec = h + IKP_WIRE_LANE_WORDS;
 #if IKP_RING
     if (cap) {
-        unsigned r = 1u << (31 - __clz((unsigned)(cap > 0x80000000ull ? 0x80000000ull : cap)));
-        l.cap = r - 1;
+        l.cap = ikp_ring_mask((unsigned)(cap > 0x80000000ull ? 0x80000000ull : cap));
         l.on = IKP_STAGED ? 2 : 1;
     }
 #else
@@ -333,11 +335,17 @@ __device__ __forceinline__ void ikp_anchor_record(ikp_lane &l)
    mode the stage is a ring of the largest power of two <= S and the buffer
    keeps the newest records. Records made before IKP_STAGE, and every record
    of a lane whose stage was not usable, are dropped and counted. */
+/* the lane's slots start at p (keeps their shared-memory address in rec) */
+__device__ __forceinline__ void ikp_stage_at(ikp_lane &l, unsigned long long *p)
+{
+    l.rec = (unsigned long long *)(unsigned long long)__cvta_generic_to_shared(p);
+}
+/* bounded mode: the slots start where they have dst's address mod 16 */
 __device__ __forceinline__ void ikp_stage_place(ikp_lane &l, unsigned long long *hd, const unsigned long long *dst)
 {
     unsigned long long *p = hd + IKP_STAGE_HEADER_WORDS;
     if (((unsigned long long)p ^ (unsigned long long)dst) & 8u) *p++ = (unsigned long long)hd;
-    l.rec = (unsigned long long *)(unsigned long long)__cvta_generic_to_shared(p);
+    ikp_stage_at(l, p);
 }
 /* the stage's slots as a generic pointer */
 __device__ __forceinline__ unsigned long long *ikp_stage_slots(const ikp_lane &l)
@@ -355,8 +363,8 @@ __device__ __forceinline__ void ikp_stage(ikp_lane &l, unsigned long long *st, u
 #if IKP_RING
     hd[1] = l.cap | (unsigned long long)l.n << 32;
     hd[2] = 0;
-    l.cap = (1u << (31 - __clz(records))) - 1;
-    l.rec = (unsigned long long *)(unsigned long long)__cvta_generic_to_shared(hd + IKP_STAGE_HEADER_WORDS);
+    l.cap = ikp_ring_mask(records);
+    ikp_stage_at(l, hd + IKP_STAGE_HEADER_WORDS);
 #else
     hd[1] = l.cap;
     hd[2] = l.n;

@@ -90,6 +90,36 @@ def sass(cubin, kernel):
     return _cache[cubin].get(kernel, [])
 
 
+def hot_path(src, what, flags, more_bad, sts=False):
+    """hot_kernel built with 16 and 32 events: at most 6 SASS instructions per
+    event, none of the forbidden opcodes added (and with sts, one STS per
+    event). Writes the annotated listing for the plain build. Returns the
+    32-event cubin."""
+    tag = "s" if sts else ""
+    c16, c32 = os.path.join(OUT, "hot%s16.cubin" % tag), os.path.join(OUT, "hot%s32.cubin" % tag)
+    if not (nvcc(src, c16, "-DHOT_EVENTS=16", *flags) and nvcc(src, c32, "-DHOT_EVENTS=32", *flags)):
+        check(False, "hotpath.cu builds (%s)" % what)
+        return c32
+    a, b = sass(c16, "hot_kernel"), sass(c32, "hot_kernel")
+    per_event = (len(b) - len(a)) / 16.0
+    check(0 < per_event <= 6, "%s: %.2f SASS instructions per event (at most 6)" % (what, per_event))
+    if sts:
+        n = sum(1 for op, _ in b if op.startswith("STS")) - sum(1 for op, _ in a if op.startswith("STS"))
+        check(n == 16, "%s: one STS per event (%d more with 16 more events)" % (what, n))
+    for bad in ["BRA", "BSSY", "BSYNC", "MEMBAR", "ATOM", "ATOMG", "RED", "BAR", "WARPSYNC"] + more_bad:
+        na = sum(1 for op, _ in a if op.split(".")[0] == bad)
+        nb = sum(1 for op, _ in b if op.split(".")[0] == bad)
+        check(na == nb, "%s: events add no %s (%d with 16 events, %d with 32)" % (what, bad, na, nb))
+    if not sts:  # annotated listing: the instructions between two timer reads in the middle
+        stamps = [i for i, (op, t) in enumerate(b) if "SR_CLOCKLO" in t]
+        mid = len(stamps) // 2
+        with open(os.path.join(OUT, "hotpath.txt"), "w") as f:
+            f.write("hot_kernel, 32 events, sm_90, -O3: %d instructions, 16 events: %d; per event %.2f\n" % (len(b), len(a), per_event))
+            for i in range(stamps[mid - 1], stamps[mid + 1]):
+                f.write("  %s\n" % b[i][1])
+    return c32
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
     src = os.path.join(ROOT, "tests", "sass", "kernels.cu")
@@ -119,40 +149,10 @@ def main():
                   ["-DIKP_STAGED=1"], ["-DIKP_STAGED=1", "-DIKP_RING=1"], ["-DIKP_ENABLE=0", "-DIKP_STAGED=1"]):
         check(nvcc(src, os.path.join(OUT, "mode.cubin"), *flags), "kernels.cu warning-free with " + " ".join(flags))
 
-    # 2. per-event cost
-    h16, h32 = os.path.join(OUT, "hot16.cubin"), os.path.join(OUT, "hot32.cubin")
-    if nvcc(hot, h16, "-DHOT_EVENTS=16") and nvcc(hot, h32, "-DHOT_EVENTS=32"):
-        a, b = sass(h16, "hot_kernel"), sass(h32, "hot_kernel")
-        per_event = (len(b) - len(a)) / 16.0
-        check(0 < per_event <= 6, "hot path: %.2f SASS instructions per event (at most 6)" % per_event)
-        for bad in ("BRA", "BSSY", "BSYNC", "MEMBAR", "ATOM", "ATOMG", "RED", "BAR", "WARPSYNC"):
-            na = sum(1 for op, _ in a if op.split(".")[0] == bad)
-            nb = sum(1 for op, _ in b if op.split(".")[0] == bad)
-            check(na == nb, "events add no %s (%d with 16 events, %d with 32)" % (bad, na, nb))
-        # annotated listing: the instructions between two timer reads in the middle
-        stamps = [i for i, (op, t) in enumerate(b) if "SR_CLOCKLO" in t]
-        mid = len(stamps) // 2
-        with open(os.path.join(OUT, "hotpath.txt"), "w") as f:
-            f.write("hot_kernel, 32 events, sm_90, -O3: %d instructions, 16 events: %d; per event %.2f\n" % (len(b), len(a), per_event))
-            for i in range(stamps[mid - 1], stamps[mid + 1]):
-                f.write("  %s\n" % b[i][1])
-    else:
-        check(False, "hotpath.cu builds")
-
-    # 2b. the staged hot path: the same count, a shared-memory store, no global one
-    s16, s32 = os.path.join(OUT, "hots16.cubin"), os.path.join(OUT, "hots32.cubin")
-    if nvcc(hot, s16, "-DHOT_EVENTS=16", "-DIKP_STAGED=1") and nvcc(hot, s32, "-DHOT_EVENTS=32", "-DIKP_STAGED=1"):
-        a, b = sass(s16, "hot_kernel"), sass(s32, "hot_kernel")
-        per_event = (len(b) - len(a)) / 16.0
-        check(0 < per_event <= 6, "staged hot path: %.2f SASS instructions per event (at most 6)" % per_event)
-        sts = sum(1 for op, _ in b if op.startswith("STS")) - sum(1 for op, _ in a if op.startswith("STS"))
-        check(sts == 16, "staged hot path: one STS per event (%d more with 16 more events)" % sts)
-        for bad in ("BRA", "BSSY", "BSYNC", "MEMBAR", "ATOM", "ATOMG", "RED", "BAR", "WARPSYNC", "STG", "ST"):
-            na = sum(1 for op, _ in a if op.split(".")[0] == bad)
-            nb = sum(1 for op, _ in b if op.split(".")[0] == bad)
-            check(na == nb, "staged events add no %s (%d with 16 events, %d with 32)" % (bad, na, nb))
-    else:
-        check(False, "hotpath.cu builds with IKP_STAGED=1")
+    # 2. per-event cost, then the same for the staged hot path: a shared-memory
+    # store per event and no global or generic one
+    h32 = hot_path(hot, "hot path", [], [])
+    hot_path(hot, "staged hot path", ["-DIKP_STAGED=1"], ["STG", "ST"], sts=True)
 
     # 3. region work stays between its stamps
     for kern, kinds in (("region_pinned_kernel", ("FFMA",)), ("region_mem_kernel", ("LDG.E", "STG.E"))):
