@@ -45,6 +45,13 @@
                     IKP_FLUSH / IKP_FINALIZE. Far cheaper inside pipelined
                     main loops (README "Staging"). With 0 the staging
                     macros compile to nothing.
+       IKP_DEFER_BEGIN 1 (default): a begin keeps its stamp in registers
+                    and the lane's next record stores it, so nothing of the
+                    profiler runs inside a region (an empty region reads ~2
+                    cycles); 0: a begin stores its record at once, which
+                    measured 1-4 ns per event cheaper in tight loops but
+                    adds the store (~20-30 cycles) to every region.
+                    README "Cost" and "Timer kinds" have the figures.
 
    MACROS
        IKP_LANE(name)                         declare a recorder
@@ -82,6 +89,9 @@
 #ifndef IKP_STAGED
 #define IKP_STAGED 0
 #endif
+#ifndef IKP_DEFER_BEGIN
+#define IKP_DEFER_BEGIN 1
+#endif
 
 /* wire format (FORMAT.md); kept identical in ikp.h */
 #ifndef IKP_WIRE_DEFINED
@@ -116,7 +126,7 @@
 #define IKP_LANE(name) ikp_lane name
 #define IKP_INIT(lane, buf, group, num_groups, is_leader) \
     ikp_init(lane, (unsigned long long *)(buf), (unsigned)(group), (unsigned)(num_groups), (is_leader))
-#define IKP_BEGIN(lane, event) ikp_record(lane, ((unsigned)(event) & 0x3FFFu) << 2 | IKP_WIRE_KIND_BEGIN)
+#define IKP_BEGIN(lane, event) ikp_begin(lane, ((unsigned)(event) & 0x3FFFu) << 2 | IKP_WIRE_KIND_BEGIN)
 #define IKP_END(lane, event) ikp_record(lane, ((unsigned)(event) & 0x3FFFu) << 2 | IKP_WIRE_KIND_END)
 #define IKP_INSTANT(lane, event) ikp_record(lane, ((unsigned)(event) & 0x3FFFu) << 2 | IKP_WIRE_KIND_INSTANT)
 #define IKP_DATA(lane, event, value) \
@@ -144,6 +154,7 @@ struct ikp_lane {
     unsigned cap;            /* bounded: record slots C (slot C is the sink); ring: slot mask */
     unsigned on;             /* 1: this thread writes (leader of an open lane); 0: closed;
                                 2: claimed, waiting for its stage (IKP_STAGED) */
+    unsigned bt, bk;         /* the pending begin record: its stamp and tag (bk 0: none) */
 };
 
 __device__ __forceinline__ unsigned long long ikp_globaltimer()
@@ -185,6 +196,8 @@ __device__ __forceinline__ void ikp_init(ikp_lane &l, unsigned long long *buf, u
     l.n = 0;
     l.cap = 0;
     l.on = 0;
+    l.bt = 0;
+    l.bk = 0;
     if (!is_leader || buf == 0) return;
     unsigned long long h0 = buf[0], h1 = buf[1];
     if ((unsigned)h0 != IKP_WIRE_MAGIC || (unsigned)(h0 >> 32 & 0xFFFFu) != IKP_WIRE_VERSION)
@@ -226,16 +239,20 @@ __device__ __forceinline__ void ikp_init(ikp_lane &l, unsigned long long *buf, u
 }
 
 /* The hot path: on the leader of an open lane, one timer read and one
-   8-byte store to slot min(n, C), then one increment. Slot C is the lane's
-   sink: records past the capacity land there and are counted as dropped,
-   so the write predicate is the loop-invariant "leader of an open lane" and
-   no compare sits between an event and its timer read. The compiler turns
-   the small conditional into predicated instructions (@P CS2R.32, @P
-   IMAD.WIDE, @P MOV, @P STG.E.64 and the slot's VIMNMX: 5 SASS instructions;
-   tests/sass/check_sass.py checks the count and that no branch is left).
-   Predicated, the read stays a CS2R on the leader rather than a
-   warp-uniform S2UR, which measured slower. The timer read's "memory"
-   clobber keeps memory operations on their side of the stamp. */
+   8-byte store per record to slot min(n, C), and one increment. Slot C is
+   the lane's sink: records past the capacity land there and are counted as
+   dropped, so the write predicate is the loop-invariant "leader of an open
+   lane" and no compare sits between an event and its timer read. The
+   compiler turns the small conditionals into predicated instructions (@P
+   CS2R.32, @P IMAD.WIDE, @P MOV, @P STG.E.64 and the slot's VIMNMX: 5 SASS
+   instructions per record; tests/sass/check_sass.py checks the count and
+   that no branch is left). Predicated, the read stays a CS2R on the leader
+   rather than a warp-uniform S2UR, which measured slower. The timer read's
+   "memory" clobber keeps memory operations on their side of the stamp.
+   A begin keeps its stamp in registers, and the lane's next record stores
+   it (ikp_begin): a store reads its registers late, and the first later
+   instruction that writes one of them waits (~20 cycles) for that, so a
+   begin stored at once put that wait inside its region. */
 __device__ __forceinline__ unsigned ikp_timer32()
 {
 #if IKP_TIMER == IKP_TIMER_GLOBAL
@@ -281,18 +298,56 @@ __device__ __forceinline__ void ikp_put(const ikp_lane &l, unsigned i, unsigned 
     l.rec[i] = v;
 #endif
 }
-__device__ __forceinline__ void ikp_record(ikp_lane &l, unsigned tag)
+/* a record in lane order: after the pending begin record, if any. A
+   pending begin is stored by the lane's next record, whatever it is, so
+   the records stay in time order. w: ikp_writes, read once per event. */
+__device__ __forceinline__ void ikp_put_next(ikp_lane &l, bool w, unsigned long long v)
 {
     unsigned i = ikp_slot(l);
-    if (ikp_writes(l)) ikp_put(l, i, (unsigned long long)ikp_timer32() << 32 | tag);
+    if (w) ikp_put(l, i, v);
     l.n++;
 }
-/* a record without a timer read (payloads) */
+__device__ __forceinline__ void ikp_settle(ikp_lane &l, bool w)
+{
+    if (l.bk) ikp_put_next(l, w, (unsigned long long)l.bt << 32 | l.bk);
+    l.bk = 0;
+}
+__device__ __forceinline__ void ikp_settle(ikp_lane &l) { ikp_settle(l, ikp_writes(l)); }
 __device__ __forceinline__ void ikp_store(ikp_lane &l, unsigned long long v)
 {
-    unsigned i = ikp_slot(l);
-    if (ikp_writes(l)) ikp_put(l, i, v);
+    const bool w = ikp_writes(l);
+    ikp_settle(l, w);
+    ikp_put_next(l, w, v);
+}
+/* end, instant: the stamp first, then the stores (a store's late register
+   read can hold up the next instruction that writes that register: here
+   that wait falls after the stamp, outside the region that ends). The
+   read is predicated like the stores, which keeps it a CS2R on the leader
+   rather than a warp-uniform S2UR and a move, which measured slower. */
+__device__ __forceinline__ void ikp_record(ikp_lane &l, unsigned tag)
+{
+    const bool w = ikp_writes(l);
+    unsigned long long v;
+    if (w) v = (unsigned long long)ikp_timer32() << 32 | tag;
+    ikp_settle(l, w);
+    const unsigned i = ikp_slot(l);
+    if (w) ikp_put(l, i, v); /* v is read only where it was set */
     l.n++;
+}
+/* begin: the stores of earlier records, then the stamp, kept in registers
+   and stored by the lane's next record. Nothing of the profiler runs
+   between a region's begin stamp and its first instruction. With
+   IKP_DEFER_BEGIN=0, a record like the others. */
+__device__ __forceinline__ void ikp_begin(ikp_lane &l, unsigned tag)
+{
+#if IKP_DEFER_BEGIN
+    const bool w = ikp_writes(l);
+    ikp_settle(l, w);
+    if (w) l.bt = ikp_timer32();
+    l.bk = tag;
+#else
+    ikp_record(l, tag); /* stored at once (bk stays 0: nothing is ever pending) */
+#endif
 }
 __device__ __forceinline__ void ikp_data(ikp_lane &l, unsigned tag, unsigned value)
 {
@@ -356,6 +411,7 @@ __device__ __forceinline__ void ikp_stage(ikp_lane &l, unsigned long long *st, u
 {
     if (l.on != 2u || st == 0 || records == 0 || !__isShared(st) || ((unsigned long long)st & 7u))
         return; /* not waiting for a stage, or this one is not usable */
+    ikp_settle(l); /* a begin before the stage is dropped like the records before it */
     unsigned long long *hd = st;
     hd[0] = (unsigned long long)l.rec;
     hd[3] = records;
@@ -378,6 +434,7 @@ __device__ __forceinline__ void ikp_stage(ikp_lane &l, unsigned long long *st, u
 /* moves the staged records to the profile buffer */
 __device__ __forceinline__ void ikp_flush(ikp_lane &l)
 {
+    ikp_settle(l);
     if (l.on != 1u) return;
     unsigned long long *slots = ikp_stage_slots(l), *hd = (unsigned long long *)slots[-1];
     unsigned long long *out = (unsigned long long *)hd[0];
@@ -417,6 +474,7 @@ __device__ __forceinline__ void ikp_flush(ikp_lane &) {}
 __device__ __forceinline__ void ikp_finalize(ikp_lane &l)
 {
     if (!l.on) return;
+    ikp_settle(l);
     unsigned long long *h, g, c;
     unsigned stored, dropped;
 #if IKP_STAGED
@@ -473,6 +531,7 @@ template <> __device__ __forceinline__ void ikp_pin<long>(long &v) { asm volatil
 struct ikp_lane {};
 __device__ __forceinline__ void ikp_init(ikp_lane &, unsigned long long *, unsigned, unsigned, bool) {}
 __device__ __forceinline__ void ikp_record(ikp_lane &, unsigned) {}
+__device__ __forceinline__ void ikp_begin(ikp_lane &, unsigned) {}
 __device__ __forceinline__ void ikp_data(ikp_lane &, unsigned, unsigned) {}
 __device__ __forceinline__ void ikp_finalize(ikp_lane &) {}
 __device__ __forceinline__ void ikp_anchor_record(ikp_lane &) {}
@@ -489,7 +548,7 @@ struct ikp_scope {
     __device__ __forceinline__ ikp_scope(ikp_lane &lane, unsigned event)
         : l(lane), tag((event & 0x3FFFu) << 2)
     {
-        ikp_record(l, tag | IKP_WIRE_KIND_BEGIN);
+        ikp_begin(l, tag | IKP_WIRE_KIND_BEGIN);
     }
     __device__ __forceinline__ ~ikp_scope() { ikp_record(l, tag | IKP_WIRE_KIND_END); }
 };

@@ -14,9 +14,9 @@
 #define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { \
     fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(e_)); exit(1); } } while (0)
 
-enum { NONE, TIMER, FLOOR, IKP, FENCE, FENCE_LAB, ATOMIC, MODES };
+enum { NONE, TIMER, FLOOR, IKP, IKP_NOW, FENCE, FENCE_LAB, ATOMIC, MODES };
 static const char *mode_name[MODES] = {"no profiling", "timer read only", "timer + 8-byte store (floor)",
-                                       "IKP (ikp_cuda.cuh)", "store + __threadfence_block on every thread (flashinfer/TIRx style)",
+                                       "IKP (ikp_cuda.cuh)", "IKP, IKP_DEFER_BEGIN=0 (begin stored at once)", "store + __threadfence_block on every thread (flashinfer/TIRx style)",
                                        "store + fence in the leader's branch, 64-bit globaltimer (lab/limits.cu form)",
                                        "atomicAdd cursor + store"};
 #define ITERS 4000
@@ -33,7 +33,9 @@ __device__ __forceinline__ void stamp(ikp_lane &lane, unsigned long long *wb, un
     if (MODE == TIMER) acc += clk();
     // the floor: what any recorder must do, with no bound check
     if (MODE == FLOOR) { if (lead) wb[n] = (unsigned long long)clk() << 32 | tag; }
-    if (MODE == IKP) ikp_record(lane, tag);
+    if (MODE == IKP) { if (tag == 5) ikp_begin(lane, tag); else ikp_record(lane, tag); } // IKP_BEGIN, IKP_END
+    // what IKP_BEGIN is with IKP_DEFER_BEGIN=0: a record stored at once, like the end
+    if (MODE == IKP_NOW) ikp_record(lane, tag);
     // flashinfer / TIRx style: begin = leader store, then a fence on every
     // thread; end = fence, then store; the write pointer advances by a stride
     if (MODE == FENCE) {
@@ -53,7 +55,7 @@ __global__ void events_kernel(float *sink, unsigned long long *buf, unsigned *cu
     const int gw = blockIdx.x * nw + warp;
     unsigned long long *wb = buf + (size_t)gw * 2 * ITERS;
     ikp_lane lane;
-    if (MODE == IKP) IKP_INIT(lane, prof, warp, nw, l == 0);
+    if (MODE == IKP || MODE == IKP_NOW) IKP_INIT(lane, prof, warp, nw, l == 0);
     float x = threadIdx.x * 1e-3f;
     unsigned n = 0, acc = 0, fstride = gridDim.x * nw;
     unsigned long long *fp = buf + gw; // interleaved layout, as TIRx/flashinfer
@@ -66,7 +68,7 @@ __global__ void events_kernel(float *sink, unsigned long long *buf, unsigned *cu
         stamp<MODE>(lane, wb, cursors + gw, n, acc, l == 0, 6, fp, fstride);
         pin(x);
     }
-    if (MODE == IKP) IKP_FINALIZE(lane);
+    if (MODE == IKP || MODE == IKP_NOW) IKP_FINALIZE(lane);
     if (x == 12345.f || acc == 1) sink[gw] = x;
 }
 
@@ -79,7 +81,7 @@ static float time_mode(int blocks, int threads, float *sink, unsigned long long 
     CK(cudaEventCreate(&b));
     std::vector<float> ts;
     for (int r = 0; r < 16; r++) {
-        if (MODE == IKP) ikp_cuda_buffer_reset(ib, 0, NULL);
+        if (MODE == IKP || MODE == IKP_NOW) ikp_cuda_buffer_reset(ib, 0, NULL);
         CK(cudaEventRecord(a));
         events_kernel<MODE><<<blocks, threads>>>(sink, buf, cur, work, ib->device);
         CK(cudaEventRecord(b));
@@ -93,6 +95,19 @@ static float time_mode(int blocks, int threads, float *sink, unsigned long long 
     CK(cudaEventDestroy(a));
     CK(cudaEventDestroy(b));
     return ts[ts.size() / 2];
+}
+
+/* the IKP capture of the last launch holds every record */
+static bool capture_complete(ikp_cuda_buffer *ib, int nw)
+{
+    std::vector<uint64_t> h(ib->num_words);
+    CK(cudaMemcpy(h.data(), ib->device, h.size() * 8, cudaMemcpyDeviceToHost));
+    ikp_capture *cap = NULL;
+    bool ok = ikp_capture_open(h.data(), h.size(), NULL, &cap, NULL) == IKP_OK &&
+              ikp_capture_get_info(cap)->records == (uint64_t)nw * 2 * ITERS && !ikp_capture_get_info(cap)->dropped;
+    if (!ok) fprintf(stderr, "IKP capture incomplete\n");
+    ikp_capture_free(cap);
+    return ok;
 }
 
 int main()
@@ -122,19 +137,12 @@ int main()
             t[TIMER] = time_mode<TIMER>(blocks, threads, sink, buf, cur, work, &ib);
             t[FLOOR] = time_mode<FLOOR>(blocks, threads, sink, buf, cur, work, &ib);
             t[IKP] = time_mode<IKP>(blocks, threads, sink, buf, cur, work, &ib);
+            if (!capture_complete(&ib, nw)) return 1;
+            t[IKP_NOW] = time_mode<IKP_NOW>(blocks, threads, sink, buf, cur, work, &ib);
+            if (!capture_complete(&ib, nw)) return 1;
             t[FENCE] = time_mode<FENCE>(blocks, threads, sink, buf, cur, work, &ib);
             t[FENCE_LAB] = time_mode<FENCE_LAB>(blocks, threads, sink, buf, cur, work, &ib);
             t[ATOMIC] = time_mode<ATOMIC>(blocks, threads, sink, buf, cur, work, &ib);
-            // the IKP capture of the last launch must be complete
-            std::vector<uint64_t> h(ib.num_words);
-            CK(cudaMemcpy(h.data(), ib.device, h.size() * 8, cudaMemcpyDeviceToHost));
-            ikp_capture *cap = NULL;
-            if (ikp_capture_open(h.data(), h.size(), NULL, &cap, NULL) != IKP_OK ||
-                ikp_capture_get_info(cap)->records != (uint64_t)nw * 2 * ITERS || ikp_capture_get_info(cap)->dropped) {
-                fprintf(stderr, "IKP capture incomplete\n");
-                return 1;
-            }
-            ikp_capture_free(cap);
             base_ms[col] = t[NONE];
             for (int m = 0; m < MODES; m++) added[m][col] = (t[m] - t[NONE]) * 1e6 / (2.0 * ITERS);
             ikp_cuda_buffer_destroy(&ib);
@@ -153,6 +161,8 @@ int main()
     }
     printf("| IKP / floor |");
     for (int c = 0; c < 4; c++) printf(" %.2fx |", added[IKP][c] / added[FLOOR][c]);
+    printf("\n| IKP_DEFER_BEGIN=0 / floor |");
+    for (int c = 0; c < 4; c++) printf(" %.2fx |", added[IKP_NOW][c] / added[FLOOR][c]);
     printf("\n| flashinfer/TIRx style / IKP |");
     for (int c = 0; c < 4; c++) printf(" %.2fx |", added[FENCE][c] / added[IKP][c]);
     printf("\n| lab fence form / IKP |");

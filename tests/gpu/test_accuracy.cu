@@ -15,10 +15,11 @@ void gt_known_length(const long long *ks, int nk, long long *truth, uint64_t *pr
 void gt_same_moment(unsigned long long *deadline, int blocks, int reps, int anchors, uint64_t *prof);
 void gt_long_run(int n, long long busy, long long idle, long long *truth, uint64_t *prof, cudaStream_t s);
 void st_known_length(const long long *ks, int nk, long long *truth, uint64_t *prof);
+void nw_known_length(const long long *ks, int nk, long long *truth, uint64_t *prof);
 void st_same_moment(unsigned long long *deadline, int blocks, int reps, int anchors, uint64_t *prof);
 
-enum { CYCLES, GLOBALTIMER, CYCLES_STAGED };
-static const char *const kind_name[] = {"cycles     ", "globaltimer", "cyc.staged "};
+enum { CYCLES, GLOBALTIMER, CYCLES_STAGED, CYCLES_NOW };
+static const char *const kind_name[] = {"cycles     ", "globaltimer", "cyc.staged ", "cyc.now    "};
 
 #define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { \
     fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(e_)); exit(1); } } while (0)
@@ -55,7 +56,8 @@ static void timer_steps()
     globaltimer_steps<<<1, 1>>>(50, d);
     CK(cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost));
     CK(cudaFree(d));
-    CHECK(h[0] + h[1] + h[2] > 10000 && h[0] > 0); // steps were seen, 32 ns ones among them
+    // steps were seen, 32 ns ones among them (runs have seen 7,000 to 76,000 whole steps)
+    CHECK(h[0] + h[1] + h[2] > 1000 && h[0] > 0);
     g_step = std::max(32.0, (double)h[3]);
     printf("  globaltimer steps seen whole over 50 ms: %llu of 32 ns, %llu of 64 ns, %llu longer; largest %llu ns\n", h[0], h[1], h[2], h[3]);
 }
@@ -95,10 +97,12 @@ static double empty_skew(const ikp_capture *cap, uint32_t lane, double *lo, doub
     return d[d.size() / 2];
 }
 
-/* Regions of known length. Cycle mode: the decoded duration is compared
-   with the truth plus the lane's own empty-region duration (the skew
-   between a stamp and the code next to it), which is reported separately.
-   Globaltimer mode: with the truth, as the 32 ns steps allow (below). */
+/* Regions of known length. Cycle mode: the decoded duration, as decoded,
+   within max(1%, 8 cycles) of the truth; the empty region (the stamps' own
+   skew) is reported. With IKP_DEFER_BEGIN=0 (CYCLES_NOW) the begin's store
+   is inside every region: there the empty region is only bounded (64
+   cycles) and the duration minus it is checked. Globaltimer mode: with the
+   truth, as the 32 ns steps allow (below). */
 static void known_length(int kind)
 {
     const bool cycles = kind != GLOBALTIMER;
@@ -113,7 +117,8 @@ static void known_length(int kind)
     CHECK_EQ(ikp_cuda_buffer_reset(&b, 0, NULL), IKP_OK);
     if (kind == CYCLES) ikp_cy::known_length<<<2, 32>>>(dks, nk, dtruth, b.device);
     else if (kind == GLOBALTIMER) gt_known_length(dks, nk, dtruth, b.device);
-    else st_known_length(dks, nk, dtruth, b.device);
+    else if (kind == CYCLES_STAGED) st_known_length(dks, nk, dtruth, b.device);
+    else nw_known_length(dks, nk, dtruth, b.device);
     CK(cudaGetLastError());
     std::vector<uint64_t> w;
     ikp_capture *cap = fetch(b, w);
@@ -128,16 +133,22 @@ static void known_length(int kind)
             double skew = empty_skew(cap, l, &lo, &hi);
             std::vector<ikp_event> r = events(cap, l, 1);
             CHECK_EQ(r.size(), (size_t)nk);
-            CHECK(lo >= 0 && hi <= (cycles ? 64.0 / rate : 64.0)); // the skew itself is small
+            // the skew itself: a few cycles (median; the first empty region can wait on the
+            // instruction cache), or one timer step
+            const double skew_max = kind == CYCLES_NOW ? 64.0 / rate : cycles ? 8.0 / rate : g_step;
+            CHECK(lo >= 0 && skew <= skew_max && hi <= (cycles ? 64.0 / rate : g_step));
             if (l == 0)
                 printf("  %s empty region (stamp skew): median %.2f ns = %.1f cycles (min %.2f, max %.2f ns)\n",
                        kind_name[kind], skew, skew * g_rate, lo, hi);
             for (size_t i = 0; i < r.size() && i < (size_t)nk; i++) {
                 double dec_ns = (r[i].end_ps - r[i].start_ps) / 1000.0, tru = (double)truth[l * nk + i];
                 if (cycles) {
-                    double dec = dec_ns * rate, sk = skew * rate, tol = std::max(0.01 * tru, 8.0);
+                    double dec = dec_ns * rate, tol = std::max(0.01 * tru, 8.0), sk = kind == CYCLES_NOW ? skew * rate : 0;
                     CHECK(std::fabs(dec - sk - tru) <= tol);
-                    if (l == 0) printf("  %s  K=%9lld  truth %10.0f cycles  decoded %12.1f  minus skew: error %+6.1f cycles\n", kind_name[kind], ks[i], tru, dec, dec - sk - tru);
+                    if (l == 0 && kind == CYCLES_NOW)
+                        printf("  %s  K=%9lld  truth %10.0f cycles  decoded %12.1f  error %+6.1f cycles, minus the empty region %+6.1f\n", kind_name[kind], ks[i], tru, dec, dec - tru, dec - sk - tru);
+                    else if (l == 0)
+                        printf("  %s  K=%9lld  truth %10.0f cycles  decoded %12.1f  error %+6.1f cycles\n", kind_name[kind], ks[i], tru, dec, dec - tru);
                 } else {
                     // stamps b, e and truth reads t0, t1 with b < t0 < t1 < e, all from the timer
                     // that steps by exactly g_step: decoded - truth = (e - t1) + (t0 - b) rounded to
@@ -261,7 +272,6 @@ static void long_run(int sms)
         if (!cap) continue;
         const ikp_capture_info *in = ikp_capture_get_info(cap);
         double rate = kind == 0 ? ikp_capture_lane(cap, 0)->cycles_per_ns : 1.0; // truth units per ns
-        double lo = 0, hi = 0, skew = empty_skew(cap, 0, &lo, &hi);
         CHECK_EQ(in->backwards, 0);
         CHECK(in->span_ps > 4300000000000ll); // longer than a wrap of both 32-bit stamps
         std::vector<ikp_event> r = events(cap, 0, 4);
@@ -269,7 +279,7 @@ static void long_run(int sms)
         double worst_d = 0, worst_s = 0;
         int mono = 1;
         for (size_t i = 0; i < r.size() && i < (size_t)n; i++) {
-            double dur = (r[i].end_ps - r[i].start_ps) / 1000.0 - skew, tdur = truth[2 * i + 1] / rate;
+            double dur = (r[i].end_ps - r[i].start_ps) / 1000.0, tdur = truth[2 * i + 1] / rate;
             double st = (r[i].start_ps - r[0].start_ps) / 1000.0, tst = (truth[2 * i] - truth[0]) / rate;
             if (i && r[i].start_ps <= r[i - 1].end_ps) mono = 0;
             worst_d = std::max(worst_d, std::fabs(dur - tdur));
@@ -299,6 +309,7 @@ int main()
     known_length(CYCLES);
     known_length(GLOBALTIMER);
     known_length(CYCLES_STAGED);
+    known_length(CYCLES_NOW);
     same_moment(CYCLES, p.multiProcessorCount, 0);
     same_moment(CYCLES, p.multiProcessorCount, 1);
     same_moment(GLOBALTIMER, p.multiProcessorCount, 0);

@@ -56,6 +56,30 @@ __global__ void many_kernel(int events, uint64_t *prof)
     IKP_FINALIZE(lane);
 }
 
+// A begin's record is stored by the lane's next record (ikp_cuda.cuh,
+// ikp_begin): whatever that is, and at IKP_FINALIZE if nothing follows.
+// how 0: begin, instant, begin, data, anchor, begin, finalize (no end);
+// how 1: two begin/end pairs into 3 slots (the second end is dropped).
+__global__ void pending_kernel(int how, uint64_t *prof)
+{
+    IKP_LANE(lane);
+    IKP_INIT(lane, prof, 0, 1, threadIdx.x == 0);
+    if (how == 0) {
+        IKP_BEGIN(lane, 1);
+        IKP_INSTANT(lane, 2);
+        IKP_BEGIN(lane, 3);
+        IKP_DATA(lane, 3, 77);
+        IKP_ANCHOR(lane);
+        IKP_BEGIN(lane, 4);
+    } else {
+        IKP_BEGIN(lane, 1);
+        IKP_END(lane, 1);
+        IKP_BEGIN(lane, 2);
+        IKP_END(lane, 2);
+    }
+    IKP_FINALIZE(lane);
+}
+
 static std::vector<uint64_t> download(const uint64_t *d, size_t words)
 {
     std::vector<uint64_t> h(words);
@@ -154,6 +178,57 @@ static void test_min_duration()
     }
     ikp_cuda_buffer_destroy(&buf);
     CK(cudaFree(dks));
+}
+
+static void test_pending_begin()
+{
+    for (int how = 0; how < 2; how++) {
+        const uint32_t capy = how == 0 ? 16 : 3;
+        ikp_cuda_buffer buf;
+        CHECK_EQ(ikp_cuda_buffer_create(&buf, 2, capy, NULL), IKP_OK);
+        CHECK_EQ(ikp_cuda_buffer_reset(&buf, 0, NULL), IKP_OK);
+        pending_kernel<<<2, 64>>>(how, buf.device);
+        CK(cudaGetLastError());
+        std::vector<uint64_t> w = download(buf.device, buf.num_words);
+        // the records as stored, in slot order: tag (low word) and stamp (high)
+        const uint64_t *rec = w.data() + IKP_WIRE_HEADER_WORDS + IKP_WIRE_LANE_WORDS;
+        const uint32_t want0[] = {1u << 2 | IKP_WIRE_KIND_BEGIN, 2u << 2 | IKP_WIRE_KIND_INSTANT,
+                                  3u << 2 | IKP_WIRE_KIND_BEGIN, 3u << 2 | IKP_WIRE_DATA_MARK,
+                                  IKP_WIRE_DATA_MARK | IKP_WIRE_ANCHOR, IKP_WIRE_DATA_MARK | IKP_WIRE_ANCHOR | 1u << 2,
+                                  4u << 2 | IKP_WIRE_KIND_BEGIN};
+        const uint32_t want1[] = {1u << 2 | IKP_WIRE_KIND_BEGIN, 1u << 2 | IKP_WIRE_KIND_END, 2u << 2 | IKP_WIRE_KIND_BEGIN};
+        const uint32_t *want = how == 0 ? want0 : want1;
+        const size_t nw = how == 0 ? 7 : 3;
+        int order = 1;
+        for (size_t i = 0; i < nw; i++) order &= (uint32_t)rec[i] == want[i];
+        CHECK(order);
+        if (how == 0) {
+            CHECK_EQ((uint32_t)(rec[3] >> 32), 77u);
+            // the timed records (begin 1, instant 2, begin 3, begin 4) in time order
+            const uint32_t t1 = (uint32_t)(rec[0] >> 32), t2 = (uint32_t)(rec[1] >> 32), t3 = (uint32_t)(rec[2] >> 32),
+                           t4 = (uint32_t)(rec[6] >> 32);
+            CHECK(t2 - t1 < 1000000u && t3 - t2 < 1000000u && t4 - t3 < 1000000u); // mod 2^32: forwards
+        }
+        ikp_capture *cap = open(w);
+        CHECK(cap != NULL);
+        if (cap) {
+            const ikp_capture_info *in = ikp_capture_get_info(cap);
+            CHECK_EQ(in->records, 2 * nw);
+            CHECK_EQ(in->dropped, how == 0 ? 0u : 2u);
+            CHECK_EQ(in->backwards, 0);
+            CHECK_EQ(in->unfinalized_lanes, 0);
+            ikp_stats *st = NULL;
+            CHECK_EQ(ikp_stats_compute(cap, &st, NULL), IKP_OK);
+            if (st) {
+                CHECK_EQ(st->unmatched_begin, how == 0 ? 6u : 2u);
+                CHECK_EQ(st->regions, how == 0 ? 0u : 2u);
+                CHECK_EQ(st->instants, how == 0 ? 2u : 0u);
+                ikp_stats_free(st);
+            }
+            ikp_capture_free(cap);
+        }
+        ikp_cuda_buffer_destroy(&buf);
+    }
 }
 
 static void test_overflow_guard()
@@ -313,6 +388,7 @@ int main()
     printf("device: %s, %d SMs\n", p.name, p.multiProcessorCount);
     test_nesting_3d_grid();
     test_min_duration();
+    test_pending_begin();
     test_overflow_guard();
     test_ring();
     test_staged();

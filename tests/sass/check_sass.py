@@ -90,12 +90,12 @@ def sass(cubin, kernel):
     return _cache[cubin].get(kernel, [])
 
 
-def hot_path(src, what, flags, more_bad, sts=False):
+def hot_path(src, what, flags, more_bad, sts=False, tag=None):
     """hot_kernel built with 16 and 32 events: at most 6 SASS instructions per
     event, none of the forbidden opcodes added (and with sts, one STS per
     event). Writes the annotated listing for the plain build. Returns the
     32-event cubin."""
-    tag = "s" if sts else ""
+    tag = tag if tag is not None else "s" if sts else ""
     c16, c32 = os.path.join(OUT, "hot%s16.cubin" % tag), os.path.join(OUT, "hot%s32.cubin" % tag)
     if not (nvcc(src, c16, "-DHOT_EVENTS=16", *flags) and nvcc(src, c32, "-DHOT_EVENTS=32", *flags)):
         check(False, "hotpath.cu builds (%s)" % what)
@@ -110,7 +110,7 @@ def hot_path(src, what, flags, more_bad, sts=False):
         na = sum(1 for op, _ in a if op.split(".")[0] == bad)
         nb = sum(1 for op, _ in b if op.split(".")[0] == bad)
         check(na == nb, "%s: events add no %s (%d with 16 events, %d with 32)" % (what, bad, na, nb))
-    if not sts:  # annotated listing: the instructions between two timer reads in the middle
+    if not sts and not tag:  # annotated listing: the instructions between two timer reads in the middle
         stamps = [i for i, (op, t) in enumerate(b) if "SR_CLOCKLO" in t]
         mid = len(stamps) // 2
         with open(os.path.join(OUT, "hotpath.txt"), "w") as f:
@@ -153,6 +153,7 @@ def main():
     # store per event and no global or generic one
     h32 = hot_path(hot, "hot path", [], [])
     hot_path(hot, "staged hot path", ["-DIKP_STAGED=1"], ["STG", "ST"], sts=True)
+    hot_path(hot, "hot path, IKP_DEFER_BEGIN=0", ["-DIKP_DEFER_BEGIN=0"], [], tag="n")
 
     # 3. region work stays between its stamps
     for kern, kinds in (("region_pinned_kernel", ("FFMA",)), ("region_mem_kernel", ("LDG.E", "STG.E"))):
