@@ -50,7 +50,8 @@
                     profiler runs inside a region (an empty region reads ~2
                     cycles); 0: a begin stores its record at once, which
                     measured 1-4 ns per event cheaper in tight loops but
-                    adds the store (~20-30 cycles) to every region.
+                    adds the store and its wait (23-38 cycles) to every
+                    region.
                     README "Cost" and "Timer kinds" have the figures.
 
    MACROS

@@ -20,6 +20,7 @@ static const char *mode_name[MODES] = {"no profiling", "timer read only", "timer
                                        "store + fence in the leader's branch, 64-bit globaltimer (lab/limits.cu form)",
                                        "atomicAdd cursor + store"};
 #define ITERS 4000
+__host__ __device__ static constexpr bool records_ikp(int mode) { return mode == IKP || mode == IKP_NOW; } // into an IKP buffer
 
 __device__ __forceinline__ unsigned clk() { unsigned long long t; asm volatile("mov.u64 %0, %%clock64;" : "=l"(t) :: "memory"); return (unsigned)t; }
 __device__ __forceinline__ void pin(float &x) { asm volatile("" : "+f"(x) :: "memory"); }
@@ -55,7 +56,7 @@ __global__ void events_kernel(float *sink, unsigned long long *buf, unsigned *cu
     const int gw = blockIdx.x * nw + warp;
     unsigned long long *wb = buf + (size_t)gw * 2 * ITERS;
     ikp_lane lane;
-    if (MODE == IKP || MODE == IKP_NOW) IKP_INIT(lane, prof, warp, nw, l == 0);
+    if (records_ikp(MODE)) IKP_INIT(lane, prof, warp, nw, l == 0);
     float x = threadIdx.x * 1e-3f;
     unsigned n = 0, acc = 0, fstride = gridDim.x * nw;
     unsigned long long *fp = buf + gw; // interleaved layout, as TIRx/flashinfer
@@ -68,7 +69,7 @@ __global__ void events_kernel(float *sink, unsigned long long *buf, unsigned *cu
         stamp<MODE>(lane, wb, cursors + gw, n, acc, l == 0, 6, fp, fstride);
         pin(x);
     }
-    if (MODE == IKP || MODE == IKP_NOW) IKP_FINALIZE(lane);
+    if (records_ikp(MODE)) IKP_FINALIZE(lane);
     if (x == 12345.f || acc == 1) sink[gw] = x;
 }
 
@@ -81,7 +82,7 @@ static float time_mode(int blocks, int threads, float *sink, unsigned long long 
     CK(cudaEventCreate(&b));
     std::vector<float> ts;
     for (int r = 0; r < 16; r++) {
-        if (MODE == IKP || MODE == IKP_NOW) ikp_cuda_buffer_reset(ib, 0, NULL);
+        if (records_ikp(MODE)) ikp_cuda_buffer_reset(ib, 0, NULL);
         CK(cudaEventRecord(a));
         events_kernel<MODE><<<blocks, threads>>>(sink, buf, cur, work, ib->device);
         CK(cudaEventRecord(b));
