@@ -1,11 +1,11 @@
-/* ikp.h - v0.1.0 - IKP intra-kernel profiler, host library - MIT licence (end of file)
+/* ikp.h - v0.2.0 - IKP intra-kernel profiler, host library - MIT licence (end of file)
 
    IKP records timestamps inside running CUDA kernels (see ikp_cuda.cuh) and
    turns the buffer into a Chrome/Perfetto trace and statistics. This file is
    the host half: buffer allocation, decoding of IKP's own wire format and of
    the TIRx/warpscope and flashinfer formats, a Chrome JSON writer and
-   summary statistics. It is plain C99 and needs nothing but libc (and the
-   CUDA runtime for the optional ikp_cuda_* helpers).
+   summary statistics. It is plain C99 and needs nothing but libc; the
+   optional ikp_cuda_* helpers need the CUDA runtime (below).
 
    QUICK START
        Do this:
@@ -13,25 +13,37 @@
        before you include this file in *one* C or C++ file. Other files
        include it without the define.
 
-       Profile (with a GPU; the kernel uses ikp_cuda.cuh):
+       Decode a buffer already on the host (any compiler, no CUDA needed):
+           ikp_decode_options opts;
+           ikp_capture *cap = NULL;
+           ikp_stats *st = NULL;
+           ikp_error err;
+           memset(&opts, 0, sizeof opts);            (all-zero: defaults)
+           if (ikp_capture_open(words, num_words, &opts, &cap, &err) != IKP_OK) {
+               fprintf(stderr, "%s\n", err.message); (says what and where)
+               return 1;
+           }
+           ikp_write_chrome_path(cap, NULL, "trace.json", &err);
+           if (ikp_stats_compute(cap, &st, &err) == IKP_OK) {
+               ikp_stats_write_text(st, ikp_file_writer, stdout);
+               ikp_stats_free(st);
+           }
+           ikp_capture_free(cap);
+       ikp_capture_load(path, ...) reads a file instead: an .ikp capture, a
+       bare buffer (raw little-endian words) or a NumPy .npy array.
+
+       Profile (the kernel uses ikp_cuda.cuh; this file compiled by nvcc,
+       or with IKP_CUDA defined and -lcudart):
            ikp_cuda_buffer buf;
+           ikp_dump_desc d;
            ikp_cuda_buffer_create(&buf, num_blocks * num_groups, 1024, NULL);
            ikp_cuda_buffer_reset(&buf, stream, NULL);
            my_kernel<<<grid, block, 0, stream>>>(..., buf.device);
-           ikp_dump_desc d = {0};
+           memset(&d, 0, sizeof d);
            d.trace_path = "trace.json"; d.summary = stdout;
            d.decode.event_names = names; d.decode.num_event_names = 3;
            ikp_cuda_dump(&buf, stream, &d, NULL);   (download, decode, write)
            ikp_cuda_buffer_destroy(&buf);
-
-       Decode a buffer already on the host, step by step:
-           ikp_capture *cap; ikp_error err;
-           if (ikp_capture_open(words, num_words, &opts, &cap, &err) != IKP_OK)
-               fprintf(stderr, "%s\n", err.message);
-           ikp_write_chrome_file(cap, NULL, stdout_or_file, &err);
-           ikp_stats *st; ikp_stats_compute(cap, &st, &err);
-           ikp_stats_write_text(st, ikp_file_writer, stdout);
-           ikp_stats_free(st); ikp_capture_free(cap);
 
    CONFIGURATION (define before including the implementation)
        IKP_DEF            linkage of the API (default: extern)
@@ -40,31 +52,44 @@
                           default allocator (all three or none; default libc);
                           a run-time allocator goes in ikp_decode_options
        IKP_ASSERT         internal assertions (default: assert.h)
-       IKP_NO_CUDA        leave out the ikp_cuda_* helpers even when the CUDA
-                          runtime header is available (they are left out
-                          anyway when <cuda_runtime_api.h> cannot be found)
+       IKP_CUDA           compile the ikp_cuda_* helpers (needs
+                          <cuda_runtime_api.h> and -lcudart). They are on by
+                          themselves when nvcc compiles the file (__CUDACC__)
+                          and off otherwise, so a plain C/C++ build never
+                          needs the CUDA runtime.
+       IKP_NO_CUDA        never compile them, even under nvcc
+
+   VERSIONS
+       ikp.h and ikp_cuda.cuh carry the same version; including both of
+       different versions in one file is a compile error. Copy both headers
+       from one release.
 
    CONTENTS
        1. wire format constants (shared with ikp_cuda.cuh; see FORMAT.md)
        2. results and errors
        3. capture: open a buffer or a file, lane table
        4. per-lane decode into events
-       5. Chrome trace JSON writer
+       5. Chrome trace JSON writer; output files
        6. statistics
        7. capture files (.ikp), name lists
        8. one-call dump; CUDA buffer helpers
 
    The library never prints, never exits, and keeps no mutable global state:
    a capture is read-only once opened, so any number of threads may decode
-   different (or the same) captures at once.
+   different (or the same) captures at once. Numbers are written the same
+   whatever the C locale.
 */
 #ifndef IKP_H
 #define IKP_H
 
 #define IKP_VERSION_MAJOR 0
-#define IKP_VERSION_MINOR 1
+#define IKP_VERSION_MINOR 2
 #define IKP_VERSION_PATCH 0
-#define IKP_VERSION_STRING "0.1.0"
+#define IKP_VERSION_STRING "0.2.0"
+#if defined(IKP_CUDA_VERSION_MAJOR) && (IKP_CUDA_VERSION_MAJOR != IKP_VERSION_MAJOR || \
+    IKP_CUDA_VERSION_MINOR != IKP_VERSION_MINOR || IKP_CUDA_VERSION_PATCH != IKP_VERSION_PATCH)
+#error "ikp.h and ikp_cuda.cuh are from different IKP versions: copy both headers from one release"
+#endif
 
 #include <stddef.h>
 #include <stdint.h>
@@ -82,15 +107,10 @@
 #endif
 #endif
 
-/* CUDA helpers: on when the runtime header is reachable and not disabled. */
-#ifndef IKP_NO_CUDA
-#if defined(__has_include)
-#if __has_include(<cuda_runtime_api.h>)
+/* CUDA helpers: under nvcc, or asked for with IKP_CUDA; never with IKP_NO_CUDA */
+#if !defined(IKP_NO_CUDA) && (defined(IKP_CUDA) || defined(__CUDACC__))
 #define IKP_HAS_CUDA 1
-#endif
-#endif
-#endif
-#ifndef IKP_HAS_CUDA
+#else
 #define IKP_HAS_CUDA 0
 #endif
 #if IKP_HAS_CUDA
@@ -124,6 +144,9 @@
 #define IKP_WIRE_DATA_MARK 0x80000000u    /* tag bit 31: set on data records */
 #define IKP_WIRE_ANCHOR 0x40000000u       /* tag bit 30, on data records: an anchor half */
 #define IKP_WIRE_MAX_EVENTS 16384u        /* event ids 0..16383, tag bits 2..15 */
+#endif
+#if IKP_WIRE_VERSION != 1
+#error "ikp.h reads IKP wire format version 1; an ikp_cuda.cuh of another version was included first"
 #endif
 
 #ifdef __cplusplus
@@ -169,6 +192,14 @@ typedef enum ikp_format {
     IKP_FORMAT_COUNT
 } ikp_format;
 
+/* The sane window of an SM clock, for header clocks and cycles_per_ns:
+   50 MHz .. 20 GHz. Values outside it are rejected, not used. */
+#define IKP_MIN_CYCLES_PER_NS 0.05
+#define IKP_MAX_CYCLES_PER_NS 20.0
+/* Names (from files or the API): at most this many bytes each, and at most
+   IKP_WIRE_MAX_EVENTS names per list. */
+#define IKP_MAX_NAME_BYTES 255u
+
 IKP_DEF const char *ikp_format_name(ikp_format f);
 /* "auto", "ikp", "tirx", "flashinfer" -> format; IKP_FORMAT_COUNT if unknown */
 IKP_DEF ikp_format ikp_format_from_name(const char *name);
@@ -180,15 +211,23 @@ typedef struct ikp_allocator {
     void *user;
 } ikp_allocator;
 
-/* All-zero means: auto-detect, default names, default allocator. */
+/* All-zero means: auto-detect, default names, default allocator. Set it
+   with memset(&o, 0, sizeof o) (compiles as C and C++). */
 typedef struct ikp_decode_options {
     ikp_format format;
-    const char *const *event_names; /* name of event id i; NULL entries allowed */
+    const char *const *event_names; /* name of event id i; NULL entries allowed; each
+                                       at most IKP_MAX_NAME_BYTES, at most
+                                       IKP_WIRE_MAX_EVENTS names (else IKP_ERR_BAD_NAMES) */
     uint32_t num_event_names;
-    const char *const *group_names; /* name of group i */
+    const char *const *group_names; /* name of group i; same limits */
     uint32_t num_group_names;
     ikp_allocator allocator;
-    double cycles_per_ns;           /* cycle lanes: force this rate (0 = from anchors) */
+    double cycles_per_ns;           /* cycle lanes: force this rate (0 = from anchors);
+                                       else within IKP_MIN/MAX_CYCLES_PER_NS */
+    int keep_after_finalize;        /* tirx: also decode a lane's records after its
+                                       finalize record (stale records of an earlier
+                                       launch, when the buffer was not zeroed); they
+                                       are counted in after_finalize either way */
 } ikp_decode_options;
 
 #define IKP_NO_SM 0xFFFFFFFFu
@@ -198,7 +237,9 @@ enum {
     IKP_LANE_FINALIZED = 1u << 1, /* the lane was closed (end anchors and counts valid) */
     IKP_LANE_CYCLES = 1u << 2,    /* records stamp SM cycles (else ns) */
     IKP_LANE_RING = 1u << 3,      /* ring mode: dropped = oldest records overwritten */
-    IKP_LANE_CORRUPT = 1u << 4    /* lane header unreadable; lane skipped */
+    IKP_LANE_CORRUPT = 1u << 4,   /* lane header unreadable; lane skipped */
+    IKP_LANE_DUPLICATE = 1u << 5  /* another lane (duplicate_of) claims the same (block,
+                                     group): shown on tracks of its own, not merged */
 };
 
 typedef struct ikp_lane_info {
@@ -208,8 +249,11 @@ typedef struct ikp_lane_info {
     uint64_t dropped;             /* records the device could not keep */
     uint64_t invalid;             /* records that could not be decoded (skipped) */
     uint64_t backwards;           /* records stamped earlier than the one before */
-    int64_t first_ps, last_ps;    /* earliest / latest record, ps after capture start */
+    uint64_t after_finalize;      /* tirx: records after the lane's finalize record */
+    int64_t first_ps, last_ps;    /* earliest / latest record, ps after capture start
+                                     (INT64_MIN when the lane has no timed record) */
     double cycles_per_ns;         /* cycle lanes: rate used to place them */
+    uint32_t duplicate_of;        /* IKP_LANE_DUPLICATE: the first lane of that (block, group) */
 } ikp_lane_info;
 
 typedef struct ikp_capture ikp_capture;
@@ -225,7 +269,10 @@ IKP_DEF ikp_result ikp_capture_open(const uint64_t *words, size_t num_words,
 IKP_DEF ikp_result ikp_capture_open_file_data(const void *data, size_t size,
                                               const ikp_decode_options *opt,
                                               ikp_capture **out, ikp_error *err);
-/* Reads and opens a file (.ikp capture or bare buffer). */
+/* Reads and opens a file: an .ikp capture, a bare buffer or a NumPy .npy
+   array of little-endian uint64/int64. Only regular files are read (a FIFO,
+   a device or a directory is refused at once), with one allocation of the
+   file's size that the capture keeps: no second copy of the words. */
 IKP_DEF ikp_result ikp_capture_load(const char *path, const ikp_decode_options *opt,
                                     ikp_capture **out, ikp_error *err);
 IKP_DEF void ikp_capture_free(ikp_capture *cap);
@@ -243,12 +290,25 @@ typedef struct ikp_capture_info {
     uint64_t lanes_needed;        /* lanes the grid needed when some were refused */
     uint64_t claimed_twice;       /* lanes opened twice: buffer not reset, or two leaders */
     uint64_t out_of_range;        /* peer formats: records naming a lane past the header */
+    uint64_t after_finalize;      /* tirx: records after their lane's finalize record
+                                     (left out unless keep_after_finalize) */
+    uint64_t duplicate_lanes;     /* lanes whose (block, group) an earlier lane claims */
     int64_t span_ps;              /* earliest to latest record */
     int timer_cycles;             /* 1 if any lane stamps cycles */
+    int drops_known;              /* 1 if the format counts dropped records (ikp);
+                                     peer formats cannot: dropped is then 0 and means n/a */
+    /* auto-detection between peer formats: records weighed and, of those,
+       how many fit each format (detect_fit[IKP_FORMAT_TIRX]...). All zero
+       when the format was given or is found by its magic. */
+    uint64_t detect_records;
+    uint64_t detect_fit[IKP_FORMAT_COUNT];
 } ikp_capture_info;
 
 IKP_DEF const ikp_capture_info *ikp_capture_get_info(const ikp_capture *cap);
-IKP_DEF const ikp_lane_info *ikp_capture_lane(const ikp_capture *cap, uint32_t lane);
+/* Fills *out for one lane (lane < num_lanes; else IKP_ERR_INVALID_ARGUMENT).
+   Peer-format lanes are not stored: their figures are computed here, in
+   time linear in the lane's records. */
+IKP_DEF ikp_result ikp_capture_lane(const ikp_capture *cap, uint32_t lane, ikp_lane_info *out);
 /* Name of event id / group, or NULL when unnamed (shown as "event N" / "group N"). */
 IKP_DEF const char *ikp_event_name(const ikp_capture *cap, uint32_t id);
 IKP_DEF const char *ikp_group_name(const ikp_capture *cap, uint32_t group);
@@ -281,6 +341,7 @@ typedef struct ikp_lane_events {
     uint32_t num_tracks;       /* 1 + highest track used */
     uint64_t regions, instants, unmatched_begin, unmatched_end;
     int64_t busy_ps;           /* union of this lane's regions */
+    int64_t first_ps, last_ps; /* earliest / latest timed record (INT64_MIN: none) */
     void *scratch_;            /* internal */
     size_t capacity_;
 } ikp_lane_events;
@@ -309,10 +370,30 @@ IKP_DEF ikp_result ikp_write_chrome(const ikp_capture *cap, const ikp_chrome_opt
                                     ikp_write_fn fn, void *user, ikp_error *err);
 IKP_DEF ikp_result ikp_write_chrome_file(const ikp_capture *cap, const ikp_chrome_options *opt,
                                          FILE *f, ikp_error *err);
-/* Writes to path through a temporary file and a rename: a failure leaves
-   any earlier file at path untouched and no partial file behind. */
+/* Writes to path through an ikp_output (below): a failure leaves any
+   earlier file at path untouched and no partial file behind. */
 IKP_DEF ikp_result ikp_write_chrome_path(const ikp_capture *cap, const ikp_chrome_options *opt,
                                          const char *path, ikp_error *err);
+
+/* Output files that are replaced whole or not at all. ikp_output_open
+   creates a new temporary file next to path (a random name ending in
+   ".ikp-tmp", created exclusively: never an existing file, never through a
+   symbolic link); ikp_output_write (an ikp_write_fn) appends to it;
+   ikp_output_commit renames it over path, ikp_output_abort removes it. Any
+   number of writers may write the same path at once: each has its own
+   temporary file, and path always holds one writer's whole output. A path
+   that names a device or a FIFO (/dev/null, /dev/stdout) is written in
+   place. Errors say why (the system's message). */
+typedef struct ikp_output {
+    char tmp_path[4096];       /* the temporary file while open, else "" */
+    const char *path;          /* the target (borrowed) */
+    int fd_, in_place_, errno_;
+    void *file_;
+} ikp_output;
+IKP_DEF ikp_result ikp_output_open(ikp_output *out, const char *path, ikp_error *err);
+IKP_DEF int ikp_output_write(void *output, const void *data, size_t size);
+IKP_DEF ikp_result ikp_output_commit(ikp_output *out, ikp_error *err);
+IKP_DEF void ikp_output_abort(ikp_output *out);
 
 /* ---- 6. statistics -------------------------------------------------------- */
 typedef struct ikp_event_stats {
@@ -339,6 +420,7 @@ typedef struct ikp_stats {
     uint32_t num_groups;
     ikp_allocator allocator_;
     char *names_;              /* internal: copies of names */
+    int kept_after_finalize_;  /* internal */
 } ikp_stats;
 
 IKP_DEF ikp_result ikp_stats_compute(const ikp_capture *cap, ikp_stats **out, ikp_error *err);
@@ -373,6 +455,9 @@ typedef struct ikp_name_list {
 IKP_DEF ikp_result ikp_name_list_parse(const char *text, size_t len, char separator,
                                        const ikp_allocator *alloc, ikp_name_list *out,
                                        ikp_error *err);
+/* Reads a regular file of names, one per line (see ikp_name_list_parse). */
+IKP_DEF ikp_result ikp_name_list_load(const char *path, const ikp_allocator *alloc,
+                                      ikp_name_list *out, ikp_error *err);
 IKP_DEF void ikp_name_list_free(ikp_name_list *list);
 
 /* ---- 8. one call: words -> trace file + capture file + summary ----------- */
@@ -432,7 +517,12 @@ IKP_DEF ikp_result ikp_cuda_dump(const ikp_cuda_buffer *buf, cudaStream_t stream
 
 #include <string.h>
 #include <stdarg.h>
+#include <errno.h>
+#include <time.h>
 #if defined(__unix__) || defined(__APPLE__)
+#include <fcntl.h>
+#include <unistd.h>
+#include <sys/types.h>
 #include <sys/stat.h>
 #endif
 
@@ -497,6 +587,8 @@ static int ikp__grow(const ikp_allocator *a, void **p, size_t *cap, size_t need,
     *cap = nc;
     return 1;
 }
+
+static size_t ikp__fmt_fixed(char *t, size_t n, double x, int decimals);
 
 /* ---- errors ---- */
 IKP_DEF const char *ikp_result_string(ikp_result r)
@@ -588,16 +680,25 @@ typedef struct ikp__lane {
     int64_t end_ps;       /* cycle lanes with has_end: ps of the end anchor */
     int anchored;         /* cycle lane with IKP_ANCHOR records: mapped piecewise */
     uint32_t grid[3];
+    uint32_t index;       /* the lane's index (tirx stride layout: the lane its words name) */
 } ikp__lane;
 
+/* Peer formats keep no per-lane state: a lane's layout and time origin
+   follow from the capture's and from its first record (ikp__peer_lane), so
+   a buffer of millions of tiny lanes costs no memory per lane. */
 struct ikp_capture {
     ikp_allocator alloc;
     ikp_format format;
     const uint64_t *words;
     size_t num_words;
-    uint64_t *owned_words;
-    uint32_t *index;      /* TIRx: word positions grouped by lane */
-    ikp__lane *lanes;
+    void *owned;          /* memory holding the words, when the capture owns it */
+    ikp__lane *lanes;     /* ikp: one per lane */
+    uint32_t *index;      /* tirx, index layout: word positions grouped by lane */
+    uint64_t *index_base; /* tirx, index layout: lane i at index[index_base[i] .. index_base[i+1]) */
+    uint64_t stride;      /* tirx stride layout, flashinfer: words between a lane's slots */
+    uint32_t peer_vmin;   /* peer formats: the capture window's first stamp (low 32 bits) */
+    int64_t peer_shift_ps;/* peer formats: taken off every time so the earliest record is at 0 */
+    int keep_after_finalize;
     ikp_capture_info info;
     char **event_names;
     uint32_t num_event_names;
@@ -646,7 +747,9 @@ typedef struct ikp__cursor {
     const uint64_t *p, *p2, *words;
     const uint32_t *idx;
     size_t step, left, left2;
-    int skip_zero;        /* flashinfer: empty slots are skipped */
+    int mode;             /* 0: every word; 1: empty (zero) words skipped (flashinfer);
+                             2: also words naming another lane (tirx stride layout) */
+    uint32_t lane;
 } ikp__cursor;
 
 static void ikp__cursor_init(ikp__cursor *c, const ikp_capture *cap, const ikp__lane *l)
@@ -656,8 +759,9 @@ static void ikp__cursor_init(ikp__cursor *c, const ikp_capture *cap, const ikp__
     c->p2 = NULL;
     c->left2 = 0;
     c->step = (size_t)l->step;
-    c->skip_zero = cap->format == IKP_FORMAT_FLASHINFER;
-    if (cap->format == IKP_FORMAT_TIRX) {
+    c->lane = l->index;
+    c->mode = cap->format == IKP_FORMAT_FLASHINFER ? 1 : cap->format == IKP_FORMAT_TIRX && !cap->index ? 2 : 0;
+    if (cap->format == IKP_FORMAT_TIRX && cap->index) {
         c->idx = cap->index + l->base;
         c->p = NULL;
         c->left = (size_t)l->slots;
@@ -680,7 +784,7 @@ static int ikp__next_word(ikp__cursor *c, uint64_t *w)
             c->left--;
             if (c->idx) *w = c->words[*c->idx++];
             else { *w = *c->p; c->p += c->step; }
-            if (*w || !c->skip_zero) return 1;
+            if (c->mode == 0 || (*w && (c->mode == 1 || ((uint32_t)*w >> 12) == c->lane))) return 1;
         }
         if (!c->left2) return 0;
         c->p = c->p2;
@@ -750,6 +854,8 @@ typedef struct ikp__walk {
     uint32_t g_lo;
     uint64_t words;         /* records read so far, anchors included */
     int saw_anchor;         /* an anchor's two halves were read */
+    int stop_at_finalize;   /* tirx: a finalize record closes the lane */
+    int closed;             /* ... and was read */
 } ikp__walk;
 
 static inline int64_t ikp__walk_ps(const ikp__lane *l, const ikp__walk *k, int64_t tick)
@@ -837,6 +943,8 @@ static void ikp__walk_init(const ikp_capture *cap, const ikp__lane *l, ikp__walk
     k->g_lo = 0;
     k->words = 0;
     k->saw_anchor = 0;
+    k->stop_at_finalize = cap->format == IKP_FORMAT_TIRX && !cap->keep_after_finalize;
+    k->closed = 0;
     ikp__walk_segment(cap, l, k);
 }
 
@@ -846,7 +954,7 @@ static void ikp__walk_init(const ikp_capture *cap, const ikp__lane *l, ikp__walk
 static inline int ikp__walk_next(const ikp_capture *cap, const ikp__lane *l, ikp__walk *k, ikp__rec *r, int *tick_ok)
 {
     uint64_t w;
-    while (ikp__next_word(&k->c, &w)) {
+    while (!k->closed && ikp__next_word(&k->c, &w)) {
         k->words++;
         ikp__decode_word(cap->format, w, r);
         if (r->kind == IKP__KIND_ANCHOR_G) { k->have_g = 1; k->g_lo = r->hi; continue; }
@@ -864,6 +972,7 @@ static inline int ikp__walk_next(const ikp_capture *cap, const ikp__lane *l, ikp
             continue;
         }
         k->have_g = 0;
+        if (r->kind == IKP__KIND_FINALIZE && k->stop_at_finalize) k->closed = 1;
         *tick_ok = r->kind != IKP__KIND_INVALID && ikp__timed(r->kind) && ikp__unwrap(l, &k->ck, r->hi);
         return 1;
     }
@@ -901,6 +1010,11 @@ static void ikp__scan_lane(const ikp_capture *cap, ikp__lane *l)
     l->pub.records = k.words;
     l->pub.invalid = invalid;
     l->pub.backwards = k.ck.backwards;
+    l->pub.after_finalize = 0;
+    if (k.closed) {
+        uint64_t w;
+        while (ikp__next_word(&k.c, &w)) l->pub.after_finalize++;
+    }
     l->pub.first_ps = any ? lo : INT64_MIN; /* INT64_MIN: no timed record */
     l->pub.last_ps = any ? hi : INT64_MIN;
 }
@@ -914,24 +1028,39 @@ static char *ikp__strdup_n(const ikp_allocator *a, const char *s, size_t n)
     return d;
 }
 
-static int ikp__copy_names(const ikp_allocator *a, const char *const *src, uint32_t n,
-                           char ***dst, uint32_t *dn)
+/* length of s if at most max bytes, else max + 1 (never reads further) */
+static size_t ikp__strnlen(const char *s, size_t max)
+{
+    size_t n = 0;
+    while (n <= max && s[n]) n++;
+    return n;
+}
+
+/* copies names given through the API, with the limits of names from files */
+static ikp_result ikp__copy_names(const ikp_allocator *a, const char *const *src, uint32_t n,
+                                  const char *what, char ***dst, uint32_t *dn, ikp_error *err)
 {
     uint32_t i;
     *dst = NULL;
     *dn = 0;
-    if (!src || !n) return 1;
-    if (n > IKP_WIRE_MAX_EVENTS) n = IKP_WIRE_MAX_EVENTS;
+    if (!src || !n) return IKP_OK;
+    if (n > IKP_WIRE_MAX_EVENTS)
+        return ikp__fail(err, IKP_ERR_BAD_NAMES, -1, -1, "%s names: %u given, at most %u", what, n,
+                         IKP_WIRE_MAX_EVENTS);
+    for (i = 0; i < n; i++)
+        if (src[i] && ikp__strnlen(src[i], IKP_MAX_NAME_BYTES) > IKP_MAX_NAME_BYTES)
+            return ikp__fail(err, IKP_ERR_BAD_NAMES, -1, -1, "%s name %u is longer than %u bytes", what, i,
+                             IKP_MAX_NAME_BYTES);
     *dst = (char **)ikp__alloc(a, n * sizeof(char *));
-    if (!*dst) return 0;
+    if (!*dst) return ikp__oom(err);
     for (i = 0; i < n; i++) (*dst)[i] = NULL;
     *dn = n;
     for (i = 0; i < n; i++)
         if (src[i] && src[i][0]) {
             (*dst)[i] = ikp__strdup_n(a, src[i], strlen(src[i]));
-            if (!(*dst)[i]) return 0;
+            if (!(*dst)[i]) return ikp__oom(err);
         }
-    return 1;
+    return IKP_OK;
 }
 
 static void ikp__free_names(const ikp_allocator *a, char **names, uint32_t n)
@@ -949,8 +1078,9 @@ IKP_DEF void ikp_capture_free(ikp_capture *cap)
     a = cap->alloc;
     ikp__free_names(&a, cap->event_names, cap->num_event_names);
     ikp__free_names(&a, cap->group_names, cap->num_group_names);
-    ikp__free(&a, cap->owned_words);
+    ikp__free(&a, cap->owned);
     ikp__free(&a, cap->index);
+    ikp__free(&a, cap->index_base);
     ikp__free(&a, cap->lanes);
     ikp__free(&a, cap);
 }
@@ -959,6 +1089,52 @@ static int ikp__cmp_u64(const void *a, const void *b)
 {
     uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
     return x < y ? -1 : x > y;
+}
+
+/* Lanes whose headers claim the same (block, group): possible only when
+   lanes disagree on num_groups (else lane = block * num_groups + group is
+   one-to-one, and the header check holds each lane to its slot). The first
+   lane keeps the pair; later ones are flagged and shown on tracks of their
+   own, so no track mixes two lanes. */
+typedef struct ikp__bg { uint64_t key; uint32_t lane; } ikp__bg;
+static int ikp__cmp_bg(const void *pa, const void *pb)
+{
+    const ikp__bg *a = (const ikp__bg *)pa, *b = (const ikp__bg *)pb;
+    if (a->key != b->key) return a->key < b->key ? -1 : 1;
+    return a->lane < b->lane ? -1 : a->lane > b->lane;
+}
+static ikp_result ikp__find_duplicates(ikp_capture *cap, ikp_error *err)
+{
+    uint32_t i, n = 0, ng0 = 0;
+    int mixed = 0;
+    ikp__bg *v;
+    const uint64_t stride = IKP_WIRE_LANE_WORDS + (cap->words[1] >> 32) + IKP_WIRE_SINK_SLOTS;
+    for (i = 0; i < cap->info.num_lanes; i++) {
+        uint32_t ngr;
+        if (!(cap->lanes[i].pub.flags & IKP_LANE_STARTED)) continue;
+        ngr = (uint32_t)(cap->words[IKP_WIRE_HEADER_WORDS + (uint64_t)i * stride + 1] >> 48);
+        if (n++ == 0) ng0 = ngr;
+        else if (ngr != ng0) mixed = 1;
+    }
+    if (!mixed) return IKP_OK;
+    v = (ikp__bg *)ikp__alloc(&cap->alloc, (size_t)n * sizeof(ikp__bg));
+    if (!v) return ikp__oom(err);
+    n = 0;
+    for (i = 0; i < cap->info.num_lanes; i++) {
+        const ikp__lane *l = &cap->lanes[i];
+        if (!(l->pub.flags & IKP_LANE_STARTED)) continue;
+        v[n].key = (uint64_t)l->pub.block << 16 | l->pub.group;
+        v[n++].lane = i;
+    }
+    qsort(v, n, sizeof *v, ikp__cmp_bg);
+    for (i = 1, ng0 = 0; i < n; i++) { /* ng0: start of the run of equal keys */
+        if (v[i].key != v[ng0].key) { ng0 = i; continue; }
+        cap->lanes[v[i].lane].pub.flags |= IKP_LANE_DUPLICATE;
+        cap->lanes[v[i].lane].pub.duplicate_of = v[ng0].lane;
+        cap->info.duplicate_lanes++;
+    }
+    ikp__free(&cap->alloc, v);
+    return IKP_OK;
 }
 
 static ikp_result ikp__open_ikp(ikp_capture *cap, const ikp_decode_options *opt, ikp_error *err)
@@ -990,6 +1166,9 @@ static ikp_result ikp__open_ikp(ikp_capture *cap, const ikp_decode_options *opt,
     clock_khz = (uint32_t)w[2];
     if (lanes == 0)
         return ikp__fail(err, IKP_ERR_BAD_HEADER, 8, -1, "IKP header claims 0 lanes");
+    if (clock_khz && (clock_khz < IKP_MIN_CYCLES_PER_NS * 1e6 || clock_khz > IKP_MAX_CYCLES_PER_NS * 1e6))
+        return ikp__fail(err, IKP_ERR_BAD_HEADER, 16, -1,
+                         "IKP header clock %u kHz is outside 50 MHz .. 20 GHz (corrupt header?)", clock_khz);
     stride = IKP_WIRE_LANE_WORDS + capy + IKP_WIRE_SINK_SLOTS;
     if (lanes > (UINT64_MAX - IKP_WIRE_HEADER_WORDS) / stride)
         return ikp__fail(err, IKP_ERR_SIZE_OVERFLOW, 8, -1,
@@ -1002,6 +1181,7 @@ static ikp_result ikp__open_ikp(ikp_capture *cap, const ikp_decode_options *opt,
                          (unsigned long long)lanes, (unsigned long long)capy,
                          (unsigned long long)need, (unsigned long long)n);
     info->num_lanes = (uint32_t)lanes;
+    info->drops_known = 1;
     info->refused_lanes = w[3];
     info->lanes_needed = w[4];
     info->claimed_twice = w[5];
@@ -1018,6 +1198,7 @@ static ikp_result ikp__open_ikp(ikp_capture *cap, const ikp_decode_options *opt,
         uint32_t flags, ngr, grp;
         l->base = IKP_WIRE_HEADER_WORDS + i * stride + IKP_WIRE_LANE_WORDS;
         l->step = 1;
+        l->index = (uint32_t)i;
         l->pub.sm = IKP_NO_SM;
         l->pub.first_ps = l->pub.last_ps = INT64_MIN;
         if (L0 == 0) {
@@ -1103,7 +1284,8 @@ static ikp_result ikp__open_ikp(ikp_capture *cap, const ikp_decode_options *opt,
         if (sum_g > 0) rate = sum_c / sum_g;
         else if (sum_g_any > 0) rate = sum_c_any / sum_g_any;
         else rate = clock_khz ? clock_khz / 1e6 : 1.0;
-        if (rate < 0.01 || rate > 100.0) rate = clock_khz ? clock_khz / 1e6 : 1.0;
+        if (!(rate >= IKP_MIN_CYCLES_PER_NS && rate <= IKP_MAX_CYCLES_PER_NS))
+            rate = clock_khz ? clock_khz / 1e6 : 1.0;
         if (opt && opt->cycles_per_ns > 0) rate = opt->cycles_per_ns;
         for (i = 0; i < lanes; i++) {
             ikp__lane *l = &cap->lanes[i];
@@ -1143,28 +1325,110 @@ static ikp_result ikp__open_ikp(ikp_capture *cap, const ikp_decode_options *opt,
     if (info->grid[0])
         info->num_blocks = info->grid[0] * (info->grid[1] ? info->grid[1] : 1) *
                            (info->grid[2] ? info->grid[2] : 1);
-    return IKP_OK;
+    return ikp__find_duplicates(cap, err);
 }
 
-/* TIRx / flashinfer: word 0 = (num_groups << 32) | num_blocks */
-static ikp_format ikp__detect_peer(const uint64_t *w, uint64_t n, uint64_t lanes, uint32_t ng)
+/* TIRx / flashinfer: word 0 = (num_groups << 32) | num_blocks.
+   Which of the two: every record is weighed. A record fits tirx if its lane
+   field (tag bits 12..31) names a lane of the header. It fits flashinfer if
+   it is not a finalize record, the low 12 bits of its block field equal
+   the block of the lane its position belongs to (record k of lane L at word
+   1 + L + k * lanes, L = block * groups + group), and its SM field equals
+   that of the lane's first record (a block runs on one SM). The format
+   more records fit wins. A tie (both read every record alike, e.g. one
+   group and SM 0 everywhere) goes to tirx if its records sit in a strided
+   layout, else to flashinfer. ikp_capture_info keeps the counts, so a
+   verdict that is not unanimous can be reported. */
+static int ikp__tirx_stride_ok(const uint64_t *w, uint64_t n, uint64_t lanes, uint64_t s, uint64_t *oor);
+static ikp_format ikp__detect_peer(const uint64_t *w, uint64_t n, uint64_t lanes, uint64_t ng,
+                                   ikp_capture_info *info)
 {
-    uint64_t i, tirx = 0, fi = 0;
-    if (lanes >= 4096) return IKP_FORMAT_TIRX;
+    uint64_t i, pos = 0, blk = 0, grp = 0, total = 0, t = 0, f = 0, oor;
     for (i = 1; i < n; i++) {
-        uint32_t tag = (uint32_t)w[i];
-        if (!w[i]) continue;
-        if (tag >> 24) return IKP_FORMAT_FLASHINFER;
+        uint64_t x = w[i];
+        if (x) {
+            uint32_t tag = (uint32_t)x, field = tag >> 12;
+            total++;
+            if (field < lanes) t++;
+            if ((tag & 3u) != 3u && (field & 0xFFFu) == (blk & 0xFFFu) && (tag >> 24) == ((uint32_t)w[1 + pos] >> 24))
+                f++;
+        }
+        if (++grp == ng) { grp = 0; blk++; }
+        if (++pos == lanes) { pos = 0; blk = 0; grp = 0; }
     }
-    if (ng <= 1) return IKP_FORMAT_TIRX;
+    info->detect_records = total;
+    info->detect_fit[IKP_FORMAT_TIRX] = t;
+    info->detect_fit[IKP_FORMAT_FLASHINFER] = f;
+    if (t != f) return t > f ? IKP_FORMAT_TIRX : IKP_FORMAT_FLASHINFER;
+    return ikp__tirx_stride_ok(w, n, lanes, lanes, &oor) ? IKP_FORMAT_TIRX : IKP_FORMAT_FLASHINFER;
+}
+
+/* tirx: does every record that names a lane of the header sit at
+   1 + lane + k * s? Records naming lanes past the header are counted. */
+static int ikp__tirx_stride_ok(const uint64_t *w, uint64_t n, uint64_t lanes, uint64_t s, uint64_t *oor)
+{
+    uint64_t i, pos = 0, bad = 0;
+    *oor = 0;
     for (i = 1; i < n; i++) {
-        uint32_t tag = (uint32_t)w[i];
-        uint64_t pos = (i - 1) % lanes;
-        if (!w[i]) continue;
-        if ((tag >> 12) == pos) tirx++;
-        if (((tag >> 12) & 0xFFFu) == pos / ng) fi++;
+        uint64_t x = w[i];
+        if (x) {
+            uint32_t ln = (uint32_t)x >> 12;
+            if (ln >= lanes) (*oor)++;
+            else bad |= ln ^ pos;
+        }
+        if (++pos == s) pos = 0;
     }
-    return fi > tirx ? IKP_FORMAT_FLASHINFER : IKP_FORMAT_TIRX;
+    return bad == 0;
+}
+
+/* tirx: how to walk each lane. TIRx writes record k of lane L at word
+   1 + L + k * stride, with a stride the user chooses (the lanes, or SMs x
+   groups for persistent kernels): when every record sits so, lanes are
+   walked in place. Otherwise the records' positions are grouped by lane in
+   an index (4 bytes a record). */
+static ikp_result ikp__tirx_layout(ikp_capture *cap, uint64_t lanes, ikp_error *err)
+{
+    const uint64_t *w = cap->words;
+    uint64_t n = cap->num_words, i, s = lanes, i0 = 0, i1 = 0, oor, total = 0, *cnt;
+    if (ikp__tirx_stride_ok(w, n, lanes, s, &oor)) {
+        cap->stride = s;
+        cap->info.out_of_range = oor;
+        return IKP_OK;
+    }
+    /* another stride: between the first two records of the first lane seen */
+    for (i = 1; i < n && !i0; i++)
+        if (w[i] && ((uint32_t)w[i] >> 12) < lanes) i0 = i;
+    for (i = i0 + 1; i0 && i < n && !i1; i++)
+        if (w[i] && ((uint32_t)w[i] >> 12) == ((uint32_t)w[i0] >> 12)) i1 = i;
+    if (i1 && ikp__tirx_stride_ok(w, n, lanes, i1 - i0, &oor)) {
+        cap->stride = i1 - i0;
+        cap->info.out_of_range = oor;
+        return IKP_OK;
+    }
+    cap->index_base = (uint64_t *)ikp__alloc(&cap->alloc, (size_t)(lanes + 1) * sizeof(uint64_t));
+    if (!cap->index_base) return ikp__oom(err);
+    cnt = cap->index_base;
+    memset(cnt, 0, (size_t)(lanes + 1) * sizeof(uint64_t));
+    cap->info.out_of_range = 0;
+    for (i = 1; i < n; i++) {
+        uint64_t ln = (uint32_t)w[i] >> 12;
+        if (!w[i]) continue;
+        if (ln >= lanes) { cap->info.out_of_range++; continue; }
+        cnt[ln + 1]++;
+        total++;
+    }
+    for (i = 0; i < lanes; i++) cnt[i + 1] += cnt[i];
+    cap->index = (uint32_t *)ikp__alloc(&cap->alloc, (size_t)total * sizeof(uint32_t));
+    if (!cap->index) return ikp__oom(err);
+    /* fill with cnt[ln] as the write cursor, then shift back to the starts */
+    for (i = 1; i < n; i++) {
+        uint64_t ln = (uint32_t)w[i] >> 12;
+        if (!w[i] || ln >= lanes) continue;
+        cap->index[cnt[ln]++] = (uint32_t)i;
+    }
+    for (i = lanes; i > 0; i--) cnt[i] = cnt[i - 1];
+    cnt[0] = 0;
+    return IKP_OK;
 }
 
 static ikp_result ikp__open_peer(ikp_capture *cap, ikp_error *err)
@@ -1173,7 +1437,7 @@ static ikp_result ikp__open_peer(ikp_capture *cap, ikp_error *err)
     uint64_t n = cap->num_words, nb = w[0] & 0xFFFFFFFFu, ng = w[0] >> 32, lanes, i;
     ikp_capture_info *info = &cap->info;
     int have = 0;
-    uint32_t v0 = 0, vmin;
+    uint32_t v0 = 0;
     int32_t mind = 0;
     if (nb == 0 || ng == 0)
         return ikp__fail(err, IKP_ERR_BAD_HEADER, 0, -1,
@@ -1185,6 +1449,7 @@ static ikp_result ikp__open_peer(ikp_capture *cap, ikp_error *err)
         return ikp__fail(err, IKP_ERR_BAD_HEADER, 0, -1,
                          "tirx header claims %llu lanes; its lane field holds at most 1048576",
                          (unsigned long long)lanes);
+    /* every lane owns at least its first slot */
     if (lanes > n - 1)
         return ikp__fail(err, IKP_ERR_TRUNCATED, (int64_t)(n * 8), -1,
                          "%s header claims %llu blocks x %llu groups = %llu lanes, buffer holds %llu record slots",
@@ -1196,17 +1461,6 @@ static ikp_result ikp__open_peer(ikp_capture *cap, ikp_error *err)
     info->num_lanes = (uint32_t)lanes;
     info->num_blocks = (uint32_t)nb;
     info->num_groups = (uint32_t)ng;
-    cap->lanes = (ikp__lane *)ikp__alloc(&cap->alloc, (size_t)lanes * sizeof(ikp__lane));
-    if (!cap->lanes) return ikp__oom(err);
-    memset(cap->lanes, 0, (size_t)lanes * sizeof(ikp__lane));
-    for (i = 0; i < lanes; i++) {
-        ikp__lane *l = &cap->lanes[i];
-        l->pub.block = (uint32_t)(i / ng);
-        l->pub.group = (uint32_t)(i % ng);
-        l->pub.sm = IKP_NO_SM;
-        l->ps_per_tick = 1000.0;
-        l->pub.first_ps = l->pub.last_ps = INT64_MIN;
-    }
     /* the capture window: earliest stamp in the circular sense (spans < 2^31 ns) */
     for (i = 1; i < n; i++) {
         uint32_t t;
@@ -1215,57 +1469,52 @@ static ikp_result ikp__open_peer(ikp_capture *cap, ikp_error *err)
         if (!have) { v0 = t; have = 1; }
         if ((int32_t)(t - v0) < mind) mind = (int32_t)(t - v0);
     }
-    vmin = v0 + (uint32_t)mind;
-    if (cap->format == IKP_FORMAT_TIRX) {
-        /* group word positions by the lane in their tag */
-        uint64_t total = 0, *cnt;
-        cnt = (uint64_t *)ikp__alloc(&cap->alloc, (size_t)(lanes + 1) * sizeof(uint64_t));
-        if (!cnt) return ikp__oom(err);
-        memset(cnt, 0, (size_t)(lanes + 1) * sizeof(uint64_t));
-        for (i = 1; i < n; i++) {
-            uint64_t ln = (uint32_t)w[i] >> 12;
-            if (!w[i]) continue;
-            if (ln >= lanes) { info->out_of_range++; continue; }
-            cnt[ln]++;
-            total++;
-        }
-        cap->index = (uint32_t *)ikp__alloc(&cap->alloc, (size_t)total * sizeof(uint32_t));
-        if (!cap->index) { ikp__free(&cap->alloc, cnt); return ikp__oom(err); }
-        total = 0;
-        for (i = 0; i < lanes; i++) {
-            cap->lanes[i].base = total;
-            cap->lanes[i].slots = cnt[i];
-            total += cnt[i];
-            cnt[i] = 0;
-        }
-        for (i = 1; i < n; i++) {
-            uint64_t ln = (uint32_t)w[i] >> 12;
-            if (!w[i] || ln >= lanes) continue;
-            cap->index[cap->lanes[ln].base + cnt[ln]++] = (uint32_t)i;
-        }
-        ikp__free(&cap->alloc, cnt);
-    } else {
-        for (i = 0; i < lanes; i++) {
-            ikp__lane *l = &cap->lanes[i];
-            l->base = 1 + i;
-            l->step = lanes;
-            l->slots = (n - 1 - i + lanes - 1) / lanes;
-            if (nb < 4096 && w[l->base]) l->pub.sm = (uint32_t)(w[l->base] >> 24) & 0xFFu;
-        }
-    }
-    for (i = 0; i < lanes; i++) {
-        ikp__lane *l = &cap->lanes[i];
-        ikp__cursor c;
-        uint64_t x;
-        ikp__cursor_init(&c, cap, l);
-        if (ikp__next_word(&c, &x)) {
-            /* unwrap from the first stamp; place it by its distance from the window start */
-            l->anchor = (int64_t)(uint32_t)(x >> 32);
-            l->ref_ps = (int64_t)(uint32_t)((uint32_t)(x >> 32) - vmin) * 1000;
-            l->pub.flags = IKP_LANE_STARTED;
-        }
-    }
+    cap->peer_vmin = v0 + (uint32_t)mind;
+    if (cap->format == IKP_FORMAT_TIRX) return ikp__tirx_layout(cap, lanes, err);
+    cap->stride = lanes;
     return IKP_OK;
+}
+
+/* A peer-format lane, made from the capture and its first record. */
+static void ikp__peer_lane(const ikp_capture *cap, uint32_t i, ikp__lane *l)
+{
+    const uint64_t n = cap->num_words;
+    uint32_t ng = cap->info.num_groups;
+    ikp__cursor c;
+    uint64_t x;
+    memset(l, 0, sizeof *l);
+    l->index = i;
+    l->pub.block = i / ng;
+    l->pub.group = i % ng;
+    l->pub.sm = IKP_NO_SM;
+    l->pub.first_ps = l->pub.last_ps = INT64_MIN;
+    l->ps_per_tick = 1000.0;
+    l->ps_per_tick_q32 = (int64_t)1000 << 32;
+    l->rel_limit = (int64_t)(IKP__MAX_ABS_PS / 1000);
+    if (cap->index) {
+        l->base = cap->index_base[i];
+        l->slots = cap->index_base[i + 1] - cap->index_base[i];
+    } else {
+        l->base = 1 + (uint64_t)i;
+        l->step = cap->stride;
+        l->slots = i < cap->stride && l->base < n ? (n - l->base + cap->stride - 1) / cap->stride : 0;
+    }
+    ikp__cursor_init(&c, cap, l);
+    if (!ikp__next_word(&c, &x)) return;
+    if (cap->format == IKP_FORMAT_FLASHINFER && cap->info.num_blocks < 4096)
+        l->pub.sm = (uint32_t)(x >> 24) & 0xFFu;
+    /* unwrap from the first stamp; place it by its distance from the window start */
+    l->anchor = (int64_t)(uint32_t)(x >> 32);
+    l->ref_ps = (int64_t)(uint32_t)((uint32_t)(x >> 32) - cap->peer_vmin) * 1000 - cap->peer_shift_ps;
+    l->pub.flags = IKP_LANE_STARTED;
+}
+
+/* lane i: stored (ikp) or made in tmp (peer formats) */
+static const ikp__lane *ikp__get_lane(const ikp_capture *cap, uint32_t i, ikp__lane *tmp)
+{
+    if (cap->lanes) return &cap->lanes[i];
+    ikp__peer_lane(cap, i, tmp);
+    return tmp;
 }
 
 static int ikp__is_little_endian(void)
@@ -1286,6 +1535,26 @@ static uint32_t ikp__rd32(const unsigned char *p)
     return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
+/* What the first bytes of data look like when they are not a profile
+   buffer: a file given where a buffer was expected, or a likely mistake.
+   NULL if nothing is recognised. */
+static const char *ikp__sniff(const unsigned char *p, size_t n)
+{
+    if (n >= 8 && memcmp(p, IKP__CAPT_MAGIC, 8) == 0)
+        return "an .ikp capture file, not a profile buffer: open it with ikp_capture_load() or "
+               "ikp_capture_open_file_data()";
+    if (n >= 6 && memcmp(p, "\x93NUMPY", 6) == 0)
+        return "a NumPy .npy file, not a bare buffer: open it with ikp_capture_load() or "
+               "ikp_capture_open_file_data()";
+    if (n >= 2 && p[0] == 0x1f && p[1] == 0x8b) return "gzip-compressed: decompress it first (gunzip)";
+    if (n >= 4 && memcmp(p, "PK\x03\x04", 4) == 0)
+        return "a zip archive (numpy.savez, torch.save?): save the buffer with numpy.save or "
+               "tensor.cpu().numpy().tofile() instead";
+    if (n >= 2 && (p[0] == '{' || p[0] == '[') && (p[1] == '"' || p[1] == '\n' || p[1] == '{' || p[1] == ' '))
+        return "JSON text (a trace or statistics written by ikp?), not a profile buffer";
+    return NULL;
+}
+
 static ikp_result ikp__finish_open(ikp_capture *cap, const ikp_decode_options *opt, ikp_error *err)
 {
     ikp_result r;
@@ -1293,7 +1562,9 @@ static ikp_result ikp__finish_open(ikp_capture *cap, const ikp_decode_options *o
     int64_t t0 = INT64_MAX, t1 = INT64_MIN;
     ikp_capture_info *info = &cap->info;
     const uint64_t *w = cap->words;
+    const char *what;
     if (cap->num_words == 0) return ikp__fail(err, IKP_ERR_EMPTY, 0, -1, "empty buffer");
+    what = ikp__sniff((const unsigned char *)w, cap->num_words * 8);
     if (cap->format == IKP_FORMAT_AUTO) {
         uint64_t nb = w[0] & 0xFFFFFFFFu, ng = w[0] >> 32;
         if ((w[0] & 0xFFFFFFFFu) == IKP_WIRE_MAGIC) cap->format = IKP_FORMAT_IKP;
@@ -1301,12 +1572,15 @@ static ikp_result ikp__finish_open(ikp_capture *cap, const ikp_decode_options *o
             return ikp__fail(err, IKP_ERR_BAD_MAGIC, 0, -1,
                              "word 0 is zero: the buffer was never initialised (no IKP magic, no tirx/flashinfer header)");
         else if (nb && ng && ng <= 0xFFFFFu && nb * ng <= cap->num_words - 1)
-            cap->format = ikp__detect_peer(w, cap->num_words, nb * ng, (uint32_t)ng);
+            cap->format = ikp__detect_peer(w, cap->num_words, nb * ng, ng, info);
+        else if (what)
+            return ikp__fail(err, IKP_ERR_UNKNOWN_FORMAT, 0, -1, "this is %s", what);
         else
             return ikp__fail(err, IKP_ERR_UNKNOWN_FORMAT, 0, -1,
                              "word 0 = 0x%016llx is neither the IKP magic nor a tirx/flashinfer header that fits the buffer",
                              (unsigned long long)w[0]);
     } else if (cap->format == IKP_FORMAT_IKP && (w[0] & 0xFFFFFFFFu) != IKP_WIRE_MAGIC) {
+        if (what) return ikp__fail(err, IKP_ERR_BAD_MAGIC, 0, -1, "this is %s", what);
         return ikp__fail(err, IKP_ERR_BAD_MAGIC, 0, -1,
                          "word 0 = 0x%016llx has no IKP magic (buffer not reset by ikp_cuda_buffer_reset?)",
                          (unsigned long long)w[0]);
@@ -1315,18 +1589,24 @@ static ikp_result ikp__finish_open(ikp_capture *cap, const ikp_decode_options *o
     r = cap->format == IKP_FORMAT_IKP ? ikp__open_ikp(cap, opt, err) : ikp__open_peer(cap, err);
     if (r != IKP_OK) return r;
     for (i = 0; i < info->num_lanes; i++) {
-        ikp__lane *l = &cap->lanes[i];
-        double lim;
-        if (!(l->pub.flags & IKP_LANE_STARTED)) continue;
-        l->ps_per_tick_q32 = (int64_t)(l->ps_per_tick * 4294967296.0 + 0.5);
-        lim = (double)IKP__MAX_ABS_PS / l->ps_per_tick;
-        l->rel_limit = lim < (double)(1ll << 52) ? (int64_t)lim : (1ll << 52);
+        ikp__lane tmp, *l = cap->lanes ? &cap->lanes[i] : &tmp;
+        if (cap->lanes) {
+            double lim;
+            if (!(l->pub.flags & IKP_LANE_STARTED)) continue;
+            l->ps_per_tick_q32 = (int64_t)(l->ps_per_tick * 4294967296.0 + 0.5);
+            lim = (double)IKP__MAX_ABS_PS / l->ps_per_tick;
+            l->rel_limit = lim < (double)(1ll << 52) ? (int64_t)lim : (1ll << 52);
+        } else {
+            ikp__peer_lane(cap, i, l);
+            if (!(l->pub.flags & IKP_LANE_STARTED)) continue;
+        }
         ikp__scan_lane(cap, l);
         info->active_lanes++;
         info->records += l->pub.records;
         info->dropped += l->pub.dropped;
         info->invalid += l->pub.invalid;
         info->backwards += l->pub.backwards;
+        info->after_finalize += l->pub.after_finalize;
         if (l->pub.first_ps != INT64_MIN) {
             if (l->pub.first_ps < t0) t0 = l->pub.first_ps;
             if (l->pub.last_ps > t1) t1 = l->pub.last_ps;
@@ -1334,13 +1614,13 @@ static ikp_result ikp__finish_open(ikp_capture *cap, const ikp_decode_options *o
     }
     if (t0 == INT64_MAX) t0 = t1 = 0;
     info->span_ps = t1 - t0;
-    for (i = 0; i < info->num_lanes; i++) {
+    cap->peer_shift_ps = t0;
+    for (i = 0; cap->lanes && i < info->num_lanes; i++) {
         ikp__lane *l = &cap->lanes[i];
         l->ref_ps -= t0;
         l->end_ps -= t0;
         if (l->pub.first_ps != INT64_MIN) { l->pub.first_ps -= t0; l->pub.last_ps -= t0; }
-        if (cap->format == IKP_FORMAT_IKP && (l->pub.flags & IKP_LANE_STARTED) &&
-            l->pub.block >= info->num_blocks && !info->grid[0])
+        if ((l->pub.flags & IKP_LANE_STARTED) && l->pub.block >= info->num_blocks && !info->grid[0])
             info->num_blocks = l->pub.block + 1;
     }
     if (!info->num_groups) info->num_groups = 1;
@@ -1351,18 +1631,34 @@ static ikp_result ikp__finish_open(ikp_capture *cap, const ikp_decode_options *o
 static ikp_result ikp__new_capture(const ikp_decode_options *opt, ikp_capture **out, ikp_error *err)
 {
     ikp_allocator a = ikp__allocator(opt ? &opt->allocator : NULL);
-    ikp_capture *cap = (ikp_capture *)ikp__alloc(&a, sizeof(ikp_capture));
+    ikp_capture *cap;
+    ikp_result r;
+    *out = NULL;
+    if (opt && (unsigned)opt->format >= (unsigned)IKP_FORMAT_COUNT)
+        return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "unknown format %d", (int)opt->format);
+    if (opt && opt->cycles_per_ns != 0 &&
+        !(opt->cycles_per_ns >= IKP_MIN_CYCLES_PER_NS && opt->cycles_per_ns <= IKP_MAX_CYCLES_PER_NS)) {
+        char v[400];
+        if (opt->cycles_per_ns != opt->cycles_per_ns) memcpy(v, "nan", 4);
+        else if (opt->cycles_per_ns > 1e300 || opt->cycles_per_ns < -1e300) memcpy(v, "infinite", 9);
+        else ikp__fmt_fixed(v, sizeof v, opt->cycles_per_ns, 12);
+        return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1,
+                         "cycles_per_ns %s is outside 0.05 .. 20 (an SM clock of 50 MHz .. 20 GHz; 0 = from the anchors)", v);
+    }
+    cap = (ikp_capture *)ikp__alloc(&a, sizeof(ikp_capture));
     if (!cap) return ikp__oom(err);
     memset(cap, 0, sizeof *cap);
     cap->alloc = a;
     cap->format = opt ? opt->format : IKP_FORMAT_AUTO;
+    cap->keep_after_finalize = opt ? opt->keep_after_finalize != 0 : 0;
     *out = cap;
-    if (opt && (!ikp__copy_names(&a, opt->event_names, opt->num_event_names,
-                                 &cap->event_names, &cap->num_event_names) ||
-                !ikp__copy_names(&a, opt->group_names, opt->num_group_names,
-                                 &cap->group_names, &cap->num_group_names)))
-        return ikp__oom(err);
-    return IKP_OK;
+    if (!opt) return IKP_OK;
+    r = ikp__copy_names(&a, opt->event_names, opt->num_event_names, "event", &cap->event_names,
+                        &cap->num_event_names, err);
+    if (r == IKP_OK)
+        r = ikp__copy_names(&a, opt->group_names, opt->num_group_names, "group", &cap->group_names,
+                            &cap->num_group_names, err);
+    return r;
 }
 
 IKP_DEF ikp_result ikp_capture_open(const uint64_t *words, size_t num_words,
@@ -1374,8 +1670,6 @@ IKP_DEF ikp_result ikp_capture_open(const uint64_t *words, size_t num_words,
     if (!out || (!words && num_words))
         return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL argument");
     *out = NULL;
-    if (opt && (unsigned)opt->format >= (unsigned)IKP_FORMAT_COUNT)
-        return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "unknown format %d", (int)opt->format);
     r = ikp__new_capture(opt, &cap, err);
     if (r == IKP_OK) {
         cap->words = words;
@@ -1429,24 +1723,110 @@ static ikp_result ikp__read_names(ikp_capture *cap, const unsigned char *p, uint
     return IKP_OK;
 }
 
-IKP_DEF ikp_result ikp_capture_open_file_data(const void *data, size_t size,
-                                              const ikp_decode_options *opt,
-                                              ikp_capture **out, ikp_error *err)
+/* NumPy .npy (format versions 1 to 3): "\x93NUMPY", major, minor, the
+   header's length (2 bytes in version 1, else 4), then a Python dict
+   literal such as {'descr': '<u8', 'fortran_order': False, 'shape': (N,), }
+   padded to the start of the data. Only little-endian 64-bit integers are
+   profile buffers. */
+static const char *ikp__npy_key(const char *h, size_t n, const char *key)
 {
-    const unsigned char *p = (const unsigned char *)data;
+    size_t k = strlen(key), i;
+    for (i = 0; i + k + 2 <= n; i++)
+        if ((h[i] == '\'' || h[i] == '"') && memcmp(h + i + 1, key, k) == 0 && h[i + 1 + k] == h[i]) {
+            i += k + 2;
+            while (i < n && (h[i] == ' ' || h[i] == ':')) i++;
+            return i < n ? h + i : NULL;
+        }
+    return NULL;
+}
+
+static ikp_result ikp__parse_npy(const unsigned char *p, size_t size, uint64_t *off, uint64_t *nwords,
+                                 ikp_error *err)
+{
+    uint64_t hl, hs, count = 1, dims = 0, big = 0;
+    const char *h, *v, *end;
+    char descr[16];
+    size_t dl = 0;
+    int fortran = 0;
+    if (size < 10) return ikp__fail(err, IKP_ERR_TRUNCATED, (int64_t)size, -1, "npy file ends inside its header");
+    if (p[6] == 1) { hl = (uint64_t)p[8] | (uint64_t)p[9] << 8; hs = 10; }
+    else if (p[6] == 2 || p[6] == 3) {
+        if (size < 12) return ikp__fail(err, IKP_ERR_TRUNCATED, (int64_t)size, -1, "npy file ends inside its header");
+        hl = ikp__rd32(p + 8);
+        hs = 12;
+    } else
+        return ikp__fail(err, IKP_ERR_BAD_VERSION, 6, -1, "npy format version %u.%u (this reader knows 1 to 3)", p[6], p[7]);
+    if (hl > size - hs)
+        return ikp__fail(err, IKP_ERR_TRUNCATED, (int64_t)size, -1, "npy header claims %llu bytes, file has %llu after it",
+                         (unsigned long long)hl, (unsigned long long)(size - hs));
+    h = (const char *)p + hs;
+    end = h + hl;
+    v = ikp__npy_key(h, (size_t)hl, "descr");
+    if (v && (*v == '\'' || *v == '"')) {
+        const char *q = v + 1;
+        while (q < end && *q != *v && dl + 1 < sizeof descr) descr[dl++] = *q++;
+        if (q >= end || *q != *v) v = NULL;
+    } else v = NULL;
+    descr[dl] = 0;
+    if (!v) return ikp__fail(err, IKP_ERR_BAD_HEADER, (int64_t)hs, -1, "npy header has no readable 'descr' (dtype)");
+    if (strcmp(descr, "<u8") && strcmp(descr, "<i8")) {
+        if (!strcmp(descr, ">u8") || !strcmp(descr, ">i8"))
+            return ikp__fail(err, IKP_ERR_BAD_HEADER, (int64_t)hs, -1,
+                             "npy dtype '%s' is big-endian: save the buffer as little-endian ('<u8')", descr);
+        return ikp__fail(err, IKP_ERR_BAD_HEADER, (int64_t)hs, -1,
+                         "npy dtype '%s' is not a profile buffer: save it as uint64 or int64 (numpy: a.view(np.uint64); "
+                         "torch: t.view(torch.int64))", descr);
+    }
+    v = ikp__npy_key(h, (size_t)hl, "fortran_order");
+    if (!v || (end - v < 4 || (memcmp(v, "True", 4) && (end - v < 5 || memcmp(v, "False", 5)))))
+        return ikp__fail(err, IKP_ERR_BAD_HEADER, (int64_t)hs, -1, "npy header has no readable 'fortran_order'");
+    fortran = *v == 'T';
+    v = ikp__npy_key(h, (size_t)hl, "shape");
+    if (!v || *v != '(') return ikp__fail(err, IKP_ERR_BAD_HEADER, (int64_t)hs, -1, "npy header has no readable 'shape'");
+    for (v++; v < end && *v != ')';) {
+        uint64_t d = 0;
+        if (*v == ' ' || *v == ',') { v++; continue; }
+        if (*v < '0' || *v > '9') return ikp__fail(err, IKP_ERR_BAD_HEADER, (int64_t)hs, -1, "npy 'shape' is not a tuple of sizes");
+        while (v < end && *v >= '0' && *v <= '9') {
+            if (d > (UINT64_MAX - 9) / 10) return ikp__fail(err, IKP_ERR_SIZE_OVERFLOW, (int64_t)hs, -1, "npy shape overflows");
+            d = d * 10 + (uint64_t)(*v++ - '0');
+        }
+        if (d && count > UINT64_MAX / 8 / d) return ikp__fail(err, IKP_ERR_SIZE_OVERFLOW, (int64_t)hs, -1, "npy shape overflows");
+        count *= d;
+        dims++;
+        if (d > 1) big++;
+    }
+    if (v >= end) return ikp__fail(err, IKP_ERR_BAD_HEADER, (int64_t)hs, -1, "npy 'shape' is not a tuple of sizes");
+    if (fortran && big > 1)
+        return ikp__fail(err, IKP_ERR_BAD_HEADER, (int64_t)hs, -1,
+                         "npy array of %llu dimensions in Fortran (column) order: save np.ascontiguousarray(a) instead",
+                         (unsigned long long)dims);
+    *off = hs + hl;
+    if (count * 8 > size - *off)
+        return ikp__fail(err, IKP_ERR_TRUNCATED, (int64_t)size, -1, "npy array of %llu words needs %llu bytes, file has %llu",
+                         (unsigned long long)count, (unsigned long long)(count * 8), (unsigned long long)(size - *off));
+    if (count * 8 < size - *off)
+        return ikp__fail(err, IKP_ERR_BAD_HEADER, (int64_t)(*off + count * 8), -1, "npy file has %llu bytes after its array",
+                         (unsigned long long)(size - *off - count * 8));
+    *nwords = count;
+    return IKP_OK;
+}
+
+/* Opens file contents. owned: data is this block of cap's allocator, and
+   the capture may keep it rather than copy the words (*took says if it
+   did; the caller frees it otherwise). */
+static ikp_result ikp__open_data(const unsigned char *p, size_t size, void *owned, const ikp_decode_options *opt,
+                                 ikp_capture **out, int *took, ikp_error *err)
+{
     ikp_capture *cap = NULL;
     ikp_result r;
-    uint64_t words_off = 0, nwords, i;
+    uint64_t words_off = 0, nwords = 0, i;
     ikp_decode_options o;
-    if (!out || (!data && size))
-        return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL argument");
-    *out = NULL;
+    *took = 0;
     if (opt) o = *opt; else memset(&o, 0, sizeof o);
-    if ((unsigned)o.format >= (unsigned)IKP_FORMAT_COUNT)
-        return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "unknown format %d", (int)o.format);
-    if (size == 0) return ikp__fail(err, IKP_ERR_EMPTY, 0, -1, "empty file");
     r = ikp__new_capture(&o, &cap, err);
-    if (r != IKP_OK) { ikp_capture_free(cap); return r; }
+    if (r != IKP_OK) goto fail;
+    if (size == 0) { r = ikp__fail(err, IKP_ERR_EMPTY, 0, -1, "empty file"); goto fail; }
     if (size >= 8 && memcmp(p, IKP__CAPT_MAGIC, 8) == 0) {
         uint32_t ver, fmt, nev, ngr;
         uint64_t names_bytes, used = 0, pad;
@@ -1510,21 +1890,38 @@ IKP_DEF ikp_result ikp_capture_open_file_data(const void *data, size_t size,
             goto fail;
         }
         if (cap->format == IKP_FORMAT_AUTO) cap->format = (ikp_format)fmt;
+    } else if (size >= 6 && memcmp(p, "\x93NUMPY", 6) == 0) {
+        r = ikp__parse_npy(p, size, &words_off, &nwords, err);
+        if (r != IKP_OK) goto fail;
     } else {
+        const char *what = o.format == IKP_FORMAT_AUTO ? ikp__sniff(p, size) : NULL;
         if (size % 8) {
-            r = ikp__fail(err, IKP_ERR_TRUNCATED, (int64_t)(size - size % 8), -1,
-                          "bare buffer of %llu bytes is not a whole number of 64-bit words",
-                          (unsigned long long)size);
+            if (what) r = ikp__fail(err, IKP_ERR_UNKNOWN_FORMAT, 0, -1, "this is %s", what);
+            else
+                r = ikp__fail(err, IKP_ERR_TRUNCATED, (int64_t)(size - size % 8), -1,
+                              "bare buffer of %llu bytes is not a whole number of 64-bit words",
+                              (unsigned long long)size);
             goto fail;
         }
         nwords = size / 8;
     }
     if (nwords == 0) { r = ikp__fail(err, IKP_ERR_EMPTY, (int64_t)words_off, -1, "buffer holds no words"); goto fail; }
-    cap->owned_words = (uint64_t *)ikp__alloc(&cap->alloc, (size_t)nwords * 8);
-    if (!cap->owned_words) { r = ikp__oom(err); goto fail; }
-    if (ikp__is_little_endian()) memcpy(cap->owned_words, p + words_off, (size_t)nwords * 8);
-    else for (i = 0; i < nwords; i++) cap->owned_words[i] = ikp__rd64(p + words_off + i * 8);
-    cap->words = cap->owned_words;
+    if (owned && ((uintptr_t)(p + words_off) & 7u) == 0) {
+        /* keep the file's memory: the words are read in place (swapped in place on a big-endian host) */
+        uint64_t *ww = (uint64_t *)(void *)((unsigned char *)owned + words_off);
+        if (!ikp__is_little_endian())
+            for (i = 0; i < nwords; i++) ww[i] = ikp__rd64((const unsigned char *)(ww + i));
+        cap->owned = owned;
+        *took = 1;
+        cap->words = ww;
+    } else {
+        uint64_t *ww = (uint64_t *)ikp__alloc(&cap->alloc, (size_t)nwords * 8);
+        if (!ww) { r = ikp__oom(err); goto fail; }
+        if (ikp__is_little_endian()) memcpy(ww, p + words_off, (size_t)nwords * 8);
+        else for (i = 0; i < nwords; i++) ww[i] = ikp__rd64(p + words_off + i * 8);
+        cap->owned = ww;
+        cap->words = ww;
+    }
     cap->num_words = (size_t)nwords;
     r = ikp__finish_open(cap, &o, err);
     if (r != IKP_OK) {
@@ -1539,36 +1936,109 @@ fail:
     return r;
 }
 
+IKP_DEF ikp_result ikp_capture_open_file_data(const void *data, size_t size,
+                                              const ikp_decode_options *opt,
+                                              ikp_capture **out, ikp_error *err)
+{
+    int took;
+    if (!out || (!data && size))
+        return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL argument");
+    *out = NULL;
+    return ikp__open_data((const unsigned char *)data, size, NULL, opt, out, &took, err);
+}
+
+/* Reads a whole regular file into one block of exactly its size. Anything
+   else (a directory, a FIFO, a device such as /dev/zero) is refused before
+   a byte is read: a FIFO is opened without waiting for a writer. */
+static ikp_result ikp__read_file(const char *path, const ikp_allocator *a, unsigned char **data,
+                                 size_t *size, ikp_error *err)
+{
+#if defined(__unix__) || defined(__APPLE__)
+    struct stat sb;
+    size_t got = 0;
+    int fd, e;
+    *data = NULL;
+    *size = 0;
+    fd = open(path, O_RDONLY | O_NONBLOCK);
+    if (fd < 0) {
+        e = errno;
+        return ikp__fail(err, IKP_ERR_IO, -1, -1, "cannot open '%s' for reading: %s", path, strerror(e));
+    }
+    if (fstat(fd, &sb) != 0) {
+        e = errno;
+        close(fd);
+        return ikp__fail(err, IKP_ERR_IO, -1, -1, "cannot stat '%s': %s", path, strerror(e));
+    }
+    if (!S_ISREG(sb.st_mode)) {
+        const char *kind = S_ISDIR(sb.st_mode) ? "a directory" : S_ISFIFO(sb.st_mode) ? "a FIFO (pipe)"
+                           : S_ISCHR(sb.st_mode) ? "a character device" : S_ISBLK(sb.st_mode) ? "a block device"
+                           : "not a regular file";
+        close(fd);
+        return ikp__fail(err, IKP_ERR_IO, -1, -1, "'%s' is %s: give a regular file (save the data to a file first)",
+                         path, kind);
+    }
+    if ((uint64_t)sb.st_size > (uint64_t)((size_t)-1) / 2) {
+        close(fd);
+        return ikp__fail(err, IKP_ERR_SIZE_OVERFLOW, -1, -1, "'%s' is too large to read into memory", path);
+    }
+    *size = (size_t)sb.st_size;
+    *data = (unsigned char *)ikp__alloc(a, *size);
+    if (!*data) { close(fd); return ikp__oom(err); }
+    while (got < *size) {
+        ssize_t n = read(fd, *data + got, *size - got);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) {
+            e = n < 0 ? errno : 0;
+            close(fd);
+            ikp__free(a, *data);
+            *data = NULL;
+            if (n == 0)
+                return ikp__fail(err, IKP_ERR_IO, (int64_t)got, -1, "'%s' shrank while it was read (%llu of %llu bytes)",
+                                 path, (unsigned long long)got, (unsigned long long)*size);
+            return ikp__fail(err, IKP_ERR_IO, (int64_t)got, -1, "cannot read '%s': %s", path, strerror(e));
+        }
+        got += (size_t)n;
+    }
+    close(fd);
+    return IKP_OK;
+#else
+    FILE *f = fopen(path, "rb");
+    long sz;
+    *data = NULL;
+    *size = 0;
+    if (!f) return ikp__fail(err, IKP_ERR_IO, -1, -1, "cannot open '%s' for reading: %s", path, strerror(errno));
+    if (fseek(f, 0, SEEK_END) != 0 || (sz = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0) {
+        fclose(f);
+        return ikp__fail(err, IKP_ERR_IO, -1, -1, "'%s' is not a regular file", path);
+    }
+    *size = (size_t)sz;
+    *data = (unsigned char *)ikp__alloc(a, *size);
+    if (!*data) { fclose(f); return ikp__oom(err); }
+    if (fread(*data, 1, *size, f) != *size) {
+        fclose(f);
+        ikp__free(a, *data);
+        *data = NULL;
+        return ikp__fail(err, IKP_ERR_IO, -1, -1, "cannot read '%s'", path);
+    }
+    fclose(f);
+    return IKP_OK;
+#endif
+}
+
 IKP_DEF ikp_result ikp_capture_load(const char *path, const ikp_decode_options *opt,
                                     ikp_capture **out, ikp_error *err)
 {
-    FILE *f;
-    unsigned char *buf = NULL;
-    size_t cap_sz = 0, n = 0, got;
+    unsigned char *buf;
+    size_t n;
+    int took = 0;
     ikp_result r;
     ikp_allocator a = ikp__allocator(opt ? &opt->allocator : NULL);
     if (!path || !out) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL argument");
     *out = NULL;
-    f = fopen(path, "rb");
-    if (!f) return ikp__fail(err, IKP_ERR_IO, -1, -1, "cannot open '%s' for reading", path);
-    for (;;) {
-        if (!ikp__grow(&a, (void **)&buf, &cap_sz, n + 65536, 1)) {
-            fclose(f);
-            ikp__free(&a, buf);
-            return ikp__oom(err);
-        }
-        got = fread(buf + n, 1, cap_sz - n, f);
-        n += got;
-        if (got == 0) break;
-    }
-    if (ferror(f)) {
-        fclose(f);
-        ikp__free(&a, buf);
-        return ikp__fail(err, IKP_ERR_IO, (int64_t)n, -1, "read error in '%s'", path);
-    }
-    fclose(f);
-    r = ikp_capture_open_file_data(buf, n, opt, out, err);
-    ikp__free(&a, buf);
+    r = ikp__read_file(path, &a, &buf, &n, err);
+    if (r != IKP_OK) return r;
+    r = ikp__open_data(buf, n, buf, opt, out, &took, err);
+    if (!took) ikp__free(&a, buf);
     return r;
 }
 
@@ -1577,10 +2047,15 @@ IKP_DEF const ikp_capture_info *ikp_capture_get_info(const ikp_capture *cap)
     return cap ? &cap->info : NULL;
 }
 
-IKP_DEF const ikp_lane_info *ikp_capture_lane(const ikp_capture *cap, uint32_t lane)
+IKP_DEF ikp_result ikp_capture_lane(const ikp_capture *cap, uint32_t lane, ikp_lane_info *out)
 {
-    if (!cap || lane >= cap->info.num_lanes) return NULL;
-    return &cap->lanes[lane].pub;
+    ikp__lane tmp;
+    if (!cap || !out || lane >= cap->info.num_lanes) return IKP_ERR_INVALID_ARGUMENT;
+    if (cap->lanes) { *out = cap->lanes[lane].pub; return IKP_OK; }
+    ikp__peer_lane(cap, lane, &tmp);
+    if (tmp.pub.flags & IKP_LANE_STARTED) ikp__scan_lane(cap, &tmp);
+    *out = tmp.pub;
+    return IKP_OK;
 }
 
 IKP_DEF const char *ikp_event_name(const ikp_capture *cap, uint32_t id)
@@ -1644,6 +2119,7 @@ IKP_DEF ikp_result ikp_decode_lane(const ikp_capture *cap, uint32_t lane, ikp_la
                                    ikp_error *err)
 {
     const ikp__lane *l;
+    ikp__lane tmp;
     ikp__scratch *s;
     ikp__walk wk;
     uint32_t last = IKP__NONE, i, t, ntr = 0, overflow = IKP__SHARED_TRACKS, maxtr = 0;
@@ -1659,7 +2135,8 @@ IKP_DEF ikp_result ikp_decode_lane(const ikp_capture *cap, uint32_t lane, ikp_la
     out->num_tracks = 0;
     out->regions = out->instants = out->unmatched_begin = out->unmatched_end = 0;
     out->busy_ps = 0;
-    l = &cap->lanes[lane];
+    out->first_ps = out->last_ps = INT64_MIN;
+    l = ikp__get_lane(cap, lane, &tmp);
     if (!(l->pub.flags & IKP_LANE_STARTED)) return IKP_OK;
     if (!out->scratch_) {
         out->scratch_ = ikp__alloc(&cap->alloc, sizeof(ikp__scratch));
@@ -1685,8 +2162,10 @@ IKP_DEF ikp_result ikp_decode_lane(const ikp_capture *cap, uint32_t lane, ikp_la
             continue;
         }
         if (!ok) continue;
-        if (r.kind == IKP__KIND_FINALIZE) continue;
         ps = ikp__walk_ps(l, &wk, wk.ck.prev);
+        if (out->first_ps == INT64_MIN || ps < out->first_ps) out->first_ps = ps;
+        if (out->last_ps == INT64_MIN || ps > out->last_ps) out->last_ps = ps;
+        if (r.kind == IKP__KIND_FINALIZE) continue;
         if (r.kind == IKP_WIRE_KIND_END && s->heads[r.id] != IKP__NONE) {
             e = &out->events[s->heads[r.id]];
             last = s->heads[r.id];
@@ -1797,6 +2276,7 @@ static void ikp__put_u64(ikp__out *o, uint64_t v)
 }
 /* raw formatting into a buffer the caller has made room in */
 #define IKP__CPY(p, lit) (memcpy(p, lit, sizeof(lit) - 1), p += sizeof(lit) - 1)
+#define IKP__TAIL 320 /* the most a trace event writes after its name */
 static char *ikp__fmt_u64(char *p, uint64_t v)
 {
     char t[24];
@@ -1816,12 +2296,36 @@ static char *ikp__fmt_us(char *p, uint64_t ns)
     p[3] = (char)('0' + frac % 10);
     return p + 4;
 }
+/* x with `decimals` digits after a '.', whatever the C locale (snprintf
+   gives the digits; the locale's decimal separator, which may be ',' or
+   several bytes, becomes '.'). Never nan or inf. Returns the length. */
+static size_t ikp__fmt_fixed(char *t, size_t n, double x, int decimals)
+{
+    char b[400];
+    size_t i, k = 0;
+    int point = 0;
+    if (!(x == x) || x > 1e300 || x < -1e300) x = 0;
+    snprintf(b, sizeof b, "%.*f", decimals, x);
+    for (i = 0; b[i] && k + 1 < n; i++) {
+        char c = b[i];
+        if ((c >= '0' && c <= '9') || (c == '-' && k == 0)) t[k++] = c;
+        else if (!point && k && t[k - 1] >= '0' && t[k - 1] <= '9') { t[k++] = '.'; point = 1; }
+    }
+    t[k] = 0;
+    return k;
+}
 static void ikp__put_f(ikp__out *o, double x, int decimals)
 {
-    char t[64];
-    if (!(x == x) || x > 1e300 || x < -1e300) x = 0; /* never nan/inf */
-    snprintf(t, sizeof t, "%.*f", decimals, x);
-    ikp__puts(o, t);
+    char t[400];
+    ikp__put(o, t, ikp__fmt_fixed(t, sizeof t, x, decimals));
+}
+/* right-aligned in w columns */
+static void ikp__put_f_w(ikp__out *o, double x, int decimals, size_t w)
+{
+    char t[400];
+    size_t n = ikp__fmt_fixed(t, sizeof t, x, decimals);
+    for (; n < w; w--) ikp__put(o, " ", 1);
+    ikp__put(o, t, n);
 }
 
 /* length of a valid UTF-8 sequence at s (n bytes left), 0 if invalid */
@@ -1960,7 +2464,7 @@ IKP_DEF ikp_result ikp_write_chrome(const ikp_capture *cap, const ikp_chrome_opt
     ikp_lane_events ev;
     ikp_result r = IKP_OK;
     ikp_group_by by = opt ? opt->by : IKP_BY_BLOCK;
-    uint32_t i, t, ng;
+    uint32_t i, t, ng, *track_next = NULL;
     uint64_t last_pid = UINT64_MAX;
     uint8_t *sm_seen = NULL;
     int first = 1;
@@ -1969,21 +2473,30 @@ IKP_DEF ikp_result ikp_write_chrome(const ikp_capture *cap, const ikp_chrome_opt
     if ((unsigned)by >= (unsigned)IKP_BY_COUNT)
         return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "unknown grouping %d", (int)by);
     if (by == IKP_BY_SM) {
-        for (i = 0; i < cap->info.num_lanes; i++)
-            if ((cap->lanes[i].pub.flags & IKP_LANE_STARTED) && cap->lanes[i].pub.records &&
-                cap->lanes[i].pub.sm == IKP_NO_SM)
+        for (i = 0; i < cap->info.num_lanes; i++) {
+            ikp__lane lt;
+            const ikp__lane *l = ikp__get_lane(cap, i, &lt);
+            if ((l->pub.flags & IKP_LANE_STARTED) && (!cap->lanes || l->pub.records) && l->pub.sm == IKP_NO_SM)
                 return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, (int64_t)i,
                                  "--by sm: this %s capture does not record SM ids (lane %u)",
                                  ikp_format_name(cap->format), i);
+        }
         sm_seen = (uint8_t *)ikp__alloc(&cap->alloc, 65536 / 8);
         if (!sm_seen) return ikp__oom(err);
         memset(sm_seen, 0, 65536 / 8);
+    }
+    if (cap->info.duplicate_lanes) {
+        /* a duplicate lane's tracks follow those of the first lane of its (block, group) */
+        track_next = (uint32_t *)ikp__alloc(&cap->alloc, (size_t)cap->info.num_lanes * sizeof(uint32_t));
+        if (!track_next) { ikp__free(&cap->alloc, sm_seen); return ikp__oom(err); }
+        memset(track_next, 0, (size_t)cap->info.num_lanes * sizeof(uint32_t));
     }
     memset(&ev, 0, sizeof ev);
     nc = (ikp__namecache *)ikp__alloc(&cap->alloc, sizeof(ikp__namecache));
     o.buf = (char *)ikp__alloc(&cap->alloc, 1 << 16);
     if (!nc || !o.buf) {
         ikp__free(&cap->alloc, nc); ikp__free(&cap->alloc, o.buf); ikp__free(&cap->alloc, sm_seen);
+        ikp__free(&cap->alloc, track_next);
         return ikp__oom(err);
     }
     memset(nc->have, 0, sizeof nc->have);
@@ -1992,14 +2505,22 @@ IKP_DEF ikp_result ikp_write_chrome(const ikp_capture *cap, const ikp_chrome_opt
     ng = cap->info.num_groups ? cap->info.num_groups : 1;
     ikp__puts(&o, "{\"traceEvents\":[");
     for (i = 0; i < cap->info.num_lanes && r == IKP_OK && !o.failed; i++) {
-        const ikp__lane *l = &cap->lanes[i];
+        ikp__lane lt;
+        const ikp__lane *l = ikp__get_lane(cap, i, &lt);
         uint64_t pid, tid0, tstride;
+        uint32_t tbase = 0;
         size_t k;
-        if (!(l->pub.flags & IKP_LANE_STARTED) || l->pub.records == 0) continue;
+        if (!(l->pub.flags & IKP_LANE_STARTED) || (cap->lanes && l->pub.records == 0)) continue;
         r = ikp_decode_lane(cap, i, &ev, err);
         if (r != IKP_OK) break;
+        if (ev.count == 0) continue; /* nothing to show: no tracks, no names */
+        if (track_next) {
+            uint32_t owner = (l->pub.flags & IKP_LANE_DUPLICATE) ? l->pub.duplicate_of : i;
+            tbase = track_next[owner];
+            track_next[owner] += ev.num_tracks;
+        }
         if (by == IKP_BY_BLOCK) { pid = l->pub.block; tid0 = l->pub.group; tstride = ng; }
-        else { pid = l->pub.sm; tid0 = i; tstride = cap->info.num_lanes; }
+        else { pid = l->pub.sm; tid0 = i; tstride = cap->info.num_lanes; tbase = 0; }
         if (pid != last_pid && !(by == IKP_BY_SM && pid < 65536 && (sm_seen[pid >> 3] >> (pid & 7) & 1))) {
             if (by == IKP_BY_SM && pid < 65536) sm_seen[pid >> 3] |= (uint8_t)(1u << (pid & 7));
             ikp__puts(&o, first ? "\n" : ",\n");
@@ -2017,7 +2538,7 @@ IKP_DEF ikp_result ikp_write_chrome(const ikp_capture *cap, const ikp_chrome_opt
             last_pid = pid;
         }
         for (t = 0; t < ev.num_tracks; t++) {
-            uint64_t tid = tid0 + (uint64_t)t * tstride;
+            uint64_t tid = tid0 + (uint64_t)(tbase + t) * tstride;
             ikp__puts(&o, first ? "\n" : ",\n");
             first = 0;
             ikp__puts(&o, "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":");
@@ -2027,7 +2548,14 @@ IKP_DEF ikp_result ikp_write_chrome(const ikp_capture *cap, const ikp_chrome_opt
             ikp__puts(&o, ",\"args\":{\"name\":\"");
             if (by == IKP_BY_SM) { ikp__put_block_name(&o, l); ikp__puts(&o, " "); }
             ikp__put_json_chars(&o, ikp__gr_name(cap, l->pub.group, tmp, sizeof tmp));
-            if (t) { ikp__puts(&o, " ["); ikp__put_u64(&o, t); ikp__puts(&o, "]"); }
+            if (tbase + t) { ikp__puts(&o, " ["); ikp__put_u64(&o, tbase + t); ikp__puts(&o, "]"); }
+            if (l->pub.flags & IKP_LANE_DUPLICATE) {
+                ikp__puts(&o, " (lane ");
+                ikp__put_u64(&o, i);
+                ikp__puts(&o, ", a duplicate of lane ");
+                ikp__put_u64(&o, l->pub.duplicate_of);
+                ikp__puts(&o, ")");
+            }
             ikp__puts(&o, "\"}},\n{\"ph\":\"M\",\"name\":\"thread_sort_index\",\"pid\":");
             ikp__put_u64(&o, pid);
             ikp__puts(&o, ",\"tid\":");
@@ -2044,21 +2572,20 @@ IKP_DEF ikp_result ikp_write_chrome(const ikp_capture *cap, const ikp_chrome_opt
             int64_t s0 = (e->start_ps < 0 ? 0 : e->start_ps + 500) / 1000;
             int64_t s1 = (e->end_ps < 0 ? 0 : e->end_ps + 500) / 1000;
             if (!ikp__cached_name(cap, nc, e->id, &nm, &nl)) { r = ikp__oom(err); break; }
-            /* one bound check per event: fixed text, three numbers, args, the name */
-            if (o.n + nl + 320 > o.cap) ikp__flush(&o);
-            p = o.buf + o.n;
-            if (!first) *p++ = ',';
+            /* the head, then the name (any length, through ikp__put), then the
+               tail: fixed text, numbers and args, at most IKP__TAIL bytes */
+            if (e->kind == IKP_EVENT_REGION) ikp__puts(&o, first ? "\n{\"ph\":\"X\",\"name\":\"" : ",\n{\"ph\":\"X\",\"name\":\"");
+            else ikp__puts(&o, first ? "\n{\"ph\":\"i\",\"s\":\"t\",\"name\":\"" : ",\n{\"ph\":\"i\",\"s\":\"t\",\"name\":\"");
             first = 0;
-            if (e->kind == IKP_EVENT_REGION) IKP__CPY(p, "\n{\"ph\":\"X\",\"name\":\"");
-            else IKP__CPY(p, "\n{\"ph\":\"i\",\"s\":\"t\",\"name\":\"");
-            memcpy(p, nm, nl);
-            p += nl;
+            ikp__put(&o, nm, nl);
+            if (o.n + IKP__TAIL > o.cap) ikp__flush(&o);
+            p = o.buf + o.n;
             if (e->kind == IKP_EVENT_UNMATCHED_BEGIN) IKP__CPY(p, " (unmatched begin)");
             else if (e->kind == IKP_EVENT_UNMATCHED_END) IKP__CPY(p, " (unmatched end)");
             IKP__CPY(p, "\",\"pid\":");
             p = ikp__fmt_u64(p, pid);
             IKP__CPY(p, ",\"tid\":");
-            p = ikp__fmt_u64(p, tid0 + (uint64_t)e->track * tstride);
+            p = ikp__fmt_u64(p, tid0 + (uint64_t)(tbase + e->track) * tstride);
             IKP__CPY(p, ",\"ts\":");
             p = ikp__fmt_us(p, (uint64_t)s0);
             if (e->kind == IKP_EVENT_REGION) {
@@ -2094,6 +2621,7 @@ IKP_DEF ikp_result ikp_write_chrome(const ikp_capture *cap, const ikp_chrome_opt
     ikp__free(&cap->alloc, nc);
     ikp__free(&cap->alloc, o.buf);
     ikp__free(&cap->alloc, sm_seen);
+    ikp__free(&cap->alloc, track_next);
     if (r != IKP_OK) return r;
     if (o.failed) return ikp__fail(err, IKP_ERR_WRITE, -1, -1, "writing the trace failed");
     ikp__ok(err);
@@ -2107,67 +2635,171 @@ IKP_DEF ikp_result ikp_write_chrome_file(const ikp_capture *cap, const ikp_chrom
     if (!f) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL FILE");
     r = ikp_write_chrome(cap, opt, ikp_file_writer, f, err);
     if (r == IKP_OK && fflush(f) != 0)
-        return ikp__fail(err, IKP_ERR_IO, -1, -1, "writing the trace failed (disk full?)");
+        return ikp__fail(err, IKP_ERR_IO, -1, -1, "writing the trace failed: %s", strerror(errno));
     return r;
 }
 
-/* 1 if path exists and is not a regular file (a device, a pipe): written in place */
-static int ikp__is_special(const char *path)
+/* ---- output files ---- */
+static uint64_t ikp__mix64(uint64_t x)
 {
+    x += 0x9E3779B97F4A7C15ull;
+    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+    x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+    return x ^ (x >> 31);
+}
+
+IKP_DEF ikp_result ikp_output_open(ikp_output *out, const char *path, ikp_error *err)
+{
+    size_t n;
+    unsigned attempt;
+    uint64_t seed;
+    int e = 0;
+    if (!out) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL output");
+    memset(out, 0, sizeof *out);
+    out->fd_ = -1;
+    if (!path) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL path");
+    if (!path[0]) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "empty output path");
+    out->path = path;
+    n = strlen(path);
+    if (n + 32 > sizeof out->tmp_path)
+        return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "output path too long (%llu bytes)", (unsigned long long)n);
 #if defined(__unix__) || defined(__APPLE__)
-    struct stat sb;
-    return stat(path, &sb) == 0 && !S_ISREG(sb.st_mode);
+    {
+        struct stat sb;
+        if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode))
+            return ikp__fail(err, IKP_ERR_IO, -1, -1, "cannot write '%s': it is a directory", path);
+        if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) { /* a device or a FIFO: written in place */
+            out->fd_ = open(path, O_WRONLY);
+            if (out->fd_ < 0) {
+                e = errno;
+                return ikp__fail(err, IKP_ERR_IO, -1, -1, "cannot open '%s' for writing: %s", path, strerror(e));
+            }
+            out->in_place_ = 1;
+            return IKP_OK;
+        }
+    }
+#endif
+    /* a fresh name each attempt: the process, the time, this call's stack */
+    seed = ikp__mix64((uint64_t)(uintptr_t)out ^ ((uint64_t)time(NULL) << 20) ^ (uint64_t)clock());
+#if defined(__unix__) || defined(__APPLE__)
+    seed = ikp__mix64(seed ^ (uint64_t)getpid());
+#endif
+    for (attempt = 0; attempt < 100; attempt++) {
+        uint64_t x = ikp__mix64(seed + attempt);
+        char *p = out->tmp_path + n;
+        int i;
+        memcpy(out->tmp_path, path, n);
+        *p++ = '.';
+        for (i = 0; i < 12; i++) { *p++ = "0123456789abcdefghijklmnopqrstuv"[x & 31]; x >>= 5; }
+        memcpy(p, ".ikp-tmp", 9);
+#if defined(__unix__) || defined(__APPLE__)
+        /* O_EXCL: fails on any existing name, a symbolic link included (never followed) */
+        out->fd_ = open(out->tmp_path, O_WRONLY | O_CREAT | O_EXCL, 0666);
+        if (out->fd_ >= 0) return IKP_OK;
+        e = errno;
+        if (e != EEXIST) break;
 #else
-    (void)path;
+        {
+            FILE *f = fopen(out->tmp_path, "rb");
+            if (f) { fclose(f); continue; }
+            out->file_ = fopen(out->tmp_path, "wb");
+            if (out->file_) return IKP_OK;
+            e = errno;
+            break;
+        }
+#endif
+    }
+    out->tmp_path[n] = 0;
+    ikp__fail(err, IKP_ERR_IO, -1, -1, "cannot create a temporary file next to '%s': %s", path,
+              e ? strerror(e) : "no free name");
+    out->tmp_path[0] = 0;
+    return IKP_ERR_IO;
+}
+
+IKP_DEF int ikp_output_write(void *output, const void *data, size_t size)
+{
+    ikp_output *out = (ikp_output *)output;
+    const char *p = (const char *)data;
+    if (!out || out->errno_) return 1;
+#if defined(__unix__) || defined(__APPLE__)
+    while (size) {
+        ssize_t w = write(out->fd_, p, size > (1u << 30) ? (1u << 30) : size);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) { out->errno_ = w < 0 ? errno : EIO; return 1; }
+        p += w;
+        size -= (size_t)w;
+    }
+    return 0;
+#else
+    if (fwrite(p, 1, size, (FILE *)out->file_) != size) { out->errno_ = errno ? errno : EIO; return 1; }
     return 0;
 #endif
 }
 
-/* writes through body() to path.ikp-tmp, then renames it over path */
-typedef ikp_result (*ikp__body_fn)(void *ctx, FILE *f, ikp_error *err);
+static int ikp__output_close(ikp_output *out)
+{
+    int rc = 0;
+#if defined(__unix__) || defined(__APPLE__)
+    if (out->fd_ >= 0 && close(out->fd_) != 0) rc = errno ? errno : EIO;
+    out->fd_ = -1;
+#else
+    if (out->file_ && fclose((FILE *)out->file_) != 0) rc = errno ? errno : EIO;
+    out->file_ = NULL;
+#endif
+    return rc;
+}
+
+IKP_DEF void ikp_output_abort(ikp_output *out)
+{
+    if (!out) return;
+    ikp__output_close(out);
+    if (out->tmp_path[0]) remove(out->tmp_path);
+    out->tmp_path[0] = 0;
+}
+
+IKP_DEF ikp_result ikp_output_commit(ikp_output *out, ikp_error *err)
+{
+    int e;
+    if (!out || !out->path) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "output not open");
+    e = out->errno_;
+    if (ikp__output_close(out) && !e) e = errno ? errno : EIO;
+    if (e) {
+        ikp__fail(err, IKP_ERR_IO, -1, -1, "cannot write '%s': %s", out->path, strerror(e));
+        ikp_output_abort(out);
+        return IKP_ERR_IO;
+    }
+    if (!out->in_place_ && rename(out->tmp_path, out->path) != 0) {
+        e = errno;
+        ikp__fail(err, IKP_ERR_IO, -1, -1, "cannot replace '%s': %s", out->path, strerror(e));
+        ikp_output_abort(out);
+        return IKP_ERR_IO;
+    }
+    out->tmp_path[0] = 0;
+    return IKP_OK;
+}
+
+/* writes through body() to an ikp_output: all or nothing */
+typedef ikp_result (*ikp__body_fn)(void *ctx, ikp_write_fn fn, void *user, ikp_error *err);
 static ikp_result ikp__write_path(const char *path, ikp__body_fn body, void *ctx, ikp_error *err)
 {
-    char tmp[4096];
-    FILE *f;
-    ikp_result r;
-    size_t n;
-    if (!path) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL path");
-    if (ikp__is_special(path)) {
-        f = fopen(path, "wb");
-        if (!f) return ikp__fail(err, IKP_ERR_IO, -1, -1, "cannot open '%s' for writing", path);
-        r = body(ctx, f, err);
-        if ((fflush(f) != 0 || ferror(f)) && r == IKP_OK)
-            r = ikp__fail(err, IKP_ERR_IO, -1, -1, "cannot write '%s' (disk full?)", path);
-        if (fclose(f) != 0 && r == IKP_OK)
-            r = ikp__fail(err, IKP_ERR_IO, -1, -1, "cannot close '%s'", path);
-        return r;
-    }
-    n = strlen(path);
-    if (n + 9 > sizeof tmp) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "path too long");
-    memcpy(tmp, path, n);
-    memcpy(tmp + n, ".ikp-tmp", 9);
-    f = fopen(tmp, "wb");
-    if (!f) return ikp__fail(err, IKP_ERR_IO, -1, -1, "cannot open '%s' for writing", tmp);
-    r = body(ctx, f, err);
-    if (fflush(f) != 0 || ferror(f)) {
-        if (r == IKP_OK) r = ikp__fail(err, IKP_ERR_IO, -1, -1, "cannot write '%s' (disk full?)", tmp);
-    }
-    if (fclose(f) != 0 && r == IKP_OK)
-        r = ikp__fail(err, IKP_ERR_IO, -1, -1, "cannot close '%s' (disk full?)", tmp);
-    if (r == IKP_OK && rename(tmp, path) != 0)
-        r = ikp__fail(err, IKP_ERR_IO, -1, -1, "cannot rename '%s' to '%s'", tmp, path);
-    if (r != IKP_OK) remove(tmp);
-    return r;
+    ikp_output out;
+    ikp_result r = ikp_output_open(&out, path, err);
+    if (r != IKP_OK) return r;
+    r = body(ctx, ikp_output_write, &out, err);
+    if (r == IKP_ERR_WRITE && out.errno_)
+        r = ikp__fail(err, IKP_ERR_IO, -1, -1, "cannot write '%s': %s", path, strerror(out.errno_));
+    if (r != IKP_OK) { ikp_output_abort(&out); return r; }
+    return ikp_output_commit(&out, err);
 }
 
 typedef struct ikp__chrome_ctx {
     const ikp_capture *cap;
     const ikp_chrome_options *opt;
 } ikp__chrome_ctx;
-static ikp_result ikp__chrome_body(void *ctx, FILE *f, ikp_error *err)
+static ikp_result ikp__chrome_body(void *ctx, ikp_write_fn fn, void *user, ikp_error *err)
 {
     ikp__chrome_ctx *c = (ikp__chrome_ctx *)ctx;
-    return ikp_write_chrome(c->cap, c->opt, ikp_file_writer, f, err);
+    return ikp_write_chrome(c->cap, c->opt, fn, user, err);
 }
 
 IKP_DEF ikp_result ikp_write_chrome_path(const ikp_capture *cap, const ikp_chrome_options *opt,
@@ -2241,6 +2873,7 @@ IKP_DEF ikp_result ikp_stats_compute(const ikp_capture *cap, ikp_stats **out, ik
     memset(st, 0, sizeof *st);
     st->allocator_ = cap->alloc;
     st->info = cap->info;
+    st->kept_after_finalize_ = cap->keep_after_finalize;
     memset(&ev, 0, sizeof ev);
     ng = cap->info.num_groups ? cap->info.num_groups : 1;
     durs = (ikp__durs *)ikp__alloc(a, IKP_WIRE_MAX_EVENTS * sizeof(ikp__durs));
@@ -2251,9 +2884,10 @@ IKP_DEF ikp_result ikp_stats_compute(const ikp_capture *cap, ikp_stats **out, ik
     memset(durs, 0, IKP_WIRE_MAX_EVENTS * sizeof(ikp__durs));
     for (i = 0; i < ng; i++) { gbusy[i] = gspan[i] = 0; glanes[i] = 0; }
     for (i = 0; i < cap->info.num_lanes; i++) {
-        const ikp__lane *l = &cap->lanes[i];
+        ikp__lane lt;
+        const ikp__lane *l = ikp__get_lane(cap, i, &lt);
         size_t k;
-        if (!(l->pub.flags & IKP_LANE_STARTED) || l->pub.records == 0) continue;
+        if (!(l->pub.flags & IKP_LANE_STARTED) || (cap->lanes && l->pub.records == 0)) continue;
         r = ikp_decode_lane(cap, i, &ev, err);
         if (r != IKP_OK) goto done;
         st->regions += ev.regions;
@@ -2267,9 +2901,9 @@ IKP_DEF ikp_result ikp_stats_compute(const ikp_capture *cap, ikp_stats **out, ik
             if (!ikp__grow(a, (void **)&d->v, &d->cap, d->n + 1, sizeof(uint64_t))) { r = ikp__oom(err); goto done; }
             d->v[d->n++] = (uint64_t)(e->end_ps - e->start_ps);
         }
-        if (l->pub.group < ng && l->pub.first_ps != INT64_MIN) {
+        if (l->pub.group < ng && ev.first_ps != INT64_MIN) {
             gbusy[l->pub.group] += (double)ev.busy_ps / 1000.0;
-            gspan[l->pub.group] += (double)(l->pub.last_ps - l->pub.first_ps) / 1000.0;
+            gspan[l->pub.group] += (double)(ev.last_ps - ev.first_ps) / 1000.0;
             glanes[l->pub.group]++;
         }
     }
@@ -2291,7 +2925,7 @@ IKP_DEF ikp_result ikp_stats_compute(const ikp_capture *cap, ikp_stats **out, ik
         ikp_event_stats *es;
         const char *nm;
         size_t k, len;
-        uint64_t total = 0;
+        uint64_t lo = 0, hi = 0; /* the total in 128 bits: sums of 2^62 ps never wrap */
         if (!d->n) continue;
         es = &st->events[st->num_events++];
         nm = ikp__ev_name(cap, id, t, sizeof t);
@@ -2302,11 +2936,17 @@ IKP_DEF ikp_result ikp_stats_compute(const ikp_capture *cap, ikp_stats **out, ik
         es->id = id;
         es->count = d->n;
         ikp__radix_sort(d->v, tmp, d->n);
-        for (k = 0; k < d->n; k++) total += d->v[k];
-        es->total_ns = (double)total / 1000.0;
-        es->mean_ns = es->total_ns / (double)d->n;
+        for (k = 0; k < d->n; k++) {
+            lo += d->v[k];
+            hi += lo < d->v[k];
+        }
+        es->total_ns = ((double)hi * 18446744073709551616.0 + (double)lo) / 1000.0;
         es->min_ns = (double)d->v[0] / 1000.0;
         es->max_ns = (double)d->v[d->n - 1] / 1000.0;
+        es->mean_ns = es->total_ns / (double)d->n;
+        /* the rounding of a double may step outside [min, max]; the true mean cannot */
+        if (es->mean_ns < es->min_ns) es->mean_ns = es->min_ns;
+        if (es->mean_ns > es->max_ns) es->mean_ns = es->max_ns;
         es->p50_ns = ikp__pct(d->v, d->n, 50);
         es->p90_ns = ikp__pct(d->v, d->n, 90);
         es->p99_ns = ikp__pct(d->v, d->n, 99);
@@ -2355,10 +2995,7 @@ static void ikp__put_text_name(ikp__out *o, const char *s, size_t w)
 }
 static void ikp__put_col(ikp__out *o, double v)
 {
-    char t[40];
-    if (!(v == v)) v = 0;
-    snprintf(t, sizeof t, " %12.1f", v);
-    ikp__puts(o, t);
+    ikp__put_f_w(o, v, 1, 13);
 }
 
 static void ikp__put_info_text(ikp__out *o, const ikp_stats *st)
@@ -2377,15 +3014,27 @@ static void ikp__put_info_text(ikp__out *o, const ikp_stats *st)
     }
     snprintf(t, sizeof t,
              "\nlanes       %u in buffer, %u active\n"
-             "records     %llu (regions %llu, instants %llu)\n"
-             "dropped     %llu\n"
-             "unmatched   %llu begins, %llu ends\n"
-             "span        %.3f us\n",
+             "records     %llu (regions %llu, instants %llu)\n",
              in->num_lanes, in->active_lanes, (unsigned long long)in->records,
-             (unsigned long long)st->regions, (unsigned long long)st->instants,
-             (unsigned long long)in->dropped, (unsigned long long)st->unmatched_begin,
-             (unsigned long long)st->unmatched_end, (double)in->span_ps / 1e6);
+             (unsigned long long)st->regions, (unsigned long long)st->instants);
     ikp__puts(o, t);
+    if (in->drops_known) snprintf(t, sizeof t, "dropped     %llu\n", (unsigned long long)in->dropped);
+    else snprintf(t, sizeof t, "dropped     n/a (%s buffers do not count dropped records)\n", ikp_format_name(in->format));
+    ikp__puts(o, t);
+    snprintf(t, sizeof t, "unmatched   %llu begins, %llu ends\nspan        ",
+             (unsigned long long)st->unmatched_begin, (unsigned long long)st->unmatched_end);
+    ikp__puts(o, t);
+    ikp__put_f(o, (double)in->span_ps / 1e6, 3);
+    ikp__puts(o, " us\n");
+    if (in->detect_records) {
+        ikp_format f = in->format, other = f == IKP_FORMAT_TIRX ? IKP_FORMAT_FLASHINFER : IKP_FORMAT_TIRX;
+        int unanimous = in->detect_fit[f] == in->detect_records && in->detect_fit[other] == 0;
+        snprintf(t, sizeof t, "detected    %s: %llu of %llu records fit it, %llu fit %s%s\n", ikp_format_name(f),
+                 (unsigned long long)in->detect_fit[f], (unsigned long long)in->detect_records,
+                 (unsigned long long)in->detect_fit[other], ikp_format_name(other),
+                 unanimous ? "" : " (not unanimous: pass --format to choose)");
+        ikp__puts(o, t);
+    }
 #define IKP__WARN(cond, ...) if (cond) { snprintf(t, sizeof t, __VA_ARGS__); ikp__puts(o, t); }
     IKP__WARN(in->invalid, "warning     %llu records could not be decoded (skipped)\n", (unsigned long long)in->invalid)
     IKP__WARN(in->backwards, "warning     %llu records stamped earlier than the one before them\n", (unsigned long long)in->backwards)
@@ -2394,6 +3043,8 @@ static void ikp__put_info_text(ikp__out *o, const ikp_stats *st)
     IKP__WARN(in->refused_lanes, "warning     buffer too small for the grid: %llu lanes not recorded (%llu needed, %u in buffer)\n", (unsigned long long)in->refused_lanes, (unsigned long long)in->lanes_needed, in->num_lanes)
     IKP__WARN(in->claimed_twice, "warning     %llu lanes opened twice (buffer not reset between launches, or two leaders)\n", (unsigned long long)in->claimed_twice)
     IKP__WARN(in->out_of_range, "warning     %llu records name a lane past the header's (skipped)\n", (unsigned long long)in->out_of_range)
+    IKP__WARN(in->after_finalize, "warning     %llu records after their lane's finalize record (stale records of an earlier launch? %s)\n", (unsigned long long)in->after_finalize, st->kept_after_finalize_ ? "kept, as asked" : "left out; --keep-after-finalize shows them")
+    IKP__WARN(in->duplicate_lanes, "warning     %llu lanes claim a (block, group) an earlier lane claims (corrupt headers?): shown on tracks of their own\n", (unsigned long long)in->duplicate_lanes)
 #undef IKP__WARN
 }
 
@@ -2444,8 +3095,8 @@ IKP_DEF ikp_result ikp_stats_write_text(const ikp_stats *st, ikp_write_fn fn, vo
             snprintf(t, sizeof t, " %12u", g->lanes);
             ikp__puts(&o, t);
             ikp__put_col(&o, g->busy_ns); ikp__put_col(&o, g->span_ns);
-            snprintf(t, sizeof t, " %5.1f%%\n", g->busy_fraction * 100.0);
-            ikp__puts(&o, t);
+            ikp__put_f_w(&o, g->busy_fraction * 100.0, 1, 6);
+            ikp__puts(&o, "%\n");
         }
     }
     ikp__flush(&o);
@@ -2482,7 +3133,8 @@ IKP_DEF ikp_result ikp_stats_write_json(const ikp_stats *st, ikp_write_fn fn, vo
     ikp__put_kv_u(&o, "records", in->records);
     ikp__put_kv_u(&o, "regions", st->regions);
     ikp__put_kv_u(&o, "instants", st->instants);
-    ikp__put_kv_u(&o, "dropped", in->dropped);
+    if (in->drops_known) ikp__put_kv_u(&o, "dropped", in->dropped);
+    else ikp__puts(&o, ",\"dropped\":null");
     ikp__put_kv_u(&o, "unmatched_begin", st->unmatched_begin);
     ikp__put_kv_u(&o, "unmatched_end", st->unmatched_end);
     ikp__put_kv_u(&o, "invalid", in->invalid);
@@ -2492,6 +3144,8 @@ IKP_DEF ikp_result ikp_stats_write_json(const ikp_stats *st, ikp_write_fn fn, vo
     ikp__put_kv_u(&o, "refused_lanes", in->refused_lanes);
     ikp__put_kv_u(&o, "claimed_twice", in->claimed_twice);
     ikp__put_kv_u(&o, "out_of_range", in->out_of_range);
+    ikp__put_kv_u(&o, "after_finalize", in->after_finalize);
+    ikp__put_kv_u(&o, "duplicate_lanes", in->duplicate_lanes);
     ikp__put_kv_f(&o, "span_ns", (double)in->span_ps / 1000.0);
     ikp__puts(&o, ",\"events\":[");
     for (i = 0; i < st->num_events; i++) {
@@ -2611,11 +3265,11 @@ typedef struct ikp__save_ctx {
     const char *const *gr;
     uint32_t ngr;
 } ikp__save_ctx;
-static ikp_result ikp__save_body(void *ctx, FILE *f, ikp_error *err)
+static ikp_result ikp__save_body(void *ctx, ikp_write_fn fn, void *user, ikp_error *err)
 {
     ikp__save_ctx *c = (ikp__save_ctx *)ctx;
     return ikp_capture_write(c->words, c->num_words, c->format, c->ev, c->nev, c->gr, c->ngr,
-                             ikp_file_writer, f, err);
+                             fn, user, err);
 }
 
 IKP_DEF ikp_result ikp_capture_save(const char *path, const uint64_t *words, size_t num_words,
@@ -2680,6 +3334,24 @@ IKP_DEF ikp_result ikp_name_list_parse(const char *text, size_t len, char separa
     }
     ikp__ok(err);
     return IKP_OK;
+}
+
+static ikp_result ikp__read_file(const char *path, const ikp_allocator *a, unsigned char **data,
+                                 size_t *size, ikp_error *err);
+IKP_DEF ikp_result ikp_name_list_load(const char *path, const ikp_allocator *alloc,
+                                      ikp_name_list *out, ikp_error *err)
+{
+    ikp_allocator a = ikp__allocator(alloc);
+    unsigned char *buf;
+    size_t n;
+    ikp_result r;
+    if (!path || !out) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL argument");
+    memset(out, 0, sizeof *out);
+    r = ikp__read_file(path, &a, &buf, &n, err);
+    if (r != IKP_OK) return r;
+    r = ikp_name_list_parse((const char *)buf, n, '\n', alloc, out, err);
+    ikp__free(&a, buf);
+    return r;
 }
 
 /* ---- buffers and the one-call dump ---- */

@@ -211,7 +211,7 @@ static void test_cycles(void)
     cap = open_fmt(w, sizeof w / 8, IKP_FORMAT_AUTO, IKP_OK);
     if (!cap) return;
     CHECK(ikp_capture_get_info(cap)->timer_cycles);
-    CHECK_NEAR(ikp_capture_lane(cap, 0)->cycles_per_ns, rate, 1e-6);
+    CHECK_NEAR(lane_info(cap, 0).cycles_per_ns, rate, 1e-6);
     CHECK_EQ(regions(cap, 0, ev, 4), 2);
     CHECK_EQ(ev[0].start_ps, 0);
     CHECK_NEAR((double)(ev[0].end_ps - ev[0].start_ps), 1000.0 * NS, 1);
@@ -259,14 +259,14 @@ static void test_anchors(void)
         enc_ikp(w, 1, 8, 1, 1, 1, 1, &L, 1);
         cap = open_fmt(w, sizeof w / 8, IKP_FORMAT_AUTO, IKP_OK);
         if (!cap) return;
-        CHECK_NEAR(ikp_capture_lane(cap, 0)->cycles_per_ns, 1.95, 1e-9);
-        CHECK_EQ(ikp_capture_lane(cap, 0)->records, 6);
-        CHECK_EQ(ikp_capture_lane(cap, 0)->invalid, 0);
+        CHECK_NEAR(lane_info(cap, 0).cycles_per_ns, 1.95, 1e-9);
+        CHECK_EQ(lane_info(cap, 0).records, 6);
+        CHECK_EQ(lane_info(cap, 0).invalid, 0);
         CHECK_EQ(regions(cap, 0, ev, 6), variant == 2 ? 4 : 3); /* anchor halves are not events */
         CHECK_NEAR((double)(ev[1].start_ps - ev[0].start_ps), want1 * NS, 1);
         CHECK_EQ(ev[1].begin_data, 5);
         CHECK_NEAR((double)(ev[variant == 2 ? 3 : 2].start_ps - ev[0].start_ps), want3 * NS, 1);
-        if (variant == 0) CHECK_NEAR((double)(ikp_capture_lane(cap, 0)->last_ps - ikp_capture_lane(cap, 0)->first_ps), 150000.0 * NS, 1);
+        if (variant == 0) CHECK_NEAR((double)(lane_info(cap, 0).last_ps - lane_info(cap, 0).first_ps), 150000.0 * NS, 1);
         ikp_capture_free(cap);
     }
 }
@@ -320,9 +320,9 @@ static void test_dropped_ring_unmatched(void)
     cap = open_fmt(w, sizeof w / 8, IKP_FORMAT_AUTO, IKP_OK);
     if (!cap) return;
     CHECK_EQ(ikp_capture_get_info(cap)->dropped, 12);
-    CHECK_EQ(ikp_capture_lane(cap, 0)->dropped, 6);
-    CHECK_EQ(ikp_capture_lane(cap, 1)->dropped, 6);
-    CHECK(ikp_capture_lane(cap, 1)->flags & IKP_LANE_RING);
+    CHECK_EQ(lane_info(cap, 0).dropped, 6);
+    CHECK_EQ(lane_info(cap, 1).dropped, 6);
+    CHECK(lane_info(cap, 1).flags & IKP_LANE_RING);
     CHECK_EQ(ikp_capture_get_info(cap)->unfinalized_lanes, 1);
     CHECK_EQ(regions(cap, 0, ev, 8), 2);
     CHECK_EQ(ev[0].start_ps, 0); CHECK_EQ(ev[1].start_ps, 20 * NS);
@@ -343,8 +343,8 @@ static void test_dropped_ring_unmatched(void)
     w[8 + 13 + 7] = (1ull << 63) | 2u | (8ull << 32);
     cap = open_fmt(w, sizeof w / 8, IKP_FORMAT_AUTO, IKP_OK);
     if (!cap) return;
-    CHECK_EQ(ikp_capture_lane(cap, 1)->records, 2);
-    CHECK_EQ(ikp_capture_lane(cap, 1)->dropped, 8);
+    CHECK_EQ(lane_info(cap, 1).records, 2);
+    CHECK_EQ(lane_info(cap, 1).dropped, 8);
     CHECK_EQ(regions(cap, 1, ev, 8), 1);
     CHECK_EQ(ev[0].start_ps, 80 * NS);
     CHECK_EQ(ev[0].end_ps, 90 * NS);
@@ -459,8 +459,8 @@ static void test_tirx(void)
     CHECK_EQ(ikp_capture_get_info(cap)->num_blocks, 3);
     CHECK_EQ(ikp_capture_get_info(cap)->num_groups, 2);
     for (i = 0; i < 6; i++) {
-        CHECK_EQ(ikp_capture_lane(cap, (uint32_t)i)->block, i / 2);
-        CHECK_EQ(ikp_capture_lane(cap, (uint32_t)i)->group, i % 2);
+        CHECK_EQ(lane_info(cap, (uint32_t)i).block, i / 2);
+        CHECK_EQ(lane_info(cap, (uint32_t)i).group, i % 2);
         CHECK_EQ(regions(cap, (uint32_t)i, ev, 4), 2);
         CHECK_EQ(ev[0].id, i);
         CHECK_EQ(ev[0].start_ps, (int64_t)i * 100 * NS);
@@ -509,7 +509,7 @@ static void test_flashinfer(void)
     if (!cap) return;
     CHECK_EQ(ikp_capture_get_info(cap)->format, IKP_FORMAT_FLASHINFER);
     for (i = 0; i < 6; i++) {
-        const ikp_lane_info *li = ikp_capture_lane(cap, (uint32_t)i);
+        const ikp_lane_info li_v = lane_info(cap, (uint32_t)i), *li = &li_v;
         CHECK_EQ(li->block, i / 3);
         CHECK_EQ(li->group, i % 3);
         CHECK_EQ(li->sm, 10 + i);
@@ -523,7 +523,7 @@ static void test_flashinfer(void)
     cap = open_fmt(w, sizeof w / 8, IKP_FORMAT_AUTO, IKP_OK);
     if (cap) {
         CHECK_EQ(ikp_capture_get_info(cap)->format, IKP_FORMAT_FLASHINFER);
-        CHECK_EQ(ikp_capture_lane(cap, 4)->group, 1);
+        CHECK_EQ(lane_info(cap, 4).group, 1);
         ikp_capture_free(cap);
     }
 }
@@ -555,8 +555,8 @@ static void test_flashinfer_4096(void)
     enc_flashinfer(w, words, nb, ng, L, lanes);
     cap = open_fmt(w, words, IKP_FORMAT_FLASHINFER, IKP_OK);
     if (cap) {
-        CHECK_EQ(ikp_capture_lane(cap, 4095)->group, 1);
-        CHECK_EQ(ikp_capture_lane(cap, 4095)->block, 2047);
+        CHECK_EQ(lane_info(cap, 4095).group, 1);
+        CHECK_EQ(lane_info(cap, 4095).block, 2047);
         CHECK_EQ(regions(cap, 4095, ev, 2), 1);
         CHECK_EQ(ev[0].end_ps - ev[0].start_ps, (50 + 4095 % 7) * NS);
         ikp_capture_free(cap);
@@ -603,7 +603,7 @@ static void test_bad_input(void)
     w[8 + 7] = (1ull << 63) | 1000;
     cap = open_fmt(w, 21, IKP_FORMAT_AUTO, IKP_OK);
     if (cap) {
-        CHECK_EQ(ikp_capture_lane(cap, 0)->records, 4);
+        CHECK_EQ(lane_info(cap, 0).records, 4);
         CHECK_EQ(ikp_capture_get_info(cap)->corrupt_lanes, 1);
         ikp_capture_free(cap);
     }

@@ -1,20 +1,38 @@
 /* ikp - command-line front end of ikp.h: decode a capture, write a Chrome
    trace, print statistics. See README.md. */
+#define _POSIX_C_SOURCE 200809L
 #define IKP_IMPLEMENTATION
 #define IKP_NO_CUDA
 #include "../ikp.h"
 
+#include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static const char *usage =
-    "usage: ikp trace   IN [-o OUT.json] [options] [--by block|sm]\n"
+    "usage: ikp trace   IN [-o OUT.json | -o -] [options] [--by block|sm]\n"
     "       ikp summary IN [options] [--json]\n"
     "       ikp info    IN [options]\n"
     "options: --names a,b,c | --names @file   event names by id (one per line in file)\n"
     "         --groups x,y  | --groups @file  group names by index\n"
     "         --format auto|ikp|tirx|flashinfer\n"
-    "IN is an .ikp capture or a bare buffer of little-endian 64-bit words.\n";
+    "         --keep-after-finalize           tirx: also show records after a lane's finalize\n"
+    "IN is an .ikp capture, a NumPy .npy array or a bare buffer of little-endian\n"
+    "64-bit words. -o - writes the trace to standard output.\n";
+
+/* The temporary output file, removed if SIGINT or SIGTERM stops the tool. */
+static char cleanup_path[sizeof(((ikp_output *)0)->tmp_path)];
+static volatile sig_atomic_t cleanup_armed;
+
+static void on_signal(int sig)
+{
+    if (cleanup_armed) unlink(cleanup_path);
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
 
 static int fail(const char *in, const ikp_error *e)
 {
@@ -25,35 +43,28 @@ static int fail(const char *in, const ikp_error *e)
     return 1;
 }
 
-/* "a,b,c" or "@file" (one name per line) */
+/* "a,b,c" or "@file" (one name per line): 0 ok, 1 bad file, 2 usage */
 static int parse_names(const char *arg, const char *what, ikp_name_list *out)
 {
     ikp_error e;
-    ikp_result r;
     if (arg[0] == '@') {
-        FILE *f = fopen(arg + 1, "rb");
-        char *buf = NULL;
-        size_t n = 0, cap = 0, got;
-        if (!f) { fprintf(stderr, "ikp: error: cannot open %s file '%s'\n", what, arg + 1); return 0; }
-        for (;;) {
-            if (n + 4096 > cap) {
-                char *nb = (char *)realloc(buf, cap = (n + 4096) * 2);
-                if (!nb) { free(buf); fclose(f); fprintf(stderr, "ikp: error: out of memory\n"); return 0; }
-                buf = nb;
-            }
-            got = fread(buf + n, 1, cap - n, f);
-            n += got;
-            if (!got) break;
+        if (ikp_name_list_load(arg + 1, NULL, out, &e) != IKP_OK) {
+            fprintf(stderr, "ikp: error: %s file: ", what);
+            return fail(arg + 1, &e);
         }
-        fclose(f);
-        r = ikp_name_list_parse(buf, n, '\n', NULL, out, &e);
-        free(buf);
-        if (r != IKP_OK) return !fail(arg + 1, &e);
-        return 1;
+        return 0;
     }
-    r = ikp_name_list_parse(arg, strlen(arg), ',', NULL, out, &e);
-    if (r != IKP_OK) { fprintf(stderr, "ikp: error: %s: %s\n", what, e.message); return 0; }
-    return 1;
+    if (ikp_name_list_parse(arg, strlen(arg), ',', NULL, out, &e) != IKP_OK) {
+        fprintf(stderr, "ikp: error: %s: %s\n", what, e.message);
+        return 2;
+    }
+    return 0;
+}
+
+static int same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
 int main(int argc, char **argv)
@@ -81,28 +92,37 @@ int main(int argc, char **argv)
         fprintf(stderr, "ikp: error: unknown command '%s'\n%s", cmd, usage);
         return 2;
     }
-    for (i = 2; i < argc; i++) {
+    for (i = 2; i < argc && rc == 0; i++) {
         const char *a = argv[i];
         int has = i + 1 < argc;
-        if (!strcmp(a, "-o") && has && !strcmp(cmd, "trace")) out = argv[++i];
-        else if (!strcmp(a, "--names") && has) { if (!parse_names(argv[++i], "--names", &names)) return 2; }
-        else if (!strcmp(a, "--groups") && has) { if (!parse_names(argv[++i], "--groups", &groups)) return 2; }
+        if (!strcmp(a, "-o") && has && !strcmp(cmd, "trace")) {
+            out = argv[++i];
+            if (!out[0]) { fprintf(stderr, "ikp: error: -o needs a file name (or - for standard output)\n"); rc = 2; }
+        } else if (!strcmp(a, "--names") && has) rc = parse_names(argv[++i], "--names", &names);
+        else if (!strcmp(a, "--groups") && has) rc = parse_names(argv[++i], "--groups", &groups);
         else if (!strcmp(a, "--format") && has) {
             opt.format = ikp_format_from_name(argv[++i]);
             if (opt.format == IKP_FORMAT_COUNT) {
                 fprintf(stderr, "ikp: error: unknown format '%s' (auto, ikp, tirx, flashinfer)\n", argv[i]);
-                return 2;
+                rc = 2;
             }
         } else if (!strcmp(a, "--by") && has && !strcmp(cmd, "trace")) {
             const char *b = argv[++i];
             if (!strcmp(b, "block")) copt.by = IKP_BY_BLOCK;
             else if (!strcmp(b, "sm")) copt.by = IKP_BY_SM;
-            else { fprintf(stderr, "ikp: error: --by takes block or sm, not '%s'\n", b); return 2; }
+            else { fprintf(stderr, "ikp: error: --by takes block or sm, not '%s'\n", b); rc = 2; }
         } else if (!strcmp(a, "--json") && !strcmp(cmd, "summary")) json = 1;
+        else if (!strcmp(a, "--keep-after-finalize")) opt.keep_after_finalize = 1;
         else if (a[0] != '-' && !in) in = a;
-        else { fprintf(stderr, "ikp: error: unexpected argument '%s'\n%s", a, usage); return 2; }
+        else { fprintf(stderr, "ikp: error: unexpected argument '%s'\n%s", a, usage); rc = 2; }
     }
-    if (!in) { fprintf(stderr, "ikp: error: no input file\n%s", usage); return 2; }
+    if (rc) goto done;
+    if (!in) { fprintf(stderr, "ikp: error: no input file\n%s", usage); rc = 2; goto done; }
+    if (!strcmp(cmd, "trace") && strcmp(out, "-") && same_file(in, out)) {
+        fprintf(stderr, "ikp: error: -o %s names the input file: choose another output\n", out);
+        rc = 2;
+        goto done;
+    }
     opt.event_names = (const char *const *)names.names;
     opt.num_event_names = names.count;
     opt.group_names = (const char *const *)groups.names;
@@ -114,11 +134,35 @@ int main(int argc, char **argv)
     }
     if (!strcmp(cmd, "trace")) {
         const ikp_capture_info *ci = ikp_capture_get_info(cap);
-        if (ikp_write_chrome_path(cap, &copt, out, &e) != IKP_OK) { rc = fail(out, &e); goto done; }
-        fprintf(stderr, "ikp: wrote %s (%s, %u active lanes, %llu records)\n", out,
+        if (!strcmp(out, "-")) {
+            if (ikp_write_chrome(cap, &copt, ikp_file_writer, stdout, &e) != IKP_OK || fflush(stdout) != 0) {
+                fprintf(stderr, "ikp: error: cannot write the trace to standard output: %s\n",
+                        errno ? strerror(errno) : e.message);
+                rc = 1;
+                goto done;
+            }
+        } else {
+            ikp_output o;
+            if (ikp_output_open(&o, out, &e) != IKP_OK) { rc = fail(out, &e); goto done; }
+            memcpy(cleanup_path, o.tmp_path, sizeof cleanup_path);
+            cleanup_armed = o.tmp_path[0] != 0;
+            signal(SIGINT, on_signal);
+            signal(SIGTERM, on_signal);
+            if (ikp_write_chrome(cap, &copt, ikp_output_write, &o, &e) != IKP_OK) {
+                if (o.errno_) snprintf(e.message, sizeof e.message, "cannot write '%s': %s", out, strerror(o.errno_));
+                ikp_output_abort(&o);
+                cleanup_armed = 0;
+                rc = fail(out, &e);
+                goto done;
+            }
+            rc = ikp_output_commit(&o, &e) != IKP_OK;
+            cleanup_armed = 0;
+            if (rc) { fail(out, &e); goto done; }
+        }
+        fprintf(stderr, "ikp: wrote %s (%s, %u active lanes, %llu records)\n", strcmp(out, "-") ? out : "standard output",
                 ikp_format_name(ci->format), ci->active_lanes, (unsigned long long)ci->records);
         if (ci->dropped || ci->invalid || ci->backwards || ci->unfinalized_lanes || ci->corrupt_lanes ||
-            ci->refused_lanes || ci->claimed_twice || ci->out_of_range)
+            ci->refused_lanes || ci->claimed_twice || ci->out_of_range || ci->after_finalize || ci->duplicate_lanes)
             fprintf(stderr, "ikp: warning: %s has dropped, invalid or damaged records: see `ikp info %s`\n", in, in);
         goto done;
     }
@@ -127,7 +171,7 @@ int main(int argc, char **argv)
     else if (json) rc = ikp_stats_write_json(st, ikp_file_writer, stdout) != IKP_OK;
     else rc = ikp_stats_write_text(st, ikp_file_writer, stdout) != IKP_OK;
     if (fflush(stdout) != 0) rc = 1;
-    if (rc) fprintf(stderr, "ikp: error: cannot write to standard output\n");
+    if (rc) fprintf(stderr, "ikp: error: cannot write to standard output: %s\n", strerror(errno));
 done:
     ikp_stats_free(st);
     ikp_capture_free(cap);

@@ -128,7 +128,7 @@ static void known_length(int kind)
     if (cap) {
         CHECK_EQ(ikp_capture_get_info(cap)->timer_cycles, cycles ? 1 : 0);
         for (uint32_t l = 0; l < 2; l++) {
-            double rate = cycles ? ikp_capture_lane(cap, l)->cycles_per_ns : g_rate, lo = 0, hi = 0;
+            double rate = cycles ? lane_info(cap, l).cycles_per_ns : g_rate, lo = 0, hi = 0;
             if (kind == CYCLES && l == 0) g_rate = rate;
             double skew = empty_skew(cap, l, &lo, &hi);
             std::vector<ikp_event> r = events(cap, l, 1);
@@ -193,7 +193,7 @@ static void same_moment(int kind, int sms, int anchors)
         for (int l = 0; l < sms; l++) {
             inst[l] = events(cap, (uint32_t)l, 3);
             CHECK_EQ(inst[l].size(), (size_t)reps);
-            sm_ids.push_back(ikp_capture_lane(cap, (uint32_t)l)->sm);
+            sm_ids.push_back(lane_info(cap, (uint32_t)l).sm);
         }
         std::sort(sm_ids.begin(), sm_ids.end());
         size_t distinct = std::unique(sm_ids.begin(), sm_ids.end()) - sm_ids.begin();
@@ -226,14 +226,14 @@ static void same_moment(int kind, int sms, int anchors)
                     if (e > we) { we = e; wl = l; }
                 }
             printf("  %s worst lane %d (SM %u): stamp - its globaltimer, ns, moments 0..%d:", kind_name[kind], wl,
-                   ikp_capture_lane(cap, (uint32_t)wl)->sm, reps - 1);
+                   lane_info(cap, (uint32_t)wl).sm, reps - 1);
             for (const ikp_event &e : inst[wl]) printf(" %+.1f", e.start_ps / 1000.0 - e.begin_data - med);
             printf("\n");
         }
         if (kind != GLOBALTIMER) { // how far apart the lanes' clock rates are (anchor to anchor)
             double rlo = 1e9, rhi = 0;
             for (int l = 0; l < sms; l++) {
-                double r = ikp_capture_lane(cap, (uint32_t)l)->cycles_per_ns;
+                double r = lane_info(cap, (uint32_t)l).cycles_per_ns;
                 rlo = std::min(rlo, r);
                 rhi = std::max(rhi, r);
             }
@@ -272,7 +272,7 @@ static void long_run(int sms)
         CHECK(cap != NULL);
         if (!cap) continue;
         const ikp_capture_info *in = ikp_capture_get_info(cap);
-        double rate = kind == 0 ? ikp_capture_lane(cap, 0)->cycles_per_ns : 1.0; // truth units per ns
+        double rate = kind == 0 ? lane_info(cap, 0).cycles_per_ns : 1.0; // truth units per ns
         CHECK_EQ(in->backwards, 0);
         CHECK(in->span_ps > 4300000000000ll); // longer than a wrap of both 32-bit stamps
         std::vector<ikp_event> r = events(cap, 0, 4);

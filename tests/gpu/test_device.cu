@@ -123,7 +123,7 @@ static void test_nesting_3d_grid()
         memset(&ev, 0, sizeof ev);
         int bad = 0;
         for (uint32_t l = 0; l < lanes; l++) {
-            const ikp_lane_info *li = ikp_capture_lane(cap, l);
+            const ikp_lane_info li_v = lane_info(cap, l), *li = &li_v;
             if (li->block != l / 2 || li->group != l % 2 || li->sm == IKP_NO_SM) bad++;
             if (ikp_decode_lane(cap, l, &ev, NULL) != IKP_OK || ev.count != 3) { bad++; continue; }
             const ikp_event *o = &ev.events[0], *i = &ev.events[1], *m = &ev.events[2];
@@ -162,7 +162,7 @@ static void test_min_duration()
         ikp_lane_events ev;
         memset(&ev, 0, sizeof ev);
         for (uint32_t l = 0; l < 4; l++) {
-            double rate = ikp_capture_lane(cap, l)->cycles_per_ns;
+            double rate = lane_info(cap, l).cycles_per_ns;
             CHECK(rate > 0.5 && rate < 3.0);
             CHECK_EQ(ikp_decode_lane(cap, l, &ev, NULL), IKP_OK);
             CHECK_EQ(ev.count, ks.size());
@@ -253,7 +253,7 @@ static void test_overflow_guard()
     if (cap) {
         CHECK_EQ(ikp_capture_get_info(cap)->records, lanes * 8ull);
         CHECK_EQ(ikp_capture_get_info(cap)->dropped, lanes * 92ull);
-        CHECK_EQ(ikp_capture_lane(cap, 7)->dropped, 92);
+        CHECK_EQ(lane_info(cap, 7).dropped, 92);
         ikp_capture_free(cap);
     }
     // a grid larger than the buffer: lanes refused and counted, nothing written past it
@@ -301,9 +301,9 @@ static void ring_case(const char *what, unsigned stage_records, int flush_every,
     if (cap) {
         ikp_lane_events ev;
         memset(&ev, 0, sizeof ev);
-        CHECK(ikp_capture_lane(cap, 3)->flags & IKP_LANE_RING);
-        CHECK_EQ(ikp_capture_lane(cap, 3)->records, kept);
-        CHECK_EQ(ikp_capture_lane(cap, 3)->dropped, 200 - kept);
+        CHECK(lane_info(cap, 3).flags & IKP_LANE_RING);
+        CHECK_EQ(lane_info(cap, 3).records, kept);
+        CHECK_EQ(lane_info(cap, 3).dropped, 200 - kept);
         CHECK_EQ(ikp_decode_lane(cap, 3, &ev, NULL), IKP_OK);
         CHECK_EQ(ev.count, kept / 2); // the newest instants, each with its payload
         int ok = 1;
@@ -345,7 +345,7 @@ static void staged_case(const char *what, int events, unsigned stage_records, in
     memset(&ev, 0, sizeof ev);
     int bad = 0;
     for (uint32_t l = 0; l < blocks * 2u; l++) {
-        const ikp_lane_info *li = ikp_capture_lane(cap, l);
+        const ikp_lane_info li_v = lane_info(cap, l), *li = &li_v;
         if (li->records != stored || li->dropped != dropped) {
             if (!bad) printf("  %s: lane %u stored %u dropped %u, expected %u and %u\n", what, l,
                              (unsigned)li->records, (unsigned)li->dropped, stored, dropped);

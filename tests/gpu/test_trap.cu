@@ -56,7 +56,7 @@ int main()
     CHECK_EQ(ikp_capture_open(host, words, NULL, &cap, &err), IKP_OK);
     if (cap) {
         const ikp_capture_info *in = ikp_capture_get_info(cap);
-        const ikp_lane_info *t = ikp_capture_lane(cap, TRAP_BLOCK);
+        const ikp_lane_info t_v = lane_info(cap, TRAP_BLOCK), *t = &t_v;
         CHECK(in->unfinalized_lanes >= 1);
         CHECK(!(t->flags & IKP_LANE_FINALIZED));
         CHECK_EQ(t->records, 2 * TRAP_AFTER); // everything the lane wrote before the trap
@@ -66,7 +66,7 @@ int main()
         memset(&ev, 0, sizeof ev);
         int bad = 0;
         for (uint32_t l = 0; l < LANES; l++) {
-            const ikp_lane_info *li = ikp_capture_lane(cap, l);
+            const ikp_lane_info li_v = lane_info(cap, l), *li = &li_v;
             if (!(li->flags & IKP_LANE_STARTED)) continue; // a block that never started
             if (ikp_decode_lane(cap, l, &ev, NULL) != IKP_OK) { bad++; continue; }
             // a prefix of what the lane did: whole regions, then at most one open begin
