@@ -1,8 +1,16 @@
-/* ikp_cuda.cuh - v0.1.0 - IKP intra-kernel profiler, device recorder - MIT licence (end of file)
+/* ikp_cuda.cuh - v0.2.0 - IKP intra-kernel profiler, device recorder - MIT licence (end of file)
 
    Records region begin/end timestamps from inside CUDA kernels into a
    profile buffer that ikp.h allocates, copies back and decodes. Header
    only; no standard library in device code (NVRTC-safe).
+
+   ARCHITECTURES
+       Default build: sm_75 and newer (the oldest CUDA 13 targets; checked
+       by compiling for sm_75, 80, 86, 89, 90, 100 and 120).
+       IKP_STAGED=1: sm_90 and newer (the stage is copied out with
+       cp.async.bulk); for an older target it is a compile error that says so.
+       ikp.h and this header must be of the same version (checked when both
+       are included in one file).
 
    QUICK START
        __global__ void k(float *x, uint64_t *prof)     // profile buffer: last parameter
@@ -76,6 +84,14 @@
 #ifndef IKP_CUDA_CUH
 #define IKP_CUDA_CUH
 
+#define IKP_CUDA_VERSION_MAJOR 0
+#define IKP_CUDA_VERSION_MINOR 2
+#define IKP_CUDA_VERSION_PATCH 0
+#if defined(IKP_VERSION_MAJOR) && (IKP_CUDA_VERSION_MAJOR != IKP_VERSION_MAJOR || \
+    IKP_CUDA_VERSION_MINOR != IKP_VERSION_MINOR || IKP_CUDA_VERSION_PATCH != IKP_VERSION_PATCH)
+#error "ikp.h and ikp_cuda.cuh are from different IKP versions: copy both headers from one release"
+#endif
+
 #ifndef IKP_ENABLE
 #define IKP_ENABLE 1
 #endif
@@ -92,6 +108,9 @@
 #endif
 #ifndef IKP_DEFER_BEGIN
 #define IKP_DEFER_BEGIN 1
+#endif
+#if IKP_ENABLE && IKP_STAGED && defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
+#error "IKP_STAGED=1 needs sm_90 or newer (the stage is copied out with cp.async.bulk): build this file for sm_90+, or with -DIKP_STAGED=0 for older GPUs"
 #endif
 
 /* wire format (FORMAT.md); kept identical in ikp.h */
@@ -113,6 +132,9 @@
 #define IKP_WIRE_DATA_MARK 0x80000000u
 #define IKP_WIRE_ANCHOR 0x40000000u
 #define IKP_WIRE_MAX_EVENTS 16384u
+#endif
+#if IKP_WIRE_VERSION != 1
+#error "ikp_cuda.cuh writes IKP wire format version 1; an ikp.h of another version was included first"
 #endif
 
 /* shared-memory staging (IKP_STAGE): a header, the records, a sink, a spare word */

@@ -1,45 +1,82 @@
 #!/bin/sh
-# Compile-only checks of ikp.h in every configuration: C99 and C++,
-# gcc and clang, with and without the CUDA runtime header, IKP_STATIC,
-# custom allocator macros. -Wall -Wextra -pedantic -Werror throughout.
+# Compile checks of the two headers (sources in tests/compile/):
+#  - ikp.h as C99, C11 and C++ with gcc and clang, -Wall -Wextra -pedantic
+#    -Werror, IKP_STATIC, custom allocator macros (a partial set must fail);
+#  - a plain decoder built with no CUDA flags links and runs with libc only,
+#    also with the CUDA headers on the include path; IKP_CUDA + -lcudart links;
+#  - the two headers refuse to compile together at different versions;
+#  - ikp_cuda.cuh compiles for every architecture it claims (default build
+#    sm_75 and up, IKP_STAGED=1 sm_90 and up) and IKP_STAGED=1 below sm_90
+#    stops with its own error message.
 cd "$(dirname "$0")/.." || exit 1
+src=tests/compile
 out=build/compile-checks
 mkdir -p "$out"
 pass=0; fail=0
 W="-Wall -Wextra -pedantic -Werror"
+NVCC=${NVCC:-nvcc}
 CUDA_INC=""
-if command -v nvcc >/dev/null 2>&1; then
-  CUDA_INC="-I$(dirname "$(dirname "$(command -v nvcc)")")/include"
+CUDA_LIB=""
+if command -v "$NVCC" >/dev/null 2>&1; then
+  CUDA=$(dirname "$(dirname "$(command -v "$NVCC")")")
+  CUDA_INC="-I$CUDA/include"
+  CUDA_LIB="-L$CUDA/lib64 -Wl,-rpath,$CUDA/lib64"
 fi
-printf '#define IKP_IMPLEMENTATION\n#include "ikp.h"\n#include "ikp.h"\nint main(void){return ikp_result_string(IKP_OK)[0] != 0 ? 0 : 1;}\n' > $out/impl.c
-printf '#include "ikp.h"\nint f(void);\nint f(void){return (int)IKP_OK;}\n' > $out/decl.c
-printf '#define IKP_STATIC\n#define IKP_IMPLEMENTATION\n#include "ikp.h"\nint main(void){return (int)ikp_buffer_words(1,1) == 17 ? 0 : 1;}\n' > $out/static.c
-printf '#include <stdlib.h>\n#define IKP_MALLOC(n) malloc(n)\n#define IKP_REALLOC(p,n) realloc(p,n)\n#define IKP_FREE(p) free(p)\n#define IKP_IMPLEMENTATION\n#include "ikp.h"\nint main(void){return 0;}\n' > $out/alloc.c
-printf '#define IKP_MALLOC(n) 0\n#define IKP_IMPLEMENTATION\n#include "ikp.h"\nint main(void){return 0;}\n' > $out/partial_alloc.c
 try() { # name, expect (ok|fail), command...
   name=$1; expect=$2; shift 2
   if "$@" > $out/$name.log 2>&1; then got=ok; else got=fail; fi
-  if [ "$got" = "$expect" ]; then pass=$((pass+1)); else fail=$((fail+1)); echo "FAIL compile: $name (expected $expect)"; cat $out/$name.log | head -20; fi
+  if [ "$got" = "$expect" ]; then pass=$((pass+1)); else fail=$((fail+1)); echo "FAIL compile: $name (expected $expect)"; head -20 $out/$name.log; fi
+}
+# name, needle: the last check's log must say why it failed
+says() {
+  if grep -q "$2" $out/$1.log; then pass=$((pass+1)); else fail=$((fail+1)); echo "FAIL: $1 does not say '$2'"; head -5 $out/$1.log; fi
 }
 for cc in gcc clang; do
   command -v $cc >/dev/null 2>&1 || { fail=$((fail+1)); echo "FAIL: $cc not found"; continue; }
-  try $cc-c99 ok $cc -std=c99 $W -DIKP_NO_CUDA -I. $out/impl.c -o $out/$cc-c99
+  try $cc-c99 ok $cc -std=c99 $W -I. $src/impl.c -o $out/$cc-c99
   try $cc-c99-run ok $out/$cc-c99
-  try $cc-c11 ok $cc -std=c11 $W -Wundef -Wshadow -Wconversion -Wno-sign-conversion -DIKP_NO_CUDA -I. -c $out/impl.c -o $out/$cc-c11.o
-  try $cc-cxx ok $cc -x c++ -std=c++11 $W -DIKP_NO_CUDA -I. -c $out/impl.c -o $out/$cc-cxx.o
-  try $cc-cxx17 ok $cc -x c++ -std=c++17 $W -DIKP_NO_CUDA -I. -c $out/impl.c -o $out/$cc-cxx17.o
-  try $cc-decl ok $cc -std=c99 $W -I. -c $out/decl.c -o $out/$cc-decl.o
-  try $cc-static ok $cc -std=c99 $W -DIKP_NO_CUDA -I. $out/static.c -o $out/$cc-static
-  try $cc-alloc ok $cc -std=c99 $W -DIKP_NO_CUDA -I. -c $out/alloc.c -o $out/$cc-alloc.o
-  try $cc-partial-alloc fail $cc -std=c99 $W -DIKP_NO_CUDA -I. -c $out/partial_alloc.c -o $out/$cc-pa.o
-  if [ -n "$CUDA_INC" ]; then
-    try $cc-c99-cuda ok $cc -std=c99 $W $CUDA_INC -I. -c $out/impl.c -o $out/$cc-c99-cuda.o
-    try $cc-cxx-cuda ok $cc -x c++ -std=c++11 $W $CUDA_INC -I. -c $out/impl.c -o $out/$cc-cxx-cuda.o
-  fi
+  try $cc-c11 ok $cc -std=c11 $W -Wundef -Wshadow -Wconversion -Wno-sign-conversion -I. -c $src/impl.c -o $out/$cc-c11.o
+  try $cc-cxx ok $cc -x c++ -std=c++11 $W -I. -c $src/impl.c -o $out/$cc-cxx.o
+  try $cc-cxx17 ok $cc -x c++ -std=c++17 $W -I. -c $src/impl.c -o $out/$cc-cxx17.o
+  try $cc-decl ok $cc -std=c99 $W -I. -c $src/decl.c -o $out/$cc-decl.o
+  try $cc-static ok $cc -std=c99 $W -I. $src/static.c -o $out/$cc-static
+  try $cc-alloc ok $cc -std=c99 $W -I. -c $src/alloc.c -o $out/$cc-alloc.o
+  try $cc-partial-alloc fail $cc -std=c99 $W -I. -c $src/partial_alloc.c -o $out/$cc-pa.o
+  says $cc-partial-alloc "define all of IKP_MALLOC"
+  try $cc-version-mismatch fail $cc -std=c99 $W -I. -c $src/version_mismatch.c -o $out/$cc-vm.o
+  says $cc-version-mismatch "different IKP versions"
 done
+# a plain decoder: gcc, clang and g++, no CUDA flags, libc only
+try decode-gcc ok gcc -std=c99 $W -I. $src/decode.c -o $out/decode-gcc
+try decode-gcc-run ok $out/decode-gcc
+try decode-clang ok clang -std=c99 $W -I. $src/decode.c -o $out/decode-clang
+try decode-clang-run ok $out/decode-clang
+try decode-gxx ok g++ -x c++ -std=c++11 $W -I. $src/decode.c -o $out/decode-gxx
+try decode-gxx-run ok $out/decode-gxx
 if [ -n "$CUDA_INC" ]; then
-  # the CUDA helpers link against the runtime
-  try link-cudart ok gcc -std=c99 $W $CUDA_INC -I. $out/impl.c -o $out/impl-cuda -L$(dirname "$(dirname "$(command -v nvcc)")")/lib64 -lcudart
+  # the CUDA headers on the include path (as on a machine where they are on
+  # the default one): still no CUDA library needed
+  try decode-cuda-path ok env CPATH="$CUDA/include" gcc -std=c99 $W -I. $src/decode.c -o $out/decode-cuda-path
+  try decode-cuda-path-run ok $out/decode-cuda-path
+  try decode-cuda-path-cxx ok env CPATH="$CUDA/include" g++ -x c++ $W -I. $src/decode.c -o $out/decode-cuda-path-cxx
+  # asked for with IKP_CUDA: compiled, and links against the runtime
+  for cc in gcc clang; do
+    try $cc-cuda-helpers ok $cc -std=c99 $W $CUDA_INC -I. $src/cuda_helpers.c -o $out/$cc-cuda-helpers $CUDA_LIB -lcudart
+    try $cc-cuda-helpers-cxx ok $cc -x c++ -std=c++11 $W $CUDA_INC -I. -c $src/cuda_helpers.c -o $out/$cc-cuda-helpers-cxx.o
+  done
+  # nvcc: both headers together, the version check, the architectures
+  try nvcc-both ok $NVCC -std=c++17 -I. -gencode=arch=compute_90,code=sm_90 $src/both_headers.cu -o $out/both
+  try nvcc-version-mismatch fail $NVCC -I. -c $src/version_mismatch.cu -o $out/vm.o
+  says nvcc-version-mismatch "different IKP versions"
+  G=""
+  for a in 75 80 86 89 90 100 120; do G="$G -gencode=arch=compute_$a,code=sm_$a"; done
+  try nvcc-arch-default ok $NVCC -I. $G -c $src/arch.cu -o $out/arch-default.o
+  try nvcc-arch-staged ok $NVCC -I. -DIKP_STAGED=1 -gencode=arch=compute_90,code=sm_90 \
+      -gencode=arch=compute_100,code=sm_100 -gencode=arch=compute_120,code=sm_120 -c $src/arch.cu -o $out/arch-staged.o
+  try nvcc-arch-staged-sm80 fail $NVCC -I. -DIKP_STAGED=1 -gencode=arch=compute_80,code=sm_80 -c $src/arch.cu -o $out/arch-s80.o
+  says nvcc-arch-staged-sm80 "IKP_STAGED=1 needs sm_90 or newer"
+else
+  fail=$((fail+1)); echo "FAIL: nvcc not found: the CUDA checks cannot run"
 fi
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]

@@ -1,0 +1,4 @@
+/* Declarations only. */
+#include "ikp.h"
+int f(void);
+int f(void) { return (int)IKP_OK; }
