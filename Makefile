@@ -45,13 +45,14 @@ sample: device
 
 check-tools:
 	@command -v $(CC) >/dev/null || { echo "make: C compiler '$(CC)' not found"; exit 1; }
+	@command -v localedef >/dev/null && [ -f /usr/share/i18n/locales/de_DE ] || { echo "make: localedef and the locale sources are needed for the decimal-comma test (Debian: apt-get install locales)"; exit 1; }
 	@command -v $(PYTHON) >/dev/null || { echo "make: $(PYTHON) not found (needed to validate JSON in the tests)"; exit 1; }
 	@command -v $(CLANG) >/dev/null || { echo "make: $(CLANG) not found (needed for the libFuzzer harnesses)"; exit 1; }
 	@command -v $(NVCC) >/dev/null || { echo "make: $(NVCC) not found (the CUDA Toolkit is needed to compile the device code)"; exit 1; }
 
 CLANG       ?= clang
 FUZZ_SAN     = -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
-FUZZ_NAMES   = ikp tirx flashinfer capture names e2e
+FUZZ_NAMES   = ikp tirx flashinfer capture names e2e apinames
 FUZZ_BINS    = $(addprefix $(B)/fuzz_,$(FUZZ_NAMES))
 FUZZ_SECONDS ?= 60
 $(B)/fuzz_ikp: FUZZ_ID = 1
@@ -60,6 +61,7 @@ $(B)/fuzz_flashinfer: FUZZ_ID = 3
 $(B)/fuzz_capture: FUZZ_ID = 4
 $(B)/fuzz_names: FUZZ_ID = 5
 $(B)/fuzz_e2e: FUZZ_ID = 6
+$(B)/fuzz_apinames: FUZZ_ID = 7
 $(B)/fuzz_%: fuzz/fuzz.c ikp.h | $(B)
 	$(CLANG) $(FUZZ_SAN) -DFUZZ_TARGET=$(FUZZ_ID) -o $@ fuzz/fuzz.c
 
@@ -68,7 +70,7 @@ $(B)/fuzz_%: fuzz/fuzz.c ikp.h | $(B)
 fuzz: $(FUZZ_BINS)
 	@mkdir -p build/fuzz-crash
 	@for t in $(FUZZ_NAMES); do mkdir -p build/fuzz-work/$$t; echo "== fuzz_$$t ($(FUZZ_SECONDS) s)"; \
-	  if $(B)/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 \
+	  if $(B)/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 -max_len=70000 \
 	    -artifact_prefix=build/fuzz-crash/$$t- build/fuzz-work/$$t fuzz/corpus/$$t > build/fuzz-work/$$t.log 2>&1; \
 	  then tail -1 build/fuzz-work/$$t.log; else tail -30 build/fuzz-work/$$t.log; exit 1; fi; done
 
@@ -96,18 +98,34 @@ run: $(B)/ikp
 	  $(B)/ikp trace examples/data/sample.ikp -o trace.json && $(B)/ikp summary examples/data/sample.ikp; \
 	fi
 
+# Test-only Python packages, pinned, installed into build/pydeps (nothing
+# system-wide). Without network access to PyPI: pip install the same
+# versions from a wheel directory (PIP_FIND_LINKS=DIR PIP_NO_INDEX=1).
+NUMPY_VERSION = 2.4.6
+PYDEPS = $(B)/pydeps
+$(PYDEPS)/.numpy-$(NUMPY_VERSION): | $(B)
+	@$(PYTHON) -m pip install --quiet --disable-pip-version-check --target $(PYDEPS) numpy==$(NUMPY_VERSION) \
+	  || { echo "make: cannot install numpy==$(NUMPY_VERSION) from PyPI into $(PYDEPS) (needed to test .npy input; see the Makefile for installing it offline)"; exit 1; }
+	@touch $@
+
+# A decimal-comma locale for the locale test, made here (no system change).
+$(B)/locale/de_DE.UTF-8: | $(B)
+	@mkdir -p $(B)/locale && localedef -i de_DE -f UTF-8 $@ 2>/dev/null || [ -d $@ ]
+
 HOST_TESTS = "sh tests/compile_checks.sh" \
-             "$(B)/test_host" \
-             "ASAN_OPTIONS=detect_leaks=1 $(B)/test_host_asan" \
-             "$(PYTHON) tests/test_tool.py" \
-             "ASAN_OPTIONS=detect_leaks=1 IKP_TOOL=$(B)/ikp-asan $(PYTHON) tests/test_tool.py" \
+             "$(PYTHON) tests/test_snippets.py" \
+             "LOCPATH=$(B)/locale $(B)/test_host" \
+             "LOCPATH=$(B)/locale ASAN_OPTIONS=detect_leaks=1 $(B)/test_host_asan" \
+             "PYTHONPATH=$(PYDEPS) $(PYTHON) tests/test_tool.py" \
+             "PYTHONPATH=$(PYDEPS) ASAN_OPTIONS=detect_leaks=1 IKP_TOOL=$(B)/ikp-asan $(PYTHON) tests/test_tool.py" \
              "$(B)/test_threads" \
              "NVCC=$(NVCC) NVDISASM=$(B)/tools/nvdisasm $(PYTHON) tests/sass/check_sass.py" \
              "$(B)/test_nvrtc" \
              "NVCC=$(NVCC) sh tests/build_device.sh" \
              "sh tests/fuzz_check.sh"
 
-test: check-tools $(B)/ikp $(B)/ikp-asan $(B)/test_host $(B)/test_host_asan $(B)/test_nvrtc $(B)/tools/nvdisasm $(FUZZ_BINS) $(B)/test_threads
+test: check-tools $(B)/ikp $(B)/ikp-asan $(B)/test_host $(B)/test_host_asan $(B)/test_nvrtc $(B)/tools/nvdisasm $(FUZZ_BINS) $(B)/test_threads \
+      $(PYDEPS)/.numpy-$(NUMPY_VERSION) $(B)/locale/de_DE.UTF-8
 	@sh tests/run_all.sh $(HOST_TESTS)
 
 GPU_TESTS = "$(B)/test_device" \
@@ -126,8 +144,8 @@ bench-gpu: device
 	$(B)/overhead
 	$(B)/gemm_bench
 
-bench: $(B)/bench_host
-	$(B)/bench_host
+bench: $(B)/bench_host $(B)/ikp
+	$(B)/bench_host $(B)/ikp
 
 clean:
 	rm -rf $(B) trace.json

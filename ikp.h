@@ -13,37 +13,48 @@
        before you include this file in *one* C or C++ file. Other files
        include it without the define.
 
-       Decode a buffer already on the host (any compiler, no CUDA needed):
-           ikp_decode_options opts;
-           ikp_capture *cap = NULL;
-           ikp_stats *st = NULL;
-           ikp_error err;
-           memset(&opts, 0, sizeof opts);            (all-zero: defaults)
-           if (ikp_capture_open(words, num_words, &opts, &cap, &err) != IKP_OK) {
-               fprintf(stderr, "%s\n", err.message); (says what and where)
-               return 1;
+       Decode a buffer already on the host (any compiler, no CUDA needed;
+       tests/test_snippets.py compiles these lines as C and C++):
+           int decode(const uint64_t *words, size_t num_words)
+           {
+               ikp_decode_options opts;
+               ikp_capture *cap = NULL;
+               ikp_stats *st = NULL;
+               ikp_error err;
+               memset(&opts, 0, sizeof opts);         // all-zero: the defaults
+               if (ikp_capture_open(words, num_words, &opts, &cap, &err) != IKP_OK) {
+                   fprintf(stderr, "%s\n", err.message); // says what and where
+                   return 1;
+               }
+               ikp_write_chrome_path(cap, NULL, "trace.json", &err);
+               if (ikp_stats_compute(cap, &st, &err) == IKP_OK) {
+                   ikp_stats_write_text(st, ikp_file_writer, stdout);
+                   ikp_stats_free(st);
+               }
+               ikp_capture_free(cap);
+               return 0;
            }
-           ikp_write_chrome_path(cap, NULL, "trace.json", &err);
-           if (ikp_stats_compute(cap, &st, &err) == IKP_OK) {
-               ikp_stats_write_text(st, ikp_file_writer, stdout);
-               ikp_stats_free(st);
-           }
-           ikp_capture_free(cap);
        ikp_capture_load(path, ...) reads a file instead: an .ikp capture, a
        bare buffer (raw little-endian words) or a NumPy .npy array.
 
        Profile (the kernel uses ikp_cuda.cuh; this file compiled by nvcc,
        or with IKP_CUDA defined and -lcudart):
-           ikp_cuda_buffer buf;
-           ikp_dump_desc d;
-           ikp_cuda_buffer_create(&buf, num_blocks * num_groups, 1024, NULL);
-           ikp_cuda_buffer_reset(&buf, stream, NULL);
-           my_kernel<<<grid, block, 0, stream>>>(..., buf.device);
-           memset(&d, 0, sizeof d);
-           d.trace_path = "trace.json"; d.summary = stdout;
-           d.decode.event_names = names; d.decode.num_event_names = 3;
-           ikp_cuda_dump(&buf, stream, &d, NULL);   (download, decode, write)
-           ikp_cuda_buffer_destroy(&buf);
+           void profile(dim3 grid, dim3 block, cudaStream_t stream)
+           {
+               const char *names[] = {"load", "mma", "epilogue"};
+               ikp_cuda_buffer buf;
+               ikp_dump_desc d;
+               ikp_cuda_buffer_create(&buf, grid.x * 2, 1024, NULL); // 2 groups a block
+               ikp_cuda_buffer_reset(&buf, stream, NULL);
+               my_kernel<<<grid, block, 0, stream>>>(buf.device);
+               memset(&d, 0, sizeof d);
+               d.trace_path = "trace.json";
+               d.summary = stdout;
+               d.decode.event_names = names;
+               d.decode.num_event_names = 3;
+               ikp_cuda_dump(&buf, stream, &d, NULL);   // download, decode, write
+               ikp_cuda_buffer_destroy(&buf);
+           }
 
    CONFIGURATION (define before including the implementation)
        IKP_DEF            linkage of the API (default: extern)
@@ -985,17 +996,19 @@ static void ikp__scan_lane(const ikp_capture *cap, ikp__lane *l)
 {
     ikp__walk k;
     ikp__rec r;
-    uint64_t invalid;
+    uint64_t invalid, after;
     int64_t lo, hi;
-    int any, ok;
+    int any, ok, fin;
     l->anchored = 0;
     for (;;) {
         ikp__walk_init(cap, l, &k);
-        invalid = 0;
+        invalid = after = 0;
         lo = hi = 0;
-        any = 0;
+        any = fin = 0;
         while (ikp__walk_next(cap, l, &k, &r, &ok)) {
             int64_t ps;
+            after += fin; /* kept after a finalize (keep_after_finalize) */
+            if (r.kind == IKP__KIND_FINALIZE) fin = 1;
             if (r.kind == IKP__KIND_INVALID) { invalid++; continue; }
             if (!ikp__timed(r.kind)) continue;
             if (!ok) { invalid++; continue; }
@@ -1010,7 +1023,7 @@ static void ikp__scan_lane(const ikp_capture *cap, ikp__lane *l)
     l->pub.records = k.words;
     l->pub.invalid = invalid;
     l->pub.backwards = k.ck.backwards;
-    l->pub.after_finalize = 0;
+    l->pub.after_finalize = after;
     if (k.closed) {
         uint64_t w;
         while (ikp__next_word(&k.c, &w)) l->pub.after_finalize++;

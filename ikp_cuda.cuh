@@ -12,25 +12,41 @@
        ikp.h and this header must be of the same version (checked when both
        are included in one file).
 
-   QUICK START
-       __global__ void k(float *x, uint64_t *prof)     // profile buffer: last parameter
+   QUICK START (tests/test_snippets.py compiles both kernels as written)
+       enum { EV_LOAD, EV_MATH, EV_DONE };              // event ids, named on the host
+       __global__ void k(float *x, unsigned long long *prof) // profile buffer: last parameter
        {
            IKP_LANE(lane);                              // per-thread recorder
            IKP_INIT(lane, prof, threadIdx.x / 32, blockDim.x / 32, threadIdx.x % 32 == 0);
-           IKP_BEGIN(lane, EV_LOAD);  ...  IKP_END(lane, EV_LOAD);
-           { IKP_SCOPE(lane, EV_MATH); ... }            // ends with the C++ scope
+           IKP_BEGIN(lane, EV_LOAD);
+           float v = x[threadIdx.x];
+           IKP_END(lane, EV_LOAD);
+           {
+               IKP_SCOPE(lane, EV_MATH);                // ends with the C++ scope
+               v = v * v + 1.0f;
+           }
+           x[threadIdx.x] = v;
            IKP_INSTANT(lane, EV_DONE);
            IKP_FINALIZE(lane);
        }
-   Staged (-DIKP_STAGED=1: records kept in shared memory until a flush;
-   much cheaper inside pipelined main loops, see README "Staging"):
-       IKP_SHARED_STAGE(stage, GROUPS, 1024);             // block scope, static
-       IKP_INIT(lane, prof, g, GROUPS, leader);
-       IKP_STAGE(lane, stage[g], 1024);
-       ... records ...; IKP_FINALIZE(lane);               // flushes, then closes
-       host: ikp_cuda_buffer_create(&buf, blocks * groups, capacity, NULL);
-             ikp_cuda_buffer_reset(&buf, stream, NULL); k<<<...>>>(x, buf.device);
-             ikp_cuda_dump(&buf, stream, &desc, NULL);
+   Staged (-DIKP_STAGED=1, sm_90 and newer: records kept in shared memory
+   until a flush; much cheaper inside pipelined main loops, see README
+   "Staging"):
+       __global__ void ks(float *x, unsigned long long *prof) // 4 warps a block
+       {
+           IKP_SHARED_STAGE(stage, 4, 1024);            // block scope, static
+           IKP_LANE(lane);
+           unsigned g = threadIdx.x / 32;
+           IKP_INIT(lane, prof, g, 4, threadIdx.x % 32 == 0);
+           IKP_STAGE(lane, stage[g], 1024);
+           IKP_BEGIN(lane, EV_MATH);
+           x[threadIdx.x] *= 2.0f;
+           IKP_END(lane, EV_MATH);
+           IKP_FINALIZE(lane);                          // flushes, then closes
+       }
+   Host (ikp.h): ikp_cuda_buffer_create(&buf, blocks * groups, capacity,
+   NULL); ikp_cuda_buffer_reset(&buf, stream, NULL); launch with
+   buf.device; ikp_cuda_dump(&buf, stream, &desc, NULL).
 
    One leader thread per (block, group) writes; every other thread runs the
    same macros with its writes predicated off, so macros can sit in

@@ -1,7 +1,14 @@
-/* make bench: host decoder throughput on a synthetic capture of >= 20 M
-   records (4096 lanes, SM-cycle stamps, nested and sequential regions).
-   Times decode + Chrome JSON to /dev/null, and decode + statistics; prints
-   records/s, output MB/s and peak memory against the raw buffer size. */
+/* make bench: host decoder throughput on synthetic captures of >= 20 M
+   records.
+   1. In process: an IKP buffer (4096 lanes, SM-cycle stamps, nested and
+      sequential regions): decode + Chrome JSON to /dev/null, and decode +
+      statistics; records/s, output MB/s and peak memory against the raw
+      buffer size.
+   2. The whole tool as a process, file read included: `ikp trace FILE -o
+      /dev/null` on a 20 M-record TIRx buffer and on the IKP buffer as a bare
+      file; wall time, records/s and the process's peak memory against the
+      file's size. The tool's path is the first argument. */
+#define _DEFAULT_SOURCE
 #define _POSIX_C_SOURCE 200809L
 #define IKP_IMPLEMENTATION
 #define IKP_NO_CUDA
@@ -11,6 +18,9 @@
 #include <string.h>
 #include <time.h>
 #include <sys/resource.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 static double now(void)
 {
@@ -39,6 +49,69 @@ static int count_write(void *u, const void *d, size_t n)
     counter *c = (counter *)u;
     c->bytes += n;
     return fwrite(d, 1, n, c->f) == n ? 0 : 1;
+}
+
+/* runs `tool trace path -o /dev/null` REPS times: median seconds, peak RSS (MB) */
+static int run_tool(const char *tool, const char *path, double *secs, double *rss_mb)
+{
+    double t[REPS], peak = 0;
+    int rep;
+    for (rep = 0; rep < REPS; rep++) {
+        struct rusage ru;
+        int status;
+        double t0 = now();
+        pid_t pid = fork();
+        if (pid < 0) return 0;
+        if (pid == 0) {
+            execl(tool, tool, "trace", path, "-o", "/dev/null", (char *)NULL);
+            _exit(127);
+        }
+        if (wait4(pid, &status, 0, &ru) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+            fprintf(stderr, "bench: %s trace %s failed\n", tool, path);
+            return 0;
+        }
+        t[rep] = now() - t0;
+        if (ru.ru_maxrss / 1024.0 > peak) peak = ru.ru_maxrss / 1024.0;
+    }
+    qsort(t, REPS, sizeof(double), cmp_d);
+    *secs = t[REPS / 2];
+    *rss_mb = peak;
+    return 1;
+}
+
+static int save(const char *path, const uint64_t *w, size_t n)
+{
+    FILE *f = fopen(path, "wb");
+    int ok = f && fwrite(w, 8, n, f) == n;
+    if (f && fclose(f) != 0) ok = 0;
+    return ok;
+}
+
+/* TIRx: 2048 blocks x 2 groups, stride = lanes, 4884 records a lane (the
+   last a finalize), globaltimer ns stamps crossing 2^32 */
+static uint64_t *tirx_buffer(size_t *nw, uint64_t *records)
+{
+    const uint32_t nb = 2048, ng = 2, lanes = nb * ng, per = 4884;
+    uint64_t *w;
+    uint32_t l, k;
+    *nw = 1 + (size_t)lanes * per;
+    w = (uint64_t *)calloc(*nw, 8);
+    if (!w) return NULL;
+    w[0] = ((uint64_t)ng << 32) | nb;
+    for (l = 0; l < lanes; l++) {
+        uint64_t t = 0xFFF00000ull + (uint64_t)l * 37;
+        uint32_t seed = l * 2654435761u;
+        for (k = 0; k < per; k++) {
+            uint32_t ev, type;
+            seed = seed * 1103515245u + 12345u;
+            if (k == per - 1) { ev = 0; type = 3; }
+            else { ev = (k / 2) % 3; type = k % 2; } /* begin/end pairs of 3 events */
+            w[1 + l + (uint64_t)k * lanes] = ((t & 0xFFFFFFFFu) << 32) | ((uint64_t)l << 12) | (ev << 2) | type;
+            t += 200 + (seed >> 24);
+        }
+    }
+    *records = (uint64_t)lanes * per;
+    return w;
 }
 
 int main(int argc, char **argv)
@@ -122,6 +195,24 @@ int main(int argc, char **argv)
     printf("%-28s %10.3f %8.1f M [%.1f] %12s %14.2f\n", "decode + statistics", t3, records / t3 / 1e6,
            records / ts[0] / 1e6, "-", peak_mb() / raw_mb);
     printf("JSON written: %.1f MB; RSS before decoding %.1f MB\n", c.bytes / 1048576.0, base_mb);
+    if (argc > 1) {
+        size_t tn;
+        uint64_t trec;
+        uint64_t *tw = tirx_buffer(&tn, &trec);
+        double ts_, tr_, is_, ir_;
+        const char *tp = "build/bench-tirx.bin", *ip = "build/bench-ikp.bin";
+        if (!tw || !save(tp, tw, tn) || !save(ip, w, nw)) { fprintf(stderr, "bench: cannot write the bench files\n"); return 1; }
+        free(tw);
+        if (!run_tool(argv[1], tp, &ts_, &tr_) || !run_tool(argv[1], ip, &is_, &ir_)) return 1;
+        printf("\nwhole process: %s trace FILE -o /dev/null (median of %d runs)\n", argv[1], REPS);
+        printf("%-28s %10s %10s %12s %14s\n", "file", "MB", "seconds", "records/s", "peak RSS/file");
+        printf("%-28s %10.1f %10.3f %10.1f M %14.2f\n", "tirx, 20.0 M records", tn * 8 / 1048576.0, ts_,
+               trec / ts_ / 1e6, tr_ / (tn * 8 / 1048576.0));
+        printf("%-28s %10.1f %10.3f %10.1f M %14.2f\n", "ikp (bare), 20.0 M records", nw * 8 / 1048576.0, is_,
+               records / is_ / 1e6, ir_ / (nw * 8 / 1048576.0));
+        remove(tp);
+        remove(ip);
+    }
     free(w);
     return 0;
 }

@@ -6,6 +6,8 @@
      4 capture    .ikp capture / bare buffer reader (auto-detect), then JSON + statistics
      5 names      name-list parser (comma and newline lists)
      6 e2e        auto-detect + every writer, --by block and --by sm
+     7 apinames   event and group names given through ikp_decode_options (any
+                  bytes, any length: NUL-separated in the input), then every writer
    Every call must return a result code; ASan/UBSan/LSan catch the rest. */
 #define IKP_IMPLEMENTATION
 #define IKP_NO_CUDA
@@ -94,6 +96,45 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
         ikp_name_list_free(&l);
     }
+#elif FUZZ_TARGET == 7
+    /* names split at NUL bytes; every name an event name and a group name
+       of a small IKP buffer (2 groups, events 0..3 on both lanes) */
+    const char **names = (const char **)malloc((size + 1) * sizeof(char *));
+    char *copy = (char *)malloc(size + 1);
+    uint32_t n = 0;
+    size_t i, start = 0;
+    ikp_decode_options o;
+    ikp_capture *cap = NULL;
+    uint64_t w[8 + 2 * (9 + 8)];
+    if (names && copy) {
+        int lane, k;
+        memcpy(copy, data, size);
+        copy[size] = 0;
+        for (i = 0; i <= size; i++)
+            if (i == size || copy[i] == 0) { names[n++] = copy + start; start = i + 1; }
+        memset(w, 0, sizeof w);
+        ikp_buffer_header(w, 2, 8, 0);
+        for (lane = 0; lane < 2; lane++) {
+            uint64_t *h = w + 8 + lane * 17;
+            h[0] = IKP_WIRE_LANE_MAGIC;
+            h[1] = (uint64_t)lane << 32 | 2ull << 48;
+            h[3] = 100;
+            for (k = 0; k < 8; k++)
+                h[8 + k] = (uint64_t)(200 + 10 * k) << 32 | (uint32_t)(k / 2 + lane) << 2 |
+                           (k % 2 ? IKP_WIRE_KIND_END : IKP_WIRE_KIND_BEGIN);
+        }
+        memset(&o, 0, sizeof o);
+        o.event_names = names;
+        o.num_event_names = n;
+        o.group_names = names;
+        o.num_group_names = n;
+        if (ikp_capture_open(w, sizeof w / 8, &o, &cap, NULL) == IKP_OK) {
+            use(cap, IKP_BY_BLOCK);
+            ikp_capture_free(cap);
+        }
+    }
+    free(names);
+    free(copy);
 #else
     ikp_capture *cap = NULL;
     if (ikp_capture_open_file_data(data, size, NULL, &cap, NULL) == IKP_OK) {

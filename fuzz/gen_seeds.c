@@ -84,5 +84,43 @@ int main(void)
     put("names", "plain", "load,mma,epilogue", 17);
     put("names", "odd", "a\"b,\\c,,\x01\n\xff\xfe\r\ntab\t", 22);
     put("names", "empty", "", 0);
+    { /* tirx: a stale launch after a finalize; a stray record naming lane 4096 + its slot */
+        static const enc_rec rs[] = {{ENC_B, 1, 5000, 0}, {ENC_E, 1, 5400, 0}, {'F', 0, 5500, 0},
+                                     {ENC_B, 1, 1000, 0}, {ENC_E, 1, 1100, 0}};
+        enc_lane S;
+        uint64_t ts[1 + 2 * 5];
+        memset(&S, 0, sizeof S);
+        S.recs = rs; S.n = 5;
+        enc_tirx(ts, 11, 2, 1, 2, &S, 1);
+        ts[2] = (6000ull << 32) | ((4096u + 1u) << 12) | 2u;
+        put("tirx", "stale_and_stray", ts, sizeof ts);
+        put("e2e", "tirx_stale_and_stray", ts, sizeof ts);
+    }
+    { /* a .npy file (format 1.0) holding an IKP buffer */
+        unsigned char np[128 + sizeof w];
+        const char *dict = "{'descr': '<u8', 'fortran_order': False, 'shape': (25,), }";
+        size_t hl = strlen(dict), pad = 128 - 10 - hl - 1;
+        enc_ikp(w, 1, 8, 1, 1, 1, 1, L, 1);
+        memcpy(np, "\x93NUMPY\x01\x00", 8);
+        np[8] = (unsigned char)(128 - 10);
+        np[9] = 0;
+        memcpy(np + 10, dict, hl);
+        memset(np + 10 + hl, ' ', pad);
+        np[127] = '\n';
+        memcpy(np + 128, w, 25 * 8);
+        put("capture", "npy", np, 128 + 25 * 8);
+        put("e2e", "npy", np, 128 + 25 * 8);
+    }
+    { /* names through the API: NUL-separated, odd bytes, the longest allowed, one too long */
+        static unsigned char nm[2 * 256 + 300];
+        memset(nm, 1, 255);
+        nm[255] = 0;
+        memset(nm + 256, 0xFF, 255);
+        nm[511] = 0;
+        memset(nm + 512, 'x', 299);
+        put("apinames", "plain", "load\0mma \"x\"\0\0epilogue", 23);
+        put("apinames", "longest", nm, 511);
+        put("apinames", "too_long", nm, sizeof nm - 1);
+    }
     return 0;
 }

@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.." || exit 1
 secs=${FUZZ_TEST_SECONDS:-8}
 [ "$secs" -gt 20 ] && secs=20
 pass=0; fail=0
-for t in ikp tirx flashinfer capture names e2e; do
+for t in ikp tirx flashinfer capture names e2e apinames; do
   bin=build/fuzz_$t
   work=build/fuzz-work/$t
   mkdir -p "$work" build/fuzz-crash
@@ -17,7 +17,9 @@ for t in ikp tirx flashinfer capture names e2e; do
   else
     fail=$((fail+1)); echo "FAIL: $t corpus replay"; tail -30 build/fuzz-work/$t.replay.log
   fi
-  if $bin -max_total_time=$secs -timeout=10 -rss_limit_mb=2048 -artifact_prefix=build/fuzz-crash/$t- \
+  # apinames: long inputs, for names of 65,000 bytes and more
+  len=4096; [ $t = apinames ] && len=70000
+  if $bin -max_total_time=$secs -timeout=10 -rss_limit_mb=2048 -max_len=$len -artifact_prefix=build/fuzz-crash/$t- \
        "$work" fuzz/corpus/$t > build/fuzz-work/$t.fuzz.log 2>&1; then
     pass=$((pass+1))
   else

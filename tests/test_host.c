@@ -6,6 +6,7 @@
 #include "check.h"
 #include "encoder.h"
 
+#include <locale.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -804,6 +805,545 @@ static void test_allocator_and_many_tracks(void)
     free(w);
 }
 
+
+/* ---- hardening, round two ---- */
+
+/* a counting allocator that also tracks the peak of live bytes */
+typedef struct meter { size_t live, peak, largest, total; } meter;
+static void *m_alloc(size_t n, void *u)
+{
+    meter *m = (meter *)u;
+    size_t *p = (size_t *)malloc(n + sizeof(size_t) * 2);
+    if (!p) return NULL;
+    p[0] = n;
+    m->live += n; m->total += n;
+    if (m->live > m->peak) m->peak = m->live;
+    if (n > m->largest) m->largest = n;
+    return p + 2;
+}
+static void m_free(void *q, void *u)
+{
+    meter *m = (meter *)u;
+    size_t *p;
+    if (!q) return;
+    p = (size_t *)q - 2;
+    m->live -= p[0];
+    free(p);
+}
+static void *m_realloc(void *q, size_t n, void *u)
+{
+    void *r = m_alloc(n, u);
+    if (r && q) {
+        size_t old = ((size_t *)q - 2)[0];
+        memcpy(r, q, old < n ? old : n);
+        m_free(q, u);
+    }
+    return r;
+}
+static ikp_allocator metered(meter *m)
+{
+    ikp_allocator a;
+    memset(m, 0, sizeof *m);
+    a.alloc = m_alloc; a.realloc = m_realloc; a.free = m_free; a.user = m;
+    return a;
+}
+/* a sink that counts bytes */
+static int count_sink(void *u, const void *d, size_t n) { (void)d; *(size_t *)u += n; return 0; }
+
+static void test_api_names(void)
+{
+    static const enc_rec r[] = {{ENC_B, 0, 100, 0}, {ENC_E, 0, 190, 0}, {ENC_B, 1, 200, 0}, {ENC_E, 1, 250, 0}};
+    enc_lane L;
+    uint64_t w[8 + 9 + 4];
+    ikp_decode_options o;
+    ikp_capture *cap = NULL;
+    ikp_error e;
+    char *big = (char *)malloc(70000), ctl[256], *js;
+    const char *names[2];
+    const char **many = (const char **)calloc(16385, sizeof(char *));
+    memset(&L, 0, sizeof L);
+    L.started = L.finalized = 1; L.recs = r; L.n = 4; L.g0 = 50; L.g1 = 400;
+    enc_ikp(w, 1, 4, 1, 1, 1, 1, &L, 1);
+    memset(&o, 0, sizeof o);
+    o.event_names = names;
+    o.num_event_names = 2;
+    /* a 65,000-byte name: refused like a name from a file, nothing opened */
+    memset(big, 'x', 65000); big[65000] = 0;
+    names[0] = "ok"; names[1] = big;
+    CHECK_EQ(ikp_capture_open(w, 21, &o, &cap, &e), IKP_ERR_BAD_NAMES);
+    CHECK(cap == NULL && strstr(e.message, "event name 1 is longer than 255 bytes") != NULL);
+    /* 256 bytes: refused; 255: taken */
+    big[256] = 0;
+    CHECK_EQ(ikp_capture_open(w, 21, &o, &cap, &e), IKP_ERR_BAD_NAMES);
+    big[255] = 0;
+    CHECK_EQ(ikp_capture_open(w, 21, &o, &cap, &e), IKP_OK);
+    ikp_capture_free(cap);
+    /* 11,000 control bytes (6 bytes each once escaped): refused */
+    memset(big, 1, 11000); big[11000] = 0;
+    CHECK_EQ(ikp_capture_open(w, 21, &o, &cap, &e), IKP_ERR_BAD_NAMES);
+    /* group names: the same limit */
+    o.group_names = names; o.num_group_names = 2;
+    names[1] = "fine";
+    big[300] = 0;
+    names[0] = big;
+    o.event_names = NULL; o.num_event_names = 0;
+    CHECK_EQ(ikp_capture_open(w, 21, &o, &cap, &e), IKP_ERR_BAD_NAMES);
+    CHECK(strstr(e.message, "group name 0") != NULL);
+    o.group_names = NULL; o.num_group_names = 0;
+    /* more names than event ids */
+    o.event_names = many; o.num_event_names = 16385;
+    CHECK_EQ(ikp_capture_open(w, 21, &o, &cap, &e), IKP_ERR_BAD_NAMES);
+    o.num_event_names = 16384;
+    CHECK_EQ(ikp_capture_open(w, 21, &o, &cap, &e), IKP_OK);
+    ikp_capture_free(cap);
+    /* the longest names of the worst bytes: every writer copes, names round-trip */
+    memset(ctl, 1, 255); ctl[255] = 0;
+    names[0] = ctl; names[1] = ctl;
+    o.event_names = names; o.num_event_names = 2;
+    o.group_names = names; o.num_group_names = 1;
+    CHECK_EQ(ikp_capture_open(w, 21, &o, &cap, &e), IKP_OK);
+    if (cap) {
+        ikp_stats *st;
+        size_t n = 0;
+        js = chrome(cap, IKP_BY_BLOCK);
+        CHECK(js && count_str(js, "\\u0001") == 255 * 3); /* two regions and the group name */
+        free(js);
+        CHECK_EQ(ikp_stats_compute(cap, &st, &e), IKP_OK);
+        CHECK_EQ(ikp_stats_write_json(st, count_sink, &n), IKP_OK);
+        CHECK_EQ(ikp_stats_write_text(st, count_sink, &n), IKP_OK);
+        ikp_stats_free(st);
+        ikp_capture_free(cap);
+    }
+    free(big);
+    free(many);
+}
+
+static void test_rates_and_totals(void)
+{
+    /* 1000 nested regions of one event, each 19 hours long, on a
+       globaltimer lane whose stamps wrap every 4.29 s (instants keep the
+       steps below one wrap): their total, 6.8e19 ps, would wrap 64 bits */
+    enum { K = 1000 };
+    const uint64_t hours19 = 19ull * 3600 * 1000000000ull, step = 4000000000ull;
+    size_t nsteps = (size_t)(hours19 / step), n = 0, i;
+    enc_rec *r = (enc_rec *)malloc((2 * K + nsteps + 2) * sizeof(enc_rec));
+    uint64_t cap_n = 2 * K + nsteps + 2, *w = (uint64_t *)malloc(enc_ikp_words(1, (uint32_t)cap_n) * 8);
+    enc_lane L;
+    ikp_decode_options o;
+    ikp_capture *cap;
+    ikp_stats *st;
+    ikp_error e;
+    for (i = 0; i < K; i++) { r[n].kind = ENC_B; r[n].id = 3; r[n].t = 1000; n++; }
+    for (i = 1; i <= nsteps; i++) { r[n].kind = ENC_I; r[n].id = 4; r[n].t = 1000 + i * step; n++; }
+    for (i = 0; i < K; i++) { r[n].kind = ENC_E; r[n].id = 3; r[n].t = 1000 + hours19; n++; }
+    memset(&L, 0, sizeof L);
+    L.started = L.finalized = 1; L.recs = r; L.n = n; L.g0 = 500; L.g1 = 2000 + hours19;
+    enc_ikp(w, 1, (uint32_t)cap_n, 1, 1, 1, 1, &L, 1);
+    cap = open_fmt(w, enc_ikp_words(1, (uint32_t)cap_n), IKP_FORMAT_AUTO, IKP_OK);
+    if (cap) {
+        CHECK_EQ(ikp_stats_compute(cap, &st, &e), IKP_OK);
+        if (st) {
+            const ikp_event_stats *es = &st->events[0];
+            CHECK_EQ(es->id, 3);
+            CHECK_EQ(es->count, K);
+            CHECK_NEAR(es->total_ns / ((double)K * (double)hours19), 1.0, 1e-12);
+            CHECK(es->mean_ns >= es->min_ns && es->mean_ns <= es->max_ns);
+            CHECK_NEAR(es->mean_ns, (double)hours19, 1.0);
+            ikp_stats_free(st);
+        }
+        ikp_capture_free(cap);
+    }
+    free(r);
+    free(w);
+    /* header clocks and forced rates outside 50 MHz .. 20 GHz are refused */
+    {
+        static const enc_rec rr[] = {{ENC_B, 0, 100, 0}, {ENC_E, 0, 300, 0}};
+        uint64_t b[8 + 9 + 2];
+        double bad[5], good[3];
+        memset(&L, 0, sizeof L);
+        L.started = L.finalized = 1; L.cycles = 1; L.recs = rr; L.n = 2; L.g0 = 50; L.g1 = 400; L.c0 = 10; L.c1 = 700;
+        enc_ikp(b, 1, 2, 1, 1, 1, 1, &L, 1);
+        b[2] = 1; /* 1 kHz */
+        CHECK_EQ(ikp_capture_open(b, 19, NULL, &cap, &e), IKP_ERR_BAD_HEADER);
+        CHECK(e.offset == 16 && strstr(e.message, "1 kHz") != NULL);
+        b[2] = 25000000; /* 25 GHz */
+        CHECK_EQ(ikp_capture_open(b, 19, NULL, &cap, &e), IKP_ERR_BAD_HEADER);
+        b[2] = 0; /* unknown: fine */
+        CHECK_EQ(ikp_capture_open(b, 19, NULL, &cap, &e), IKP_OK);
+        ikp_capture_free(cap);
+        b[2] = 1980000;
+        bad[0] = 1e-9; bad[1] = 1.0 / 0.0; bad[2] = 0.0 / 0.0; bad[3] = -1.0; bad[4] = 21.0;
+        good[0] = 0.05; good[1] = 1.98; good[2] = 20.0;
+        memset(&o, 0, sizeof o);
+        for (i = 0; i < 5; i++) {
+            o.cycles_per_ns = bad[i];
+            CHECK_EQ(ikp_capture_open(b, 19, &o, &cap, &e), IKP_ERR_INVALID_ARGUMENT);
+            CHECK(strstr(e.message, "cycles_per_ns") != NULL);
+        }
+        for (i = 0; i < 3; i++) {
+            ikp_event ev[2];
+            o.cycles_per_ns = good[i];
+            CHECK_EQ(ikp_capture_open(b, 19, &o, &cap, &e), IKP_OK);
+            if (cap) {
+                CHECK_EQ(regions(cap, 0, ev, 2), 1);
+                CHECK_NEAR((double)(ev[0].end_ps - ev[0].start_ps), 200 * 1000.0 / good[i], 1.0);
+                ikp_capture_free(cap);
+            }
+        }
+    }
+}
+
+/* Statistics and info under a decimal-comma locale (de_DE, generated into
+   build/locale by make test): every number keeps its '.'. */
+static void test_locale(void)
+{
+    static const enc_rec r[] = {{ENC_B, 0, 100, 0}, {ENC_E, 0, 300, 0}, {ENC_B, 0, 400, 0}, {ENC_E, 0, 401, 0}};
+    enc_lane L;
+    uint64_t w[8 + 9 + 4];
+    ikp_capture *cap;
+    ikp_stats *st;
+    membuf m = {0, 0, 0};
+    char t[32];
+    const char *loc = setlocale(LC_ALL, "de_DE.UTF-8");
+    CHECK(loc != NULL);
+    if (!loc) { fprintf(stderr, "  (no de_DE.UTF-8 locale: run through make test, which makes one in build/locale)\n"); return; }
+    snprintf(t, sizeof t, "%.1f", 1.5);
+    CHECK(strcmp(t, "1,5") == 0); /* the locale really writes a decimal comma */
+    memset(&L, 0, sizeof L);
+    L.started = L.finalized = 1; L.recs = r; L.n = 4; L.g0 = 50; L.g1 = 500;
+    enc_ikp(w, 1, 4, 1, 1, 1, 1, &L, 1);
+    cap = open_fmt(w, 21, IKP_FORMAT_AUTO, IKP_OK);
+    if (cap) {
+        CHECK_EQ(ikp_stats_compute(cap, &st, NULL), IKP_OK);
+        CHECK_EQ(ikp_stats_write_json(st, mem_write, &m), IKP_OK);
+        CHECK(m.p && strstr(m.p, "\"span_ns\":301.000,") != NULL);
+        CHECK(m.p && strstr(m.p, "\"mean_ns\":100.500,") != NULL);
+        CHECK(m.p && strstr(m.p, "\"busy_fraction\":0.667774}") != NULL);
+        m.n = 0;
+        CHECK_EQ(ikp_stats_write_text(st, mem_write, &m), IKP_OK);
+        CHECK(m.p && strstr(m.p, "span        0.301 us") != NULL);
+        CHECK(m.p && strstr(m.p, "        100.5") != NULL);
+        CHECK(m.p && strstr(m.p, " 66.8%") != NULL);
+        {   /* no decimal comma anywhere: no digit, ',', digit */
+            const char *q;
+            int comma = 0;
+            for (q = m.p; q && q[0] && q[1] && q[2]; q++)
+                if (q[1] == ',' && q[0] >= '0' && q[0] <= '9' && q[2] >= '0' && q[2] <= '9') comma = 1;
+            CHECK(m.p && !comma);
+        }
+        ikp_stats_free(st);
+        free(m.p);
+        ikp_capture_free(cap);
+    }
+    setlocale(LC_ALL, "C");
+}
+
+static void test_duplicate_lanes(void)
+{
+    /* lane 3 = block 1 group 1 of 2 groups; lane 4 = block 1 group 1 of 3
+       groups: both headers are self-consistent and claim the same pair. Their
+       regions overlap without nesting. */
+    static const enc_rec ra[] = {{ENC_B, 0, 1000, 0}, {ENC_E, 0, 2000, 0}};
+    static const enc_rec rb[] = {{ENC_B, 1, 1500, 0}, {ENC_E, 1, 2500, 0}};
+    enc_lane L[2];
+    uint64_t w[8 + 6 * (9 + 4)];
+    ikp_capture *cap;
+    char *js;
+    memset(L, 0, sizeof L);
+    L[0].block = 1; L[0].group = 1; L[0].started = L[0].finalized = 1; L[0].recs = ra; L[0].n = 2;
+    L[0].g0 = 900; L[0].g1 = 3000;
+    L[1] = L[0]; L[1].recs = rb;
+    enc_ikp(w, 6, 4, 2, 3, 1, 1, &L[0], 1);
+    {   /* the second lane, encoded with 3 groups, copied into slot 4 */
+        uint64_t w3[8 + 6 * (9 + 4)];
+        enc_ikp(w3, 6, 4, 3, 2, 1, 1, &L[1], 1);
+        memcpy(w + 8 + 4 * 13, w3 + 8 + 4 * 13, 13 * 8);
+    }
+    cap = open_fmt(w, sizeof w / 8, IKP_FORMAT_AUTO, IKP_OK);
+    if (!cap) return;
+    CHECK_EQ(ikp_capture_get_info(cap)->duplicate_lanes, 1);
+    CHECK(lane_info(cap, 4).flags & IKP_LANE_DUPLICATE);
+    CHECK_EQ(lane_info(cap, 4).duplicate_of, 3);
+    CHECK(!(lane_info(cap, 3).flags & IKP_LANE_DUPLICATE));
+    js = chrome(cap, IKP_BY_BLOCK);
+    /* same block, same group: the duplicate's region on the next track */
+    CHECK(js && strstr(js, "\"pid\":1,\"tid\":1,\"ts\":0.000,\"dur\":1.000") != NULL);
+    CHECK(js && strstr(js, "\"pid\":1,\"tid\":4,\"ts\":0.500,\"dur\":1.000") != NULL);
+    CHECK(js && strstr(js, "\"name\":\"group 1 [1] (lane 4, a duplicate of lane 3)\"") != NULL);
+    free(js);
+    ikp_capture_free(cap);
+}
+
+static void test_detection_votes(void)
+{
+    /* TIRx, 1 block x 2 groups... a real one: 4 blocks x 1 group, no
+       finalize records, stride = lanes: every record also reads as
+       flashinfer. One stray record names lane 4096 + its position. */
+    enc_rec r[4][2];
+    enc_lane L[4];
+    uint64_t w[1 + 4 * 2];
+    ikp_capture *cap;
+    ikp_stats *st;
+    membuf m = {0, 0, 0};
+    int i;
+    memset(L, 0, sizeof L);
+    for (i = 0; i < 4; i++) {
+        r[i][0].kind = ENC_B; r[i][0].id = 1; r[i][0].t = 100 + (uint64_t)i;
+        r[i][1].kind = ENC_E; r[i][1].id = 1; r[i][1].t = 200 + (uint64_t)i;
+        L[i].block = (uint32_t)i; L[i].recs = r[i]; L[i].n = 2;
+    }
+    enc_tirx(w, 9, 4, 1, 4, L, 4);
+    cap = open_fmt(w, 9, IKP_FORMAT_AUTO, IKP_OK);
+    if (cap) { /* a tie: the strided layout decides, and it is said */
+        CHECK_EQ(ikp_capture_get_info(cap)->format, IKP_FORMAT_TIRX);
+        CHECK_EQ(ikp_capture_get_info(cap)->detect_records, 8);
+        CHECK_EQ(ikp_capture_get_info(cap)->detect_fit[IKP_FORMAT_FLASHINFER], 8);
+        ikp_capture_free(cap);
+    }
+    w[1 + 2 + 4] += (uint64_t)4096 << 12; /* lane 2's end now names lane 4098 */
+    cap = open_fmt(w, 9, IKP_FORMAT_AUTO, IKP_OK);
+    if (cap) {
+        const ikp_capture_info *in = ikp_capture_get_info(cap);
+        CHECK_EQ(in->format, IKP_FORMAT_TIRX);
+        CHECK_EQ(in->out_of_range, 1);
+        CHECK_EQ(in->detect_fit[IKP_FORMAT_TIRX], 7);
+        CHECK(in->detect_fit[IKP_FORMAT_FLASHINFER] < 8);
+        CHECK_EQ(ikp_stats_compute(cap, &st, NULL), IKP_OK);
+        CHECK_EQ(ikp_info_write_text(st, mem_write, &m), IKP_OK);
+        CHECK(m.p && strstr(m.p, "detected    tirx: 7 of 8 records fit it") != NULL);
+        CHECK(m.p && strstr(m.p, "not unanimous: pass --format") != NULL);
+        CHECK(m.p && strstr(m.p, "1 records name a lane past the header's (skipped)") != NULL);
+        CHECK(m.p && strstr(m.p, "dropped     n/a") != NULL);
+        free(m.p);
+        m.p = NULL; m.n = m.cap = 0;
+        CHECK_EQ(ikp_stats_write_json(st, mem_write, &m), IKP_OK);
+        CHECK(m.p && strstr(m.p, "\"dropped\":null") != NULL);
+        free(m.p);
+        ikp_stats_free(st);
+        ikp_capture_free(cap);
+    }
+}
+
+static void test_tirx_finalize(void)
+{
+    /* a reused, unzeroed buffer: launch 2 wrote B E F, launch 1's stale
+       records (earlier times) follow */
+    static const enc_rec r[] = {{ENC_B, 1, 5000, 0}, {ENC_E, 1, 5400, 0}, {'F', 0, 5500, 0},
+                                {ENC_B, 1, 1000, 0}, {ENC_E, 1, 1100, 0}, {ENC_B, 2, 1200, 0}};
+    enc_lane L;
+    uint64_t w[1 + 6];
+    ikp_decode_options o;
+    ikp_capture *cap;
+    ikp_event ev[4];
+    memset(&L, 0, sizeof L);
+    L.recs = r; L.n = 6;
+    enc_tirx(w, 7, 1, 1, 1, &L, 1);
+    cap = open_fmt(w, 7, IKP_FORMAT_TIRX, IKP_OK);
+    if (cap) {
+        const ikp_capture_info *in = ikp_capture_get_info(cap);
+        CHECK_EQ(in->after_finalize, 3);
+        CHECK_EQ(in->records, 3);
+        CHECK_EQ(lane_info(cap, 0).after_finalize, 3);
+        CHECK_EQ(regions(cap, 0, ev, 4), 1);
+        CHECK_EQ(ev[0].end_ps - ev[0].start_ps, 400 * NS);
+        CHECK_EQ(in->span_ps, 500 * NS); /* the stale records do not stretch the capture */
+        ikp_capture_free(cap);
+    }
+    memset(&o, 0, sizeof o);
+    o.format = IKP_FORMAT_TIRX;
+    o.keep_after_finalize = 1;
+    CHECK_EQ(ikp_capture_open(w, 7, &o, &cap, NULL), IKP_OK);
+    if (cap) {
+        CHECK_EQ(ikp_capture_get_info(cap)->after_finalize, 3);
+        CHECK_EQ(regions(cap, 0, ev, 4), 3); /* both launches, mixed, as asked */
+        ikp_capture_free(cap);
+    }
+}
+
+static void test_peer_memory(void)
+{
+    /* a 32 MiB flashinfer buffer whose header claims one lane per word:
+       opening it and writing its trace allocates little (no per-lane state) */
+    size_t n = 4u << 20, out = 0;
+    uint64_t *w = (uint64_t *)calloc(n, 8);
+    meter m;
+    ikp_decode_options o;
+    ikp_capture *cap;
+    memset(&o, 0, sizeof o);
+    o.allocator = metered(&m);
+    o.format = IKP_FORMAT_FLASHINFER;
+    w[0] = (1ull << 32) | (uint64_t)(n - 1);
+    w[1 + 7] = (3000ull << 32) | (7u << 12) | (1u << 2) | 0u; /* lane 7: a begin... */
+    CHECK_EQ(ikp_capture_open(w, n, &o, &cap, NULL), IKP_OK);
+    if (cap) {
+        CHECK_EQ(ikp_capture_get_info(cap)->active_lanes, 1);
+        CHECK_EQ(ikp_write_chrome(cap, NULL, count_sink, &out, NULL), IKP_OK);
+        CHECK(m.peak < (1u << 20));
+        ikp_capture_free(cap);
+    }
+    CHECK_EQ(m.live, 0);
+    /* TIRx, 2^20 lanes, one finalize record each and one real region: the
+       trace names only the lane that has something to show */
+    {
+        size_t lanes = 1u << 20, k;
+        uint64_t *t = (uint64_t *)calloc(1 + 3 * lanes, 8);
+        ikp_capture *c2;
+        char *js;
+        t[0] = (1ull << 32) | (uint64_t)lanes;
+        for (k = 0; k < lanes; k++) t[1 + k] = (5000ull << 32) | (k << 12) | 3u;
+        t[1 + 9] = (4000ull << 32) | (9u << 12) | (2u << 2) | 0u;
+        t[1 + 9 + lanes] = (4100ull << 32) | (9u << 12) | (2u << 2) | 1u;
+        t[1 + 9 + 2 * lanes] = (5000ull << 32) | (9u << 12) | 3u;
+        memset(&o, 0, sizeof o);
+        o.allocator = metered(&m);
+        CHECK_EQ(ikp_capture_open(t, 1 + 3 * lanes, &o, &c2, NULL), IKP_OK);
+        if (c2) {
+            CHECK_EQ(ikp_capture_get_info(c2)->format, IKP_FORMAT_TIRX);
+            CHECK_EQ(ikp_capture_get_info(c2)->active_lanes, lanes);
+            js = chrome(c2, IKP_BY_BLOCK);
+            CHECK(js && count_str(js, "\"thread_name\"") == 1 && count_str(js, "\"process_name\"") == 1);
+            CHECK(js && strlen(js) < 2000);
+            free(js);
+            CHECK(m.peak < (1u << 20));
+            ikp_capture_free(c2);
+        }
+        free(t);
+    }
+    free(w);
+}
+
+static void test_files(void)
+{
+    /* ikp_capture_load: one block of the file's size, kept by the capture */
+    static const enc_rec r[] = {{ENC_B, 0, 100, 0}, {ENC_E, 0, 190, 0}};
+    enc_lane L;
+    uint64_t *w;
+    uint32_t capn = 100000;
+    size_t nw = enc_ikp_words(1, capn), fsz;
+    ikp_decode_options o;
+    ikp_capture *cap;
+    ikp_error e;
+    meter m;
+    FILE *f;
+    const char *path = "build/test-out/big.bin";
+    unsigned char b[64];
+    w = (uint64_t *)malloc(nw * 8);
+    memset(&L, 0, sizeof L);
+    L.started = L.finalized = 1; L.recs = r; L.n = 2; L.g0 = 50; L.g1 = 400;
+    enc_ikp(w, 1, capn, 1, 1, 1, 1, &L, 1);
+    f = fopen(path, "wb");
+    CHECK(f && fwrite(w, 8, nw, f) == nw);
+    if (f) fclose(f);
+    fsz = nw * 8;
+    memset(&o, 0, sizeof o);
+    o.allocator = metered(&m);
+    CHECK_EQ(ikp_capture_load(path, &o, &cap, &e), IKP_OK);
+    CHECK_EQ(m.largest, fsz);
+    CHECK(m.peak < fsz + fsz / 10);
+    ikp_capture_free(cap);
+    CHECK_EQ(m.live, 0);
+    free(w);
+    /* not regular files: refused at once */
+    CHECK_EQ(ikp_capture_load("/dev/zero", NULL, &cap, &e), IKP_ERR_IO);
+    CHECK(strstr(e.message, "character device") != NULL);
+    CHECK_EQ(ikp_capture_load("build", NULL, &cap, &e), IKP_ERR_IO);
+    CHECK(strstr(e.message, "a directory") != NULL);
+    CHECK_EQ(ikp_capture_load("build/test-out/none.bin", NULL, &cap, &e), IKP_ERR_IO);
+    CHECK(strstr(e.message, "No such file or directory") != NULL);
+    {
+        ikp_name_list nl;
+        CHECK_EQ(ikp_name_list_load("/dev/zero", NULL, &nl, &e), IKP_ERR_IO);
+        CHECK_EQ(ikp_name_list_load("build", NULL, &nl, &e), IKP_ERR_IO);
+    }
+    /* wrong things handed to ikp_capture_open: what they are, what to call */
+    memset(b, 0, sizeof b);
+    memcpy(b, "IKPCAPT1", 8);
+    CHECK_EQ(ikp_capture_open((const uint64_t *)(void *)b, 8, NULL, &cap, &e), IKP_ERR_UNKNOWN_FORMAT);
+    CHECK(strstr(e.message, ".ikp capture file") && strstr(e.message, "ikp_capture_load"));
+    {
+        ikp_decode_options fo;
+        memset(&fo, 0, sizeof fo);
+        fo.format = IKP_FORMAT_IKP;
+        CHECK_EQ(ikp_capture_open((const uint64_t *)(void *)b, 8, &fo, &cap, &e), IKP_ERR_BAD_MAGIC);
+        CHECK(strstr(e.message, "ikp_capture_load") != NULL);
+    }
+    memcpy(b, "\x93NUMPY\x01\x00", 8);
+    CHECK_EQ(ikp_capture_open((const uint64_t *)(void *)b, 8, NULL, &cap, &e), IKP_ERR_UNKNOWN_FORMAT);
+    CHECK(strstr(e.message, "NumPy .npy") && strstr(e.message, "ikp_capture_load"));
+    CHECK_EQ(ikp_capture_open_file_data("\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03", 10, NULL, &cap, &e), IKP_ERR_UNKNOWN_FORMAT);
+    CHECK(strstr(e.message, "gzip") != NULL);
+    CHECK_EQ(ikp_capture_open_file_data("{\"traceEvents\":[]}\n", 19, NULL, &cap, &e), IKP_ERR_UNKNOWN_FORMAT);
+    CHECK(strstr(e.message, "JSON") != NULL);
+    CHECK_EQ(ikp_capture_open_file_data("PK\x03\x04....", 8, NULL, &cap, &e), IKP_ERR_UNKNOWN_FORMAT);
+    CHECK(strstr(e.message, "zip") != NULL);
+}
+
+/* .npy headers written here byte by byte (test_tool.py reads numpy's own) */
+static size_t npy(unsigned char *out, const char *dict, const uint64_t *w, size_t n)
+{
+    size_t hl = strlen(dict), total = 10 + hl, pad = (64 - (total + 1) % 64) % 64;
+    memcpy(out, "\x93NUMPY\x01\x00", 8);
+    out[8] = (unsigned char)((hl + pad + 1) & 0xFF);
+    out[9] = (unsigned char)((hl + pad + 1) >> 8);
+    memcpy(out + 10, dict, hl);
+    memset(out + 10 + hl, ' ', pad);
+    out[10 + hl + pad] = '\n';
+    memcpy(out + 10 + hl + pad + 1, w, n * 8);
+    return 10 + hl + pad + 1 + n * 8;
+}
+
+static void test_npy(void)
+{
+    static const enc_rec r[] = {{ENC_B, 0, 100, 0}, {ENC_E, 0, 190, 0}};
+    enc_lane L;
+    uint64_t w[8 + 9 + 2];
+    unsigned char f[512];
+    ikp_capture *cap;
+    ikp_error e;
+    size_t n;
+    char d[160];
+    memset(&L, 0, sizeof L);
+    L.started = L.finalized = 1; L.recs = r; L.n = 2; L.g0 = 50; L.g1 = 400;
+    enc_ikp(w, 1, 2, 1, 1, 1, 1, &L, 1);
+    n = npy(f, "{'descr': '<u8', 'fortran_order': False, 'shape': (19,), }", w, 19);
+    CHECK_EQ(ikp_capture_open_file_data(f, n, NULL, &cap, &e), IKP_OK);
+    if (cap) { CHECK_EQ(ikp_capture_get_info(cap)->records, 2); ikp_capture_free(cap); }
+    n = npy(f, "{'descr': '<i8', 'fortran_order': False, 'shape': (1, 19), }", w, 19);
+    CHECK_EQ(ikp_capture_open_file_data(f, n, NULL, &cap, &e), IKP_OK);
+    ikp_capture_free(cap);
+    n = npy(f, "{'descr': '>u8', 'fortran_order': False, 'shape': (19,), }", w, 19);
+    CHECK_EQ(ikp_capture_open_file_data(f, n, NULL, &cap, &e), IKP_ERR_BAD_HEADER);
+    CHECK(strstr(e.message, "big-endian") != NULL);
+    n = npy(f, "{'descr': '<f8', 'fortran_order': False, 'shape': (19,), }", w, 19);
+    CHECK_EQ(ikp_capture_open_file_data(f, n, NULL, &cap, &e), IKP_ERR_BAD_HEADER);
+    CHECK(strstr(e.message, "'<f8'") && strstr(e.message, "uint64"));
+    n = npy(f, "{'descr': '<u8', 'fortran_order': True, 'shape': (19, 2), }", w, 19);
+    CHECK_EQ(ikp_capture_open_file_data(f, n, NULL, &cap, &e), IKP_ERR_BAD_HEADER);
+    CHECK(strstr(e.message, "Fortran") != NULL);
+    n = npy(f, "{'descr': '<u8', 'fortran_order': False, 'shape': (20,), }", w, 19);
+    CHECK_EQ(ikp_capture_open_file_data(f, n, NULL, &cap, &e), IKP_ERR_TRUNCATED);
+    n = npy(f, "{'descr': '<u8', 'fortran_order': False, 'shape': (18,), }", w, 19);
+    CHECK_EQ(ikp_capture_open_file_data(f, n, NULL, &cap, &e), IKP_ERR_BAD_HEADER);
+    n = npy(f, "{'descr': '<u8', 'fortran_order': False, 'shape': (0,), }", w, 0);
+    CHECK_EQ(ikp_capture_open_file_data(f, n, NULL, &cap, &e), IKP_ERR_EMPTY);
+    snprintf(d, sizeof d, "{'descr': '<u8', 'fortran_order': False, 'shape': (99999999999999999999999,), }");
+    n = npy(f, d, w, 19);
+    CHECK_EQ(ikp_capture_open_file_data(f, n, NULL, &cap, &e), IKP_ERR_SIZE_OVERFLOW);
+    n = npy(f, "{'fortran_order': False, 'shape': (19,), }", w, 19);
+    CHECK_EQ(ikp_capture_open_file_data(f, n, NULL, &cap, &e), IKP_ERR_BAD_HEADER);
+    f[6] = 9;
+    CHECK_EQ(ikp_capture_open_file_data(f, n, NULL, &cap, &e), IKP_ERR_BAD_VERSION);
+    /* cut at every byte: an error, never a crash */
+    n = npy(f, "{'descr': '<u8', 'fortran_order': False, 'shape': (19,), }", w, 19);
+    {
+        size_t cut;
+        int all = 1;
+        for (cut = 1; cut < n; cut++)
+            if (ikp_capture_open_file_data(f, cut, NULL, &cap, &e) == IKP_OK) { all = 0; ikp_capture_free(cap); }
+        CHECK(all);
+    }
+}
+
 int main(void)
 {
     test_nesting_overlap_instants();
@@ -821,5 +1361,14 @@ int main(void)
     test_capture_file();
     test_name_list();
     test_allocator_and_many_tracks();
+    test_api_names();
+    test_rates_and_totals();
+    test_duplicate_lanes();
+    test_detection_votes();
+    test_tirx_finalize();
+    test_peer_memory();
+    test_files();
+    test_npy();
+    test_locale();
     return check_report();
 }

@@ -4,10 +4,12 @@ parser (no NaN/Infinity, no duplicate keys, no control bytes, valid UTF-8),
 Chrome traces are checked for proper nesting per (pid, tid), and bad input
 must give a non-zero exit, one error line, and no output file."""
 import os
+import signal
 import struct
 import subprocess
 import sys
 import tempfile
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from harness import check, report, strict_json  # noqa: E402
@@ -64,6 +66,222 @@ def check_trace(path, what):
     return evs
 
 
+def tirx_words(nb, ng, recs_per_lane, t0=1000, stride=None):
+    """A TIRx buffer: every lane load{ } then a finalize."""
+    lanes = nb * ng
+    stride = stride or lanes
+    words = [0] * (1 + stride * recs_per_lane)
+    words[0] = (ng << 32) | nb
+    for lane in range(lanes):
+        t = t0 + lane * 3
+        for k in range(recs_per_lane):
+            typ = 3 if k == recs_per_lane - 1 else k % 2
+            words[1 + lane + k * stride] = (((t + 10 * k) & 0xFFFFFFFF) << 32) | (lane << 12) | (1 << 2) | typ
+    return words
+
+
+def write_words(path, words):
+    with open(path, "wb") as f:
+        f.write(struct.pack("<%dQ" % len(words), *words))
+
+
+def hardening(tmp, bare):
+    """The bad-input rows of the second hardening round, end to end."""
+    out = os.path.join(tmp, "h.json")
+    rc, so, se = run("trace", SAMPLE, "-o", out)
+    good = open(out, "rb").read()
+    # -o naming the input (also through another name): refused, input intact
+    before = open(bare, "rb").read()
+    link = os.path.join(tmp, "same.bin")
+    os.link(bare, link)
+    for o in (bare, link):
+        rc, so, se = run("trace", bare, "-o", o)
+        check(rc == 2 and b"names the input file" in se, "-o naming the input is refused (%r)" % se)
+    check(open(bare, "rb").read() == before, "the input is untouched")
+    rc, so, se = run("trace", SAMPLE, "-o", "")
+    check(rc == 2 and b"-o needs a file name" in se, "-o '' is a usage error")
+    # -o -: the trace on standard output, byte for byte the file's
+    rc, so, se = run("trace", SAMPLE, "-o", "-")
+    check(rc == 0 and so == good, "-o - writes the same trace to standard output")
+    # I/O errors say why
+    rc, so, se = run("trace", SAMPLE, "-o", "/dev/full")
+    check(rc == 1 and b"No space left on device" in se, "a full device says why (%r)" % se)
+    rc, so, se = run("trace", SAMPLE, "-o", tmp)
+    check(rc == 1 and b"is a directory" in se, "a directory as output says so (%r)" % se)
+    # a symbolic link planted at the old fixed temporary name is not followed
+    victim = os.path.join(tmp, "victim")
+    with open(victim, "wb") as f:
+        f.write(b"precious")
+    os.symlink(victim, out + ".ikp-tmp")
+    rc, so, se = run("trace", SAMPLE, "-o", out)
+    check(rc == 0 and open(victim, "rb").read() == b"precious", "planted link: its target untouched")
+    check(open(out, "rb").read() == good, "planted link: the output written whole")
+    if os.path.lexists(out + ".ikp-tmp"):
+        os.remove(out + ".ikp-tmp")
+    if os.path.islink(out):
+        os.remove(out)
+    # not regular files, as IN and as --names @FILE: refused at once, never read
+    fifo = os.path.join(tmp, "fifo")
+    os.mkfifo(fifo)
+    for what, path, needle in (("/dev/zero", "/dev/zero", b"character device"),
+                               ("a FIFO", fifo, b"FIFO"), ("a directory", tmp, b"a directory")):
+        try:
+            p = subprocess.run([IKP, "trace", path, "-o", out], capture_output=True, timeout=20)
+            check(p.returncode == 1 and needle in p.stderr, "%s as IN: refused (%r)" % (what, p.stderr))
+            p = subprocess.run([IKP, "trace", SAMPLE, "-o", out, "--names", "@" + path], capture_output=True, timeout=20)
+            check(p.returncode == 1 and needle in p.stderr, "%s as --names @FILE: refused (%r)" % (what, p.stderr))
+        except subprocess.TimeoutExpired:
+            check(False, "%s: the tool blocked" % what)
+    check(open(out, "rb").read() == good, "refused inputs leave the output untouched")
+    # concurrent writers of one output: each run whole, never a mix
+    outs = {}
+    srcs = [SAMPLE, bare]
+    for src in srcs:
+        o = os.path.join(tmp, "one.json")
+        run("trace", src, "-o", o)
+        outs[src] = open(o, "rb").read()
+    shared = os.path.join(tmp, "shared.json")
+    ok_all = True
+    whole = True
+    for rnd in range(3):
+        procs = [subprocess.Popen([IKP, "trace", srcs[k % 2], "-o", shared], stdout=subprocess.DEVNULL,
+                                  stderr=subprocess.DEVNULL) for k in range(8)]
+        ok_all &= all(p.wait() == 0 for p in procs)
+        data = open(shared, "rb").read()
+        whole &= data in outs.values()
+    check(ok_all, "8 concurrent writers all succeed")
+    check(whole, "the shared output is always one writer's whole trace")
+    check(not [f for f in os.listdir(tmp) if f.endswith(".ikp-tmp")], "no temporary file left by concurrent writers")
+    # SIGTERM and SIGINT while writing: the temporary file goes, an earlier output stays
+    big = os.path.join(tmp, "big.bin")
+    write_words(big, tirx_words(512, 2, 400))
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        tgt = os.path.join(tmp, "sig.json")
+        with open(tgt, "wb") as f:
+            f.write(b"earlier")
+        seen = False
+        for attempt in range(5):
+            p = subprocess.Popen([IKP, "trace", big, "-o", tgt], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            t_end = time.time() + 20
+            while time.time() < t_end and p.poll() is None:
+                if [f for f in os.listdir(tmp) if f.startswith("sig.json.") and f.endswith(".ikp-tmp")]:
+                    p.send_signal(sig)
+                    seen = True
+                    break
+            p.wait()
+            if seen:
+                break
+            with open(tgt, "wb") as f:
+                f.write(b"earlier")
+        check(seen and p.returncode == -sig, "signal %d delivered while the trace was written" % sig)
+        check(not [f for f in os.listdir(tmp) if f.endswith(".ikp-tmp")], "signal %d: temporary file removed" % sig)
+        check(open(tgt, "rb").read() == b"earlier", "signal %d: the earlier output untouched" % sig)
+    # an event name over 255 bytes from the command line: refused like one from a file
+    rc, so, se = run("trace", SAMPLE, "-o", out, "--names", "a," + "x" * 300)
+    check(rc == 2 and b"at most 255" in se, "a 300-byte name on the command line is refused (%r)" % se)
+
+
+def duplicates_and_detection(tmp):
+    """Duplicate (block, group) claims; a stray TIRx record; finalize; n/a drops."""
+    # IKP buffer: 6 lanes x 4 records; lane 3 = block 1 group 1 of 2, lane 4 = block 1 group 1 of 3
+    cap = 4
+    words = [0] * (8 + 6 * (9 + cap))
+    words[0] = 0x31504B49 | (1 << 32) | (8 << 48) | (8 << 56)
+    words[1] = 6 | (cap << 32)
+    for lane, ng, t0, ev in ((3, 2, 1000, 0), (4, 3, 1500, 1)):
+        h = 8 + lane * (9 + cap)
+        words[h] = 0x4C41
+        words[h + 1] = 1 | (1 << 32) | (ng << 48)
+        words[h + 2] = 3 | (1 << 32) | (1 << 48)
+        words[h + 3] = 900
+        words[h + 5] = 3000
+        words[h + 7] = (1 << 63) | 2
+        words[h + 8] = (t0 << 32) | (ev << 2) | 1
+        words[h + 9] = ((t0 + 1000) << 32) | (ev << 2) | 2
+    path = os.path.join(tmp, "dup.bin")
+    write_words(path, words)
+    out = os.path.join(tmp, "dup.json")
+    rc, so, se = run("trace", path, "-o", out)
+    check(rc == 0 and b"warning" in se, "duplicate lanes: decoded with a warning (%r)" % se)
+    evs = check_trace(out, "duplicate lanes trace")
+    xs = [e for e in evs if e.get("ph") == "X"]
+    check(len(xs) == 2 and xs[0]["tid"] != xs[1]["tid"], "duplicate lanes on tracks of their own")
+    rc, so, se = run("info", path)
+    check(b"1 lanes claim a (block, group) an earlier lane claims" in so, "info counts duplicate lanes")
+    # a stray TIRx record naming lane 4096 + its position: still tirx, said so
+    words = tirx_words(4, 1, 3)
+    words[1 + 2 + 4] += 4096 << 12
+    path = os.path.join(tmp, "stray.bin")
+    write_words(path, words)
+    rc, so, se = run("info", path)
+    check(rc == 0 and b"format      tirx" in so and b"not unanimous" in so and b"1 records name a lane past" in so,
+          "a stray record does not flip detection (%r)" % so)
+    check(b"dropped     n/a" in so, "peer formats: dropped is n/a")
+    rc, so, se = run("summary", path, "--json")
+    try:
+        st = strict_json(so)
+        check(st["dropped"] is None and st["out_of_range"] == 1, "summary --json: dropped null, out_of_range 1")
+    except ValueError as e:
+        check(False, "summary --json: %s" % e)
+    # records after a finalize: left out, counted, shown on request
+    words = tirx_words(1, 1, 3)  # begin, end, finalize
+    words += [((500 + 10 * k) << 32) | (1 << 2) | (k % 2) for k in range(4)]  # stale launch after it
+    path = os.path.join(tmp, "stale.bin")
+    write_words(path, words)
+    rc, so, se = run("trace", path, "-o", out)
+    xs = [e for e in check_trace(out, "stale trace") if e.get("ph") == "X"]
+    check(rc == 0 and len(xs) == 1, "records after a finalize left out (%d regions)" % len(xs))
+    rc, so, se = run("info", path)
+    check(b"4 records after their lane's finalize record" in so, "info reports records after finalize (%r)" % so)
+    rc, so, se = run("trace", path, "-o", out, "--keep-after-finalize")
+    xs = [e for e in check_trace(out, "kept stale trace") if e.get("ph") == "X"]
+    check(rc == 0 and len(xs) == 3, "--keep-after-finalize shows them (%d regions)" % len(xs))
+
+
+def npy_files(tmp, bare):
+    """NumPy's own .npy files, read directly."""
+    try:
+        import numpy as np
+    except ImportError:
+        check(False, "numpy is not installed (make test installs it into build/pydeps)")
+        return
+    ref = os.path.join(tmp, "ref.json")
+    run("trace", bare, "-o", ref)
+    want = open(ref, "rb").read()
+    arr = np.fromfile(bare, dtype="<u8")
+    out = os.path.join(tmp, "npy.json")
+    for what, a in (("uint64", arr), ("int64", arr.view(np.int64)), ("2-D uint64", arr.reshape(1, -1))):
+        p = os.path.join(tmp, "buf.npy")
+        np.save(p, a)
+        rc, so, se = run("trace", p, "-o", out)
+        check(rc == 0 and open(out, "rb").read() == want, "np.save of %s reads like the bare buffer (%r)" % (what, se))
+    p = os.path.join(tmp, "v2.npy")
+    with open(p, "wb") as f:
+        np.lib.format.write_array(f, arr, version=(2, 0))
+    rc, so, se = run("trace", p, "-o", out)
+    check(rc == 0 and open(out, "rb").read() == want, "npy format 2.0 read")
+    for what, a, needle in (("big-endian", arr.astype(">u8"), b"big-endian"),
+                            ("float64", arr.astype(np.float64), b"'<f8'"),
+                            ("int32", arr.astype(np.int32), b"'<i4'"),
+                            ("Fortran 2-D", np.asfortranarray(np.stack([arr, arr], axis=1)), b"Fortran")):
+        p = os.path.join(tmp, "bad.npy")
+        np.save(p, a)
+        rc, so, se = run("trace", p, "-o", out)
+        check(rc == 1 and needle in se, "npy %s: a clear error (%r)" % (what, se))
+    p = os.path.join(tmp, "buf.npy")
+    np.save(p, arr)
+    data = open(p, "rb").read()
+    cut = os.path.join(tmp, "cut.npy")
+    with open(cut, "wb") as f:
+        f.write(data[:-8])
+    rc, so, se = run("trace", cut, "-o", out)
+    check(rc == 1 and b"needs" in se, "npy cut short: truncated (%r)" % se)
+    p = os.path.join(tmp, "buf.npz")
+    np.savez(p, arr)
+    rc, so, se = run("trace", p, "-o", out)
+    check(rc == 1 and b"zip archive" in se, "an .npz says what it is (%r)" % se)
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="ikp-tool-")
     out = os.path.join(tmp, "t.json")
@@ -78,7 +296,7 @@ def main():
     check(any(e.get("name") == "compute" for e in xs), "event names from the capture")
     check(any(e.get("args", {}).get("begin_data") == 3 for e in xs), "payload shown as args")
     check(min(e["ts"] for e in xs) == 0.0, "ts relative to the earliest record")
-    check(not os.path.exists(out + ".ikp-tmp"), "no temporary file left")
+    check(not [f for f in os.listdir(tmp) if f.endswith(".ikp-tmp")], "no temporary file left")
 
     rc, so, se = run("summary", SAMPLE, "--json")
     check(rc == 0, "summary --json exits 0")
@@ -161,7 +379,7 @@ def main():
         check(rc == 1, what + ": exit 1 (got %d)" % rc)
         check(len(lines) == 1 and lines[0].startswith(b"ikp: error: ") and needle in lines[0], what + ": one error line (%r)" % se)
         check(open(out, "rb").read() == good, what + ": earlier output untouched")
-        check(not os.path.exists(out + ".ikp-tmp"), what + ": no temporary file")
+        check(not [f for f in os.listdir(tmp) if f.endswith(".ikp-tmp")], what + ": no temporary file")
     fresh = os.path.join(tmp, "fresh.json")
     rc, so, se = run("trace", empty, "-o", fresh)
     check(rc == 1 and not os.path.exists(fresh), "no output file on error")
@@ -173,6 +391,10 @@ def main():
     check(rc == 2, "unknown command is a usage error")
     rc, so, se = run("trace", bare, "--format", "ikp", "-o", out)
     check(rc == 1 and b"no IKP magic" in se, "forcing a TIRx buffer through the IKP decoder")
+
+    hardening(tmp, bare)
+    duplicates_and_detection(tmp)
+    npy_files(tmp, bare)
 
     return report()
 

@@ -1,0 +1,102 @@
+#!/usr/bin/env python3
+"""The code shown to users compiles as written:
+ - every ```c, ```cpp and ```cuda block of README.md (c blocks as C99 with gcc
+   and clang and as C++ with g++; cpp blocks as C++; cuda blocks with nvcc);
+ - the quick starts in the opening comments of ikp.h (decode, as C and C++;
+   profile, with nvcc) and ikp_cuda.cuh (both kernels, with nvcc).
+Warnings are errors. A header snippet is a whole function or kernel; the test
+adds only the #include lines and the names it refers to from outside."""
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from harness import check, report  # noqa: E402
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+NVCC = os.environ.get("NVCC", "nvcc")
+W = ["-Wall", "-Wextra", "-pedantic", "-Werror"]
+NVW = ["-Werror", "all-warnings", "-Xcompiler", "-Wall,-Wextra"]
+ARCH = ["-gencode=arch=compute_90,code=sm_90"]
+
+
+def compile_ok(what, cmd):
+    p = subprocess.run(cmd, capture_output=True, cwd=ROOT)
+    msg = (p.stdout + p.stderr).decode(errors="replace")
+    check(p.returncode == 0, "%s compiles: %s\n%s" % (what, " ".join(cmd), msg[-2000:]))
+
+
+def readme_blocks():
+    text = open(os.path.join(ROOT, "README.md"), encoding="utf-8").read()
+    return re.findall(r"^```(c|cpp|cuda)\n(.*?)^```", text, flags=re.S | re.M)
+
+
+def header_snippet(path, first_line_prefix):
+    """The lines of a header comment from the one starting with the prefix
+    to the closing brace at its indentation, dedented."""
+    lines = open(os.path.join(ROOT, path), encoding="utf-8").read().split("\n")
+    for i, line in enumerate(lines):
+        if line.strip().startswith(first_line_prefix):
+            indent = len(line) - len(line.lstrip())
+            for j in range(i + 1, len(lines)):
+                if lines[j] == " " * indent + "}":
+                    return "\n".join(l[indent:] for l in lines[i:j + 1]) + "\n"
+    check(False, "%s: snippet '%s' not found" % (path, first_line_prefix))
+    return None
+
+
+def main():
+    tmp = tempfile.mkdtemp(prefix="ikp-snippets-")
+    blocks = readme_blocks()
+    check(len(blocks) >= 4, "README has its code blocks (%d found)" % len(blocks))
+    for n, (lang, code) in enumerate(blocks):
+        what = "README block %d (%s)" % (n + 1, lang)
+        if lang == "c":
+            src = os.path.join(tmp, "readme%d.c" % n)
+            open(src, "w").write(code)
+            for cc in (["gcc", "-std=c99"], ["clang", "-std=c99"], ["g++", "-x", "c++", "-std=c++11"]):
+                compile_ok(what + " with " + cc[0], cc + W + ["-I.", "-c", src, "-o", os.path.join(tmp, "o.o")])
+        elif lang == "cpp":
+            src = os.path.join(tmp, "readme%d.cpp" % n)
+            open(src, "w").write(code)
+            compile_ok(what, ["g++", "-std=c++17"] + W + ["-I.", "-c", src, "-o", os.path.join(tmp, "o.o")])
+        else:
+            src = os.path.join(tmp, "readme%d.cu" % n)
+            open(src, "w").write(code)
+            compile_ok(what, [NVCC, "-std=c++17"] + ARCH + NVW + ["-I.", "-c", src, "-o", os.path.join(tmp, "o.o")])
+
+    decode = header_snippet("ikp.h", "int decode(")
+    if decode:
+        src = os.path.join(tmp, "h_decode.c")
+        open(src, "w").write("#include <stdio.h>\n#include <string.h>\n#define IKP_IMPLEMENTATION\n"
+                             "#include \"ikp.h\"\n" + decode)
+        for cc in (["gcc", "-std=c99"], ["clang", "-std=c99"], ["g++", "-x", "c++", "-std=c++11"]):
+            compile_ok("ikp.h quick start (decode) with " + cc[0], cc + W + ["-I.", "-c", src, "-o", os.path.join(tmp, "o.o")])
+    profile = header_snippet("ikp.h", "void profile(")
+    if profile:
+        src = os.path.join(tmp, "h_profile.cu")
+        open(src, "w").write("#include <cstdio>\n#include <cstring>\n#include <cstdint>\n#include \"ikp_cuda.cuh\"\n"
+                             "#define IKP_IMPLEMENTATION\n#include \"ikp.h\"\n"
+                             "__global__ void my_kernel(uint64_t *prof) { IKP_LANE(l); "
+                             "IKP_INIT(l, prof, threadIdx.x / 32, 2, threadIdx.x % 32 == 0); IKP_FINALIZE(l); }\n"
+                             + profile)
+        compile_ok("ikp.h quick start (profile)", [NVCC, "-std=c++17"] + ARCH + NVW + ["-I.", "-c", src, "-o", os.path.join(tmp, "o.o")])
+    enum = "enum { EV_LOAD, EV_MATH, EV_DONE };"
+    k1 = header_snippet("ikp_cuda.cuh", "__global__ void k(")
+    k2 = header_snippet("ikp_cuda.cuh", "__global__ void ks(")
+    text = open(os.path.join(ROOT, "ikp_cuda.cuh"), encoding="utf-8").read()
+    check(enum in text, "ikp_cuda.cuh quick start declares its event ids")
+    if k1 and k2:
+        src = os.path.join(tmp, "c_quick.cu")
+        open(src, "w").write("#include \"ikp_cuda.cuh\"\n" + enum + "\n" + k1 + k2)
+        for staged in ("0", "1"):
+            compile_ok("ikp_cuda.cuh quick start (IKP_STAGED=%s)" % staged,
+                       [NVCC, "-std=c++17", "-DIKP_STAGED=" + staged] + ARCH + NVW +
+                       ["-I.", "-c", src, "-o", os.path.join(tmp, "o.o")])
+    return report()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
