@@ -63,6 +63,7 @@ static int run_tool(const char *tool, const char *path, double *secs, double *rs
         pid_t pid = fork();
         if (pid < 0) return 0;
         if (pid == 0) {
+            if (!freopen("/dev/null", "w", stderr)) _exit(126);
             execl(tool, tool, "trace", path, "-o", "/dev/null", (char *)NULL);
             _exit(127);
         }
@@ -210,8 +211,7 @@ int main(int argc, char **argv)
                trec / ts_ / 1e6, tr_ / (tn * 8 / 1048576.0));
         printf("%-28s %10.1f %10.3f %10.1f M %14.2f\n", "ikp (bare), 20.0 M records", nw * 8 / 1048576.0, is_,
                records / is_ / 1e6, ir_ / (nw * 8 / 1048576.0));
-        remove(tp);
-        remove(ip);
+        if (!getenv("IKP_BENCH_KEEP")) { remove(tp); remove(ip); }
     }
     free(w);
     return 0;

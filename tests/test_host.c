@@ -102,6 +102,32 @@ static size_t regions(const ikp_capture *cap, uint32_t lane, ikp_event *out, siz
     return n;
 }
 
+/* Peer formats: the open-time pass (ikp_capture_get_info) and the per-lane
+   walks (ikp_capture_lane) must agree on every count and on the span. */
+static void check_peer_totals(const ikp_capture *cap)
+{
+    const ikp_capture_info *in = ikp_capture_get_info(cap);
+    uint64_t records = 0, invalid = 0, backwards = 0, after = 0, active = 0;
+    int64_t lo = INT64_MAX, hi = INT64_MIN;
+    uint32_t l;
+    for (l = 0; l < in->num_lanes; l++) {
+        ikp_lane_info li = lane_info(cap, l);
+        if (!(li.flags & IKP_LANE_STARTED)) continue;
+        active++;
+        records += li.records; invalid += li.invalid; backwards += li.backwards; after += li.after_finalize;
+        if (li.first_ps != INT64_MIN) {
+            if (li.first_ps < lo) lo = li.first_ps;
+            if (li.last_ps > hi) hi = li.last_ps;
+        }
+    }
+    CHECK_EQ(in->active_lanes, active);
+    CHECK_EQ(in->records, records);
+    CHECK_EQ(in->invalid, invalid);
+    CHECK_EQ(in->backwards, backwards);
+    CHECK_EQ(in->after_finalize, after);
+    if (lo != INT64_MAX) { CHECK_EQ(lo, 0); CHECK_EQ(hi, in->span_ps); }
+}
+
 static void test_nesting_overlap_instants(void)
 {
     /* lane 0: A{ B{ } } C-instant ; lane 1: A{ B{ A} B} (overlap, not nested) */
@@ -457,6 +483,7 @@ static void test_tirx(void)
     cap = open_fmt(w, sizeof w / 8, IKP_FORMAT_AUTO, IKP_OK);
     if (!cap) return;
     CHECK_EQ(ikp_capture_get_info(cap)->format, IKP_FORMAT_TIRX);
+    check_peer_totals(cap);
     CHECK_EQ(ikp_capture_get_info(cap)->num_blocks, 3);
     CHECK_EQ(ikp_capture_get_info(cap)->num_groups, 2);
     for (i = 0; i < 6; i++) {
@@ -509,6 +536,7 @@ static void test_flashinfer(void)
     cap = open_fmt(w, sizeof w / 8, IKP_FORMAT_AUTO, IKP_OK);
     if (!cap) return;
     CHECK_EQ(ikp_capture_get_info(cap)->format, IKP_FORMAT_FLASHINFER);
+    check_peer_totals(cap);
     for (i = 0; i < 6; i++) {
         const ikp_lane_info li_v = lane_info(cap, (uint32_t)i), *li = &li_v;
         CHECK_EQ(li->block, i / 3);
@@ -1107,6 +1135,7 @@ static void test_detection_votes(void)
         CHECK_EQ(in->format, IKP_FORMAT_TIRX);
         CHECK_EQ(in->out_of_range, 1);
         CHECK_EQ(in->detect_fit[IKP_FORMAT_TIRX], 7);
+        check_peer_totals(cap);
         CHECK(in->detect_fit[IKP_FORMAT_FLASHINFER] < 8);
         CHECK_EQ(ikp_stats_compute(cap, &st, NULL), IKP_OK);
         CHECK_EQ(ikp_info_write_text(st, mem_write, &m), IKP_OK);
@@ -1143,6 +1172,7 @@ static void test_tirx_finalize(void)
         const ikp_capture_info *in = ikp_capture_get_info(cap);
         CHECK_EQ(in->after_finalize, 3);
         CHECK_EQ(in->records, 3);
+        check_peer_totals(cap);
         CHECK_EQ(lane_info(cap, 0).after_finalize, 3);
         CHECK_EQ(regions(cap, 0, ev, 4), 1);
         CHECK_EQ(ev[0].end_ps - ev[0].start_ps, 400 * NS);
@@ -1155,8 +1185,38 @@ static void test_tirx_finalize(void)
     CHECK_EQ(ikp_capture_open(w, 7, &o, &cap, NULL), IKP_OK);
     if (cap) {
         CHECK_EQ(ikp_capture_get_info(cap)->after_finalize, 3);
+        check_peer_totals(cap);
         CHECK_EQ(regions(cap, 0, ev, 4), 3); /* both launches, mixed, as asked */
         ikp_capture_free(cap);
+    }
+}
+
+/* random words under tirx and flashinfer headers: pass and walks agree */
+static void test_peer_pass_vs_walks(void)
+{
+    uint64_t w[1 + 64];
+    uint32_t seed = 12345;
+    int round, k;
+    for (round = 0; round < 400; round++) {
+        ikp_decode_options o;
+        ikp_capture *cap;
+        uint32_t nb = 1 + round % 4, ng = 1 + round % 3;
+        w[0] = ((uint64_t)ng << 32) | nb;
+        for (k = 1; k < 65; k++) {
+            uint32_t lane, t;
+            seed = seed * 1103515245u + 12345u;
+            lane = (seed >> 8) % (nb * ng + (round % 5 == 0 ? 3 : 0));
+            if (round % 3 == 0) lane = (uint32_t)(k - 1) % (nb * ng); /* strided */
+            t = 1000 + (uint32_t)k * 50 - ((seed >> 20) & 3) * 400 + (round % 7 == 0 ? (seed & 0x80000000u) : 0);
+            w[k] = ((seed >> 4) & 7) == 0 ? 0 : ((uint64_t)t << 32) | (lane << 12) | (((seed >> 12) & 3) << 2) | ((seed >> 16) & 3);
+        }
+        memset(&o, 0, sizeof o);
+        o.format = round % 2 ? IKP_FORMAT_TIRX : IKP_FORMAT_FLASHINFER;
+        o.keep_after_finalize = round % 4 == 1;
+        if (ikp_capture_open(w, 65, &o, &cap, NULL) == IKP_OK) {
+            check_peer_totals(cap);
+            ikp_capture_free(cap);
+        }
     }
 }
 
@@ -1366,6 +1426,7 @@ int main(void)
     test_duplicate_lanes();
     test_detection_votes();
     test_tirx_finalize();
+    test_peer_pass_vs_walks();
     test_peer_memory();
     test_files();
     test_npy();
