@@ -204,13 +204,17 @@ int main(int argc, char **argv)
         const char *tp = "build/bench-tirx.bin", *ip = "build/bench-ikp.bin";
         if (!tw || !save(tp, tw, tn) || !save(ip, w, nw)) { fprintf(stderr, "bench: cannot write the bench files\n"); return 1; }
         free(tw);
-        if (!run_tool(argv[1], tp, &ts_, &tr_) || !run_tool(argv[1], ip, &is_, &ir_)) return 1;
-        printf("\nwhole process: %s trace FILE -o /dev/null (median of %d runs)\n", argv[1], REPS);
-        printf("%-28s %10s %10s %12s %14s\n", "file", "MB", "seconds", "records/s", "peak RSS/file");
-        printf("%-28s %10.1f %10.3f %10.1f M %14.2f\n", "tirx, 20.0 M records", tn * 8 / 1048576.0, ts_,
-               trec / ts_ / 1e6, tr_ / (tn * 8 / 1048576.0));
-        printf("%-28s %10.1f %10.3f %10.1f M %14.2f\n", "ikp (bare), 20.0 M records", nw * 8 / 1048576.0, is_,
-               records / is_ / 1e6, ir_ / (nw * 8 / 1048576.0));
+        int k;
+        printf("\nwhole process: TOOL trace FILE -o /dev/null (median of %d runs)\n", REPS);
+        printf("%-36s %-28s %8s %9s %12s %14s\n", "tool", "file", "MB", "seconds", "records/s", "peak RSS/file");
+        /* argv[2], if given: a baseline tool, run alternately in the same process */
+        for (k = 1; k < argc && k < 3; k++) {
+            if (!run_tool(argv[k], tp, &ts_, &tr_) || !run_tool(argv[k], ip, &is_, &ir_)) return 1;
+            printf("%-36s %-28s %8.1f %9.3f %10.1f M %14.2f\n", argv[k], "tirx, 20.0 M records", tn * 8 / 1048576.0,
+                   ts_, trec / ts_ / 1e6, tr_ / (tn * 8 / 1048576.0));
+            printf("%-36s %-28s %8.1f %9.3f %10.1f M %14.2f\n", argv[k], "ikp (bare), 20.0 M records",
+                   nw * 8 / 1048576.0, is_, records / is_ / 1e6, ir_ / (nw * 8 / 1048576.0));
+        }
         if (!getenv("IKP_BENCH_KEEP")) { remove(tp); remove(ip); }
     }
     free(w);
