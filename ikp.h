@@ -1450,24 +1450,6 @@ static ikp_result ikp__tirx_layout(ikp_capture *cap, uint64_t lanes, int strided
     return IKP_OK;
 }
 
-/* the capture window: earliest stamp in the circular sense (spans < 2^31 ns) */
-static void ikp__peer_window(ikp_capture *cap)
-{
-    const uint64_t *w = cap->words;
-    uint64_t i;
-    int have = 0;
-    uint32_t v0 = 0;
-    int32_t mind = 0;
-    for (i = 1; i < cap->num_words; i++) {
-        uint32_t t;
-        if (!w[i]) continue;
-        t = (uint32_t)(w[i] >> 32);
-        if (!have) { v0 = t; have = 1; }
-        if ((int32_t)(t - v0) < mind) mind = (int32_t)(t - v0);
-    }
-    cap->peer_vmin = v0 + (uint32_t)mind;
-}
-
 static ikp_result ikp__open_peer(ikp_capture *cap, int strided, ikp_error *err)
 {
     const uint64_t *w = cap->words;
@@ -1588,11 +1570,30 @@ static const char *ikp__sniff(const unsigned char *p, size_t n)
    (a quarter of the buffer, or 1 MiB); tests compare it with the walks
    lane by lane. */
 typedef struct ikp__pscan {
-    int64_t prev, lo, hi;       /* ticks on the lane's unwrapped axis */
-    uint64_t records, after, backwards, invalid;
+    ikp__clock ck;              /* the lane's unwrap state, as in a walk */
+    int64_t lo, hi;             /* ticks on the lane's unwrapped axis */
+    uint64_t records, after, invalid;
     uint32_t anchor;
     uint8_t started, closed, fin, any;
 } ikp__pscan;
+
+/* the capture window: the earliest stamp in the circular sense, seen from
+   the first one (captures shorter than 2^31 ns) */
+typedef struct ikp__window { uint32_t v0; int32_t mind; int have; } ikp__window;
+static inline void ikp__window_add(ikp__window *wn, uint32_t t)
+{
+    if (!wn->have) { wn->v0 = t; wn->have = 1; }
+    if ((int32_t)(t - wn->v0) < wn->mind) wn->mind = (int32_t)(t - wn->v0);
+}
+
+static void ikp__peer_window(ikp_capture *cap)
+{
+    ikp__window wn = {0, 0, 0};
+    uint64_t i;
+    for (i = 1; i < cap->num_words; i++)
+        if (cap->words[i]) ikp__window_add(&wn, (uint32_t)(cap->words[i] >> 32));
+    cap->peer_vmin = wn.v0 + (uint32_t)wn.mind;
+}
 
 static int ikp__peer_pass(ikp_capture *cap, int64_t *t0, int64_t *t1)
 {
@@ -1600,27 +1601,25 @@ static int ikp__peer_pass(ikp_capture *cap, int64_t *t0, int64_t *t1)
     const uint64_t n = cap->num_words, lanes = cap->info.num_lanes;
     const uint64_t s = cap->index ? lanes : cap->stride;
     const int tirx = cap->format == IKP_FORMAT_TIRX, stop = tirx && !cap->keep_after_finalize;
-    const int64_t lim = (int64_t)(IKP__MAX_ABS_PS / 1000);
     ikp_capture_info *info = &cap->info;
     ikp__pscan *st;
+    ikp__lane tl; /* what ikp__unwrap reads of a peer lane: anchor, no end, the limit */
+    ikp__window wn = {0, 0, 0};
     uint64_t i, pos = 0;
-    uint32_t v0 = 0;
-    int32_t mind = 0;
-    int have = 0;
     /* at most a quarter of the buffer, or 1 MiB */
     if (lanes * sizeof(ikp__pscan) > n * 2 && lanes * sizeof(ikp__pscan) > (1u << 20)) return 0;
     st = (ikp__pscan *)ikp__alloc(&cap->alloc, (size_t)lanes * sizeof(ikp__pscan));
     if (!st) return 0;
     memset(st, 0, (size_t)lanes * sizeof(ikp__pscan));
+    memset(&tl, 0, sizeof tl);
+    tl.rel_limit = (int64_t)(IKP__MAX_ABS_PS / 1000);
     for (i = 1; i < n; i++, pos = pos + 1 == s ? 0 : pos + 1) {
         uint64_t x = w[i], ln;
         ikp__pscan *p;
-        uint32_t lo, d, type;
-        int64_t cand;
+        uint32_t lo, type;
         if (!x) continue;
         lo = (uint32_t)(x >> 32);
-        if (!have) { v0 = lo; have = 1; } /* the window, as ikp__peer_window */
-        if ((int32_t)(lo - v0) < mind) mind = (int32_t)(lo - v0);
+        ikp__window_add(&wn, lo);
         ln = (uint32_t)x >> 12;
         if (tirx) {
             if (ln >= lanes || (!cap->index && ln != pos)) continue; /* out of range: counted at open */
@@ -1630,23 +1629,19 @@ static int ikp__peer_pass(ikp_capture *cap, int64_t *t0, int64_t *t1)
         p->records++;
         if (p->fin) p->after++;
         type = (uint32_t)x & 3u;
-        if (!p->started) { p->started = 1; p->anchor = lo; p->prev = lo; }
+        if (!p->started) { p->started = 1; p->anchor = lo; p->ck.prev = lo; }
         if (type == 3u) {
             if (!tirx) { p->invalid++; continue; } /* flashinfer has no kind 3 */
             p->fin = 1;
             p->closed = (uint8_t)stop;
         }
-        d = lo - (uint32_t)p->prev;
-        cand = p->prev + (int64_t)d;
-        if (d >= 0x80000000u) cand = p->prev + (int64_t)(int32_t)d;
-        if (cand - (int64_t)p->anchor > lim || cand - (int64_t)p->anchor < -lim) { p->invalid++; continue; }
-        if (cand < p->prev) p->backwards++;
-        p->prev = cand;
-        if (!p->any || cand < p->lo) p->lo = cand;
-        if (!p->any || cand > p->hi) p->hi = cand;
+        tl.anchor = p->anchor;
+        if (!ikp__unwrap(&tl, &p->ck, lo)) { p->invalid++; continue; }
+        if (!p->any || p->ck.prev < p->lo) p->lo = p->ck.prev;
+        if (!p->any || p->ck.prev > p->hi) p->hi = p->ck.prev;
         p->any = 1;
     }
-    cap->peer_vmin = v0 + (uint32_t)mind;
+    cap->peer_vmin = wn.v0 + (uint32_t)wn.mind;
     for (i = 0; i < lanes; i++) {
         const ikp__pscan *p = &st[i];
         int64_t ref;
@@ -1654,7 +1649,7 @@ static int ikp__peer_pass(ikp_capture *cap, int64_t *t0, int64_t *t1)
         info->active_lanes++;
         info->records += p->records;
         info->invalid += p->invalid;
-        info->backwards += p->backwards;
+        info->backwards += p->ck.backwards;
         info->after_finalize += p->after;
         if (!p->any) continue;
         ref = (int64_t)(uint32_t)(p->anchor - cap->peer_vmin) * 1000;
