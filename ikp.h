@@ -308,6 +308,7 @@ typedef struct ikp_capture_info {
     int timer_cycles;             /* 1 if any lane stamps cycles */
     int drops_known;              /* 1 if the format counts dropped records (ikp);
                                      peer formats cannot: dropped is then 0 and means n/a */
+    int after_finalize_kept;      /* 1 if keep_after_finalize decoded those records */
     /* auto-detection between peer formats: records weighed and, of those,
        how many fit each format (detect_fit[IKP_FORMAT_TIRX]...). All zero
        when the format was given or is found by its magic. */
@@ -390,7 +391,8 @@ IKP_DEF ikp_result ikp_write_chrome_path(const ikp_capture *cap, const ikp_chrom
    creates a new temporary file next to path (a random name ending in
    ".ikp-tmp", created exclusively: never an existing file, never through a
    symbolic link); ikp_output_write (an ikp_write_fn) appends to it;
-   ikp_output_commit renames it over path, ikp_output_abort removes it. Any
+   ikp_output_commit renames it over path (or, if a write failed, removes
+   it and says why: IKP_ERR_IO), ikp_output_abort removes it. Any
    number of writers may write the same path at once: each has its own
    temporary file, and path always holds one writer's whole output. A path
    that names a device or a FIFO (/dev/null, /dev/stdout) is written in
@@ -431,7 +433,6 @@ typedef struct ikp_stats {
     uint32_t num_groups;
     ikp_allocator allocator_;
     char *names_;              /* internal: copies of names */
-    int kept_after_finalize_;  /* internal */
 } ikp_stats;
 
 IKP_DEF ikp_result ikp_stats_compute(const ikp_capture *cap, ikp_stats **out, ikp_error *err);
@@ -1762,6 +1763,7 @@ static ikp_result ikp__new_capture(const ikp_decode_options *opt, ikp_capture **
     cap->alloc = a;
     cap->format = opt ? opt->format : IKP_FORMAT_AUTO;
     cap->keep_after_finalize = opt ? opt->keep_after_finalize != 0 : 0;
+    cap->info.after_finalize_kept = cap->keep_after_finalize;
     *out = cap;
     if (!opt) return IKP_OK;
     r = ikp__copy_names(&a, opt->event_names, opt->num_event_names, "event", &cap->event_names,
@@ -2226,11 +2228,9 @@ static ikp_event *ikp__push_event(const ikp_capture *cap, ikp_lane_events *ev)
     return e;
 }
 
-IKP_DEF ikp_result ikp_decode_lane(const ikp_capture *cap, uint32_t lane, ikp_lane_events *out,
-                                   ikp_error *err)
+/* decodes lane l (stored, or made by ikp__get_lane) into out */
+static ikp_result ikp__decode(const ikp_capture *cap, const ikp__lane *l, ikp_lane_events *out, ikp_error *err)
 {
-    const ikp__lane *l;
-    ikp__lane tmp;
     ikp__scratch *s;
     ikp__walk wk;
     uint32_t last = IKP__NONE, i, t, ntr = 0, overflow = IKP__SHARED_TRACKS, maxtr = 0;
@@ -2238,16 +2238,11 @@ IKP_DEF ikp_result ikp_decode_lane(const ikp_capture *cap, uint32_t lane, ikp_la
     int64_t cs = 0, ce = 0;
     int open = 0;
     size_t k;
-    if (!cap || !out) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL argument");
-    if (lane >= cap->info.num_lanes)
-        return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, (int64_t)lane,
-                         "lane %u out of range (capture has %u)", lane, cap->info.num_lanes);
     out->count = 0;
     out->num_tracks = 0;
     out->regions = out->instants = out->unmatched_begin = out->unmatched_end = 0;
     out->busy_ps = 0;
     out->first_ps = out->last_ps = INT64_MIN;
-    l = ikp__get_lane(cap, lane, &tmp);
     if (!(l->pub.flags & IKP_LANE_STARTED)) return IKP_OK;
     if (!out->scratch_) {
         out->scratch_ = ikp__alloc(&cap->alloc, sizeof(ikp__scratch));
@@ -2348,6 +2343,17 @@ IKP_DEF ikp_result ikp_decode_lane(const ikp_capture *cap, uint32_t lane, ikp_la
     if (open) out->busy_ps += ce - cs;
     out->num_tracks = maxtr ? maxtr : 1;
     return IKP_OK;
+}
+
+IKP_DEF ikp_result ikp_decode_lane(const ikp_capture *cap, uint32_t lane, ikp_lane_events *out,
+                                   ikp_error *err)
+{
+    ikp__lane tmp;
+    if (!cap || !out) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL argument");
+    if (lane >= cap->info.num_lanes)
+        return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, (int64_t)lane,
+                         "lane %u out of range (capture has %u)", lane, cap->info.num_lanes);
+    return ikp__decode(cap, ikp__get_lane(cap, lane, &tmp), out, err);
 }
 
 /* ---- buffered output ---- */
@@ -2637,7 +2643,7 @@ IKP_DEF ikp_result ikp_write_chrome(const ikp_capture *cap, const ikp_chrome_opt
         uint32_t tbase = 0;
         size_t k;
         if (!(l->pub.flags & IKP_LANE_STARTED) || (cap->lanes && l->pub.records == 0)) continue;
-        r = ikp_decode_lane(cap, i, &ev, err);
+        r = ikp__decode(cap, l, &ev, err);
         if (r != IKP_OK) break;
         if (ev.count == 0) continue; /* nothing to show: no tracks, no names */
         if (track_next) {
@@ -2923,10 +2929,8 @@ static ikp_result ikp__write_path(const char *path, ikp__body_fn body, void *ctx
     ikp_result r = ikp_output_open(&out, path, err);
     if (r != IKP_OK) return r;
     r = body(ctx, ikp_output_write, &out, err);
-    if (r == IKP_ERR_WRITE && out.errno_)
-        r = ikp__fail(err, IKP_ERR_IO, -1, -1, "cannot write '%s': %s", path, strerror(out.errno_));
-    if (r != IKP_OK) { ikp_output_abort(&out); return r; }
-    return ikp_output_commit(&out, err);
+    if (r != IKP_OK && !out.errno_) { ikp_output_abort(&out); return r; }
+    return ikp_output_commit(&out, err); /* a failed write: its reason, the file removed */
 }
 
 typedef struct ikp__chrome_ctx {
@@ -3010,7 +3014,6 @@ IKP_DEF ikp_result ikp_stats_compute(const ikp_capture *cap, ikp_stats **out, ik
     memset(st, 0, sizeof *st);
     st->allocator_ = cap->alloc;
     st->info = cap->info;
-    st->kept_after_finalize_ = cap->keep_after_finalize;
     memset(&ev, 0, sizeof ev);
     ng = cap->info.num_groups ? cap->info.num_groups : 1;
     durs = (ikp__durs *)ikp__alloc(a, IKP_WIRE_MAX_EVENTS * sizeof(ikp__durs));
@@ -3025,7 +3028,7 @@ IKP_DEF ikp_result ikp_stats_compute(const ikp_capture *cap, ikp_stats **out, ik
         const ikp__lane *l = ikp__get_lane(cap, i, &lt);
         size_t k;
         if (!(l->pub.flags & IKP_LANE_STARTED) || (cap->lanes && l->pub.records == 0)) continue;
-        r = ikp_decode_lane(cap, i, &ev, err);
+        r = ikp__decode(cap, l, &ev, err);
         if (r != IKP_OK) goto done;
         st->regions += ev.regions;
         st->instants += ev.instants;
@@ -3180,7 +3183,7 @@ static void ikp__put_info_text(ikp__out *o, const ikp_stats *st)
     IKP__WARN(in->refused_lanes, "warning     buffer too small for the grid: %llu lanes not recorded (%llu needed, %u in buffer)\n", (unsigned long long)in->refused_lanes, (unsigned long long)in->lanes_needed, in->num_lanes)
     IKP__WARN(in->claimed_twice, "warning     %llu lanes opened twice (buffer not reset between launches, or two leaders)\n", (unsigned long long)in->claimed_twice)
     IKP__WARN(in->out_of_range, "warning     %llu records name a lane past the header's (skipped)\n", (unsigned long long)in->out_of_range)
-    IKP__WARN(in->after_finalize, "warning     %llu records after their lane's finalize record (stale records of an earlier launch? %s)\n", (unsigned long long)in->after_finalize, st->kept_after_finalize_ ? "kept, as asked" : "left out; --keep-after-finalize shows them")
+    IKP__WARN(in->after_finalize, "warning     %llu records after their lane's finalize record (stale records of an earlier launch? %s)\n", (unsigned long long)in->after_finalize, in->after_finalize_kept ? "kept, as asked" : "left out; --keep-after-finalize shows them")
     IKP__WARN(in->duplicate_lanes, "warning     %llu lanes claim a (block, group) an earlier lane claims (corrupt headers?): shown on tracks of their own\n", (unsigned long long)in->duplicate_lanes)
 #undef IKP__WARN
 }

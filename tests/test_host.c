@@ -834,7 +834,7 @@ static void test_allocator_and_many_tracks(void)
 }
 
 
-/* ---- hardening, round two ---- */
+/* ---- names from the API, totals, locales, duplicates, detection, peer memory, files ---- */
 
 /* a counting allocator that also tracks the peak of live bytes */
 typedef struct meter { size_t live, peak, largest, total; } meter;

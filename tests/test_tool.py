@@ -85,8 +85,9 @@ def write_words(path, words):
         f.write(struct.pack("<%dQ" % len(words), *words))
 
 
-def hardening(tmp, bare):
-    """The bad-input rows of the second hardening round, end to end."""
+def outputs_and_inputs(tmp, bare):
+    """Output files (-o cases, links, concurrency, signals), inputs that are
+    not regular files, long names: end to end."""
     out = os.path.join(tmp, "h.json")
     rc, so, se = run("trace", SAMPLE, "-o", out)
     good = open(out, "rb").read()
@@ -392,7 +393,7 @@ def main():
     rc, so, se = run("trace", bare, "--format", "ikp", "-o", out)
     check(rc == 1 and b"no IKP magic" in se, "forcing a TIRx buffer through the IKP decoder")
 
-    hardening(tmp, bare)
+    outputs_and_inputs(tmp, bare)
     duplicates_and_detection(tmp)
     npy_files(tmp, bare)
 

@@ -143,21 +143,17 @@ int main(int argc, char **argv)
             }
         } else {
             ikp_output o;
+            ikp_result r;
             if (ikp_output_open(&o, out, &e) != IKP_OK) { rc = fail(out, &e); goto done; }
             memcpy(cleanup_path, o.tmp_path, sizeof cleanup_path);
             cleanup_armed = o.tmp_path[0] != 0;
             signal(SIGINT, on_signal);
             signal(SIGTERM, on_signal);
-            if (ikp_write_chrome(cap, &copt, ikp_output_write, &o, &e) != IKP_OK) {
-                if (o.errno_) snprintf(e.message, sizeof e.message, "cannot write '%s': %s", out, strerror(o.errno_));
-                ikp_output_abort(&o);
-                cleanup_armed = 0;
-                rc = fail(out, &e);
-                goto done;
-            }
-            rc = ikp_output_commit(&o, &e) != IKP_OK;
+            r = ikp_write_chrome(cap, &copt, ikp_output_write, &o, &e);
+            if (r != IKP_OK && !o.errno_) ikp_output_abort(&o); /* e says what went wrong */
+            else r = ikp_output_commit(&o, &e);                 /* a failed write: with its reason */
             cleanup_armed = 0;
-            if (rc) { fail(out, &e); goto done; }
+            if (r != IKP_OK) { rc = fail(out, &e); goto done; }
         }
         fprintf(stderr, "ikp: wrote %s (%s, %u active lanes, %llu records)\n", strcmp(out, "-") ? out : "standard output",
                 ikp_format_name(ci->format), ci->active_lanes, (unsigned long long)ci->records);
