@@ -200,6 +200,9 @@ typedef enum ikp_format {
     IKP_FORMAT_IKP,
     IKP_FORMAT_TIRX,       /* TVM TIRx CudaProfiler / warpscope */
     IKP_FORMAT_FLASHINFER, /* flashinfer profiler.cuh */
+    IKP_FORMAT_TRITON_DIST,/* Triton-distributed triton_dist.tools.profiler */
+    IKP_FORMAT_NUGGETS,    /* transformer_nuggets CuTe DSL profiler, 4-word records */
+    IKP_FORMAT_NUGGETS_COMPACT, /* transformer_nuggets, compact 1-word records */
     IKP_FORMAT_COUNT
 } ikp_format;
 
@@ -212,7 +215,8 @@ typedef enum ikp_format {
 #define IKP_MAX_NAME_BYTES 255u
 
 IKP_DEF const char *ikp_format_name(ikp_format f);
-/* "auto", "ikp", "tirx", "flashinfer" -> format; IKP_FORMAT_COUNT if unknown */
+/* "auto", "ikp", "tirx", "flashinfer", "triton-dist", "nuggets",
+   "nuggets-compact" -> format; IKP_FORMAT_COUNT if unknown */
 IKP_DEF ikp_format ikp_format_from_name(const char *name);
 
 typedef struct ikp_allocator {
@@ -239,6 +243,11 @@ typedef struct ikp_decode_options {
                                        finalize record (stale records of an earlier
                                        launch, when the buffer was not zeroed); they
                                        are counted in after_finalize either way */
+    uint32_t num_units;             /* nuggets formats: units (slices) in the buffer; the
+                                       buffer does not say. 0 = infer from the data */
+    uint32_t timer_unit_ps;         /* peer formats: picoseconds per timer tick (0 = 1000,
+                                       globaltimer ns; 10000 for the 10 ns stamps of
+                                       Triton-distributed's AMD captures) */
 } ikp_decode_options;
 
 #define IKP_NO_SM 0xFFFFFFFFu
@@ -314,6 +323,12 @@ typedef struct ikp_capture_info {
        when the format was given or is found by its magic. */
     uint64_t detect_records;
     uint64_t detect_fit[IKP_FORMAT_COUNT];
+    int detect_tie;               /* another format fits as well: the choice is a guess */
+    int units_inferred;           /* nuggets: the number of units was inferred (num_blocks) */
+    uint32_t unit_words;          /* nuggets: words per unit (slice) */
+    uint64_t may_wrap;            /* nuggets-compact: regions whose 24-bit duration may
+                                     have wrapped (flagged IKP_EVENT_MAY_WRAP) */
+    uint32_t timer_unit_ps;       /* peer formats: ps per timer tick used */
 } ikp_capture_info;
 
 IKP_DEF const ikp_capture_info *ikp_capture_get_info(const ikp_capture *cap);
@@ -334,7 +349,14 @@ typedef enum ikp_event_kind {
     IKP_EVENT_KIND_COUNT
 } ikp_event_kind;
 
-enum { IKP_EVENT_HAS_BEGIN_DATA = 1u, IKP_EVENT_HAS_END_DATA = 2u };
+enum {
+    IKP_EVENT_HAS_BEGIN_DATA = 1u,
+    IKP_EVENT_HAS_END_DATA = 2u,
+    IKP_EVENT_HAS_TID = 4u,    /* nuggets: the record's tid field is in tid */
+    IKP_EVENT_MAY_WRAP = 8u    /* nuggets-compact: the duration is kept modulo 2^24 ticks
+                                  (16.78 ms) and the unit ran long enough for this region
+                                  to have lasted longer: end_ps may be short by a multiple */
+};
 
 typedef struct ikp_event {
     int64_t start_ps, end_ps;  /* ps after capture start; end = start for points */
@@ -343,6 +365,7 @@ typedef struct ikp_event {
     uint16_t flags;            /* IKP_EVENT_HAS_* */
     uint32_t track;            /* 0.. : regions of a lane that overlap without nesting go on extra tracks */
     uint32_t begin_data, end_data; /* payloads (IKP_DATA records) */
+    uint32_t tid;              /* IKP_EVENT_HAS_TID: the record's own tid field */
     uint32_t link_;            /* internal */
 } ikp_event;
 
@@ -660,6 +683,9 @@ IKP_DEF const char *ikp_format_name(ikp_format f)
     case IKP_FORMAT_IKP: return "ikp";
     case IKP_FORMAT_TIRX: return "tirx";
     case IKP_FORMAT_FLASHINFER: return "flashinfer";
+    case IKP_FORMAT_TRITON_DIST: return "triton-dist";
+    case IKP_FORMAT_NUGGETS: return "nuggets";
+    case IKP_FORMAT_NUGGETS_COMPACT: return "nuggets-compact";
     default: return "?";
     }
 }
@@ -707,7 +733,11 @@ struct ikp_capture {
     ikp__lane *lanes;     /* ikp: one per lane */
     uint32_t *index;      /* tirx, index layout: word positions grouped by lane */
     uint64_t *index_base; /* tirx, index layout: lane i at index[index_base[i] .. index_base[i+1]) */
-    uint64_t stride;      /* tirx stride layout, flashinfer: words between a lane's slots */
+    uint64_t stride;      /* tirx stride layout, flashinfer, triton-dist: words between a lane's slots */
+    uint64_t base0;       /* peer formats: word of lane 0's first slot (triton-dist: after the block words) */
+    int64_t tick_ps;      /* peer formats: ps per timer tick */
+    uint64_t unit_words;  /* nuggets: words per unit */
+    int64_t nug_ref;      /* nuggets: the middle of the stamps (the validity window's centre) */
     uint32_t peer_vmin;   /* peer formats: the capture window's first stamp (low 32 bits) */
     int64_t peer_shift_ps;/* peer formats: taken off every time so the earliest record is at 0 */
     int keep_after_finalize;
@@ -744,6 +774,11 @@ static inline void ikp__decode_word(ikp_format fmt, uint64_t w, ikp__rec *r)
         else r->kind = tag & 3u;
         return;
     }
+    if (fmt == IKP_FORMAT_TRITON_DIST) { /* task_type[11:1] | is_start[0] */
+        r->id = (tag >> 1) & 0x7FFu;
+        r->kind = (tag & 1u) ? IKP_WIRE_KIND_BEGIN : IKP_WIRE_KIND_END;
+        return;
+    }
     r->id = (tag >> 2) & 0x3FFu;
     switch (tag & 3u) {
     case 0: r->kind = IKP_WIRE_KIND_BEGIN; break;
@@ -753,6 +788,10 @@ static inline void ikp__decode_word(ikp_format fmt, uint64_t w, ikp__rec *r)
     }
 }
 
+/* triton-dist: an empty slot (the buffer is filled with 0x7FFF_FFFF_FFFF_FFFF,
+   0xFFFF_FFFF_FFFF_FFFF in its first release; 0 if the user zeroed it) */
+#define IKP__TD_EMPTY(x) ((x) == 0 || (x) == 0x7FFFFFFFFFFFFFFFull || (x) == 0xFFFFFFFFFFFFFFFFull)
+
 /* Walks one lane's records in order: up to two strided runs of words (an
    IKP ring wraps once), or TIRx's index of word positions. */
 typedef struct ikp__cursor {
@@ -760,7 +799,8 @@ typedef struct ikp__cursor {
     const uint32_t *idx;
     size_t step, left, left2;
     int mode;             /* 0: every word; 1: empty (zero) words skipped (flashinfer);
-                             2: also words naming another lane (tirx stride layout) */
+                             2: also words naming another lane (tirx stride layout);
+                             3: triton-dist's empty words skipped (0, 0x7FFF..., 0xFFFF...) */
     uint32_t lane;
 } ikp__cursor;
 
@@ -772,7 +812,8 @@ static void ikp__cursor_init(ikp__cursor *c, const ikp_capture *cap, const ikp__
     c->left2 = 0;
     c->step = (size_t)l->step;
     c->lane = l->index;
-    c->mode = cap->format == IKP_FORMAT_FLASHINFER ? 1 : cap->format == IKP_FORMAT_TIRX && !cap->index ? 2 : 0;
+    c->mode = cap->format == IKP_FORMAT_FLASHINFER ? 1 : cap->format == IKP_FORMAT_TIRX && !cap->index ? 2
+              : cap->format == IKP_FORMAT_TRITON_DIST ? 3 : 0;
     if (cap->format == IKP_FORMAT_TIRX && cap->index) {
         c->idx = cap->index + l->base;
         c->p = NULL;
@@ -796,7 +837,9 @@ static inline int ikp__next_word(ikp__cursor *c, uint64_t *w)
             c->left--;
             if (c->idx) *w = c->words[*c->idx++];
             else { *w = *c->p; c->p += c->step; }
-            if (c->mode == 0 || (*w && (c->mode == 1 || ((uint32_t)*w >> 12) == c->lane))) return 1;
+            if (c->mode == 0) return 1;
+            if (c->mode == 3) { if (!IKP__TD_EMPTY(*w)) return 1; }
+            else if (*w && (c->mode == 1 || ((uint32_t)*w >> 12) == c->lane)) return 1;
         }
         if (!c->left2) return 0;
         c->p = c->p2;
@@ -984,11 +1027,115 @@ static inline int ikp__walk_next(const ikp_capture *cap, const ikp__lane *l, ikp
             continue;
         }
         k->have_g = 0;
+        /* triton-dist: the tag names its lane (20 bits, the kernel does not mask it) */
+        if (cap->format == IKP_FORMAT_TRITON_DIST && ((uint32_t)w >> 12) != (l->index & 0xFFFFFu))
+            r->kind = IKP__KIND_INVALID;
         if (r->kind == IKP__KIND_FINALIZE && k->stop_at_finalize) k->closed = 1;
         *tick_ok = r->kind != IKP__KIND_INVALID && ikp__timed(r->kind) && ikp__unwrap(l, &k->ck, r->hi);
         return 1;
     }
     return 0;
+}
+
+/* ---- transformer_nuggets: one slice of unit_words words per unit ----
+   nuggets (legacy): [count][start, dur, tag, tid] x max_events, 64-bit stamps
+   nuggets-compact:  [anchor][tag8 | dur24 | start_lo32] x max_events
+   A stamp is read only within IKP__NUG_WINDOW ticks of the capture's middle
+   stamp (nug_ref), and below 2^62: garbage cannot stretch the time axis. */
+#define IKP__NUG_WINDOW ((int64_t)1 << 40)  /* ~18 minutes of ns */
+#define IKP__NUG_MAX_STAMP ((uint64_t)1 << 62)
+
+static int ikp__is_nuggets(ikp_format f)
+{
+    return f == IKP_FORMAT_NUGGETS || f == IKP_FORMAT_NUGGETS_COMPACT;
+}
+
+typedef struct ikp__nrec {
+    int64_t start, end;  /* ticks */
+    uint32_t id, tid;
+    int has_tid;
+} ikp__nrec;
+
+static int ikp__nug_near(uint64_t x, int64_t ref)
+{
+    int64_t rel = (int64_t)(x - (uint64_t)ref);
+    return x < IKP__NUG_MAX_STAMP && rel <= IKP__NUG_WINDOW && rel >= -IKP__NUG_WINDOW;
+}
+
+/* slot k of the unit slice q: 1 a region (in *r), 0 an empty slot, -1 a
+   record that cannot be read (a stamp outside the window, a negative or
+   huge duration, a tag past IKP_WIRE_MAX_EVENTS, no anchor) */
+static int ikp__nug_rec(const ikp_capture *cap, const uint64_t *q, uint64_t k, ikp__nrec *r)
+{
+    if (cap->format == IKP_FORMAT_NUGGETS) {
+        const uint64_t *x = q + 1 + 4 * k;
+        if (!x[0] && !x[1] && !x[2] && !x[3]) return 0;
+        if (!ikp__nug_near(x[0], cap->nug_ref) || x[1] >= (uint64_t)IKP__NUG_WINDOW || x[2] >= IKP_WIRE_MAX_EVENTS)
+            return -1;
+        r->start = (int64_t)x[0];
+        r->end = r->start + (int64_t)x[1];
+        r->id = (uint32_t)x[2];
+        r->tid = (uint32_t)x[3];
+        r->has_tid = 1;
+    } else {
+        uint64_t a = q[0], x = q[1 + k];
+        uint32_t lo;
+        if (!x) return 0;
+        if (!a || !ikp__nug_near(a, cap->nug_ref)) return -1;
+        lo = (uint32_t)x;
+        r->start = (int64_t)((a & ~(uint64_t)0xFFFFFFFFu) + lo + (lo < (uint32_t)a ? (uint64_t)1 << 32 : 0));
+        r->end = r->start + (int64_t)((x >> 32) & 0xFFFFFFu);
+        r->id = (uint32_t)(x >> 56);
+        r->tid = 0;
+        r->has_tid = 0;
+    }
+    return 1;
+}
+
+static void ikp__nug_lane(const ikp_capture *cap, uint32_t i, ikp__lane *l)
+{
+    const uint64_t S = cap->unit_words;
+    const uint64_t *q = cap->words + (uint64_t)i * S;
+    uint64_t k;
+    l->base = (uint64_t)i * S;
+    l->slots = cap->format == IKP_FORMAT_NUGGETS ? (S - 1) / 4 : S - 1;
+    l->anchor = cap->nug_ref;
+    l->ref_ps = -cap->peer_shift_ps;
+    for (k = 0; k < S; k++)
+        if (q[k]) { l->pub.flags = IKP_LANE_STARTED; break; }
+}
+
+/* counts and time range of a nuggets unit; *may_wrap (if given) counts
+   compact regions flagged IKP_EVENT_MAY_WRAP */
+static void ikp__nug_scan(const ikp_capture *cap, ikp__lane *l, uint64_t *may_wrap)
+{
+    const uint64_t *q = cap->words + l->base;
+    int64_t lo = 0, hi = 0;
+    uint64_t k, recs = 0, bad = 0;
+    int any = 0;
+    ikp__nrec r;
+    for (k = 0; k < l->slots; k++) {
+        int rc = ikp__nug_rec(cap, q, k, &r);
+        if (rc == 0) continue;
+        recs++;
+        if (rc < 0) { bad++; continue; }
+        if (!any || r.start < lo) lo = r.start;
+        if (!any || r.end > hi) hi = r.end;
+        any = 1;
+    }
+    l->pub.records = recs;
+    l->pub.invalid = bad;
+    if (cap->format == IKP_FORMAT_NUGGETS) {
+        /* atomic mode counts every region it was asked to keep */
+        if (q[0] > l->slots && q[0] < ((uint64_t)1 << 32)) l->pub.dropped = q[0] - l->slots;
+    } else if (recs && (!q[0] || !ikp__nug_near(q[0], cap->nug_ref))) {
+        l->pub.flags |= IKP_LANE_CORRUPT; /* records without a usable anchor */
+    }
+    l->pub.first_ps = any ? ikp__ps(l, lo) : INT64_MIN;
+    l->pub.last_ps = any ? ikp__ps(l, hi) : INT64_MIN;
+    if (may_wrap && any && cap->format == IKP_FORMAT_NUGGETS_COMPACT)
+        for (k = 0; k < l->slots; k++)
+            if (ikp__nug_rec(cap, q, k, &r) > 0 && r.start <= hi - ((int64_t)1 << 24)) (*may_wrap)++;
 }
 
 /* First pass over a lane: counts, time range. A cycle lane found to hold
@@ -1000,6 +1147,7 @@ static void ikp__scan_lane(const ikp_capture *cap, ikp__lane *l)
     uint64_t invalid, after;
     int64_t lo, hi;
     int any, ok, fin;
+    if (ikp__is_nuggets(cap->format)) { ikp__nug_scan(cap, l, NULL); return; }
     l->anchored = 0;
     for (;;) {
         ikp__walk_init(cap, l, &k);
@@ -1342,22 +1490,30 @@ static ikp_result ikp__open_ikp(ikp_capture *cap, const ikp_decode_options *opt,
     return ikp__find_duplicates(cap, err);
 }
 
-/* TIRx / flashinfer: word 0 = (num_groups << 32) | num_blocks.
-   Which of the two: every record is weighed. A record fits tirx if its lane
-   field (tag bits 12..31) names a lane of the header. It fits flashinfer if
-   it is not a finalize record, the low 12 bits of its block field equal
-   the block of the lane its position belongs to (record k of lane L at word
-   1 + L + k * lanes, L = block * groups + group), and its SM field equals
-   that of the lane's first record (a block runs on one SM). The format
-   more records fit wins. A tie (both read every record alike, e.g. one
-   group and SM 0 everywhere) goes to tirx if its records sit in a strided
-   layout, else to flashinfer. ikp_capture_info keeps the counts, so a
-   verdict that is not unanimous can be reported. */
+/* TIRx / flashinfer / Triton-distributed: word 0 = (num_groups << 32) |
+   num_blocks. Which of them: every non-empty word after word 0 is weighed.
+   A word fits tirx if its lane field (tag bits 12..31) names a lane of the
+   header. It fits flashinfer if it is not a finalize record, the low 12 bits
+   of its block field equal the block of the lane its position belongs to
+   (record k of lane L at word 1 + L + k * lanes, L = block * groups +
+   group), and its SM field equals that of the lane's first record (a block
+   runs on one SM). It fits triton-dist if it is an empty-slot value
+   (0x7FFF..., 0xFFFF...), or one of the num_blocks block words right after
+   word 0 reading (sm << 32) | block with a plausible SM (< 65536), or a
+   record after them whose lane field equals its position's lane (record k
+   of lane L at word 1 + num_blocks + L + k * lanes). The format more words
+   fit wins. Ties: tirx and flashinfer read alike (e.g. one group and SM 0
+   everywhere) go to tirx if its records sit in a strided layout, else to
+   flashinfer; triton-dist wins a tie when its block words are all well
+   formed (a guess, reported in detect_tie, when only one is written). ikp_capture_info keeps the
+   counts, so a verdict that is not unanimous can be reported. */
 static int ikp__tirx_stride_ok(const uint64_t *w, uint64_t n, uint64_t lanes, uint64_t s, uint64_t *oor);
-static ikp_format ikp__detect_peer(const uint64_t *w, uint64_t n, uint64_t lanes, uint64_t ng,
+static ikp_format ikp__detect_peer(const uint64_t *w, uint64_t n, uint64_t nb, uint64_t ng,
                                    ikp_capture_info *info, int *strided)
 {
-    uint64_t i, pos = 0, blk = 0, grp = 0, total = 0, t = 0, f = 0, bad = 0;
+    uint64_t i, pos = 0, blk = 0, grp = 0, total = 0, t = 0, f = 0, d = 0, bad = 0, lanes = nb * ng;
+    uint64_t blocks_ok = 0, blocks_bad = 0, best;
+    ikp_format pick;
     for (i = 1; i < n; i++) {
         uint64_t x = w[i];
         if (x) {
@@ -1370,12 +1526,35 @@ static ikp_format ikp__detect_peer(const uint64_t *w, uint64_t n, uint64_t lanes
         if (++grp == ng) { grp = 0; blk++; }
         if (++pos == lanes) { pos = 0; blk = 0; grp = 0; }
     }
+    if (nb + lanes <= n - 1) { /* room for triton-dist's block words and a slot per lane */
+        for (i = 0; i < nb; i++) {
+            uint64_t x = w[1 + i];
+            if (!x) continue;
+            if (IKP__TD_EMPTY(x)) d++;
+            else if ((uint32_t)x == i && (x >> 32) < 65536) { d++; blocks_ok++; }
+            else blocks_bad++;
+        }
+        for (pos = 0, i = 1 + nb; i < n; i++) {
+            uint64_t x = w[i];
+            if (x && (IKP__TD_EMPTY(x) || ((uint32_t)x >> 12) == (pos & 0xFFFFFu))) d++;
+            if (++pos == lanes) pos = 0;
+        }
+    }
     info->detect_records = total;
     info->detect_fit[IKP_FORMAT_TIRX] = t;
     info->detect_fit[IKP_FORMAT_FLASHINFER] = f;
+    info->detect_fit[IKP_FORMAT_TRITON_DIST] = d;
     *strided = bad == 0;
-    if (t != f) return t > f ? IKP_FORMAT_TIRX : IKP_FORMAT_FLASHINFER;
-    return bad == 0 ? IKP_FORMAT_TIRX : IKP_FORMAT_FLASHINFER;
+    if (t != f) pick = t > f ? IKP_FORMAT_TIRX : IKP_FORMAT_FLASHINFER;
+    else pick = bad == 0 ? IKP_FORMAT_TIRX : IKP_FORMAT_FLASHINFER;
+    best = t > f ? t : f;
+    if (d > best || (d == best && d > 0 && blocks_ok && !blocks_bad)) {
+        /* a tie won by the block words alone: sure when two or more read
+           (sm << 32) | their own index, a guess with one */
+        if (d == best && blocks_ok < 2) info->detect_tie = 1;
+        pick = IKP_FORMAT_TRITON_DIST;
+    }
+    return pick;
 }
 
 /* tirx: does every record that names a lane of the header sit at
@@ -1451,6 +1630,199 @@ static ikp_result ikp__tirx_layout(ikp_capture *cap, uint64_t lanes, int strided
     return IKP_OK;
 }
 
+/* nuggets: does the buffer read as slices of S words of the layout? Every
+   slice: legacy, a count below 2^32 and records that are empty or well
+   formed (a start near ref, a duration below the window, a tag below
+   IKP_WIRE_MAX_EVENTS); compact, an anchor near ref (or a slice all zero)
+   and no word near ref past it (an anchor inside a slice means the slices
+   are cut wrong). At least one record. *work counts the words read. */
+static int ikp__nug_fits(const uint64_t *w, uint64_t n, uint64_t S, int compact, int64_t ref,
+                         uint64_t *work, uint64_t *records)
+{
+    uint64_t u, k, recs = 0;
+    for (u = 0; u < n / S; u++) {
+        const uint64_t *q = w + u * S;
+        if (compact) {
+            *work += S;
+            if (!q[0]) {
+                for (k = 1; k < S; k++)
+                    if (q[k]) return 0;
+                continue;
+            }
+            if (!ikp__nug_near(q[0], ref)) return 0;
+            for (k = 1; k < S; k++)
+                if (q[k]) {
+                    if (ikp__nug_near(q[k], ref)) return 0;
+                    recs++;
+                }
+        } else {
+            *work += S;
+            if (q[0] >> 32) return 0;
+            for (k = 0; k < (S - 1) / 4; k++) {
+                const uint64_t *x = q + 1 + 4 * k;
+                if (!x[0] && !x[1] && !x[2] && !x[3]) continue;
+                if (!ikp__nug_near(x[0], ref) || x[1] >= (uint64_t)IKP__NUG_WINDOW || x[2] >= IKP_WIRE_MAX_EVENTS)
+                    return 0;
+                recs++;
+            }
+        }
+    }
+    *records = recs;
+    return recs > 0;
+}
+
+/* nuggets: the slice size when the buffer does not say. Candidates are
+   the divisors S of the buffer's length that the layout allows (legacy: 1 +
+   4 x max_events), fewest units first; the first that fits (ikp__nug_fits)
+   wins. Fewest units: slices cut finer than the kernel's would also fit when
+   the tails of its slices are empty, coarser ones would not (a unit's start
+   would fall inside a slice) unless whole units are empty. 0 if none fits
+   or the search reads more than 16 times the buffer. */
+static uint64_t ikp__nug_infer(const ikp_capture *cap, int compact, uint64_t *records)
+{
+    const uint64_t *w = cap->words, n = cap->num_words;
+    uint64_t d, k, ref = 0, work = 0, found = 0, nd = 0, cap_d = 64;
+    uint64_t *divs;
+    for (k = 0; k < n && !ref; k++) /* compact: the first word written is an anchor; legacy: a start */
+        if (compact ? w[k] != 0 : (w[k] >> 32) != 0) ref = w[k];
+    if (!ref || ref >= IKP__NUG_MAX_STAMP) return 0;
+    divs = (uint64_t *)ikp__alloc(&cap->alloc, (size_t)cap_d * sizeof(uint64_t));
+    if (!divs) return 0;
+    for (d = 1; d <= n / d; d++) {
+        if (n % d) continue;
+        if (nd + 2 > cap_d) {
+            size_t c = (size_t)cap_d;
+            if (!ikp__grow(&cap->alloc, (void **)&divs, &c, (size_t)nd + 2, sizeof(uint64_t))) break;
+            cap_d = c;
+        }
+        divs[nd++] = d;
+        if (d != n / d) divs[nd++] = n / d;
+    }
+    qsort(divs, (size_t)nd, sizeof(uint64_t), ikp__cmp_u64);
+    for (k = nd; k-- > 0 && !found && work <= 16 * n + (1u << 20);) {
+        uint64_t S = divs[k];
+        if (compact ? S < 2 : (S < 5 || (S - 1) % 4)) continue;
+        if (ikp__nug_fits(w, n, S, compact, (int64_t)ref, &work, records)) found = S;
+    }
+    ikp__free(&cap->alloc, divs);
+    return found;
+}
+
+/* nuggets: the middle stamp of up to 1023 units (each unit's anchor, or its
+   first record's start), the centre of the window in which stamps are read */
+static int64_t ikp__nug_middle(const ikp_capture *cap)
+{
+    uint64_t v[1023], m = 0, U = cap->info.num_lanes, S = cap->unit_words, u, k, step = U / 1023 + 1;
+    int pass;
+    for (pass = 0; pass < 2 && !m; pass++, step = 1) /* a sparse buffer: every unit */
+        for (u = 0; u < U && m < 1023; u += step) {
+            const uint64_t *q = cap->words + u * S;
+            if (cap->format == IKP_FORMAT_NUGGETS_COMPACT) {
+                if (q[0] && q[0] < IKP__NUG_MAX_STAMP) v[m++] = q[0];
+            } else {
+                for (k = 0; k < (S - 1) / 4; k++)
+                    if (q[1 + 4 * k]) {
+                        if (q[1 + 4 * k] < IKP__NUG_MAX_STAMP) v[m++] = q[1 + 4 * k];
+                        break;
+                    }
+            }
+        }
+    if (!m) return 0;
+    qsort(v, (size_t)m, sizeof(uint64_t), ikp__cmp_u64);
+    return (int64_t)v[m / 2];
+}
+
+/* auto-detection when word 0 is no header: a nuggets layout that fits
+   (with the units given, or inferred). Both or neither: the user must say. */
+static ikp_result ikp__detect_nuggets(ikp_capture *cap, uint32_t units, const char *what, ikp_error *err)
+{
+    const uint64_t *w = cap->words, n = cap->num_words;
+    uint64_t S[2] = {0, 0}, recs[2] = {0, 0}, k, ref;
+    int c;
+    char why[200];
+    if (units && n % units)
+        return ikp__fail(err, IKP_ERR_BAD_HEADER, -1, -1,
+                         "a buffer of %llu words does not divide into %u units (--units); "
+                         "each unit has a slice of the same size", (unsigned long long)n, units);
+    for (c = 0; c < 2; c++) {
+        if (!units) { S[c] = ikp__nug_infer(cap, c, &recs[c]); continue; }
+        if (n % units) continue;
+        S[c] = n / units;
+        if (c ? S[c] < 2 : (S[c] < 5 || (S[c] - 1) % 4)) { S[c] = 0; continue; }
+        for (k = 0, ref = 0; k < n && !ref; k++)
+            if (c ? w[k] != 0 : (w[k] >> 32) != 0) ref = w[k];
+        { uint64_t work = 0;
+          if (!ref || !ikp__nug_fits(w, n, S[c], c, (int64_t)ref, &work, &recs[c])) S[c] = 0; }
+    }
+    if (S[0] && S[1])
+        return ikp__fail(err, IKP_ERR_UNKNOWN_FORMAT, 0, -1,
+                         "reads as a nuggets buffer (%llu units) and as a nuggets-compact one (%llu units): "
+                         "pass --format nuggets or --format nuggets-compact, and --units",
+                         (unsigned long long)(n / S[0]), (unsigned long long)(n / S[1]));
+    if (!S[0] && !S[1]) {
+        if (w[0] == 0 && !what) snprintf(why, sizeof why, "word 0 is zero and no layout fits the words after it: "
+                                         "the buffer was never initialised (no IKP magic, no tirx/flashinfer/triton-dist header)");
+        else if (what) snprintf(why, sizeof why, "this is %s", what);
+        else snprintf(why, sizeof why, "word 0 = 0x%016llx is neither the IKP magic nor a tirx/flashinfer/triton-dist "
+                      "header that fits the buffer", (unsigned long long)w[0]);
+        return ikp__fail(err, what ? IKP_ERR_UNKNOWN_FORMAT : w[0] == 0 ? IKP_ERR_BAD_MAGIC : IKP_ERR_UNKNOWN_FORMAT,
+                         0, -1, "%s%s", why,
+                         what ? "" : "; a transformer_nuggets buffer that cannot be recognised needs "
+                                     "--format nuggets|nuggets-compact and --units N");
+    }
+    c = S[1] ? 1 : 0;
+    cap->format = c ? IKP_FORMAT_NUGGETS_COMPACT : IKP_FORMAT_NUGGETS;
+    cap->unit_words = S[c];
+    cap->info.units_inferred = !units;
+    cap->info.detect_records = recs[c];
+    cap->info.detect_fit[cap->format] = recs[c];
+    return IKP_OK;
+}
+
+static ikp_result ikp__open_nuggets(ikp_capture *cap, uint32_t units, ikp_error *err)
+{
+    const uint64_t n = cap->num_words;
+    ikp_capture_info *info = &cap->info;
+    uint64_t S, U, recs = 0, u;
+    const char *name = ikp_format_name(cap->format);
+    const int compact = cap->format == IKP_FORMAT_NUGGETS_COMPACT;
+    if (cap->unit_words) { /* found by auto-detection */
+        S = cap->unit_words;
+    } else if (units) {
+        if (n % units)
+            return ikp__fail(err, IKP_ERR_BAD_HEADER, -1, -1,
+                             "%s: a buffer of %llu words does not divide into %u units (--units); "
+                             "each unit has a slice of the same size",
+                             name, (unsigned long long)n, units);
+        S = n / units;
+        if (compact ? S < 2 : (S < 5 || (S - 1) % 4))
+            return ikp__fail(err, IKP_ERR_BAD_HEADER, -1, -1,
+                             "%s: %u units of %llu words each: a %s slice is %s words (--units wrong?)",
+                             name, units, (unsigned long long)S, name,
+                             compact ? "1 anchor + max_events (at least 2)" : "1 count + 4 x max_events (5, 9, 13, ...)");
+    } else {
+        S = ikp__nug_infer(cap, compact, &recs);
+        if (!S)
+            return ikp__fail(err, IKP_ERR_UNKNOWN_FORMAT, -1, -1,
+                             "%s: no number of units fits this buffer of %llu words: pass --units N "
+                             "(the buffer does not record it)", name, (unsigned long long)n);
+        info->units_inferred = 1;
+    }
+    U = n / S;
+    if (U > 0xFFFFFFFFull)
+        return ikp__fail(err, IKP_ERR_BAD_HEADER, -1, -1, "%s: %llu units, at most 2^32 - 1", name,
+                         (unsigned long long)U);
+    cap->unit_words = S;
+    info->unit_words = (uint32_t)(S > 0xFFFFFFFFull ? 0xFFFFFFFFull : S);
+    info->num_lanes = info->num_blocks = (uint32_t)U;
+    info->num_groups = 1;
+    cap->nug_ref = ikp__nug_middle(cap);
+    if (!compact) /* counts: written by the atomic mode (and the deprecated flush) */
+        for (u = 0; u < U && !info->drops_known; u++)
+            if (cap->words[u * S]) info->drops_known = 1;
+    return IKP_OK;
+}
+
 static ikp_result ikp__open_peer(ikp_capture *cap, int strided, ikp_error *err)
 {
     const uint64_t *w = cap->words;
@@ -1462,6 +1834,18 @@ static ikp_result ikp__open_peer(ikp_capture *cap, int strided, ikp_error *err)
                          ikp_format_name(cap->format), (unsigned long long)nb,
                          (unsigned long long)ng, (unsigned long long)w[0]);
     lanes = nb * ng;
+    cap->base0 = 1;
+    if (cap->format == IKP_FORMAT_TRITON_DIST) {
+        /* the block words, then a slot per lane */
+        if (nb + lanes > n - 1)
+            return ikp__fail(err, IKP_ERR_TRUNCATED, (int64_t)(n * 8), -1,
+                             "triton-dist header claims %llu blocks x %llu groups: %llu block words and "
+                             "%llu lanes need %llu words after the header, buffer holds %llu",
+                             (unsigned long long)nb, (unsigned long long)ng, (unsigned long long)nb,
+                             (unsigned long long)lanes, (unsigned long long)(nb + lanes),
+                             (unsigned long long)(n - 1));
+        cap->base0 = 1 + nb;
+    }
     if (cap->format == IKP_FORMAT_TIRX && lanes > (1u << 20))
         return ikp__fail(err, IKP_ERR_BAD_HEADER, 0, -1,
                          "tirx header claims %llu lanes; its lane field holds at most 1048576",
@@ -1496,14 +1880,22 @@ static void ikp__peer_lane(const ikp_capture *cap, uint32_t i, ikp__lane *l)
     l->pub.group = i % ng;
     l->pub.sm = IKP_NO_SM;
     l->pub.first_ps = l->pub.last_ps = INT64_MIN;
-    l->ps_per_tick = 1000.0;
-    l->ps_per_tick_q32 = (int64_t)1000 << 32;
-    l->rel_limit = (int64_t)(IKP__MAX_ABS_PS / 1000);
+    l->ps_per_tick = (double)cap->tick_ps;
+    l->ps_per_tick_q32 = cap->tick_ps << 32;
+    l->rel_limit = (int64_t)(IKP__MAX_ABS_PS / cap->tick_ps);
+    if (cap->format == IKP_FORMAT_NUGGETS || cap->format == IKP_FORMAT_NUGGETS_COMPACT) {
+        ikp__nug_lane(cap, i, l);
+        return;
+    }
+    if (cap->format == IKP_FORMAT_TRITON_DIST) { /* the block's word: (sm << 32) | block */
+        uint64_t b = cap->words[1 + l->pub.block];
+        if (!IKP__TD_EMPTY(b) && (uint32_t)b == l->pub.block && (b >> 32) < IKP_NO_SM) l->pub.sm = (uint32_t)(b >> 32);
+    }
     if (cap->index) {
         l->base = cap->index_base[i];
         l->slots = cap->index_base[i + 1] - cap->index_base[i];
     } else {
-        l->base = 1 + (uint64_t)i;
+        l->base = cap->base0 + (uint64_t)i;
         l->step = cap->stride;
         l->slots = i < cap->stride && l->base < n ? (n - l->base + cap->stride - 1) / cap->stride : 0;
     }
@@ -1513,7 +1905,7 @@ static void ikp__peer_lane(const ikp_capture *cap, uint32_t i, ikp__lane *l)
         l->pub.sm = (uint32_t)(x >> 24) & 0xFFu;
     /* unwrap from the first stamp; place it by its distance from the window start */
     l->anchor = (int64_t)(uint32_t)(x >> 32);
-    l->ref_ps = (int64_t)(uint32_t)((uint32_t)(x >> 32) - cap->peer_vmin) * 1000 - cap->peer_shift_ps;
+    l->ref_ps = (int64_t)(uint32_t)((uint32_t)(x >> 32) - cap->peer_vmin) * cap->tick_ps - cap->peer_shift_ps;
     l->pub.flags = IKP_LANE_STARTED;
 }
 
@@ -1590,9 +1982,11 @@ static inline void ikp__window_add(ikp__window *wn, uint32_t t)
 static void ikp__peer_window(ikp_capture *cap)
 {
     ikp__window wn = {0, 0, 0};
+    const int td = cap->format == IKP_FORMAT_TRITON_DIST;
     uint64_t i;
-    for (i = 1; i < cap->num_words; i++)
-        if (cap->words[i]) ikp__window_add(&wn, (uint32_t)(cap->words[i] >> 32));
+    for (i = cap->base0; i < cap->num_words; i++)
+        if (td ? !IKP__TD_EMPTY(cap->words[i]) : cap->words[i] != 0)
+            ikp__window_add(&wn, (uint32_t)(cap->words[i] >> 32));
     cap->peer_vmin = wn.v0 + (uint32_t)wn.mind;
 }
 
@@ -1602,6 +1996,7 @@ static int ikp__peer_pass(ikp_capture *cap, int64_t *t0, int64_t *t1)
     const uint64_t n = cap->num_words, lanes = cap->info.num_lanes;
     const uint64_t s = cap->index ? lanes : cap->stride;
     const int tirx = cap->format == IKP_FORMAT_TIRX, stop = tirx && !cap->keep_after_finalize;
+    const int td = cap->format == IKP_FORMAT_TRITON_DIST;
     ikp_capture_info *info = &cap->info;
     ikp__pscan *st;
     ikp__lane tl; /* what ikp__unwrap reads of a peer lane: anchor, no end, the limit */
@@ -1613,12 +2008,12 @@ static int ikp__peer_pass(ikp_capture *cap, int64_t *t0, int64_t *t1)
     if (!st) return 0;
     memset(st, 0, (size_t)lanes * sizeof(ikp__pscan));
     memset(&tl, 0, sizeof tl);
-    tl.rel_limit = (int64_t)(IKP__MAX_ABS_PS / 1000);
-    for (i = 1; i < n; i++, pos = pos + 1 == s ? 0 : pos + 1) {
+    tl.rel_limit = (int64_t)(IKP__MAX_ABS_PS / cap->tick_ps);
+    for (i = cap->base0; i < n; i++, pos = pos + 1 == s ? 0 : pos + 1) {
         uint64_t x = w[i], ln;
         ikp__pscan *p;
         uint32_t lo, type;
-        if (!x) continue;
+        if (td ? IKP__TD_EMPTY(x) : !x) continue;
         lo = (uint32_t)(x >> 32);
         ikp__window_add(&wn, lo);
         ln = (uint32_t)x >> 12;
@@ -1631,7 +2026,9 @@ static int ikp__peer_pass(ikp_capture *cap, int64_t *t0, int64_t *t1)
         if (p->fin) p->after++;
         type = (uint32_t)x & 3u;
         if (!p->started) { p->started = 1; p->anchor = lo; p->ck.prev = lo; }
-        if (type == 3u) {
+        if (td) {
+            if (((uint32_t)x >> 12) != (pos & 0xFFFFFu)) { p->invalid++; continue; } /* names another lane */
+        } else if (type == 3u) {
             if (!tirx) { p->invalid++; continue; } /* flashinfer has no kind 3 */
             p->fin = 1;
             p->closed = (uint8_t)stop;
@@ -1653,9 +2050,9 @@ static int ikp__peer_pass(ikp_capture *cap, int64_t *t0, int64_t *t1)
         info->backwards += p->ck.backwards;
         info->after_finalize += p->after;
         if (!p->any) continue;
-        ref = (int64_t)(uint32_t)(p->anchor - cap->peer_vmin) * 1000;
-        if (ref + (p->lo - (int64_t)p->anchor) * 1000 < *t0) *t0 = ref + (p->lo - (int64_t)p->anchor) * 1000;
-        if (ref + (p->hi - (int64_t)p->anchor) * 1000 > *t1) *t1 = ref + (p->hi - (int64_t)p->anchor) * 1000;
+        ref = (int64_t)(uint32_t)(p->anchor - cap->peer_vmin) * cap->tick_ps;
+        if (ref + (p->lo - (int64_t)p->anchor) * cap->tick_ps < *t0) *t0 = ref + (p->lo - (int64_t)p->anchor) * cap->tick_ps;
+        if (ref + (p->hi - (int64_t)p->anchor) * cap->tick_ps > *t1) *t1 = ref + (p->hi - (int64_t)p->anchor) * cap->tick_ps;
     }
     ikp__free(&cap->alloc, st);
     return 1;
@@ -1670,22 +2067,16 @@ static ikp_result ikp__finish_open(ikp_capture *cap, const ikp_decode_options *o
     const uint64_t *w = cap->words;
     const char *what;
     int strided = 0;
+    const uint32_t units = opt ? opt->num_units : 0;
     if (cap->num_words == 0) return ikp__fail(err, IKP_ERR_EMPTY, 0, -1, "empty buffer");
     what = ikp__sniff((const unsigned char *)w, cap->num_words * 8);
     if (cap->format == IKP_FORMAT_AUTO) {
         uint64_t nb = w[0] & 0xFFFFFFFFu, ng = w[0] >> 32;
         if ((w[0] & 0xFFFFFFFFu) == IKP_WIRE_MAGIC) cap->format = IKP_FORMAT_IKP;
-        else if (w[0] == 0)
-            return ikp__fail(err, IKP_ERR_BAD_MAGIC, 0, -1,
-                             "word 0 is zero: the buffer was never initialised (no IKP magic, no tirx/flashinfer header)");
-        else if (nb && ng && ng <= 0xFFFFFu && nb * ng <= cap->num_words - 1)
-            cap->format = ikp__detect_peer(w, cap->num_words, nb * ng, ng, info, &strided);
-        else if (what)
-            return ikp__fail(err, IKP_ERR_UNKNOWN_FORMAT, 0, -1, "this is %s", what);
-        else
-            return ikp__fail(err, IKP_ERR_UNKNOWN_FORMAT, 0, -1,
-                             "word 0 = 0x%016llx is neither the IKP magic nor a tirx/flashinfer header that fits the buffer",
-                             (unsigned long long)w[0]);
+        else if (nb && ng && ng <= 0xFFFFFu && nb * ng <= cap->num_words - 1 && !units)
+            cap->format = ikp__detect_peer(w, cap->num_words, nb, ng, info, &strided);
+        else if ((r = ikp__detect_nuggets(cap, units, what, err)) != IKP_OK)
+            return r;
     } else if (cap->format == IKP_FORMAT_IKP && (w[0] & 0xFFFFFFFFu) != IKP_WIRE_MAGIC) {
         if (what) return ikp__fail(err, IKP_ERR_BAD_MAGIC, 0, -1, "this is %s", what);
         return ikp__fail(err, IKP_ERR_BAD_MAGIC, 0, -1,
@@ -1693,10 +2084,18 @@ static ikp_result ikp__finish_open(ikp_capture *cap, const ikp_decode_options *o
                          (unsigned long long)w[0]);
     }
     info->format = cap->format;
-    r = cap->format == IKP_FORMAT_IKP ? ikp__open_ikp(cap, opt, err) : ikp__open_peer(cap, strided, err);
+    if (units && !ikp__is_nuggets(cap->format))
+        return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1,
+                         "--units (num_units) is for nuggets buffers; this is a %s buffer", ikp_format_name(cap->format));
+    if (cap->format == IKP_FORMAT_IKP && cap->tick_ps != 1000)
+        return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1,
+                         "--timer-unit (timer_unit_ps) is for peer formats; ikp buffers carry their own clock");
+    if (cap->format != IKP_FORMAT_IKP) info->timer_unit_ps = (uint32_t)cap->tick_ps;
+    r = cap->format == IKP_FORMAT_IKP ? ikp__open_ikp(cap, opt, err)
+        : ikp__is_nuggets(cap->format) ? ikp__open_nuggets(cap, units, err) : ikp__open_peer(cap, strided, err);
     if (r != IKP_OK) return r;
     i = 0;
-    if (!cap->lanes) {
+    if (!cap->lanes && !ikp__is_nuggets(cap->format)) {
         if (ikp__peer_pass(cap, &t0, &t1)) i = info->num_lanes; /* done: the window too */
         else ikp__peer_window(cap);
     }
@@ -1712,7 +2111,10 @@ static ikp_result ikp__finish_open(ikp_capture *cap, const ikp_decode_options *o
             ikp__peer_lane(cap, i, l);
             if (!(l->pub.flags & IKP_LANE_STARTED)) continue;
         }
-        ikp__scan_lane(cap, l);
+        if (ikp__is_nuggets(cap->format)) {
+            ikp__nug_scan(cap, l, &info->may_wrap);
+            if (l->pub.flags & IKP_LANE_CORRUPT) info->corrupt_lanes++;
+        } else ikp__scan_lane(cap, l);
         info->active_lanes++;
         info->records += l->pub.records;
         info->dropped += l->pub.dropped;
@@ -1757,12 +2159,19 @@ static ikp_result ikp__new_capture(const ikp_decode_options *opt, ikp_capture **
         return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1,
                          "cycles_per_ns %s is outside 0.05 .. 20 (an SM clock of 50 MHz .. 20 GHz; 0 = from the anchors)", v);
     }
+    if (opt && opt->timer_unit_ps > 1000000u)
+        return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1,
+                         "timer_unit_ps %u is over 1000000 (a timer tick of 1 us)", opt->timer_unit_ps);
+    if (opt && opt->num_units && opt->format != IKP_FORMAT_AUTO && !ikp__is_nuggets(opt->format))
+        return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "--units (num_units) is for nuggets buffers, not %s",
+                         ikp_format_name(opt->format));
     cap = (ikp_capture *)ikp__alloc(&a, sizeof(ikp_capture));
     if (!cap) return ikp__oom(err);
     memset(cap, 0, sizeof *cap);
     cap->alloc = a;
     cap->format = opt ? opt->format : IKP_FORMAT_AUTO;
     cap->keep_after_finalize = opt ? opt->keep_after_finalize != 0 : 0;
+    cap->tick_ps = opt && opt->timer_unit_ps ? (int64_t)opt->timer_unit_ps : 1000;
     cap->info.after_finalize_kept = cap->keep_after_finalize;
     *out = cap;
     if (!opt) return IKP_OK;
@@ -2224,34 +2633,59 @@ static ikp_event *ikp__push_event(const ikp_capture *cap, ikp_lane_events *ev)
         return NULL;
     e = &ev->events[ev->count++];
     e->flags = 0;
-    e->track = e->begin_data = e->end_data = e->link_ = 0;
+    e->track = e->begin_data = e->end_data = e->link_ = e->tid = 0;
     return e;
 }
 
-/* decodes lane l (stored, or made by ikp__get_lane) into out */
-static ikp_result ikp__decode(const ikp_capture *cap, const ikp__lane *l, ikp_lane_events *out, ikp_error *err)
+/* nuggets: regions in start order; at equal starts the longer (outer) first */
+static int ikp__cmp_region(const void *pa, const void *pb)
 {
-    ikp__scratch *s;
-    ikp__walk wk;
-    uint32_t last = IKP__NONE, i, t, ntr = 0, overflow = IKP__SHARED_TRACKS, maxtr = 0;
-    int last_end = 0;
-    int64_t cs = 0, ce = 0;
-    int open = 0;
-    size_t k;
-    out->count = 0;
-    out->num_tracks = 0;
-    out->regions = out->instants = out->unmatched_begin = out->unmatched_end = 0;
-    out->busy_ps = 0;
-    out->first_ps = out->last_ps = INT64_MIN;
-    if (!(l->pub.flags & IKP_LANE_STARTED)) return IKP_OK;
-    if (!out->scratch_) {
-        out->scratch_ = ikp__alloc(&cap->alloc, sizeof(ikp__scratch));
-        if (!out->scratch_) return ikp__oom(err);
-        s = (ikp__scratch *)out->scratch_;
-        memset(s, 0, sizeof *s);
-        for (i = 0; i < IKP_WIRE_MAX_EVENTS; i++) s->heads[i] = IKP__NONE;
+    const ikp_event *a = (const ikp_event *)pa, *b = (const ikp_event *)pb;
+    if (a->start_ps != b->start_ps) return a->start_ps < b->start_ps ? -1 : 1;
+    if (a->end_ps != b->end_ps) return a->end_ps > b->end_ps ? -1 : 1;
+    return a->link_ < b->link_ ? -1 : a->link_ > b->link_;
+}
+
+/* nuggets: a unit's regions (recorded whole, at their end), sorted */
+static ikp_result ikp__nug_events(const ikp_capture *cap, const ikp__lane *l, ikp_lane_events *out)
+{
+    const uint64_t *q = cap->words + l->base;
+    const int64_t wrap_ps = ((int64_t)1 << 24) * cap->tick_ps;
+    int64_t lmax = INT64_MIN;
+    uint64_t k;
+    size_t j;
+    ikp__nrec r;
+    for (k = 0; k < l->slots; k++) {
+        ikp_event *e;
+        if (ikp__nug_rec(cap, q, k, &r) <= 0) continue;
+        if (!(e = ikp__push_event(cap, out))) return IKP_ERR_OUT_OF_MEMORY;
+        e->start_ps = ikp__ps(l, r.start);
+        e->end_ps = ikp__ps(l, r.end);
+        e->id = r.id;
+        e->kind = IKP_EVENT_REGION;
+        e->link_ = (uint32_t)k;
+        if (r.has_tid) { e->flags = IKP_EVENT_HAS_TID; e->tid = r.tid; }
+        if (out->first_ps == INT64_MIN || e->start_ps < out->first_ps) out->first_ps = e->start_ps;
+        if (out->last_ps == INT64_MIN || e->end_ps > out->last_ps) out->last_ps = e->end_ps;
+        if (e->end_ps > lmax) lmax = e->end_ps;
     }
-    s = (ikp__scratch *)out->scratch_;
+    /* compact: a duration is kept modulo 2^24 ticks; a region may have
+       lasted longer if its unit still recorded 2^24 ticks after it began */
+    if (cap->format == IKP_FORMAT_NUGGETS_COMPACT)
+        for (j = 0; j < out->count; j++)
+            if (out->events[j].start_ps <= lmax - wrap_ps) out->events[j].flags |= IKP_EVENT_MAY_WRAP;
+    if (out->count > 1) qsort(out->events, out->count, sizeof(ikp_event), ikp__cmp_region);
+    return IKP_OK;
+}
+
+/* the events of a lane of one-word records, in start order */
+static ikp_result ikp__walk_events(const ikp_capture *cap, const ikp__lane *l, ikp__scratch *s,
+                                   ikp_lane_events *out, ikp_error *err)
+{
+    ikp__walk wk;
+    uint32_t last = IKP__NONE, i;
+    int last_end = 0;
+    size_t k;
     ikp__walk_init(cap, l, &wk);
     for (;;) {
         ikp__rec r;
@@ -2305,6 +2739,34 @@ static ikp_result ikp__decode(const ikp_capture *cap, const ikp__lane *l, ikp_la
     s->ntouched = 0;
     for (k = 0; k < out->count; k++) out->events[k].link_ = (uint32_t)k;
     if (wk.ck.backwards && out->count > 1) qsort(out->events, out->count, sizeof(ikp_event), ikp__cmp_event);
+    return IKP_OK;
+}
+
+/* decodes lane l (stored, or made by ikp__get_lane) into out */
+static ikp_result ikp__decode(const ikp_capture *cap, const ikp__lane *l, ikp_lane_events *out, ikp_error *err)
+{
+    ikp__scratch *s;
+    ikp_result r;
+    uint32_t i, t, ntr = 0, overflow = IKP__SHARED_TRACKS, maxtr = 0;
+    int64_t cs = 0, ce = 0;
+    int open = 0;
+    size_t k;
+    out->count = 0;
+    out->num_tracks = 0;
+    out->regions = out->instants = out->unmatched_begin = out->unmatched_end = 0;
+    out->busy_ps = 0;
+    out->first_ps = out->last_ps = INT64_MIN;
+    if (!(l->pub.flags & IKP_LANE_STARTED)) return IKP_OK;
+    if (!out->scratch_) {
+        out->scratch_ = ikp__alloc(&cap->alloc, sizeof(ikp__scratch));
+        if (!out->scratch_) return ikp__oom(err);
+        s = (ikp__scratch *)out->scratch_;
+        memset(s, 0, sizeof *s);
+        for (i = 0; i < IKP_WIRE_MAX_EVENTS; i++) s->heads[i] = IKP__NONE;
+    }
+    s = (ikp__scratch *)out->scratch_;
+    r = ikp__is_nuggets(cap->format) ? ikp__nug_events(cap, l, out) : ikp__walk_events(cap, l, s, out, err);
+    if (r != IKP_OK) return r == IKP_ERR_OUT_OF_MEMORY ? ikp__oom(err) : r;
     for (t = 0; t < IKP__SHARED_TRACKS; t++) s->stack_n[t] = 0;
     for (k = 0; k < out->count; k++) {
         ikp_event *e = &out->events[k];
@@ -2577,10 +3039,11 @@ static int ikp__cached_name(const ikp_capture *cap, ikp__namecache *nc, uint32_t
     return 1;
 }
 
-static void ikp__put_block_name(ikp__out *o, const ikp__lane *l)
+static void ikp__put_block_name(ikp__out *o, const ikp_capture *cap, const ikp__lane *l)
 {
     char t[96];
-    if (l->grid[1] > 1 || l->grid[2] > 1) {
+    if (ikp__is_nuggets(cap->format)) snprintf(t, sizeof t, "unit %u", l->pub.block);
+    else if (l->grid[1] > 1 || l->grid[2] > 1) {
         uint32_t gx = l->grid[0] ? l->grid[0] : 1, gy = l->grid[1] ? l->grid[1] : 1;
         snprintf(t, sizeof t, "block %u (%u,%u,%u)", l->pub.block, l->pub.block % gx,
                  (l->pub.block / gx) % gy, l->pub.block / gx / gy);
@@ -2660,7 +3123,7 @@ IKP_DEF ikp_result ikp_write_chrome(const ikp_capture *cap, const ikp_chrome_opt
             ikp__puts(&o, "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":");
             ikp__put_u64(&o, pid);
             ikp__puts(&o, ",\"args\":{\"name\":\"");
-            if (by == IKP_BY_BLOCK) ikp__put_block_name(&o, l);
+            if (by == IKP_BY_BLOCK) ikp__put_block_name(&o, cap, l);
             else { ikp__puts(&o, "SM "); ikp__put_u64(&o, pid); }
             ikp__puts(&o, "\"}},\n{\"ph\":\"M\",\"name\":\"process_sort_index\",\"pid\":");
             ikp__put_u64(&o, pid);
@@ -2678,7 +3141,7 @@ IKP_DEF ikp_result ikp_write_chrome(const ikp_capture *cap, const ikp_chrome_opt
             ikp__puts(&o, ",\"tid\":");
             ikp__put_u64(&o, tid);
             ikp__puts(&o, ",\"args\":{\"name\":\"");
-            if (by == IKP_BY_SM) { ikp__put_block_name(&o, l); ikp__puts(&o, " "); }
+            if (by == IKP_BY_SM) { ikp__put_block_name(&o, cap, l); ikp__puts(&o, " "); }
             ikp__put_json_chars(&o, ikp__gr_name(cap, l->pub.group, tmp, sizeof tmp));
             if (tbase + t) { ikp__puts(&o, " ["); ikp__put_u64(&o, tbase + t); ikp__puts(&o, "]"); }
             if (l->pub.flags & IKP_LANE_DUPLICATE) {
@@ -2750,6 +3213,17 @@ IKP_DEF ikp_result ikp_write_chrome(const ikp_capture *cap, const ikp_chrome_opt
                     if (*sep) *p++ = ',';
                     IKP__CPY(p, "\"end_data\":");
                     p = ikp__fmt_u64(p, e->end_data);
+                    sep = ",";
+                }
+                if (e->flags & IKP_EVENT_HAS_TID) {
+                    if (*sep) *p++ = ',';
+                    IKP__CPY(p, "\"tid\":");
+                    p = ikp__fmt_u64(p, e->tid);
+                    sep = ",";
+                }
+                if (e->flags & IKP_EVENT_MAY_WRAP) {
+                    if (*sep) *p++ = ',';
+                    IKP__CPY(p, "\"may_wrap\":true");
                 }
                 *p++ = '}';
             }
@@ -3141,12 +3615,21 @@ static void ikp__put_col(ikp__out *o, double v)
 static void ikp__put_info_text(ikp__out *o, const ikp_stats *st)
 {
     const ikp_capture_info *in = &st->info;
-    char t[512];
-    snprintf(t, sizeof t,
-             "format      %s (timer: %s)\n"
-             "grid        %u blocks x %u groups",
-             ikp_format_name(in->format), in->timer_cycles ? "SM cycles" : "globaltimer ns",
-             in->num_blocks, in->num_groups);
+    char t[512], unit[48];
+    if (in->timer_unit_ps && in->timer_unit_ps != 1000)
+        snprintf(unit, sizeof unit, "ticks of %u ps", in->timer_unit_ps);
+    else snprintf(unit, sizeof unit, "%s", in->timer_cycles ? "SM cycles" : "globaltimer ns");
+    if (in->format == IKP_FORMAT_NUGGETS || in->format == IKP_FORMAT_NUGGETS_COMPACT)
+        snprintf(t, sizeof t,
+                 "format      %s (timer: %s)\n"
+                 "units       %u of %u words each%s",
+                 ikp_format_name(in->format), unit, in->num_blocks, in->unit_words,
+                 in->units_inferred ? " (inferred from the data; pass --units N if wrong)" : "");
+    else
+        snprintf(t, sizeof t,
+                 "format      %s (timer: %s)\n"
+                 "grid        %u blocks x %u groups",
+                 ikp_format_name(in->format), unit, in->num_blocks, in->num_groups);
     ikp__puts(o, t);
     if (in->grid[0]) {
         snprintf(t, sizeof t, " (grid %u x %u x %u)", in->grid[0], in->grid[1], in->grid[2]);
@@ -3167,16 +3650,22 @@ static void ikp__put_info_text(ikp__out *o, const ikp_stats *st)
     ikp__put_f(o, (double)in->span_ps / 1e6, 3);
     ikp__puts(o, " us\n");
     if (in->detect_records) {
-        ikp_format f = in->format, other = f == IKP_FORMAT_TIRX ? IKP_FORMAT_FLASHINFER : IKP_FORMAT_TIRX;
-        int unanimous = in->detect_fit[f] == in->detect_records && in->detect_fit[other] == 0;
-        snprintf(t, sizeof t, "detected    %s: %llu of %llu records fit it, %llu fit %s%s\n", ikp_format_name(f),
-                 (unsigned long long)in->detect_fit[f], (unsigned long long)in->detect_records,
-                 (unsigned long long)in->detect_fit[other], ikp_format_name(other),
-                 unanimous ? "" : " (not unanimous: pass --format to choose)");
+        ikp_format f = in->format, g;
+        int unanimous = in->detect_fit[f] == in->detect_records;
+        snprintf(t, sizeof t, "detected    %s: %llu of %llu records fit it", ikp_format_name(f),
+                 (unsigned long long)in->detect_fit[f], (unsigned long long)in->detect_records);
         ikp__puts(o, t);
+        for (g = IKP_FORMAT_TIRX; g < IKP_FORMAT_NUGGETS; g = (ikp_format)(g + 1))
+            if (g != f && (f == IKP_FORMAT_TIRX || f == IKP_FORMAT_FLASHINFER || f == IKP_FORMAT_TRITON_DIST)) {
+                snprintf(t, sizeof t, ", %llu fit %s", (unsigned long long)in->detect_fit[g], ikp_format_name(g));
+                ikp__puts(o, t);
+            }
+        ikp__puts(o, in->detect_tie ? " (another format fits as well: the choice is a guess, pass --format)\n"
+                     : unanimous ? "\n" : " (not unanimous: pass --format to choose)\n");
     }
 #define IKP__WARN(cond, ...) if (cond) { snprintf(t, sizeof t, __VA_ARGS__); ikp__puts(o, t); }
     IKP__WARN(in->invalid, "warning     %llu records could not be decoded (skipped)\n", (unsigned long long)in->invalid)
+    IKP__WARN(in->may_wrap, "warning     %llu regions may be longer than shown: compact records keep durations modulo 2^24 ticks (16.78 ms) and their units ran that long after them (marked may_wrap in the trace)\n", (unsigned long long)in->may_wrap)
     IKP__WARN(in->backwards, "warning     %llu records stamped earlier than the one before them\n", (unsigned long long)in->backwards)
     IKP__WARN(in->unfinalized_lanes, "warning     %llu lanes opened but never finalized (kernel stopped early?)\n", (unsigned long long)in->unfinalized_lanes)
     IKP__WARN(in->corrupt_lanes, "warning     %llu lanes with unreadable headers or counts (skipped or clamped)\n", (unsigned long long)in->corrupt_lanes)

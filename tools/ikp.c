@@ -18,7 +18,10 @@ static const char *usage =
     "       ikp info    IN [options]\n"
     "options: --names a,b,c | --names @file   event names by id (one per line in file)\n"
     "         --groups x,y  | --groups @file  group names by index\n"
-    "         --format auto|ikp|tirx|flashinfer\n"
+    "         --format auto|ikp|tirx|flashinfer|triton-dist|nuggets|nuggets-compact\n"
+    "         --units N                       nuggets: units in the buffer (inferred if left out)\n"
+    "         --timer-unit T                  peer formats: one timer tick, e.g. 10ns (AMD\n"
+    "                                         triton-dist captures), 1ns (the default), 500ps\n"
     "         --keep-after-finalize           tirx: also show records after a lane's finalize\n"
     "IN is an .ikp capture, a NumPy .npy array or a bare buffer of little-endian\n"
     "64-bit words. -o - writes the trace to standard output.\n";
@@ -59,6 +62,33 @@ static int parse_names(const char *arg, const char *what, ikp_name_list *out)
         return 2;
     }
     return 0;
+}
+
+/* "10ns", "500ps", "1us" -> ps (1 .. 1000000); 0 if malformed */
+static uint32_t parse_tick(const char *a)
+{
+    char *end;
+    unsigned long long v;
+    errno = 0;
+    if (a[0] < '0' || a[0] > '9') return 0;
+    v = strtoull(a, &end, 10);
+    if (errno || v == 0 || v > 1000000) return 0;
+    if (!strcmp(end, "ps")) return (uint32_t)v;
+    if (!strcmp(end, "ns") && v <= 1000) return (uint32_t)(v * 1000);
+    if (!strcmp(end, "us") && v <= 1) return (uint32_t)(v * 1000000);
+    return 0;
+}
+
+/* a positive count below 2^32, digits only; 0 if malformed */
+static uint32_t parse_count(const char *a)
+{
+    char *end;
+    unsigned long long v;
+    errno = 0;
+    if (a[0] < '0' || a[0] > '9') return 0;
+    v = strtoull(a, &end, 10);
+    if (errno || *end || v == 0 || v > 0xFFFFFFFFull) return 0;
+    return (uint32_t)v;
 }
 
 static int same_file(const char *a, const char *b)
@@ -103,7 +133,19 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--format") && has) {
             opt.format = ikp_format_from_name(argv[++i]);
             if (opt.format == IKP_FORMAT_COUNT) {
-                fprintf(stderr, "ikp: error: unknown format '%s' (auto, ikp, tirx, flashinfer)\n", argv[i]);
+                fprintf(stderr, "ikp: error: unknown format '%s' (auto, ikp, tirx, flashinfer, triton-dist, "
+                        "nuggets, nuggets-compact)\n", argv[i]);
+                rc = 2;
+            }
+        } else if (!strcmp(a, "--units") && has) {
+            if (!(opt.num_units = parse_count(argv[++i]))) {
+                fprintf(stderr, "ikp: error: --units takes a count of units from 1 to 4294967295, not '%s'\n", argv[i]);
+                rc = 2;
+            }
+        } else if (!strcmp(a, "--timer-unit") && has) {
+            if (!(opt.timer_unit_ps = parse_tick(argv[++i]))) {
+                fprintf(stderr, "ikp: error: --timer-unit takes a tick such as 10ns, 1ns or 500ps "
+                        "(1ps .. 1us), not '%s'\n", argv[i]);
                 rc = 2;
             }
         } else if (!strcmp(a, "--by") && has && !strcmp(cmd, "trace")) {
@@ -158,8 +200,12 @@ int main(int argc, char **argv)
         fprintf(stderr, "ikp: wrote %s (%s, %u active lanes, %llu records)\n", strcmp(out, "-") ? out : "standard output",
                 ikp_format_name(ci->format), ci->active_lanes, (unsigned long long)ci->records);
         if (ci->dropped || ci->invalid || ci->backwards || ci->unfinalized_lanes || ci->corrupt_lanes ||
-            ci->refused_lanes || ci->claimed_twice || ci->out_of_range || ci->after_finalize || ci->duplicate_lanes)
-            fprintf(stderr, "ikp: warning: %s has dropped, invalid or damaged records: see `ikp info %s`\n", in, in);
+            ci->refused_lanes || ci->claimed_twice || ci->out_of_range || ci->after_finalize || ci->duplicate_lanes ||
+            ci->may_wrap)
+            fprintf(stderr, "ikp: warning: %s has dropped, invalid, damaged or ambiguous records: see `ikp info %s`\n", in, in);
+        if (ci->units_inferred)
+            fprintf(stderr, "ikp: note: %u units of %u words inferred from the data (--units N to say)\n",
+                    ci->num_blocks, ci->unit_words);
         goto done;
     }
     if (ikp_stats_compute(cap, &st, &e) != IKP_OK) { rc = fail(in, &e); goto done; }
