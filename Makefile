@@ -27,11 +27,17 @@ $(B)/ikp: tools/ikp.c ikp.h | $(B)
 $(B)/ikp-asan: tools/ikp.c ikp.h | $(B)
 	$(CC) $(WARN) $(SAN) -o $@ tools/ikp.c
 
-$(B)/test_host: tests/test_host.c tests/encoder.h tests/check.h ikp.h | $(B)
+$(B)/test_host: tests/test_host.c tests/encoder.h tests/check.h tests/helpers.h ikp.h | $(B)
 	$(CC) $(WARN) $(CFLAGS) -g -o $@ tests/test_host.c
 
-$(B)/test_host_asan: tests/test_host.c tests/encoder.h tests/check.h ikp.h | $(B)
+$(B)/test_host_asan: tests/test_host.c tests/encoder.h tests/check.h tests/helpers.h ikp.h | $(B)
 	$(CC) $(WARN) $(SAN) -o $@ tests/test_host.c
+
+$(B)/test_peers: tests/test_peers.c tests/encoder.h tests/check.h tests/helpers.h ikp.h | $(B)
+	$(CC) $(WARN) $(CFLAGS) -g -o $@ tests/test_peers.c
+
+$(B)/test_peers_asan: tests/test_peers.c tests/encoder.h tests/check.h tests/helpers.h ikp.h | $(B)
+	$(CC) $(WARN) $(SAN) -o $@ tests/test_peers.c
 
 $(B)/test_threads: tests/test_threads.c tests/encoder.h tests/check.h ikp.h | $(B)
 	$(CLANG) -std=c99 -Wall -Wextra -pedantic -Werror -g -O1 -fsanitize=thread -o $@ tests/test_threads.c -lpthread
@@ -52,7 +58,7 @@ check-tools:
 
 CLANG       ?= clang
 FUZZ_SAN     = -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
-FUZZ_NAMES   = ikp tirx flashinfer capture names e2e apinames
+FUZZ_NAMES   = ikp tirx flashinfer capture names e2e apinames tritondist nuggets nuggetscompact
 FUZZ_BINS    = $(addprefix $(B)/fuzz_,$(FUZZ_NAMES))
 FUZZ_SECONDS ?= 60
 $(B)/fuzz_ikp: FUZZ_ID = 1
@@ -62,6 +68,9 @@ $(B)/fuzz_capture: FUZZ_ID = 4
 $(B)/fuzz_names: FUZZ_ID = 5
 $(B)/fuzz_e2e: FUZZ_ID = 6
 $(B)/fuzz_apinames: FUZZ_ID = 7
+$(B)/fuzz_tritondist: FUZZ_ID = 8
+$(B)/fuzz_nuggets: FUZZ_ID = 9
+$(B)/fuzz_nuggetscompact: FUZZ_ID = 10
 $(B)/fuzz_%: fuzz/fuzz.c ikp.h | $(B)
 	$(CLANG) $(FUZZ_SAN) -DFUZZ_TARGET=$(FUZZ_ID) -o $@ fuzz/fuzz.c
 
@@ -116,15 +125,19 @@ HOST_TESTS = "sh tests/compile_checks.sh" \
              "$(PYTHON) tests/test_snippets.py" \
              "LOCPATH=$(B)/locale $(B)/test_host" \
              "LOCPATH=$(B)/locale ASAN_OPTIONS=detect_leaks=1 $(B)/test_host_asan" \
+             "$(B)/test_peers" \
+             "ASAN_OPTIONS=detect_leaks=1 $(B)/test_peers_asan" \
              "PYTHONPATH=$(PYDEPS) $(PYTHON) tests/test_tool.py" \
              "PYTHONPATH=$(PYDEPS) ASAN_OPTIONS=detect_leaks=1 IKP_TOOL=$(B)/ikp-asan $(PYTHON) tests/test_tool.py" \
+             "PYTHONPATH=$(PYDEPS) $(PYTHON) tests/test_peers_tool.py" \
+             "PYTHONPATH=$(PYDEPS) ASAN_OPTIONS=detect_leaks=1 IKP_TOOL=$(B)/ikp-asan $(PYTHON) tests/test_peers_tool.py" \
              "$(B)/test_threads" \
              "NVCC=$(NVCC) NVDISASM=$(B)/tools/nvdisasm $(PYTHON) tests/sass/check_sass.py" \
              "$(B)/test_nvrtc" \
              "NVCC=$(NVCC) sh tests/build_device.sh" \
              "sh tests/fuzz_check.sh"
 
-test: check-tools $(B)/ikp $(B)/ikp-asan $(B)/test_host $(B)/test_host_asan $(B)/test_nvrtc $(B)/tools/nvdisasm $(FUZZ_BINS) $(B)/test_threads \
+test: check-tools $(B)/ikp $(B)/ikp-asan $(B)/test_host $(B)/test_host_asan $(B)/test_peers $(B)/test_peers_asan $(B)/test_nvrtc $(B)/tools/nvdisasm $(FUZZ_BINS) $(B)/test_threads \
       $(PYDEPS)/.numpy-$(NUMPY_VERSION) $(B)/locale/de_DE.UTF-8
 	@sh tests/run_all.sh $(HOST_TESTS)
 

@@ -1,4 +1,5 @@
-/* Test encoder: writes IKP, TIRx and flashinfer buffers from a description of
+/* Test encoder: writes IKP, TIRx, flashinfer, Triton-distributed and
+   transformer_nuggets buffers from a description of
    what each lane recorded. Written from FORMAT.md and peer-formats notes, on
    purpose without ikp.h, so that the decoder is checked against an
    independent reading of the formats. Times are absolute 64-bit ticks
@@ -122,6 +123,82 @@ ENC_FN void enc_flashinfer(uint64_t *out, size_t words, uint32_t nb, uint32_t ng
             uint32_t tag = (L[i].sm << 24) | ((L[i].block & 0xFFFu) << 12) | (r->id << 2) | type;
             if (pos < words) out[pos] = ((uint64_t)(uint32_t)r->t << 32) | tag;
             if (r->kind != ENC_I) pos += stride;
+        }
+    }
+}
+/* Triton-distributed: word 0 = ng << 32 | nb; word 1 + b = sm << 32 | b for
+   each block whose lanes ran (sm of the block's first lane; blocks that did
+   not run keep the fill); record k of lane L at 1 + nb + L + k * nb * ng,
+   ((t & 0xFFFFFFFF) << 32) | lane << 12 | task << 1 | is_start (1 = begin).
+   The buffer is filled with `empty` (0x7FFF..., 0xFFFF... or 0) first. The
+   tag is not masked, as in the kernel: lanes >= 2^20 spill out of 32 bits. */
+ENC_FN void enc_triton_dist(uint64_t *out, size_t words, uint32_t nb, uint32_t ng, uint64_t empty,
+                            const enc_lane *L, size_t nl)
+{
+    size_t i, k;
+    uint64_t stride = (uint64_t)nb * ng;
+    for (i = 0; i < words; i++) out[i] = empty;
+    out[0] = ((uint64_t)ng << 32) | nb;
+    for (i = 0; i < nl; i++) {
+        uint32_t lane = L[i].block * ng + L[i].group;
+        if (1 + L[i].block < words) out[1 + L[i].block] = ((uint64_t)L[i].sm << 32) | L[i].block;
+        for (k = 0; k < L[i].n; k++) {
+            const enc_rec *r = &L[i].recs[k];
+            uint64_t pos = 1 + nb + lane + k * stride;
+            uint32_t tag = (uint32_t)(lane << 12) | (uint32_t)(r->id << 1) | (r->kind == ENC_B ? 1u : 0u);
+            if (pos < words) out[pos] = ((uint64_t)(uint32_t)r->t << 32) | tag;
+        }
+    }
+}
+
+/* transformer_nuggets: one region as a device records it at its end */
+typedef struct enc_region {
+    uint64_t start, dur;  /* ns (full 64-bit globaltimer); compact keeps dur mod 2^24 */
+    uint32_t tag;
+    int64_t tid;          /* legacy only */
+    uint32_t slot;        /* slot index in its unit (static mode: the kernel chooses) */
+} enc_region;
+
+/* legacy: unit u's slice of 1 + 4 * max_events words at u * (1 + 4 * max_events):
+   [count][start, dur, tag, tid]...; count = count[u] (atomic mode) or 0 (static) */
+ENC_FN void enc_nuggets(uint64_t *out, uint32_t units, uint32_t max_events, const uint64_t *count,
+                        const enc_region *const *regions, const size_t *nreg)
+{
+    uint64_t S = 1 + 4 * (uint64_t)max_events;
+    uint32_t u;
+    size_t k;
+    memset(out, 0, (size_t)(units * S) * 8);
+    for (u = 0; u < units; u++) {
+        uint64_t *q = out + u * S;
+        q[0] = count ? count[u] : 0;
+        for (k = 0; k < nreg[u]; k++) {
+            const enc_region *r = &regions[u][k];
+            if (r->slot >= max_events) continue; /* the bounds check drops it */
+            q[1 + 4 * r->slot] = r->start;
+            q[2 + 4 * r->slot] = r->dur;
+            q[3 + 4 * r->slot] = r->tag;
+            q[4 + 4 * r->slot] = (uint64_t)r->tid;
+        }
+    }
+}
+
+/* compact: unit u's slice of 1 + max_events words: [anchor][tag8 | dur24 | start_lo32]...;
+   anchor[u] = 0 for a unit that never ran */
+ENC_FN void enc_nuggets_compact(uint64_t *out, uint32_t units, uint32_t max_events, const uint64_t *anchor,
+                                const enc_region *const *regions, const size_t *nreg)
+{
+    uint64_t S = 1 + (uint64_t)max_events;
+    uint32_t u;
+    size_t k;
+    memset(out, 0, (size_t)(units * S) * 8);
+    for (u = 0; u < units; u++) {
+        uint64_t *q = out + u * S;
+        q[0] = anchor[u];
+        for (k = 0; k < nreg[u]; k++) {
+            const enc_region *r = &regions[u][k];
+            if (r->slot >= max_events) continue;
+            q[1 + r->slot] = ((uint64_t)(r->tag & 0xFFu) << 56) | ((r->dur & 0xFFFFFFull) << 32) |
+                             (r->start & 0xFFFFFFFFull);
         }
     }
 }
