@@ -8,6 +8,11 @@
      6 e2e        auto-detect + every writer, --by block and --by sm
      7 apinames   event and group names given through ikp_decode_options (any
                   bytes, any length: NUL-separated in the input), then every writer
+     8 tritondist Triton-distributed decoder (forced; 1 ns or 10 ns ticks by the
+                  first byte), then JSON + statistics
+     9 nuggets    transformer_nuggets legacy decoder (forced); the first byte
+                  gives --units (0: inferred), the words follow
+    10 nuggetscompact  the same for the compact layout
    Every call must return a result code; ASan/UBSan/LSan catch the rest. */
 #define IKP_IMPLEMENTATION
 #define IKP_NO_CUDA
@@ -38,7 +43,7 @@ static void use(ikp_capture *cap, ikp_group_by by)
     }
 }
 
-static void words(const uint8_t *data, size_t size, ikp_format f)
+static void words_opt(const uint8_t *data, size_t size, ikp_format f, uint32_t units, uint32_t tick_ps)
 {
     size_t n = size / 8;
     uint64_t *w = (uint64_t *)malloc(n ? n * 8 : 8);
@@ -49,6 +54,8 @@ static void words(const uint8_t *data, size_t size, ikp_format f)
     memcpy(w, data, n * 8);
     memset(&o, 0, sizeof o);
     o.format = f;
+    o.num_units = units;
+    o.timer_unit_ps = tick_ps;
     o.event_names = names;
     o.num_event_names = 3;
     if (ikp_capture_open(w, n, &o, &cap, NULL) == IKP_OK) {
@@ -58,10 +65,17 @@ static void words(const uint8_t *data, size_t size, ikp_format f)
     free(w);
 }
 
+static void words(const uint8_t *data, size_t size, ikp_format f) { words_opt(data, size, f, 0, 0); }
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 #if FUZZ_TARGET == 1
     words(data, size, IKP_FORMAT_IKP);
+#elif FUZZ_TARGET == 8
+    if (size >= 8) words_opt(data + 8, size - 8, IKP_FORMAT_TRITON_DIST, 0, (data[0] & 1) ? 10000 : 0);
+#elif FUZZ_TARGET == 9 || FUZZ_TARGET == 10
+    if (size >= 8)
+        words_opt(data + 8, size - 8, FUZZ_TARGET == 9 ? IKP_FORMAT_NUGGETS : IKP_FORMAT_NUGGETS_COMPACT, data[0] % 16, 0);
 #elif FUZZ_TARGET == 2
     words(data, size, IKP_FORMAT_TIRX);
 #elif FUZZ_TARGET == 3

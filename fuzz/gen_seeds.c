@@ -122,5 +122,41 @@ int main(void)
         put("apinames", "longest", nm, 511);
         put("apinames", "too_long", nm, sizeof nm - 1);
     }
+    { /* Triton-distributed (filled, zeroed), transformer_nuggets (both layouts);
+         fuzz seeds carry an 8-byte prefix: byte 0 = units or tick choice */
+        static enc_rec tr[3] = {{ENC_B, 3, 0xFFFFFFF0ull, 0}, {ENC_E, 3, 0x100000010ull, 0}, {ENC_B, 2, 0x100000020ull, 0}};
+        enc_lane TL[3];
+        uint64_t td[8 + 1 + 2 + 4 * 3], *tw = td + 8;
+        const uint64_t T = 1763000000000000000ull;
+        const enc_region u0[2] = {{T, 1000, 1, 0, 0}, {T + 100, 200, 2, 0, 1}}, u1[1] = {{T + 50, 30, 1, 1, 0}};
+        const enc_region *regs[3] = {u0, u1, NULL};
+        const size_t nreg[3] = {2, 1, 0};
+        const uint64_t count[3] = {2, 5, 0}, anchor[3] = {T - 10, T + 40, 0};
+        uint64_t nl[8 + 3 * 9], nc[8 + 3 * 3];
+        memset(TL, 0, sizeof TL);
+        TL[0].recs = tr; TL[0].n = 3; TL[0].sm = 5;
+        TL[1] = TL[0]; TL[1].group = 1;
+        TL[2] = TL[0]; TL[2].block = 1; TL[2].sm = 9; TL[2].n = 2;
+        memset(td, 0, 8 * 8);
+        enc_triton_dist(tw, 1 + 2 + 4 * 3, 2, 2, 0x7FFFFFFFFFFFFFFFull, TL, 3);
+        put("tritondist", "filled", td, sizeof td);
+        put("e2e", "triton_dist_filled", tw, (1 + 2 + 4 * 3) * 8);
+        td[0] = 1; /* 10 ns ticks */
+        enc_triton_dist(tw, 1 + 2 + 4 * 3, 2, 2, 0, TL, 3);
+        put("tritondist", "zeroed_10ns", td, sizeof td);
+        put("e2e", "triton_dist_zeroed", tw, (1 + 2 + 4 * 3) * 8);
+        memset(nl, 0, 8 * 8);
+        enc_nuggets(nl + 8, 3, 2, count, regs, nreg);
+        put("nuggets", "inferred", nl, sizeof nl);
+        nl[0] = 3;
+        put("nuggets", "units3", nl, sizeof nl);
+        put("e2e", "nuggets", nl + 8, 3 * 9 * 8);
+        memset(nc, 0, 8 * 8);
+        enc_nuggets_compact(nc + 8, 3, 2, anchor, regs, nreg);
+        put("nuggetscompact", "inferred", nc, sizeof nc);
+        nc[0] = 3;
+        put("nuggetscompact", "units3", nc, sizeof nc);
+        put("e2e", "nuggets_compact", nc + 8, 3 * 3 * 8);
+    }
     return 0;
 }

@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.." || exit 1
 secs=${FUZZ_TEST_SECONDS:-8}
 [ "$secs" -gt 20 ] && secs=20
 pass=0; fail=0
-for t in ikp tirx flashinfer capture names e2e apinames; do
+for t in ikp tirx flashinfer capture names e2e apinames tritondist nuggets nuggetscompact; do
   bin=build/fuzz_$t
   work=build/fuzz-work/$t
   mkdir -p "$work" build/fuzz-crash
