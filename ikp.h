@@ -1,11 +1,12 @@
-/* ikp.h - v0.2.0 - IKP intra-kernel profiler, host library - MIT licence (end of file)
+/* ikp.h - v0.3.0 - IKP intra-kernel profiler, host library - MIT licence (end of file)
 
    IKP records timestamps inside running CUDA kernels (see ikp_cuda.cuh) and
    turns the buffer into a Chrome/Perfetto trace and statistics. This file is
    the host half: buffer allocation, decoding of IKP's own wire format and of
-   the TIRx/warpscope and flashinfer formats, a Chrome JSON writer and
-   summary statistics. It is plain C99 and needs nothing but libc; the
-   optional ikp_cuda_* helpers need the CUDA runtime (below).
+   the TIRx/warpscope, flashinfer, Triton-distributed and transformer_nuggets
+   formats, a Chrome JSON writer and summary statistics. It is plain C99
+   and needs nothing but libc; the optional ikp_cuda_* helpers need the
+   CUDA runtime (below).
 
    QUICK START
        Do this:
@@ -94,9 +95,9 @@
 #define IKP_H
 
 #define IKP_VERSION_MAJOR 0
-#define IKP_VERSION_MINOR 2
+#define IKP_VERSION_MINOR 3
 #define IKP_VERSION_PATCH 0
-#define IKP_VERSION_STRING "0.2.0"
+#define IKP_VERSION_STRING "0.3.0"
 #if defined(IKP_CUDA_VERSION_MAJOR) && (IKP_CUDA_VERSION_MAJOR != IKP_VERSION_MAJOR || \
     IKP_CUDA_VERSION_MINOR != IKP_VERSION_MINOR || IKP_CUDA_VERSION_PATCH != IKP_VERSION_PATCH)
 #error "ikp.h and ikp_cuda.cuh are from different IKP versions: copy both headers from one release"
