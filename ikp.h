@@ -1051,6 +1051,24 @@ static int ikp__is_nuggets(ikp_format f)
     return f == IKP_FORMAT_NUGGETS || f == IKP_FORMAT_NUGGETS_COMPACT;
 }
 
+/* a slice of S words the layout allows: compact 1 + max_events (>= 2),
+   legacy 1 + 4 x max_events (5, 9, 13, ...) */
+static int ikp__nug_shape_ok(uint64_t S, int compact)
+{
+    return compact ? S >= 2 : S >= 5 && (S - 1) % 4 == 0;
+}
+
+/* the first stamp of a nuggets buffer, the reference for telling layouts
+   apart: compact, the first word written (an anchor); legacy, the first
+   word past 32 bits (a start). 0 if none. */
+static uint64_t ikp__nug_first_stamp(const uint64_t *w, uint64_t n, int compact)
+{
+    uint64_t k;
+    for (k = 0; k < n; k++)
+        if (compact ? w[k] != 0 : (w[k] >> 32) != 0) return w[k];
+    return 0;
+}
+
 typedef struct ikp__nrec {
     int64_t start, end;  /* ticks */
     uint32_t id, tid;
@@ -1682,10 +1700,8 @@ static int ikp__nug_fits(const uint64_t *w, uint64_t n, uint64_t S, int compact,
 static uint64_t ikp__nug_infer(const ikp_capture *cap, int compact, uint64_t *records)
 {
     const uint64_t *w = cap->words, n = cap->num_words;
-    uint64_t d, k, ref = 0, work = 0, found = 0, nd = 0, cap_d = 64;
+    uint64_t d, k, ref = ikp__nug_first_stamp(w, n, compact), work = 0, found = 0, nd = 0, cap_d = 64;
     uint64_t *divs;
-    for (k = 0; k < n && !ref; k++) /* compact: the first word written is an anchor; legacy: a start */
-        if (compact ? w[k] != 0 : (w[k] >> 32) != 0) ref = w[k];
     if (!ref || ref >= IKP__NUG_MAX_STAMP) return 0;
     divs = (uint64_t *)ikp__alloc(&cap->alloc, (size_t)cap_d * sizeof(uint64_t));
     if (!divs) return 0;
@@ -1702,7 +1718,7 @@ static uint64_t ikp__nug_infer(const ikp_capture *cap, int compact, uint64_t *re
     qsort(divs, (size_t)nd, sizeof(uint64_t), ikp__cmp_u64);
     for (k = nd; k-- > 0 && !found && work <= 16 * n + (1u << 20);) {
         uint64_t S = divs[k];
-        if (compact ? S < 2 : (S < 5 || (S - 1) % 4)) continue;
+        if (!ikp__nug_shape_ok(S, compact)) continue;
         if (ikp__nug_fits(w, n, S, compact, (int64_t)ref, &work, records)) found = S;
     }
     ikp__free(&cap->alloc, divs);
@@ -1738,7 +1754,7 @@ static int64_t ikp__nug_middle(const ikp_capture *cap)
 static ikp_result ikp__detect_nuggets(ikp_capture *cap, uint32_t units, const char *what, ikp_error *err)
 {
     const uint64_t *w = cap->words, n = cap->num_words;
-    uint64_t S[2] = {0, 0}, recs[2] = {0, 0}, k, ref;
+    uint64_t S[2] = {0, 0}, recs[2] = {0, 0}, ref, work = 0;
     int c;
     char why[200];
     if (units && n % units)
@@ -1749,11 +1765,9 @@ static ikp_result ikp__detect_nuggets(ikp_capture *cap, uint32_t units, const ch
         if (!units) { S[c] = ikp__nug_infer(cap, c, &recs[c]); continue; }
         if (n % units) continue;
         S[c] = n / units;
-        if (c ? S[c] < 2 : (S[c] < 5 || (S[c] - 1) % 4)) { S[c] = 0; continue; }
-        for (k = 0, ref = 0; k < n && !ref; k++)
-            if (c ? w[k] != 0 : (w[k] >> 32) != 0) ref = w[k];
-        { uint64_t work = 0;
-          if (!ref || !ikp__nug_fits(w, n, S[c], c, (int64_t)ref, &work, &recs[c])) S[c] = 0; }
+        ref = ikp__nug_first_stamp(w, n, c);
+        if (!ikp__nug_shape_ok(S[c], c) || !ref || !ikp__nug_fits(w, n, S[c], c, (int64_t)ref, &work, &recs[c]))
+            S[c] = 0;
     }
     if (S[0] && S[1])
         return ikp__fail(err, IKP_ERR_UNKNOWN_FORMAT, 0, -1,
@@ -1796,7 +1810,7 @@ static ikp_result ikp__open_nuggets(ikp_capture *cap, uint32_t units, ikp_error 
                              "each unit has a slice of the same size",
                              name, (unsigned long long)n, units);
         S = n / units;
-        if (compact ? S < 2 : (S < 5 || (S - 1) % 4))
+        if (!ikp__nug_shape_ok(S, compact))
             return ikp__fail(err, IKP_ERR_BAD_HEADER, -1, -1,
                              "%s: %u units of %llu words each: a %s slice is %s words (--units wrong?)",
                              name, units, (unsigned long long)S, name,
@@ -1884,7 +1898,7 @@ static void ikp__peer_lane(const ikp_capture *cap, uint32_t i, ikp__lane *l)
     l->ps_per_tick = (double)cap->tick_ps;
     l->ps_per_tick_q32 = cap->tick_ps << 32;
     l->rel_limit = (int64_t)(IKP__MAX_ABS_PS / cap->tick_ps);
-    if (cap->format == IKP_FORMAT_NUGGETS || cap->format == IKP_FORMAT_NUGGETS_COMPACT) {
+    if (ikp__is_nuggets(cap->format)) {
         ikp__nug_lane(cap, i, l);
         return;
     }
@@ -3200,32 +3214,16 @@ IKP_DEF ikp_result ikp_write_chrome(const ikp_capture *cap, const ikp_chrome_opt
                 p = ikp__fmt_us(p, (uint64_t)(s1 - s0));
             }
             if (e->flags || e->kind == IKP_EVENT_UNMATCHED_BEGIN || e->kind == IKP_EVENT_UNMATCHED_END) {
-                const char *sep = "";
+                int na = 0; /* args written: the next one needs a comma */
+#define IKP__ARG(lit) (na++ ? (void)(*p++ = ',') : (void)0, IKP__CPY(p, lit))
                 IKP__CPY(p, ",\"args\":{");
-                if (e->kind == IKP_EVENT_UNMATCHED_BEGIN) { IKP__CPY(p, "\"unmatched\":\"begin\""); sep = ","; }
-                if (e->kind == IKP_EVENT_UNMATCHED_END) { IKP__CPY(p, "\"unmatched\":\"end\""); sep = ","; }
-                if (e->flags & IKP_EVENT_HAS_BEGIN_DATA) {
-                    if (*sep) *p++ = ',';
-                    IKP__CPY(p, "\"begin_data\":");
-                    p = ikp__fmt_u64(p, e->begin_data);
-                    sep = ",";
-                }
-                if (e->flags & IKP_EVENT_HAS_END_DATA) {
-                    if (*sep) *p++ = ',';
-                    IKP__CPY(p, "\"end_data\":");
-                    p = ikp__fmt_u64(p, e->end_data);
-                    sep = ",";
-                }
-                if (e->flags & IKP_EVENT_HAS_TID) {
-                    if (*sep) *p++ = ',';
-                    IKP__CPY(p, "\"tid\":");
-                    p = ikp__fmt_u64(p, e->tid);
-                    sep = ",";
-                }
-                if (e->flags & IKP_EVENT_MAY_WRAP) {
-                    if (*sep) *p++ = ',';
-                    IKP__CPY(p, "\"may_wrap\":true");
-                }
+                if (e->kind == IKP_EVENT_UNMATCHED_BEGIN) IKP__ARG("\"unmatched\":\"begin\"");
+                if (e->kind == IKP_EVENT_UNMATCHED_END) IKP__ARG("\"unmatched\":\"end\"");
+                if (e->flags & IKP_EVENT_HAS_BEGIN_DATA) { IKP__ARG("\"begin_data\":"); p = ikp__fmt_u64(p, e->begin_data); }
+                if (e->flags & IKP_EVENT_HAS_END_DATA) { IKP__ARG("\"end_data\":"); p = ikp__fmt_u64(p, e->end_data); }
+                if (e->flags & IKP_EVENT_HAS_TID) { IKP__ARG("\"tid\":"); p = ikp__fmt_u64(p, e->tid); }
+                if (e->flags & IKP_EVENT_MAY_WRAP) IKP__ARG("\"may_wrap\":true");
+#undef IKP__ARG
                 *p++ = '}';
             }
             *p++ = '}';
@@ -3620,7 +3618,7 @@ static void ikp__put_info_text(ikp__out *o, const ikp_stats *st)
     if (in->timer_unit_ps && in->timer_unit_ps != 1000)
         snprintf(unit, sizeof unit, "ticks of %u ps", in->timer_unit_ps);
     else snprintf(unit, sizeof unit, "%s", in->timer_cycles ? "SM cycles" : "globaltimer ns");
-    if (in->format == IKP_FORMAT_NUGGETS || in->format == IKP_FORMAT_NUGGETS_COMPACT)
+    if (ikp__is_nuggets(in->format))
         snprintf(t, sizeof t,
                  "format      %s (timer: %s)\n"
                  "units       %u of %u words each%s",

@@ -64,15 +64,23 @@ static int parse_names(const char *arg, const char *what, ikp_name_list *out)
     return 0;
 }
 
+/* the decimal digits that start a (no sign, no space), *end after them;
+   0 if there are none or they overflow */
+static unsigned long long lead_number(const char *a, char **end)
+{
+    unsigned long long v;
+    errno = 0;
+    if (a[0] < '0' || a[0] > '9') return 0;
+    v = strtoull(a, end, 10);
+    return errno ? 0 : v;
+}
+
 /* "10ns", "500ps", "1us" -> ps (1 .. 1000000); 0 if malformed */
 static uint32_t parse_tick(const char *a)
 {
     char *end;
-    unsigned long long v;
-    errno = 0;
-    if (a[0] < '0' || a[0] > '9') return 0;
-    v = strtoull(a, &end, 10);
-    if (errno || v == 0 || v > 1000000) return 0;
+    unsigned long long v = lead_number(a, &end);
+    if (v == 0 || v > 1000000) return 0;
     if (!strcmp(end, "ps")) return (uint32_t)v;
     if (!strcmp(end, "ns") && v <= 1000) return (uint32_t)(v * 1000);
     if (!strcmp(end, "us") && v <= 1) return (uint32_t)(v * 1000000);
@@ -83,11 +91,8 @@ static uint32_t parse_tick(const char *a)
 static uint32_t parse_count(const char *a)
 {
     char *end;
-    unsigned long long v;
-    errno = 0;
-    if (a[0] < '0' || a[0] > '9') return 0;
-    v = strtoull(a, &end, 10);
-    if (errno || *end || v == 0 || v > 0xFFFFFFFFull) return 0;
+    unsigned long long v = lead_number(a, &end);
+    if (v == 0 || *end || v > 0xFFFFFFFFull) return 0;
     return (uint32_t)v;
 }
 
