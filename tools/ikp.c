@@ -191,11 +191,23 @@ int main(int argc, char **argv)
         } else {
             ikp_output o;
             ikp_result r;
-            if (ikp_output_open(&o, out, &e) != IKP_OK) { rc = fail(out, &e); goto done; }
-            memcpy(cleanup_path, o.tmp_path, sizeof cleanup_path);
-            cleanup_armed = o.tmp_path[0] != 0;
+            sigset_t stop, old;
+            /* SIGINT/SIGTERM held from before the temporary file exists until
+               its removal is armed: one arriving in between is handled then */
+            sigemptyset(&stop);
+            sigaddset(&stop, SIGINT);
+            sigaddset(&stop, SIGTERM);
             signal(SIGINT, on_signal);
             signal(SIGTERM, on_signal);
+            sigprocmask(SIG_BLOCK, &stop, &old);
+            if (ikp_output_open(&o, out, &e) != IKP_OK) {
+                sigprocmask(SIG_SETMASK, &old, NULL);
+                rc = fail(out, &e);
+                goto done;
+            }
+            memcpy(cleanup_path, o.tmp_path, sizeof cleanup_path);
+            cleanup_armed = o.tmp_path[0] != 0;
+            sigprocmask(SIG_SETMASK, &old, NULL);
             r = ikp_write_chrome(cap, &copt, ikp_output_write, &o, &e);
             if (r != IKP_OK && !o.errno_) ikp_output_abort(&o); /* e says what went wrong */
             else r = ikp_output_commit(&o, &e);                 /* a failed write: with its reason */
