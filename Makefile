@@ -111,10 +111,14 @@ run: $(B)/ikp
 # system-wide). Without network access to PyPI: pip install the same
 # versions from a wheel directory (PIP_FIND_LINKS=DIR PIP_NO_INDEX=1).
 NUMPY_VERSION = 2.4.6
+PERFETTO_VERSION = 0.59.1
+PROTOBUF_VERSION = 7.36.2
 PYDEPS = $(B)/pydeps
-$(PYDEPS)/.numpy-$(NUMPY_VERSION): | $(B)
+PYDEPS_STAMP = $(PYDEPS)/.numpy-$(NUMPY_VERSION)-perfetto-$(PERFETTO_VERSION)-protobuf-$(PROTOBUF_VERSION)
+$(PYDEPS_STAMP): | $(B)
 	@$(PYTHON) -m pip install --quiet --disable-pip-version-check --target $(PYDEPS) numpy==$(NUMPY_VERSION) \
-	  || { echo "make: cannot install numpy==$(NUMPY_VERSION) from PyPI into $(PYDEPS) (needed to test .npy input; see the Makefile for installing it offline)"; exit 1; }
+	  perfetto==$(PERFETTO_VERSION) protobuf==$(PROTOBUF_VERSION) \
+	  || { echo "make: cannot install numpy==$(NUMPY_VERSION), perfetto==$(PERFETTO_VERSION) and protobuf==$(PROTOBUF_VERSION) from PyPI into $(PYDEPS) (needed to test .npy input and to parse Perfetto traces with Perfetto's schema; see the Makefile for installing them offline)"; exit 1; }
 	@touch $@
 
 # A decimal-comma locale for the locale test, made here (no system change).
@@ -123,14 +127,16 @@ $(B)/locale/de_DE.UTF-8: | $(B)
 
 HOST_TESTS = "sh tests/compile_checks.sh" \
              "$(PYTHON) tests/test_snippets.py" \
-             "LOCPATH=$(B)/locale $(B)/test_host" \
+             "rm -rf $(B)/test-out/captures; mkdir -p $(B)/test-out/captures; LOCPATH=$(B)/locale IKP_SAVE_CAPTURES=$(B)/test-out/captures $(B)/test_host" \
              "LOCPATH=$(B)/locale ASAN_OPTIONS=detect_leaks=1 $(B)/test_host_asan" \
-             "$(B)/test_peers" \
+             "IKP_SAVE_CAPTURES=$(B)/test-out/captures $(B)/test_peers" \
              "ASAN_OPTIONS=detect_leaks=1 $(B)/test_peers_asan" \
              "PYTHONPATH=$(PYDEPS) $(PYTHON) tests/test_tool.py" \
              "PYTHONPATH=$(PYDEPS) ASAN_OPTIONS=detect_leaks=1 IKP_TOOL=$(B)/ikp-asan $(PYTHON) tests/test_tool.py" \
              "PYTHONPATH=$(PYDEPS) $(PYTHON) tests/test_peers_tool.py" \
              "PYTHONPATH=$(PYDEPS) ASAN_OPTIONS=detect_leaks=1 IKP_TOOL=$(B)/ikp-asan $(PYTHON) tests/test_peers_tool.py" \
+             "PYTHONPATH=$(PYDEPS) $(PYTHON) tests/test_perfetto.py" \
+             "PYTHONPATH=$(PYDEPS) ASAN_OPTIONS=detect_leaks=1 IKP_TOOL=$(B)/ikp-asan $(PYTHON) tests/test_perfetto.py" \
              "$(B)/test_threads" \
              "NVCC=$(NVCC) NVDISASM=$(B)/tools/nvdisasm $(PYTHON) tests/sass/check_sass.py" \
              "$(B)/test_nvrtc" \
@@ -138,7 +144,7 @@ HOST_TESTS = "sh tests/compile_checks.sh" \
              "sh tests/fuzz_check.sh"
 
 test: check-tools $(B)/ikp $(B)/ikp-asan $(B)/test_host $(B)/test_host_asan $(B)/test_peers $(B)/test_peers_asan $(B)/test_nvrtc $(B)/tools/nvdisasm $(FUZZ_BINS) $(B)/test_threads \
-      $(PYDEPS)/.numpy-$(NUMPY_VERSION) $(B)/locale/de_DE.UTF-8
+      $(PYDEPS_STAMP) $(B)/locale/de_DE.UTF-8
 	@sh tests/run_all.sh $(HOST_TESTS)
 
 GPU_TESTS = "$(B)/test_device" \

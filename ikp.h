@@ -1,4 +1,4 @@
-/* ikp.h - v0.3.0 - IKP intra-kernel profiler, host library - MIT licence (end of file)
+/* ikp.h - v0.4.0 - IKP intra-kernel profiler, host library - MIT licence (end of file)
 
    IKP records timestamps inside running CUDA kernels (see ikp_cuda.cuh) and
    turns the buffer into a Chrome/Perfetto trace and statistics. This file is
@@ -81,7 +81,7 @@
        2. results and errors
        3. capture: open a buffer or a file, lane table
        4. per-lane decode into events
-       5. Chrome trace JSON writer; output files
+       5. trace writers (Chrome JSON, Perfetto protobuf); output files
        6. statistics
        7. capture files (.ikp), name lists
        8. one-call dump; CUDA buffer helpers
@@ -95,9 +95,9 @@
 #define IKP_H
 
 #define IKP_VERSION_MAJOR 0
-#define IKP_VERSION_MINOR 3
+#define IKP_VERSION_MINOR 4
 #define IKP_VERSION_PATCH 0
-#define IKP_VERSION_STRING "0.3.0"
+#define IKP_VERSION_STRING "0.4.0"
 #if defined(IKP_CUDA_VERSION_MAJOR) && (IKP_CUDA_VERSION_MAJOR != IKP_VERSION_MAJOR || \
     IKP_CUDA_VERSION_MINOR != IKP_VERSION_MINOR || IKP_CUDA_VERSION_PATCH != IKP_VERSION_PATCH)
 #error "ikp.h and ikp_cuda.cuh are from different IKP versions: copy both headers from one release"
@@ -340,6 +340,10 @@ IKP_DEF ikp_result ikp_capture_lane(const ikp_capture *cap, uint32_t lane, ikp_l
 /* Name of event id / group, or NULL when unnamed (shown as "event N" / "group N"). */
 IKP_DEF const char *ikp_event_name(const ikp_capture *cap, uint32_t id);
 IKP_DEF const char *ikp_group_name(const ikp_capture *cap, uint32_t group);
+/* The id of the event called name ("event N" for an unnamed id N too), or
+   IKP_NO_EVENT. */
+#define IKP_NO_EVENT 0xFFFFFFFFu
+IKP_DEF uint32_t ikp_event_id(const ikp_capture *cap, const char *name);
 
 /* ---- 4. per-lane decode --------------------------------------------------- */
 typedef enum ikp_event_kind {
@@ -386,30 +390,75 @@ IKP_DEF ikp_result ikp_decode_lane(const ikp_capture *cap, uint32_t lane,
                                    ikp_lane_events *out, ikp_error *err);
 IKP_DEF void ikp_lane_events_free(const ikp_capture *cap, ikp_lane_events *ev);
 
-/* ---- 5. Chrome trace JSON ------------------------------------------------- */
+/* ---- 5. traces: Chrome JSON and Perfetto ------------------------------------ */
 /* Output callback: returns 0 on success, non-zero to stop with IKP_ERR_WRITE. */
 typedef int (*ikp_write_fn)(void *user, const void *data, size_t size);
 /* A ready callback for a FILE* passed as user. */
 IKP_DEF int ikp_file_writer(void *user, const void *data, size_t size);
 
 typedef enum ikp_group_by {
-    IKP_BY_BLOCK = 0,  /* pid = block, tid = group (+ extra tracks) */
-    IKP_BY_SM,         /* pid = SM, tid = lane (+ extra tracks) */
+    IKP_BY_BLOCK = 0,  /* a process per block, a thread per lane (its group) */
+    IKP_BY_SM,         /* a process per SM, a thread per lane */
     IKP_BY_COUNT
 } ikp_group_by;
 
-typedef struct ikp_chrome_options {
-    ikp_group_by by;
-} ikp_chrome_options;
+/* A flow: arrows from each `from` event to its `to` event in the same block.
+   Within a block every lane that holds `from` events is paired with every
+   lane that holds `to` events (itself included): the k-th `from` of one
+   lane links to the k-th `to` of the other, in start order; when both
+   events carry a payload (IKP_DATA on the begin record), the k-th `from`
+   with payload p links to the k-th `to` with payload p. Regions and
+   instants take part; unmatched markers do not. */
+typedef struct ikp_flow_pair {
+    uint32_t from, to;         /* event ids (different) */
+} ikp_flow_pair;
 
-IKP_DEF ikp_result ikp_write_chrome(const ikp_capture *cap, const ikp_chrome_options *opt,
+/* What a writer drew (optional output, see ikp_trace_options.stats). */
+typedef struct ikp_trace_stats {
+    uint64_t flows;            /* arrows written */
+    uint64_t flows_unordered;  /* links not drawn: the `to` event does not come after
+                                  the `from` event where the format binds arrows */
+    uint64_t flow_unpaired;    /* `from` or `to` events that found no partner */
+    uint64_t counter_tracks;   /* counter tracks written */
+} ikp_trace_stats;
+
+/* All-zero means: a process per block, no flows, no counters. */
+typedef struct ikp_trace_options {
+    ikp_group_by by;
+    const ikp_flow_pair *flows;    /* arrows between related events */
+    uint32_t num_flows;
+    const uint32_t *counters;      /* event ids: per block, a counter track of how many
+                                      regions of the event are open (pipeline depth) */
+    uint32_t num_counters;
+    ikp_trace_stats *stats;        /* if not NULL: filled by a successful write */
+} ikp_trace_options;
+typedef ikp_trace_options ikp_chrome_options; /* its name before 0.4 */
+
+/* Chrome trace JSON ("traceEvents"): opens in ui.perfetto.dev and
+   chrome://tracing. pid = block + 1 (or SM + 1), tid = lane track + 1: 0
+   is the idle process and thread in Perfetto, whose events it drops. */
+IKP_DEF ikp_result ikp_write_chrome(const ikp_capture *cap, const ikp_trace_options *opt,
                                     ikp_write_fn fn, void *user, ikp_error *err);
-IKP_DEF ikp_result ikp_write_chrome_file(const ikp_capture *cap, const ikp_chrome_options *opt,
+IKP_DEF ikp_result ikp_write_chrome_file(const ikp_capture *cap, const ikp_trace_options *opt,
                                          FILE *f, ikp_error *err);
 /* Writes to path through an ikp_output (below): a failure leaves any
    earlier file at path untouched and no partial file behind. */
-IKP_DEF ikp_result ikp_write_chrome_path(const ikp_capture *cap, const ikp_chrome_options *opt,
+IKP_DEF ikp_result ikp_write_chrome_path(const ikp_capture *cap, const ikp_trace_options *opt,
                                          const char *path, ikp_error *err);
+
+/* Perfetto's native protobuf trace (.pftrace): the same processes, threads,
+   slices, instants and arguments as the JSON, about a third of its size;
+   regions of a lane that overlap without nesting go on child tracks of the
+   lane's track; names are interned; times are ns, exact to the decoded
+   value rounded to the ns, as in the JSON. See FORMAT.md. */
+IKP_DEF ikp_result ikp_write_perfetto(const ikp_capture *cap, const ikp_trace_options *opt,
+                                      ikp_write_fn fn, void *user, ikp_error *err);
+IKP_DEF ikp_result ikp_write_perfetto_file(const ikp_capture *cap, const ikp_trace_options *opt,
+                                           FILE *f, ikp_error *err);
+IKP_DEF ikp_result ikp_write_perfetto_path(const ikp_capture *cap, const ikp_trace_options *opt,
+                                           const char *path, ikp_error *err);
+/* 1 if path names a Perfetto trace (ends in .pftrace or .perfetto-trace) */
+IKP_DEF int ikp_is_perfetto_path(const char *path);
 
 /* Output files that are replaced whole or not at all. ikp_output_open
    creates a new temporary file next to path (a random name ending in
@@ -498,7 +547,8 @@ IKP_DEF void ikp_name_list_free(ikp_name_list *list);
 
 /* ---- 8. one call: words -> trace file + capture file + summary ----------- */
 typedef struct ikp_dump_desc {
-    const char *trace_path;      /* Chrome JSON (NULL: none) */
+    const char *trace_path;      /* trace (NULL: none): Perfetto protobuf when the name ends
+                                    in .pftrace or .perfetto-trace, else Chrome JSON */
     const char *capture_path;    /* .ikp capture (NULL: none) */
     FILE *summary;               /* text statistics (NULL: none) */
     ikp_decode_options decode;
@@ -2601,6 +2651,21 @@ IKP_DEF const char *ikp_event_name(const ikp_capture *cap, uint32_t id)
     return NULL;
 }
 
+IKP_DEF uint32_t ikp_event_id(const ikp_capture *cap, const char *name)
+{
+    uint32_t i;
+    char tmp[32];
+    if (!cap || !name) return IKP_NO_EVENT;
+    for (i = 0; i < cap->num_event_names; i++)
+        if (cap->event_names[i] && strcmp(cap->event_names[i], name) == 0) return i;
+    if (strncmp(name, "event ", 6) == 0 && name[6] >= '0' && name[6] <= '9' && strlen(name) < 16) {
+        i = (uint32_t)strtoul(name + 6, NULL, 10); /* "event N": the default name of an unnamed id */
+        snprintf(tmp, sizeof tmp, "event %u", i);
+        if (i < IKP_WIRE_MAX_EVENTS && !ikp_event_name(cap, i) && strcmp(tmp, name) == 0) return i;
+    }
+    return IKP_NO_EVENT;
+}
+
 IKP_DEF const char *ikp_group_name(const ikp_capture *cap, uint32_t group)
 {
     if (cap && group < cap->num_group_names && cap->group_names[group]) return cap->group_names[group];
@@ -3054,185 +3119,558 @@ static int ikp__cached_name(const ikp_capture *cap, ikp__namecache *nc, uint32_t
     return 1;
 }
 
-static void ikp__put_block_name(ikp__out *o, const ikp_capture *cap, const ikp__lane *l)
+/* "block 3", "block 3 (1,2,0)" for 2D/3D grids, "unit 3" (nuggets) */
+static const char *ikp__block_name(char *t, size_t n, const ikp_capture *cap, const ikp__lane *l)
 {
-    char t[96];
-    if (ikp__is_nuggets(cap->format)) snprintf(t, sizeof t, "unit %u", l->pub.block);
+    if (ikp__is_nuggets(cap->format)) snprintf(t, n, "unit %u", l->pub.block);
     else if (l->grid[1] > 1 || l->grid[2] > 1) {
         uint32_t gx = l->grid[0] ? l->grid[0] : 1, gy = l->grid[1] ? l->grid[1] : 1;
-        snprintf(t, sizeof t, "block %u (%u,%u,%u)", l->pub.block, l->pub.block % gx,
-                 (l->pub.block / gx) % gy, l->pub.block / gx / gy);
-    } else snprintf(t, sizeof t, "block %u", l->pub.block);
-    ikp__puts(o, t);
+        snprintf(t, n, "block %u (%u,%u,%u)", l->pub.block, l->pub.block % gx, (l->pub.block / gx) % gy,
+                 l->pub.block / gx / gy);
+    } else snprintf(t, n, "block %u", l->pub.block);
+    return t;
 }
 
-IKP_DEF ikp_result ikp_write_chrome(const ikp_capture *cap, const ikp_chrome_options *opt,
+static const char *ikp__process_name(char *t, size_t n, const ikp_capture *cap, const ikp__lane *l, ikp_group_by by)
+{
+    if (by == IKP_BY_SM) snprintf(t, n, "SM %u", l->pub.sm);
+    else ikp__block_name(t, n, cap, l);
+    return t;
+}
+
+/* a lane's track: its group (by SM: block and group), " [t]" for extra
+   tracks, and which lane it duplicates */
+static const char *ikp__thread_name(char *t, size_t n, const ikp_capture *cap, const ikp__lane *l, uint32_t lane,
+                                    ikp_group_by by, uint32_t track)
+{
+    char g[32];
+    size_t k = 0;
+    t[0] = 0;
+    if (by == IKP_BY_SM) { ikp__block_name(t, n, cap, l); k = strlen(t); }
+    snprintf(t + k, n - k, "%s%s", k ? " " : "", ikp__gr_name(cap, l->pub.group, g, sizeof g));
+    k = strlen(t);
+    if (track) { snprintf(t + k, n - k, " [%u]", track); k = strlen(t); }
+    if (l->pub.flags & IKP_LANE_DUPLICATE)
+        snprintf(t + k, n - k, " (lane %u, a duplicate of lane %u)", lane, l->pub.duplicate_of);
+    return t;
+}
+
+/* checks shared by the writers; by SM: the table of SMs seen */
+static ikp_result ikp__trace_begin(const ikp_capture *cap, ikp_group_by by, uint8_t **sm_seen, ikp_error *err)
+{
+    uint32_t i;
+    *sm_seen = NULL;
+    if (by != IKP_BY_SM) return IKP_OK;
+    for (i = 0; i < cap->info.num_lanes; i++) {
+        ikp__lane lt;
+        const ikp__lane *l = ikp__get_lane(cap, i, &lt);
+        if ((l->pub.flags & IKP_LANE_STARTED) && (!cap->lanes || l->pub.records) && l->pub.sm == IKP_NO_SM)
+            return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, (int64_t)i,
+                             "grouping by SM: this %s capture does not record SM ids (lane %u)",
+                             ikp_format_name(cap->format), i);
+    }
+    *sm_seen = (uint8_t *)ikp__alloc(&cap->alloc, 65536 / 8);
+    if (!*sm_seen) return ikp__oom(err);
+    memset(*sm_seen, 0, 65536 / 8);
+    return IKP_OK;
+}
+
+/* ---- trace walk: lanes block by block, flows, counters ---- */
+/* The writers visit lanes in order, one block at a time when flows or
+   counters need a block's lanes together (else one lane at a time: the
+   memory of one lane's events). */
+static int64_t ikp__ns(int64_t ps) { return ps < 0 ? 0 : (ps + 500) / 1000; }
+
+typedef struct ikp__fend {     /* one end of a flow, on event idx of a slot */
+    uint32_t slot, idx;
+    uint64_t id;
+    int64_t src_ns;            /* the `from` event's start */
+    int64_t dst_json_ns;       /* where the JSON binds the `to` end: its end, or its
+                                  start when regions nest inside it on its track */
+    int64_t dst_pb_ns;         /* where the protobuf binds it: the `to` event's end */
+    int out;                   /* 1: the `from` end */
+} ikp__fend;
+
+typedef struct ikp__step { int64_t ns; int32_t d; } ikp__step; /* a counter step */
+
+typedef struct ikp__tw {
+    const ikp_capture *cap;
+    ikp_trace_stats st;
+    const ikp_flow_pair *flows;
+    uint32_t num_flows;
+    uint32_t *order, norder, pos; /* the lanes to write: order[pos] by (block, lane) when
+                                     grouped, else pos itself */
+    int grouped;
+    ikp_lane_events *ev;          /* the current block: one slot per lane with events */
+    uint32_t *lane, n, ncap;
+    ikp__fend *fe;                /* its flow ends, by (slot, idx) */
+    size_t nfe, fecap, *fe_at;    /* slot s: fe[fe_at[s] .. fe_at[s + 1]) */
+    size_t fe_atcap;
+    uint64_t next_flow;
+    uint64_t *ka, *kb;            /* scratch of the matching */
+    size_t kacap, kbcap;
+    uint8_t *mark;                /* per event of the block: paired */
+    size_t *mark_at, markcap, mark_atcap;
+    ikp__step *cs;                /* counter steps */
+    size_t ncs, cscap;
+} ikp__tw;
+
+static ikp_result ikp__tw_init(ikp__tw *w, const ikp_capture *cap, const ikp_trace_options *opt, ikp_error *err)
+{
+    uint32_t i, k;
+    memset(w, 0, sizeof *w);
+    w->cap = cap;
+    w->next_flow = 1;
+    if (opt) {
+        if ((opt->num_flows && !opt->flows) || (opt->num_counters && !opt->counters))
+            return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL flows or counters with a non-zero count");
+        for (k = 0; k < opt->num_flows; k++)
+            if (opt->flows[k].from >= IKP_WIRE_MAX_EVENTS || opt->flows[k].to >= IKP_WIRE_MAX_EVENTS ||
+                opt->flows[k].from == opt->flows[k].to)
+                return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1,
+                                 "flow %u: event ids %u -> %u must differ and be below %u", k,
+                                 opt->flows[k].from, opt->flows[k].to, IKP_WIRE_MAX_EVENTS);
+        for (k = 0; k < opt->num_counters; k++)
+            if (opt->counters[k] >= IKP_WIRE_MAX_EVENTS)
+                return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "counter %u: event id %u is not below %u",
+                                 k, opt->counters[k], IKP_WIRE_MAX_EVENTS);
+        w->flows = opt->flows;
+        w->num_flows = opt->num_flows;
+        w->grouped = opt->num_flows || opt->num_counters;
+    }
+    w->norder = cap->info.num_lanes;
+    if (w->grouped) { /* (block, lane) keys, sorted; else lane order, nothing stored */
+        uint64_t *key = (uint64_t *)ikp__alloc(&cap->alloc, (size_t)w->norder * sizeof(uint64_t));
+        w->order = (uint32_t *)ikp__alloc(&cap->alloc, (size_t)w->norder * sizeof(uint32_t));
+        if (!key || !w->order) {
+            ikp__free(&cap->alloc, key); ikp__free(&cap->alloc, w->order); w->order = NULL;
+            return ikp__oom(err);
+        }
+        for (i = 0; i < w->norder; i++) {
+            ikp__lane lt;
+            key[i] = (uint64_t)ikp__get_lane(cap, i, &lt)->pub.block << 32 | i;
+        }
+        qsort(key, w->norder, sizeof *key, ikp__cmp_u64);
+        for (i = 0; i < w->norder; i++) w->order[i] = (uint32_t)key[i];
+        ikp__free(&cap->alloc, key);
+    }
+    return IKP_OK;
+}
+
+static void ikp__tw_free(ikp__tw *w)
+{
+    const ikp_allocator *a = &w->cap->alloc;
+    uint32_t s;
+    for (s = 0; s < w->ncap; s++) ikp_lane_events_free(w->cap, &w->ev[s]);
+    ikp__free(a, w->ev); ikp__free(a, w->lane); ikp__free(a, w->order); ikp__free(a, w->fe);
+    ikp__free(a, w->fe_at); ikp__free(a, w->ka); ikp__free(a, w->kb); ikp__free(a, w->mark);
+    ikp__free(a, w->mark_at); ikp__free(a, w->cs);
+}
+
+static int ikp__cmp_fend(const void *pa, const void *pb)
+{
+    const ikp__fend *a = (const ikp__fend *)pa, *b = (const ikp__fend *)pb;
+    if (a->slot != b->slot) return a->slot < b->slot ? -1 : 1;
+    if (a->idx != b->idx) return a->idx < b->idx ? -1 : 1;
+    return a->id < b->id ? -1 : a->id > b->id;
+}
+
+static int ikp__flow_event(const ikp_event *e, uint32_t id)
+{
+    return e->id == id && (e->kind == IKP_EVENT_REGION || e->kind == IKP_EVENT_INSTANT);
+}
+
+/* where the JSON can bind a flow's `to` end on e: its end, unless a region
+   or instant starts inside it on its track (the end would bind to that) */
+static int64_t ikp__json_dst_ns(const ikp_lane_events *ev, uint32_t idx)
+{
+    const ikp_event *e = &ev->events[idx];
+    int64_t s = ikp__ns(e->start_ps), t = ikp__ns(e->end_ps);
+    size_t k, seen = 0;
+    for (k = (size_t)idx + 1; k < ev->count && ikp__ns(ev->events[k].start_ps) <= t; k++) {
+        if (ev->events[k].track == e->track) return s;
+        if (++seen > 64) return s; /* a long scan: the safe binding */
+    }
+    return t;
+}
+
+static ikp_result ikp__tw_link(ikp__tw *w, uint32_t sa, uint32_t a, uint32_t sb, uint32_t b, ikp_error *err)
+{
+    const ikp_event *ea = &w->ev[sa].events[a], *eb = &w->ev[sb].events[b];
+    ikp__fend f;
+    if (!ikp__grow(&w->cap->alloc, (void **)&w->fe, &w->fecap, w->nfe + 2, sizeof(ikp__fend))) return ikp__oom(err);
+    f.id = w->next_flow++;
+    f.src_ns = ikp__ns(ea->start_ps);
+    f.dst_json_ns = ikp__json_dst_ns(&w->ev[sb], b);
+    f.dst_pb_ns = ikp__ns(eb->end_ps);
+    f.slot = sa; f.idx = a; f.out = 1;
+    w->fe[w->nfe++] = f;
+    f.slot = sb; f.idx = b; f.out = 0;
+    w->fe[w->nfe++] = f;
+    w->mark[w->mark_at[sa] + a] = 1;
+    w->mark[w->mark_at[sb] + b] = 1;
+    return IKP_OK;
+}
+
+/* the events of slot s that are id: keys (payload << 32 | index) when
+   by_payload, else indices; returns the count, -1 on no memory */
+static int64_t ikp__tw_keys(ikp__tw *w, uint32_t s, uint32_t id, uint64_t *k, int *all_payload)
+{
+    const ikp_lane_events *ev = &w->ev[s];
+    size_t i, n = 0;
+    *all_payload = 1;
+    for (i = 0; i < ev->count; i++)
+        if (ikp__flow_event(&ev->events[i], id)) {
+            if (!(ev->events[i].flags & IKP_EVENT_HAS_BEGIN_DATA)) *all_payload = 0;
+            k[n++] = (uint64_t)ev->events[i].begin_data << 32 | (uint32_t)i;
+        }
+    return (int64_t)n;
+}
+
+static ikp_result ikp__tw_flows(ikp__tw *w, ikp_error *err)
+{
+    const ikp_allocator *al = &w->cap->alloc;
+    uint32_t p, sa, sb, s;
+    size_t most = 0, total = 0, i;
+    w->nfe = 0;
+    if (!ikp__grow(al, (void **)&w->fe_at, &w->fe_atcap, (size_t)w->n + 1, sizeof(size_t)) ||
+        !ikp__grow(al, (void **)&w->mark_at, &w->mark_atcap, (size_t)w->n + 1, sizeof(size_t)))
+        return ikp__oom(err);
+    for (s = 0; s < w->n; s++) {
+        w->mark_at[s] = total;
+        total += w->ev[s].count;
+        if (w->ev[s].count > most) most = w->ev[s].count;
+    }
+    w->mark_at[w->n] = total;
+    if (w->num_flows) {
+        if (!ikp__grow(al, (void **)&w->ka, &w->kacap, most, sizeof(uint64_t)) ||
+            !ikp__grow(al, (void **)&w->kb, &w->kbcap, most, sizeof(uint64_t)) ||
+            !ikp__grow(al, (void **)&w->mark, &w->markcap, total, 1))
+            return ikp__oom(err);
+    }
+    for (p = 0; p < w->num_flows; p++) {
+        uint32_t from = w->flows[p].from, to = w->flows[p].to;
+        memset(w->mark, 0, total);
+        for (sa = 0; sa < w->n; sa++) {
+            int pa, pb;
+            int64_t na = ikp__tw_keys(w, sa, from, w->ka, &pa);
+            if (na == 0) continue;
+            for (sb = 0; sb < w->n; sb++) {
+                int64_t nb = ikp__tw_keys(w, sb, to, w->kb, &pb), x = 0, y = 0;
+                if (nb == 0) continue;
+                if (pa && pb) { /* by payload: the k-th of each payload value */
+                    qsort(w->ka, (size_t)na, sizeof(uint64_t), ikp__cmp_u64);
+                    qsort(w->kb, (size_t)nb, sizeof(uint64_t), ikp__cmp_u64);
+                    while (x < na && y < nb) {
+                        uint32_t va = (uint32_t)(w->ka[x] >> 32), vb = (uint32_t)(w->kb[y] >> 32);
+                        if (va < vb) x++;
+                        else if (vb < va) y++;
+                        else {
+                            ikp_result r = ikp__tw_link(w, sa, (uint32_t)w->ka[x], sb, (uint32_t)w->kb[y], err);
+                            if (r != IKP_OK) return r;
+                            x++; y++;
+                        }
+                    }
+                } else /* by order */
+                    for (; x < na && x < nb; x++) {
+                        ikp_result r = ikp__tw_link(w, sa, (uint32_t)w->ka[x], sb, (uint32_t)w->kb[x], err);
+                        if (r != IKP_OK) return r;
+                    }
+                if (pa && pb) ikp__tw_keys(w, sa, from, w->ka, &pa); /* back to start order */
+            }
+        }
+        for (s = 0; s < w->n; s++)
+            for (i = 0; i < w->ev[s].count; i++) {
+                const ikp_event *e = &w->ev[s].events[i];
+                if ((ikp__flow_event(e, from) || ikp__flow_event(e, to)) && !w->mark[w->mark_at[s] + i])
+                    w->st.flow_unpaired++;
+            }
+    }
+    if (w->nfe > 1) qsort(w->fe, w->nfe, sizeof(ikp__fend), ikp__cmp_fend);
+    for (s = 0, i = 0; s <= w->n; s++) {
+        while (i < w->nfe && w->fe[i].slot < s) i++;
+        w->fe_at[s] = i;
+    }
+    return IKP_OK;
+}
+
+/* the next block (or lane): w->n slots, 0 at the end */
+static ikp_result ikp__tw_next(ikp__tw *w, ikp_error *err)
+{
+    const ikp_capture *cap = w->cap;
+    uint32_t block = 0;
+    w->n = 0;
+    while (w->pos < w->norder) {
+        ikp__lane lt;
+        uint32_t i = w->order ? w->order[w->pos] : w->pos;
+        const ikp__lane *l = ikp__get_lane(cap, i, &lt);
+        ikp_result r;
+        if (!(l->pub.flags & IKP_LANE_STARTED) || (cap->lanes && l->pub.records == 0)) { w->pos++; continue; }
+        if (w->n && (!w->grouped || l->pub.block != block)) break;
+        if (w->n == w->ncap) {
+            uint32_t c = w->ncap ? w->ncap * 2 : 4;
+            ikp_lane_events *ev = (ikp_lane_events *)ikp__alloc(&cap->alloc, (size_t)c * sizeof *ev);
+            uint32_t *ln = (uint32_t *)ikp__alloc(&cap->alloc, (size_t)c * sizeof *ln);
+            if (!ev || !ln) { ikp__free(&cap->alloc, ev); ikp__free(&cap->alloc, ln); return ikp__oom(err); }
+            memset(ev, 0, (size_t)c * sizeof *ev);
+            if (w->ncap) { memcpy(ev, w->ev, (size_t)w->ncap * sizeof *ev); memcpy(ln, w->lane, (size_t)w->ncap * sizeof *ln); }
+            ikp__free(&cap->alloc, w->ev); ikp__free(&cap->alloc, w->lane);
+            w->ev = ev; w->lane = ln; w->ncap = c;
+        }
+        r = ikp__decode(cap, l, &w->ev[w->n], err);
+        if (r != IKP_OK) return r;
+        w->pos++;
+        if (w->ev[w->n].count == 0) continue; /* nothing to show: no tracks, no names */
+        block = l->pub.block;
+        w->lane[w->n++] = i;
+    }
+    if (w->n && w->grouped) return ikp__tw_flows(w, err);
+    if (w->n) {
+        if (!ikp__grow(&cap->alloc, (void **)&w->fe_at, &w->fe_atcap, 2, sizeof(size_t))) return ikp__oom(err);
+        w->nfe = 0; w->fe_at[0] = w->fe_at[1] = 0;
+    }
+    return IKP_OK;
+}
+
+static int ikp__cmp_step(const void *pa, const void *pb)
+{
+    const ikp__step *a = (const ikp__step *)pa, *b = (const ikp__step *)pb;
+    if (a->ns != b->ns) return a->ns < b->ns ? -1 : 1;
+    return a->d < b->d ? -1 : a->d > b->d; /* ends first: no false peak */
+}
+
+/* the current block's steps of "regions of id open": w->cs, sorted; 0 if none */
+static ikp_result ikp__tw_counter(ikp__tw *w, uint32_t id, ikp_error *err)
+{
+    uint32_t s;
+    size_t i;
+    w->ncs = 0;
+    for (s = 0; s < w->n; s++)
+        for (i = 0; i < w->ev[s].count; i++) {
+            const ikp_event *e = &w->ev[s].events[i];
+            if (e->id != id || e->kind != IKP_EVENT_REGION) continue;
+            if (!ikp__grow(&w->cap->alloc, (void **)&w->cs, &w->cscap, w->ncs + 2, sizeof(ikp__step))) return ikp__oom(err);
+            w->cs[w->ncs].ns = ikp__ns(e->start_ps); w->cs[w->ncs++].d = 1;
+            w->cs[w->ncs].ns = ikp__ns(e->end_ps); w->cs[w->ncs++].d = -1;
+        }
+    if (w->ncs > 1) qsort(w->cs, w->ncs, sizeof(ikp__step), ikp__cmp_step);
+    return IKP_OK;
+}
+
+/* a process seen for the first time (by block: a new block; by SM: a new SM) */
+static int ikp__new_pid(uint8_t *seen, uint64_t *last, uint64_t pid)
+{
+    int fresh = pid != *last && !(seen && pid < 65536 && (seen[pid >> 3] >> (pid & 7) & 1));
+    if (fresh && seen && pid < 65536) seen[pid >> 3] |= (uint8_t)(1u << (pid & 7));
+    *last = pid;
+    return fresh;
+}
+
+/* "load in flight" (by SM: "load, block 3 in flight"), raw UTF-8 */
+static void ikp__counter_name(char *t, size_t n, const ikp_capture *cap, ikp_group_by by, uint32_t id, uint32_t block)
+{
+    char tmp[32];
+    const char *nm = ikp__ev_name(cap, id, tmp, sizeof tmp);
+    if (by == IKP_BY_SM) snprintf(t, n, "%s, block %u in flight", nm, block);
+    else snprintf(t, n, "%s in flight", nm);
+}
+
+IKP_DEF ikp_result ikp_write_chrome(const ikp_capture *cap, const ikp_trace_options *opt,
                                     ikp_write_fn fn, void *user, ikp_error *err)
 {
     ikp__out o;
     ikp__namecache *nc;
-    ikp_lane_events ev;
-    ikp_result r = IKP_OK;
+    ikp__tw w;
+    ikp_result r;
     ikp_group_by by = opt ? opt->by : IKP_BY_BLOCK;
-    uint32_t i, t, ng, *track_next = NULL;
+    uint32_t t, s, c, ng, *track_next = NULL;
     uint64_t last_pid = UINT64_MAX;
     uint8_t *sm_seen = NULL;
     int first = 1;
-    char tmp[64];
+    char cn[512];
     if (!cap || !fn) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL argument");
     if ((unsigned)by >= (unsigned)IKP_BY_COUNT)
         return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "unknown grouping %d", (int)by);
-    if (by == IKP_BY_SM) {
-        for (i = 0; i < cap->info.num_lanes; i++) {
-            ikp__lane lt;
-            const ikp__lane *l = ikp__get_lane(cap, i, &lt);
-            if ((l->pub.flags & IKP_LANE_STARTED) && (!cap->lanes || l->pub.records) && l->pub.sm == IKP_NO_SM)
-                return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, (int64_t)i,
-                                 "--by sm: this %s capture does not record SM ids (lane %u)",
-                                 ikp_format_name(cap->format), i);
-        }
-        sm_seen = (uint8_t *)ikp__alloc(&cap->alloc, 65536 / 8);
-        if (!sm_seen) return ikp__oom(err);
-        memset(sm_seen, 0, 65536 / 8);
-    }
+    r = ikp__trace_begin(cap, by, &sm_seen, err);
+    if (r != IKP_OK) return r;
     if (cap->info.duplicate_lanes) {
         /* a duplicate lane's tracks follow those of the first lane of its (block, group) */
         track_next = (uint32_t *)ikp__alloc(&cap->alloc, (size_t)cap->info.num_lanes * sizeof(uint32_t));
         if (!track_next) { ikp__free(&cap->alloc, sm_seen); return ikp__oom(err); }
         memset(track_next, 0, (size_t)cap->info.num_lanes * sizeof(uint32_t));
     }
-    memset(&ev, 0, sizeof ev);
     nc = (ikp__namecache *)ikp__alloc(&cap->alloc, sizeof(ikp__namecache));
     o.buf = (char *)ikp__alloc(&cap->alloc, 1 << 16);
-    if (!nc || !o.buf) {
+    if (!nc || !o.buf || (r = ikp__tw_init(&w, cap, opt, err)) != IKP_OK) {
         ikp__free(&cap->alloc, nc); ikp__free(&cap->alloc, o.buf); ikp__free(&cap->alloc, sm_seen);
         ikp__free(&cap->alloc, track_next);
-        return ikp__oom(err);
+        return nc && o.buf ? r : ikp__oom(err);
     }
     memset(nc->have, 0, sizeof nc->have);
     nc->pool = NULL; nc->n = nc->cap = 0;
     o.fn = fn; o.user = user; o.n = 0; o.cap = 1 << 16; o.failed = 0;
     ng = cap->info.num_groups ? cap->info.num_groups : 1;
     ikp__puts(&o, "{\"traceEvents\":[");
-    for (i = 0; i < cap->info.num_lanes && r == IKP_OK && !o.failed; i++) {
-        ikp__lane lt;
-        const ikp__lane *l = ikp__get_lane(cap, i, &lt);
-        uint64_t pid, tid0, tstride;
-        uint32_t tbase = 0;
-        size_t k;
-        if (!(l->pub.flags & IKP_LANE_STARTED) || (cap->lanes && l->pub.records == 0)) continue;
-        r = ikp__decode(cap, l, &ev, err);
-        if (r != IKP_OK) break;
-        if (ev.count == 0) continue; /* nothing to show: no tracks, no names */
-        if (track_next) {
-            uint32_t owner = (l->pub.flags & IKP_LANE_DUPLICATE) ? l->pub.duplicate_of : i;
-            tbase = track_next[owner];
-            track_next[owner] += ev.num_tracks;
-        }
-        if (by == IKP_BY_BLOCK) { pid = l->pub.block; tid0 = l->pub.group; tstride = ng; }
-        else { pid = l->pub.sm; tid0 = i; tstride = cap->info.num_lanes; tbase = 0; }
-        if (pid != last_pid && !(by == IKP_BY_SM && pid < 65536 && (sm_seen[pid >> 3] >> (pid & 7) & 1))) {
-            if (by == IKP_BY_SM && pid < 65536) sm_seen[pid >> 3] |= (uint8_t)(1u << (pid & 7));
-            ikp__puts(&o, first ? "\n" : ",\n");
-            first = 0;
-            ikp__puts(&o, "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":");
-            ikp__put_u64(&o, pid);
-            ikp__puts(&o, ",\"args\":{\"name\":\"");
-            if (by == IKP_BY_BLOCK) ikp__put_block_name(&o, cap, l);
-            else { ikp__puts(&o, "SM "); ikp__put_u64(&o, pid); }
-            ikp__puts(&o, "\"}},\n{\"ph\":\"M\",\"name\":\"process_sort_index\",\"pid\":");
-            ikp__put_u64(&o, pid);
-            ikp__puts(&o, ",\"args\":{\"sort_index\":");
-            ikp__put_u64(&o, pid);
-            ikp__puts(&o, "}}");
-            last_pid = pid;
-        }
-        for (t = 0; t < ev.num_tracks; t++) {
-            uint64_t tid = tid0 + (uint64_t)(tbase + t) * tstride;
-            ikp__puts(&o, first ? "\n" : ",\n");
-            first = 0;
-            ikp__puts(&o, "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":");
-            ikp__put_u64(&o, pid);
-            ikp__puts(&o, ",\"tid\":");
-            ikp__put_u64(&o, tid);
-            ikp__puts(&o, ",\"args\":{\"name\":\"");
-            if (by == IKP_BY_SM) { ikp__put_block_name(&o, cap, l); ikp__puts(&o, " "); }
-            ikp__put_json_chars(&o, ikp__gr_name(cap, l->pub.group, tmp, sizeof tmp));
-            if (tbase + t) { ikp__puts(&o, " ["); ikp__put_u64(&o, tbase + t); ikp__puts(&o, "]"); }
-            if (l->pub.flags & IKP_LANE_DUPLICATE) {
-                ikp__puts(&o, " (lane ");
-                ikp__put_u64(&o, i);
-                ikp__puts(&o, ", a duplicate of lane ");
-                ikp__put_u64(&o, l->pub.duplicate_of);
-                ikp__puts(&o, ")");
+    while (!o.failed && (r = ikp__tw_next(&w, err)) == IKP_OK && w.n) {
+        uint64_t block_pid = 0, block_tid = 0;
+        for (s = 0; s < w.n && r == IKP_OK; s++) {
+            const ikp_lane_events *ev = &w.ev[s];
+            ikp__lane lt;
+            uint32_t i = w.lane[s];
+            const ikp__lane *l = ikp__get_lane(cap, i, &lt);
+            const ikp__fend *fe = w.fe ? w.fe + w.fe_at[s] : NULL, *fe_end = w.fe ? w.fe + w.fe_at[s + 1] : NULL;
+            uint64_t pid, tid0, tstride;
+            uint32_t tbase = 0;
+            size_t k;
+            if (track_next) {
+                uint32_t owner = (l->pub.flags & IKP_LANE_DUPLICATE) ? l->pub.duplicate_of : i;
+                tbase = track_next[owner];
+                track_next[owner] += ev->num_tracks;
             }
-            ikp__puts(&o, "\"}},\n{\"ph\":\"M\",\"name\":\"thread_sort_index\",\"pid\":");
-            ikp__put_u64(&o, pid);
-            ikp__puts(&o, ",\"tid\":");
-            ikp__put_u64(&o, tid);
-            ikp__puts(&o, ",\"args\":{\"sort_index\":");
-            ikp__put_u64(&o, tid);
-            ikp__puts(&o, "}}");
-        }
-        for (k = 0; k < ev.count; k++) {
-            const ikp_event *e = &ev.events[k];
-            const char *nm;
-            size_t nl;
-            char *p;
-            int64_t s0 = (e->start_ps < 0 ? 0 : e->start_ps + 500) / 1000;
-            int64_t s1 = (e->end_ps < 0 ? 0 : e->end_ps + 500) / 1000;
-            if (!ikp__cached_name(cap, nc, e->id, &nm, &nl)) { r = ikp__oom(err); break; }
-            /* the head (at most IKP__HEAD bytes), the name, the tail (fixed
-               text, numbers, args: at most IKP__TAIL bytes). One bound check
-               when all fit the buffer; else the name goes through ikp__put,
-               whatever its length. */
-            if (o.n + IKP__HEAD + nl + IKP__TAIL > o.cap) ikp__flush(&o);
-            p = o.buf + o.n;
-            if (!first) *p++ = ',';
-            first = 0;
-            if (e->kind == IKP_EVENT_REGION) IKP__CPY(p, "\n{\"ph\":\"X\",\"name\":\"");
-            else IKP__CPY(p, "\n{\"ph\":\"i\",\"s\":\"t\",\"name\":\"");
-            if (IKP__HEAD + nl + IKP__TAIL <= o.cap) {
-                memcpy(p, nm, nl);
-                p += nl;
-            } else {
-                o.n = (size_t)(p - o.buf);
-                ikp__put(&o, nm, nl);
-                if (o.n + IKP__TAIL > o.cap) ikp__flush(&o);
+            /* 1-based: Perfetto drops the events of pid 0 / tid 0 (its idle process) */
+            if (by == IKP_BY_BLOCK) { pid = (uint64_t)l->pub.block + 1; tid0 = (uint64_t)l->pub.group + 1; tstride = ng; }
+            else { pid = (uint64_t)l->pub.sm + 1; tid0 = (uint64_t)i + 1; tstride = cap->info.num_lanes; tbase = 0; }
+            if (s == 0) { block_pid = pid; block_tid = tid0 + (uint64_t)tbase * tstride; }
+            if (ikp__new_pid(sm_seen, &last_pid, pid)) {
+                ikp__puts(&o, first ? "\n" : ",\n");
+                first = 0;
+                ikp__puts(&o, "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":");
+                ikp__put_u64(&o, pid);
+                ikp__puts(&o, ",\"args\":{\"name\":\"");
+                ikp__put_json_chars(&o, ikp__process_name(cn, sizeof cn, cap, l, by));
+                ikp__puts(&o, "\"}},\n{\"ph\":\"M\",\"name\":\"process_sort_index\",\"pid\":");
+                ikp__put_u64(&o, pid);
+                ikp__puts(&o, ",\"args\":{\"sort_index\":");
+                ikp__put_u64(&o, pid);
+                ikp__puts(&o, "}}");
+            }
+            for (t = 0; t < ev->num_tracks; t++) {
+                uint64_t tid = tid0 + (uint64_t)(tbase + t) * tstride;
+                ikp__puts(&o, first ? "\n" : ",\n");
+                first = 0;
+                ikp__puts(&o, "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":");
+                ikp__put_u64(&o, pid);
+                ikp__puts(&o, ",\"tid\":");
+                ikp__put_u64(&o, tid);
+                ikp__puts(&o, ",\"args\":{\"name\":\"");
+                ikp__put_json_chars(&o, ikp__thread_name(cn, sizeof cn, cap, l, i, by, tbase + t));
+                ikp__puts(&o, "\"}},\n{\"ph\":\"M\",\"name\":\"thread_sort_index\",\"pid\":");
+                ikp__put_u64(&o, pid);
+                ikp__puts(&o, ",\"tid\":");
+                ikp__put_u64(&o, tid);
+                ikp__puts(&o, ",\"args\":{\"sort_index\":");
+                ikp__put_u64(&o, tid);
+                ikp__puts(&o, "}}");
+            }
+            for (k = 0; k < ev->count; k++) {
+                const ikp_event *e = &ev->events[k];
+                const char *nm;
+                size_t nl;
+                char *p;
+                uint64_t tid = tid0 + (uint64_t)(tbase + e->track) * tstride;
+                int64_t s0 = ikp__ns(e->start_ps), s1 = ikp__ns(e->end_ps);
+                if (!ikp__cached_name(cap, nc, e->id, &nm, &nl)) { r = ikp__oom(err); break; }
+                /* the head (at most IKP__HEAD bytes), the name, the tail (fixed
+                   text, numbers, args: at most IKP__TAIL bytes). One bound check
+                   when all fit the buffer; else the name goes through ikp__put,
+                   whatever its length. */
+                if (o.n + IKP__HEAD + nl + IKP__TAIL > o.cap) ikp__flush(&o);
                 p = o.buf + o.n;
-            }
-            if (e->kind == IKP_EVENT_UNMATCHED_BEGIN) IKP__CPY(p, " (unmatched begin)");
-            else if (e->kind == IKP_EVENT_UNMATCHED_END) IKP__CPY(p, " (unmatched end)");
-            IKP__CPY(p, "\",\"pid\":");
-            p = ikp__fmt_u64(p, pid);
-            IKP__CPY(p, ",\"tid\":");
-            p = ikp__fmt_u64(p, tid0 + (uint64_t)(tbase + e->track) * tstride);
-            IKP__CPY(p, ",\"ts\":");
-            p = ikp__fmt_us(p, (uint64_t)s0);
-            if (e->kind == IKP_EVENT_REGION) {
-                IKP__CPY(p, ",\"dur\":");
-                p = ikp__fmt_us(p, (uint64_t)(s1 - s0));
-            }
-            if (e->flags || e->kind == IKP_EVENT_UNMATCHED_BEGIN || e->kind == IKP_EVENT_UNMATCHED_END) {
-                int na = 0; /* args written: the next one needs a comma */
+                if (!first) *p++ = ',';
+                first = 0;
+                if (e->kind == IKP_EVENT_REGION) IKP__CPY(p, "\n{\"ph\":\"X\",\"name\":\"");
+                else IKP__CPY(p, "\n{\"ph\":\"i\",\"s\":\"t\",\"name\":\"");
+                if (IKP__HEAD + nl + IKP__TAIL <= o.cap) {
+                    memcpy(p, nm, nl);
+                    p += nl;
+                } else {
+                    o.n = (size_t)(p - o.buf);
+                    ikp__put(&o, nm, nl);
+                    if (o.n + IKP__TAIL > o.cap) ikp__flush(&o);
+                    p = o.buf + o.n;
+                }
+                if (e->kind == IKP_EVENT_UNMATCHED_BEGIN) IKP__CPY(p, " (unmatched begin)");
+                else if (e->kind == IKP_EVENT_UNMATCHED_END) IKP__CPY(p, " (unmatched end)");
+                IKP__CPY(p, "\",\"pid\":");
+                p = ikp__fmt_u64(p, pid);
+                IKP__CPY(p, ",\"tid\":");
+                p = ikp__fmt_u64(p, tid);
+                IKP__CPY(p, ",\"ts\":");
+                p = ikp__fmt_us(p, (uint64_t)s0);
+                if (e->kind == IKP_EVENT_REGION) {
+                    IKP__CPY(p, ",\"dur\":");
+                    p = ikp__fmt_us(p, (uint64_t)(s1 - s0));
+                }
+                if (e->flags || e->kind == IKP_EVENT_UNMATCHED_BEGIN || e->kind == IKP_EVENT_UNMATCHED_END) {
+                    int na = 0; /* args written: the next one needs a comma */
 #define IKP__ARG(lit) (na++ ? (void)(*p++ = ',') : (void)0, IKP__CPY(p, lit))
-                IKP__CPY(p, ",\"args\":{");
-                if (e->kind == IKP_EVENT_UNMATCHED_BEGIN) IKP__ARG("\"unmatched\":\"begin\"");
-                if (e->kind == IKP_EVENT_UNMATCHED_END) IKP__ARG("\"unmatched\":\"end\"");
-                if (e->flags & IKP_EVENT_HAS_BEGIN_DATA) { IKP__ARG("\"begin_data\":"); p = ikp__fmt_u64(p, e->begin_data); }
-                if (e->flags & IKP_EVENT_HAS_END_DATA) { IKP__ARG("\"end_data\":"); p = ikp__fmt_u64(p, e->end_data); }
-                if (e->flags & IKP_EVENT_HAS_TID) { IKP__ARG("\"tid\":"); p = ikp__fmt_u64(p, e->tid); }
-                if (e->flags & IKP_EVENT_MAY_WRAP) IKP__ARG("\"may_wrap\":true");
+                    IKP__CPY(p, ",\"args\":{");
+                    if (e->kind == IKP_EVENT_UNMATCHED_BEGIN) IKP__ARG("\"unmatched\":\"begin\"");
+                    if (e->kind == IKP_EVENT_UNMATCHED_END) IKP__ARG("\"unmatched\":\"end\"");
+                    if (e->flags & IKP_EVENT_HAS_BEGIN_DATA) { IKP__ARG("\"begin_data\":"); p = ikp__fmt_u64(p, e->begin_data); }
+                    if (e->flags & IKP_EVENT_HAS_END_DATA) { IKP__ARG("\"end_data\":"); p = ikp__fmt_u64(p, e->end_data); }
+                    if (e->flags & IKP_EVENT_HAS_TID) { IKP__ARG("\"tid\":"); p = ikp__fmt_u64(p, e->tid); }
+                    if (e->flags & IKP_EVENT_MAY_WRAP) IKP__ARG("\"may_wrap\":true");
 #undef IKP__ARG
+                    *p++ = '}';
+                }
                 *p++ = '}';
+                o.n = (size_t)(p - o.buf);
+                /* flow ends on this event: "s" right after the source (bound to
+                   it, the innermost slice open there), "f" bound to the
+                   enclosing slice where the destination is innermost */
+                for (; fe < fe_end && fe->idx == k; fe++) {
+                    if (fe->src_ns >= fe->dst_json_ns) { w.st.flows_unordered += (uint64_t)fe->out; continue; }
+                    if (o.n + 160 > o.cap) ikp__flush(&o);
+                    p = o.buf + o.n;
+                    if (fe->out) { IKP__CPY(p, ",\n{\"ph\":\"s\",\"id\":"); w.st.flows++; }
+                    else IKP__CPY(p, ",\n{\"ph\":\"f\",\"bp\":\"e\",\"id\":");
+                    p = ikp__fmt_u64(p, fe->id);
+                    IKP__CPY(p, ",\"cat\":\"flow\",\"name\":\"flow\",\"pid\":");
+                    p = ikp__fmt_u64(p, pid);
+                    IKP__CPY(p, ",\"tid\":");
+                    p = ikp__fmt_u64(p, tid);
+                    IKP__CPY(p, ",\"ts\":");
+                    p = ikp__fmt_us(p, (uint64_t)(fe->out ? fe->src_ns : fe->dst_json_ns));
+                    *p++ = '}';
+                    o.n = (size_t)(p - o.buf);
+                }
             }
-            *p++ = '}';
-            o.n = (size_t)(p - o.buf);
         }
+        /* counters: per block, regions of the event open */
+        for (c = 0; r == IKP_OK && opt && c < opt->num_counters; c++) {
+            size_t k;
+            int32_t v = 0;
+            ikp__lane lt;
+            uint32_t block = ikp__get_lane(cap, w.lane[0], &lt)->pub.block;
+            if ((r = ikp__tw_counter(&w, opt->counters[c], err)) != IKP_OK || !w.ncs) continue;
+            w.st.counter_tracks++;
+            ikp__counter_name(cn, sizeof cn, cap, by, opt->counters[c], block);
+            for (k = 0; k < w.ncs; k++) {
+                v += w.cs[k].d;
+                if (k + 1 < w.ncs && w.cs[k + 1].ns == w.cs[k].ns) continue; /* the value after every step at ns */
+                ikp__puts(&o, ",\n{\"ph\":\"C\",\"name\":\"");
+                ikp__put_json_chars(&o, cn);
+                ikp__puts(&o, "\",\"pid\":");
+                ikp__put_u64(&o, block_pid);
+                ikp__puts(&o, ",\"tid\":");
+                ikp__put_u64(&o, block_tid);
+                ikp__puts(&o, ",\"ts\":");
+                {
+                    char b[32];
+                    ikp__put(&o, b, (size_t)(ikp__fmt_us(b, (uint64_t)w.cs[k].ns) - b));
+                }
+                ikp__puts(&o, ",\"args\":{\"value\":");
+                ikp__put_u64(&o, (uint64_t)(v < 0 ? 0 : v));
+                ikp__puts(&o, "}}");
+            }
+        }
+        if (r != IKP_OK) break;
     }
     ikp__puts(&o, "\n],\"displayTimeUnit\":\"ns\"}\n");
     ikp__flush(&o);
-    ikp_lane_events_free(cap, &ev);
+    if (r == IKP_OK && opt && opt->stats && !o.failed) *opt->stats = w.st;
+    ikp__tw_free(&w);
     ikp__free(&cap->alloc, nc->pool);
     ikp__free(&cap->alloc, nc);
     ikp__free(&cap->alloc, o.buf);
@@ -3244,12 +3682,438 @@ IKP_DEF ikp_result ikp_write_chrome(const ikp_capture *cap, const ikp_chrome_opt
     return IKP_OK;
 }
 
-IKP_DEF ikp_result ikp_write_chrome_file(const ikp_capture *cap, const ikp_chrome_options *opt,
+IKP_DEF ikp_result ikp_write_chrome_file(const ikp_capture *cap, const ikp_trace_options *opt,
                                          FILE *f, ikp_error *err)
 {
     ikp_result r;
     if (!f) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL FILE");
     r = ikp_write_chrome(cap, opt, ikp_file_writer, f, err);
+    if (r == IKP_OK && fflush(f) != 0)
+        return ikp__fail(err, IKP_ERR_IO, -1, -1, "writing the trace failed: %s", strerror(errno));
+    return r;
+}
+
+/* ---- Perfetto protobuf ---- */
+/* Field numbers and wire types of the messages written (Perfetto's
+   protos/perfetto/trace/...; FORMAT.md lists them). A tag is
+   field << 3 | wire type: 0 varint, 1 fixed64, 2 length-delimited. */
+#define IKP__PB_TAG(f, wt) ((uint64_t)(f) << 3 | (wt))
+enum {
+    IKP__PB_PACKET = 1,                                  /* Trace.packet */
+    IKP__PB_CLOCK_SNAPSHOT = 6, IKP__PB_TIMESTAMP = 8,   /* TracePacket */
+    IKP__PB_SEQ_ID = 10, IKP__PB_TRACK_EVENT = 11, IKP__PB_INTERNED = 12, IKP__PB_SEQ_FLAGS = 13,
+    IKP__PB_CLOCK_ID = 58, IKP__PB_DEFAULTS = 59, IKP__PB_TRACK_DESCRIPTOR = 60,
+    IKP__PB_TE_ANNOTATION = 4, IKP__PB_TE_TYPE = 9,      /* TrackEvent */
+    IKP__PB_TE_NAME_IID = 10, IKP__PB_TE_TRACK = 11, IKP__PB_TE_COUNTER = 30,
+    IKP__PB_TE_FLOW = 47, IKP__PB_TE_FLOW_END = 48,
+    IKP__PB_TD_UUID = 1, IKP__PB_TD_NAME = 2, IKP__PB_TD_PROCESS = 3, /* TrackDescriptor */
+    IKP__PB_TD_THREAD = 4, IKP__PB_TD_PARENT = 5, IKP__PB_TD_COUNTER = 8,
+    IKP__PB_TD_CHILD_ORDER = 11, IKP__PB_TD_RANK = 12,
+    IKP__PB_PROC_PID = 1, IKP__PB_PROC_NAME = 6,         /* ProcessDescriptor */
+    IKP__PB_THR_PID = 1, IKP__PB_THR_TID = 2, IKP__PB_THR_NAME = 5, /* ThreadDescriptor */
+    IKP__PB_ANN_NAME_IID = 1, IKP__PB_ANN_BOOL = 2,      /* DebugAnnotation */
+    IKP__PB_ANN_UINT = 3, IKP__PB_ANN_STRING = 6,
+    IKP__PB_IN_EVENT_NAMES = 2, IKP__PB_IN_ANN_NAMES = 3, /* InternedData */
+    IKP__PB_IID = 1, IKP__PB_IID_NAME = 2,               /* EventName, DebugAnnotationName */
+    IKP__PB_CLOCK = 1,                                   /* ClockSnapshot.clocks */
+    IKP__PB_CLK_ID = 1, IKP__PB_CLK_TS = 2, IKP__PB_CLK_INCREMENTAL = 3, /* ClockSnapshot.Clock */
+    IKP__PB_DEF_TRACK_EVENT = 11, IKP__PB_DEF_TRACK = 11 /* TracePacketDefaults, TrackEventDefaults */
+};
+#define IKP__PB_SLICE_BEGIN 1u /* TrackEvent.Type */
+#define IKP__PB_SLICE_END 2u
+#define IKP__PB_INSTANT 3u
+#define IKP__PB_COUNTER 4u
+#define IKP__PB_SEQ 1u         /* the one packet sequence; cleared at each lane */
+#define IKP__PB_CLEARED 1u     /* sequence_flags: incremental state cleared */
+#define IKP__PB_LANE_CLOCK 64u /* a sequence-scoped clock of ns deltas */
+#define IKP__PB_BOOTTIME 6u    /* the trace clock */
+#define IKP__PB_EXPLICIT 3u    /* child_ordering: by sibling_order_rank */
+#define IKP__PB_UUID0 ((uint64_t)1 << 33) /* track uuids from here; a process's uuid is its pid */
+#define IKP__PB_PID(x) ((x) % 0x7FFFFFFFu + 1) /* pid/tid fields are int32; 0 is the idle process */
+/* debug annotation names, interned with fixed ids */
+enum { IKP__ANN_UNMATCHED = 1, IKP__ANN_BEGIN_DATA, IKP__ANN_END_DATA, IKP__ANN_TID, IKP__ANN_MAY_WRAP, IKP__ANN_COUNT };
+static const char *const ikp__ann_names[IKP__ANN_COUNT] = {"", "unmatched", "begin_data", "end_data", "tid", "may_wrap"};
+
+static unsigned char *ikp__pb_v(unsigned char *p, uint64_t v)
+{
+    while (v >= 0x80) { *p++ = (unsigned char)(v | 0x80); v >>= 7; }
+    *p++ = (unsigned char)v;
+    return p;
+}
+static unsigned char *ikp__pb_field(unsigned char *p, unsigned f, uint64_t v)
+{
+    return ikp__pb_v(ikp__pb_v(p, IKP__PB_TAG(f, 0)), v);
+}
+static unsigned char *ikp__pb_bytes(unsigned char *p, unsigned f, const void *d, size_t n)
+{
+    p = ikp__pb_v(ikp__pb_v(p, IKP__PB_TAG(f, 2)), n);
+    memcpy(p, d, n);
+    return p + n;
+}
+static unsigned char *ikp__pb_fixed(unsigned char *p, unsigned f, uint64_t v)
+{
+    int i;
+    p = ikp__pb_v(p, IKP__PB_TAG(f, 1));
+    for (i = 0; i < 8; i++) *p++ = (unsigned char)(v >> (8 * i));
+    return p;
+}
+/* a string with invalid UTF-8 replaced by U+FFFD, as in the JSON: at most 3x
+   the bytes (+ its tag and length) */
+static unsigned char *ikp__pb_str(unsigned char *p, unsigned f, const char *str, unsigned char *tmp)
+{
+    const unsigned char *s = (const unsigned char *)str;
+    size_t n = strlen(str), i = 0, k = 0;
+    while (i < n) {
+        size_t len = ikp__utf8_len(s + i, n - i);
+        if (len) { memcpy(tmp + k, s + i, len); k += len; i += len; }
+        else { tmp[k++] = 0xEF; tmp[k++] = 0xBF; tmp[k++] = 0xBD; i++; }
+    }
+    return ikp__pb_bytes(p, f, tmp, k);
+}
+
+typedef struct ikp__pbw {
+    ikp__out o;
+    unsigned char *a, *b, *c, *t; /* scratch: inner message, packet, interned data, a string */
+    size_t acap, bcap, ccap, tcap;
+    uint32_t *iid, *iid_gen;      /* event name (id * 3 + variant) -> iid, valid in generation gen */
+    uint32_t gen, next_iid;
+    unsigned ann;                 /* annotation names interned in this generation (bits) */
+    int64_t last_ns;              /* the sequence clock */
+    uint64_t next_uuid;
+} ikp__pbw;
+
+static void ikp__pb_packet(ikp__pbw *w, const unsigned char *body, size_t n)
+{
+    unsigned char h[12];
+    ikp__put(&w->o, (const char *)h, (size_t)(ikp__pb_v(ikp__pb_v(h, IKP__PB_TAG(IKP__PB_PACKET, 2)), n) - h));
+    ikp__put(&w->o, (const char *)body, n);
+}
+
+/* room for a packet with this many flow ids and strings of up to 1 KiB */
+static int ikp__pb_reserve(const ikp_capture *cap, ikp__pbw *w, size_t flows)
+{
+    size_t need = 8192 + 16 * flows;
+    return ikp__grow(&cap->alloc, (void **)&w->a, &w->acap, need, 1) &&
+           ikp__grow(&cap->alloc, (void **)&w->b, &w->bcap, need + 4096, 1) &&
+           ikp__grow(&cap->alloc, (void **)&w->c, &w->ccap, 4096, 1) &&
+           ikp__grow(&cap->alloc, (void **)&w->t, &w->tcap, 4096, 1);
+}
+
+/* a new generation of the sequence: interned names and the clock start
+   over; events default to track default_track (0: none) */
+static void ikp__pb_clear(ikp__pbw *w, uint64_t default_track)
+{
+    unsigned char q0[64], d0[40], e0[16], k0[24], s0[64], *q = q0, *d = d0, *e = e0, *k = k0, *sn = s0;
+    if (++w->gen == 0) { memset(w->iid_gen, 0, 3 * IKP_WIRE_MAX_EVENTS * sizeof(uint32_t)); w->gen = 1; }
+    w->next_iid = 1;
+    w->ann = 0;
+    w->last_ns = 0;
+    q = ikp__pb_field(q, IKP__PB_SEQ_ID, IKP__PB_SEQ);
+    q = ikp__pb_field(q, IKP__PB_SEQ_FLAGS, IKP__PB_CLEARED);
+    /* defaults: timestamps on the lane clock, events on the lane's track */
+    d = ikp__pb_field(d, IKP__PB_CLOCK_ID, IKP__PB_LANE_CLOCK);
+    if (default_track) {
+        e = ikp__pb_field(e, IKP__PB_DEF_TRACK, default_track);
+        d = ikp__pb_bytes(d, IKP__PB_DEF_TRACK_EVENT, e0, (size_t)(e - e0));
+    }
+    q = ikp__pb_bytes(q, IKP__PB_DEFAULTS, d0, (size_t)(d - d0));
+    /* the lane clock: ns deltas from 0, where the trace clock is 0 */
+    k = ikp__pb_field(k, IKP__PB_CLK_ID, IKP__PB_LANE_CLOCK);
+    k = ikp__pb_field(k, IKP__PB_CLK_TS, 0);
+    k = ikp__pb_field(k, IKP__PB_CLK_INCREMENTAL, 1);
+    sn = ikp__pb_bytes(sn, IKP__PB_CLOCK, k0, (size_t)(k - k0));
+    k = k0;
+    k = ikp__pb_field(k, IKP__PB_CLK_ID, IKP__PB_BOOTTIME);
+    k = ikp__pb_field(k, IKP__PB_CLK_TS, 0);
+    sn = ikp__pb_bytes(sn, IKP__PB_CLOCK, k0, (size_t)(k - k0));
+    q = ikp__pb_bytes(q, IKP__PB_CLOCK_SNAPSHOT, s0, (size_t)(sn - s0));
+    ikp__pb_packet(w, q0, (size_t)(q - q0));
+}
+
+/* a TrackDescriptor packet of these fields */
+static void ikp__pb_descriptor(ikp__pbw *w, const unsigned char *fields, size_t n)
+{
+    unsigned char *q = ikp__pb_bytes(w->b, IKP__PB_TRACK_DESCRIPTOR, fields, n);
+    ikp__pb_packet(w, w->b, (size_t)(q - w->b));
+}
+
+/* the iid of an event name in this generation; new names go to the interned
+   data being built at *in */
+static uint32_t ikp__pb_name(const ikp_capture *cap, ikp__pbw *w, const ikp_event *e, unsigned char **in)
+{
+    unsigned v = e->kind == IKP_EVENT_UNMATCHED_BEGIN ? 1 : e->kind == IKP_EVENT_UNMATCHED_END ? 2 : 0;
+    uint32_t key = e->id * 3 + v;
+    if (w->iid_gen[key] != w->gen) {
+        char tmp[32], nm[IKP_MAX_NAME_BYTES + 32];
+        unsigned char ent[3 * IKP_MAX_NAME_BYTES + 128], *p = ent;
+        snprintf(nm, sizeof nm, "%s%s", ikp__ev_name(cap, e->id, tmp, sizeof tmp),
+                 v == 1 ? " (unmatched begin)" : v == 2 ? " (unmatched end)" : "");
+        w->iid_gen[key] = w->gen;
+        w->iid[key] = w->next_iid++;
+        p = ikp__pb_field(p, IKP__PB_IID, w->iid[key]);
+        p = ikp__pb_str(p, IKP__PB_IID_NAME, nm, w->t);
+        *in = ikp__pb_bytes(*in, IKP__PB_IN_EVENT_NAMES, ent, (size_t)(p - ent));
+    }
+    return w->iid[key];
+}
+
+static unsigned char *ikp__pb_ann(ikp__pbw *w, unsigned char *p, unsigned char **in, unsigned name, unsigned f,
+                                  uint64_t v, const char *s)
+{
+    unsigned char a[64], *q = a;
+    if (!(w->ann >> name & 1)) {
+        unsigned char ent[32], *r = ent;
+        w->ann |= 1u << name;
+        r = ikp__pb_field(r, IKP__PB_IID, name);
+        r = ikp__pb_bytes(r, IKP__PB_IID_NAME, ikp__ann_names[name], strlen(ikp__ann_names[name]));
+        *in = ikp__pb_bytes(*in, IKP__PB_IN_ANN_NAMES, ent, (size_t)(r - ent));
+    }
+    q = ikp__pb_field(q, IKP__PB_ANN_NAME_IID, name);
+    q = s ? ikp__pb_bytes(q, f, s, strlen(s)) : ikp__pb_field(q, f, v);
+    return ikp__pb_bytes(p, IKP__PB_TE_ANNOTATION, a, (size_t)(q - a));
+}
+
+/* one event packet: te holds the TrackEvent (te..te_end), c the interned data */
+static void ikp__pb_emit(ikp__pbw *w, int64_t ns, const unsigned char *te, size_t te_n, size_t in_n)
+{
+    unsigned char *q = w->b;
+    if (ns < w->last_ns) ns = w->last_ns; /* never: the merge keeps time order */
+    q = ikp__pb_field(q, IKP__PB_TIMESTAMP, (uint64_t)(ns - w->last_ns));
+    w->last_ns = ns;
+    q = ikp__pb_field(q, IKP__PB_SEQ_ID, IKP__PB_SEQ);
+    if (in_n) q = ikp__pb_bytes(q, IKP__PB_INTERNED, w->c, in_n);
+    q = ikp__pb_bytes(q, IKP__PB_TRACK_EVENT, te, te_n);
+    ikp__pb_packet(w, w->b, (size_t)(q - w->b));
+}
+
+typedef struct ikp__hend { int64_t ns; uint32_t idx; } ikp__hend; /* a pending slice end */
+static int ikp__hend_before(const ikp__hend *x, const ikp__hend *y)
+{
+    return x->ns < y->ns || (x->ns == y->ns && x->idx > y->idx); /* later begun, ended first */
+}
+static void ikp__heap_push(ikp__hend *h, size_t *n, ikp__hend v)
+{
+    size_t i = (*n)++;
+    while (i && ikp__hend_before(&v, &h[(i - 1) / 2])) { h[i] = h[(i - 1) / 2]; i = (i - 1) / 2; }
+    h[i] = v;
+}
+static ikp__hend ikp__heap_pop(ikp__hend *h, size_t *n)
+{
+    ikp__hend top = h[0], v = h[--*n];
+    size_t i = 0;
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= *n) break;
+        if (c + 1 < *n && ikp__hend_before(&h[c + 1], &h[c])) c++;
+        if (!ikp__hend_before(&h[c], &v)) break;
+        h[i] = h[c];
+        i = c;
+    }
+    if (*n) h[i] = v;
+    return top;
+}
+
+/* the flow ends of event idx in [lo, hi) (sorted by idx): [*first, return) */
+static const ikp__fend *ikp__fends_of(const ikp__fend *lo, const ikp__fend *hi, uint32_t idx, const ikp__fend **first)
+{
+    const ikp__fend *a = lo, *b = hi;
+    while (a < b) {
+        const ikp__fend *m = a + (b - a) / 2;
+        if (m->idx < idx) a = m + 1; else b = m;
+    }
+    *first = a;
+    while (a < hi && a->idx == idx) a++;
+    return a;
+}
+
+/* the TrackEvent of a slice begin, an instant or a slice end (e NULL for an
+   end of event idx); flows from fe[first, last) */
+static void ikp__pb_track_event(const ikp_capture *cap, ikp__pbw *w, ikp__tw *tw, const ikp_event *e, unsigned type,
+                                uint64_t track, int64_t ns, const ikp__fend *f, const ikp__fend *f_end)
+{
+    unsigned char *p = w->a, *in = w->c;
+    p = ikp__pb_field(p, IKP__PB_TE_TYPE, type);
+    if (track) p = ikp__pb_field(p, IKP__PB_TE_TRACK, track);
+    if (e) {
+        p = ikp__pb_field(p, IKP__PB_TE_NAME_IID, ikp__pb_name(cap, w, e, &in));
+        if (e->kind == IKP_EVENT_UNMATCHED_BEGIN) p = ikp__pb_ann(w, p, &in, IKP__ANN_UNMATCHED, IKP__PB_ANN_STRING, 0, "begin");
+        if (e->kind == IKP_EVENT_UNMATCHED_END) p = ikp__pb_ann(w, p, &in, IKP__ANN_UNMATCHED, IKP__PB_ANN_STRING, 0, "end");
+        if (e->flags & IKP_EVENT_HAS_BEGIN_DATA) p = ikp__pb_ann(w, p, &in, IKP__ANN_BEGIN_DATA, IKP__PB_ANN_UINT, e->begin_data, NULL);
+        if (e->flags & IKP_EVENT_HAS_END_DATA) p = ikp__pb_ann(w, p, &in, IKP__ANN_END_DATA, IKP__PB_ANN_UINT, e->end_data, NULL);
+        if (e->flags & IKP_EVENT_HAS_TID) p = ikp__pb_ann(w, p, &in, IKP__ANN_TID, IKP__PB_ANN_UINT, e->tid, NULL);
+        if (e->flags & IKP_EVENT_MAY_WRAP) p = ikp__pb_ann(w, p, &in, IKP__ANN_MAY_WRAP, IKP__PB_ANN_BOOL, 1, NULL);
+    }
+    /* a flow leaves its `from` event where it begins and reaches its `to`
+       event where it ends: drawn when that comes later */
+    for (; f < f_end; f++) {
+        if (f->src_ns >= f->dst_pb_ns) { if (f->out && type != IKP__PB_SLICE_END) tw->st.flows_unordered++; continue; }
+        if (f->out && type != IKP__PB_SLICE_END) { p = ikp__pb_fixed(p, IKP__PB_TE_FLOW, f->id); tw->st.flows++; }
+        else if (!f->out && type != IKP__PB_SLICE_BEGIN) p = ikp__pb_fixed(p, IKP__PB_TE_FLOW_END, f->id);
+    }
+    ikp__pb_emit(w, ns, w->a, (size_t)(p - w->a), (size_t)(in - w->c));
+}
+
+/* one lane on its thread track (uuid u) and child tracks u + t */
+static ikp_result ikp__pb_lane(const ikp_capture *cap, ikp__pbw *w, ikp__tw *tw, uint32_t s, uint64_t u,
+                               ikp__hend **heap, size_t *heap_cap, ikp_error *err)
+{
+    const ikp_lane_events *ev = &tw->ev[s];
+    const ikp__fend *lo = tw->fe ? tw->fe + tw->fe_at[s] : NULL, *hi = tw->fe ? tw->fe + tw->fe_at[s + 1] : NULL, *f = lo;
+    size_t k = 0, nh = 0;
+    if (!ikp__grow(&cap->alloc, (void **)heap, heap_cap, ev->count, sizeof(ikp__hend))) return ikp__oom(err);
+    while (k < ev->count || nh) {
+        const ikp_event *e = k < ev->count ? &ev->events[k] : NULL;
+        int64_t s0 = e ? ikp__ns(e->start_ps) : 0;
+        const ikp__fend *a = f, *b = f;
+        if (nh && (!e || (*heap)[0].ns <= s0)) {
+            ikp__hend h = ikp__heap_pop(*heap, &nh);
+            const ikp_event *x = &ev->events[h.idx];
+            b = ikp__fends_of(lo, hi, h.idx, &a);
+            if (!ikp__pb_reserve(cap, w, (size_t)(b - a))) return ikp__oom(err);
+            ikp__pb_track_event(cap, w, tw, NULL, IKP__PB_SLICE_END, x->track ? u + x->track : 0, h.ns, a, b);
+            continue;
+        }
+        while (b < hi && b->idx == k) b++;
+        f = b;
+        if (!ikp__pb_reserve(cap, w, (size_t)(b - a))) return ikp__oom(err);
+        if (e->kind == IKP_EVENT_REGION) {
+            ikp__hend h;
+            h.ns = ikp__ns(e->end_ps) < s0 ? s0 : ikp__ns(e->end_ps);
+            h.idx = (uint32_t)k;
+            ikp__pb_track_event(cap, w, tw, e, IKP__PB_SLICE_BEGIN, e->track ? u + e->track : 0, s0, a, b);
+            ikp__heap_push(*heap, &nh, h);
+        } else
+            ikp__pb_track_event(cap, w, tw, e, IKP__PB_INSTANT, e->track ? u + e->track : 0, s0, a, b);
+        k++;
+    }
+    return IKP_OK;
+}
+
+IKP_DEF ikp_result ikp_write_perfetto(const ikp_capture *cap, const ikp_trace_options *opt,
+                                      ikp_write_fn fn, void *user, ikp_error *err)
+{
+    ikp__pbw w;
+    ikp__tw tw;
+    ikp__hend *heap = NULL;
+    size_t heap_cap = 0;
+    ikp_result r;
+    ikp_group_by by = opt ? opt->by : IKP_BY_BLOCK;
+    uint32_t s, t, c;
+    uint64_t last_pid = UINT64_MAX;
+    uint8_t *sm_seen = NULL;
+    char nm[512];
+    if (!cap || !fn) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL argument");
+    if ((unsigned)by >= (unsigned)IKP_BY_COUNT)
+        return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "unknown grouping %d", (int)by);
+    r = ikp__trace_begin(cap, by, &sm_seen, err);
+    if (r != IKP_OK) return r;
+    memset(&w, 0, sizeof w);
+    w.o.buf = (char *)ikp__alloc(&cap->alloc, 1 << 16);
+    w.iid = (uint32_t *)ikp__alloc(&cap->alloc, 3 * IKP_WIRE_MAX_EVENTS * sizeof(uint32_t));
+    w.iid_gen = (uint32_t *)ikp__alloc(&cap->alloc, 3 * IKP_WIRE_MAX_EVENTS * sizeof(uint32_t));
+    if (!w.o.buf || !w.iid || !w.iid_gen || !ikp__pb_reserve(cap, &w, 0)) r = ikp__oom(err);
+    else r = ikp__tw_init(&tw, cap, opt, err);
+    if (r != IKP_OK) {
+        ikp__free(&cap->alloc, w.o.buf); ikp__free(&cap->alloc, w.iid); ikp__free(&cap->alloc, w.iid_gen);
+        ikp__free(&cap->alloc, w.a); ikp__free(&cap->alloc, w.b); ikp__free(&cap->alloc, w.c);
+        ikp__free(&cap->alloc, w.t); ikp__free(&cap->alloc, sm_seen);
+        return r;
+    }
+    memset(w.iid_gen, 0, 3 * IKP_WIRE_MAX_EVENTS * sizeof(uint32_t));
+    w.o.fn = fn; w.o.user = user; w.o.cap = 1 << 16;
+    w.next_uuid = IKP__PB_UUID0;
+    while (!w.o.failed && (r = ikp__tw_next(&tw, err)) == IKP_OK && tw.n) {
+        uint64_t block_pid = 0;
+        for (s = 0; s < tw.n && r == IKP_OK; s++) {
+            const ikp_lane_events *ev = &tw.ev[s];
+            ikp__lane lt;
+            uint32_t i = tw.lane[s];
+            const ikp__lane *l = ikp__get_lane(cap, i, &lt);
+            uint64_t pid = by == IKP_BY_BLOCK ? (uint64_t)l->pub.block + 1 : (uint64_t)l->pub.sm + 1, u = w.next_uuid;
+            uint64_t rank = by == IKP_BY_BLOCK ? l->pub.group : i;
+            unsigned char *p;
+            w.next_uuid += ev->num_tracks;
+            if (s == 0) block_pid = pid;
+            if (ikp__new_pid(sm_seen, &last_pid, pid)) {
+                unsigned char pr[1024], *q = pr;
+                q = ikp__pb_field(q, IKP__PB_PROC_PID, IKP__PB_PID(pid - 1));
+                q = ikp__pb_str(q, IKP__PB_PROC_NAME, ikp__process_name(nm, sizeof nm, cap, l, by), w.t);
+                p = w.a;
+                p = ikp__pb_field(p, IKP__PB_TD_UUID, pid);
+                p = ikp__pb_bytes(p, IKP__PB_TD_PROCESS, pr, (size_t)(q - pr));
+                p = ikp__pb_field(p, IKP__PB_TD_CHILD_ORDER, IKP__PB_EXPLICIT);
+                ikp__pb_descriptor(&w, w.a, (size_t)(p - w.a));
+            }
+            ikp__pb_clear(&w, u);
+            for (t = 0; t < ev->num_tracks; t++) {
+                p = w.a;
+                p = ikp__pb_field(p, IKP__PB_TD_UUID, u + t);
+                ikp__thread_name(nm, sizeof nm, cap, l, i, by, t);
+                if (t == 0) {
+                    unsigned char th[2048], *q = th;
+                    q = ikp__pb_field(q, IKP__PB_THR_PID, IKP__PB_PID(pid - 1));
+                    q = ikp__pb_field(q, IKP__PB_THR_TID, IKP__PB_PID(i));
+                    q = ikp__pb_str(q, IKP__PB_THR_NAME, nm, w.t);
+                    p = ikp__pb_bytes(p, IKP__PB_TD_THREAD, th, (size_t)(q - th));
+                    p = ikp__pb_field(p, IKP__PB_TD_RANK, rank > 0x7FFFFFFF ? 0x7FFFFFFF : rank);
+                    p = ikp__pb_field(p, IKP__PB_TD_CHILD_ORDER, IKP__PB_EXPLICIT);
+                } else {
+                    p = ikp__pb_field(p, IKP__PB_TD_PARENT, u);
+                    p = ikp__pb_str(p, IKP__PB_TD_NAME, nm, w.t);
+                    p = ikp__pb_field(p, IKP__PB_TD_RANK, t);
+                }
+                ikp__pb_descriptor(&w, w.a, (size_t)(p - w.a));
+            }
+            r = ikp__pb_lane(cap, &w, &tw, s, u, &heap, &heap_cap, err);
+        }
+        /* counters: per block, regions of the event open; each its own generation */
+        for (c = 0; r == IKP_OK && opt && c < opt->num_counters; c++) {
+            size_t k;
+            int32_t v = 0;
+            ikp__lane lt;
+            uint64_t cu = w.next_uuid;
+            unsigned char *p;
+            ikp__counter_name(nm, sizeof nm, cap, by, opt->counters[c], ikp__get_lane(cap, tw.lane[0], &lt)->pub.block);
+            if ((r = ikp__tw_counter(&tw, opt->counters[c], err)) != IKP_OK || !tw.ncs) continue;
+            tw.st.counter_tracks++;
+            w.next_uuid++;
+            ikp__pb_clear(&w, 0);
+            p = w.a;
+            p = ikp__pb_field(p, IKP__PB_TD_UUID, cu);
+            p = ikp__pb_field(p, IKP__PB_TD_PARENT, block_pid);
+            p = ikp__pb_str(p, IKP__PB_TD_NAME, nm, w.t);
+            p = ikp__pb_bytes(p, IKP__PB_TD_COUNTER, "", 0);
+            ikp__pb_descriptor(&w, w.a, (size_t)(p - w.a));
+            for (k = 0; k < tw.ncs; k++) {
+                v += tw.cs[k].d;
+                if (k + 1 < tw.ncs && tw.cs[k + 1].ns == tw.cs[k].ns) continue; /* the value after every step at ns */
+                p = w.a;
+                p = ikp__pb_field(p, IKP__PB_TE_TYPE, IKP__PB_COUNTER);
+                p = ikp__pb_field(p, IKP__PB_TE_TRACK, cu);
+                p = ikp__pb_field(p, IKP__PB_TE_COUNTER, (uint64_t)(v < 0 ? 0 : v));
+                ikp__pb_emit(&w, tw.cs[k].ns, w.a, (size_t)(p - w.a), 0);
+            }
+        }
+    }
+    ikp__flush(&w.o);
+    if (r == IKP_OK && opt && opt->stats && !w.o.failed) *opt->stats = tw.st;
+    ikp__tw_free(&tw);
+    ikp__free(&cap->alloc, heap);
+    ikp__free(&cap->alloc, w.o.buf); ikp__free(&cap->alloc, w.iid); ikp__free(&cap->alloc, w.iid_gen);
+    ikp__free(&cap->alloc, w.a); ikp__free(&cap->alloc, w.b); ikp__free(&cap->alloc, w.c);
+    ikp__free(&cap->alloc, w.t); ikp__free(&cap->alloc, sm_seen);
+    if (r != IKP_OK) return r;
+    if (w.o.failed) return ikp__fail(err, IKP_ERR_WRITE, -1, -1, "writing the trace failed");
+    ikp__ok(err);
+    return IKP_OK;
+}
+
+IKP_DEF ikp_result ikp_write_perfetto_file(const ikp_capture *cap, const ikp_trace_options *opt,
+                                           FILE *f, ikp_error *err)
+{
+    ikp_result r;
+    if (!f) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL FILE");
+    r = ikp_write_perfetto(cap, opt, ikp_file_writer, f, err);
     if (r == IKP_OK && fflush(f) != 0)
         return ikp__fail(err, IKP_ERR_IO, -1, -1, "writing the trace failed: %s", strerror(errno));
     return r;
@@ -3406,24 +4270,46 @@ static ikp_result ikp__write_path(const char *path, ikp__body_fn body, void *ctx
     return ikp_output_commit(&out, err); /* a failed write: its reason, the file removed */
 }
 
-typedef struct ikp__chrome_ctx {
+typedef ikp_result (*ikp__trace_fn)(const ikp_capture *cap, const ikp_trace_options *opt, ikp_write_fn fn,
+                                    void *user, ikp_error *err);
+typedef struct ikp__trace_ctx {
     const ikp_capture *cap;
-    const ikp_chrome_options *opt;
-} ikp__chrome_ctx;
-static ikp_result ikp__chrome_body(void *ctx, ikp_write_fn fn, void *user, ikp_error *err)
+    const ikp_trace_options *opt;
+    ikp__trace_fn write;
+} ikp__trace_ctx;
+static ikp_result ikp__trace_body(void *ctx, ikp_write_fn fn, void *user, ikp_error *err)
 {
-    ikp__chrome_ctx *c = (ikp__chrome_ctx *)ctx;
-    return ikp_write_chrome(c->cap, c->opt, fn, user, err);
+    ikp__trace_ctx *c = (ikp__trace_ctx *)ctx;
+    return c->write(c->cap, c->opt, fn, user, err);
 }
-
-IKP_DEF ikp_result ikp_write_chrome_path(const ikp_capture *cap, const ikp_chrome_options *opt,
-                                         const char *path, ikp_error *err)
+static ikp_result ikp__trace_path(const ikp_capture *cap, const ikp_trace_options *opt, ikp__trace_fn write,
+                                  const char *path, ikp_error *err)
 {
-    ikp__chrome_ctx c;
+    ikp__trace_ctx c;
     if (!cap) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL capture");
     c.cap = cap;
     c.opt = opt;
-    return ikp__write_path(path, ikp__chrome_body, &c, err);
+    c.write = write;
+    return ikp__write_path(path, ikp__trace_body, &c, err);
+}
+
+IKP_DEF int ikp_is_perfetto_path(const char *path)
+{
+    size_t n = path ? strlen(path) : 0;
+    return (n > 8 && strcmp(path + n - 8, ".pftrace") == 0) ||
+           (n > 15 && strcmp(path + n - 15, ".perfetto-trace") == 0);
+}
+
+IKP_DEF ikp_result ikp_write_chrome_path(const ikp_capture *cap, const ikp_trace_options *opt,
+                                         const char *path, ikp_error *err)
+{
+    return ikp__trace_path(cap, opt, ikp_write_chrome, path, err);
+}
+
+IKP_DEF ikp_result ikp_write_perfetto_path(const ikp_capture *cap, const ikp_trace_options *opt,
+                                           const char *path, ikp_error *err)
+{
+    return ikp__trace_path(cap, opt, ikp_write_perfetto, path, err);
 }
 
 /* ---- statistics ---- */
@@ -4016,7 +4902,10 @@ IKP_DEF ikp_result ikp_dump_words(const uint64_t *words, size_t num_words, const
         r = ikp_capture_save(desc->capture_path, words, num_words, cap->format,
                              (const char *const *)cap->event_names, cap->num_event_names,
                              (const char *const *)cap->group_names, cap->num_group_names, err);
-    if (r == IKP_OK && desc->trace_path) r = ikp_write_chrome_path(cap, &desc->chrome, desc->trace_path, err);
+    if (r == IKP_OK && desc->trace_path)
+        r = ikp__trace_path(cap, &desc->chrome, ikp_is_perfetto_path(desc->trace_path) ? ikp_write_perfetto
+                                                                                       : ikp_write_chrome,
+                            desc->trace_path, err);
     if (r == IKP_OK && desc->summary) {
         r = ikp_stats_compute(cap, &st, err);
         if (r == IKP_OK && ikp_stats_write_text(st, ikp_file_writer, desc->summary) != IKP_OK)

@@ -4,10 +4,13 @@
       sequential regions): decode + Chrome JSON to /dev/null, and decode +
       statistics; records/s, output MB/s and peak memory against the raw
       buffer size.
+      The same for the Perfetto protobuf writer, run alternately with the
+      JSON writer: seconds and bytes of each, and their gzip sizes (gzip -6
+      of the files written to build/).
    2. The whole tool as a process, file read included: `ikp trace FILE -o
-      /dev/null` on a 20 M-record TIRx buffer and on the IKP buffer as a bare
-      file; wall time, records/s and the process's peak memory against the
-      file's size. The tool's path is the first argument. */
+      /dev/null` (JSON and Perfetto) on a 20 M-record TIRx buffer and on the
+      IKP buffer as a bare file; wall time, records/s and the process's peak
+      memory against the file's size. The tool's path is the first argument. */
 #define _DEFAULT_SOURCE
 #define _POSIX_C_SOURCE 200809L
 #define IKP_IMPLEMENTATION
@@ -51,8 +54,9 @@ static int count_write(void *u, const void *d, size_t n)
     return fwrite(d, 1, n, c->f) == n ? 0 : 1;
 }
 
-/* runs `tool trace path -o /dev/null` REPS times: median seconds, peak RSS (MB) */
-static int run_tool(const char *tool, const char *path, double *secs, double *rss_mb)
+/* runs `tool trace path -o /dev/null --output-format fmt` REPS times: median
+   seconds, peak RSS (MB) */
+static int run_tool(const char *tool, const char *path, const char *fmt, double *secs, double *rss_mb)
 {
     double t[REPS], peak = 0;
     int rep;
@@ -64,7 +68,7 @@ static int run_tool(const char *tool, const char *path, double *secs, double *rs
         if (pid < 0) return 0;
         if (pid == 0) {
             if (!freopen("/dev/null", "w", stderr)) _exit(126);
-            execl(tool, tool, "trace", path, "-o", "/dev/null", (char *)NULL);
+            execl(tool, tool, "trace", path, "-o", "/dev/null", "--output-format", fmt, (char *)NULL);
             _exit(127);
         }
         if (wait4(pid, &status, 0, &ru) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
@@ -78,6 +82,20 @@ static int run_tool(const char *tool, const char *path, double *secs, double *rs
     *secs = t[REPS / 2];
     *rss_mb = peak;
     return 1;
+}
+
+/* gzip -6 size of a file, 0 if gzip is not there */
+static double gzip_mb(const char *path)
+{
+    char cmd[512];
+    double bytes = 0;
+    FILE *p;
+    snprintf(cmd, sizeof cmd, "gzip -6 -c '%s' | wc -c", path);
+    p = popen(cmd, "r");
+    if (!p) return 0;
+    if (fscanf(p, "%lf", &bytes) != 1) bytes = 0;
+    pclose(p);
+    return bytes / 1048576.0;
 }
 
 static int save(const char *path, const uint64_t *w, size_t n)
@@ -126,7 +144,8 @@ int main(int argc, char **argv)
     ikp_stats *st;
     ikp_error e;
     counter c;
-    double t0, t1, t3, tj[REPS], ts[REPS], raw_mb = nw * 8 / 1048576.0, base_mb, json_mb;
+    double t0, t1, t2, t3, tj[REPS], tp[REPS], ts[REPS], raw_mb = nw * 8 / 1048576.0, base_mb, json_mb;
+    uint64_t json_bytes = 0, pf_bytes = 0;
     uint64_t records;
     const char *names[4] = {"tile", "load", "mma", "epilogue"};
     ikp_decode_options o;
@@ -161,18 +180,27 @@ int main(int argc, char **argv)
     memset(&o, 0, sizeof o);
     o.event_names = names; o.num_event_names = 4;
 
-    /* each phase REPS times; the median is reported */
+    /* each phase REPS times, JSON and Perfetto alternately; the median is
+       reported. The last run of each writes its file for gzip. */
     for (rep = 0; rep < REPS; rep++) {
-        c.f = fopen("/dev/null", "wb");
-        c.bytes = 0;
-        if (!c.f) return 1;
-        t0 = now();
-        if (ikp_capture_open(w, nw, &o, &cap_, &e) != IKP_OK) { fprintf(stderr, "bench: %s\n", e.message); return 1; }
-        records = ikp_capture_get_info(cap_)->records;
-        if (ikp_write_chrome(cap_, NULL, count_write, &c, &e) != IKP_OK) { fprintf(stderr, "bench: %s\n", e.message); return 1; }
-        ikp_capture_free(cap_);
-        tj[rep] = now() - t0;
-        fclose(c.f);
+        int fmt;
+        for (fmt = 0; fmt < 2; fmt++) {
+            int last = rep == REPS - 1 && argc > 1;
+            c.f = fopen(last ? (fmt ? "build/bench-out.pftrace" : "build/bench-out.json") : "/dev/null", "wb");
+            c.bytes = 0;
+            if (!c.f) return 1;
+            t0 = now();
+            if (ikp_capture_open(w, nw, &o, &cap_, &e) != IKP_OK) { fprintf(stderr, "bench: %s\n", e.message); return 1; }
+            records = ikp_capture_get_info(cap_)->records;
+            if ((fmt ? ikp_write_perfetto : ikp_write_chrome)(cap_, NULL, count_write, &c, &e) != IKP_OK) {
+                fprintf(stderr, "bench: %s\n", e.message);
+                return 1;
+            }
+            ikp_capture_free(cap_);
+            (fmt ? tp : tj)[rep] = now() - t0;
+            *(fmt ? &pf_bytes : &json_bytes) = c.bytes;
+            fclose(c.f);
+        }
     }
     json_mb = peak_mb();
     for (rep = 0; rep < REPS; rep++) {
@@ -185,7 +213,9 @@ int main(int argc, char **argv)
     }
     qsort(tj, REPS, sizeof(double), cmp_d);
     qsort(ts, REPS, sizeof(double), cmp_d);
+    qsort(tp, REPS, sizeof(double), cmp_d);
     t1 = tj[REPS / 2];
+    t2 = tp[REPS / 2];
     t3 = ts[REPS / 2];
     printf("synthetic capture: %u lanes, %llu records, raw buffer %.1f MB\n", lanes,
            (unsigned long long)records, raw_mb);
@@ -193,29 +223,45 @@ int main(int argc, char **argv)
     printf("%-28s %10s %14s %12s %14s\n", "phase", "seconds", "records/s", "output MB/s", "peak RSS/raw");
     printf("%-28s %10.3f %8.1f M [%.1f] %12.1f %14.2f\n", "decode + Chrome JSON", t1, records / t1 / 1e6,
            records / tj[0] / 1e6, c.bytes / 1048576.0 / t1, json_mb / raw_mb);
+    printf("%-28s %10.3f %8.1f M [%.1f] %12.1f %14s\n", "decode + Perfetto protobuf", t2, records / t2 / 1e6,
+           records / tp[0] / 1e6, pf_bytes / 1048576.0 / t2, "(as above)");
     printf("%-28s %10.3f %8.1f M [%.1f] %12s %14.2f\n", "decode + statistics", t3, records / t3 / 1e6,
            records / ts[0] / 1e6, "-", peak_mb() / raw_mb);
-    printf("JSON written: %.1f MB; RSS before decoding %.1f MB\n", c.bytes / 1048576.0, base_mb);
+    printf("RSS before decoding %.1f MB\n", base_mb);
+    printf("written: JSON %.1f MB, Perfetto %.1f MB: %.3fx the JSON; Perfetto/JSON writing time %.2f\n",
+           json_bytes / 1048576.0, pf_bytes / 1048576.0, (double)pf_bytes / (double)json_bytes, t2 / t1);
+    if (argc > 1) {
+        double gj = gzip_mb("build/bench-out.json"), gp = gzip_mb("build/bench-out.pftrace");
+        printf("gzip -6: JSON %.1f MB, Perfetto %.1f MB (%.3fx)\n", gj, gp, gj > 0 ? gp / gj : 0);
+        remove("build/bench-out.json");
+        remove("build/bench-out.pftrace");
+    }
+
     if (argc > 1) {
         size_t tn;
         uint64_t trec;
         uint64_t *tw = tirx_buffer(&tn, &trec);
         double ts_, tr_, is_, ir_;
-        const char *tp = "build/bench-tirx.bin", *ip = "build/bench-ikp.bin";
-        if (!tw || !save(tp, tw, tn) || !save(ip, w, nw)) { fprintf(stderr, "bench: cannot write the bench files\n"); return 1; }
+        const char *fmts[2] = {"json", "perfetto"};
+        int f;
+        const char *tpath = "build/bench-tirx.bin", *ip = "build/bench-ikp.bin";
+        if (!tw || !save(tpath, tw, tn) || !save(ip, w, nw)) { fprintf(stderr, "bench: cannot write the bench files\n"); return 1; }
         free(tw);
         int k;
         printf("\nwhole process: TOOL trace FILE -o /dev/null (median of %d runs)\n", REPS);
         printf("%-36s %-28s %8s %9s %12s %14s\n", "tool", "file", "MB", "seconds", "records/s", "peak RSS/file");
         /* argv[2], if given: a baseline tool, run alternately in the same process */
-        for (k = 1; k < argc && k < 3; k++) {
-            if (!run_tool(argv[k], tp, &ts_, &tr_) || !run_tool(argv[k], ip, &is_, &ir_)) return 1;
-            printf("%-36s %-28s %8.1f %9.3f %10.1f M %14.2f\n", argv[k], "tirx, 20.0 M records", tn * 8 / 1048576.0,
-                   ts_, trec / ts_ / 1e6, tr_ / (tn * 8 / 1048576.0));
-            printf("%-36s %-28s %8.1f %9.3f %10.1f M %14.2f\n", argv[k], "ikp (bare), 20.0 M records",
-                   nw * 8 / 1048576.0, is_, records / is_ / 1e6, ir_ / (nw * 8 / 1048576.0));
-        }
-        if (!getenv("IKP_BENCH_KEEP")) { remove(tp); remove(ip); }
+        for (k = 1; k < argc && k < 3; k++)
+            for (f = 0; f < 2; f++) {
+                char label[600];
+                snprintf(label, sizeof label, "%s (%s)", argv[k], fmts[f]);
+                if (!run_tool(argv[k], tpath, fmts[f], &ts_, &tr_) || !run_tool(argv[k], ip, fmts[f], &is_, &ir_)) return 1;
+                printf("%-36s %-28s %8.1f %9.3f %10.1f M %14.2f\n", label, "tirx, 20.0 M records", tn * 8 / 1048576.0,
+                       ts_, trec / ts_ / 1e6, tr_ / (tn * 8 / 1048576.0));
+                printf("%-36s %-28s %8.1f %9.3f %10.1f M %14.2f\n", label, "ikp (bare), 20.0 M records",
+                       nw * 8 / 1048576.0, is_, records / is_ / 1e6, ir_ / (nw * 8 / 1048576.0));
+            }
+        if (!getenv("IKP_BENCH_KEEP")) { remove(tpath); remove(ip); }
     }
     free(w);
     return 0;

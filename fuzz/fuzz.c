@@ -13,10 +13,13 @@
      9 nuggets    transformer_nuggets legacy decoder (forced); the first byte
                   gives --units (0: inferred), the words follow
     10 nuggetscompact  the same for the compact layout
-   Every call must return a result code; ASan/UBSan/LSan catch the rest. */
+   Every call must return a result code; ASan/UBSan/LSan catch the rest.
+   Every target writes JSON and Perfetto traces, plain and with flows and
+   counters; every Perfetto trace is read back (check_perfetto) and must parse. */
 #define IKP_IMPLEMENTATION
 #define IKP_NO_CUDA
 #include "../ikp.h"
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,13 +31,248 @@ static int sink(void *u, const void *d, size_t n)
     return 0;
 }
 
+/* ---- a reader of the Perfetto traces written: every output must parse ----
+   The wire format message by message (the fields the writer uses, each with
+   its wire type), strings valid UTF-8, and what the trace processor needs:
+   events on a cleared sequence, a clock before timestamps, names and
+   annotation names interned before use, slice ends matching begins, and
+   every track an event names described. A violation aborts (a finding). */
+typedef struct mem { unsigned char *p; size_t n, cap; } mem;
+static int mem_sink(void *u, const void *d, size_t n)
+{
+    mem *m = (mem *)u;
+    if (m->n + n > m->cap) {
+        size_t c = (m->n + n) * 2;
+        unsigned char *np = (unsigned char *)realloc(m->p, c);
+        if (!np) return 1;
+        m->p = np; m->cap = c;
+    }
+    memcpy(m->p + m->n, d, n);
+    m->n += n;
+    return 0;
+}
+#define REQUIRE(c) do { if (!(c)) { fprintf(stderr, "perfetto trace: %s (line %d)\n", #c, __LINE__); abort(); } } while (0)
+typedef struct fld { unsigned f, wt; const struct fld *sub; } fld; /* sub: a message's fields, {0} ends */
+static const fld f_clock[] = {{1, 0, 0}, {2, 0, 0}, {3, 0, 0}, {0, 0, 0}};
+static const fld f_snapshot[] = {{1, 2, f_clock}, {0, 0, 0}};
+static const fld f_te_def[] = {{11, 0, 0}, {0, 0, 0}};
+static const fld f_defaults[] = {{58, 0, 0}, {11, 2, f_te_def}, {0, 0, 0}};
+static const fld f_iname[] = {{1, 0, 0}, {2, 2, 0}, {0, 0, 0}};
+static const fld f_interned[] = {{2, 2, f_iname}, {3, 2, f_iname}, {0, 0, 0}};
+static const fld f_ann[] = {{1, 0, 0}, {2, 0, 0}, {3, 0, 0}, {6, 2, 0}, {0, 0, 0}};
+static const fld f_event[] = {{4, 2, f_ann}, {9, 0, 0}, {10, 0, 0}, {11, 0, 0}, {30, 0, 0}, {47, 1, 0}, {48, 1, 0}, {0, 0, 0}};
+static const fld f_proc[] = {{1, 0, 0}, {6, 2, 0}, {0, 0, 0}};
+static const fld f_thread[] = {{1, 0, 0}, {2, 0, 0}, {5, 2, 0}, {0, 0, 0}};
+static const fld f_counter[] = {{0, 0, 0}};
+static const fld f_desc[] = {{1, 0, 0}, {2, 2, 0}, {3, 2, f_proc}, {4, 2, f_thread}, {5, 0, 0}, {8, 2, f_counter},
+                             {11, 0, 0}, {12, 0, 0}, {0, 0, 0}};
+static const fld f_packet[] = {{6, 2, f_snapshot}, {8, 0, 0}, {10, 0, 0}, {11, 2, f_event}, {12, 2, f_interned},
+                               {13, 0, 0}, {59, 2, f_defaults}, {60, 2, f_desc}, {0, 0, 0}};
+static const fld f_trace[] = {{1, 2, f_packet}, {0, 0, 0}};
+
+static const unsigned char *rd_var(const unsigned char *p, const unsigned char *e, uint64_t *v)
+{
+    int i;
+    *v = 0;
+    for (i = 0; i < 10; i++) {
+        REQUIRE(p < e);
+        *v |= (uint64_t)(*p & 0x7F) << (7 * i);
+        if (!(*p++ & 0x80)) return p;
+    }
+    REQUIRE(0);
+    return p;
+}
+
+static int utf8_ok(const unsigned char *s, size_t n)
+{
+    size_t i = 0;
+    while (i < n) {
+        size_t k = ikp__utf8_len(s + i, n - i);
+        if (!k) return 0;
+        i += k;
+    }
+    return 1;
+}
+
+/* one message: calls back on each field (for the packet's semantics) */
+typedef void (*on_field)(void *ctx, unsigned f, uint64_t v, const unsigned char *d, size_t n);
+static void walk(const unsigned char *p, size_t n, const fld *spec, on_field cb, void *ctx)
+{
+    const unsigned char *e = p + n;
+    while (p < e) {
+        uint64_t tag, v = 0;
+        const fld *s;
+        const unsigned char *d = NULL;
+        p = rd_var(p, e, &tag);
+        for (s = spec; s->f && s->f != (unsigned)(tag >> 3); s++) {}
+        REQUIRE(s->f != 0);          /* a field the writer uses */
+        REQUIRE((tag & 7) == s->wt); /* with its wire type */
+        if (s->wt == 0) p = rd_var(p, e, &v);
+        else if (s->wt == 1) { int i; REQUIRE(e - p >= 8); for (i = 0; i < 8; i++) v |= (uint64_t)p[i] << (8 * i); p += 8; }
+        else {
+            p = rd_var(p, e, &v);
+            REQUIRE(v <= (uint64_t)(e - p));
+            d = p;
+            p += v;
+            if (s->sub) walk(d, (size_t)v, s->sub, NULL, NULL);
+            else REQUIRE(utf8_ok(d, (size_t)v));
+        }
+        if (cb) cb(ctx, s->f, v, d, d ? (size_t)v : 0);
+    }
+}
+
+/* the state a packet sequence carries */
+typedef struct pstate {
+    int cleared, clock;
+    uint64_t names[64], nnames, ann_mask;  /* interned iids (the few the harness's captures use) */
+    uint64_t uuids[4096], nuuids;          /* described tracks */
+    uint64_t used[4096], nused;            /* tracks events name */
+    uint64_t open[256], nopen;             /* open slices: their track */
+} pstate;
+typedef struct pkt { int has_seq, has_ts, flags, event, interned, snapshot, defaults, desc; const unsigned char *te, *in, *dd; size_t nte, nin, ndd; } pkt;
+static void on_packet(void *ctx, unsigned f, uint64_t v, const unsigned char *d, size_t n)
+{
+    pkt *k = (pkt *)ctx;
+    if (f == 10) k->has_seq = 1;
+    if (f == 8) k->has_ts = 1;
+    if (f == 13) k->flags = (int)v;
+    if (f == 11) { k->event = 1; k->te = d; k->nte = n; }
+    if (f == 12) { k->interned = 1; k->in = d; k->nin = n; }
+    if (f == 6) k->snapshot = 1;
+    if (f == 59) { k->defaults = 1; k->dd = d; k->ndd = n; }
+    if (f == 60) { k->desc = 1; k->dd = d; k->ndd = n; }
+}
+typedef struct kv { uint64_t v[64]; int have[64]; } kv; /* field -> last varint */
+static void on_kv(void *ctx, unsigned f, uint64_t v, const unsigned char *d, size_t n)
+{
+    kv *x = (kv *)ctx;
+    (void)d; (void)n;
+    if (f < 64) { x->v[f] = v; x->have[f] = 1; }
+}
+static pstate *g_ps;
+static void on_interned(void *ctx, unsigned f, uint64_t v, const unsigned char *d, size_t n)
+{
+    kv x;
+    (void)ctx; (void)v;
+    memset(&x, 0, sizeof x);
+    walk(d, n, f_iname, on_kv, &x);
+    REQUIRE(x.have[1] && x.have[2]);
+    if (f == 2 && g_ps->nnames < 64) g_ps->names[g_ps->nnames++] = x.v[1];
+    if (f == 3) g_ps->ann_mask |= 1ull << (x.v[1] & 63);
+}
+static void on_ann(void *ctx, unsigned f, uint64_t v, const unsigned char *d, size_t n)
+{
+    kv x;
+    (void)ctx; (void)v;
+    if (f != 4) return;
+    memset(&x, 0, sizeof x);
+    walk(d, n, f_ann, on_kv, &x);
+    REQUIRE(x.have[1] && (g_ps->ann_mask >> (x.v[1] & 63) & 1)); /* annotation name interned */
+}
+static int has(const uint64_t *a, uint64_t n, uint64_t v)
+{
+    uint64_t i;
+    for (i = 0; i < n; i++) if (a[i] == v) return 1;
+    return 0;
+}
+static void check_perfetto(const unsigned char *p, size_t n)
+{
+    static pstate ps;
+    const unsigned char *e;
+    uint64_t def_track = 0, i;
+    if (n == 0) return; /* nothing to show: an empty trace */
+    e = p + n;
+    memset(&ps, 0, sizeof ps);
+    g_ps = &ps;
+    walk(p, n, f_trace, NULL, NULL); /* the whole file, field by field */
+    while (p < e) {
+        uint64_t tag, len;
+        pkt k;
+        p = rd_var(p, e, &tag);
+        p = rd_var(p, e, &len);
+        memset(&k, 0, sizeof k);
+        walk(p, (size_t)len, f_packet, on_packet, &k);
+        p += len;
+        if (k.desc) {
+            kv x;
+            memset(&x, 0, sizeof x);
+            walk(k.dd, k.ndd, f_desc, on_kv, &x);
+            REQUIRE(x.have[1] && !has(ps.uuids, ps.nuuids, x.v[1]));
+            if (ps.nuuids < 4096) ps.uuids[ps.nuuids++] = x.v[1];
+            continue;
+        }
+        REQUIRE(k.has_seq);
+        if (k.flags & 1) {
+            REQUIRE(ps.nopen == 0); /* a lane's slices all closed before the next */
+            ps.cleared = 1; ps.nnames = 0; ps.ann_mask = 0; ps.clock = 0; def_track = 0;
+        }
+        REQUIRE(ps.cleared);
+        if (k.defaults) {
+            kv x, y;
+            memset(&x, 0, sizeof x);
+            walk(k.dd, k.ndd, f_defaults, on_kv, &x);
+            REQUIRE(x.have[58] && x.v[58] == 64);
+            def_track = 0;
+            if (x.have[11]) {
+                /* track_event_defaults: find its track_uuid */
+                const unsigned char *q = k.dd, *qe = k.dd + k.ndd;
+                while (q < qe) {
+                    uint64_t t2, l2;
+                    q = rd_var(q, qe, &t2);
+                    if ((t2 & 7) == 0) { q = rd_var(q, qe, &l2); continue; }
+                    q = rd_var(q, qe, &l2);
+                    memset(&y, 0, sizeof y);
+                    walk(q, (size_t)l2, f_te_def, on_kv, &y);
+                    if (y.have[11]) def_track = y.v[11];
+                    q += l2;
+                }
+            }
+        }
+        if (k.snapshot) ps.clock = 1;
+        if (k.interned) walk(k.in, k.nin, f_interned, on_interned, NULL);
+        if (k.event) {
+            kv x;
+            uint64_t track;
+            REQUIRE(k.has_ts && ps.clock);
+            memset(&x, 0, sizeof x);
+            walk(k.te, k.nte, f_event, on_kv, &x);
+            walk(k.te, k.nte, f_event, on_ann, NULL);
+            REQUIRE(x.have[9] && x.v[9] >= 1 && x.v[9] <= 4);
+            track = x.have[11] ? x.v[11] : def_track;
+            REQUIRE(track != 0);
+            if (ps.nused < 4096 && !has(ps.used, ps.nused, track)) ps.used[ps.nused++] = track;
+            if (x.v[9] == 1 || x.v[9] == 3) REQUIRE(x.have[10] && has(ps.names, ps.nnames, x.v[10]));
+            if (x.v[9] == 1) { REQUIRE(ps.nopen < 256); ps.open[ps.nopen++] = track; }
+            if (x.v[9] == 2) {
+                for (i = ps.nopen; i > 0 && ps.open[i - 1] != track; i--) {}
+                REQUIRE(i > 0); /* an end closes an open slice of its track */
+                memmove(ps.open + i - 1, ps.open + i, (size_t)(ps.nopen - i) * sizeof(uint64_t));
+                ps.nopen--;
+            }
+            if (x.v[9] == 4) REQUIRE(x.have[30]);
+        }
+    }
+    REQUIRE(ps.nopen == 0);
+    for (i = 0; i < ps.nused; i++) REQUIRE(has(ps.uuids, ps.nuuids, ps.used[i]));
+}
+
 static void use(ikp_capture *cap, ikp_group_by by)
 {
     size_t total = 0;
     ikp_stats *st = NULL;
-    ikp_chrome_options o;
+    ikp_trace_options o;
+    ikp_flow_pair fl[2] = {{0, 1}, {2, 0}};
+    uint32_t counters[2] = {0, 1};
+    mem m = {0, 0, 0};
+    memset(&o, 0, sizeof o);
     o.by = by;
     ikp_write_chrome(cap, &o, sink, &total, NULL);
+    if (ikp_write_perfetto(cap, &o, mem_sink, &m, NULL) == IKP_OK) check_perfetto(m.p, m.n);
+    m.n = 0;
+    o.flows = fl; o.num_flows = 2; o.counters = counters; o.num_counters = 2;
+    ikp_write_chrome(cap, &o, sink, &total, NULL);
+    if (ikp_write_perfetto(cap, &o, mem_sink, &m, NULL) == IKP_OK) check_perfetto(m.p, m.n);
+    free(m.p);
     if (ikp_stats_compute(cap, &st, NULL) == IKP_OK) {
         ikp_stats_write_text(st, sink, &total);
         ikp_stats_write_json(st, sink, &total);

@@ -10,6 +10,20 @@
 
 #define NS 1000 /* ps per ns */
 
+/* With IKP_SAVE_CAPTURES=DIR, every buffer open_fmt opens is also saved as
+   an .ikp capture there (named by its contents), for test_perfetto.py. */
+static void save_capture(const uint64_t *w, size_t n, ikp_format f)
+{
+    const char *dir = getenv("IKP_SAVE_CAPTURES");
+    uint64_t h = 1469598103934665603ull;
+    char path[512];
+    size_t i;
+    if (!dir) return;
+    for (i = 0; i < n; i++) h = (h ^ w[i]) * 1099511628211ull;
+    snprintf(path, sizeof path, "%s/%016llx-%s.ikp", dir, (unsigned long long)h, ikp_format_name(f));
+    ikp_capture_save(path, w, n, f, NULL, 0, NULL, 0, NULL);
+}
+
 static ikp_capture *open_fmt(const uint64_t *w, size_t n, ikp_format f, ikp_result want)
 {
     ikp_capture *cap = NULL;
@@ -23,6 +37,7 @@ static ikp_capture *open_fmt(const uint64_t *w, size_t n, ikp_format f, ikp_resu
     if (r != want) fprintf(stderr, "  error: %s\n", e.message);
     if (r == IKP_OK) CHECK(cap != NULL);
     else CHECK(cap == NULL && e.message[0] != 0);
+    if (r == IKP_OK) save_capture(w, n, f);
     return cap;
 }
 
@@ -74,8 +89,9 @@ static int mem_write(void *u, const void *d, size_t n)
 static char *chrome(const ikp_capture *cap, ikp_group_by by)
 {
     membuf m = {0, 0, 0};
-    ikp_chrome_options o;
+    ikp_trace_options o;
     ikp_error e;
+    memset(&o, 0, sizeof o);
     o.by = by;
     CHECK_EQ(ikp_write_chrome(cap, &o, mem_write, &m, &e), IKP_OK);
     return m.p;

@@ -53,11 +53,11 @@ static void test_nesting_overlap_instants(void)
     CHECK(js && strncmp(js, "{\"traceEvents\":[", 16) == 0);
     CHECK_EQ(count_str(js, "\"ph\":\"X\""), 4);
     CHECK_EQ(count_str(js, "\"ph\":\"i\""), 1);
-    CHECK(strstr(js, "\"name\":\"event 0\",\"pid\":0,\"tid\":0,\"ts\":0.000,\"dur\":0.500") != NULL);
+    CHECK(strstr(js, "\"name\":\"event 0\",\"pid\":1,\"tid\":1,\"ts\":0.000,\"dur\":0.500") != NULL);
     CHECK(strstr(js, "\"ts\":0.100,\"dur\":0.200") != NULL);
-    /* lane 1's second region goes on an extra track: tid = group + 2 * track */
-    CHECK(strstr(js, "\"pid\":0,\"tid\":3,\"ts\":1.100,\"dur\":0.300") != NULL);
-    CHECK(strstr(js, "\"name\":\"process_name\",\"pid\":0,\"args\":{\"name\":\"block 0\"}") != NULL);
+    /* lane 1's second region goes on an extra track: tid = 1 + group + 2 * track */
+    CHECK(strstr(js, "\"pid\":1,\"tid\":4,\"ts\":1.100,\"dur\":0.300") != NULL);
+    CHECK(strstr(js, "\"name\":\"process_name\",\"pid\":1,\"args\":{\"name\":\"block 0\"}") != NULL);
     CHECK(strstr(js, "\"name\":\"group 1 [1]\"") != NULL);
     free(js);
     js = chrome(cap, IKP_BY_SM);
@@ -979,8 +979,8 @@ static void test_duplicate_lanes(void)
     CHECK(!(lane_info(cap, 3).flags & IKP_LANE_DUPLICATE));
     js = chrome(cap, IKP_BY_BLOCK);
     /* same block, same group: the duplicate's region on the next track */
-    CHECK(js && strstr(js, "\"pid\":1,\"tid\":1,\"ts\":0.000,\"dur\":1.000") != NULL);
-    CHECK(js && strstr(js, "\"pid\":1,\"tid\":4,\"ts\":0.500,\"dur\":1.000") != NULL);
+    CHECK(js && strstr(js, "\"pid\":2,\"tid\":2,\"ts\":0.000,\"dur\":1.000") != NULL);
+    CHECK(js && strstr(js, "\"pid\":2,\"tid\":5,\"ts\":0.500,\"dur\":1.000") != NULL);
     CHECK(js && strstr(js, "\"name\":\"group 1 [1] (lane 4, a duplicate of lane 3)\"") != NULL);
     free(js);
     ikp_capture_free(cap);

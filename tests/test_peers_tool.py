@@ -33,12 +33,13 @@ def as_int64(words):
 
 
 def regions_of(trace_bytes):
-    """(pid, tid, name, start ns, dur ns, args) of every complete event."""
+    """(block, track, name, start ns, dur ns, args) of every complete event:
+    the JSON's pid and tid less one (they are 1-based there)."""
     doc = strict_json(trace_bytes)
     out = []
     for e in doc["traceEvents"]:
         if e["ph"] == "X":
-            out.append((e["pid"], e["tid"], e["name"], int(round(e["ts"] * 1000)),
+            out.append((e["pid"] - 1, e["tid"] - 1, e["name"], int(round(e["ts"] * 1000)),
                         int(round(e["dur"] * 1000)), e.get("args", {})))
     return out
 

@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 static const char *usage =
-    "usage: ikp trace   IN [-o OUT.json | -o -] [options] [--by block|sm]\n"
+    "usage: ikp trace   IN [-o OUT.json|OUT.pftrace | -o -] [options] [trace options]\n"
     "       ikp summary IN [options] [--json]\n"
     "       ikp info    IN [options]\n"
     "options: --names a,b,c | --names @file   event names by id (one per line in file)\n"
@@ -23,6 +23,14 @@ static const char *usage =
     "         --timer-unit T                  peer formats: one timer tick, e.g. 10ns (AMD\n"
     "                                         triton-dist captures), 1ns (the default), 500ps\n"
     "         --keep-after-finalize           tirx: also show records after a lane's finalize\n"
+    "trace options:\n"
+    "         --by block|sm                   a process per block (default) or per SM\n"
+    "         --output-format json|perfetto   the trace's format (default: from the name of OUT:\n"
+    "                                         .pftrace and .perfetto-trace are Perfetto's\n"
+    "                                         protobuf, anything else Chrome JSON)\n"
+    "         --flow FROM:TO[,FROM:TO...]     arrows from each FROM event to its TO event in the\n"
+    "                                         same block (by payload, else by order)\n"
+    "         --counter EVENT[,EVENT...]      per block, a counter of EVENT regions in flight\n"
     "IN is an .ikp capture, a NumPy .npy array or a bare buffer of little-endian\n"
     "64-bit words. -o - writes the trace to standard output.\n";
 
@@ -96,6 +104,57 @@ static uint32_t parse_count(const char *a)
     return (uint32_t)v;
 }
 
+/* an event by name, or by id in decimal */
+static uint32_t event_arg(const ikp_capture *cap, const char *a)
+{
+    char *end;
+    unsigned long long v;
+    uint32_t id = ikp_event_id(cap, a);
+    if (id != IKP_NO_EVENT) return id;
+    v = lead_number(a, &end);
+    if (a[0] == '0' && a[1] == 0) return 0;
+    return v && !*end && v < IKP_WIRE_MAX_EVENTS ? (uint32_t)v : IKP_NO_EVENT;
+}
+
+/* "a:b,c:d" -> flow pairs; "a,b" -> counter ids. 0 ok, 2 usage */
+static int parse_events(const ikp_capture *cap, const char *opt, const char *arg, int pairs, uint32_t **out, uint32_t *n)
+{
+    size_t len = strlen(arg), i = 0;
+    char *copy = (char *)malloc(len + 1), *tok, *save = NULL;
+    if (!copy) { fprintf(stderr, "ikp: error: out of memory\n"); return 2; }
+    memcpy(copy, arg, len + 1);
+    for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        char *colon = pairs ? strchr(tok, ':') : NULL;
+        uint32_t *grown = (uint32_t *)realloc(*out, (*n + 2) * sizeof(uint32_t));
+        if (!grown) { free(copy); fprintf(stderr, "ikp: error: out of memory\n"); return 2; }
+        *out = grown;
+        if (pairs && !colon) {
+            fprintf(stderr, "ikp: error: %s takes FROM:TO event pairs, not '%s'\n", opt, tok);
+            free(copy);
+            return 2;
+        }
+        if (colon) *colon = 0;
+        for (i = 0; i < (pairs ? 2u : 1u); i++) {
+            const char *name = i ? colon + 1 : tok;
+            uint32_t id = event_arg(cap, name);
+            if (id == IKP_NO_EVENT) {
+                fprintf(stderr, "ikp: error: %s: no event '%s' in this capture (give a name or an id)\n", opt, name);
+                free(copy);
+                return 2;
+            }
+            (*out)[(*n)++] = id;
+        }
+        if (pairs && (*out)[*n - 2] == (*out)[*n - 1]) {
+            fprintf(stderr, "ikp: error: %s: '%s' links an event to itself\n", opt, arg);
+            free(copy);
+            return 2;
+        }
+    }
+    free(copy);
+    if (*n == 0) { fprintf(stderr, "ikp: error: %s needs at least one event\n", opt); return 2; }
+    return 0;
+}
+
 static int same_file(const char *a, const char *b)
 {
     struct stat sa, sb;
@@ -104,10 +163,14 @@ static int same_file(const char *a, const char *b)
 
 int main(int argc, char **argv)
 {
-    const char *cmd, *in = NULL, *out = "trace.json";
+    const char *cmd, *in = NULL, *out = "trace.json", *flow_arg = NULL, *counter_arg = NULL;
     ikp_name_list names, groups;
     ikp_decode_options opt;
-    ikp_chrome_options copt;
+    ikp_trace_options copt;
+    ikp_trace_stats tst;
+    uint32_t *flow_ids = NULL, nflow = 0, *counter_ids = NULL, ncounter = 0;
+    ikp_flow_pair *pairs = NULL;
+    int out_format = -1; /* -1: from the name, 0 JSON, 1 Perfetto */
     ikp_capture *cap = NULL;
     ikp_stats *st = NULL;
     ikp_error e;
@@ -158,7 +221,14 @@ int main(int argc, char **argv)
             if (!strcmp(b, "block")) copt.by = IKP_BY_BLOCK;
             else if (!strcmp(b, "sm")) copt.by = IKP_BY_SM;
             else { fprintf(stderr, "ikp: error: --by takes block or sm, not '%s'\n", b); rc = 2; }
-        } else if (!strcmp(a, "--json") && !strcmp(cmd, "summary")) json = 1;
+        } else if (!strcmp(a, "--output-format") && has && !strcmp(cmd, "trace")) {
+            const char *b = argv[++i];
+            if (!strcmp(b, "json")) out_format = 0;
+            else if (!strcmp(b, "perfetto")) out_format = 1;
+            else { fprintf(stderr, "ikp: error: --output-format takes json or perfetto, not '%s'\n", b); rc = 2; }
+        } else if (!strcmp(a, "--flow") && has && !strcmp(cmd, "trace")) flow_arg = argv[++i];
+        else if (!strcmp(a, "--counter") && has && !strcmp(cmd, "trace")) counter_arg = argv[++i];
+        else if (!strcmp(a, "--json") && !strcmp(cmd, "summary")) json = 1;
         else if (!strcmp(a, "--keep-after-finalize")) opt.keep_after_finalize = 1;
         else if (a[0] != '-' && !in) in = a;
         else { fprintf(stderr, "ikp: error: unexpected argument '%s'\n%s", a, usage); rc = 2; }
@@ -181,8 +251,24 @@ int main(int argc, char **argv)
     }
     if (!strcmp(cmd, "trace")) {
         const ikp_capture_info *ci = ikp_capture_get_info(cap);
+        ikp_result (*write)(const ikp_capture *, const ikp_trace_options *, ikp_write_fn, void *, ikp_error *);
+        if (out_format < 0) out_format = ikp_is_perfetto_path(out);
+        write = out_format ? ikp_write_perfetto : ikp_write_chrome;
+        if (flow_arg && (rc = parse_events(cap, "--flow", flow_arg, 1, &flow_ids, &nflow))) goto done;
+        if (counter_arg && (rc = parse_events(cap, "--counter", counter_arg, 0, &counter_ids, &ncounter))) goto done;
+        if (nflow && !(pairs = (ikp_flow_pair *)malloc(nflow / 2 * sizeof *pairs))) {
+            fprintf(stderr, "ikp: error: out of memory\n");
+            rc = 1;
+            goto done;
+        }
+        for (i = 0; i < (int)(nflow / 2); i++) { pairs[i].from = flow_ids[2 * i]; pairs[i].to = flow_ids[2 * i + 1]; }
+        copt.flows = pairs;
+        copt.num_flows = nflow / 2;
+        copt.counters = counter_ids;
+        copt.num_counters = ncounter;
+        copt.stats = &tst;
         if (!strcmp(out, "-")) {
-            if (ikp_write_chrome(cap, &copt, ikp_file_writer, stdout, &e) != IKP_OK || fflush(stdout) != 0) {
+            if (write(cap, &copt, ikp_file_writer, stdout, &e) != IKP_OK || fflush(stdout) != 0) {
                 fprintf(stderr, "ikp: error: cannot write the trace to standard output: %s\n",
                         errno ? strerror(errno) : e.message);
                 rc = 1;
@@ -208,14 +294,21 @@ int main(int argc, char **argv)
             memcpy(cleanup_path, o.tmp_path, sizeof cleanup_path);
             cleanup_armed = o.tmp_path[0] != 0;
             sigprocmask(SIG_SETMASK, &old, NULL);
-            r = ikp_write_chrome(cap, &copt, ikp_output_write, &o, &e);
+            r = write(cap, &copt, ikp_output_write, &o, &e);
             if (r != IKP_OK && !o.errno_) ikp_output_abort(&o); /* e says what went wrong */
             else r = ikp_output_commit(&o, &e);                 /* a failed write: with its reason */
             cleanup_armed = 0;
             if (r != IKP_OK) { rc = fail(out, &e); goto done; }
         }
-        fprintf(stderr, "ikp: wrote %s (%s, %u active lanes, %llu records)\n", strcmp(out, "-") ? out : "standard output",
+        fprintf(stderr, "ikp: wrote %s (%s trace of a %s capture, %u active lanes, %llu records)\n",
+                strcmp(out, "-") ? out : "standard output", out_format ? "Perfetto" : "Chrome JSON",
                 ikp_format_name(ci->format), ci->active_lanes, (unsigned long long)ci->records);
+        if (nflow)
+            fprintf(stderr, "ikp: %llu flows drawn; %llu links not drawn (the TO event does not come after the FROM "
+                    "event); %llu events without a partner\n", (unsigned long long)tst.flows,
+                    (unsigned long long)tst.flows_unordered, (unsigned long long)tst.flow_unpaired);
+        if (ncounter)
+            fprintf(stderr, "ikp: %llu counter tracks\n", (unsigned long long)tst.counter_tracks);
         if (ci->dropped || ci->invalid || ci->backwards || ci->unfinalized_lanes || ci->corrupt_lanes ||
             ci->refused_lanes || ci->claimed_twice || ci->out_of_range || ci->after_finalize || ci->duplicate_lanes ||
             ci->may_wrap)
@@ -236,5 +329,8 @@ done:
     ikp_capture_free(cap);
     ikp_name_list_free(&names);
     ikp_name_list_free(&groups);
+    free(flow_ids);
+    free(counter_ids);
+    free(pairs);
     return rc;
 }

@@ -36,8 +36,8 @@ def main():
             overlap = 0
             blocks = {e["pid"] for e in xs}
             for b in blocks:
-                loads = [(e["ts"], e["ts"] + e["dur"]) for e in xs if e["pid"] == b and e["name"] == "load" and e["tid"] == 0]
-                comps = [(e["ts"], e["ts"] + e["dur"]) for e in xs if e["pid"] == b and e["name"] == "compute" and e["tid"] == 1]
+                loads = [(e["ts"], e["ts"] + e["dur"]) for e in xs if e["pid"] == b and e["name"] == "load" and e["tid"] == 1]
+                comps = [(e["ts"], e["ts"] + e["dur"]) for e in xs if e["pid"] == b and e["name"] == "compute" and e["tid"] == 2]
                 if any(ls < ce and cs < le for ls, le in loads for cs, ce in comps):
                     overlap += 1
             check(overlap >= len(blocks) // 2, "warp_specialized: producer and consumer overlap in %d of %d blocks" % (overlap, len(blocks)))

@@ -1,0 +1,467 @@
+#!/usr/bin/env python3
+"""The Perfetto writer against Perfetto's own schema: every .pftrace that
+build/ikp writes is parsed with perfetto_trace_pb2 (the PyPI package
+`perfetto`, with `protobuf`) and read the way Perfetto's trace processor
+reads it (sequences, incremental state, interned names, the sequence clock,
+slice stacks per track, flows). For every capture the other runners open
+(saved by test_host and test_peers in build/test-out/captures), for the
+bundled sample and the fuzz corpus, and for captures made here with flows
+and counters:
+  - every region of the JSON trace is a slice of the protobuf trace with
+    the same process, lane, name, start, duration and arguments, and no
+    slice is extra; instants and counters likewise;
+  - slices nest on every track; every interned id resolves;
+  - flows connect the intended events (recomputed here from the JSON)."""
+import glob
+import os
+import re
+import struct
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from harness import check, report, strict_json  # noqa: E402
+
+from perfetto.protos.perfetto.trace import perfetto_trace_pb2 as PB  # noqa: E402
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+IKP = os.environ.get("IKP_TOOL") or os.path.join(ROOT, "build", "ikp")
+if not os.path.isabs(IKP):
+    IKP = os.path.join(ROOT, IKP)
+SAMPLE = os.path.join(ROOT, "examples", "data", "sample.ikp")
+SUFFIX = re.compile(r" \[\d+\]")  # extra-track numbers, wherever they are
+BEGIN, END, INSTANT, COUNTER = 1, 2, 3, 4
+
+
+def run(*args):
+    p = subprocess.run([IKP] + list(args), capture_output=True)
+    return p.returncode, p.stdout, p.stderr
+
+
+def ann_value(a):
+    if a.HasField("bool_value"):
+        return a.bool_value
+    if a.HasField("uint_value"):
+        return a.uint_value
+    if a.HasField("int_value"):
+        return a.int_value
+    if a.HasField("string_value"):
+        return a.string_value
+    return None
+
+
+def read_pftrace(data, errors):
+    """Reads a trace as the trace processor does. Returns (slices, links,
+    counters, tracks): slices [(uuid, name, ts, dur, args)], links
+    [(src slice index, dst slice index)], counters {uuid: [(ts, v)]},
+    tracks {uuid: descriptor}."""
+    trace = PB.Trace()
+    trace.ParseFromString(data)  # DecodeError on malformed input
+    tracks, seqs, events = {}, {}, []
+    for order, pk in enumerate(trace.packet):
+        if pk.HasField("track_descriptor"):  # needs no sequence
+            d = pk.track_descriptor
+            if d.uuid in tracks:
+                errors.append("track uuid %d described twice" % d.uuid)
+            tracks[d.uuid] = d
+            continue
+        if not pk.HasField("trusted_packet_sequence_id"):
+            errors.append("packet %d has no sequence id" % order)
+            continue
+        st = seqs.setdefault(pk.trusted_packet_sequence_id, {"gen": None})
+        if pk.sequence_flags & 1:
+            st["gen"] = {"names": {}, "ann": {}, "defaults": None, "clock": None}
+        gen = st["gen"]
+        if gen is None:
+            errors.append("packet %d before its sequence was cleared" % order)
+            continue
+        if pk.HasField("trace_packet_defaults"):
+            gen["defaults"] = pk.trace_packet_defaults
+        if pk.HasField("interned_data"):
+            for e in pk.interned_data.event_names:
+                if e.iid in gen["names"]:
+                    errors.append("event name iid %d interned twice" % e.iid)
+                gen["names"][e.iid] = e.name
+            for e in pk.interned_data.debug_annotation_names:
+                if e.iid in gen["ann"]:
+                    errors.append("annotation name iid %d interned twice" % e.iid)
+                gen["ann"][e.iid] = e.name
+        if pk.HasField("clock_snapshot"):
+            clocks = {c.clock_id: c for c in pk.clock_snapshot.clocks}
+            if 64 not in clocks or 6 not in clocks or not clocks[64].is_incremental:
+                errors.append("clock snapshot without the incremental clock 64 and BOOTTIME")
+                continue
+            gen["clock"] = [clocks[64].timestamp, clocks[64].timestamp, clocks[6].timestamp]
+            continue
+        if not pk.HasField("track_event"):
+            continue
+        te = pk.track_event
+        if not pk.HasField("timestamp"):
+            errors.append("event without a timestamp")
+            continue
+        cid = pk.timestamp_clock_id or (gen["defaults"].timestamp_clock_id if gen["defaults"] else 0)
+        if cid == 64:
+            if gen["clock"] is None:
+                errors.append("sequence clock used before its snapshot")
+                continue
+            gen["clock"][0] += pk.timestamp
+            ts = gen["clock"][0] - gen["clock"][1] + gen["clock"][2]
+        else:
+            ts = pk.timestamp
+        uuid = te.track_uuid if te.HasField("track_uuid") else (
+            gen["defaults"].track_event_defaults.track_uuid if gen["defaults"] else 0)
+        name = None
+        if te.HasField("name_iid"):
+            name = gen["names"].get(te.name_iid)
+            if name is None:
+                errors.append("event name iid %d does not resolve" % te.name_iid)
+        args = {}
+        for a in te.debug_annotations:
+            an = gen["ann"].get(a.name_iid)
+            if an is None:
+                errors.append("annotation name iid %d does not resolve" % a.name_iid)
+            args[an] = ann_value(a)
+        events.append((ts, order, uuid, te.type, name, args, list(te.flow_ids), list(te.terminating_flow_ids),
+                       te.counter_value))
+    for e in events:
+        if e[2] not in tracks:
+            errors.append("track uuid %d has no descriptor" % e[2])
+    for d in tracks.values():
+        if d.HasField("parent_uuid") and d.parent_uuid not in tracks:
+            errors.append("track %d: parent %d has no descriptor" % (d.uuid, d.parent_uuid))
+        if d.HasField("thread") and not any(p.HasField("process") and p.process.pid == d.thread.pid
+                                            for p in tracks.values()):
+            errors.append("thread track %d: no process %d" % (d.uuid, d.thread.pid))
+    events.sort(key=lambda e: (e[0], e[1]))  # the trace processor's order
+    slices, links, counters, stacks, active = [], [], {}, {}, {}
+    for ts, _, uuid, typ, name, args, fl, term, cv in events:
+        sid = None
+        if typ == BEGIN:
+            sid = len(slices)
+            slices.append([uuid, name, ts, None, args])
+            stacks.setdefault(uuid, []).append(sid)
+        elif typ == END:
+            if not stacks.get(uuid):
+                errors.append("slice end on track %d with no open slice" % uuid)
+                continue
+            sid = stacks[uuid].pop()
+            slices[sid][3] = ts - slices[sid][2]
+        elif typ == INSTANT:
+            sid = len(slices)
+            slices.append([uuid, name, ts, 0, args])
+        elif typ == COUNTER:
+            counters.setdefault(uuid, []).append((ts, cv))
+            continue
+        for f in fl:
+            if f in active:
+                errors.append("flow id %d reused" % f)
+            active[f] = sid
+        for f in term:
+            if f in active:
+                links.append((active.pop(f), sid))
+            else:
+                errors.append("flow %d ends before it begins" % f)
+    if any(stacks.values()):
+        errors.append("slices left open")
+    if active:
+        errors.append("%d flows never ended" % len(active))
+    return slices, links, counters, tracks
+
+
+def lane_of(tracks, uuid):
+    """(process name, lane name) of a track: the thread track, or a child's parent."""
+    d = tracks.get(uuid)
+    if d is None:
+        return None
+    if not d.HasField("thread") and d.HasField("parent_uuid"):
+        d = tracks.get(d.parent_uuid)
+    if d is None or not d.HasField("thread"):
+        return None
+    proc = [p for p in tracks.values() if p.HasField("process") and p.process.pid == d.thread.pid]
+    return (proc[0].process.process_name if proc else None, d.thread.thread_name)
+
+
+def read_json(data, errors):
+    """The JSON as Perfetto's importer reads it: slices [(proc, lane, name,
+    ts, dur, args)], links [(src, dst)] from "s"/"f" events, counters."""
+    doc = strict_json(data)
+    procs, threads, out, flows, counters = {}, {}, [], [], {}
+    evs = doc["traceEvents"]
+    for e in evs:
+        if e["ph"] == "M" and e["name"] == "process_name":
+            procs[e["pid"]] = e["args"]["name"]
+        if e["ph"] == "M" and e["name"] == "thread_name":
+            threads[(e["pid"], e["tid"])] = e["args"]["name"]
+    order = sorted(range(len(evs)), key=lambda i: (round(evs[i].get("ts", 0) * 1000), i))
+    stacks, active, links = {}, {}, []
+    for i in order:
+        e = evs[i]
+        ph = e["ph"]
+        if ph == "M":
+            continue
+        ts = round(e["ts"] * 1000)
+        key = (e["pid"], e["tid"])
+        if ph in ("X", "i"):
+            if key[0] == 0 or key[1] == 0:
+                errors.append("pid or tid 0: Perfetto drops these events")
+            dur = round(e["dur"] * 1000) if ph == "X" else 0
+            st = stacks.setdefault(key, [])
+            while st and st[-1][0] <= ts:
+                st.pop()
+            sid = len(out)
+            lane = SUFFIX.sub("", threads.get(key, ""))
+            out.append((procs.get(e["pid"]), lane, e["name"], ts, dur, e.get("args", {})))
+            st.append((ts + dur, sid))
+        elif ph in ("s", "f"):
+            st = stacks.get(key) or []
+            if not st:
+                errors.append("flow event with no enclosing slice")
+                continue
+            if ph == "s":
+                active[e["id"]] = st[-1][1]
+            elif e["id"] in active:
+                links.append((active.pop(e["id"]), st[-1][1]))
+            else:
+                errors.append("flow %d ends before it begins" % e["id"])
+        elif ph == "C":
+            counters.setdefault((procs.get(e["pid"]), e["name"]), []).append((ts, e["args"]["value"]))
+    return out, links, counters
+
+
+def nests(spans):
+    spans = sorted(spans, key=lambda s: (s[0], -s[1]))
+    stack = []
+    for s, t in spans:
+        while stack and stack[-1] <= s:
+            stack.pop()
+        if stack and stack[-1] < t:
+            return False
+        stack.append(t)
+    return True
+
+
+def identities(slices):
+    """slice index -> (process, lane, name, k): k-th of that name in its lane"""
+    by, ids = {}, {}
+    for i in sorted(range(len(slices)), key=lambda i: (slices[i][3], -slices[i][4], i)):
+        p, lane, name = slices[i][0], slices[i][1], slices[i][2]
+        k = by.get((p, lane, name), 0)
+        by[(p, lane, name)] = k + 1
+        ids[i] = (p, lane, name, k)
+    return ids
+
+
+def expected_links(slices, pairs):
+    """links recomputed from the JSON's slices: (src identity, dst identity, src, dst)"""
+    ids = identities(slices)
+    lanes = {}
+    for i, s in enumerate(slices):
+        if "unmatched" in s[5]:
+            continue
+        lanes.setdefault(s[0], {}).setdefault(s[1], []).append(i)
+    out = []
+    for frm, to in pairs:
+        for proc, ls in lanes.items():
+            for la, ia in ls.items():
+                A = sorted((i for i in ia if slices[i][2] == frm), key=lambda i: ids[i][3])
+                for lb, ib in ls.items():
+                    B = sorted((i for i in ib if slices[i][2] == to), key=lambda i: ids[i][3])
+                    if not A or not B:
+                        continue
+                    if all("begin_data" in slices[i][5] for i in A + B):
+                        byp = {}
+                        for i in B:
+                            byp.setdefault(slices[i][5]["begin_data"], []).append(i)
+                        seen = {}
+                        for i in A:
+                            v = slices[i][5]["begin_data"]
+                            k = seen.get(v, 0)
+                            seen[v] = k + 1
+                            if k < len(byp.get(v, [])):
+                                out.append((i, byp[v][k]))
+                    else:
+                        out.extend(zip(A, B))
+    return [(ids[a], ids[b], slices[a], slices[b]) for a, b in out]
+
+
+def compare(cap_args, what, pairs=(), counters=(), extra=()):
+    """Writes both traces of a capture and compares them; returns the number of slices."""
+    with tempfile.TemporaryDirectory() as tmp:
+        js, pf = os.path.join(tmp, "t.json"), os.path.join(tmp, "t.pftrace")
+        opts = list(extra)
+        if pairs:
+            opts += ["--flow", ",".join("%s:%s" % p for p in pairs)]
+        if counters:
+            opts += ["--counter", ",".join(counters)]
+        rj = run("trace", *cap_args, "-o", js, *opts)
+        rp = run("trace", *cap_args, "-o", pf, *opts)
+        if not check(rj[0] == 0 and rp[0] == 0, what + ": both traces written"):
+            print(rj[2].decode(errors="replace"), rp[2].decode(errors="replace"), file=sys.stderr)
+            return 0
+        with open(js, "rb") as f:
+            jdata = f.read()
+        with open(pf, "rb") as f:
+            pdata = f.read()
+    errors = []
+    try:
+        slices, links, pcount, tracks = read_pftrace(pdata, errors)
+    except Exception as e:  # noqa: BLE001 - a parse failure is the finding
+        check(False, "%s: Perfetto's schema parses the trace: %s" % (what, e))
+        return 0
+    check(True, what + ": Perfetto's schema parses the trace")
+    check(not errors, "%s: trace processor reading: %s" % (what, "; ".join(sorted(set(errors))[:5])))
+    jerr = []
+    jsl, jlinks, jcount = read_json(jdata, jerr)
+    check(not jerr, "%s: JSON reading: %s" % (what, "; ".join(sorted(set(jerr))[:5])))
+    # the same slices
+    pl = []
+    for uuid, name, ts, dur, args in slices:
+        lane = lane_of(tracks, uuid)
+        pl.append((lane[0] if lane else None, SUFFIX.sub("", lane[1]) if lane else None, name, ts, dur,
+                   tuple(sorted(args.items()))))
+    jl = [(p, lane, n, ts, dur, tuple(sorted(a.items()))) for p, lane, n, ts, dur, a in jsl]
+    check(sorted(pl, key=repr) == sorted(jl, key=repr),
+          "%s: the protobuf's %d slices are the JSON's %d (process, lane, name, start, duration, args)"
+          % (what, len(pl), len(jl)))
+    # nesting per track
+    per = {}
+    for uuid, name, ts, dur, args in slices:
+        per.setdefault(uuid, []).append((ts, ts + dur))
+    check(all(nests(v) for v in per.values()), what + ": slices nest on every track")
+    # counters
+    pc = {}
+    for uuid, series in pcount.items():
+        d = tracks[uuid]
+        proc = tracks.get(d.parent_uuid)
+        pc[(proc.process.process_name if proc else None, d.name)] = series
+    check(pc == jcount, "%s: counter tracks equal (%d, %d)" % (what, len(pc), len(jcount)))
+    # flows
+    if pairs:
+        exp = expected_links(jsl, pairs)
+        pids = identities([(x[0], x[1], x[2], x[3], x[4]) for x in pl])
+        jids = identities(jl)
+        want_pb = {(a, b) for a, b, sa, sb in exp if sa[3] < sb[3] + sb[4]}
+        got_pb = {(pids[a], pids[b]) for a, b in links}
+        check(got_pb == want_pb, "%s: protobuf flows connect the intended events (%d of %d expected, %d found)"
+              % (what, len(want_pb & got_pb), len(want_pb), len(got_pb)))
+        allx = {(a, b) for a, b, sa, sb in exp}
+        surely = {(a, b) for a, b, sa, sb in exp if sa[3] < sb[3]}
+        got_js = {(jids[a], jids[b]) for a, b in jlinks}
+        check(got_js <= allx and surely <= got_js,
+              "%s: JSON flows connect the intended events (%d found, %d sure of %d)"
+              % (what, len(got_js), len(surely & got_js), len(surely)))
+        check(len(exp) > 0, what + ": the capture has links to draw")
+    return len(pl)
+
+
+# ---- an IKP buffer written here (globaltimer ns lanes), with payloads
+def ikp_buffer(lanes_recs, ng, cap=64):
+    """lanes_recs: {(block, group): [(kind, id, t_or_data)]}, kind B/E/I/D"""
+    nb = max(b for b, g in lanes_recs) + 1
+    lanes = nb * ng
+    w = [0] * (8 + lanes * (9 + cap))
+    w[0] = 0x31504B49 | (1 << 32) | (8 << 48) | (8 << 56)
+    w[1] = lanes | (cap << 32)
+    w[2] = 1980000
+    for (b, g), recs in lanes_recs.items():
+        base = 8 + (b * ng + g) * (9 + cap)
+        w[base] = 0x4C41 | ((b % 132) << 32)
+        w[base + 1] = b | (g << 32) | (ng << 48)
+        w[base + 2] = nb | (1 << 32) | (1 << 48)
+        w[base + 3] = 1000
+        for k, (kind, eid, v) in enumerate(recs):
+            if kind == "D":
+                tag, hi = 0x80000000 | (eid << 2), v
+            else:
+                tag, hi = (eid << 2) | {"B": 1, "E": 2, "I": 3}[kind], v
+            w[base + 8 + k] = (hi << 32) | tag
+        w[base + 5] = 1000 + 100000
+        w[base + 7] = (1 << 63) | len(recs)
+    return struct.pack("<%dQ" % len(w), *w)
+
+
+def pipeline(nb, k_tiles, payload_both, seed):
+    """producer: load k (payload k) ; two consumers: wait_full (payload k when
+    payload_both) then mma; some loads start after the consumer waits"""
+    import random
+    rnd = random.Random(seed)
+    L = {}
+    for b in range(nb):
+        t = 2000
+        prod, loads = [], []
+        for k in range(k_tiles):
+            t += rnd.randint(5, 40)
+            s0 = t
+            t += rnd.randint(50, 300)
+            prod += [("B", 0, s0), ("D", 0, k), ("E", 0, t)]
+            loads.append((s0, t))
+        L[(b, 0)] = prod
+        # with payloads the consumers take the tiles two at a time in swapped
+        # order (1, 0, 3, 2, ...): pairing by order would link the wrong ones
+        perm = [k ^ 1 if payload_both and (k ^ 1) < k_tiles else k for k in range(k_tiles)]
+        for c in (1, 2):
+            t = 2000 + rnd.randint(-30, 30)
+            recs = []
+            for k in perm:
+                s0 = max(t, loads[k][0] + rnd.randint(-60, 100)) if k else t
+                e0 = max(s0 + 1, loads[k][1] + rnd.randint(1, 50))
+                recs += [("B", 1, s0)] + ([("D", 1, k)] if payload_both else []) + [("E", 1, e0)]
+                m1 = e0 + rnd.randint(100, 400)
+                recs += [("B", 2, e0 + 1), ("E", 2, m1)]
+                t = m1 + 1
+            if c == 2:
+                recs.append(("I", 3, t + 5))
+            L[(b, c)] = recs
+    return ikp_buffer(L, 3, cap=8 * k_tiles + 8)
+
+
+def main():
+    tmp = tempfile.mkdtemp(prefix="ikp-pf-")
+    names = ["--names", "load,wait_full,mma,done", "--groups", "producer,consumer 0,consumer 1"]
+    # flows and counters on made captures: by order and by payload, both groupings
+    for payload in (False, True):
+        path = os.path.join(tmp, "pipe%d.bin" % payload)
+        with open(path, "wb") as f:
+            f.write(pipeline(4, 12, payload, seed=7 + payload))
+        what = "pipeline, %s" % ("by payload" if payload else "by order")
+        n = compare([path] + names, what, pairs=[("load", "wait_full"), ("mma", "done")],
+                    counters=["load", "mma"])
+        check(n > 4 * 12 * 5, what + ": slices compared")
+        compare([path] + names, what + ", --by sm", pairs=[("load", "wait_full")], counters=["wait_full"],
+                extra=["--by", "sm"])
+    # flows on the bundled sample (load -> compute, by order; step -> load nested)
+    compare([SAMPLE], "sample, flows", pairs=[("load", "compute"), ("wait", "step")], counters=["load"])
+    compare([SAMPLE, "--by", "sm"], "sample, --by sm")
+    # every capture the C runners opened, and the fuzz corpus
+    saved = sorted(glob.glob(os.path.join(ROOT, "build", "test-out", "captures", "*.ikp")))
+    check(len(saved) >= 20, "captures saved by test_host and test_peers (%d)" % len(saved))
+    for p in saved:
+        compare([p], os.path.basename(p))
+    corpus = sorted(glob.glob(os.path.join(ROOT, "fuzz", "corpus", "e2e", "*")))
+    for p in corpus:
+        rc, _, _ = run("info", p)
+        if rc == 0:
+            compare([p], "corpus " + os.path.basename(p))
+    # output format selection
+    out = os.path.join(tmp, "x.trace")
+    rc, _, _ = run("trace", SAMPLE, "-o", out, "--output-format", "perfetto")
+    with open(out, "rb") as f:
+        head = f.read(1)
+    check(rc == 0 and head == b"\x0a", "--output-format perfetto writes protobuf whatever the name")
+    out2 = os.path.join(tmp, "x.pftrace")
+    rc, _, _ = run("trace", SAMPLE, "-o", out2, "--output-format", "json")
+    with open(out2, "rb") as f:
+        head = f.read(1)
+    check(rc == 0 and head == b"{", "--output-format json writes JSON whatever the name")
+    for bad, why in ((["--flow", "load"], "a flow without a colon"), (["--flow", "load:nope"], "an unknown event"),
+                     (["--flow", "load:load"], "an event linked to itself"), (["--counter", "nope"], "an unknown counter"),
+                     (["--output-format", "xml"], "an unknown output format")):
+        o = os.path.join(tmp, "bad.pftrace")
+        rc, _, err = run("trace", SAMPLE, "-o", o, *bad)
+        check(rc == 2 and b"error" in err and not os.path.exists(o), "refused: " + why)
+    return report()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
