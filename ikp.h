@@ -3794,7 +3794,7 @@ static int ikp__pb_reserve(const ikp_capture *cap, ikp__pbw *w, size_t flows)
 {
     size_t need = 8192 + 16 * flows;
     return ikp__grow(&cap->alloc, (void **)&w->a, &w->acap, need, 1) &&
-           ikp__grow(&cap->alloc, (void **)&w->b, &w->bcap, need + 4096, 1) &&
+           ikp__grow(&cap->alloc, (void **)&w->b, &w->bcap, need + 8192, 1) &&
            ikp__grow(&cap->alloc, (void **)&w->c, &w->ccap, 4096, 1) &&
            ikp__grow(&cap->alloc, (void **)&w->t, &w->tcap, 4096, 1);
 }
@@ -3873,17 +3873,36 @@ static unsigned char *ikp__pb_ann(ikp__pbw *w, unsigned char *p, unsigned char *
     return ikp__pb_bytes(p, IKP__PB_TE_ANNOTATION, a, (size_t)(q - a));
 }
 
-/* one event packet: te holds the TrackEvent (te..te_end), c the interned data */
+static size_t ikp__pb_vlen(uint64_t v)
+{
+    size_t n = 1;
+    while (v >= 0x80) { v >>= 7; n++; }
+    return n;
+}
+
+/* one event packet: the TrackEvent te (te_n bytes), the interned data in c
+   (in_n bytes); written straight into the output buffer */
 static void ikp__pb_emit(ikp__pbw *w, int64_t ns, const unsigned char *te, size_t te_n, size_t in_n)
 {
-    unsigned char *q = w->b;
+    unsigned char hdr[24], *h = hdr, *q;
+    size_t body;
     if (ns < w->last_ns) ns = w->last_ns; /* never: the merge keeps time order */
-    q = ikp__pb_field(q, IKP__PB_TIMESTAMP, (uint64_t)(ns - w->last_ns));
+    h = ikp__pb_field(h, IKP__PB_TIMESTAMP, (uint64_t)(ns - w->last_ns));
     w->last_ns = ns;
-    q = ikp__pb_field(q, IKP__PB_SEQ_ID, IKP__PB_SEQ);
-    if (in_n) q = ikp__pb_bytes(q, IKP__PB_INTERNED, w->c, in_n);
-    q = ikp__pb_bytes(q, IKP__PB_TRACK_EVENT, te, te_n);
-    ikp__pb_packet(w, w->b, (size_t)(q - w->b));
+    h = ikp__pb_field(h, IKP__PB_SEQ_ID, IKP__PB_SEQ);
+    body = (size_t)(h - hdr) + 1 + ikp__pb_vlen(te_n) + te_n + (in_n ? 1 + ikp__pb_vlen(in_n) + in_n : 0);
+    if (w->o.n + body + 12 > w->o.cap) ikp__flush(&w->o);
+    q = body + 12 <= w->o.cap ? (unsigned char *)w->o.buf + w->o.n : w->b; /* else a packet larger than the buffer */
+    {
+        unsigned char *q0 = q;
+        q = ikp__pb_v(ikp__pb_v(q, IKP__PB_TAG(IKP__PB_PACKET, 2)), body);
+        memcpy(q, hdr, (size_t)(h - hdr));
+        q += h - hdr;
+        if (in_n) q = ikp__pb_bytes(q, IKP__PB_INTERNED, w->c, in_n);
+        q = ikp__pb_bytes(q, IKP__PB_TRACK_EVENT, te, te_n);
+        if (q0 == w->b) ikp__put(&w->o, (const char *)w->b, (size_t)(q - w->b));
+        else w->o.n += (size_t)(q - q0);
+    }
 }
 
 typedef struct ikp__hend { int64_t ns; uint32_t idx; } ikp__hend; /* a pending slice end */
@@ -3926,12 +3945,45 @@ static const ikp__fend *ikp__fends_of(const ikp__fend *lo, const ikp__fend *hi, 
     return a;
 }
 
+/* the common packet, written in place: an event with no arguments, no flows
+   and a name already interned (iid; 0 for a slice end) */
+static void ikp__pb_plain(ikp__pbw *w, int64_t ns, unsigned type, uint64_t track, uint32_t iid)
+{
+    unsigned char *q;
+    uint64_t d = (uint64_t)(ns < w->last_ns ? 0 : ns - w->last_ns);
+    size_t te = 2 + (track ? 1 + ikp__pb_vlen(track) : 0) + (iid ? 1 + ikp__pb_vlen(iid) : 0);
+    size_t body = 1 + ikp__pb_vlen(d) + 2 + 2 + te; /* te < 128: one length byte */
+    if (w->o.n + body + 2 > w->o.cap) ikp__flush(&w->o);
+    w->last_ns += (int64_t)d;
+    q = (unsigned char *)w->o.buf + w->o.n;
+    *q++ = (unsigned char)IKP__PB_TAG(IKP__PB_PACKET, 2);
+    *q++ = (unsigned char)body; /* < 128 */
+    *q++ = (unsigned char)IKP__PB_TAG(IKP__PB_TIMESTAMP, 0);
+    q = ikp__pb_v(q, d);
+    *q++ = (unsigned char)IKP__PB_TAG(IKP__PB_SEQ_ID, 0);
+    *q++ = (unsigned char)IKP__PB_SEQ;
+    *q++ = (unsigned char)IKP__PB_TAG(IKP__PB_TRACK_EVENT, 2);
+    *q++ = (unsigned char)te;
+    *q++ = (unsigned char)IKP__PB_TAG(IKP__PB_TE_TYPE, 0);
+    *q++ = (unsigned char)type;
+    if (track) { *q++ = (unsigned char)IKP__PB_TAG(IKP__PB_TE_TRACK, 0); q = ikp__pb_v(q, track); }
+    if (iid) { *q++ = (unsigned char)IKP__PB_TAG(IKP__PB_TE_NAME_IID, 0); q = ikp__pb_v(q, iid); }
+    w->o.n = (size_t)(q - (unsigned char *)w->o.buf);
+}
+
 /* the TrackEvent of a slice begin, an instant or a slice end (e NULL for an
    end of event idx); flows from fe[first, last) */
 static void ikp__pb_track_event(const ikp_capture *cap, ikp__pbw *w, ikp__tw *tw, const ikp_event *e, unsigned type,
                                 uint64_t track, int64_t ns, const ikp__fend *f, const ikp__fend *f_end)
 {
     unsigned char *p = w->a, *in = w->c;
+    if (f == f_end && w->o.cap >= 64) {
+        if (!e) { ikp__pb_plain(w, ns, type, track, 0); return; }
+        if (!e->flags && e->kind <= IKP_EVENT_INSTANT && w->iid_gen[e->id * 3] == w->gen) {
+            ikp__pb_plain(w, ns, type, track, w->iid[e->id * 3]);
+            return;
+        }
+    }
     p = ikp__pb_field(p, IKP__PB_TE_TYPE, type);
     if (track) p = ikp__pb_field(p, IKP__PB_TE_TRACK, track);
     if (e) {
@@ -3969,13 +4021,13 @@ static ikp_result ikp__pb_lane(const ikp_capture *cap, ikp__pbw *w, ikp__tw *tw,
             ikp__hend h = ikp__heap_pop(*heap, &nh);
             const ikp_event *x = &ev->events[h.idx];
             b = ikp__fends_of(lo, hi, h.idx, &a);
-            if (!ikp__pb_reserve(cap, w, (size_t)(b - a))) return ikp__oom(err);
+            if (b > a && !ikp__pb_reserve(cap, w, (size_t)(b - a))) return ikp__oom(err);
             ikp__pb_track_event(cap, w, tw, NULL, IKP__PB_SLICE_END, x->track ? u + x->track : 0, h.ns, a, b);
             continue;
         }
         while (b < hi && b->idx == k) b++;
         f = b;
-        if (!ikp__pb_reserve(cap, w, (size_t)(b - a))) return ikp__oom(err);
+        if (b > a && !ikp__pb_reserve(cap, w, (size_t)(b - a))) return ikp__oom(err);
         if (e->kind == IKP_EVENT_REGION) {
             ikp__hend h;
             h.ns = ikp__ns(e->end_ps) < s0 ? s0 : ikp__ns(e->end_ps);

@@ -1149,6 +1149,10 @@ static void test_peer_memory(void)
             CHECK(js && strlen(js) < 2000);
             free(js);
             CHECK(m.peak < (1u << 20));
+            out = 0;
+            CHECK_EQ(ikp_write_perfetto(c2, NULL, count_sink, &out, NULL), IKP_OK);
+            CHECK(out > 0 && out < 1000);
+            CHECK(m.peak < (1u << 20));
             ikp_capture_free(c2);
         }
         free(t);
@@ -1288,6 +1292,117 @@ static void test_npy(void)
     }
 }
 
+static int fail_sink(void *u, const void *d, size_t n) { (void)u; (void)d; (void)n; return 1; }
+
+/* The trace writers' options and the Perfetto writer's API: flows counted
+   as drawn, bad options refused with a message, names to ids, output files.
+   (test_perfetto.py checks the traces themselves against Perfetto's schema.) */
+static void test_trace_options(void)
+{
+    /* producer: load k (payload k) x3; consumer: wait_full x3 (payload
+       k+1 for k = 0, 1: one pairs by payload, the others do not), mma x2 */
+    static const enc_rec rp[] = {{ENC_B, 0, 1000, 0}, {ENC_D, 0, 0, 0}, {ENC_E, 0, 1100, 0},
+                                 {ENC_B, 0, 1200, 0}, {ENC_D, 0, 0, 1}, {ENC_E, 0, 1300, 0},
+                                 {ENC_B, 0, 1400, 0}, {ENC_D, 0, 0, 2}, {ENC_E, 0, 1500, 0}};
+    static const enc_rec rc[] = {{ENC_B, 1, 1050, 0}, {ENC_E, 1, 1150, 0}, {ENC_B, 2, 1160, 0}, {ENC_E, 2, 1190, 0},
+                                 {ENC_B, 1, 1250, 0}, {ENC_E, 1, 1350, 0}, {ENC_B, 2, 1360, 0}, {ENC_E, 2, 1390, 0},
+                                 {ENC_B, 1, 1450, 0}, {ENC_E, 1, 1550, 0}};
+    enc_lane L[2];
+    uint64_t w[8 + 2 * (9 + 16)];
+    ikp_capture *cap;
+    ikp_trace_options o;
+    ikp_trace_stats st;
+    ikp_flow_pair fl[2] = {{0, 1}, {1, 2}};
+    uint32_t ctr[2] = {0, 2};
+    ikp_error e;
+    size_t n = 0;
+    const char *names[3] = {"load", "wait_full", NULL};
+    ikp_decode_options d;
+    membuf m = {0, 0, 0};
+    FILE *f;
+    char b[4] = {0};
+    memset(L, 0, sizeof L);
+    L[0].started = L[0].finalized = 1; L[0].recs = rp; L[0].n = 9; L[0].g0 = 900; L[0].g1 = 1600;
+    L[1].group = 1; L[1].started = L[1].finalized = 1; L[1].recs = rc; L[1].n = 10; L[1].g0 = 900; L[1].g1 = 1600;
+    enc_ikp(w, 2, 16, 2, 1, 1, 1, L, 2);
+    memset(&d, 0, sizeof d);
+    d.event_names = names;
+    d.num_event_names = 3;
+    CHECK_EQ(ikp_capture_open(w, sizeof w / 8, &d, &cap, &e), IKP_OK);
+    if (!cap) return;
+    /* names to ids */
+    CHECK_EQ(ikp_event_id(cap, "wait_full"), 1);
+    CHECK_EQ(ikp_event_id(cap, "event 2"), 2);          /* unnamed id: its default name */
+    CHECK_EQ(ikp_event_id(cap, "event 1"), IKP_NO_EVENT); /* id 1 has a name */
+    CHECK_EQ(ikp_event_id(cap, "event 02"), IKP_NO_EVENT);
+    CHECK_EQ(ikp_event_id(cap, "event 99999"), IKP_NO_EVENT);
+    CHECK_EQ(ikp_event_id(cap, "nope"), IKP_NO_EVENT);
+    CHECK_EQ(ikp_event_id(NULL, "load"), IKP_NO_EVENT);
+    /* flows: load -> wait_full by order (the wait has no payload): 3;
+       wait_full -> event 2 by order: 2, and one wait_full unpaired */
+    memset(&o, 0, sizeof o);
+    o.flows = fl; o.num_flows = 2; o.counters = ctr; o.num_counters = 2; o.stats = &st;
+    memset(&st, 0xFF, sizeof st);
+    CHECK_EQ(ikp_write_perfetto(cap, &o, mem_write, &m, &e), IKP_OK);
+    CHECK_EQ(st.flows, 5); CHECK_EQ(st.flows_unordered, 0); CHECK_EQ(st.flow_unpaired, 1);
+    CHECK_EQ(st.counter_tracks, 2);
+    CHECK(m.n > 0 && (unsigned char)m.p[0] == 0x0A); /* Trace.packet, length-delimited */
+    memset(&st, 0xFF, sizeof st);
+    CHECK_EQ(ikp_write_chrome(cap, &o, count_sink, &n, &e), IKP_OK);
+    CHECK_EQ(st.flows, 5); CHECK_EQ(st.flow_unpaired, 1); CHECK_EQ(st.counter_tracks, 2);
+    /* a link whose destination ends before its source begins is not drawn */
+    /* (event 2 at 1160 and 1360 -> loads ending at 1100 and 1300), in both writers */
+    fl[0].from = 2; fl[0].to = 0; o.num_flows = 1;
+    CHECK_EQ(ikp_write_perfetto(cap, &o, count_sink, &n, &e), IKP_OK);
+    CHECK_EQ(st.flows, 0); CHECK_EQ(st.flows_unordered, 2); CHECK_EQ(st.flow_unpaired, 1);
+    CHECK_EQ(ikp_write_chrome(cap, &o, count_sink, &n, &e), IKP_OK);
+    CHECK_EQ(st.flows, 0); CHECK_EQ(st.flows_unordered, 2);
+    fl[0].from = 0; fl[0].to = 1;
+    /* bad options: refused with a message, nothing written */
+    o.num_flows = 1;
+    fl[1].from = fl[1].to = 2;
+    o.num_flows = 2;
+    CHECK_EQ(ikp_write_perfetto(cap, &o, count_sink, &n, &e), IKP_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(e.message, "flow 1") != NULL);
+    CHECK_EQ(ikp_write_chrome(cap, &o, count_sink, &n, &e), IKP_ERR_INVALID_ARGUMENT);
+    fl[1].to = IKP_WIRE_MAX_EVENTS;
+    CHECK_EQ(ikp_write_perfetto(cap, &o, count_sink, &n, &e), IKP_ERR_INVALID_ARGUMENT);
+    fl[1].from = 1; fl[1].to = 2;
+    ctr[1] = 70000;
+    CHECK_EQ(ikp_write_perfetto(cap, &o, count_sink, &n, &e), IKP_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(e.message, "counter 1") != NULL);
+    ctr[1] = 2;
+    o.flows = NULL;
+    CHECK_EQ(ikp_write_perfetto(cap, &o, count_sink, &n, &e), IKP_ERR_INVALID_ARGUMENT);
+    o.flows = fl;
+    o.by = IKP_BY_COUNT;
+    CHECK_EQ(ikp_write_perfetto(cap, &o, count_sink, &n, &e), IKP_ERR_INVALID_ARGUMENT);
+    o.by = IKP_BY_BLOCK;
+    CHECK_EQ(ikp_write_perfetto(NULL, &o, count_sink, &n, &e), IKP_ERR_INVALID_ARGUMENT);
+    CHECK_EQ(ikp_write_perfetto(cap, &o, NULL, &n, &e), IKP_ERR_INVALID_ARGUMENT);
+    CHECK_EQ(ikp_write_perfetto(cap, NULL, fail_sink, NULL, &e), IKP_ERR_WRITE);
+    CHECK_EQ(ikp_write_perfetto_file(cap, NULL, NULL, &e), IKP_ERR_INVALID_ARGUMENT);
+    /* files: the name picks the format in ikp_dump; a directory is refused */
+    CHECK(ikp_is_perfetto_path("a.pftrace") && ikp_is_perfetto_path("a.perfetto-trace"));
+    CHECK(!ikp_is_perfetto_path("a.json") && !ikp_is_perfetto_path(".pftrace") && !ikp_is_perfetto_path(NULL));
+    CHECK_EQ(ikp_write_perfetto_path(cap, NULL, "build/test-out/t.pftrace", &e), IKP_OK);
+    f = fopen("build/test-out/t.pftrace", "rb");
+    CHECK(f && fread(b, 1, 1, f) == 1 && (unsigned char)b[0] == 0x0A);
+    if (f) fclose(f);
+    CHECK_EQ(ikp_write_perfetto_path(cap, NULL, "build/test-out", &e), IKP_ERR_IO);
+    {
+        ikp_dump_desc dd;
+        memset(&dd, 0, sizeof dd);
+        dd.trace_path = "build/test-out/dump.pftrace";
+        CHECK_EQ(ikp_dump_words(w, sizeof w / 8, &dd, &e), IKP_OK);
+        f = fopen("build/test-out/dump.pftrace", "rb");
+        CHECK(f && fread(b, 1, 1, f) == 1 && (unsigned char)b[0] == 0x0A);
+        if (f) fclose(f);
+    }
+    free(m.p);
+    ikp_capture_free(cap);
+}
+
 int main(void)
 {
     test_nesting_overlap_instants();
@@ -1314,6 +1429,7 @@ int main(void)
     test_peer_memory();
     test_files();
     test_npy();
+    test_trace_options();
     test_locale();
     return check_report();
 }
