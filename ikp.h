@@ -3947,7 +3947,7 @@ static const ikp__fend *ikp__fends_of(const ikp__fend *lo, const ikp__fend *hi, 
 
 /* the common packet, written in place: an event with no arguments, no flows
    and a name already interned (iid; 0 for a slice end) */
-static void ikp__pb_plain(ikp__pbw *w, int64_t ns, unsigned type, uint64_t track, uint32_t iid)
+static inline void ikp__pb_plain(ikp__pbw *w, int64_t ns, unsigned type, uint64_t track, uint32_t iid)
 {
     unsigned char *q;
     uint64_t d = (uint64_t)(ns < w->last_ns ? 0 : ns - w->last_ns);
@@ -4020,9 +4020,12 @@ static ikp_result ikp__pb_lane(const ikp_capture *cap, ikp__pbw *w, ikp__tw *tw,
         if (nh && (!e || (*heap)[0].ns <= s0)) {
             ikp__hend h = ikp__heap_pop(*heap, &nh);
             const ikp_event *x = &ev->events[h.idx];
-            b = ikp__fends_of(lo, hi, h.idx, &a);
-            if (b > a && !ikp__pb_reserve(cap, w, (size_t)(b - a))) return ikp__oom(err);
-            ikp__pb_track_event(cap, w, tw, NULL, IKP__PB_SLICE_END, x->track ? u + x->track : 0, h.ns, a, b);
+            b = lo ? ikp__fends_of(lo, hi, h.idx, &a) : a;
+            if (a == b && w->o.cap >= 64) ikp__pb_plain(w, h.ns, IKP__PB_SLICE_END, x->track ? u + x->track : 0, 0);
+            else {
+                if (!ikp__pb_reserve(cap, w, (size_t)(b - a))) return ikp__oom(err);
+                ikp__pb_track_event(cap, w, tw, NULL, IKP__PB_SLICE_END, x->track ? u + x->track : 0, h.ns, a, b);
+            }
             continue;
         }
         while (b < hi && b->idx == k) b++;
@@ -4032,7 +4035,9 @@ static ikp_result ikp__pb_lane(const ikp_capture *cap, ikp__pbw *w, ikp__tw *tw,
             ikp__hend h;
             h.ns = ikp__ns(e->end_ps) < s0 ? s0 : ikp__ns(e->end_ps);
             h.idx = (uint32_t)k;
-            ikp__pb_track_event(cap, w, tw, e, IKP__PB_SLICE_BEGIN, e->track ? u + e->track : 0, s0, a, b);
+            if (a == b && !e->flags && w->iid_gen[e->id * 3] == w->gen && w->o.cap >= 64)
+                ikp__pb_plain(w, s0, IKP__PB_SLICE_BEGIN, e->track ? u + e->track : 0, w->iid[e->id * 3]);
+            else ikp__pb_track_event(cap, w, tw, e, IKP__PB_SLICE_BEGIN, e->track ? u + e->track : 0, s0, a, b);
             ikp__heap_push(*heap, &nh, h);
         } else
             ikp__pb_track_event(cap, w, tw, e, IKP__PB_INSTANT, e->track ? u + e->track : 0, s0, a, b);
