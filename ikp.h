@@ -4,7 +4,8 @@
    turns the buffer into a Chrome/Perfetto trace and statistics. This file is
    the host half: buffer allocation, decoding of IKP's own wire format and of
    the TIRx/warpscope, flashinfer, Triton-distributed and transformer_nuggets
-   formats, a Chrome JSON writer and summary statistics. It is plain C99
+   formats, Chrome JSON and Perfetto protobuf writers (flows, counter
+   tracks) and summary statistics. It is plain C99
    and needs nothing but libc; the optional ikp_cuda_* helpers need the
    CUDA runtime (below).
 
