@@ -3192,7 +3192,7 @@ typedef struct ikp__fend {     /* one end of a flow, on event idx of a slot */
     int out;                   /* 1: the `from` end */
 } ikp__fend;
 
-typedef struct ikp__step { int64_t ns; int32_t d; } ikp__step; /* a counter step */
+typedef struct ikp__step { int64_t ns; int32_t d; } ikp__step; /* a counter step, then a level */
 
 typedef struct ikp__tw {
     const ikp_capture *cap;
@@ -3208,8 +3208,9 @@ typedef struct ikp__tw {
     size_t nfe, fecap, *fe_at;    /* slot s: fe[fe_at[s] .. fe_at[s + 1]) */
     size_t fe_atcap;
     uint64_t next_flow;
-    uint64_t *ka, *kb;            /* scratch of the matching */
-    size_t kacap, kbcap;
+    uint64_t *ka, *ks, *kb;       /* scratch of the matching: `from` keys in start order and
+                                     sorted by payload, `to` keys */
+    size_t kacap, kscap, kbcap;
     uint8_t *mark;                /* per event of the block: paired */
     size_t *mark_at, markcap, mark_atcap;
     ikp__step *cs;                /* counter steps */
@@ -3264,7 +3265,7 @@ static void ikp__tw_free(ikp__tw *w)
     uint32_t s;
     for (s = 0; s < w->ncap; s++) ikp_lane_events_free(w->cap, &w->ev[s]);
     ikp__free(a, w->ev); ikp__free(a, w->lane); ikp__free(a, w->order); ikp__free(a, w->fe);
-    ikp__free(a, w->fe_at); ikp__free(a, w->ka); ikp__free(a, w->kb); ikp__free(a, w->mark);
+    ikp__free(a, w->fe_at); ikp__free(a, w->ka); ikp__free(a, w->ks); ikp__free(a, w->kb); ikp__free(a, w->mark);
     ikp__free(a, w->mark_at); ikp__free(a, w->cs);
 }
 
@@ -3313,8 +3314,8 @@ static ikp_result ikp__tw_link(ikp__tw *w, uint32_t sa, uint32_t a, uint32_t sb,
     return IKP_OK;
 }
 
-/* the events of slot s that are id: keys (payload << 32 | index) when
-   by_payload, else indices; returns the count, -1 on no memory */
+/* the events of slot s that are id, as keys payload << 32 | index in start
+   order (*all_payload: every one carries a payload); returns the count */
 static int64_t ikp__tw_keys(ikp__tw *w, uint32_t s, uint32_t id, uint64_t *k, int *all_payload)
 {
     const ikp_lane_events *ev = &w->ev[s];
@@ -3345,6 +3346,7 @@ static ikp_result ikp__tw_flows(ikp__tw *w, ikp_error *err)
     w->mark_at[w->n] = total;
     if (w->num_flows) {
         if (!ikp__grow(al, (void **)&w->ka, &w->kacap, most, sizeof(uint64_t)) ||
+            !ikp__grow(al, (void **)&w->ks, &w->kscap, most, sizeof(uint64_t)) ||
             !ikp__grow(al, (void **)&w->kb, &w->kbcap, most, sizeof(uint64_t)) ||
             !ikp__grow(al, (void **)&w->mark, &w->markcap, total, 1))
             return ikp__oom(err);
@@ -3356,18 +3358,21 @@ static ikp_result ikp__tw_flows(ikp__tw *w, ikp_error *err)
             int pa, pb;
             int64_t na = ikp__tw_keys(w, sa, from, w->ka, &pa);
             if (na == 0) continue;
+            if (pa) { /* sorted by (payload, index) once, for every `to` lane */
+                memcpy(w->ks, w->ka, (size_t)na * sizeof(uint64_t));
+                qsort(w->ks, (size_t)na, sizeof(uint64_t), ikp__cmp_u64);
+            }
             for (sb = 0; sb < w->n; sb++) {
                 int64_t nb = ikp__tw_keys(w, sb, to, w->kb, &pb), x = 0, y = 0;
                 if (nb == 0) continue;
                 if (pa && pb) { /* by payload: the k-th of each payload value */
-                    qsort(w->ka, (size_t)na, sizeof(uint64_t), ikp__cmp_u64);
                     qsort(w->kb, (size_t)nb, sizeof(uint64_t), ikp__cmp_u64);
                     while (x < na && y < nb) {
-                        uint32_t va = (uint32_t)(w->ka[x] >> 32), vb = (uint32_t)(w->kb[y] >> 32);
+                        uint32_t va = (uint32_t)(w->ks[x] >> 32), vb = (uint32_t)(w->kb[y] >> 32);
                         if (va < vb) x++;
                         else if (vb < va) y++;
                         else {
-                            ikp_result r = ikp__tw_link(w, sa, (uint32_t)w->ka[x], sb, (uint32_t)w->kb[y], err);
+                            ikp_result r = ikp__tw_link(w, sa, (uint32_t)w->ks[x], sb, (uint32_t)w->kb[y], err);
                             if (r != IKP_OK) return r;
                             x++; y++;
                         }
@@ -3377,7 +3382,6 @@ static ikp_result ikp__tw_flows(ikp__tw *w, ikp_error *err)
                         ikp_result r = ikp__tw_link(w, sa, (uint32_t)w->ka[x], sb, (uint32_t)w->kb[x], err);
                         if (r != IKP_OK) return r;
                     }
-                if (pa && pb) ikp__tw_keys(w, sa, from, w->ka, &pa); /* back to start order */
             }
         }
         for (s = 0; s < w->n; s++)
@@ -3440,11 +3444,13 @@ static int ikp__cmp_step(const void *pa, const void *pb)
     return a->d < b->d ? -1 : a->d > b->d; /* ends first: no false peak */
 }
 
-/* the current block's steps of "regions of id open": w->cs, sorted; 0 if none */
+/* the current block's levels of "regions of id open": w->cs[0 .. ncs), each
+   (ns, d = the count after every step at ns), in time order; ncs 0 if none */
 static ikp_result ikp__tw_counter(ikp__tw *w, uint32_t id, ikp_error *err)
 {
     uint32_t s;
-    size_t i;
+    size_t i, n;
+    int32_t v = 0;
     w->ncs = 0;
     for (s = 0; s < w->n; s++)
         for (i = 0; i < w->ev[s].count; i++) {
@@ -3455,7 +3461,21 @@ static ikp_result ikp__tw_counter(ikp__tw *w, uint32_t id, ikp_error *err)
             w->cs[w->ncs].ns = ikp__ns(e->end_ps); w->cs[w->ncs++].d = -1;
         }
     if (w->ncs > 1) qsort(w->cs, w->ncs, sizeof(ikp__step), ikp__cmp_step);
+    for (i = 0, n = 0; i < w->ncs; i++) { /* steps -> one level per time */
+        v += w->cs[i].d;
+        if (i + 1 < w->ncs && w->cs[i + 1].ns == w->cs[i].ns) continue;
+        w->cs[n].ns = w->cs[i].ns;
+        w->cs[n++].d = v < 0 ? 0 : v;
+    }
+    w->ncs = n;
     return IKP_OK;
+}
+
+/* a lane's process id in both writers: its block (by SM: its SM) + 1, as
+   Perfetto drops the events of pid 0 (its idle process) */
+static uint64_t ikp__trace_pid(const ikp__lane *l, ikp_group_by by)
+{
+    return (uint64_t)(by == IKP_BY_BLOCK ? l->pub.block : l->pub.sm) + 1;
 }
 
 /* a process seen for the first time (by block: a new block; by SM: a new SM) */
@@ -3529,8 +3549,9 @@ IKP_DEF ikp_result ikp_write_chrome(const ikp_capture *cap, const ikp_trace_opti
                 track_next[owner] += ev->num_tracks;
             }
             /* 1-based: Perfetto drops the events of pid 0 / tid 0 (its idle process) */
-            if (by == IKP_BY_BLOCK) { pid = (uint64_t)l->pub.block + 1; tid0 = (uint64_t)l->pub.group + 1; tstride = ng; }
-            else { pid = (uint64_t)l->pub.sm + 1; tid0 = (uint64_t)i + 1; tstride = cap->info.num_lanes; tbase = 0; }
+            pid = ikp__trace_pid(l, by);
+            if (by == IKP_BY_BLOCK) { tid0 = (uint64_t)l->pub.group + 1; tstride = ng; }
+            else { tid0 = (uint64_t)i + 1; tstride = cap->info.num_lanes; tbase = 0; }
             if (s == 0) { block_pid = pid; block_tid = tid0 + (uint64_t)tbase * tstride; }
             if (ikp__new_pid(sm_seen, &last_pid, pid)) {
                 ikp__puts(&o, first ? "\n" : ",\n");
@@ -3641,15 +3662,12 @@ IKP_DEF ikp_result ikp_write_chrome(const ikp_capture *cap, const ikp_trace_opti
         /* counters: per block, regions of the event open */
         for (c = 0; r == IKP_OK && opt && c < opt->num_counters; c++) {
             size_t k;
-            int32_t v = 0;
             ikp__lane lt;
             uint32_t block = ikp__get_lane(cap, w.lane[0], &lt)->pub.block;
             if ((r = ikp__tw_counter(&w, opt->counters[c], err)) != IKP_OK || !w.ncs) continue;
             w.st.counter_tracks++;
             ikp__counter_name(cn, sizeof cn, cap, by, opt->counters[c], block);
             for (k = 0; k < w.ncs; k++) {
-                v += w.cs[k].d;
-                if (k + 1 < w.ncs && w.cs[k + 1].ns == w.cs[k].ns) continue; /* the value after every step at ns */
                 ikp__puts(&o, ",\n{\"ph\":\"C\",\"name\":\"");
                 ikp__put_json_chars(&o, cn);
                 ikp__puts(&o, "\",\"pid\":");
@@ -3662,7 +3680,7 @@ IKP_DEF ikp_result ikp_write_chrome(const ikp_capture *cap, const ikp_trace_opti
                     ikp__put(&o, b, (size_t)(ikp__fmt_us(b, (uint64_t)w.cs[k].ns) - b));
                 }
                 ikp__puts(&o, ",\"args\":{\"value\":");
-                ikp__put_u64(&o, (uint64_t)(v < 0 ? 0 : v));
+                ikp__put_u64(&o, (uint64_t)w.cs[k].d);
                 ikp__puts(&o, "}}");
             }
         }
@@ -3683,15 +3701,24 @@ IKP_DEF ikp_result ikp_write_chrome(const ikp_capture *cap, const ikp_trace_opti
     return IKP_OK;
 }
 
-IKP_DEF ikp_result ikp_write_chrome_file(const ikp_capture *cap, const ikp_trace_options *opt,
-                                         FILE *f, ikp_error *err)
+typedef ikp_result (*ikp__trace_fn)(const ikp_capture *cap, const ikp_trace_options *opt, ikp_write_fn fn,
+                                    void *user, ikp_error *err);
+/* a trace writer to a FILE*, flushed */
+static ikp_result ikp__trace_file(const ikp_capture *cap, const ikp_trace_options *opt, ikp__trace_fn write,
+                                  FILE *f, ikp_error *err)
 {
     ikp_result r;
     if (!f) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL FILE");
-    r = ikp_write_chrome(cap, opt, ikp_file_writer, f, err);
+    r = write(cap, opt, ikp_file_writer, f, err);
     if (r == IKP_OK && fflush(f) != 0)
         return ikp__fail(err, IKP_ERR_IO, -1, -1, "writing the trace failed: %s", strerror(errno));
     return r;
+}
+
+IKP_DEF ikp_result ikp_write_chrome_file(const ikp_capture *cap, const ikp_trace_options *opt,
+                                         FILE *f, ikp_error *err)
+{
+    return ikp__trace_file(cap, opt, ikp_write_chrome, f, err);
 }
 
 /* ---- Perfetto protobuf ---- */
@@ -3782,6 +3809,13 @@ typedef struct ikp__pbw {
     int64_t last_ns;              /* the sequence clock */
     uint64_t next_uuid;
 } ikp__pbw;
+
+static void ikp__pbw_free(const ikp_capture *cap, ikp__pbw *w)
+{
+    ikp__free(&cap->alloc, w->o.buf); ikp__free(&cap->alloc, w->iid); ikp__free(&cap->alloc, w->iid_gen);
+    ikp__free(&cap->alloc, w->a); ikp__free(&cap->alloc, w->b); ikp__free(&cap->alloc, w->c);
+    ikp__free(&cap->alloc, w->t);
+}
 
 static void ikp__pb_packet(ikp__pbw *w, const unsigned char *body, size_t n)
 {
@@ -3978,13 +4012,6 @@ static void ikp__pb_track_event(const ikp_capture *cap, ikp__pbw *w, ikp__tw *tw
                                 uint64_t track, int64_t ns, const ikp__fend *f, const ikp__fend *f_end)
 {
     unsigned char *p = w->a, *in = w->c;
-    if (f == f_end && w->o.cap >= 64) {
-        if (!e) { ikp__pb_plain(w, ns, type, track, 0); return; }
-        if (!e->flags && e->kind <= IKP_EVENT_INSTANT && w->iid_gen[e->id * 3] == w->gen) {
-            ikp__pb_plain(w, ns, type, track, w->iid[e->id * 3]);
-            return;
-        }
-    }
     p = ikp__pb_field(p, IKP__PB_TE_TYPE, type);
     if (track) p = ikp__pb_field(p, IKP__PB_TE_TRACK, track);
     if (e) {
@@ -4006,6 +4033,20 @@ static void ikp__pb_track_event(const ikp_capture *cap, ikp__pbw *w, ikp__tw *tw
     ikp__pb_emit(w, ns, w->a, (size_t)(p - w->a), (size_t)(in - w->c));
 }
 
+/* an event packet: in place when it has no arguments, no flows (a == b)
+   and a name already interned, else composed; 0 when out of memory */
+static inline int ikp__pb_event(const ikp_capture *cap, ikp__pbw *w, ikp__tw *tw, const ikp_event *e, unsigned type,
+                                uint64_t track, int64_t ns, const ikp__fend *a, const ikp__fend *b)
+{
+    if (a == b && (!e || (!e->flags && e->kind <= IKP_EVENT_INSTANT && w->iid_gen[e->id * 3] == w->gen)))
+        ikp__pb_plain(w, ns, type, track, e ? w->iid[e->id * 3] : 0);
+    else {
+        if (!ikp__pb_reserve(cap, w, (size_t)(b - a))) return 0;
+        ikp__pb_track_event(cap, w, tw, e, type, track, ns, a, b);
+    }
+    return 1;
+}
+
 /* one lane on its thread track (uuid u) and child tracks u + t */
 static ikp_result ikp__pb_lane(const ikp_capture *cap, ikp__pbw *w, ikp__tw *tw, uint32_t s, uint64_t u,
                                ikp__hend **heap, size_t *heap_cap, ikp_error *err)
@@ -4022,26 +4063,21 @@ static ikp_result ikp__pb_lane(const ikp_capture *cap, ikp__pbw *w, ikp__tw *tw,
             ikp__hend h = ikp__heap_pop(*heap, &nh);
             const ikp_event *x = &ev->events[h.idx];
             b = lo ? ikp__fends_of(lo, hi, h.idx, &a) : a;
-            if (a == b && w->o.cap >= 64) ikp__pb_plain(w, h.ns, IKP__PB_SLICE_END, x->track ? u + x->track : 0, 0);
-            else {
-                if (!ikp__pb_reserve(cap, w, (size_t)(b - a))) return ikp__oom(err);
-                ikp__pb_track_event(cap, w, tw, NULL, IKP__PB_SLICE_END, x->track ? u + x->track : 0, h.ns, a, b);
-            }
+            if (!ikp__pb_event(cap, w, tw, NULL, IKP__PB_SLICE_END, x->track ? u + x->track : 0, h.ns, a, b))
+                return ikp__oom(err);
             continue;
         }
         while (b < hi && b->idx == k) b++;
         f = b;
-        if (b > a && !ikp__pb_reserve(cap, w, (size_t)(b - a))) return ikp__oom(err);
+        if (!ikp__pb_event(cap, w, tw, e, e->kind == IKP_EVENT_REGION ? IKP__PB_SLICE_BEGIN : IKP__PB_INSTANT,
+                           e->track ? u + e->track : 0, s0, a, b))
+            return ikp__oom(err);
         if (e->kind == IKP_EVENT_REGION) {
             ikp__hend h;
             h.ns = ikp__ns(e->end_ps) < s0 ? s0 : ikp__ns(e->end_ps);
             h.idx = (uint32_t)k;
-            if (a == b && !e->flags && w->iid_gen[e->id * 3] == w->gen && w->o.cap >= 64)
-                ikp__pb_plain(w, s0, IKP__PB_SLICE_BEGIN, e->track ? u + e->track : 0, w->iid[e->id * 3]);
-            else ikp__pb_track_event(cap, w, tw, e, IKP__PB_SLICE_BEGIN, e->track ? u + e->track : 0, s0, a, b);
             ikp__heap_push(*heap, &nh, h);
-        } else
-            ikp__pb_track_event(cap, w, tw, e, IKP__PB_INSTANT, e->track ? u + e->track : 0, s0, a, b);
+        }
         k++;
     }
     return IKP_OK;
@@ -4072,9 +4108,8 @@ IKP_DEF ikp_result ikp_write_perfetto(const ikp_capture *cap, const ikp_trace_op
     if (!w.o.buf || !w.iid || !w.iid_gen || !ikp__pb_reserve(cap, &w, 0)) r = ikp__oom(err);
     else r = ikp__tw_init(&tw, cap, opt, err);
     if (r != IKP_OK) {
-        ikp__free(&cap->alloc, w.o.buf); ikp__free(&cap->alloc, w.iid); ikp__free(&cap->alloc, w.iid_gen);
-        ikp__free(&cap->alloc, w.a); ikp__free(&cap->alloc, w.b); ikp__free(&cap->alloc, w.c);
-        ikp__free(&cap->alloc, w.t); ikp__free(&cap->alloc, sm_seen);
+        ikp__pbw_free(cap, &w);
+        ikp__free(&cap->alloc, sm_seen);
         return r;
     }
     memset(w.iid_gen, 0, 3 * IKP_WIRE_MAX_EVENTS * sizeof(uint32_t));
@@ -4087,7 +4122,7 @@ IKP_DEF ikp_result ikp_write_perfetto(const ikp_capture *cap, const ikp_trace_op
             ikp__lane lt;
             uint32_t i = tw.lane[s];
             const ikp__lane *l = ikp__get_lane(cap, i, &lt);
-            uint64_t pid = by == IKP_BY_BLOCK ? (uint64_t)l->pub.block + 1 : (uint64_t)l->pub.sm + 1, u = w.next_uuid;
+            uint64_t pid = ikp__trace_pid(l, by), u = w.next_uuid;
             uint64_t rank = by == IKP_BY_BLOCK ? l->pub.group : i;
             unsigned char *p;
             w.next_uuid += ev->num_tracks;
@@ -4127,7 +4162,6 @@ IKP_DEF ikp_result ikp_write_perfetto(const ikp_capture *cap, const ikp_trace_op
         /* counters: per block, regions of the event open; each its own generation */
         for (c = 0; r == IKP_OK && opt && c < opt->num_counters; c++) {
             size_t k;
-            int32_t v = 0;
             ikp__lane lt;
             uint64_t cu = w.next_uuid;
             unsigned char *p;
@@ -4143,12 +4177,10 @@ IKP_DEF ikp_result ikp_write_perfetto(const ikp_capture *cap, const ikp_trace_op
             p = ikp__pb_bytes(p, IKP__PB_TD_COUNTER, "", 0);
             ikp__pb_descriptor(&w, w.a, (size_t)(p - w.a));
             for (k = 0; k < tw.ncs; k++) {
-                v += tw.cs[k].d;
-                if (k + 1 < tw.ncs && tw.cs[k + 1].ns == tw.cs[k].ns) continue; /* the value after every step at ns */
                 p = w.a;
                 p = ikp__pb_field(p, IKP__PB_TE_TYPE, IKP__PB_COUNTER);
                 p = ikp__pb_field(p, IKP__PB_TE_TRACK, cu);
-                p = ikp__pb_field(p, IKP__PB_TE_COUNTER, (uint64_t)(v < 0 ? 0 : v));
+                p = ikp__pb_field(p, IKP__PB_TE_COUNTER, (uint64_t)tw.cs[k].d);
                 ikp__pb_emit(&w, tw.cs[k].ns, w.a, (size_t)(p - w.a), 0);
             }
         }
@@ -4157,9 +4189,8 @@ IKP_DEF ikp_result ikp_write_perfetto(const ikp_capture *cap, const ikp_trace_op
     if (r == IKP_OK && opt && opt->stats && !w.o.failed) *opt->stats = tw.st;
     ikp__tw_free(&tw);
     ikp__free(&cap->alloc, heap);
-    ikp__free(&cap->alloc, w.o.buf); ikp__free(&cap->alloc, w.iid); ikp__free(&cap->alloc, w.iid_gen);
-    ikp__free(&cap->alloc, w.a); ikp__free(&cap->alloc, w.b); ikp__free(&cap->alloc, w.c);
-    ikp__free(&cap->alloc, w.t); ikp__free(&cap->alloc, sm_seen);
+    ikp__pbw_free(cap, &w);
+    ikp__free(&cap->alloc, sm_seen);
     if (r != IKP_OK) return r;
     if (w.o.failed) return ikp__fail(err, IKP_ERR_WRITE, -1, -1, "writing the trace failed");
     ikp__ok(err);
@@ -4169,12 +4200,7 @@ IKP_DEF ikp_result ikp_write_perfetto(const ikp_capture *cap, const ikp_trace_op
 IKP_DEF ikp_result ikp_write_perfetto_file(const ikp_capture *cap, const ikp_trace_options *opt,
                                            FILE *f, ikp_error *err)
 {
-    ikp_result r;
-    if (!f) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL FILE");
-    r = ikp_write_perfetto(cap, opt, ikp_file_writer, f, err);
-    if (r == IKP_OK && fflush(f) != 0)
-        return ikp__fail(err, IKP_ERR_IO, -1, -1, "writing the trace failed: %s", strerror(errno));
-    return r;
+    return ikp__trace_file(cap, opt, ikp_write_perfetto, f, err);
 }
 
 /* ---- output files ---- */
@@ -4328,8 +4354,6 @@ static ikp_result ikp__write_path(const char *path, ikp__body_fn body, void *ctx
     return ikp_output_commit(&out, err); /* a failed write: its reason, the file removed */
 }
 
-typedef ikp_result (*ikp__trace_fn)(const ikp_capture *cap, const ikp_trace_options *opt, ikp_write_fn fn,
-                                    void *user, ikp_error *err);
 typedef struct ikp__trace_ctx {
     const ikp_capture *cap;
     const ikp_trace_options *opt;
