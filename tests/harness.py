@@ -1,7 +1,21 @@
 """Shared by the Python test runners: counted checks, the closing
-"N passed, N failed" line, and a strict JSON parser."""
+"N passed, N failed" line, a strict JSON parser, and the tool under test."""
 import json
+import os
+import subprocess
 import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# the tool under test: build/ikp, or IKP_TOOL (relative to the repository)
+IKP = os.environ.get("IKP_TOOL") or os.path.join(ROOT, "build", "ikp")
+if not os.path.isabs(IKP):
+    IKP = os.path.join(ROOT, IKP)
+
+
+def run(*args):
+    """Runs the tool: (exit status, stdout bytes, stderr bytes)."""
+    p = subprocess.run([IKP] + list(args), capture_output=True)
+    return p.returncode, p.stdout, p.stderr
 
 passed = 0
 failed = 0

@@ -5,26 +5,16 @@ tensor.cpu().numpy().tofile()). The buffers come from encoders written here
 from the formats' descriptions, not from ikp.h; every region of the trace is
 compared with what was encoded. Needs numpy (make test installs it)."""
 import os
-import subprocess
 import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import check, report, strict_json  # noqa: E402
+from harness import check, report, run, strict_json  # noqa: E402
 
 import numpy as np  # noqa: E402
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-IKP = os.environ.get("IKP_TOOL") or os.path.join(ROOT, "build", "ikp")
-if not os.path.isabs(IKP):
-    IKP = os.path.join(ROOT, IKP)
 T0 = 1763000000000000000  # a globaltimer reading, ns
 EMPTY = 0x7FFFFFFFFFFFFFFF
-
-
-def run(*args):
-    p = subprocess.run([IKP] + list(args), capture_output=True)
-    return p.returncode, p.stdout, p.stderr
 
 
 def as_int64(words):

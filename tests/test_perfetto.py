@@ -16,27 +16,17 @@ import glob
 import os
 import re
 import struct
-import subprocess
 import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import check, report, strict_json  # noqa: E402
+from harness import ROOT, check, report, run, strict_json  # noqa: E402
 
 from perfetto.protos.perfetto.trace import perfetto_trace_pb2 as PB  # noqa: E402
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-IKP = os.environ.get("IKP_TOOL") or os.path.join(ROOT, "build", "ikp")
-if not os.path.isabs(IKP):
-    IKP = os.path.join(ROOT, IKP)
 SAMPLE = os.path.join(ROOT, "examples", "data", "sample.ikp")
 SUFFIX = re.compile(r" \[\d+\]")  # extra-track numbers, wherever they are
 BEGIN, END, INSTANT, COUNTER = 1, 2, 3, 4
-
-
-def run(*args):
-    p = subprocess.run([IKP] + list(args), capture_output=True)
-    return p.returncode, p.stdout, p.stderr
 
 
 def ann_value(a):

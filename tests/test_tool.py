@@ -12,16 +12,9 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import check, report, strict_json  # noqa: E402
+from harness import IKP, ROOT, check, report, run, strict_json  # noqa: E402
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-IKP = os.environ.get("IKP_TOOL") or os.path.join(ROOT, "build", "ikp")
-if not os.path.isabs(IKP):
-    IKP = os.path.join(ROOT, IKP)
 SAMPLE = os.path.join(ROOT, "examples", "data", "sample.ikp")
-def run(*args):
-    p = subprocess.run([IKP] + list(args), capture_output=True)
-    return p.returncode, p.stdout, p.stderr
 
 
 def us_to_ns(x):
