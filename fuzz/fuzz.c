@@ -149,6 +149,16 @@ static void on_kv(void *ctx, unsigned f, uint64_t v, const unsigned char *d, siz
     (void)d; (void)n;
     if (f < 64) { x->v[f] = v; x->have[f] = 1; }
 }
+/* TracePacketDefaults: its varints, and for field 11 the track_uuid inside */
+static void on_defaults(void *ctx, unsigned f, uint64_t v, const unsigned char *d, size_t n)
+{
+    kv *x = (kv *)ctx, y;
+    if (f != 11) { on_kv(ctx, f, v, d, n); return; }
+    memset(&y, 0, sizeof y);
+    walk(d, n, f_te_def, on_kv, &y);
+    x->have[11] = y.have[11];
+    x->v[11] = y.v[11];
+}
 static pstate *g_ps;
 static void on_interned(void *ctx, unsigned f, uint64_t v, const unsigned char *d, size_t n)
 {
@@ -208,25 +218,11 @@ static void check_perfetto(const unsigned char *p, size_t n)
         }
         REQUIRE(ps.cleared);
         if (k.defaults) {
-            kv x, y;
+            kv x;
             memset(&x, 0, sizeof x);
-            walk(k.dd, k.ndd, f_defaults, on_kv, &x);
+            walk(k.dd, k.ndd, f_defaults, on_defaults, &x);
             REQUIRE(x.have[58] && x.v[58] == 64);
-            def_track = 0;
-            if (x.have[11]) {
-                /* track_event_defaults: find its track_uuid */
-                const unsigned char *q = k.dd, *qe = k.dd + k.ndd;
-                while (q < qe) {
-                    uint64_t t2, l2;
-                    q = rd_var(q, qe, &t2);
-                    if ((t2 & 7) == 0) { q = rd_var(q, qe, &l2); continue; }
-                    q = rd_var(q, qe, &l2);
-                    memset(&y, 0, sizeof y);
-                    walk(q, (size_t)l2, f_te_def, on_kv, &y);
-                    if (y.have[11]) def_track = y.v[11];
-                    q += l2;
-                }
-            }
+            def_track = x.have[11] ? x.v[11] : 0; /* track_event_defaults.track_uuid */
         }
         if (k.snapshot) ps.clock = 1;
         if (k.interned) walk(k.in, k.nin, f_interned, on_interned, NULL);
