@@ -5,8 +5,10 @@
       statistics; records/s, output MB/s and peak memory against the raw
       buffer size.
       The same for the Perfetto protobuf writer, run alternately with the
-      JSON writer: seconds and bytes of each, and their gzip sizes (gzip -6
-      of the files written to build/).
+      JSON writer (which of the two goes first alternates too): wall and
+      process CPU seconds and bytes of each, the ratio of the two writers'
+      times within each repetition, and their gzip sizes (gzip -6 of the
+      files written to build/).
    2. The whole tool as a process, file read included: `ikp trace FILE -o
       /dev/null` (JSON and Perfetto) on a 20 M-record TIRx buffer and on the
       IKP buffer as a bare file; wall time, records/s and the process's peak
@@ -32,6 +34,13 @@ static double now(void)
     return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
+static double cpu_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
 static double peak_mb(void)
 {
     struct rusage ru;
@@ -39,7 +48,7 @@ static double peak_mb(void)
     return ru.ru_maxrss / 1024.0; /* Linux: KiB */
 }
 
-#define REPS 5
+#define REPS 7
 static int cmp_d(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -144,7 +153,8 @@ int main(int argc, char **argv)
     ikp_stats *st;
     ikp_error e;
     counter c;
-    double t0, t1, t2, t3, tj[REPS], tp[REPS], ts[REPS], raw_mb = nw * 8 / 1048576.0, base_mb, json_mb;
+    double t0, c0, t1, t2, t3, tj[REPS], tp[REPS], ts[REPS], cj[REPS], cp[REPS], ratio[REPS];
+    double raw_mb = nw * 8 / 1048576.0, base_mb, json_mb;
     uint64_t json_bytes = 0, pf_bytes = 0;
     uint64_t records;
     const char *names[4] = {"tile", "load", "mma", "epilogue"};
@@ -183,13 +193,14 @@ int main(int argc, char **argv)
     /* each phase REPS times, JSON and Perfetto alternately; the median is
        reported. The last run of each writes its file for gzip. */
     for (rep = 0; rep < REPS; rep++) {
-        int fmt;
-        for (fmt = 0; fmt < 2; fmt++) {
-            int last = rep == REPS - 1 && argc > 1;
+        int i;
+        for (i = 0; i < 2; i++) {
+            int fmt = (i + rep) % 2, last = rep == REPS - 1 && argc > 1;
             c.f = fopen(last ? (fmt ? "build/bench-out.pftrace" : "build/bench-out.json") : "/dev/null", "wb");
             c.bytes = 0;
             if (!c.f) return 1;
             t0 = now();
+            c0 = cpu_now();
             if (ikp_capture_open(w, nw, &o, &cap_, &e) != IKP_OK) { fprintf(stderr, "bench: %s\n", e.message); return 1; }
             records = ikp_capture_get_info(cap_)->records;
             if ((fmt ? ikp_write_perfetto : ikp_write_chrome)(cap_, NULL, count_write, &c, &e) != IKP_OK) {
@@ -198,10 +209,12 @@ int main(int argc, char **argv)
             }
             ikp_capture_free(cap_);
             (fmt ? tp : tj)[rep] = now() - t0;
+            (fmt ? cp : cj)[rep] = cpu_now() - c0;
             *(fmt ? &pf_bytes : &json_bytes) = c.bytes;
             fclose(c.f);
         }
     }
+    for (rep = 0; rep < REPS; rep++) ratio[rep] = tp[rep] / tj[rep];
     json_mb = peak_mb();
     for (rep = 0; rep < REPS; rep++) {
         t0 = now();
@@ -214,6 +227,9 @@ int main(int argc, char **argv)
     qsort(tj, REPS, sizeof(double), cmp_d);
     qsort(ts, REPS, sizeof(double), cmp_d);
     qsort(tp, REPS, sizeof(double), cmp_d);
+    qsort(cj, REPS, sizeof(double), cmp_d);
+    qsort(cp, REPS, sizeof(double), cmp_d);
+    qsort(ratio, REPS, sizeof(double), cmp_d);
     t1 = tj[REPS / 2];
     t2 = tp[REPS / 2];
     t3 = ts[REPS / 2];
@@ -227,6 +243,10 @@ int main(int argc, char **argv)
            records / tp[0] / 1e6, pf_bytes / 1048576.0 / t2, "(as above)");
     printf("%-28s %10.3f %8.1f M [%.1f] %12s %14.2f\n", "decode + statistics", t3, records / t3 / 1e6,
            records / ts[0] / 1e6, "-", peak_mb() / raw_mb);
+    printf("process CPU seconds (median): JSON %.3f, Perfetto %.3f (%.2fx)\n", cj[REPS / 2], cp[REPS / 2],
+           cp[REPS / 2] / cj[REPS / 2]);
+    printf("Perfetto/JSON wall time within each repetition: median %.2f, range %.2f-%.2f\n", ratio[REPS / 2],
+           ratio[0], ratio[REPS - 1]);
     printf("RSS before decoding %.1f MB\n", base_mb);
     printf("written: JSON %.1f MB, Perfetto %.1f MB: %.3fx the JSON; Perfetto/JSON writing time %.2f\n",
            json_bytes / 1048576.0, pf_bytes / 1048576.0, (double)pf_bytes / (double)json_bytes, t2 / t1);
