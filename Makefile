@@ -39,6 +39,12 @@ $(B)/test_peers: tests/test_peers.c tests/encoder.h tests/check.h tests/helpers.
 $(B)/test_peers_asan: tests/test_peers.c tests/encoder.h tests/check.h tests/helpers.h ikp.h | $(B)
 	$(CC) $(WARN) $(SAN) -o $@ tests/test_peers.c
 
+$(B)/test_analysis: tests/test_analysis.c tests/encoder.h tests/check.h tests/helpers.h ikp.h | $(B)
+	$(CC) $(WARN) $(CFLAGS) -g -o $@ tests/test_analysis.c
+
+$(B)/test_analysis_asan: tests/test_analysis.c tests/encoder.h tests/check.h tests/helpers.h ikp.h | $(B)
+	$(CC) $(WARN) $(SAN) -o $@ tests/test_analysis.c
+
 $(B)/test_threads: tests/test_threads.c tests/encoder.h tests/check.h ikp.h | $(B)
 	$(CLANG) -std=c99 -Wall -Wextra -pedantic -Werror -g -O1 -fsanitize=thread -o $@ tests/test_threads.c -lpthread
 
@@ -121,6 +127,21 @@ $(PYDEPS_STAMP): | $(B)
 	  || { echo "make: cannot install numpy==$(NUMPY_VERSION), perfetto==$(PERFETTO_VERSION) and protobuf==$(PROTOBUF_VERSION) from PyPI into $(PYDEPS) (needed to test .npy input and to parse Perfetto traces with Perfetto's schema; see the Makefile for installing them offline)"; exit 1; }
 	@touch $@
 
+# rsvg-convert renders the report's SVG picture to PNG in the tests
+# (tests/test_report_tool.py). Debian 12's librsvg2-bin, pinned, installed
+# with apt-get when missing and run as root; otherwise install it yourself
+# (any librsvg 2.5x renders these pictures the same).
+RSVG_VERSION = 2.54.7+dfsg-1~deb12u1
+$(B)/.rsvg-convert: | $(B)
+	@command -v rsvg-convert >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "make: installing librsvg2-bin=$(RSVG_VERSION) (rsvg-convert, to render the report's picture in the tests)"; \
+	    (apt-get install -y -qq --no-install-recommends librsvg2-bin=$(RSVG_VERSION) >/dev/null 2>&1 || \
+	     { apt-get update -qq >/dev/null 2>&1 && apt-get install -y -qq --no-install-recommends librsvg2-bin=$(RSVG_VERSION) >/dev/null 2>&1; }) || \
+	    { echo "make: apt-get could not install librsvg2-bin=$(RSVG_VERSION): install rsvg-convert (Debian/Ubuntu: librsvg2-bin) and run make test again"; exit 1; }; \
+	  else echo "make: rsvg-convert not found (needed to render the report's picture in the tests): install librsvg2-bin (Debian/Ubuntu) or librsvg2-tools (Fedora)"; exit 1; fi; }
+	@touch $@
+
 # A decimal-comma locale for the locale test, made here (no system change).
 $(B)/locale/de_DE.UTF-8: | $(B)
 	@mkdir -p $(B)/locale && localedef -i de_DE -f UTF-8 $@ 2>/dev/null || [ -d $@ ]
@@ -135,6 +156,10 @@ HOST_TESTS = "sh tests/compile_checks.sh" \
              "PYTHONPATH=$(PYDEPS) ASAN_OPTIONS=detect_leaks=1 IKP_TOOL=$(B)/ikp-asan $(PYTHON) tests/test_tool.py" \
              "PYTHONPATH=$(PYDEPS) $(PYTHON) tests/test_peers_tool.py" \
              "PYTHONPATH=$(PYDEPS) ASAN_OPTIONS=detect_leaks=1 IKP_TOOL=$(B)/ikp-asan $(PYTHON) tests/test_peers_tool.py" \
+             "mkdir -p $(B)/test-out/analysis; IKP_ANALYSIS_OUT=$(B)/test-out/analysis $(B)/test_analysis" \
+             "ASAN_OPTIONS=detect_leaks=1 $(B)/test_analysis_asan" \
+             "$(PYTHON) tests/test_report_tool.py" \
+             "ASAN_OPTIONS=detect_leaks=1 IKP_TOOL=$(B)/ikp-asan $(PYTHON) tests/test_report_tool.py" \
              "PYTHONPATH=$(PYDEPS) $(PYTHON) tests/test_perfetto.py" \
              "PYTHONPATH=$(PYDEPS) ASAN_OPTIONS=detect_leaks=1 IKP_TOOL=$(B)/ikp-asan $(PYTHON) tests/test_perfetto.py" \
              "$(B)/test_threads" \
@@ -144,7 +169,7 @@ HOST_TESTS = "sh tests/compile_checks.sh" \
              "sh tests/fuzz_check.sh"
 
 test: check-tools $(B)/ikp $(B)/ikp-asan $(B)/test_host $(B)/test_host_asan $(B)/test_peers $(B)/test_peers_asan $(B)/test_nvrtc $(B)/tools/nvdisasm $(FUZZ_BINS) $(B)/test_threads \
-      $(PYDEPS_STAMP) $(B)/locale/de_DE.UTF-8
+      $(B)/test_analysis $(B)/test_analysis_asan $(PYDEPS_STAMP) $(B)/locale/de_DE.UTF-8 $(B)/.rsvg-convert
 	@sh tests/run_all.sh $(HOST_TESTS)
 
 GPU_TESTS = "$(B)/test_device" \

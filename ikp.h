@@ -1,11 +1,13 @@
-/* ikp.h - v0.4.0 - IKP intra-kernel profiler, host library - MIT licence (end of file)
+/* ikp.h - v0.5.0 - IKP intra-kernel profiler, host library - MIT licence (end of file)
 
    IKP records timestamps inside running CUDA kernels (see ikp_cuda.cuh) and
    turns the buffer into a Chrome/Perfetto trace and statistics. This file is
    the host half: buffer allocation, decoding of IKP's own wire format and of
    the TIRx/warpscope, flashinfer, Triton-distributed and transformer_nuggets
    formats, Chrome JSON and Perfetto protobuf writers (flows, counter
-   tracks) and summary statistics. It is plain C99
+   tracks), summary statistics, a diff of two captures with a verdict that
+   accounts for noise, and a report (Markdown and an SVG picture). It is
+   plain C99
    and needs nothing but libc; the optional ikp_cuda_* helpers need the
    CUDA runtime (below).
 
@@ -83,7 +85,7 @@
        3. capture: open a buffer or a file, lane table
        4. per-lane decode into events
        5. trace writers (Chrome JSON, Perfetto protobuf); output files
-       6. statistics
+       6. statistics; 6b. diff of two captures, report (Markdown, SVG)
        7. capture files (.ikp), name lists
        8. one-call dump; CUDA buffer helpers
 
@@ -96,9 +98,9 @@
 #define IKP_H
 
 #define IKP_VERSION_MAJOR 0
-#define IKP_VERSION_MINOR 4
+#define IKP_VERSION_MINOR 5
 #define IKP_VERSION_PATCH 0
-#define IKP_VERSION_STRING "0.4.0"
+#define IKP_VERSION_STRING "0.5.0"
 #if defined(IKP_CUDA_VERSION_MAJOR) && (IKP_CUDA_VERSION_MAJOR != IKP_VERSION_MAJOR || \
     IKP_CUDA_VERSION_MINOR != IKP_VERSION_MINOR || IKP_CUDA_VERSION_PATCH != IKP_VERSION_PATCH)
 #error "ikp.h and ikp_cuda.cuh are from different IKP versions: copy both headers from one release"
@@ -517,6 +519,209 @@ IKP_DEF ikp_result ikp_stats_write_json(const ikp_stats *st, ikp_write_fn fn, vo
    warnings (the `ikp info` view; also the head of ikp_stats_write_text). */
 IKP_DEF ikp_result ikp_info_write_text(const ikp_stats *st, ikp_write_fn fn, void *user);
 
+/* ---- 6b. diff and report ---------------------------------------------------
+   ikp_diff compares two captures of one kernel (a base and a new version)
+   event by event, matched by name; ikp_report explains one capture: stage
+   table, pipeline overlap of the groups, balance across SMs and blocks, and
+   a picture (SVG). Both decode every lane once. */
+typedef enum ikp_verdict {
+    IKP_VERDICT_SAME = 0,      /* no change beyond noise, or a change below the threshold */
+    IKP_VERDICT_FASTER,
+    IKP_VERDICT_SLOWER,
+    IKP_VERDICT_ONLY_BASE,     /* in the base capture only */
+    IKP_VERDICT_ONLY_NEW,      /* in the new capture only */
+    IKP_VERDICT_COUNT
+} ikp_verdict;
+/* "same", "faster", "slower", "only-base", "only-new" */
+IKP_DEF const char *ikp_verdict_name(ikp_verdict v);
+
+/* All-zero means the defaults. */
+typedef struct ikp_diff_options {
+    double threshold;          /* smallest |median change| that counts, a fraction
+                                  (0 = 0.02); below it the verdict is `same` */
+    double alpha;              /* false-alarm rate for the whole comparison, split over
+                                  its tests (Bonferroni; 0 = 0.01) */
+    double min_change_ns;      /* smallest |median change| in ns that counts (0 = 5 ns):
+                                  short waits move by a few ns from run to run */
+} ikp_diff_options;
+
+/* One distribution's change. Durations are the samples: a change counts
+   when a two-sided Mann-Whitney rank test (normal approximation, ties
+   corrected) finds the two sample sets different at alpha / tests, and
+   the median moved by at least the threshold and by min_change_ns; its
+   sign says which way. */
+typedef struct ikp_diff_test {
+    double p50_change;         /* new p50 / base p50 - 1 (0 when either side is empty) */
+    double z;                  /* the rank test's z: > 0 when new durations rank higher */
+    double p_value;            /* two-sided */
+    ikp_verdict verdict;
+} ikp_diff_test;
+
+typedef struct ikp_diff_event {
+    const char *name;
+    ikp_event_stats base, next;  /* next: the new capture; count 0 on a side that lacks it */
+    ikp_diff_test test;
+} ikp_diff_event;
+
+typedef struct ikp_diff_group {
+    const char *name;
+    uint32_t base_lanes, next_lanes;   /* 0 on a side that lacks the group */
+    double base_busy, next_busy;       /* busy fraction of its blocks' spans (ikp_report_group) */
+    ikp_verdict verdict;               /* SAME, ONLY_BASE or ONLY_NEW: presence only */
+} ikp_diff_group;
+
+/* The capture as a whole: its span, and each block's span (first record
+   to last) as the samples of its verdict. */
+typedef struct ikp_diff_span {
+    double base_ns, next_ns;           /* capture spans */
+    double change;                     /* next / base - 1 */
+    ikp_event_stats base_blocks, next_blocks; /* block spans (name "block span") */
+    ikp_diff_test test;                /* over the block spans */
+} ikp_diff_span;
+
+enum {                                 /* ikp_diff.differs: what the captures do not share */
+    IKP_DIFF_FORMAT = 1u << 0,
+    IKP_DIFF_TIMER = 1u << 1,
+    IKP_DIFF_BLOCKS = 1u << 2,
+    IKP_DIFF_GROUPS = 1u << 3,
+    IKP_DIFF_GRID = 1u << 4,
+    IKP_DIFF_EVENTS = 1u << 5          /* some event names are in one capture only */
+};
+
+typedef struct ikp_diff {
+    ikp_capture_info base_info, next_info;
+    ikp_diff_options options;          /* as used (defaults filled in) */
+    uint32_t tests;                    /* rank tests made (alpha is split over them) */
+    uint32_t differs;                  /* IKP_DIFF_* */
+    ikp_diff_event *events;            /* base's events by id, then those only in new */
+    uint32_t num_events;
+    ikp_diff_group *groups;
+    uint32_t num_groups;
+    ikp_diff_span span;
+    ikp_verdict verdict;               /* the span's: the whole capture */
+    ikp_allocator allocator_;
+    char *names_;
+} ikp_diff;
+
+IKP_DEF ikp_result ikp_diff_compute(const ikp_capture *base, const ikp_capture *next,
+                                    const ikp_diff_options *opt, ikp_diff **out, ikp_error *err);
+IKP_DEF void ikp_diff_free(ikp_diff *d);
+/* 1 if an event or the span is `slower` with a median (span: capture span)
+   change above fraction, else 0 */
+IKP_DEF int ikp_diff_slower_than(const ikp_diff *d, double fraction);
+/* A table to read in one look; JSON ({"events": [...], "groups": [...],
+   "span": {...}, ...}); Markdown (the report's "vs baseline" section). */
+IKP_DEF ikp_result ikp_diff_write_text(const ikp_diff *d, ikp_write_fn fn, void *user);
+IKP_DEF ikp_result ikp_diff_write_json(const ikp_diff *d, ikp_write_fn fn, void *user);
+IKP_DEF ikp_result ikp_diff_write_markdown(const ikp_diff *d, ikp_write_fn fn, void *user);
+
+/* All-zero means the defaults. */
+typedef struct ikp_report_options {
+    const uint32_t *wait_events;       /* event ids whose regions are waiting, not work: time
+                                          in them is idle (even inside an enclosing region) */
+    uint32_t num_wait_events;
+    uint32_t timeline_sms;             /* SMs (blocks when SMs are unknown) in the picture's
+                                          timeline, spread evenly (0 = 8) */
+    uint32_t heat_bins;                /* time bins of the heatmap (0 = 100, at most 1000) */
+    const char *device;                /* a device name for the configuration (optional) */
+} ikp_report_options;
+
+typedef struct ikp_report_stage {      /* one event in one group */
+    uint32_t id, group;
+    const char *name, *group_name;
+    uint64_t count;
+    double total_ns, p50_ns, p99_ns;
+    double share;                      /* total / the group's lanes' busy time (regions
+                                          nest, so shares may add up past 1) */
+} ikp_report_stage;
+
+typedef struct ikp_report_group {
+    uint32_t group;
+    const char *name;
+    uint32_t lanes, blocks;
+    double busy_ns;                    /* work (regions less waits), summed over lanes */
+    double span_ns;                    /* the spans of the blocks it has lanes in */
+    double busy_fraction, idle_fraction; /* of span_ns */
+    double alone_ns;                   /* busy while no other group of its block is: the
+                                          time the block waits on this group */
+    uint32_t blocks_bound;             /* blocks where it is alone busy longest */
+} ikp_report_group;
+
+typedef struct ikp_report_pair {       /* two groups of the same blocks */
+    uint32_t a, b;                     /* indexes into ikp_report.groups */
+    double span_ns;                    /* the spans of the blocks with both */
+    double both, a_only, b_only, neither; /* fractions of span_ns: both busy, one busy
+                                          while the other waits, both idle */
+} ikp_report_pair;
+
+typedef struct ikp_report_block {
+    uint32_t block, sm;                /* sm = IKP_NO_SM when unknown */
+    int64_t start_ps, end_ps;          /* first and last record of its lanes */
+    double busy_ns;
+} ikp_report_block;
+
+typedef struct ikp_report_sm {
+    uint32_t sm;
+    uint32_t blocks, lanes;
+    int64_t start_ps, end_ps;
+    double busy_ns;
+} ikp_report_sm;
+
+typedef struct ikp_report_rect {       /* a bar of the timeline, merged to whole pixels */
+    uint32_t row, id;
+    uint32_t depth;                    /* nesting depth, 0 outermost */
+    float x0, x1;                      /* pixels from the left of the plot */
+} ikp_report_rect;
+
+typedef struct ikp_report {
+    ikp_stats *stats;                  /* the capture's statistics */
+    const char *device;
+    ikp_report_stage *stages;          /* by group, then event id */
+    uint32_t num_stages;
+    ikp_report_group *groups;
+    uint32_t num_groups;
+    ikp_report_pair *pairs;            /* of the first 16 groups */
+    uint32_t num_pairs;
+    ikp_report_block *blocks;          /* by end, latest first */
+    uint32_t num_blocks;
+    ikp_report_sm *sms;                /* by SM id (none when SMs are unknown) */
+    uint32_t num_sms;
+    int64_t end_p50_ps;                /* the median block's end */
+    int64_t tail_ps;                   /* last block's end - end_p50_ps */
+    uint32_t waits;                    /* wait events given */
+    /* the picture */
+    uint32_t plot_width;               /* pixels of the time axis */
+    uint32_t num_rows;                 /* timeline rows: (SM or block, group) */
+    uint32_t *row_unit, *row_group;    /* SM (or block) and group of each row */
+    int row_by_sm;
+    ikp_report_rect *rects;
+    size_t num_rects;
+    uint32_t heat_rows, heat_bins;     /* heat[row * heat_bins + bin]: mean busy lanes */
+    float *heat;
+    uint32_t *heat_unit;               /* first SM (or block) of each heat row */
+    uint32_t heat_units_per_row;       /* > 1 when there are more SMs than rows */
+    double heat_max;
+    ikp_allocator allocator_;
+    char *names_;
+} ikp_report;
+
+IKP_DEF ikp_result ikp_report_compute(const ikp_capture *cap, const ikp_report_options *opt,
+                                      ikp_report **out, ikp_error *err);
+IKP_DEF void ikp_report_free(ikp_report *r);
+/* What ikp_report_write_markdown adds (all optional). */
+typedef struct ikp_report_md_options {
+    const char *title;                 /* default "IKP report" */
+    const char *source;                /* the capture's name, shown in the configuration */
+    const char *svg_path;              /* the picture, linked as ![](svg_path) */
+    const ikp_diff *baseline;          /* a "vs baseline" section */
+} ikp_report_md_options;
+IKP_DEF ikp_result ikp_report_write_markdown(const ikp_report *r, const ikp_report_md_options *opt,
+                                             ikp_write_fn fn, void *user);
+/* The picture: a timeline of the sampled SMs (one row per SM and group,
+   coloured by event, a scale in us) above a heatmap of busy lanes per SM
+   over time. Plain SVG 1.1, no scripts, no external references. */
+IKP_DEF ikp_result ikp_report_write_svg(const ikp_report *r, ikp_write_fn fn, void *user);
+
 /* ---- 7. capture files and name lists -------------------------------------- */
 /* Writes an .ikp capture (header, names, raw buffer) through fn. */
 IKP_DEF ikp_result ikp_capture_write(const uint64_t *words, size_t num_words, ikp_format format,
@@ -656,6 +861,13 @@ static ikp_allocator ikp__allocator(const ikp_allocator *a)
 }
 static void *ikp__alloc(const ikp_allocator *a, size_t n) { return a->alloc(n ? n : 1, a->user); }
 static void ikp__free(const ikp_allocator *a, void *p) { if (p) a->free(p, a->user); }
+/* n zero bytes (all-zero doubles are 0.0 on every IEEE-754 machine) */
+static void *ikp__zalloc(const ikp_allocator *a, size_t n)
+{
+    void *p = ikp__alloc(a, n);
+    if (p) memset(p, 0, n ? n : 1);
+    return p;
+}
 
 /* grows *p (elements of size esz) to hold at least need elements */
 static int ikp__grow(const ikp_allocator *a, void **p, size_t *cap, size_t need, size_t esz)
@@ -3217,9 +3429,10 @@ typedef struct ikp__tw {
     size_t ncs, cscap;
 } ikp__tw;
 
+static ikp_result ikp__tw_order(ikp__tw *w, ikp_error *err);
 static ikp_result ikp__tw_init(ikp__tw *w, const ikp_capture *cap, const ikp_trace_options *opt, ikp_error *err)
 {
-    uint32_t i, k;
+    uint32_t k;
     memset(w, 0, sizeof *w);
     w->cap = cap;
     w->next_flow = 1;
@@ -3240,8 +3453,17 @@ static ikp_result ikp__tw_init(ikp__tw *w, const ikp_capture *cap, const ikp_tra
         w->num_flows = opt->num_flows;
         w->grouped = opt->num_flows || opt->num_counters;
     }
+    return ikp__tw_order(w, err);
+}
+
+/* the lanes' order: (block, lane) keys, sorted, when grouped; else lane
+   order, nothing stored */
+static ikp_result ikp__tw_order(ikp__tw *w, ikp_error *err)
+{
+    const ikp_capture *cap = w->cap;
+    uint32_t i;
     w->norder = cap->info.num_lanes;
-    if (w->grouped) { /* (block, lane) keys, sorted; else lane order, nothing stored */
+    if (w->grouped) {
         uint64_t *key = (uint64_t *)ikp__alloc(&cap->alloc, (size_t)w->norder * sizeof(uint64_t));
         w->order = (uint32_t *)ikp__alloc(&cap->alloc, (size_t)w->norder * sizeof(uint32_t));
         if (!key || !w->order) {
@@ -4423,6 +4645,28 @@ static double ikp__pct(const uint64_t *sorted, size_t n, unsigned pct)
     return (double)sorted[idx ? idx - 1 : 0] / 1000.0;
 }
 
+/* fills es from n sorted durations (ps) */
+static void ikp__event_stats_fill(ikp_event_stats *es, const uint64_t *v, size_t n)
+{
+    uint64_t lo = 0, hi = 0; /* the total in 128 bits: sums of 2^62 ps never wrap */
+    size_t k;
+    es->count = n;
+    for (k = 0; k < n; k++) {
+        lo += v[k];
+        hi += lo < v[k];
+    }
+    es->total_ns = ((double)hi * 18446744073709551616.0 + (double)lo) / 1000.0;
+    es->min_ns = n ? (double)v[0] / 1000.0 : 0;
+    es->max_ns = n ? (double)v[n - 1] / 1000.0 : 0;
+    es->mean_ns = n ? es->total_ns / (double)n : 0;
+    /* the rounding of a double may step outside [min, max]; the true mean cannot */
+    if (es->mean_ns < es->min_ns) es->mean_ns = es->min_ns;
+    if (es->mean_ns > es->max_ns) es->mean_ns = es->max_ns;
+    es->p50_ns = n ? ikp__pct(v, n, 50) : 0;
+    es->p90_ns = n ? ikp__pct(v, n, 90) : 0;
+    es->p99_ns = n ? ikp__pct(v, n, 99) : 0;
+}
+
 IKP_DEF void ikp_stats_free(ikp_stats *st)
 {
     ikp_allocator a;
@@ -4505,8 +4749,7 @@ IKP_DEF ikp_result ikp_stats_compute(const ikp_capture *cap, ikp_stats **out, ik
         ikp__durs *d = &durs[id];
         ikp_event_stats *es;
         const char *nm;
-        size_t k, len;
-        uint64_t lo = 0, hi = 0; /* the total in 128 bits: sums of 2^62 ps never wrap */
+        size_t len;
         if (!d->n) continue;
         es = &st->events[st->num_events++];
         nm = ikp__ev_name(cap, id, t, sizeof t);
@@ -4515,22 +4758,8 @@ IKP_DEF ikp_result ikp_stats_compute(const ikp_capture *cap, ikp_stats **out, ik
         es->name = st->names_ + pos;
         pos += len;
         es->id = id;
-        es->count = d->n;
         ikp__radix_sort(d->v, tmp, d->n);
-        for (k = 0; k < d->n; k++) {
-            lo += d->v[k];
-            hi += lo < d->v[k];
-        }
-        es->total_ns = ((double)hi * 18446744073709551616.0 + (double)lo) / 1000.0;
-        es->min_ns = (double)d->v[0] / 1000.0;
-        es->max_ns = (double)d->v[d->n - 1] / 1000.0;
-        es->mean_ns = es->total_ns / (double)d->n;
-        /* the rounding of a double may step outside [min, max]; the true mean cannot */
-        if (es->mean_ns < es->min_ns) es->mean_ns = es->min_ns;
-        if (es->mean_ns > es->max_ns) es->mean_ns = es->max_ns;
-        es->p50_ns = ikp__pct(d->v, d->n, 50);
-        es->p90_ns = ikp__pct(d->v, d->n, 90);
-        es->p99_ns = ikp__pct(d->v, d->n, 99);
+        ikp__event_stats_fill(es, d->v, d->n);
     }
     for (i = 0; i < ng; i++) {
         ikp_group_stats *gs;
@@ -4777,6 +5006,1839 @@ IKP_DEF ikp_result ikp_stats_write_json(const ikp_stats *st, ikp_write_fn fn, vo
     ikp__puts(&o, "]}\n");
     ikp__flush(&o);
     return o.failed ? IKP_ERR_WRITE : IKP_OK;
+}
+
+/* ---- analysis: one walk for statistics, diff and report ---- */
+/* qsort, which must not be given NULL even for no elements */
+static void ikp__sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+    if (n > 1) qsort(base, n, size, cmp);
+}
+/* sqrt and e^x without libm: the library links with libc alone */
+static double ikp__sqrt(double x)
+{
+    double g = 1;
+    int i;
+    if (!(x > 0) || x > 1e300) return x > 1e300 ? 1e150 : 0;
+    while (g * g < x) g *= 2;
+    while (g * g > 4 * x) g *= 0.5;
+    for (i = 0; i < 8; i++) g = 0.5 * (g + x / g);
+    return g;
+}
+static double ikp__exp(double y)
+{
+    double x = y < 0 ? -y : y, term = 1, sum = 1;
+    int k = 0, i;
+    if (x > 700) return y < 0 ? 0 : 1e300;
+    while (x > 0.5) { x *= 0.5; k++; }
+    for (i = 1; i < 20; i++) { term *= -x / i; sum += term; }
+    while (k--) sum *= sum;
+    return y < 0 ? sum : 1 / sum;      /* sum = e^-|y| */
+}
+/* erfc(x), x >= 0: Chebyshev fit, relative error below 1.2e-7 */
+static double ikp__erfc(double x)
+{
+    double t = 1.0 / (1.0 + 0.5 * x);
+    return t * ikp__exp(-x * x - 1.26551223 + t * (1.00002368 + t * (0.37409196 + t * (0.09678418 +
+           t * (-0.18628806 + t * (0.27886807 + t * (-1.13520398 + t * (1.48851587 +
+           t * (-0.82215223 + t * 0.17087277)))))))));
+}
+
+/* Two-sided Mann-Whitney rank test of sorted a[0..na) against sorted
+   b[0..nb): z > 0 when b ranks higher; normal approximation with the tie
+   correction and a continuity correction. */
+static void ikp__rank_test(const uint64_t *a, size_t na, const uint64_t *b, size_t nb, double *z, double *p)
+{
+    size_t i = 0, j = 0;
+    double r1 = 0, ties = 0, rank = 1, n = (double)na + (double)nb, var, d;
+    *z = 0;
+    *p = 1;
+    if (!na || !nb) return;
+    while (i < na || j < nb) {
+        uint64_t v = i < na && (j >= nb || a[i] <= b[j]) ? a[i] : b[j];
+        size_t ca = 0, cb = 0;
+        double t;
+        while (i < na && a[i] == v) { i++; ca++; }
+        while (j < nb && b[j] == v) { j++; cb++; }
+        t = (double)(ca + cb);
+        r1 += (double)ca * (rank + (t - 1) / 2); /* the mean rank of the tie group */
+        ties += t * t * t - t;
+        rank += t;
+    }
+    var = (double)na * (double)nb / 12 * ((n + 1) - ties / (n * (n - 1)));
+    if (!(var > 0)) return;
+    d = r1 - (double)na * ((double)na + 1) / 2 - (double)na * (double)nb / 2; /* U of a, less its mean */
+    d = d > 0.5 ? d - 0.5 : d < -0.5 ? d + 0.5 : 0;
+    *z = d == 0 ? 0 : -d / ikp__sqrt(var);
+    *p = ikp__erfc((*z < 0 ? -*z : *z) / 1.4142135623730951);
+    if (*p > 1) *p = 1;
+}
+
+typedef struct ikp__iv { int64_t s, e; } ikp__iv;   /* [s, e) in ps */
+typedef struct ikp__ser { uint64_t key; uint64_t *v; size_t n, cap; } ikp__ser; /* durations, ps */
+typedef struct ikp__bnd { int64_t t; int32_t d; uint32_t g; } ikp__bnd;        /* a busy edge */
+
+#define IKP__PAIR_GROUPS 16u
+#define IKP__DEPTHS 4u
+
+typedef struct ikp__an {
+    const ikp_capture *cap;
+    const ikp_allocator *a;
+    int full;                  /* the report: per group series, pipeline, picture */
+    const uint8_t *wait;       /* per event id, or NULL */
+    /* duration series by key (id << 32 | group when full, id alone else) */
+    ikp__ser *ser;
+    size_t nser, sercap;
+    uint32_t *hash;            /* open addressing: ser index + 1, 0 empty */
+    size_t hcap;
+    uint64_t regions, instants, unmatched_begin, unmatched_end;
+    /* per group (ids below ng) */
+    uint32_t ng;
+    double *g_region, *g_lspan, *g_work, *g_bspan, *g_alone;
+    uint32_t *g_lanes, *g_blocks, *g_bound, *g_mark; /* g_mark: the last block counted + 1 */
+    double *p_span, *p_both, *p_a, *p_b; /* pairs, [a * 16 + b] */
+    ikp_report_block *blk;
+    size_t nblk, blkcap;
+    /* scratch of a block */
+    ikp__iv *iv, *iv2;
+    size_t iv_n, iv_cap, iv2_cap, *iv_at, iv_atcap;
+    uint64_t *gs;              /* (group << 32 | slot), sorted */
+    size_t gscap;
+    ikp__bnd *bd;
+    size_t bdcap;
+    double *alone;
+    /* the picture */
+    uint32_t *units;           /* SMs (or blocks), sorted */
+    size_t nunits;
+    int by_sm;
+    uint64_t *rows;            /* (unit << 32 | group) of the timeline, sorted */
+    size_t nrows;
+    double px_per_ps;
+    uint32_t width;
+    ikp_report_rect *rects;
+    size_t nrects, rectcap;
+    size_t *last;              /* per row and depth: rect index + 1 */
+    int64_t *stack;
+    size_t stackcap;
+    uint32_t heat_rows, heat_bins, upr;
+    double *heat;
+} ikp__an;
+
+static uint64_t ikp__an_unit(const ikp__an *an, const ikp__lane *l)
+{
+    return an->by_sm ? l->pub.sm : l->pub.block;
+}
+
+/* the series of key, created when new; NULL when out of memory */
+static ikp__ser *ikp__an_ser(ikp__an *an, uint64_t key)
+{
+    size_t h, i;
+    if (an->nser * 2 >= an->hcap) { /* grow and rehash */
+        size_t nc = an->hcap ? an->hcap * 2 : 64;
+        uint32_t *nh = (uint32_t *)ikp__alloc(an->a, nc * sizeof(uint32_t));
+        if (!nh) return NULL;
+        memset(nh, 0, nc * sizeof(uint32_t));
+        for (i = 0; i < an->nser; i++) {
+            h = (size_t)(ikp__mix64(an->ser[i].key) & (nc - 1));
+            while (nh[h]) h = (h + 1) & (nc - 1);
+            nh[h] = (uint32_t)(i + 1);
+        }
+        ikp__free(an->a, an->hash);
+        an->hash = nh;
+        an->hcap = nc;
+    }
+    h = (size_t)(ikp__mix64(key) & (an->hcap - 1));
+    while (an->hash[h]) {
+        if (an->ser[an->hash[h] - 1].key == key) return &an->ser[an->hash[h] - 1];
+        h = (h + 1) & (an->hcap - 1);
+    }
+    if (!ikp__grow(an->a, (void **)&an->ser, &an->sercap, an->nser + 1, sizeof(ikp__ser))) return NULL;
+    memset(&an->ser[an->nser], 0, sizeof(ikp__ser));
+    an->ser[an->nser].key = key;
+    an->hash[h] = (uint32_t)(++an->nser);
+    return &an->ser[an->nser - 1];
+}
+
+static void ikp__an_free(ikp__an *an)
+{
+    size_t i;
+    const ikp_allocator *a = an->a;
+    for (i = 0; i < an->nser; i++) ikp__free(a, an->ser[i].v);
+    ikp__free(a, an->ser); ikp__free(a, an->hash);
+    ikp__free(a, an->g_region); ikp__free(a, an->g_lspan); ikp__free(a, an->g_work); ikp__free(a, an->g_bspan);
+    ikp__free(a, an->g_alone); ikp__free(a, an->g_lanes); ikp__free(a, an->g_blocks); ikp__free(a, an->g_bound);
+    ikp__free(a, an->g_mark);
+    ikp__free(a, an->p_span); ikp__free(a, an->p_both); ikp__free(a, an->p_a); ikp__free(a, an->p_b);
+    ikp__free(a, an->blk); ikp__free(a, an->iv); ikp__free(a, an->iv2); ikp__free(a, an->iv_at);
+    ikp__free(a, an->gs); ikp__free(a, an->bd); ikp__free(a, an->alone); ikp__free(a, an->units);
+    ikp__free(a, an->rows); ikp__free(a, an->rects); ikp__free(a, an->last); ikp__free(a, an->stack);
+    ikp__free(a, an->heat);
+}
+
+static int ikp__cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+static int ikp__cmp_iv(const void *pa, const void *pb)
+{
+    const ikp__iv *a = (const ikp__iv *)pa, *b = (const ikp__iv *)pb;
+    return a->s < b->s ? -1 : a->s > b->s;
+}
+static int ikp__cmp_bnd(const void *pa, const void *pb)
+{
+    const ikp__bnd *a = (const ikp__bnd *)pa, *b = (const ikp__bnd *)pb;
+    if (a->t != b->t) return a->t < b->t ? -1 : 1;
+    return a->d < b->d ? -1 : a->d > b->d; /* ends first */
+}
+static int ikp__cmp_blk_end(const void *pa, const void *pb)
+{
+    const ikp_report_block *a = (const ikp_report_block *)pa, *b = (const ikp_report_block *)pb;
+    if (a->end_ps != b->end_ps) return a->end_ps > b->end_ps ? -1 : 1; /* latest first */
+    return a->block < b->block ? -1 : a->block > b->block;
+}
+
+static size_t ikp__find_u64(const uint64_t *v, size_t n, uint64_t key) /* n if absent */
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t m = lo + (hi - lo) / 2;
+        if (v[m] < key) lo = m + 1; else hi = m;
+    }
+    return lo < n && v[lo] == key ? lo : n;
+}
+static size_t ikp__find_u32(const uint32_t *v, size_t n, uint32_t key)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t m = lo + (hi - lo) / 2;
+        if (v[m] < key) lo = m + 1; else hi = m;
+    }
+    return lo < n && v[lo] == key ? lo : n;
+}
+
+/* adds [s, e) to the sorted disjoint list ending at iv[n) (s >= the last start) */
+static void ikp__iv_add(ikp__iv *iv, size_t base, size_t *n, int64_t s, int64_t e)
+{
+    if (*n > base && s <= iv[*n - 1].e) { if (e > iv[*n - 1].e) iv[*n - 1].e = e; }
+    else { iv[*n].s = s; iv[*n].e = e; (*n)++; }
+}
+
+/* the work intervals of one lane: its regions' union less its waits'
+   union, appended to an->iv; returns their total length */
+static ikp_result ikp__an_work(ikp__an *an, const ikp_lane_events *ev, int64_t *work, ikp_error *err)
+{
+    size_t k, base = an->iv_n, n = base, w0, wn, i, j;
+    int64_t sum = 0;
+    if (!ikp__grow(an->a, (void **)&an->iv, &an->iv_cap, an->iv_n + 2 * ev->count + 1, sizeof(ikp__iv)))
+        return ikp__oom(err);
+    for (k = 0; k < ev->count; k++) {
+        const ikp_event *e = &ev->events[k];
+        if (e->kind == IKP_EVENT_REGION && !(an->wait && an->wait[e->id]) && e->end_ps > e->start_ps)
+            ikp__iv_add(an->iv, base, &n, e->start_ps, e->end_ps);
+    }
+    if (an->wait) { /* the waits' union after the work list, then subtract in place */
+        w0 = wn = n;
+        for (k = 0; k < ev->count; k++) {
+            const ikp_event *e = &ev->events[k];
+            if (e->kind == IKP_EVENT_REGION && an->wait[e->id] && e->end_ps > e->start_ps)
+                ikp__iv_add(an->iv, w0, &wn, e->start_ps, e->end_ps);
+        }
+        if (wn > w0) {
+            size_t out = base;
+            if (!ikp__grow(an->a, (void **)&an->iv2, &an->iv2_cap, wn - base + 1, sizeof(ikp__iv))) return ikp__oom(err);
+            memcpy(an->iv2, an->iv + base, (wn - base) * sizeof(ikp__iv));
+            j = w0 - base;
+            for (i = 0; i < w0 - base; i++) {
+                int64_t s = an->iv2[i].s, e = an->iv2[i].e;
+                while (j < wn - base && an->iv2[j].e <= s) j++;
+                for (k = j; k < wn - base && an->iv2[k].s < e; k++) {
+                    if (an->iv2[k].s > s) { an->iv[out].s = s; an->iv[out].e = an->iv2[k].s; out++; }
+                    if (an->iv2[k].e > s) s = an->iv2[k].e;
+                }
+                if (s < e) { an->iv[out].s = s; an->iv[out].e = e; out++; }
+            }
+            n = out;
+        }
+    }
+    for (k = base; k < n; k++) sum += an->iv[k].e - an->iv[k].s;
+    an->iv_n = n;
+    *work = sum;
+    return IKP_OK;
+}
+
+/* the timeline's bars of one lane (its row), merged to whole pixels */
+static ikp_result ikp__an_bars(ikp__an *an, const ikp_lane_events *ev, size_t row, ikp_error *err)
+{
+    size_t k, ns = 0;
+    for (k = 0; k < ev->count; k++) {
+        const ikp_event *e = &ev->events[k];
+        size_t d, *last;
+        float x0, x1;
+        if (e->kind != IKP_EVENT_REGION && e->kind != IKP_EVENT_INSTANT) continue;
+        { /* the regions still open: overlapping ones may end out of order */
+            size_t i, keep = 0;
+            for (i = 0; i < ns; i++) if (an->stack[i] > e->start_ps) an->stack[keep++] = an->stack[i];
+            ns = keep;
+        }
+        d = ns < IKP__DEPTHS ? ns : IKP__DEPTHS - 1;
+        if (e->kind == IKP_EVENT_REGION) {
+            if (!ikp__grow(an->a, (void **)&an->stack, &an->stackcap, ns + 1, sizeof(int64_t))) return ikp__oom(err);
+            an->stack[ns++] = e->end_ps;
+        }
+        x0 = (float)((double)e->start_ps * an->px_per_ps);
+        x1 = (float)((double)e->end_ps * an->px_per_ps);
+        last = &an->last[row * IKP__DEPTHS + d];
+        if (*last) {
+            ikp_report_rect *p = &an->rects[*last - 1];
+            if ((p->id == e->id && x0 <= p->x1 + 0.5f) || x1 <= p->x1 + 0.5f) { /* nothing new to see */
+                if (x1 > p->x1) p->x1 = x1;
+                continue;
+            }
+        }
+        if (!ikp__grow(an->a, (void **)&an->rects, &an->rectcap, an->nrects + 1, sizeof(ikp_report_rect)))
+            return ikp__oom(err);
+        an->rects[an->nrects].row = (uint32_t)row;
+        an->rects[an->nrects].id = e->id;
+        an->rects[an->nrects].depth = (uint32_t)d;
+        an->rects[an->nrects].x0 = x0;
+        an->rects[an->nrects].x1 = x1;
+        *last = ++an->nrects;
+    }
+    return IKP_OK;
+}
+
+/* busy lanes per heat bin: adds the intervals iv[b, e) of a lane on unit u */
+static void ikp__an_heat(ikp__an *an, uint32_t u, size_t b, size_t e)
+{
+    size_t ui = ikp__find_u32(an->units, an->nunits, u), k;
+    double span = (double)(an->cap->info.span_ps > 0 ? an->cap->info.span_ps : 1), bw = span / an->heat_bins;
+    double *row;
+    if (ui == an->nunits) return;
+    row = an->heat + (ui / an->upr) * an->heat_bins;
+    for (k = b; k < e; k++) {
+        double s = (double)an->iv[k].s, t = (double)an->iv[k].e;
+        size_t i = (size_t)(s / bw), last = (size_t)(t / bw);
+        if (last >= an->heat_bins) last = an->heat_bins - 1;
+        for (; i <= last && i < an->heat_bins; i++) {
+            double lo = (double)i * bw, hi = lo + bw;
+            double o = (t < hi ? t : hi) - (s > lo ? s : lo);
+            if (o > 0) row[i] += o;
+        }
+    }
+}
+
+/* a block's pipeline: groups' busy unions, who is alone busy, pairs */
+static ikp_result ikp__an_pipeline(ikp__an *an, const ikp__tw *w, int64_t bs, int64_t be, ikp_error *err)
+{
+    uint32_t s, ng = 0, i, j;
+    size_t nb = 0, k;
+    double span = (double)(be - bs), best = -1;
+    uint32_t bound = 0, cnt = 0, x = 0;
+    int64_t prev = bs;
+    /* slots by group; groups with several lanes: the union of their lists */
+    if (!ikp__grow(an->a, (void **)&an->gs, &an->gscap, w->n, sizeof(uint64_t))) return ikp__oom(err);
+    for (s = 0; s < w->n; s++) {
+        ikp__lane lt;
+        uint32_t g = ikp__get_lane(an->cap, w->lane[s], &lt)->pub.group;
+        an->gs[s] = (uint64_t)g << 32 | s;
+    }
+    ikp__sort(an->gs, w->n, sizeof(uint64_t), ikp__cmp_u64);
+    if (!ikp__grow(an->a, (void **)&an->bd, &an->bdcap, 2 * an->iv_n + 1, sizeof(ikp__bnd))) return ikp__oom(err);
+    for (s = 0; s < w->n; s++) {
+        uint32_t g = (uint32_t)(an->gs[s] >> 32), sl = (uint32_t)an->gs[s];
+        if (g >= an->ng) continue;
+        if (s == 0 || (uint32_t)(an->gs[s - 1] >> 32) != g) ng++;
+        for (k = an->iv_at[sl]; k < an->iv_at[sl + 1]; k++) {
+            an->bd[nb].t = an->iv[k].s; an->bd[nb].d = 1; an->bd[nb++].g = g;
+            an->bd[nb].t = an->iv[k].e; an->bd[nb].d = -1; an->bd[nb++].g = g;
+        }
+    }
+    if (!ng) return IKP_OK;
+    /* sweep: a group's count of open intervals; time with one group busy is its alone time */
+    ikp__sort(an->bd, nb, sizeof(ikp__bnd), ikp__cmp_bnd);
+    for (i = 0; i < an->ng; i++) an->alone[i] = 0;
+    {
+        uint32_t *open_ = (uint32_t *)ikp__alloc(an->a, an->ng * sizeof(uint32_t));
+        if (!open_) return ikp__oom(err);
+        memset(open_, 0, an->ng * sizeof(uint32_t));
+        for (k = 0; k < nb; k++) {
+            const ikp__bnd *b = &an->bd[k];
+            if (cnt == 1 && b->t > prev) an->alone[x] += (double)(b->t - prev);
+            prev = b->t;
+            if (b->d > 0) { if (open_[b->g]++ == 0) { cnt++; x ^= b->g; } }
+            else if (--open_[b->g] == 0) { cnt--; x ^= b->g; }
+        }
+        ikp__free(an->a, open_);
+    }
+    for (i = 0; i < an->ng; i++)
+        if (an->alone[i] > 0) {
+            an->g_alone[i] += an->alone[i] / 1000.0;
+            if (an->alone[i] > best) { best = an->alone[i]; bound = i; }
+        }
+    if (best > 0) an->g_bound[bound]++;
+    /* pairs of the first 16 groups: busy unions per group, then their intersections */
+    {
+        ikp__iv *u[IKP__PAIR_GROUPS];
+        size_t un[IKP__PAIR_GROUPS], tot = 0, pos = 0;
+        int64_t busy[IKP__PAIR_GROUPS];
+        for (i = 0; i < IKP__PAIR_GROUPS; i++) { u[i] = NULL; un[i] = 0; busy[i] = 0; }
+        for (s = 0; s < w->n; s++) {
+            uint32_t sl = (uint32_t)an->gs[s];
+            if ((uint32_t)(an->gs[s] >> 32) < IKP__PAIR_GROUPS && (uint32_t)(an->gs[s] >> 32) < an->ng)
+                tot += an->iv_at[sl + 1] - an->iv_at[sl];
+        }
+        if (!ikp__grow(an->a, (void **)&an->iv2, &an->iv2_cap, tot + 1, sizeof(ikp__iv))) return ikp__oom(err);
+        for (s = 0; s < w->n;) {
+            uint32_t g = (uint32_t)(an->gs[s] >> 32);
+            size_t start = pos, n, m;
+            if (g >= IKP__PAIR_GROUPS || g >= an->ng) { s++; continue; }
+            for (; s < w->n && (uint32_t)(an->gs[s] >> 32) == g; s++) {
+                uint32_t sl = (uint32_t)an->gs[s];
+                memcpy(an->iv2 + pos, an->iv + an->iv_at[sl], (an->iv_at[sl + 1] - an->iv_at[sl]) * sizeof(ikp__iv));
+                pos += an->iv_at[sl + 1] - an->iv_at[sl];
+            }
+            ikp__sort(an->iv2 + start, pos - start, sizeof(ikp__iv), ikp__cmp_iv);
+            for (n = start, m = start; m < pos; m++) ikp__iv_add(an->iv2, start, &n, an->iv2[m].s, an->iv2[m].e);
+            u[g] = an->iv2 + start; /* not NULL: the group is in this block */
+            un[g] = n - start;
+            for (m = 0; m < un[g]; m++) busy[g] += u[g][m].e - u[g][m].s;
+        }
+        for (i = 0; i < IKP__PAIR_GROUPS; i++)
+            for (j = i + 1; j < IKP__PAIR_GROUPS; j++) {
+                size_t p = 0, q = 0;
+                int64_t both = 0;
+                size_t idx = i * IKP__PAIR_GROUPS + j;
+                if (!u[i] || !u[j]) continue;
+                while (p < un[i] && q < un[j]) {
+                    int64_t lo = u[i][p].s > u[j][q].s ? u[i][p].s : u[j][q].s;
+                    int64_t hi = u[i][p].e < u[j][q].e ? u[i][p].e : u[j][q].e;
+                    if (hi > lo) both += hi - lo;
+                    if (u[i][p].e < u[j][q].e) p++; else q++;
+                }
+                an->p_span[idx] += span;
+                an->p_both[idx] += (double)both;
+                an->p_a[idx] += (double)(busy[i] - both);
+                an->p_b[idx] += (double)(busy[j] - both);
+            }
+    }
+    return IKP_OK;
+}
+
+/* the units (SMs, or blocks when any lane lacks its SM), the timeline's
+   rows and the heatmap, before the walk */
+static ikp_result ikp__an_picture_init(ikp__an *an, const ikp_report_options *opt, ikp_error *err)
+{
+    const ikp_capture *cap = an->cap;
+    uint32_t i, k, nsample = opt && opt->timeline_sms ? opt->timeline_sms : 8, *chosen;
+    size_t n = 0, nc = 0, j;
+    an->by_sm = 1;
+    an->units = (uint32_t *)ikp__alloc(an->a, ((size_t)cap->info.num_lanes + 1) * sizeof(uint32_t));
+    if (!an->units) return ikp__oom(err);
+    for (i = 0; i < cap->info.num_lanes; i++) {
+        ikp__lane lt;
+        const ikp__lane *l = ikp__get_lane(cap, i, &lt);
+        if ((l->pub.flags & IKP_LANE_STARTED) && (!cap->lanes || l->pub.records) && l->pub.sm == IKP_NO_SM) an->by_sm = 0;
+    }
+    for (i = 0; i < cap->info.num_lanes; i++) {
+        ikp__lane lt;
+        const ikp__lane *l = ikp__get_lane(cap, i, &lt);
+        if ((l->pub.flags & IKP_LANE_STARTED) && (!cap->lanes || l->pub.records)) an->units[n++] = (uint32_t)ikp__an_unit(an, l);
+    }
+    ikp__sort(an->units, n, sizeof(uint32_t), ikp__cmp_u32);
+    for (j = 0; j < n; j++) if (!nc || an->units[nc - 1] != an->units[j]) an->units[nc++] = an->units[j];
+    an->nunits = nc;
+    if (nsample > nc) nsample = (uint32_t)nc;
+    /* the sampled units, spread evenly (first and last included) */
+    chosen = (uint32_t *)ikp__alloc(an->a, ((size_t)nsample + 1) * sizeof(uint32_t));
+    an->rows = (uint64_t *)ikp__alloc(an->a, ((size_t)cap->info.num_lanes + 1) * sizeof(uint64_t));
+    if (!chosen || !an->rows) { ikp__free(an->a, chosen); return ikp__oom(err); }
+    for (k = 0; k < nsample; k++) chosen[k] = an->units[nsample == 1 ? 0 : (size_t)k * (nc - 1) / (nsample - 1)];
+    for (i = 0; i < cap->info.num_lanes; i++) {
+        ikp__lane lt;
+        const ikp__lane *l = ikp__get_lane(cap, i, &lt);
+        uint32_t u = (uint32_t)ikp__an_unit(an, l);
+        if ((l->pub.flags & IKP_LANE_STARTED) && (!cap->lanes || l->pub.records) && ikp__find_u32(chosen, nsample, u) < nsample)
+            an->rows[an->nrows++] = (uint64_t)u << 32 | l->pub.group;
+    }
+    ikp__free(an->a, chosen);
+    ikp__sort(an->rows, an->nrows, sizeof(uint64_t), ikp__cmp_u64);
+    for (j = 0, n = 0; j < an->nrows; j++) if (!n || an->rows[n - 1] != an->rows[j]) an->rows[n++] = an->rows[j];
+    an->nrows = n;
+    an->width = 1000;
+    an->px_per_ps = (double)an->width / (double)(cap->info.span_ps > 0 ? cap->info.span_ps : 1);
+    an->last = (size_t *)ikp__alloc(an->a, (an->nrows + 1) * IKP__DEPTHS * sizeof(size_t));
+    an->heat_bins = opt && opt->heat_bins ? (opt->heat_bins > 1000 ? 1000 : opt->heat_bins) : 100;
+    an->upr = (uint32_t)((nc + 255) / 256);
+    if (!an->upr) an->upr = 1;
+    an->heat_rows = (uint32_t)((nc + an->upr - 1) / an->upr);
+    an->heat = (double *)ikp__alloc(an->a, ((size_t)an->heat_rows * an->heat_bins + 1) * sizeof(double));
+    if (!an->last || !an->heat) return ikp__oom(err);
+    memset(an->last, 0, (an->nrows + 1) * IKP__DEPTHS * sizeof(size_t));
+    for (j = 0; j < (size_t)an->heat_rows * an->heat_bins; j++) an->heat[j] = 0;
+    return IKP_OK;
+}
+
+/* Decodes every lane once, block by block. full: also the per-group
+   series, the pipeline and the picture. */
+static ikp_result ikp__an_run(ikp__an *an, const ikp_capture *cap, int full, const ikp_report_options *opt,
+                              const uint8_t *wait, ikp_error *err)
+{
+    ikp__tw w;
+    ikp_result r = IKP_OK;
+    uint32_t ng = cap->info.num_groups ? cap->info.num_groups : 1;
+    memset(an, 0, sizeof *an);
+    memset(&w, 0, sizeof w);
+    an->cap = cap;
+    an->a = &cap->alloc;
+    an->full = full;
+    an->wait = wait;
+    an->ng = ng;
+    an->g_region = (double *)ikp__zalloc(an->a, ng * sizeof(double));
+    an->g_lspan = (double *)ikp__zalloc(an->a, ng * sizeof(double));
+    an->g_work = (double *)ikp__zalloc(an->a, ng * sizeof(double));
+    an->g_bspan = (double *)ikp__zalloc(an->a, ng * sizeof(double));
+    an->g_alone = (double *)ikp__zalloc(an->a, ng * sizeof(double));
+    an->alone = (double *)ikp__zalloc(an->a, ng * sizeof(double));
+    an->g_lanes = (uint32_t *)ikp__zalloc(an->a, ng * sizeof(uint32_t));
+    an->g_blocks = (uint32_t *)ikp__zalloc(an->a, ng * sizeof(uint32_t));
+    an->g_bound = (uint32_t *)ikp__zalloc(an->a, ng * sizeof(uint32_t));
+    an->g_mark = (uint32_t *)ikp__zalloc(an->a, ng * sizeof(uint32_t));
+    an->p_span = (double *)ikp__zalloc(an->a, IKP__PAIR_GROUPS * IKP__PAIR_GROUPS * sizeof(double));
+    an->p_both = (double *)ikp__zalloc(an->a, IKP__PAIR_GROUPS * IKP__PAIR_GROUPS * sizeof(double));
+    an->p_a = (double *)ikp__zalloc(an->a, IKP__PAIR_GROUPS * IKP__PAIR_GROUPS * sizeof(double));
+    an->p_b = (double *)ikp__zalloc(an->a, IKP__PAIR_GROUPS * IKP__PAIR_GROUPS * sizeof(double));
+    if (!an->g_region || !an->g_lspan || !an->g_work || !an->g_bspan || !an->g_alone || !an->alone || !an->g_lanes ||
+        !an->g_blocks || !an->g_bound || !an->g_mark || !an->p_span || !an->p_both || !an->p_a || !an->p_b)
+        return ikp__oom(err);
+    if (full && (r = ikp__an_picture_init(an, opt, err)) != IKP_OK) return r;
+    w.cap = cap;
+    w.grouped = 1;
+    w.next_flow = 1;
+    if ((r = ikp__tw_order(&w, err)) != IKP_OK) return r;
+    while ((r = ikp__tw_next(&w, err)) == IKP_OK && w.n) {
+        int64_t bs = INT64_MAX, be = INT64_MIN, bwork = 0;
+        const ikp__lane *l0;
+        ikp__lane lt0;
+        uint32_t s;
+        an->iv_n = 0;
+        if (!ikp__grow(an->a, (void **)&an->iv_at, &an->iv_atcap, (size_t)w.n + 1, sizeof(size_t))) { r = ikp__oom(err); break; }
+        for (s = 0; s < w.n && r == IKP_OK; s++) {
+            ikp__lane lt;
+            const ikp__lane *l = ikp__get_lane(cap, w.lane[s], &lt);
+            const ikp_lane_events *ev = &w.ev[s];
+            uint32_t g = l->pub.group;
+            int64_t work = 0;
+            size_t k;
+            an->regions += ev->regions;
+            an->instants += ev->instants;
+            an->unmatched_begin += ev->unmatched_begin;
+            an->unmatched_end += ev->unmatched_end;
+            for (k = 0; k < ev->count; k++) {
+                const ikp_event *e = &ev->events[k];
+                ikp__ser *sr;
+                if (e->kind != IKP_EVENT_REGION) continue;
+                sr = ikp__an_ser(an, full ? (uint64_t)e->id << 32 | g : e->id);
+                if (!sr || !ikp__grow(an->a, (void **)&sr->v, &sr->cap, sr->n + 1, sizeof(uint64_t))) { r = ikp__oom(err); break; }
+                sr->v[sr->n++] = (uint64_t)(e->end_ps - e->start_ps);
+            }
+            an->iv_at[s] = an->iv_n;
+            if (r != IKP_OK || (r = ikp__an_work(an, ev, &work, err)) != IKP_OK) break;
+            if (ev->first_ps != INT64_MIN) {
+                if (ev->first_ps < bs) bs = ev->first_ps;
+                if (ev->last_ps > be) be = ev->last_ps;
+                if (g < ng) {
+                    an->g_region[g] += (double)ev->busy_ps / 1000.0;
+                    an->g_lspan[g] += (double)(ev->last_ps - ev->first_ps) / 1000.0;
+                    an->g_lanes[g]++;
+                }
+            }
+            if (g < ng) an->g_work[g] += (double)work / 1000.0;
+            bwork += work;
+            if (full) {
+                uint32_t u = (uint32_t)ikp__an_unit(an, l);
+                size_t row = ikp__find_u64(an->rows, an->nrows, (uint64_t)u << 32 | g);
+                ikp__an_heat(an, u, an->iv_at[s], an->iv_n);
+                if (row < an->nrows && (r = ikp__an_bars(an, ev, row, err)) != IKP_OK) break;
+            }
+        }
+        if (r != IKP_OK) break;
+        an->iv_at[w.n] = an->iv_n;
+        if (bs > be) continue;
+        for (s = 0; s < w.n; s++) { /* each group of the block once: its blocks and their spans */
+            ikp__lane lt;
+            uint32_t g = ikp__get_lane(cap, w.lane[s], &lt)->pub.group;
+            if (g < ng && an->g_mark[g] != an->nblk + 1) {
+                an->g_mark[g] = (uint32_t)(an->nblk + 1);
+                an->g_blocks[g]++;
+                an->g_bspan[g] += (double)(be - bs) / 1000.0;
+            }
+        }
+        l0 = ikp__get_lane(cap, w.lane[0], &lt0);
+        if (!ikp__grow(an->a, (void **)&an->blk, &an->blkcap, an->nblk + 1, sizeof(ikp_report_block))) { r = ikp__oom(err); break; }
+        an->blk[an->nblk].block = l0->pub.block;
+        an->blk[an->nblk].sm = l0->pub.sm;
+        an->blk[an->nblk].start_ps = bs;
+        an->blk[an->nblk].end_ps = be;
+        an->blk[an->nblk++].busy_ns = (double)bwork / 1000.0;
+        if (full && (r = ikp__an_pipeline(an, &w, bs, be, err)) != IKP_OK) break;
+    }
+    ikp__tw_free(&w);
+    return r;
+}
+
+/* sorts every series; returns the longest length */
+static ikp_result ikp__an_sort(ikp__an *an, ikp_error *err)
+{
+    size_t i, most = 0;
+    uint64_t *tmp;
+    for (i = 0; i < an->nser; i++) if (an->ser[i].n > most) most = an->ser[i].n;
+    tmp = (uint64_t *)ikp__alloc(an->a, (most + 1) * sizeof(uint64_t));
+    if (!tmp) return ikp__oom(err);
+    for (i = 0; i < an->nser; i++) ikp__radix_sort(an->ser[i].v, tmp, an->ser[i].n);
+    ikp__free(an->a, tmp);
+    return IKP_OK;
+}
+
+static int ikp__cmp_ser(const void *pa, const void *pb)
+{
+    uint64_t a = ((const ikp__ser *)pa)->key, b = ((const ikp__ser *)pb)->key;
+    return a < b ? -1 : a > b;
+}
+
+/* a names pool: strings appended, pointers fixed up once it stops moving */
+typedef struct ikp__pool { char *p; size_t n, cap; } ikp__pool;
+static int ikp__pool_add(const ikp_allocator *a, ikp__pool *pl, const char *s, size_t *at)
+{
+    size_t len = strlen(s) + 1;
+    if (!ikp__grow(a, (void **)&pl->p, &pl->cap, pl->n + len, 1)) return 0;
+    memcpy(pl->p + pl->n, s, len);
+    *at = pl->n;
+    pl->n += len;
+    return 1;
+}
+
+IKP_DEF void ikp_report_free(ikp_report *r)
+{
+    ikp_allocator a;
+    if (!r) return;
+    a = r->allocator_;
+    ikp_stats_free(r->stats);
+    ikp__free(&a, r->stages); ikp__free(&a, r->groups); ikp__free(&a, r->pairs); ikp__free(&a, r->blocks);
+    ikp__free(&a, r->sms); ikp__free(&a, r->row_unit); ikp__free(&a, r->row_group); ikp__free(&a, r->rects);
+    ikp__free(&a, r->heat); ikp__free(&a, r->heat_unit); ikp__free(&a, r->names_);
+    ikp__free(&a, r);
+}
+
+IKP_DEF ikp_result ikp_report_compute(const ikp_capture *cap, const ikp_report_options *opt, ikp_report **out,
+                                      ikp_error *err)
+{
+    const ikp_allocator *a;
+    ikp_report *rp;
+    ikp__an an;
+    ikp__pool pool;
+    ikp_result r;
+    uint8_t *wait = NULL;
+    size_t i, j, *stage_name = NULL, *group_name = NULL, dev_name = 0;
+    uint32_t g, k, gi[IKP__PAIR_GROUPS];
+    char t[40];
+    if (!cap || !out) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL argument");
+    *out = NULL;
+    if (opt && opt->num_wait_events && !opt->wait_events)
+        return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL wait_events with a non-zero count");
+    a = &cap->alloc;
+    memset(&pool, 0, sizeof pool);
+    rp = (ikp_report *)ikp__alloc(a, sizeof *rp);
+    if (!rp) return ikp__oom(err);
+    memset(rp, 0, sizeof *rp);
+    rp->allocator_ = cap->alloc;
+    if (opt && opt->num_wait_events) {
+        wait = (uint8_t *)ikp__alloc(a, IKP_WIRE_MAX_EVENTS);
+        if (!wait) { ikp__free(a, rp); return ikp__oom(err); }
+        memset(wait, 0, IKP_WIRE_MAX_EVENTS);
+        for (k = 0; k < opt->num_wait_events; k++) {
+            if (opt->wait_events[k] >= IKP_WIRE_MAX_EVENTS) {
+                ikp__free(a, wait); ikp__free(a, rp);
+                return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "wait event %u: id %u is not below %u", k,
+                                 opt->wait_events[k], IKP_WIRE_MAX_EVENTS);
+            }
+            wait[opt->wait_events[k]] = 1;
+        }
+        rp->waits = opt->num_wait_events;
+    }
+    if ((r = ikp_stats_compute(cap, &rp->stats, err)) != IKP_OK) { ikp__free(a, wait); ikp__free(a, rp); return r; }
+    r = ikp__an_run(&an, cap, 1, opt, wait, err);
+    if (r == IKP_OK) r = ikp__an_sort(&an, err);
+    if (r != IKP_OK) goto fail;
+    /* stages: series keyed (id << 32 | group), shown by group then id */
+    for (i = 0; i < an.nser; i++) an.ser[i].key = an.ser[i].key << 32 | an.ser[i].key >> 32;
+    ikp__sort(an.ser, an.nser, sizeof(ikp__ser), ikp__cmp_ser);
+    rp->stages = (ikp_report_stage *)ikp__alloc(a, (an.nser + 1) * sizeof(ikp_report_stage));
+    stage_name = (size_t *)ikp__alloc(a, (an.nser + 1) * 2 * sizeof(size_t));
+    group_name = (size_t *)ikp__alloc(a, ((size_t)an.ng + 1) * sizeof(size_t));
+    rp->groups = (ikp_report_group *)ikp__alloc(a, ((size_t)an.ng + 1) * sizeof(ikp_report_group));
+    if (!rp->stages || !stage_name || !group_name || !rp->groups) { r = ikp__oom(err); goto fail; }
+    for (i = 0; i < an.nser; i++) {
+        ikp_report_stage *st = &rp->stages[rp->num_stages++];
+        ikp_event_stats es;
+        uint32_t id = (uint32_t)an.ser[i].key;
+        g = (uint32_t)(an.ser[i].key >> 32);
+        memset(st, 0, sizeof *st);
+        ikp__event_stats_fill(&es, an.ser[i].v, an.ser[i].n);
+        st->id = id;
+        st->group = g;
+        st->count = es.count;
+        st->total_ns = es.total_ns;
+        st->p50_ns = es.p50_ns;
+        st->p99_ns = es.p99_ns;
+        st->share = g < an.ng && an.g_region[g] > 0 ? es.total_ns / an.g_region[g] : 0;
+        if (!ikp__pool_add(a, &pool, ikp__ev_name(cap, id, t, sizeof t), &stage_name[2 * i]) ||
+            !ikp__pool_add(a, &pool, ikp__gr_name(cap, g, t, sizeof t), &stage_name[2 * i + 1])) {
+            r = ikp__oom(err);
+            goto fail;
+        }
+    }
+    /* groups with lanes; pairs of the first 16 */
+    for (g = 0; g < IKP__PAIR_GROUPS; g++) gi[g] = UINT32_MAX;
+    for (g = 0; g < an.ng; g++) {
+        ikp_report_group *gr;
+        if (!an.g_lanes[g] && !an.g_blocks[g]) continue;
+        if (g < IKP__PAIR_GROUPS) gi[g] = rp->num_groups;
+        gr = &rp->groups[rp->num_groups];
+        memset(gr, 0, sizeof *gr);
+        gr->group = g;
+        gr->lanes = an.g_lanes[g];
+        gr->blocks = an.g_blocks[g];
+        gr->busy_ns = an.g_work[g];
+        gr->span_ns = an.g_bspan[g];
+        gr->busy_fraction = gr->span_ns > 0 ? gr->busy_ns / gr->span_ns : 0;
+        if (gr->busy_fraction > 1) gr->busy_fraction = 1; /* several lanes of a group in a block */
+        gr->idle_fraction = gr->span_ns > 0 ? 1 - gr->busy_fraction : 0;
+        gr->alone_ns = an.g_alone[g];
+        gr->blocks_bound = an.g_bound[g];
+        if (!ikp__pool_add(a, &pool, ikp__gr_name(cap, g, t, sizeof t), &group_name[rp->num_groups])) { r = ikp__oom(err); goto fail; }
+        rp->num_groups++;
+    }
+    rp->pairs = (ikp_report_pair *)ikp__alloc(a, (IKP__PAIR_GROUPS * IKP__PAIR_GROUPS) * sizeof(ikp_report_pair));
+    if (!rp->pairs) { r = ikp__oom(err); goto fail; }
+    for (i = 0; i < IKP__PAIR_GROUPS; i++)
+        for (j = i + 1; j < IKP__PAIR_GROUPS; j++) {
+            size_t idx = i * IKP__PAIR_GROUPS + j;
+            ikp_report_pair *pr;
+            double sp = an.p_span[idx];
+            if (!(sp > 0) || gi[i] == UINT32_MAX || gi[j] == UINT32_MAX) continue;
+            pr = &rp->pairs[rp->num_pairs++];
+            pr->a = gi[i];
+            pr->b = gi[j];
+            pr->span_ns = sp / 1000.0;
+            pr->both = an.p_both[idx] / sp;
+            pr->a_only = an.p_a[idx] / sp;
+            pr->b_only = an.p_b[idx] / sp;
+            pr->neither = 1 - pr->both - pr->a_only - pr->b_only;
+            if (pr->neither < 0) pr->neither = 0;
+        }
+    /* balance: blocks latest first, the median end, SMs */
+    rp->blocks = an.blk;
+    rp->num_blocks = (uint32_t)an.nblk;
+    an.blk = NULL;
+    ikp__sort(rp->blocks, rp->num_blocks, sizeof(ikp_report_block), ikp__cmp_blk_end);
+    if (rp->num_blocks) {
+        rp->end_p50_ps = rp->blocks[rp->num_blocks / 2].end_ps;
+        rp->tail_ps = rp->blocks[0].end_ps - rp->end_p50_ps;
+    }
+    if (an.by_sm) {
+        rp->sms = (ikp_report_sm *)ikp__alloc(a, (an.nunits + 1) * sizeof(ikp_report_sm));
+        if (!rp->sms) { r = ikp__oom(err); goto fail; }
+        for (i = 0; i < an.nunits; i++) {
+            memset(&rp->sms[i], 0, sizeof(ikp_report_sm));
+            rp->sms[i].sm = an.units[i];
+            rp->sms[i].start_ps = INT64_MAX;
+            rp->sms[i].end_ps = INT64_MIN;
+        }
+        rp->num_sms = (uint32_t)an.nunits;
+        for (i = 0; i < rp->num_blocks; i++) {
+            const ikp_report_block *b = &rp->blocks[i];
+            size_t u = ikp__find_u32(an.units, an.nunits, b->sm);
+            if (u == an.nunits) continue;
+            rp->sms[u].blocks++;
+            rp->sms[u].busy_ns += b->busy_ns;
+            if (b->start_ps < rp->sms[u].start_ps) rp->sms[u].start_ps = b->start_ps;
+            if (b->end_ps > rp->sms[u].end_ps) rp->sms[u].end_ps = b->end_ps;
+        }
+        for (i = 0; i < rp->num_sms; i++) {
+            if (rp->sms[i].start_ps == INT64_MAX) rp->sms[i].start_ps = rp->sms[i].end_ps = 0;
+        }
+    }
+    /* the picture */
+    rp->plot_width = an.width;
+    rp->row_by_sm = an.by_sm;
+    rp->num_rows = (uint32_t)an.nrows;
+    rp->row_unit = (uint32_t *)ikp__alloc(a, (an.nrows + 1) * sizeof(uint32_t));
+    rp->row_group = (uint32_t *)ikp__alloc(a, (an.nrows + 1) * sizeof(uint32_t));
+    rp->heat_unit = (uint32_t *)ikp__alloc(a, ((size_t)an.heat_rows + 1) * sizeof(uint32_t));
+    rp->heat = (float *)ikp__alloc(a, ((size_t)an.heat_rows * an.heat_bins + 1) * sizeof(float));
+    if (!rp->row_unit || !rp->row_group || !rp->heat_unit || !rp->heat) { r = ikp__oom(err); goto fail; }
+    for (i = 0; i < an.nrows; i++) { rp->row_unit[i] = (uint32_t)(an.rows[i] >> 32); rp->row_group[i] = (uint32_t)an.rows[i]; }
+    rp->rects = an.rects;
+    rp->num_rects = an.nrects;
+    an.rects = NULL;
+    rp->heat_rows = an.heat_rows;
+    rp->heat_bins = an.heat_bins;
+    rp->heat_units_per_row = an.upr;
+    {
+        double bw = (double)(cap->info.span_ps > 0 ? cap->info.span_ps : 1) / an.heat_bins;
+        for (i = 0; i < (size_t)an.heat_rows * an.heat_bins; i++) {
+            double v = an.heat[i] / bw / an.upr;
+            rp->heat[i] = (float)v;
+            if (v > rp->heat_max) rp->heat_max = v;
+        }
+        for (i = 0; i < an.heat_rows; i++) rp->heat_unit[i] = an.units[i * an.upr];
+    }
+    /* names, now that the pool stops growing */
+    if (opt && opt->device && !ikp__pool_add(a, &pool, opt->device, &dev_name)) { r = ikp__oom(err); goto fail; }
+    rp->names_ = pool.p;
+    pool.p = NULL;
+    for (i = 0; i < rp->num_stages; i++) {
+        rp->stages[i].name = rp->names_ + stage_name[2 * i];
+        rp->stages[i].group_name = rp->names_ + stage_name[2 * i + 1];
+    }
+    for (i = 0; i < rp->num_groups; i++) rp->groups[i].name = rp->names_ + group_name[i];
+    if (opt && opt->device) rp->device = rp->names_ + dev_name;
+    ikp__free(a, stage_name);
+    ikp__free(a, group_name);
+    ikp__free(a, wait);
+    ikp__an_free(&an);
+    *out = rp;
+    ikp__ok(err);
+    return IKP_OK;
+fail:
+    ikp__free(a, stage_name);
+    ikp__free(a, group_name);
+    ikp__free(a, wait);
+    ikp__free(a, pool.p);
+    ikp__an_free(&an);
+    ikp_report_free(rp);
+    return r;
+}
+
+IKP_DEF const char *ikp_verdict_name(ikp_verdict v)
+{
+    switch (v) {
+    case IKP_VERDICT_SAME: return "same";
+    case IKP_VERDICT_FASTER: return "faster";
+    case IKP_VERDICT_SLOWER: return "slower";
+    case IKP_VERDICT_ONLY_BASE: return "only-base";
+    case IKP_VERDICT_ONLY_NEW: return "only-new";
+    default: return "unknown";
+    }
+}
+
+/* b / a - 1; a base of 0 counts as 1 ps */
+static double ikp__change(double a, double b)
+{
+    return a > 0 ? b / a - 1 : b > 0 ? b * 1000.0 - 1 : 0;
+}
+
+static void ikp__judge(ikp_diff_test *t, const uint64_t *a, size_t na, const uint64_t *b, size_t nb,
+                       const ikp_diff_options *o, uint32_t tests)
+{
+    double pa = na ? ikp__pct(a, na, 50) : 0, pb = nb ? ikp__pct(b, nb, 50) : 0; /* ns */
+    ikp__rank_test(a, na, b, nb, &t->z, &t->p_value);
+    t->p50_change = na && nb ? ikp__change(pa, pb) : 0;
+    t->verdict = IKP_VERDICT_SAME;
+    if (na && nb && t->p_value < o->alpha / (tests ? tests : 1) &&
+        (t->p50_change >= o->threshold || t->p50_change <= -o->threshold) &&
+        (pb - pa >= o->min_change_ns || pa - pb >= o->min_change_ns))
+        t->verdict = t->p50_change > 0 ? IKP_VERDICT_SLOWER : IKP_VERDICT_FASTER;
+}
+
+IKP_DEF void ikp_diff_free(ikp_diff *d)
+{
+    ikp_allocator a;
+    if (!d) return;
+    a = d->allocator_;
+    ikp__free(&a, d->events);
+    ikp__free(&a, d->groups);
+    ikp__free(&a, d->names_);
+    ikp__free(&a, d);
+}
+
+typedef struct ikp__named { const char *name; size_t i; } ikp__named;
+static int ikp__cmp_named(const void *pa, const void *pb)
+{
+    const ikp__named *a = (const ikp__named *)pa, *b = (const ikp__named *)pb;
+    int c = strcmp(a->name, b->name);
+    return c ? c : a->i < b->i ? -1 : a->i > b->i;
+}
+static size_t ikp__find_named(const ikp__named *v, size_t n, const char *name) /* n if absent */
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t m = lo + (hi - lo) / 2;
+        if (strcmp(v[m].name, name) < 0) lo = m + 1; else hi = m;
+    }
+    return lo < n && !strcmp(v[lo].name, name) ? lo : n;
+}
+
+/* the block spans of an analysis, sorted (ps) */
+static uint64_t *ikp__block_spans(const ikp__an *an, ikp_error *err)
+{
+    uint64_t *v = (uint64_t *)ikp__alloc(an->a, (an->nblk + 1) * sizeof(uint64_t)), *tmp;
+    size_t i;
+    if (!v) { ikp__oom(err); return NULL; }
+    for (i = 0; i < an->nblk; i++) v[i] = (uint64_t)(an->blk[i].end_ps - an->blk[i].start_ps);
+    tmp = (uint64_t *)ikp__alloc(an->a, (an->nblk + 1) * sizeof(uint64_t));
+    if (!tmp) { ikp__free(an->a, v); ikp__oom(err); return NULL; }
+    ikp__radix_sort(v, tmp, an->nblk);
+    ikp__free(an->a, tmp);
+    return v;
+}
+
+IKP_DEF ikp_result ikp_diff_compute(const ikp_capture *base, const ikp_capture *next, const ikp_diff_options *opt,
+                                    ikp_diff **out, ikp_error *err)
+{
+    const ikp_allocator *a;
+    ikp__an an[2];
+    ikp__named *nm[2] = {NULL, NULL};
+    const ikp_capture *cap[2];
+    ikp_diff *d;
+    ikp__pool pool, gpool;
+    ikp_result r = IKP_OK;
+    uint64_t *bs[2] = {NULL, NULL};
+    size_t *eo[2] = {NULL, NULL};
+    size_t i, k, *ev_name = NULL, *gr_name = NULL, ngr;
+    uint32_t both = 0, side;
+    uint8_t *matched = NULL;
+    char t[40];
+    if (!base || !next || !out) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL argument");
+    *out = NULL;
+    if (opt && (!(opt->threshold >= 0 && opt->threshold < 1e6) || !(opt->alpha >= 0 && opt->alpha < 1) ||
+                !(opt->min_change_ns >= 0 && opt->min_change_ns < 1e15)))
+        return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1,
+                         "diff options: threshold must be a fraction >= 0, alpha in [0, 1) and min_change_ns >= 0");
+    a = &base->alloc;
+    cap[0] = base;
+    cap[1] = next;
+    memset(&pool, 0, sizeof pool);
+    memset(&gpool, 0, sizeof gpool);
+    memset(an, 0, sizeof an);
+    d = (ikp_diff *)ikp__alloc(a, sizeof *d);
+    if (!d) return ikp__oom(err);
+    memset(d, 0, sizeof *d);
+    d->allocator_ = base->alloc;
+    d->options.threshold = opt && opt->threshold > 0 ? opt->threshold : 0.02;
+    d->options.alpha = opt && opt->alpha > 0 ? opt->alpha : 0.01;
+    d->options.min_change_ns = opt && opt->min_change_ns > 0 ? opt->min_change_ns : 5;
+    d->base_info = base->info;
+    d->next_info = next->info;
+    for (side = 0; side < 2 && r == IKP_OK; side++) {
+        r = ikp__an_run(&an[side], cap[side], 0, NULL, NULL, err);
+        if (r == IKP_OK) r = ikp__an_sort(&an[side], err);
+        if (r == IKP_OK) {
+            ikp__sort(an[side].ser, an[side].nser, sizeof(ikp__ser), ikp__cmp_ser); /* by event id */
+            nm[side] = (ikp__named *)ikp__alloc(a, (an[side].nser + 1) * sizeof(ikp__named));
+            if (!nm[side]) r = ikp__oom(err);
+        }
+        if (r == IKP_OK && !(eo[side] = (size_t *)ikp__alloc(a, (an[side].nser + 1) * sizeof(size_t)))) r = ikp__oom(err);
+        for (i = 0; r == IKP_OK && i < an[side].nser; i++) /* event names: offsets until the pool settles */
+            if (!ikp__pool_add(a, &pool, ikp__ev_name(cap[side], (uint32_t)an[side].ser[i].key, t, sizeof t), &eo[side][i]))
+                r = ikp__oom(err);
+        if (r == IKP_OK && !(bs[side] = ikp__block_spans(&an[side], err))) r = IKP_ERR_OUT_OF_MEMORY;
+    }
+    if (r != IKP_OK) goto done;
+    for (side = 0; side < 2; side++)
+        for (i = 0; i < an[side].nser; i++) { nm[side][i].name = pool.p + eo[side][i]; nm[side][i].i = i; }
+    /* the new side's names sorted, for lookups; events in base order, then new only */
+    ikp__sort(nm[1], an[1].nser, sizeof(ikp__named), ikp__cmp_named);
+    matched = (uint8_t *)ikp__alloc(a, an[1].nser + 1);
+    d->events = (ikp_diff_event *)ikp__alloc(a, (an[0].nser + an[1].nser + 1) * sizeof(ikp_diff_event));
+    ev_name = (size_t *)ikp__alloc(a, (an[0].nser + an[1].nser + 1) * sizeof(size_t));
+    if (!matched || !d->events || !ev_name) { r = ikp__oom(err); goto done; }
+    memset(matched, 0, an[1].nser + 1);
+    for (i = 0; i < an[0].nser; i++) {
+        size_t j = ikp__find_named(nm[1], an[1].nser, nm[0][i].name);
+        if (j < an[1].nser && !matched[j]) { both++; matched[j] = 1; }
+    }
+    d->tests = both + 1; /* the events in both, and the span */
+    memset(matched, 0, an[1].nser + 1);
+    for (i = 0; i < an[0].nser; i++) {
+        ikp_diff_event *e = &d->events[d->num_events];
+        const ikp__ser *sa = &an[0].ser[i];
+        size_t j = ikp__find_named(nm[1], an[1].nser, nm[0][i].name);
+        memset(e, 0, sizeof *e);
+        ev_name[d->num_events++] = (size_t)(nm[0][i].name - pool.p);
+        ikp__event_stats_fill(&e->base, sa->v, sa->n);
+        e->base.id = (uint32_t)sa->key;
+        if (j < an[1].nser && !matched[j]) {
+            const ikp__ser *sb = &an[1].ser[nm[1][j].i];
+            matched[j] = 1;
+            ikp__event_stats_fill(&e->next, sb->v, sb->n);
+            e->next.id = (uint32_t)sb->key;
+            ikp__judge(&e->test, sa->v, sa->n, sb->v, sb->n, &d->options, d->tests);
+        } else {
+            e->test.verdict = IKP_VERDICT_ONLY_BASE;
+            e->test.p_value = 1;
+            d->differs |= IKP_DIFF_EVENTS;
+        }
+    }
+    for (k = 0; k < an[1].nser; k++) eo[1][nm[1][k].i] = k; /* series -> its place among the sorted names */
+    for (k = 0; k < an[1].nser; k++) { /* new only, by id */
+        size_t j = eo[1][k];
+        if (!matched[j]) {
+            ikp_diff_event *e = &d->events[d->num_events];
+            const ikp__ser *sb = &an[1].ser[k];
+            memset(e, 0, sizeof *e);
+            ev_name[d->num_events++] = (size_t)(nm[1][j].name - pool.p);
+            ikp__event_stats_fill(&e->next, sb->v, sb->n);
+            e->next.id = (uint32_t)sb->key;
+            e->test.verdict = IKP_VERDICT_ONLY_NEW;
+            e->test.p_value = 1;
+            d->differs |= IKP_DIFF_EVENTS;
+        }
+    }
+    /* groups by name */
+    ngr = (size_t)an[0].ng + an[1].ng;
+    d->groups = (ikp_diff_group *)ikp__alloc(a, (ngr + 1) * sizeof(ikp_diff_group));
+    gr_name = (size_t *)ikp__alloc(a, (ngr + 1) * sizeof(size_t));
+    if (!d->groups || !gr_name) { r = ikp__oom(err); goto done; }
+    for (side = 0; side < 2; side++)
+        for (k = 0; k < an[side].ng; k++) {
+            const ikp__an *x = &an[side];
+            const char *name;
+            ikp_diff_group *g = NULL;
+            size_t at;
+            if (!x->g_lanes[k]) continue;
+            name = ikp__gr_name(cap[side], (uint32_t)k, t, sizeof t);
+            for (i = 0; i < d->num_groups && !g; i++)
+                if (!strcmp(gpool.p + gr_name[i], name)) g = &d->groups[i];
+            if (!g) {
+                if (!ikp__pool_add(a, &gpool, name, &at)) { r = ikp__oom(err); goto done; }
+                g = &d->groups[d->num_groups];
+                memset(g, 0, sizeof *g);
+                gr_name[d->num_groups++] = at;
+                g->verdict = side ? IKP_VERDICT_ONLY_NEW : IKP_VERDICT_ONLY_BASE;
+            } else if (side) g->verdict = IKP_VERDICT_SAME;
+            if (side) { g->next_lanes = x->g_lanes[k]; g->next_busy = x->g_bspan[k] > 0 ? x->g_work[k] / x->g_bspan[k] : 0; }
+            else { g->base_lanes = x->g_lanes[k]; g->base_busy = x->g_bspan[k] > 0 ? x->g_work[k] / x->g_bspan[k] : 0; }
+        }
+    /* the span: the capture's, and each block's as the samples */
+    d->span.base_ns = (double)base->info.span_ps / 1000.0;
+    d->span.next_ns = (double)next->info.span_ps / 1000.0;
+    d->span.change = ikp__change(d->span.base_ns, d->span.next_ns);
+    ikp__event_stats_fill(&d->span.base_blocks, bs[0], an[0].nblk);
+    ikp__event_stats_fill(&d->span.next_blocks, bs[1], an[1].nblk);
+    ikp__judge(&d->span.test, bs[0], an[0].nblk, bs[1], an[1].nblk, &d->options, d->tests);
+    d->verdict = d->span.test.verdict;
+    if (base->format != next->format) d->differs |= IKP_DIFF_FORMAT;
+    if (base->info.timer_cycles != next->info.timer_cycles) d->differs |= IKP_DIFF_TIMER;
+    if (base->info.num_blocks != next->info.num_blocks) d->differs |= IKP_DIFF_BLOCKS;
+    if (base->info.num_groups != next->info.num_groups) d->differs |= IKP_DIFF_GROUPS;
+    if (memcmp(base->info.grid, next->info.grid, sizeof base->info.grid)) d->differs |= IKP_DIFF_GRID;
+    /* names last: the group names after the event names, in one block */
+    if (!ikp__grow(a, (void **)&pool.p, &pool.cap, pool.n + gpool.n + 1, 1)) { r = ikp__oom(err); goto done; }
+    if (gpool.n) memcpy(pool.p + pool.n, gpool.p, gpool.n);
+    d->names_ = pool.p;
+    for (i = 0; i < d->num_events; i++) {
+        d->events[i].name = d->names_ + ev_name[i];
+        d->events[i].base.name = d->events[i].next.name = d->events[i].name;
+    }
+    for (i = 0; i < d->num_groups; i++) d->groups[i].name = d->names_ + pool.n + gr_name[i];
+    pool.p = NULL;
+    d->span.base_blocks.name = d->span.next_blocks.name = "block span";
+done:
+    for (side = 0; side < 2; side++) {
+        ikp__an_free(&an[side]); ikp__free(a, nm[side]); ikp__free(a, bs[side]); ikp__free(a, eo[side]);
+    }
+    ikp__free(a, gpool.p);
+    ikp__free(a, matched);
+    ikp__free(a, ev_name);
+    ikp__free(a, gr_name);
+    ikp__free(a, pool.p);
+    if (r != IKP_OK) { ikp_diff_free(d); return r; }
+    *out = d;
+    ikp__ok(err);
+    return IKP_OK;
+}
+
+IKP_DEF int ikp_diff_slower_than(const ikp_diff *d, double fraction)
+{
+    uint32_t i;
+    if (!d) return 0;
+    for (i = 0; i < d->num_events; i++)
+        if (d->events[i].test.verdict == IKP_VERDICT_SLOWER && d->events[i].test.p50_change > fraction) return 1;
+    return d->span.test.verdict == IKP_VERDICT_SLOWER && d->span.change > fraction;
+}
+
+/* ---- diff and report writers ---- */
+/* a signed percentage: "+10.0%", "-3.2%" */
+static void ikp__put_pct(ikp__out *o, double frac, size_t w)
+{
+    char t[64];
+    size_t n;
+    t[0] = frac >= 0 ? '+' : '-';
+    n = 1 + ikp__fmt_fixed(t + 1, sizeof t - 2, frac < 0 ? -frac * 100 : frac * 100, 1);
+    t[n++] = '%';
+    for (; n < w; w--) ikp__put(o, " ", 1);
+    ikp__put(o, t, n);
+}
+/* a probability in JSON's number syntax: 0.0123, 1.2e-30, 0 */
+static void ikp__put_prob(ikp__out *o, double p)
+{
+    char t[64];
+    int e = 0;
+    if (!(p > 0)) { ikp__puts(o, "0"); return; }
+    if (p >= 0.001) { ikp__put_f(o, p, 4); return; }
+    while (p < 1 && e > -330) { p *= 10; e--; }
+    ikp__put(o, t, ikp__fmt_fixed(t, sizeof t, p, 1));
+    snprintf(t, sizeof t, "e%d", e);
+    ikp__puts(o, t);
+}
+static void ikp__out_init(ikp__out *o, ikp_write_fn fn, void *user, char *buf, size_t n)
+{
+    o->fn = fn; o->user = user; o->buf = buf; o->n = 0; o->cap = n; o->failed = 0;
+}
+static ikp_result ikp__out_end(ikp__out *o)
+{
+    ikp__flush(o);
+    return o->failed ? IKP_ERR_WRITE : IKP_OK;
+}
+
+static const char *ikp__differs_text(uint32_t bit)
+{
+    switch (bit) {
+    case IKP_DIFF_FORMAT: return "formats";
+    case IKP_DIFF_TIMER: return "timers";
+    case IKP_DIFF_BLOCKS: return "block counts";
+    case IKP_DIFF_GROUPS: return "group counts";
+    case IKP_DIFF_GRID: return "grids";
+    default: return "event sets";
+    }
+}
+
+IKP_DEF ikp_result ikp_diff_write_text(const ikp_diff *d, ikp_write_fn fn, void *user)
+{
+    ikp__out o;
+    char buf[4096], t[256];
+    uint32_t i, bit;
+    size_t w = 10;
+    if (!d || !fn) return IKP_ERR_INVALID_ARGUMENT;
+    ikp__out_init(&o, fn, user, buf, sizeof buf);
+    for (i = 0; i < d->num_events; i++) {
+        size_t n = strlen(d->events[i].name);
+        if (n > w) w = n > 40 ? 40 : n;
+    }
+    ikp__put_text_name(&o, "event", w);
+    ikp__puts(&o, "   count base/new    p50 base ns     p50 new ns     p50     p90     p99     max   total  verdict\n");
+    for (i = 0; i < d->num_events; i++) {
+        const ikp_diff_event *e = &d->events[i];
+        int has2 = e->base.count && e->next.count;
+        ikp__put_text_name(&o, e->name, w);
+        snprintf(t, sizeof t, " %9llu/%-9llu", (unsigned long long)e->base.count, (unsigned long long)e->next.count);
+        ikp__puts(&o, t);
+        ikp__put_f_w(&o, e->base.p50_ns, 1, 12);
+        ikp__put_f_w(&o, e->next.p50_ns, 1, 15);
+        if (has2) {
+            ikp__put_pct(&o, e->test.p50_change, 8);
+            ikp__put_pct(&o, ikp__change(e->base.p90_ns, e->next.p90_ns), 8);
+            ikp__put_pct(&o, ikp__change(e->base.p99_ns, e->next.p99_ns), 8);
+            ikp__put_pct(&o, ikp__change(e->base.max_ns, e->next.max_ns), 8);
+            ikp__put_pct(&o, ikp__change(e->base.total_ns, e->next.total_ns), 8);
+        } else ikp__puts(&o, "       -       -       -       -       -");
+        ikp__puts(&o, "  ");
+        ikp__puts(&o, ikp_verdict_name(e->test.verdict));
+        if (has2) { ikp__puts(&o, " (p="); ikp__put_prob(&o, e->test.p_value); ikp__puts(&o, ")"); }
+        ikp__puts(&o, "\n");
+    }
+    if (d->num_groups) {
+        ikp__puts(&o, "\n");
+        ikp__put_text_name(&o, "group", w);
+        ikp__puts(&o, "   lanes base/new  busy base  busy new  change\n");
+        for (i = 0; i < d->num_groups; i++) {
+            const ikp_diff_group *g = &d->groups[i];
+            ikp__put_text_name(&o, g->name, w);
+            snprintf(t, sizeof t, " %9u/%-9u", g->base_lanes, g->next_lanes);
+            ikp__puts(&o, t);
+            ikp__put_f_w(&o, g->base_busy * 100, 1, 9); ikp__puts(&o, "%");
+            ikp__put_f_w(&o, g->next_busy * 100, 1, 9); ikp__puts(&o, "%");
+            if (g->verdict == IKP_VERDICT_SAME) {
+                ikp__put_f_w(&o, (g->next_busy - g->base_busy) * 100, 1, 7);
+                ikp__puts(&o, " pt\n");
+            } else { ikp__puts(&o, "  "); ikp__puts(&o, ikp_verdict_name(g->verdict)); ikp__puts(&o, "\n"); }
+        }
+    }
+    ikp__puts(&o, "\nspan      ");
+    ikp__put_f(&o, d->span.base_ns / 1000.0, 3);
+    ikp__puts(&o, " us -> ");
+    ikp__put_f(&o, d->span.next_ns / 1000.0, 3);
+    ikp__puts(&o, " us (");
+    ikp__put_pct(&o, d->span.change, 0);
+    ikp__puts(&o, "); block spans p50 ");
+    ikp__put_f(&o, d->span.base_blocks.p50_ns / 1000.0, 3);
+    ikp__puts(&o, " -> ");
+    ikp__put_f(&o, d->span.next_blocks.p50_ns / 1000.0, 3);
+    snprintf(t, sizeof t, " us (%llu and %llu blocks, ", (unsigned long long)d->span.base_blocks.count,
+             (unsigned long long)d->span.next_blocks.count);
+    ikp__puts(&o, t);
+    ikp__put_pct(&o, d->span.test.p50_change, 0);
+    ikp__puts(&o, ", p=");
+    ikp__put_prob(&o, d->span.test.p_value);
+    ikp__puts(&o, ")\nverdict   ");
+    ikp__puts(&o, ikp_verdict_name(d->verdict));
+    ikp__puts(&o, " (a change counts when the rank test's p < ");
+    ikp__put_prob(&o, d->options.alpha / d->tests);
+    ikp__puts(&o, " and the median moved by at least ");
+    ikp__put_f(&o, d->options.threshold * 100, 1);
+    ikp__puts(&o, "% and ");
+    ikp__put_f(&o, d->options.min_change_ns, 1);
+    ikp__puts(&o, " ns)\n");
+    for (bit = 1; bit <= IKP_DIFF_EVENTS; bit <<= 1)
+        if (d->differs & bit) {
+            snprintf(t, sizeof t, "note      the captures' %s differ", ikp__differs_text(bit));
+            ikp__puts(&o, t);
+            if (bit == IKP_DIFF_EVENTS) {
+                ikp__puts(&o, ": compared by name; only in one:");
+                for (i = 0; i < d->num_events; i++)
+                    if (d->events[i].test.verdict >= IKP_VERDICT_ONLY_BASE) {
+                        ikp__puts(&o, " ");
+                        ikp__put_text_name(&o, d->events[i].name, 0);
+                        ikp__puts(&o, d->events[i].test.verdict == IKP_VERDICT_ONLY_BASE ? " (base)" : " (new)");
+                    }
+            }
+            if (bit == IKP_DIFF_BLOCKS) {
+                snprintf(t, sizeof t, ": %u and %u", d->base_info.num_blocks, d->next_info.num_blocks);
+                ikp__puts(&o, t);
+            }
+            if (bit == IKP_DIFF_GROUPS) {
+                snprintf(t, sizeof t, ": %u and %u", d->base_info.num_groups, d->next_info.num_groups);
+                ikp__puts(&o, t);
+            }
+            ikp__puts(&o, "\n");
+        }
+    return ikp__out_end(&o);
+}
+
+static void ikp__put_json_dist(ikp__out *o, const ikp_event_stats *e)
+{
+    ikp__puts(o, "{\"count\":");
+    ikp__put_u64(o, e->count);
+    ikp__put_kv_f(o, "total_ns", e->total_ns);
+    ikp__put_kv_f(o, "p50_ns", e->p50_ns);
+    ikp__put_kv_f(o, "p90_ns", e->p90_ns);
+    ikp__put_kv_f(o, "p99_ns", e->p99_ns);
+    ikp__put_kv_f(o, "max_ns", e->max_ns);
+    ikp__puts(o, "}");
+}
+static void ikp__put_json_test(ikp__out *o, const ikp_diff_test *t)
+{
+    ikp__puts(o, ",\"p50_change\":");
+    ikp__put_f(o, t->p50_change, 6);
+    ikp__puts(o, ",\"z\":");
+    ikp__put_f(o, t->z, 3);
+    ikp__puts(o, ",\"p_value\":");
+    ikp__put_prob(o, t->p_value);
+    ikp__puts(o, ",\"verdict\":\"");
+    ikp__puts(o, ikp_verdict_name(t->verdict));
+    ikp__puts(o, "\"");
+}
+static void ikp__put_json_capture(ikp__out *o, const ikp_capture_info *in)
+{
+    ikp__puts(o, "{\"format\":\"");
+    ikp__puts(o, ikp_format_name(in->format));
+    ikp__puts(o, "\"");
+    ikp__put_kv_u(o, "blocks", in->num_blocks);
+    ikp__put_kv_u(o, "num_groups", in->num_groups);
+    ikp__put_kv_u(o, "records", in->records);
+    ikp__puts(o, "}");
+}
+
+IKP_DEF ikp_result ikp_diff_write_json(const ikp_diff *d, ikp_write_fn fn, void *user)
+{
+    ikp__out o;
+    char buf[4096];
+    uint32_t i, bit, n = 0;
+    if (!d || !fn) return IKP_ERR_INVALID_ARGUMENT;
+    ikp__out_init(&o, fn, user, buf, sizeof buf);
+    ikp__puts(&o, "{\"base\":");
+    ikp__put_json_capture(&o, &d->base_info);
+    ikp__puts(&o, ",\"new\":");
+    ikp__put_json_capture(&o, &d->next_info);
+    ikp__puts(&o, ",\"options\":{\"threshold\":");
+    ikp__put_f(&o, d->options.threshold, 6);
+    ikp__puts(&o, ",\"alpha\":");
+    ikp__put_prob(&o, d->options.alpha);
+    ikp__puts(&o, ",\"min_change_ns\":");
+    ikp__put_f(&o, d->options.min_change_ns, 3);
+    ikp__put_kv_u(&o, "tests", d->tests);
+    ikp__puts(&o, "},\"differs\":[");
+    for (bit = 1; bit <= IKP_DIFF_EVENTS; bit <<= 1)
+        if (d->differs & bit) {
+            ikp__puts(&o, n++ ? ",\"" : "\"");
+            ikp__puts(&o, ikp__differs_text(bit));
+            ikp__puts(&o, "\"");
+        }
+    ikp__puts(&o, "],\"events\":[");
+    for (i = 0; i < d->num_events; i++) {
+        const ikp_diff_event *e = &d->events[i];
+        ikp__puts(&o, i ? ",\n{\"name\":\"" : "\n{\"name\":\"");
+        ikp__put_json_chars(&o, e->name);
+        ikp__puts(&o, "\",\"base\":");
+        if (e->base.count) ikp__put_json_dist(&o, &e->base); else ikp__puts(&o, "null");
+        ikp__puts(&o, ",\"new\":");
+        if (e->next.count) ikp__put_json_dist(&o, &e->next); else ikp__puts(&o, "null");
+        if (e->base.count && e->next.count) {
+            ikp__puts(&o, ",\"changes\":{\"count\":");
+            ikp__put_f(&o, ikp__change((double)e->base.count, (double)e->next.count), 6);
+            ikp__puts(&o, ",\"total\":");
+            ikp__put_f(&o, ikp__change(e->base.total_ns, e->next.total_ns), 6);
+            ikp__puts(&o, ",\"p90\":");
+            ikp__put_f(&o, ikp__change(e->base.p90_ns, e->next.p90_ns), 6);
+            ikp__puts(&o, ",\"p99\":");
+            ikp__put_f(&o, ikp__change(e->base.p99_ns, e->next.p99_ns), 6);
+            ikp__puts(&o, ",\"max\":");
+            ikp__put_f(&o, ikp__change(e->base.max_ns, e->next.max_ns), 6);
+            ikp__puts(&o, "}");
+            ikp__put_json_test(&o, &e->test);
+        } else {
+            ikp__puts(&o, ",\"p50_change\":null,\"verdict\":\"");
+            ikp__puts(&o, ikp_verdict_name(e->test.verdict));
+            ikp__puts(&o, "\"");
+        }
+        ikp__puts(&o, "}");
+    }
+    ikp__puts(&o, "],\"groups\":[");
+    for (i = 0; i < d->num_groups; i++) {
+        const ikp_diff_group *g = &d->groups[i];
+        ikp__puts(&o, i ? ",\n{\"name\":\"" : "\n{\"name\":\"");
+        ikp__put_json_chars(&o, g->name);
+        ikp__puts(&o, "\",\"base\":");
+        if (g->base_lanes) {
+            ikp__puts(&o, "{\"lanes\":"); ikp__put_u64(&o, g->base_lanes);
+            ikp__puts(&o, ",\"busy_fraction\":"); ikp__put_f(&o, g->base_busy, 6); ikp__puts(&o, "}");
+        } else ikp__puts(&o, "null");
+        ikp__puts(&o, ",\"new\":");
+        if (g->next_lanes) {
+            ikp__puts(&o, "{\"lanes\":"); ikp__put_u64(&o, g->next_lanes);
+            ikp__puts(&o, ",\"busy_fraction\":"); ikp__put_f(&o, g->next_busy, 6); ikp__puts(&o, "}");
+        } else ikp__puts(&o, "null");
+        ikp__puts(&o, ",\"verdict\":\"");
+        ikp__puts(&o, ikp_verdict_name(g->verdict));
+        ikp__puts(&o, "\"}");
+    }
+    ikp__puts(&o, "],\"span\":{\"base_ns\":");
+    ikp__put_f(&o, d->span.base_ns, 3);
+    ikp__puts(&o, ",\"new_ns\":");
+    ikp__put_f(&o, d->span.next_ns, 3);
+    ikp__puts(&o, ",\"change\":");
+    ikp__put_f(&o, d->span.change, 6);
+    ikp__puts(&o, ",\"blocks\":{\"base\":");
+    ikp__put_json_dist(&o, &d->span.base_blocks);
+    ikp__puts(&o, ",\"new\":");
+    ikp__put_json_dist(&o, &d->span.next_blocks);
+    ikp__puts(&o, "}");
+    ikp__put_json_test(&o, &d->span.test);
+    ikp__puts(&o, "},\"verdict\":\"");
+    ikp__puts(&o, ikp_verdict_name(d->verdict));
+    ikp__puts(&o, "\"}\n");
+    return ikp__out_end(&o);
+}
+
+/* Markdown table cell text: '|', '\\', '<', '>', '&' and control bytes made harmless */
+static void ikp__put_md(ikp__out *o, const char *s)
+{
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '|') ikp__puts(o, "\\|");
+        else if (c == '\\') ikp__puts(o, "\\\\");
+        else if (c == '<') ikp__puts(o, "&lt;");
+        else if (c == '>') ikp__puts(o, "&gt;");
+        else if (c == '&') ikp__puts(o, "&amp;");
+        else if (c == '`' || c == '*' || c == '_' || c == '[' || c == ']') { ikp__put(o, "\\", 1); ikp__put(o, s, 1); }
+        else if (c < 0x20 || c == 0x7f) ikp__put(o, "?", 1);
+        else ikp__put(o, s, 1);
+    }
+}
+
+static void ikp__put_diff_md(ikp__out *o, const ikp_diff *d)
+{
+    uint32_t i;
+    ikp__puts(o, "| event | count base / new | p50 base (ns) | p50 new (ns) | p50 | p90 | p99 | total | verdict |\n"
+                 "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n");
+    for (i = 0; i < d->num_events; i++) {
+        const ikp_diff_event *e = &d->events[i];
+        char t[96];
+        ikp__puts(o, "| ");
+        ikp__put_md(o, e->name);
+        snprintf(t, sizeof t, " | %llu / %llu | ", (unsigned long long)e->base.count, (unsigned long long)e->next.count);
+        ikp__puts(o, t);
+        ikp__put_f(o, e->base.p50_ns, 1); ikp__puts(o, " | ");
+        ikp__put_f(o, e->next.p50_ns, 1); ikp__puts(o, " | ");
+        if (e->base.count && e->next.count) {
+            ikp__put_pct(o, e->test.p50_change, 0); ikp__puts(o, " | ");
+            ikp__put_pct(o, ikp__change(e->base.p90_ns, e->next.p90_ns), 0); ikp__puts(o, " | ");
+            ikp__put_pct(o, ikp__change(e->base.p99_ns, e->next.p99_ns), 0); ikp__puts(o, " | ");
+            ikp__put_pct(o, ikp__change(e->base.total_ns, e->next.total_ns), 0); ikp__puts(o, " | ");
+        } else ikp__puts(o, "- | - | - | - | ");
+        ikp__puts(o, e->test.verdict == IKP_VERDICT_SLOWER || e->test.verdict == IKP_VERDICT_FASTER ? "**" : "");
+        ikp__puts(o, ikp_verdict_name(e->test.verdict));
+        ikp__puts(o, e->test.verdict == IKP_VERDICT_SLOWER || e->test.verdict == IKP_VERDICT_FASTER ? "**" : "");
+        ikp__puts(o, " |\n");
+    }
+    ikp__puts(o, "\nSpan: ");
+    ikp__put_f(o, d->span.base_ns / 1000.0, 3);
+    ikp__puts(o, " us -> ");
+    ikp__put_f(o, d->span.next_ns / 1000.0, 3);
+    ikp__puts(o, " us (");
+    ikp__put_pct(o, d->span.change, 0);
+    ikp__puts(o, "); median block span ");
+    ikp__put_pct(o, d->span.test.p50_change, 0);
+    ikp__puts(o, ". **Verdict: ");
+    ikp__puts(o, ikp_verdict_name(d->verdict));
+    ikp__puts(o, "** (Mann-Whitney rank test per event, p < ");
+    ikp__put_prob(o, d->options.alpha / d->tests);
+    ikp__puts(o, ", and a median change of at least ");
+    ikp__put_f(o, d->options.threshold * 100, 1);
+    ikp__puts(o, "% and ");
+    ikp__put_f(o, d->options.min_change_ns, 1);
+    ikp__puts(o, " ns).\n");
+}
+
+IKP_DEF ikp_result ikp_diff_write_markdown(const ikp_diff *d, ikp_write_fn fn, void *user)
+{
+    ikp__out o;
+    char buf[4096];
+    if (!d || !fn) return IKP_ERR_INVALID_ARGUMENT;
+    ikp__out_init(&o, fn, user, buf, sizeof buf);
+    ikp__put_diff_md(&o, d);
+    return ikp__out_end(&o);
+}
+
+static void ikp__put_us(ikp__out *o, int64_t ps)
+{
+    ikp__put_f(o, (double)ps / 1e6, 3);
+}
+static void ikp__put_share(ikp__out *o, double frac) /* "12.3%" */
+{
+    ikp__put_f(o, frac * 100, 1);
+    ikp__puts(o, "%");
+}
+
+IKP_DEF ikp_result ikp_report_write_markdown(const ikp_report *r, const ikp_report_md_options *opt,
+                                             ikp_write_fn fn, void *user)
+{
+    ikp__out o;
+    char buf[8192], t[512];
+    const ikp_stats *st;
+    const ikp_capture_info *in;
+    uint32_t i, best = 0, show;
+    if (!r || !fn || !r->stats) return IKP_ERR_INVALID_ARGUMENT;
+    st = r->stats;
+    in = &st->info;
+    ikp__out_init(&o, fn, user, buf, sizeof buf);
+    ikp__puts(&o, "# ");
+    ikp__put_md(&o, opt && opt->title ? opt->title : "IKP report");
+    ikp__puts(&o, "\n\n## Configuration\n\n| | |\n| --- | --- |\n");
+    if (opt && opt->source) { ikp__puts(&o, "| capture | "); ikp__put_md(&o, opt->source); ikp__puts(&o, " |\n"); }
+    ikp__puts(&o, "| device | ");
+    ikp__put_md(&o, r->device ? r->device : "not recorded in the capture");
+    snprintf(t, sizeof t, " |\n| format | %s (timer: %s) |\n| grid | %u blocks x %u groups", ikp_format_name(in->format),
+             in->timer_cycles ? "SM cycles" : "globaltimer ns", in->num_blocks, in->num_groups);
+    ikp__puts(&o, t);
+    if (in->grid[0]) { snprintf(t, sizeof t, " (grid %u x %u x %u)", in->grid[0], in->grid[1], in->grid[2]); ikp__puts(&o, t); }
+    snprintf(t, sizeof t, " |\n| lanes | %u in the buffer, %u active |\n| records | %llu (%llu regions, %llu instants) |\n| span | ",
+             in->num_lanes, in->active_lanes, (unsigned long long)in->records, (unsigned long long)st->regions,
+             (unsigned long long)st->instants);
+    ikp__puts(&o, t);
+    ikp__put_us(&o, in->span_ps);
+    ikp__puts(&o, " us |\n");
+    if (in->drops_known) { snprintf(t, sizeof t, "| dropped | %llu |\n", (unsigned long long)in->dropped); ikp__puts(&o, t); }
+    if (in->invalid || in->backwards || in->unfinalized_lanes || in->corrupt_lanes || in->refused_lanes || in->claimed_twice ||
+        in->out_of_range || in->after_finalize || in->duplicate_lanes || in->may_wrap || st->unmatched_begin || st->unmatched_end) {
+        snprintf(t, sizeof t, "| warnings | %llu unmatched begins, %llu unmatched ends, %llu invalid, %llu backwards, "
+                 "%llu lanes unfinalized, %llu corrupt, %llu refused: see `ikp info` |\n",
+                 (unsigned long long)st->unmatched_begin, (unsigned long long)st->unmatched_end,
+                 (unsigned long long)in->invalid, (unsigned long long)in->backwards,
+                 (unsigned long long)in->unfinalized_lanes, (unsigned long long)in->corrupt_lanes,
+                 (unsigned long long)in->refused_lanes);
+        ikp__puts(&o, t);
+    }
+
+    ikp__puts(&o, "\n## Stages\n\nEach event's regions per group: count, total time, share of the group's lanes' "
+                  "time inside regions (regions nest, so shares can add up past 100%), median and 99th percentile.\n\n"
+                  "| group | event | count | total (us) | share | p50 (ns) | p99 (ns) |\n"
+                  "| --- | --- | ---: | ---: | ---: | ---: | ---: |\n");
+    for (i = 0; i < r->num_stages; i++) {
+        const ikp_report_stage *s = &r->stages[i];
+        ikp__puts(&o, "| ");
+        ikp__put_md(&o, s->group_name);
+        ikp__puts(&o, " | ");
+        ikp__put_md(&o, s->name);
+        snprintf(t, sizeof t, " | %llu | ", (unsigned long long)s->count);
+        ikp__puts(&o, t);
+        ikp__put_f(&o, s->total_ns / 1000.0, 3); ikp__puts(&o, " | ");
+        ikp__put_share(&o, s->share); ikp__puts(&o, " | ");
+        ikp__put_f(&o, s->p50_ns, 1); ikp__puts(&o, " | ");
+        ikp__put_f(&o, s->p99_ns, 1); ikp__puts(&o, " |\n");
+    }
+
+    ikp__puts(&o, "\n## Pipeline\n\nPer group, over the spans of the blocks it has lanes in: busy (inside a region");
+    ikp__puts(&o, r->waits ? ", less the wait events'" : "");
+    ikp__puts(&o, "), idle, and alone: busy while no other group of its block is, the time the block waits on it.\n\n"
+                  "| group | lanes | busy | idle | alone | alone (us) | bounds blocks |\n"
+                  "| --- | ---: | ---: | ---: | ---: | ---: | ---: |\n");
+    for (i = 0; i < r->num_groups; i++) {
+        const ikp_report_group *g = &r->groups[i];
+        ikp__puts(&o, "| ");
+        ikp__put_md(&o, g->name);
+        snprintf(t, sizeof t, " | %u | ", g->lanes);
+        ikp__puts(&o, t);
+        ikp__put_share(&o, g->busy_fraction); ikp__puts(&o, " | ");
+        ikp__put_share(&o, g->idle_fraction); ikp__puts(&o, " | ");
+        ikp__put_share(&o, g->span_ns > 0 ? g->alone_ns / g->span_ns : 0); ikp__puts(&o, " | ");
+        ikp__put_f(&o, g->alone_ns / 1000.0, 3);
+        snprintf(t, sizeof t, " | %u of %u |\n", g->blocks_bound, g->blocks);
+        ikp__puts(&o, t);
+        if (g->alone_ns > r->groups[best].alone_ns) best = i;
+    }
+    if (r->num_groups > 1 && r->groups[best].alone_ns > 0) {
+        const ikp_report_group *g = &r->groups[best];
+        ikp__puts(&o, "\n**Bound by ");
+        ikp__put_md(&o, g->name);
+        ikp__puts(&o, "**: it is the only busy group ");
+        ikp__put_share(&o, g->span_ns > 0 ? g->alone_ns / g->span_ns : 0);
+        snprintf(t, sizeof t, " of its blocks' time and the longest alone in %u of %u blocks.\n", g->blocks_bound, g->blocks);
+        ikp__puts(&o, t);
+    }
+    if (r->num_pairs) {
+        ikp__puts(&o, "\nPairs of groups in the same blocks, as fractions of those blocks' spans:\n\n"
+                      "| A | B | both busy | A works, B waits | B works, A waits | both idle |\n"
+                      "| --- | --- | ---: | ---: | ---: | ---: |\n");
+        for (i = 0; i < r->num_pairs; i++) {
+            const ikp_report_pair *p = &r->pairs[i];
+            ikp__puts(&o, "| ");
+            ikp__put_md(&o, r->groups[p->a].name);
+            ikp__puts(&o, " | ");
+            ikp__put_md(&o, r->groups[p->b].name);
+            ikp__puts(&o, " | ");
+            ikp__put_share(&o, p->both); ikp__puts(&o, " | ");
+            ikp__put_share(&o, p->a_only); ikp__puts(&o, " | ");
+            ikp__put_share(&o, p->b_only); ikp__puts(&o, " | ");
+            ikp__put_share(&o, p->neither); ikp__puts(&o, " |\n");
+        }
+    }
+
+    ikp__puts(&o, "\n## Balance\n\n");
+    if (r->num_blocks) {
+        snprintf(t, sizeof t, "%u blocks. The median block ends at ", r->num_blocks);
+        ikp__puts(&o, t);
+        ikp__put_us(&o, r->end_p50_ps);
+        ikp__puts(&o, " us and the last at ");
+        ikp__put_us(&o, r->blocks[0].end_ps);
+        ikp__puts(&o, " us: a tail of ");
+        ikp__put_us(&o, r->tail_ps);
+        ikp__puts(&o, " us (");
+        ikp__put_share(&o, in->span_ps > 0 ? (double)r->tail_ps / (double)in->span_ps : 0);
+        ikp__puts(&o, " of the span) in which fewer than half the blocks still run.\n");
+    }
+    if (r->num_sms) {
+        int64_t s0 = INT64_MAX, s1 = INT64_MIN, e0 = INT64_MAX, e1 = INT64_MIN;
+        for (i = 0; i < r->num_sms; i++) {
+            const ikp_report_sm *s = &r->sms[i];
+            if (s->start_ps < s0) s0 = s->start_ps;
+            if (s->start_ps > s1) s1 = s->start_ps;
+            if (s->end_ps < e0) e0 = s->end_ps;
+            if (s->end_ps > e1) e1 = s->end_ps;
+        }
+        snprintf(t, sizeof t, "%u SMs: their first records from ", r->num_sms);
+        ikp__puts(&o, t);
+        ikp__put_us(&o, s0); ikp__puts(&o, " to "); ikp__put_us(&o, s1);
+        ikp__puts(&o, " us, their last from ");
+        ikp__put_us(&o, e0); ikp__puts(&o, " to "); ikp__put_us(&o, e1);
+        ikp__puts(&o, " us.\n");
+    }
+    show = r->num_blocks < 8 ? r->num_blocks : 8;
+    if (show) {
+        ikp__puts(&o, "\nThe blocks that end last (busy: summed over the block's lanes):\n\n| block | SM | start (us) | end (us) | span (us) | busy (us) |\n"
+                      "| ---: | ---: | ---: | ---: | ---: | ---: |\n");
+        for (i = 0; i < show; i++) {
+            const ikp_report_block *b = &r->blocks[i];
+            snprintf(t, sizeof t, "| %u | ", b->block);
+            ikp__puts(&o, t);
+            if (b->sm != IKP_NO_SM) { snprintf(t, sizeof t, "%u", b->sm); ikp__puts(&o, t); } else ikp__puts(&o, "-");
+            ikp__puts(&o, " | ");
+            ikp__put_us(&o, b->start_ps); ikp__puts(&o, " | ");
+            ikp__put_us(&o, b->end_ps); ikp__puts(&o, " | ");
+            ikp__put_us(&o, b->end_ps - b->start_ps); ikp__puts(&o, " | ");
+            ikp__put_f(&o, b->busy_ns / 1000.0, 3); ikp__puts(&o, " |\n");
+        }
+    }
+    if (r->num_sms) {
+        ikp__puts(&o, "\n<details><summary>Per SM</summary>\n\n| SM | blocks | first start (us) | last end (us) | busy (us) |\n"
+                      "| ---: | ---: | ---: | ---: | ---: |\n");
+        for (i = 0; i < r->num_sms; i++) {
+            const ikp_report_sm *s = &r->sms[i];
+            snprintf(t, sizeof t, "| %u | %u | ", s->sm, s->blocks);
+            ikp__puts(&o, t);
+            ikp__put_us(&o, s->start_ps); ikp__puts(&o, " | ");
+            ikp__put_us(&o, s->end_ps); ikp__puts(&o, " | ");
+            ikp__put_f(&o, s->busy_ns / 1000.0, 3); ikp__puts(&o, " |\n");
+        }
+        ikp__puts(&o, "\n</details>\n");
+    }
+    if (opt && opt->svg_path) {
+        ikp__puts(&o, "\n## Picture\n\n");
+        {
+        uint32_t units = 0;
+        for (i = 0; i < r->num_rows; i++) if (!i || r->row_unit[i] != r->row_unit[i - 1]) units++;
+        snprintf(t, sizeof t, "Timeline of %u sampled %s (one row per %s and group, coloured by event) and the busy "
+                 "lanes of every %s over time.\n\n![IKP timeline and heatmap](", units,
+                 r->row_by_sm ? "SMs" : "blocks", r->row_by_sm ? "SM" : "block", r->row_by_sm ? "SM" : "block");
+        ikp__puts(&o, t);
+        }
+        ikp__put_md(&o, opt->svg_path);
+        ikp__puts(&o, ")\n");
+    }
+    if (opt && opt->baseline) {
+        ikp__puts(&o, "\n## vs baseline\n\n");
+        ikp__put_diff_md(&o, opt->baseline);
+    }
+    return ikp__out_end(&o);
+}
+
+/* XML text: escapes, control bytes and invalid UTF-8 as '?' */
+static void ikp__put_xml(ikp__out *o, const char *str)
+{
+    const unsigned char *s = (const unsigned char *)str;
+    size_t n = strlen(str), i = 0;
+    while (i < n) {
+        unsigned c = s[i];
+        size_t len = c >= 0x20 && c != 0x7f ? ikp__utf8_len(s + i, n - i) : 0;
+        if (c == '&') ikp__puts(o, "&amp;");
+        else if (c == '<') ikp__puts(o, "&lt;");
+        else if (c == '>') ikp__puts(o, "&gt;");
+        else if (c == '"') ikp__puts(o, "&quot;");
+        else if (len) { ikp__put(o, (const char *)s + i, len); i += len; continue; }
+        else ikp__puts(o, "?");
+        i++;
+    }
+}
+
+static const char *const ikp__palette[12] = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948",
+                                            "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac", "#1f77b4", "#8c564b"};
+
+static void ikp__put_num(ikp__out *o, double v) { ikp__put_f(o, v, 1); }
+
+/* the time axis at y: ticks of 1, 2 or 5 x 10^k us */
+static void ikp__svg_axis(ikp__out *o, double x0, double y, double w, int64_t span_ps)
+{
+    double us = (double)span_ps / 1e6, step = 1e-3, v;
+    int k;
+    if (!(us > 0)) us = 1e-3;
+    while (us / step > 10) {
+        if (us / (step * 2) <= 10) { step *= 2; break; }
+        if (us / (step * 5) <= 10) { step *= 5; break; }
+        step *= 10;
+    }
+    ikp__puts(o, "<line x1=\""); ikp__put_num(o, x0); ikp__puts(o, "\" y1=\""); ikp__put_num(o, y);
+    ikp__puts(o, "\" x2=\""); ikp__put_num(o, x0 + w); ikp__puts(o, "\" y2=\""); ikp__put_num(o, y);
+    ikp__puts(o, "\" stroke=\"#333\"/>\n");
+    for (k = 0, v = 0; v <= us * 1.0000001 && k < 64; k++, v = k * step) {
+        double x = x0 + v / us * w;
+        ikp__puts(o, "<line x1=\""); ikp__put_num(o, x); ikp__puts(o, "\" y1=\""); ikp__put_num(o, y);
+        ikp__puts(o, "\" x2=\""); ikp__put_num(o, x); ikp__puts(o, "\" y2=\""); ikp__put_num(o, y + 5);
+        ikp__puts(o, "\" stroke=\"#333\"/><text x=\""); ikp__put_num(o, x); ikp__puts(o, "\" y=\"");
+        ikp__put_num(o, y + 17); ikp__puts(o, "\" text-anchor=\"middle\">");
+        ikp__put_f(o, v, step < 0.01 ? 3 : step < 0.1 ? 2 : step < 1 ? 1 : 0);
+        ikp__puts(o, k ? "" : " us");
+        ikp__puts(o, "</text>\n");
+    }
+}
+
+static size_t ikp__event_index(const ikp_stats *st, uint32_t id)
+{
+    size_t lo = 0, hi = st->num_events;
+    while (lo < hi) {
+        size_t m = lo + (hi - lo) / 2;
+        if (st->events[m].id < id) lo = m + 1; else hi = m;
+    }
+    return lo;
+}
+
+/* the heatmap's shade of a bin: 0 (nothing busy) .. 32 (heat_max) */
+static int ikp__shade(const ikp_report *r, uint32_t row, uint32_t bin)
+{
+    double v = r->heat_max > 0 ? r->heat[(size_t)row * r->heat_bins + bin] / r->heat_max : 0;
+    int q = (int)(v * 32 + 0.5);
+    return v > 0 && q == 0 ? 1 : q > 32 ? 32 : q;
+}
+
+IKP_DEF ikp_result ikp_report_write_svg(const ikp_report *r, ikp_write_fn fn, void *user)
+{
+    ikp__out o;
+    char buf[8192], t[160];
+    const double L = 190, W = r ? (double)r->plot_width : 0, pitch = 18, rh = 16;
+    static const double dh[IKP__DEPTHS] = {16, 10, 6, 3};
+    double y = 46, top, hh, lx, ly, height;
+    uint32_t i, prev_unit = 0;
+    int q;
+    size_t k;
+    const ikp_stats *st;
+    if (!r || !fn || !r->stats) return IKP_ERR_INVALID_ARGUMENT;
+    st = r->stats;
+    /* layout first: rows (an extra gap between units), axis, legend, heatmap */
+    top = y;
+    for (i = 0; i < r->num_rows; i++) {
+        if (i && r->row_unit[i] != prev_unit) y += 6;
+        prev_unit = r->row_unit[i];
+        y += pitch;
+    }
+    hh = r->heat_rows ? 360.0 / r->heat_rows : 0;
+    if (hh > 10) hh = 10;
+    if (hh < 2) hh = 2;
+    /* legend: 5 per line */
+    height = y + 30 + 20 * ((st->num_events + 4) / 5) + 40 + hh * r->heat_rows + 70;
+    ikp__out_init(&o, fn, user, buf, sizeof buf);
+    ikp__puts(&o, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"");
+    ikp__put_num(&o, L + W + 30);
+    ikp__puts(&o, "\" height=\"");
+    ikp__put_num(&o, height);
+    ikp__puts(&o, "\" font-family=\"DejaVu Sans, Arial, sans-serif\" font-size=\"11\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n");
+    /* the title names how many units are shown */
+    {
+        uint32_t units = 0;
+        for (i = 0; i < r->num_rows; i++) if (!i || r->row_unit[i] != r->row_unit[i - 1]) units++;
+        snprintf(t, sizeof t, "<text x=\"10\" y=\"24\" font-size=\"15\" font-weight=\"bold\">Timeline of %u %s%s, one row per %s and group</text>\n",
+                 units, r->row_by_sm ? "SM" : "block", units == 1 ? "" : "s", r->row_by_sm ? "SM" : "block");
+    }
+    ikp__puts(&o, t);
+    /* row labels and bars */
+    y = top;
+    for (i = 0; i < r->num_rows; i++) {
+        if (i && r->row_unit[i] != r->row_unit[i - 1]) y += 6;
+        ikp__puts(&o, "<text x=\"");
+        ikp__put_num(&o, L - 6);
+        ikp__puts(&o, "\" y=\"");
+        ikp__put_num(&o, y + 12);
+        snprintf(t, sizeof t, "\" text-anchor=\"end\">%s %u ", r->row_by_sm ? "SM" : "block", r->row_unit[i]);
+        ikp__puts(&o, t);
+        {
+            const char *gname = NULL;
+            uint32_t g;
+            for (g = 0; g < r->num_groups; g++) if (r->groups[g].group == r->row_group[i]) gname = r->groups[g].name;
+            if (gname) ikp__put_xml(&o, gname);
+            else { snprintf(t, sizeof t, "group %u", r->row_group[i]); ikp__puts(&o, t); }
+        }
+        ikp__puts(&o, "</text>\n<rect x=\"");
+        ikp__put_num(&o, L);
+        ikp__puts(&o, "\" y=\"");
+        ikp__put_num(&o, y);
+        ikp__puts(&o, "\" width=\"");
+        ikp__put_num(&o, W);
+        ikp__puts(&o, "\" height=\"16\" fill=\"#f3f3f3\"/>\n");
+        y += pitch;
+    }
+    /* bars, outer first so inner ones paint over them */
+    {
+        double *rowy = (double *)r->allocator_.alloc(((size_t)r->num_rows + 1) * sizeof(double), r->allocator_.user);
+        uint32_t d, c;
+        if (!rowy) return IKP_ERR_OUT_OF_MEMORY;
+        for (i = 0, y = top; i < r->num_rows; i++) {
+            if (i && r->row_unit[i] != r->row_unit[i - 1]) y += 6;
+            rowy[i] = y;
+            y += pitch;
+        }
+        for (d = 0; d < IKP__DEPTHS; d++) /* outer first; one path per depth and colour */
+            for (c = 0; c < 12; c++) {
+                int any = 0;
+                for (k = 0; k < r->num_rects; k++) {
+                    const ikp_report_rect *b = &r->rects[k];
+                    double w = b->x1 - b->x0;
+                    if (b->depth != d || b->row >= r->num_rows || ikp__event_index(st, b->id) % 12 != c) continue;
+                    if (w < 0.6) w = 0.6;
+                    if (!any) { ikp__puts(&o, "<path fill=\""); ikp__puts(&o, ikp__palette[c]); ikp__puts(&o, "\" d=\""); any = 1; }
+                    ikp__puts(&o, "M");
+                    ikp__put_num(&o, L + b->x0);
+                    ikp__puts(&o, " ");
+                    ikp__put_num(&o, rowy[b->row] + (rh - dh[d]) / 2);
+                    ikp__puts(&o, "h");
+                    ikp__put_f(&o, w, 2);
+                    ikp__puts(&o, "v");
+                    ikp__put_num(&o, dh[d]);
+                    ikp__puts(&o, "h-");
+                    ikp__put_f(&o, w, 2);
+                    ikp__puts(&o, "z");
+                }
+                if (any) ikp__puts(&o, "\"/>\n");
+            }
+        r->allocator_.free(rowy, r->allocator_.user);
+    }
+    y += 4;
+    ikp__svg_axis(&o, L, y, W, st->info.span_ps);
+    /* legend */
+    ly = y + 40;
+    for (i = 0; i < st->num_events; i++) {
+        lx = L + (double)(i % 5) * (W / 5);
+        if (i && i % 5 == 0) ly += 20;
+        ikp__puts(&o, "<rect x=\""); ikp__put_num(&o, lx); ikp__puts(&o, "\" y=\""); ikp__put_num(&o, ly - 10);
+        ikp__puts(&o, "\" width=\"12\" height=\"12\" fill=\""); ikp__puts(&o, ikp__palette[i % 12]);
+        ikp__puts(&o, "\"/><text x=\""); ikp__put_num(&o, lx + 17); ikp__puts(&o, "\" y=\""); ikp__put_num(&o, ly);
+        ikp__puts(&o, "\">");
+        ikp__put_xml(&o, st->events[i].name);
+        ikp__puts(&o, "</text>\n");
+    }
+    /* heatmap */
+    y = ly + 36;
+    snprintf(t, sizeof t, "<text x=\"10\" y=\"%d\" font-size=\"15\" font-weight=\"bold\">Busy lanes per %s over time "
+             "(mean per bin%s; darkest = ", (int)(y - 10), r->row_by_sm ? "SM" : "block",
+             r->heat_units_per_row > 1 ? ", rows merge neighbours" : "");
+    ikp__puts(&o, t);
+    ikp__put_f(&o, r->heat_max, 2);
+    ikp__puts(&o, ")</text>\n");
+    for (i = 0; i < r->heat_rows; i++) { /* labels: every row when there is room */
+        double ry = y + hh * i;
+        if (hh >= 8 || i % (uint32_t)(10 / hh + 1) == 0) {
+            ikp__puts(&o, "<text x=\"");
+            ikp__put_num(&o, L - 6);
+            ikp__puts(&o, "\" y=\"");
+            ikp__put_num(&o, ry + (hh >= 8 ? hh - 1 : 8));
+            snprintf(t, sizeof t, "\" text-anchor=\"end\" font-size=\"%d\">%s %u</text>\n", hh >= 8 ? 9 : 8,
+                     r->row_by_sm ? "SM" : "block", r->heat_unit[i]);
+            ikp__puts(&o, t);
+        }
+    }
+    /* 32 shades, one path each; a run of bins of one shade is one rectangle
+       of it; nothing busy is the background */
+    for (q = 1; q <= 32; q++) {
+        int any = 0;
+        for (i = 0; i < r->heat_rows; i++) {
+            uint32_t b, e2;
+            for (b = 0; b < r->heat_bins; b = e2) {
+                int sq = ikp__shade(r, i, b);
+                for (e2 = b + 1; e2 < r->heat_bins && ikp__shade(r, i, e2) == sq; e2++) {}
+                if (sq != q) continue;
+                if (!any) {
+                    snprintf(t, sizeof t, "<path fill=\"#%02x%02x%02x\" d=\"", 247 - q * (247 - 8) / 32,
+                             251 - q * (251 - 48) / 32, 255 - q * (255 - 107) / 32);
+                    ikp__puts(&o, t);
+                    any = 1;
+                }
+                ikp__puts(&o, "M");
+                ikp__put_num(&o, L + W * b / r->heat_bins);
+                ikp__puts(&o, " ");
+                ikp__put_num(&o, y + hh * i);
+                ikp__puts(&o, "h");
+                ikp__put_f(&o, W * (e2 - b) / r->heat_bins + 0.05, 2);
+                ikp__puts(&o, "v");
+                ikp__put_f(&o, hh + 0.05, 2);
+                ikp__puts(&o, "h-");
+                ikp__put_f(&o, W * (e2 - b) / r->heat_bins + 0.05, 2);
+                ikp__puts(&o, "z");
+            }
+        }
+        if (any) ikp__puts(&o, "\"/>\n");
+    }
+    ikp__svg_axis(&o, L, y + hh * r->heat_rows + 4, W, st->info.span_ps);
+    ikp__puts(&o, "</svg>\n");
+    return ikp__out_end(&o);
 }
 
 /* ---- capture files ---- */

@@ -275,6 +275,35 @@ static void use(ikp_capture *cap, ikp_group_by by)
         ikp_info_write_text(st, sink, &total);
         ikp_stats_free(st);
     }
+    if (by == IKP_BY_BLOCK) { /* the report and a capture against itself */
+        ikp_report *rep = NULL;
+        ikp_report_options ro;
+        ikp_report_md_options md;
+        ikp_diff *d = NULL;
+        uint32_t i;
+        memset(&ro, 0, sizeof ro);
+        memset(&md, 0, sizeof md);
+        ro.wait_events = counters; ro.num_wait_events = 1; ro.timeline_sms = 3; ro.heat_bins = 7;
+        if (ikp_diff_compute(cap, cap, NULL, &d, NULL) == IKP_OK) {
+            for (i = 0; i < d->num_events; i++) REQUIRE(d->events[i].test.verdict == IKP_VERDICT_SAME);
+            REQUIRE(d->verdict == IKP_VERDICT_SAME && !ikp_diff_slower_than(d, 0));
+            ikp_diff_write_text(d, sink, &total);
+            ikp_diff_write_json(d, sink, &total);
+        }
+        if (ikp_report_compute(cap, &ro, &rep, NULL) == IKP_OK) {
+            md.baseline = d;
+            md.svg_path = "x.svg";
+            ikp_report_write_markdown(rep, &md, sink, &total);
+            m.p = NULL; m.n = m.cap = 0;
+            REQUIRE(ikp_report_write_svg(rep, mem_sink, &m) == IKP_OK);
+            REQUIRE(m.n > 7 && memcmp(m.p + m.n - 7, "</svg>\n", 7) == 0);
+            for (i = 0; i < rep->num_groups; i++)
+                REQUIRE(rep->groups[i].busy_fraction >= 0 && rep->groups[i].busy_fraction <= 1);
+            free(m.p);
+            ikp_report_free(rep);
+        }
+        ikp_diff_free(d);
+    }
 }
 
 static void words_opt(const uint8_t *data, size_t size, ikp_format f, uint32_t units, uint32_t tick_ps)

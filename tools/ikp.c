@@ -1,5 +1,6 @@
 /* ikp - command-line front end of ikp.h: decode a capture, write a Chrome
-   trace, print statistics. See README.md. */
+   or Perfetto trace, print statistics, compare two captures, write a
+   report. See README.md. */
 #define _POSIX_C_SOURCE 200809L
 #define IKP_IMPLEMENTATION
 #define IKP_NO_CUDA
@@ -16,6 +17,10 @@ static const char *usage =
     "usage: ikp trace   IN [-o OUT.json|OUT.pftrace | -o -] [options] [trace options]\n"
     "       ikp summary IN [options] [--json]\n"
     "       ikp info    IN [options]\n"
+    "       ikp diff    BASE NEW [options] [--json] [--threshold PCT] [--min-change NS]\n"
+    "                   [--fail-if-slower PCT]\n"
+    "       ikp report  IN [-o REPORT.md] [--svg FILE.svg] [--base BASE] [--wait EVENT,...]\n"
+    "                   [--device NAME] [--sms N] [options]\n"
     "options: --names a,b,c | --names @file   event names by id (one per line in file)\n"
     "         --groups x,y  | --groups @file  group names by index\n"
     "         --format auto|ikp|tirx|flashinfer|triton-dist|nuggets|nuggets-compact\n"
@@ -31,8 +36,17 @@ static const char *usage =
     "         --flow FROM:TO[,FROM:TO...]     arrows from each FROM event to its TO event in the\n"
     "                                         same block (by payload, else by order)\n"
     "         --counter EVENT[,EVENT...]      per block, a counter of EVENT regions in flight\n"
+    "diff: per event, both captures' figures and a verdict (same, faster, slower): a\n"
+    "      change counts when a rank test finds it beyond noise and the median moved\n"
+    "      by at least --threshold PCT percent (default 2) and --min-change NS ns\n"
+    "      (default 5). --fail-if-slower PCT: exit\n"
+    "      status 3 when an event or the span is slower by more than PCT percent.\n"
+    "report: Markdown (standard output without -o) and, beside REPORT.md, the picture\n"
+    "      REPORT.svg (or --svg FILE). --wait: events that are waiting, not work.\n"
+    "      --base: add a comparison with BASE. --sms: SMs in the timeline (8).\n"
     "IN is an .ikp capture, a NumPy .npy array or a bare buffer of little-endian\n"
-    "64-bit words. -o - writes the trace to standard output.\n";
+    "64-bit words. -o - writes to standard output. Exit status: 0 ok, 1 bad input or\n"
+    "a failed write, 2 bad usage, 3 (diff --fail-if-slower) slower.\n";
 
 /* The temporary output file, removed if SIGINT or SIGTERM stops the tool. */
 static char cleanup_path[sizeof(((ikp_output *)0)->tmp_path)];
@@ -161,39 +175,144 @@ static int same_file(const char *a, const char *b)
     return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
+/* What a command writes, through the library's writers. */
+typedef ikp_result (*body_fn)(const void *ctx, ikp_write_fn fn, void *user, ikp_error *e);
+
+/* Writes to path through a temporary file and a rename (removed if SIGINT
+   or SIGTERM stops the tool), or to standard output for "-". 0 ok, 1 failed
+   (said on stderr). */
+static int write_out(const char *path, body_fn body, const void *ctx, const char *what)
+{
+    ikp_output o;
+    ikp_error e;
+    ikp_result r;
+    sigset_t stop, old;
+    memset(&e, 0, sizeof e);
+    if (!strcmp(path, "-")) {
+        errno = 0;
+        if (body(ctx, ikp_file_writer, stdout, &e) != IKP_OK || fflush(stdout) != 0) {
+            fprintf(stderr, "ikp: error: cannot write the %s to standard output: %s\n", what,
+                    errno ? strerror(errno) : e.message);
+            return 1;
+        }
+        return 0;
+    }
+    /* SIGINT/SIGTERM held from before the temporary file exists until its
+       removal is armed: one arriving in between is handled then */
+    sigemptyset(&stop);
+    sigaddset(&stop, SIGINT);
+    sigaddset(&stop, SIGTERM);
+    signal(SIGINT, on_signal);
+    signal(SIGTERM, on_signal);
+    sigprocmask(SIG_BLOCK, &stop, &old);
+    if (ikp_output_open(&o, path, &e) != IKP_OK) {
+        sigprocmask(SIG_SETMASK, &old, NULL);
+        return fail(path, &e);
+    }
+    memcpy(cleanup_path, o.tmp_path, sizeof cleanup_path);
+    cleanup_armed = o.tmp_path[0] != 0;
+    sigprocmask(SIG_SETMASK, &old, NULL);
+    r = body(ctx, ikp_output_write, &o, &e);
+    if (r != IKP_OK && !o.errno_) ikp_output_abort(&o); /* e says what went wrong */
+    else r = ikp_output_commit(&o, &e);                 /* a failed write: with its reason */
+    cleanup_armed = 0;
+    return r != IKP_OK ? fail(path, &e) : 0;
+}
+
+typedef struct trace_job {
+    const ikp_capture *cap;
+    const ikp_trace_options *opt;
+    int perfetto;
+} trace_job;
+static ikp_result trace_body(const void *ctx, ikp_write_fn fn, void *user, ikp_error *e)
+{
+    const trace_job *j = (const trace_job *)ctx;
+    return (j->perfetto ? ikp_write_perfetto : ikp_write_chrome)(j->cap, j->opt, fn, user, e);
+}
+
+typedef struct report_job {
+    const ikp_report *rep;
+    const ikp_report_md_options *md;
+} report_job;
+static ikp_result report_md_body(const void *ctx, ikp_write_fn fn, void *user, ikp_error *e)
+{
+    const report_job *j = (const report_job *)ctx;
+    ikp_result r = ikp_report_write_markdown(j->rep, j->md, fn, user);
+    if (r != IKP_OK) snprintf(e->message, sizeof e->message, "cannot write the report: %s", ikp_result_string(r));
+    return r;
+}
+static ikp_result report_svg_body(const void *ctx, ikp_write_fn fn, void *user, ikp_error *e)
+{
+    const report_job *j = (const report_job *)ctx;
+    ikp_result r = ikp_report_write_svg(j->rep, fn, user);
+    if (r != IKP_OK) snprintf(e->message, sizeof e->message, "cannot write the picture: %s", ikp_result_string(r));
+    return r;
+}
+
+/* a percentage: digits with at most one '.', 0 .. 100000; -1 if malformed */
+static double parse_pct(const char *a)
+{
+    double v = 0, scale = 0;
+    const char *p = a;
+    int digits = 0;
+    for (; *p; p++) {
+        if (*p >= '0' && *p <= '9') {
+            digits = 1;
+            if (scale) { v += (*p - '0') * scale; scale /= 10; }
+            else v = v * 10 + (*p - '0');
+            if (v > 100000) return -1;
+        } else if (*p == '.' && !scale) scale = 0.1;
+        else return -1;
+    }
+    return digits ? v : -1;
+}
+
 int main(int argc, char **argv)
 {
-    const char *cmd, *in = NULL, *out = "trace.json", *flow_arg = NULL, *counter_arg = NULL;
+    const char *cmd, *in = NULL, *in2 = NULL, *out = NULL, *flow_arg = NULL, *counter_arg = NULL;
+    const char *svg_arg = NULL, *base_arg = NULL, *wait_arg = NULL, *device = NULL;
     ikp_name_list names, groups;
     ikp_decode_options opt;
     ikp_trace_options copt;
     ikp_trace_stats tst;
-    uint32_t *flow_ids = NULL, nflow = 0, *counter_ids = NULL, ncounter = 0;
+    ikp_diff_options dopt;
+    ikp_report_options ropt;
+    uint32_t *flow_ids = NULL, nflow = 0, *counter_ids = NULL, ncounter = 0, *wait_ids = NULL, nwait = 0;
     ikp_flow_pair *pairs = NULL;
     int out_format = -1; /* -1: from the name, 0 JSON, 1 Perfetto */
-    ikp_capture *cap = NULL;
+    ikp_capture *cap = NULL, *cap2 = NULL;
     ikp_stats *st = NULL;
+    ikp_diff *diff = NULL;
+    ikp_report *rep = NULL;
+    char *svg_path = NULL;
+    double fail_pct = -1;
     ikp_error e;
-    int json = 0, rc = 0, i;
+    int json = 0, rc = 0, i, is_trace, is_report, is_diff;
 
     memset(&names, 0, sizeof names);
     memset(&groups, 0, sizeof groups);
     memset(&opt, 0, sizeof opt);
     memset(&copt, 0, sizeof copt);
+    memset(&dopt, 0, sizeof dopt);
+    memset(&ropt, 0, sizeof ropt);
     if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
         fputs(usage, argc < 2 ? stderr : stdout);
         return argc < 2 ? 2 : 0;
     }
     if (!strcmp(argv[1], "--version")) { printf("ikp %s\n", IKP_VERSION_STRING); return 0; }
     cmd = argv[1];
-    if (strcmp(cmd, "trace") && strcmp(cmd, "summary") && strcmp(cmd, "info")) {
+    if (strcmp(cmd, "trace") && strcmp(cmd, "summary") && strcmp(cmd, "info") && strcmp(cmd, "diff") &&
+        strcmp(cmd, "report")) {
         fprintf(stderr, "ikp: error: unknown command '%s'\n%s", cmd, usage);
         return 2;
     }
+    is_trace = !strcmp(cmd, "trace");
+    is_report = !strcmp(cmd, "report");
+    is_diff = !strcmp(cmd, "diff");
     for (i = 2; i < argc && rc == 0; i++) {
         const char *a = argv[i];
         int has = i + 1 < argc;
-        if (!strcmp(a, "-o") && has && !strcmp(cmd, "trace")) {
+        if (!strcmp(a, "-o") && has && (is_trace || is_report)) {
             out = argv[++i];
             if (!out[0]) { fprintf(stderr, "ikp: error: -o needs a file name (or - for standard output)\n"); rc = 2; }
         } else if (!strcmp(a, "--names") && has) rc = parse_names(argv[++i], "--names", &names);
@@ -216,27 +335,58 @@ int main(int argc, char **argv)
                         "(1ps .. 1us), not '%s'\n", argv[i]);
                 rc = 2;
             }
-        } else if (!strcmp(a, "--by") && has && !strcmp(cmd, "trace")) {
+        } else if (!strcmp(a, "--by") && has && is_trace) {
             const char *b = argv[++i];
             if (!strcmp(b, "block")) copt.by = IKP_BY_BLOCK;
             else if (!strcmp(b, "sm")) copt.by = IKP_BY_SM;
             else { fprintf(stderr, "ikp: error: --by takes block or sm, not '%s'\n", b); rc = 2; }
-        } else if (!strcmp(a, "--output-format") && has && !strcmp(cmd, "trace")) {
+        } else if (!strcmp(a, "--output-format") && has && is_trace) {
             const char *b = argv[++i];
             if (!strcmp(b, "json")) out_format = 0;
             else if (!strcmp(b, "perfetto")) out_format = 1;
             else { fprintf(stderr, "ikp: error: --output-format takes json or perfetto, not '%s'\n", b); rc = 2; }
-        } else if (!strcmp(a, "--flow") && has && !strcmp(cmd, "trace")) flow_arg = argv[++i];
-        else if (!strcmp(a, "--counter") && has && !strcmp(cmd, "trace")) counter_arg = argv[++i];
-        else if (!strcmp(a, "--json") && !strcmp(cmd, "summary")) json = 1;
-        else if (!strcmp(a, "--keep-after-finalize")) opt.keep_after_finalize = 1;
+        } else if (!strcmp(a, "--flow") && has && is_trace) flow_arg = argv[++i];
+        else if (!strcmp(a, "--counter") && has && is_trace) counter_arg = argv[++i];
+        else if (!strcmp(a, "--json") && (!strcmp(cmd, "summary") || is_diff)) json = 1;
+        else if ((!strcmp(a, "--threshold") || !strcmp(a, "--fail-if-slower")) && has && is_diff) {
+            double v = parse_pct(argv[++i]);
+            if (v < 0) {
+                fprintf(stderr, "ikp: error: %s takes a percentage such as 5 or 2.5, not '%s'\n", a, argv[i]);
+                rc = 2;
+            } else if (!strcmp(a, "--threshold")) {
+                if (v == 0) { fprintf(stderr, "ikp: error: --threshold must be above 0\n"); rc = 2; }
+                dopt.threshold = v / 100;
+            } else fail_pct = v;
+        } else if (!strcmp(a, "--min-change") && has && is_diff) {
+            double v = parse_pct(argv[++i]);
+            if (v <= 0) {
+                fprintf(stderr, "ikp: error: --min-change takes a duration in ns above 0 such as 5 or 0.5, not '%s'\n", argv[i]);
+                rc = 2;
+            }
+            dopt.min_change_ns = v;
+        } else if (!strcmp(a, "--svg") && has && is_report) svg_arg = argv[++i];
+        else if (!strcmp(a, "--base") && has && is_report) base_arg = argv[++i];
+        else if (!strcmp(a, "--wait") && has && is_report) wait_arg = argv[++i];
+        else if (!strcmp(a, "--device") && has && is_report) device = argv[++i];
+        else if (!strcmp(a, "--sms") && has && is_report) {
+            if (!(ropt.timeline_sms = parse_count(argv[++i])) || ropt.timeline_sms > 256) {
+                fprintf(stderr, "ikp: error: --sms takes a count from 1 to 256, not '%s'\n", argv[i]);
+                rc = 2;
+            }
+        } else if (!strcmp(a, "--keep-after-finalize")) opt.keep_after_finalize = 1;
         else if (a[0] != '-' && !in) in = a;
+        else if (a[0] != '-' && !in2 && is_diff) in2 = a;
         else { fprintf(stderr, "ikp: error: unexpected argument '%s'\n%s", a, usage); rc = 2; }
     }
     if (rc) goto done;
-    if (!in) { fprintf(stderr, "ikp: error: no input file\n%s", usage); rc = 2; goto done; }
-    if (!strcmp(cmd, "trace") && strcmp(out, "-") && same_file(in, out)) {
-        fprintf(stderr, "ikp: error: -o %s names the input file: choose another output\n", out);
+    if (!in || (is_diff && !in2)) {
+        fprintf(stderr, "ikp: error: %s\n%s", is_diff ? "diff needs two input files: BASE NEW" : "no input file", usage);
+        rc = 2;
+        goto done;
+    }
+    if (is_trace && !out) out = "trace.json";
+    if (out && strcmp(out, "-") && (same_file(in, out) || (base_arg && same_file(base_arg, out)))) {
+        fprintf(stderr, "ikp: error: -o %s names an input file: choose another output\n", out);
         rc = 2;
         goto done;
     }
@@ -249,11 +399,66 @@ int main(int argc, char **argv)
         rc = fail(in, &e);
         goto done;
     }
-    if (!strcmp(cmd, "trace")) {
+    if ((in2 || base_arg) && ikp_capture_load(in2 ? in2 : base_arg, &opt, &cap2, &e) != IKP_OK) {
+        rc = fail(in2 ? in2 : base_arg, &e);
+        goto done;
+    }
+    if (is_diff) {
+        if (ikp_diff_compute(cap, cap2, &dopt, &diff, &e) != IKP_OK) { rc = fail(in2, &e); goto done; }
+        rc = (json ? ikp_diff_write_json : ikp_diff_write_text)(diff, ikp_file_writer, stdout) != IKP_OK;
+        if (fflush(stdout) != 0) rc = 1;
+        if (rc) { fprintf(stderr, "ikp: error: cannot write to standard output: %s\n", strerror(errno)); goto done; }
+        if (fail_pct >= 0 && ikp_diff_slower_than(diff, fail_pct / 100)) {
+            fprintf(stderr, "ikp: %s is slower than %s by more than %g%% (--fail-if-slower)\n", in2, in, fail_pct);
+            rc = 3;
+        }
+        goto done;
+    }
+    if (is_report) {
+        ikp_report_md_options md;
+        report_job job;
+        memset(&md, 0, sizeof md);
+        if (wait_arg && (rc = parse_events(cap, "--wait", wait_arg, 0, &wait_ids, &nwait))) goto done;
+        ropt.wait_events = wait_ids;
+        ropt.num_wait_events = nwait;
+        ropt.device = device;
+        if (ikp_report_compute(cap, &ropt, &rep, &e) != IKP_OK) { rc = fail(in, &e); goto done; }
+        if (cap2 && ikp_diff_compute(cap2, cap, &dopt, &diff, &e) != IKP_OK) { rc = fail(base_arg, &e); goto done; }
+        if (!out) out = "-";
+        if (svg_arg) svg_path = strdup(svg_arg);
+        else if (strcmp(out, "-")) { /* REPORT.md -> REPORT.svg */
+            size_t n = strlen(out);
+            svg_path = (char *)malloc(n + 5);
+            if (svg_path) {
+                memcpy(svg_path, out, n + 1);
+                if (n > 3 && !strcmp(out + n - 3, ".md")) svg_path[n - 3] = 0;
+                strcat(svg_path, ".svg");
+            }
+        }
+        if ((svg_arg || strcmp(out, "-")) && !svg_path) { fprintf(stderr, "ikp: error: out of memory\n"); rc = 1; goto done; }
+        if (svg_path && (same_file(in, svg_path) || (base_arg && same_file(base_arg, svg_path)))) {
+            fprintf(stderr, "ikp: error: the picture %s would replace an input file: choose another with --svg\n", svg_path);
+            rc = 2;
+            goto done;
+        }
+        md.source = in;
+        md.baseline = diff;
+        if (svg_path) { /* linked by its name relative to the report when beside it */
+            const char *slash = strrchr(svg_path, '/');
+            md.svg_path = svg_arg ? svg_arg : slash ? slash + 1 : svg_path;
+        }
+        job.rep = rep;
+        job.md = &md;
+        if (svg_path && (rc = write_out(svg_path, report_svg_body, &job, "picture"))) goto done;
+        if ((rc = write_out(out, report_md_body, &job, "report"))) goto done;
+        if (strcmp(out, "-")) fprintf(stderr, "ikp: wrote %s%s%s\n", out, svg_path ? " and " : "", svg_path ? svg_path : "");
+        else if (svg_path) fprintf(stderr, "ikp: wrote %s\n", svg_path);
+        goto done;
+    }
+    if (is_trace) {
         const ikp_capture_info *ci = ikp_capture_get_info(cap);
-        ikp_result (*write)(const ikp_capture *, const ikp_trace_options *, ikp_write_fn, void *, ikp_error *);
+        trace_job job;
         if (out_format < 0) out_format = ikp_is_perfetto_path(out);
-        write = out_format ? ikp_write_perfetto : ikp_write_chrome;
         if (flow_arg && (rc = parse_events(cap, "--flow", flow_arg, 1, &flow_ids, &nflow))) goto done;
         if (counter_arg && (rc = parse_events(cap, "--counter", counter_arg, 0, &counter_ids, &ncounter))) goto done;
         if (nflow && !(pairs = (ikp_flow_pair *)malloc(nflow / 2 * sizeof *pairs))) {
@@ -267,39 +472,10 @@ int main(int argc, char **argv)
         copt.counters = counter_ids;
         copt.num_counters = ncounter;
         copt.stats = &tst;
-        if (!strcmp(out, "-")) {
-            if (write(cap, &copt, ikp_file_writer, stdout, &e) != IKP_OK || fflush(stdout) != 0) {
-                fprintf(stderr, "ikp: error: cannot write the trace to standard output: %s\n",
-                        errno ? strerror(errno) : e.message);
-                rc = 1;
-                goto done;
-            }
-        } else {
-            ikp_output o;
-            ikp_result r;
-            sigset_t stop, old;
-            /* SIGINT/SIGTERM held from before the temporary file exists until
-               its removal is armed: one arriving in between is handled then */
-            sigemptyset(&stop);
-            sigaddset(&stop, SIGINT);
-            sigaddset(&stop, SIGTERM);
-            signal(SIGINT, on_signal);
-            signal(SIGTERM, on_signal);
-            sigprocmask(SIG_BLOCK, &stop, &old);
-            if (ikp_output_open(&o, out, &e) != IKP_OK) {
-                sigprocmask(SIG_SETMASK, &old, NULL);
-                rc = fail(out, &e);
-                goto done;
-            }
-            memcpy(cleanup_path, o.tmp_path, sizeof cleanup_path);
-            cleanup_armed = o.tmp_path[0] != 0;
-            sigprocmask(SIG_SETMASK, &old, NULL);
-            r = write(cap, &copt, ikp_output_write, &o, &e);
-            if (r != IKP_OK && !o.errno_) ikp_output_abort(&o); /* e says what went wrong */
-            else r = ikp_output_commit(&o, &e);                 /* a failed write: with its reason */
-            cleanup_armed = 0;
-            if (r != IKP_OK) { rc = fail(out, &e); goto done; }
-        }
+        job.cap = cap;
+        job.opt = &copt;
+        job.perfetto = out_format;
+        if ((rc = write_out(out, trace_body, &job, "trace"))) goto done;
         fprintf(stderr, "ikp: wrote %s (%s trace of a %s capture, %u active lanes, %llu records)\n",
                 strcmp(out, "-") ? out : "standard output", out_format ? "Perfetto" : "Chrome JSON",
                 ikp_format_name(ci->format), ci->active_lanes, (unsigned long long)ci->records);
@@ -329,8 +505,13 @@ done:
     ikp_capture_free(cap);
     ikp_name_list_free(&names);
     ikp_name_list_free(&groups);
+    ikp_diff_free(diff);
+    ikp_report_free(rep);
+    ikp_capture_free(cap2);
     free(flow_ids);
     free(counter_ids);
+    free(wait_ids);
     free(pairs);
+    free(svg_path);
     return rc;
 }

@@ -1,0 +1,584 @@
+/* Diff and report (ikp_diff_*, ikp_report_*) on captures made by the test
+   encoder, with answers known from how they were made: overlap fractions,
+   the bounding group, the tail, waits, a 10% change among unchanged events
+   with noise, identical distributions (verdict `same` in at least 95 of
+   100 seeded trials), different event sets, bad arguments.
+   With IKP_ANALYSIS_OUT=DIR it also saves the captures it makes there, for
+   tests/test_report_tool.py. */
+#define IKP_IMPLEMENTATION
+#define IKP_NO_CUDA
+#include "../ikp.h"
+#include "check.h"
+#include "encoder.h"
+#include "helpers.h"
+
+#include <stdlib.h>
+
+static void save_as(const char *name, const uint64_t *w, size_t n, const char *const *names, uint32_t nn)
+{
+    const char *dir = getenv("IKP_ANALYSIS_OUT");
+    const char *groups[] = {"producer", "consumer", "epilogue"};
+    char path[512];
+    if (!dir) return;
+    snprintf(path, sizeof path, "%s/%s.ikp", dir, name);
+    CHECK_EQ(ikp_capture_save(path, w, n, IKP_FORMAT_IKP, names, nn, groups, 3, NULL), IKP_OK);
+}
+
+/* ---- a capture from lanes of (event, begin ns, end ns) regions ---- */
+typedef struct span3 { unsigned id; uint64_t b, e; } span3;
+typedef struct lanedesc { uint32_t block, group, sm; const span3 *r; size_t n; } lanedesc;
+
+/* each region a begin and an end record, sorted by time (stable: at equal
+   times the order given, so an end given before a begin stays first) */
+static uint64_t *build(const lanedesc *d, size_t nl, uint32_t nb, uint32_t ng, size_t *nw)
+{
+    uint32_t cap = 0, lanes = nb * ng;
+    size_t i, k;
+    enc_lane *L = (enc_lane *)calloc(nl, sizeof *L);
+    enc_rec **recs = (enc_rec **)calloc(nl, sizeof *recs);
+    uint64_t *w;
+    for (i = 0; i < nl; i++) if (2 * d[i].n + 2 > cap) cap = (uint32_t)(2 * d[i].n + 2);
+    for (i = 0; i < nl; i++) {
+        size_t n = 0, a, b;
+        recs[i] = (enc_rec *)calloc(2 * d[i].n + 1, sizeof(enc_rec));
+        for (k = 0; k < d[i].n; k++) {
+            recs[i][n].kind = ENC_B; recs[i][n].id = d[i].r[k].id; recs[i][n++].t = d[i].r[k].b;
+            recs[i][n].kind = ENC_E; recs[i][n].id = d[i].r[k].id; recs[i][n++].t = d[i].r[k].e;
+        }
+        for (a = 1; a < n; a++) /* insertion sort: stable */
+            for (b = a; b > 0 && recs[i][b].t < recs[i][b - 1].t; b--) {
+                enc_rec x = recs[i][b - 1];
+                recs[i][b - 1] = recs[i][b];
+                recs[i][b] = x;
+            }
+        L[i].block = d[i].block; L[i].group = d[i].group; L[i].sm = d[i].sm;
+        L[i].started = L[i].finalized = 1;
+        L[i].recs = recs[i]; L[i].n = n;
+        L[i].g0 = n ? recs[i][0].t : 0;
+        L[i].g1 = n ? recs[i][n - 1].t : 0;
+    }
+    *nw = (size_t)enc_ikp_words(lanes, cap);
+    w = (uint64_t *)malloc(*nw * 8);
+    enc_ikp(w, lanes, cap, ng, nb, 1, 1, L, nl);
+    for (i = 0; i < nl; i++) free(recs[i]);
+    free(recs);
+    free(L);
+    return w;
+}
+
+static ikp_capture *open_names(const uint64_t *w, size_t n, const char *const *names, uint32_t nn)
+{
+    static const char *const groups[] = {"producer", "consumer", "epilogue"};
+    ikp_decode_options o;
+    ikp_capture *cap = NULL;
+    ikp_error e;
+    memset(&o, 0, sizeof o);
+    o.event_names = names; o.num_event_names = nn;
+    o.group_names = groups; o.num_group_names = 3;
+    CHECK_EQ(ikp_capture_open(w, n, &o, &cap, &e), IKP_OK);
+    return cap;
+}
+
+static const ikp_report_group *rgroup(const ikp_report *r, uint32_t g)
+{
+    uint32_t i;
+    for (i = 0; i < r->num_groups; i++) if (r->groups[i].group == g) return &r->groups[i];
+    return NULL;
+}
+
+/* one block: producer works [0, 700) ns, consumer [500, 1000): both busy
+   200 of 1000 ns, producer alone 500, consumer alone 300 */
+static void test_overlap_and_bound(void)
+{
+    static const char *const names[] = {"load", "mma"};
+    static const span3 p[] = {{0, 0, 300}, {0, 300, 700}}, c[] = {{1, 500, 1000}};
+    lanedesc d[2] = {{0, 0, 5, p, 2}, {0, 1, 5, c, 1}};
+    size_t nw;
+    uint64_t *w = build(d, 2, 1, 2, &nw);
+    ikp_capture *cap = open_names(w, nw, names, 2);
+    ikp_report *r = NULL;
+    ikp_error e;
+    const ikp_report_group *gp, *gc;
+    save_as("overlap", w, nw, names, 2);
+    CHECK_EQ(ikp_report_compute(cap, NULL, &r, &e), IKP_OK);
+    if (!r) { ikp_capture_free(cap); free(w); return; }
+    gp = rgroup(r, 0); gc = rgroup(r, 1);
+    CHECK(gp && gc);
+    if (gp && gc) {
+        CHECK_NEAR(gp->busy_fraction, 0.7, 1e-9);
+        CHECK_NEAR(gc->busy_fraction, 0.5, 1e-9);
+        CHECK_NEAR(gp->idle_fraction, 0.3, 1e-9);
+        CHECK_NEAR(gp->alone_ns, 500, 1e-6);
+        CHECK_NEAR(gc->alone_ns, 300, 1e-6);
+        CHECK_EQ(gp->blocks_bound, 1);
+        CHECK_EQ(gc->blocks_bound, 0);
+    }
+    CHECK_EQ(r->num_pairs, 1);
+    if (r->num_pairs == 1) {
+        CHECK_NEAR(r->pairs[0].both, 0.2, 1e-9);
+        CHECK_NEAR(r->pairs[0].a_only, 0.5, 1e-9);
+        CHECK_NEAR(r->pairs[0].b_only, 0.3, 1e-9);
+        CHECK_NEAR(r->pairs[0].neither, 0.0, 1e-9);
+        CHECK_NEAR(r->pairs[0].span_ns, 1000, 1e-6);
+    }
+    /* stages: the producer's two loads, 700 ns of its 700 ns in regions */
+    CHECK_EQ(r->num_stages, 2);
+    if (r->num_stages == 2) {
+        CHECK_EQ(r->stages[0].group, 0); CHECK_EQ(r->stages[0].id, 0); CHECK_EQ(r->stages[0].count, 2);
+        CHECK_NEAR(r->stages[0].total_ns, 700, 1e-6);
+        CHECK_NEAR(r->stages[0].share, 1.0, 1e-9);
+        CHECK(strcmp(r->stages[0].name, "load") == 0 && strcmp(r->stages[0].group_name, "producer") == 0);
+        CHECK_EQ(r->stages[1].group, 1); CHECK_NEAR(r->stages[1].p50_ns, 500, 1e-6);
+    }
+    /* the picture: one SM, two rows, bars in load's and mma's colours */
+    CHECK_EQ(r->num_rows, 2);
+    CHECK(r->row_by_sm);
+    CHECK_EQ(r->num_sms, 1);
+    CHECK(r->num_rects >= 2);
+    {
+        membuf m = {0, 0, 0};
+        CHECK_EQ(ikp_report_write_svg(r, mem_write, &m), IKP_OK);
+        CHECK(m.p && strstr(m.p, "<svg") && strstr(m.p, "</svg>\n"));
+        CHECK(m.p && strstr(m.p, ">load</text>") && strstr(m.p, ">mma</text>"));
+        CHECK(m.p && strstr(m.p, "SM 5 producer") && strstr(m.p, "SM 5 consumer"));
+        free(m.p);
+    }
+    ikp_report_free(r);
+    ikp_capture_free(cap);
+    free(w);
+}
+
+/* waits are idle even inside an enclosing region: consumer tile [0, 1000)
+   holds wait [0, 600) and mma [600, 1000) */
+static void test_waits(void)
+{
+    static const char *const names[] = {"tile", "wait", "mma"};
+    static const span3 p[] = {{0, 0, 1000}}, c[] = {{0, 0, 1000}, {1, 0, 600}, {2, 600, 1000}};
+    lanedesc d[2] = {{0, 0, 1, p, 1}, {0, 1, 1, c, 3}};
+    size_t nw;
+    uint64_t *w = build(d, 2, 1, 2, &nw);
+    ikp_capture *cap = open_names(w, nw, names, 3);
+    ikp_report *r = NULL;
+    ikp_report_options o;
+    uint32_t wait = 1, bad = IKP_WIRE_MAX_EVENTS;
+    ikp_error e;
+    memset(&o, 0, sizeof o);
+    CHECK_EQ(ikp_report_compute(cap, &o, &r, &e), IKP_OK);
+    if (r) { CHECK(rgroup(r, 1) && rgroup(r, 1)->busy_fraction > 0.999); ikp_report_free(r); r = NULL; }
+    o.wait_events = &wait; o.num_wait_events = 1;
+    CHECK_EQ(ikp_report_compute(cap, &o, &r, &e), IKP_OK);
+    if (r) {
+        CHECK(rgroup(r, 1) && rgroup(r, 1)->busy_fraction > 0.399 && rgroup(r, 1)->busy_fraction < 0.401);
+        CHECK(rgroup(r, 0) && rgroup(r, 0)->alone_ns > 599 && rgroup(r, 0)->alone_ns < 601);
+        CHECK_EQ(r->waits, 1);
+        ikp_report_free(r);
+        r = NULL;
+    }
+    o.wait_events = &bad;
+    CHECK_EQ(ikp_report_compute(cap, &o, &r, &e), IKP_ERR_INVALID_ARGUMENT);
+    CHECK(r == NULL && strstr(e.message, "wait event") != NULL);
+    o.wait_events = NULL;
+    CHECK_EQ(ikp_report_compute(cap, &o, &r, &e), IKP_ERR_INVALID_ARGUMENT);
+    CHECK_EQ(ikp_report_compute(NULL, NULL, &r, &e), IKP_ERR_INVALID_ARGUMENT);
+    CHECK_EQ(ikp_report_compute(cap, NULL, NULL, &e), IKP_ERR_INVALID_ARGUMENT);
+    ikp_capture_free(cap);
+    free(w);
+}
+
+/* 3 groups; 10 blocks on 10 SMs: 9 end at 1000 ns, block 7 at 5000 ns
+   (a tail of 4000 ns); group 2 works alone longest in 8 of them */
+static void test_tail_and_bottleneck(void)
+{
+    static const char *const names[] = {"a", "b", "c"};
+    span3 r[10][3][1];
+    lanedesc d[30];
+    size_t nw, i, k = 0;
+    uint64_t *w;
+    ikp_capture *cap;
+    ikp_report *rep = NULL;
+    ikp_error e;
+    membuf m = {0, 0, 0};
+    for (i = 0; i < 10; i++) {
+        uint64_t end = i == 7 ? 5000 : 1000;
+        int g2_long = i != 3 && i != 4;
+        r[i][0][0].id = 0; r[i][0][0].b = 0; r[i][0][0].e = 200;          /* group 0: [0, 200) */
+        r[i][1][0].id = 1; r[i][1][0].b = 100; r[i][1][0].e = g2_long ? 400 : 900; /* group 1 */
+        r[i][2][0].id = 2; r[i][2][0].b = 300; r[i][2][0].e = end;         /* group 2 to the end */
+        if (!g2_long) { r[i][2][0].b = 850; r[i][2][0].e = end; }
+        for (k = 0; k < 3; k++) {
+            d[i * 3 + k].block = (uint32_t)i; d[i * 3 + k].group = (uint32_t)k; d[i * 3 + k].sm = (uint32_t)(20 + i);
+            d[i * 3 + k].r = r[i][k]; d[i * 3 + k].n = 1;
+        }
+    }
+    w = build(d, 30, 10, 3, &nw);
+    cap = open_names(w, nw, names, 3);
+    save_as("tail", w, nw, names, 3);
+    CHECK_EQ(ikp_report_compute(cap, NULL, &rep, &e), IKP_OK);
+    if (rep) {
+        CHECK_EQ(rep->num_blocks, 10);
+        CHECK_EQ(rep->blocks[0].block, 7);
+        CHECK_EQ(rep->blocks[0].sm, 27);
+        CHECK_EQ(rep->blocks[0].end_ps, 5000 * NS);
+        CHECK_EQ(rep->end_p50_ps, 1000 * NS);
+        CHECK_EQ(rep->tail_ps, 4000 * NS);
+        CHECK_EQ(rep->num_sms, 10);
+        CHECK(rgroup(rep, 2) && rgroup(rep, 2)->blocks_bound == 8);
+        CHECK(rgroup(rep, 1) && rgroup(rep, 1)->blocks_bound == 2);
+        CHECK(rgroup(rep, 0) && rgroup(rep, 0)->blocks_bound == 0);
+        CHECK_EQ(rep->num_pairs, 3);
+        CHECK_EQ(rep->heat_rows, 10);
+        CHECK(rep->heat_max > 0);
+        CHECK_EQ(ikp_report_write_markdown(rep, NULL, mem_write, &m), IKP_OK);
+        CHECK(m.p && strstr(m.p, "## Configuration") && strstr(m.p, "## Stages") && strstr(m.p, "## Pipeline") &&
+              strstr(m.p, "## Balance"));
+        CHECK(m.p && strstr(m.p, "a tail of 4.000 us"));
+        CHECK(m.p && strstr(m.p, "**Bound by epilogue**"));
+        CHECK(m.p && strstr(m.p, "| 7 | 27 | 0.000 | 5.000 | 5.000 |"));
+        free(m.p);
+        ikp_report_free(rep);
+    }
+    ikp_capture_free(cap);
+    free(w);
+}
+
+/* ---- synthetic pipelines for the diff ---- */
+static double urand(uint64_t *s)
+{
+    *s = *s * 6364136223846793005ull + 1442695040888963407ull;
+    return (double)(*s >> 11) / 9007199254740992.0;
+}
+/* a duration around mean ns: spread +-25%, 2% outliers at 3x */
+static uint64_t noisy(uint64_t *s, double mean)
+{
+    double v = mean * (0.75 + 0.5 * urand(s));
+    if (urand(s) < 0.02) v *= 3;
+    return (uint64_t)v + 1;
+}
+
+/* nb blocks x 2 groups, `tiles` tiles each: producer `load` (id 0, 400 ns);
+   consumer `mma` (id 1, 300 ns) and one `epilogue` (id 2, 200 ns); event
+   `extra` (id 3) when with_extra; scale[id] multiplies durations */
+static uint64_t *pipeline(uint32_t nb, uint32_t tiles, uint64_t seed, const double *scale, int with_extra,
+                          int without_load, size_t *nw)
+{
+    lanedesc *d = (lanedesc *)calloc(2 * nb, sizeof *d);
+    span3 *r = (span3 *)calloc((size_t)2 * nb * (tiles + 2), sizeof *r);
+    uint64_t s = seed * 0x9E3779B97F4A7C15ull + 1, *w;
+    uint32_t b, k;
+    for (b = 0; b < nb; b++) {
+        span3 *p = r + (size_t)(2 * b) * (tiles + 2), *c = p + tiles + 2;
+        uint64_t t = 1000 + b * 7, u = 1200 + b * 7;
+        size_t np = 0, nc = 0;
+        for (k = 0; k < tiles; k++) {
+            uint64_t dl = noisy(&s, 400 * scale[0]), dm = noisy(&s, 300 * scale[1]);
+            if (!without_load) { p[np].id = 0; p[np].b = t; p[np].e = t + dl; np++; }
+            t += dl + 20;
+            c[nc].id = 1; c[nc].b = u; c[nc].e = u + dm; nc++;
+            u += dm + 120;
+        }
+        c[nc].id = 2; c[nc].b = u; c[nc].e = u + noisy(&s, 200 * scale[2]); nc++;
+        if (with_extra) { p[np].id = 3; p[np].b = t; p[np].e = t + noisy(&s, 100); np++; }
+        d[2 * b].block = b; d[2 * b].group = 0; d[2 * b].sm = b % 132; d[2 * b].r = p; d[2 * b].n = np;
+        d[2 * b + 1].block = b; d[2 * b + 1].group = 1; d[2 * b + 1].sm = b % 132; d[2 * b + 1].r = c; d[2 * b + 1].n = nc;
+    }
+    w = build(d, 2 * nb, nb, 2, nw);
+    free(d);
+    free(r);
+    return w;
+}
+
+static const char *const pnames[] = {"load", "mma", "epilogue", "extra"};
+
+static ikp_diff *diff_of(const uint64_t *a, size_t na, const uint64_t *b, size_t nb, const ikp_diff_options *o)
+{
+    ikp_capture *ca = open_names(a, na, pnames, 4), *cb = open_names(b, nb, pnames, 4);
+    ikp_diff *d = NULL;
+    ikp_error e;
+    if (ca && cb) CHECK_EQ(ikp_diff_compute(ca, cb, o, &d, &e), IKP_OK);
+    ikp_capture_free(ca);
+    ikp_capture_free(cb);
+    return d;
+}
+
+static const ikp_diff_event *devent(const ikp_diff *d, const char *name)
+{
+    uint32_t i;
+    for (i = 0; d && i < d->num_events; i++) if (!strcmp(d->events[i].name, name)) return &d->events[i];
+    return NULL;
+}
+
+/* a 10% slower mma among unchanged load and epilogue, with noise */
+static void test_diff_finds_change(void)
+{
+    static const double one[3] = {1, 1, 1}, slow[3] = {1, 1.10, 1};
+    size_t na, nb;
+    uint64_t *a = pipeline(64, 32, 1, one, 0, 0, &na), *b = pipeline(64, 32, 2, slow, 0, 0, &nb);
+    ikp_diff *d = diff_of(a, na, b, nb, NULL);
+    const ikp_diff_event *mma = devent(d, "mma"), *load = devent(d, "load"), *epi = devent(d, "epilogue");
+    membuf m = {0, 0, 0};
+    save_as("base", a, na, pnames, 4);
+    save_as("mma10", b, nb, pnames, 4);
+    CHECK(d && mma && load && epi);
+    if (d && mma && load && epi) {
+        CHECK_EQ(mma->test.verdict, IKP_VERDICT_SLOWER);
+        CHECK(mma->test.p50_change > 0.07 && mma->test.p50_change < 0.13);
+        CHECK(mma->test.z > 0 && mma->test.p_value < 1e-6);
+        CHECK_EQ(load->test.verdict, IKP_VERDICT_SAME);
+        CHECK_EQ(epi->test.verdict, IKP_VERDICT_SAME);
+        CHECK_EQ(mma->base.count, 64 * 32);
+        CHECK_EQ(d->tests, 4);
+        CHECK_NEAR(d->options.threshold, 0.02, 1e-12);
+        CHECK_NEAR(d->options.alpha, 0.01, 1e-12);
+        CHECK_NEAR(d->options.min_change_ns, 5, 1e-12);
+        CHECK_EQ(d->differs, 0);
+        CHECK(ikp_diff_slower_than(d, 0.05) == 1);
+        CHECK(ikp_diff_slower_than(d, 0.20) == 0);
+        /* the consumer's blocks get longer: the span's verdict */
+        CHECK_EQ(d->span.test.verdict, IKP_VERDICT_SLOWER);
+        CHECK_EQ(d->verdict, IKP_VERDICT_SLOWER);
+        CHECK_EQ(d->span.base_blocks.count, 64);
+        CHECK_EQ(ikp_diff_write_text(d, mem_write, &m), IKP_OK);
+        CHECK(m.p && strstr(m.p, "slower (p=") && strstr(m.p, "verdict   slower"));
+        free(m.p);
+    }
+    ikp_diff_free(d);
+    /* a second run of the base's distribution: same */
+    {
+        size_t nc;
+        uint64_t *c = pipeline(64, 32, 3, one, 0, 0, &nc);
+        save_as("base2", c, nc, pnames, 4);
+        d = diff_of(a, na, c, nc, NULL);
+        CHECK(d && d->verdict == IKP_VERDICT_SAME && devent(d, "mma") && devent(d, "mma")->test.verdict == IKP_VERDICT_SAME);
+        ikp_diff_free(d);
+        free(c);
+    }
+    /* a floor in ns above mma's shift (about 30 ns): same */
+    {
+        ikp_diff_options o;
+        memset(&o, 0, sizeof o);
+        o.min_change_ns = 50;
+        d = diff_of(a, na, b, nb, &o);
+        mma = devent(d, "mma");
+        CHECK(mma && mma->test.verdict == IKP_VERDICT_SAME);
+        ikp_diff_free(d);
+        o.min_change_ns = 20;
+        d = diff_of(a, na, b, nb, &o);
+        mma = devent(d, "mma");
+        CHECK(mma && mma->test.verdict == IKP_VERDICT_SLOWER);
+        ikp_diff_free(d);
+    }
+    /* the other way round: faster */
+    d = diff_of(b, nb, a, na, NULL);
+    mma = devent(d, "mma");
+    CHECK(mma && mma->test.verdict == IKP_VERDICT_FASTER && mma->test.z < 0);
+    CHECK(d && ikp_diff_slower_than(d, 0.0) == 0);
+    ikp_diff_free(d);
+    /* a threshold above the change: same */
+    {
+        ikp_diff_options o;
+        memset(&o, 0, sizeof o);
+        o.threshold = 0.2;
+        d = diff_of(a, na, b, nb, &o);
+        mma = devent(d, "mma");
+        CHECK(mma && mma->test.verdict == IKP_VERDICT_SAME && mma->test.p_value < 1e-6);
+        ikp_diff_free(d);
+    }
+    free(a);
+    free(b);
+}
+
+/* two runs of one distribution: `same` everywhere in at least 95 of 100 seeded trials */
+static void test_diff_same(void)
+{
+    static const double one[3] = {1, 1, 1};
+    int trial, same = 0, any_p_small = 0;
+    for (trial = 0; trial < 100; trial++) {
+        size_t na, nb;
+        uint64_t *a = pipeline(32, 16, 1000 + 2 * (uint64_t)trial, one, 0, 0, &na);
+        uint64_t *b = pipeline(32, 16, 1001 + 2 * (uint64_t)trial, one, 0, 0, &nb);
+        ikp_diff *d = diff_of(a, na, b, nb, NULL);
+        uint32_t i;
+        int all = d != NULL && d->verdict == IKP_VERDICT_SAME;
+        for (i = 0; d && i < d->num_events; i++) {
+            if (d->events[i].test.verdict != IKP_VERDICT_SAME) all = 0;
+            if (d->events[i].test.p_value < 0.05) any_p_small = 1;
+        }
+        same += all;
+        ikp_diff_free(d);
+        free(a);
+        free(b);
+    }
+    printf("identical distributions: verdict same in %d of 100 trials\n", same);
+    CHECK(same >= 95);
+    CHECK(any_p_small); /* the test does see noise: some p-values are small; the rules keep them `same` */
+}
+
+/* captures of different event sets and grids: matched by name, the rest listed */
+static void test_diff_mismatch(void)
+{
+    static const double one[3] = {1, 1, 1};
+    size_t na, nb;
+    uint64_t *a = pipeline(16, 8, 5, one, 0, 0, &na), *b = pipeline(24, 8, 6, one, 1, 1, &nb);
+    ikp_diff *d = diff_of(a, na, b, nb, NULL);
+    const ikp_diff_event *load = devent(d, "load"), *extra = devent(d, "extra"), *mma = devent(d, "mma");
+    membuf m = {0, 0, 0};
+    save_as("extra", b, nb, pnames, 4);
+    CHECK(d && load && extra && mma);
+    if (d && load && extra && mma) {
+        CHECK_EQ(load->test.verdict, IKP_VERDICT_ONLY_BASE);
+        CHECK_EQ(load->next.count, 0);
+        CHECK_EQ(extra->test.verdict, IKP_VERDICT_ONLY_NEW);
+        CHECK_EQ(extra->base.count, 0);
+        CHECK_EQ(mma->test.verdict, IKP_VERDICT_SAME);
+        CHECK(d->differs & IKP_DIFF_EVENTS);
+        CHECK(d->differs & IKP_DIFF_BLOCKS);
+        CHECK(d->differs & IKP_DIFF_GRID);
+        CHECK(!(d->differs & IKP_DIFF_FORMAT));
+        CHECK_EQ(d->num_events, 4);
+        CHECK_EQ(ikp_diff_write_text(d, mem_write, &m), IKP_OK);
+        CHECK(m.p && strstr(m.p, "only in one: load (base) extra (new)"));
+        CHECK(m.p && strstr(m.p, "block counts differ: 16 and 24"));
+        free(m.p);
+        m.p = NULL; m.n = m.cap = 0;
+        CHECK_EQ(ikp_diff_write_json(d, mem_write, &m), IKP_OK);
+        CHECK(m.p && strstr(m.p, "\"name\":\"load\",\"base\":{") && strstr(m.p, "\"new\":null,\"p50_change\":null,\"verdict\":\"only-base\""));
+        CHECK(m.p && strstr(m.p, "\"differs\":[\"block counts\",\"grids\",\"event sets\"]"));
+        free(m.p);
+    }
+    ikp_diff_free(d);
+    free(a);
+    free(b);
+}
+
+/* the rank test against a hand computation: 1..10 against 11..20 (no
+   overlap) gives U = 0, z = (50 - 0.5) / sqrt(175) = 3.7418, two-sided
+   p = erfc(3.7418 / sqrt 2) = 1.827e-4 */
+static void test_rank_test(void)
+{
+    uint64_t a[10], b[10], c[10];
+    double z, p;
+    int i;
+    for (i = 0; i < 10; i++) { a[i] = (uint64_t)(i + 1); b[i] = (uint64_t)(i + 11); c[i] = 5; }
+    ikp__rank_test(a, 10, b, 10, &z, &p);
+    CHECK_NEAR(z, 3.7418, 1e-3);
+    CHECK_NEAR(p * 1e4, 1.827, 0.01);
+    ikp__rank_test(b, 10, a, 10, &z, &p);
+    CHECK_NEAR(z, -3.7418, 1e-3);
+    ikp__rank_test(c, 10, c, 10, &z, &p); /* all tied: no evidence */
+    CHECK_NEAR(p, 1.0, 1e-12);
+    ikp__rank_test(a, 10, a, 10, &z, &p);
+    CHECK_NEAR(z, 0.0, 1e-12);
+    CHECK_NEAR(p, 1.0, 1e-6);
+    CHECK_NEAR(ikp__sqrt(2.0), 1.41421356237, 1e-10);
+    CHECK_NEAR(ikp__exp(-1.0), 0.367879441171, 1e-10);
+    CHECK_NEAR(ikp__erfc(0.0), 1.0, 1e-6);
+    CHECK_NEAR(ikp__erfc(1.0), 0.157299207050, 1e-7);
+}
+
+static int fail_write(void *u, const void *d, size_t n) { (void)u; (void)d; (void)n; return 1; }
+
+static void test_diff_api(void)
+{
+    static const double one[3] = {1, 1, 1};
+    size_t na;
+    uint64_t *a = pipeline(4, 4, 9, one, 0, 0, &na);
+    ikp_capture *ca = open_names(a, na, pnames, 4);
+    ikp_diff *d = NULL;
+    ikp_diff_options o;
+    ikp_error e;
+    memset(&o, 0, sizeof o);
+    CHECK_EQ(ikp_diff_compute(NULL, ca, NULL, &d, &e), IKP_ERR_INVALID_ARGUMENT);
+    CHECK_EQ(ikp_diff_compute(ca, ca, NULL, NULL, &e), IKP_ERR_INVALID_ARGUMENT);
+    o.threshold = -0.1;
+    CHECK_EQ(ikp_diff_compute(ca, ca, &o, &d, &e), IKP_ERR_INVALID_ARGUMENT);
+    CHECK(d == NULL && strstr(e.message, "threshold") != NULL);
+    o.threshold = 0; o.alpha = 1.5;
+    CHECK_EQ(ikp_diff_compute(ca, ca, &o, &d, &e), IKP_ERR_INVALID_ARGUMENT);
+    o.alpha = 0; o.min_change_ns = -1;
+    CHECK_EQ(ikp_diff_compute(ca, ca, &o, &d, &e), IKP_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(e.message, "min_change_ns") != NULL);
+    o.min_change_ns = 0;
+    CHECK_EQ(ikp_diff_compute(ca, ca, &o, &d, &e), IKP_OK);
+    if (d) {
+        CHECK_EQ(d->verdict, IKP_VERDICT_SAME);
+        CHECK_EQ(ikp_diff_write_text(d, fail_write, NULL), IKP_ERR_WRITE);
+        CHECK_EQ(ikp_diff_write_json(d, fail_write, NULL), IKP_ERR_WRITE);
+        CHECK_EQ(ikp_diff_write_markdown(d, fail_write, NULL), IKP_ERR_WRITE);
+        CHECK_EQ(ikp_diff_write_text(NULL, fail_write, NULL), IKP_ERR_INVALID_ARGUMENT);
+    }
+    CHECK(strcmp(ikp_verdict_name(IKP_VERDICT_ONLY_NEW), "only-new") == 0);
+    CHECK(strcmp(ikp_verdict_name(IKP_VERDICT_COUNT), "unknown") == 0);
+    ikp_diff_free(d);
+    ikp_diff_free(NULL);
+    ikp_report_free(NULL);
+    {
+        ikp_report *r = NULL;
+        CHECK_EQ(ikp_report_compute(ca, NULL, &r, &e), IKP_OK);
+        CHECK_EQ(ikp_report_write_markdown(r, NULL, fail_write, NULL), IKP_ERR_WRITE);
+        CHECK_EQ(ikp_report_write_svg(r, fail_write, NULL), IKP_ERR_WRITE);
+        CHECK_EQ(ikp_report_write_svg(NULL, fail_write, NULL), IKP_ERR_INVALID_ARGUMENT);
+        ikp_report_free(r);
+    }
+    ikp_capture_free(ca);
+    free(a);
+}
+
+/* names that need escaping in Markdown and SVG; an empty capture */
+static void test_escaping_and_empty(void)
+{
+    static const char *const names[] = {"a|b<c>&\"", "\xff\xfe bad utf-8"};
+    static const span3 p[] = {{0, 0, 300}, {1, 300, 700}};
+    lanedesc d[1] = {{0, 0, 0, p, 2}};
+    size_t nw;
+    uint64_t *w = build(d, 1, 1, 1, &nw);
+    ikp_capture *cap = open_names(w, nw, names, 2);
+    ikp_report *r = NULL;
+    ikp_error e;
+    membuf m = {0, 0, 0};
+    CHECK_EQ(ikp_report_compute(cap, NULL, &r, &e), IKP_OK);
+    if (r) {
+        CHECK_EQ(ikp_report_write_svg(r, mem_write, &m), IKP_OK);
+        CHECK(m.p && strstr(m.p, ">a|b&lt;c&gt;&amp;&quot;</text>") && strstr(m.p, ">?? bad utf-8</text>"));
+        free(m.p);
+        m.p = NULL; m.n = m.cap = 0;
+        CHECK_EQ(ikp_report_write_markdown(r, NULL, mem_write, &m), IKP_OK);
+        CHECK(m.p && strstr(m.p, "| a\\|b&lt;c&gt;&amp;\" |"));
+        free(m.p);
+        CHECK_EQ(r->num_pairs, 0); /* one group */
+        ikp_report_free(r);
+    }
+    ikp_capture_free(cap);
+    free(w);
+    {   /* lanes opened, nothing recorded */
+        lanedesc z[1] = {{0, 0, 0, p, 0}};
+        w = build(z, 1, 1, 1, &nw);
+        cap = open_names(w, nw, names, 2);
+        r = NULL;
+        CHECK_EQ(ikp_report_compute(cap, NULL, &r, &e), IKP_OK);
+        if (r) {
+            CHECK_EQ(r->num_blocks, 0);
+            CHECK_EQ(r->num_stages, 0);
+            m.p = NULL; m.n = m.cap = 0;
+            CHECK_EQ(ikp_report_write_svg(r, mem_write, &m), IKP_OK);
+            CHECK(m.p && strstr(m.p, "</svg>"));
+            free(m.p);
+            ikp_report_free(r);
+        }
+        ikp_capture_free(cap);
+        free(w);
+    }
+}
+
+int main(void)
+{
+    test_rank_test();
+    test_overlap_and_bound();
+    test_waits();
+    test_tail_and_bottleneck();
+    test_diff_finds_change();
+    test_diff_same();
+    test_diff_mismatch();
+    test_diff_api();
+    test_escaping_and_empty();
+    return check_report();
+}
