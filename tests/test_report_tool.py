@@ -202,7 +202,8 @@ def main():
             (("diff", cap("base"), os.path.join(tmp, "missing.ikp")), 1, "missing.ikp"),
             (("report", cap("base"), "--wait", "nosuch"), 2, "no event 'nosuch'"),
             (("report", cap("base"), "--sms", "0"), 2, "--sms"),
-            (("report", cap("base"), "-o", cap("base")), 2, "names an input file"),
+            (("report", cap("base"), "-o", cap("base")), 2, "names the input file"),
+            (("report", cap("base"), "--base", cap("mma10"), "-o", cap("mma10")), 2, "given with --base"),
             (("report", cap("base"), "--svg", cap("base")), 2, "would replace an input file"),
             (("report", cap("base"), "-o", os.path.join(tmp, "no", "such", "dir.md")), 1, "No such file or directory")]:
         rc, so, se = run(*args)

@@ -386,7 +386,8 @@ int main(int argc, char **argv)
     }
     if (is_trace && !out) out = "trace.json";
     if (out && strcmp(out, "-") && (same_file(in, out) || (base_arg && same_file(base_arg, out)))) {
-        fprintf(stderr, "ikp: error: -o %s names an input file: choose another output\n", out);
+        fprintf(stderr, "ikp: error: -o %s names the input file%s: choose another output\n", out,
+                same_file(in, out) ? "" : " given with --base");
         rc = 2;
         goto done;
     }
