@@ -5870,13 +5870,16 @@ static int ikp__cmp_named(const void *pa, const void *pb)
     int c = strcmp(a->name, b->name);
     return c ? c : a->i < b->i ? -1 : a->i > b->i;
 }
-static size_t ikp__find_named(const ikp__named *v, size_t n, const char *name) /* n if absent */
+/* the first entry named name not yet taken (names may repeat: the k-th of
+   a name pairs with the k-th); n if none */
+static size_t ikp__find_named(const ikp__named *v, size_t n, const char *name, const uint8_t *taken)
 {
     size_t lo = 0, hi = n;
     while (lo < hi) {
         size_t m = lo + (hi - lo) / 2;
         if (strcmp(v[m].name, name) < 0) lo = m + 1; else hi = m;
     }
+    while (lo < n && taken[lo] && !strcmp(v[lo].name, name)) lo++;
     return lo < n && !strcmp(v[lo].name, name) ? lo : n;
 }
 
@@ -5956,20 +5959,20 @@ IKP_DEF ikp_result ikp_diff_compute(const ikp_capture *base, const ikp_capture *
     if (!matched || !d->events || !ev_name) { r = ikp__oom(err); goto done; }
     memset(matched, 0, an[1].nser + 1);
     for (i = 0; i < an[0].nser; i++) {
-        size_t j = ikp__find_named(nm[1], an[1].nser, nm[0][i].name);
-        if (j < an[1].nser && !matched[j]) { both++; matched[j] = 1; }
+        size_t j = ikp__find_named(nm[1], an[1].nser, nm[0][i].name, matched);
+        if (j < an[1].nser) { both++; matched[j] = 1; }
     }
     d->tests = both + 1; /* the events in both, and the span */
     memset(matched, 0, an[1].nser + 1);
     for (i = 0; i < an[0].nser; i++) {
         ikp_diff_event *e = &d->events[d->num_events];
         const ikp__ser *sa = &an[0].ser[i];
-        size_t j = ikp__find_named(nm[1], an[1].nser, nm[0][i].name);
+        size_t j = ikp__find_named(nm[1], an[1].nser, nm[0][i].name, matched);
         memset(e, 0, sizeof *e);
         ev_name[d->num_events++] = (size_t)(nm[0][i].name - pool.p);
         ikp__event_stats_fill(&e->base, sa->v, sa->n);
         e->base.id = (uint32_t)sa->key;
-        if (j < an[1].nser && !matched[j]) {
+        if (j < an[1].nser) {
             const ikp__ser *sb = &an[1].ser[nm[1][j].i];
             matched[j] = 1;
             ikp__event_stats_fill(&e->next, sb->v, sb->n);

@@ -506,6 +506,19 @@ static void test_diff_api(void)
         CHECK_EQ(ikp_diff_write_markdown(d, fail_write, NULL), IKP_ERR_WRITE);
         CHECK_EQ(ikp_diff_write_text(NULL, fail_write, NULL), IKP_ERR_INVALID_ARGUMENT);
     }
+    {   /* names that repeat: the k-th of a name pairs with the k-th, so a capture matches itself */
+        static const char *const twice[] = {"x", "x", "x"};
+        ikp_capture *cx = open_names(a, na, twice, 3);
+        uint32_t i;
+        ikp_diff_free(d);
+        d = NULL;
+        CHECK_EQ(ikp_diff_compute(cx, cx, NULL, &d, &e), IKP_OK);
+        CHECK(d && d->num_events == 3 && !(d->differs & IKP_DIFF_EVENTS));
+        for (i = 0; d && i < d->num_events; i++) CHECK_EQ(d->events[i].test.verdict, IKP_VERDICT_SAME);
+        ikp_diff_free(d);
+        d = NULL;
+        ikp_capture_free(cx);
+    }
     CHECK(strcmp(ikp_verdict_name(IKP_VERDICT_ONLY_NEW), "only-new") == 0);
     CHECK(strcmp(ikp_verdict_name(IKP_VERDICT_COUNT), "unknown") == 0);
     ikp_diff_free(d);
