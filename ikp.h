@@ -3138,6 +3138,15 @@ static void ikp__put(ikp__out *o, const char *s, size_t len)
     o->n += len;
 }
 static void ikp__puts(ikp__out *o, const char *s) { ikp__put(o, s, strlen(s)); }
+static void ikp__out_init(ikp__out *o, ikp_write_fn fn, void *user, char *buf, size_t n)
+{
+    o->fn = fn; o->user = user; o->buf = buf; o->n = 0; o->cap = n; o->failed = 0;
+}
+static ikp_result ikp__out_end(ikp__out *o)
+{
+    ikp__flush(o);
+    return o->failed ? IKP_ERR_WRITE : IKP_OK;
+}
 #define IKP__PUT_LIT(o, lit) ikp__put(o, lit, sizeof(lit) - 1)
 static void ikp__put_u64(ikp__out *o, uint64_t v)
 {
@@ -3751,7 +3760,7 @@ IKP_DEF ikp_result ikp_write_chrome(const ikp_capture *cap, const ikp_trace_opti
     }
     memset(nc->have, 0, sizeof nc->have);
     nc->pool = NULL; nc->n = nc->cap = 0;
-    o.fn = fn; o.user = user; o.n = 0; o.cap = 1 << 16; o.failed = 0;
+    ikp__out_init(&o, fn, user, o.buf, 1 << 16);
     ng = cap->info.num_groups ? cap->info.num_groups : 1;
     ikp__puts(&o, "{\"traceEvents\":[");
     while (!o.failed && (r = ikp__tw_next(&w, err)) == IKP_OK && w.n) {
@@ -4335,7 +4344,7 @@ IKP_DEF ikp_result ikp_write_perfetto(const ikp_capture *cap, const ikp_trace_op
         return r;
     }
     memset(w.iid_gen, 0, 3 * IKP_WIRE_MAX_EVENTS * sizeof(uint32_t));
-    w.o.fn = fn; w.o.user = user; w.o.cap = 1 << 16;
+    ikp__out_init(&w.o, fn, user, w.o.buf, 1 << 16);
     w.next_uuid = IKP__PB_UUID0;
     while (!w.o.failed && (r = ikp__tw_next(&tw, err)) == IKP_OK && tw.n) {
         uint64_t block_pid = 0;
@@ -4878,10 +4887,9 @@ IKP_DEF ikp_result ikp_info_write_text(const ikp_stats *st, ikp_write_fn fn, voi
     ikp__out o;
     char buf[1024];
     if (!st || !fn) return IKP_ERR_INVALID_ARGUMENT;
-    o.fn = fn; o.user = user; o.buf = buf; o.n = 0; o.cap = sizeof buf; o.failed = 0;
+    ikp__out_init(&o, fn, user, buf, sizeof buf);
     ikp__put_info_text(&o, st);
-    ikp__flush(&o);
-    return o.failed ? IKP_ERR_WRITE : IKP_OK;
+    return ikp__out_end(&o);
 }
 
 IKP_DEF ikp_result ikp_stats_write_text(const ikp_stats *st, ikp_write_fn fn, void *user)
@@ -4891,7 +4899,7 @@ IKP_DEF ikp_result ikp_stats_write_text(const ikp_stats *st, ikp_write_fn fn, vo
     uint32_t i;
     size_t w = 5;
     if (!st || !fn) return IKP_ERR_INVALID_ARGUMENT;
-    o.fn = fn; o.user = user; o.buf = buf; o.n = 0; o.cap = sizeof buf; o.failed = 0;
+    ikp__out_init(&o, fn, user, buf, sizeof buf);
     ikp__put_info_text(&o, st);
     for (i = 0; i < st->num_events; i++) {
         size_t n = strlen(st->events[i].name);
@@ -4924,8 +4932,7 @@ IKP_DEF ikp_result ikp_stats_write_text(const ikp_stats *st, ikp_write_fn fn, vo
             ikp__puts(&o, "%\n");
         }
     }
-    ikp__flush(&o);
-    return o.failed ? IKP_ERR_WRITE : IKP_OK;
+    return ikp__out_end(&o);
 }
 
 static void ikp__put_kv_u(ikp__out *o, const char *k, uint64_t v)
@@ -4945,7 +4952,7 @@ IKP_DEF ikp_result ikp_stats_write_json(const ikp_stats *st, ikp_write_fn fn, vo
     uint32_t i;
     if (!st || !fn) return IKP_ERR_INVALID_ARGUMENT;
     in = &st->info;
-    o.fn = fn; o.user = user; o.buf = buf; o.n = 0; o.cap = sizeof buf; o.failed = 0;
+    ikp__out_init(&o, fn, user, buf, sizeof buf);
     ikp__puts(&o, "{\"format\":\"");
     ikp__puts(&o, ikp_format_name(in->format));
     ikp__puts(&o, "\",\"timer\":\"");
@@ -5004,8 +5011,7 @@ IKP_DEF ikp_result ikp_stats_write_json(const ikp_stats *st, ikp_write_fn fn, vo
         ikp__puts(&o, "}");
     }
     ikp__puts(&o, "]}\n");
-    ikp__flush(&o);
-    return o.failed ? IKP_ERR_WRITE : IKP_OK;
+    return ikp__out_end(&o);
 }
 
 /* ---- analysis: one walk for statistics, diff and report ---- */
@@ -5084,7 +5090,6 @@ typedef struct ikp__bnd { int64_t t; int32_t d; uint32_t g; } ikp__bnd;        /
 typedef struct ikp__an {
     const ikp_capture *cap;
     const ikp_allocator *a;
-    int full;                  /* the report: per group series, pipeline, picture */
     const uint8_t *wait;       /* per event id, or NULL */
     /* duration series by key (id << 32 | group when full, id alone else) */
     ikp__ser *ser;
@@ -5096,6 +5101,7 @@ typedef struct ikp__an {
     uint32_t ng;
     double *g_region, *g_lspan, *g_work, *g_bspan, *g_alone;
     uint32_t *g_lanes, *g_blocks, *g_bound, *g_mark; /* g_mark: the last block counted + 1 */
+    uint32_t *g_open;          /* a block's sweep: open intervals per group */
     double *p_span, *p_both, *p_a, *p_b; /* pairs, [a * 16 + b] */
     ikp_report_block *blk;
     size_t nblk, blkcap;
@@ -5167,7 +5173,7 @@ static void ikp__an_free(ikp__an *an)
     ikp__free(a, an->ser); ikp__free(a, an->hash);
     ikp__free(a, an->g_region); ikp__free(a, an->g_lspan); ikp__free(a, an->g_work); ikp__free(a, an->g_bspan);
     ikp__free(a, an->g_alone); ikp__free(a, an->g_lanes); ikp__free(a, an->g_blocks); ikp__free(a, an->g_bound);
-    ikp__free(a, an->g_mark);
+    ikp__free(a, an->g_mark); ikp__free(a, an->g_open);
     ikp__free(a, an->p_span); ikp__free(a, an->p_both); ikp__free(a, an->p_a); ikp__free(a, an->p_b);
     ikp__free(a, an->blk); ikp__free(a, an->iv); ikp__free(a, an->iv2); ikp__free(a, an->iv_at);
     ikp__free(a, an->gs); ikp__free(a, an->bd); ikp__free(a, an->alone); ikp__free(a, an->units);
@@ -5358,18 +5364,13 @@ static ikp_result ikp__an_pipeline(ikp__an *an, const ikp__tw *w, int64_t bs, in
     /* sweep: a group's count of open intervals; time with one group busy is its alone time */
     ikp__sort(an->bd, nb, sizeof(ikp__bnd), ikp__cmp_bnd);
     for (i = 0; i < an->ng; i++) an->alone[i] = 0;
-    {
-        uint32_t *open_ = (uint32_t *)ikp__alloc(an->a, an->ng * sizeof(uint32_t));
-        if (!open_) return ikp__oom(err);
-        memset(open_, 0, an->ng * sizeof(uint32_t));
-        for (k = 0; k < nb; k++) {
-            const ikp__bnd *b = &an->bd[k];
-            if (cnt == 1 && b->t > prev) an->alone[x] += (double)(b->t - prev);
-            prev = b->t;
-            if (b->d > 0) { if (open_[b->g]++ == 0) { cnt++; x ^= b->g; } }
-            else if (--open_[b->g] == 0) { cnt--; x ^= b->g; }
-        }
-        ikp__free(an->a, open_);
+    memset(an->g_open, 0, an->ng * sizeof(uint32_t));
+    for (k = 0; k < nb; k++) {
+        const ikp__bnd *b = &an->bd[k];
+        if (cnt == 1 && b->t > prev) an->alone[x] += (double)(b->t - prev);
+        prev = b->t;
+        if (b->d > 0) { if (an->g_open[b->g]++ == 0) { cnt++; x ^= b->g; } }
+        else if (--an->g_open[b->g] == 0) { cnt--; x ^= b->g; }
     }
     for (i = 0; i < an->ng; i++)
         if (an->alone[i] > 0) {
@@ -5491,7 +5492,6 @@ static ikp_result ikp__an_run(ikp__an *an, const ikp_capture *cap, int full, con
     memset(&w, 0, sizeof w);
     an->cap = cap;
     an->a = &cap->alloc;
-    an->full = full;
     an->wait = wait;
     an->ng = ng;
     an->g_region = (double *)ikp__zalloc(an->a, ng * sizeof(double));
@@ -5504,12 +5504,13 @@ static ikp_result ikp__an_run(ikp__an *an, const ikp_capture *cap, int full, con
     an->g_blocks = (uint32_t *)ikp__zalloc(an->a, ng * sizeof(uint32_t));
     an->g_bound = (uint32_t *)ikp__zalloc(an->a, ng * sizeof(uint32_t));
     an->g_mark = (uint32_t *)ikp__zalloc(an->a, ng * sizeof(uint32_t));
+    an->g_open = (uint32_t *)ikp__zalloc(an->a, ng * sizeof(uint32_t));
     an->p_span = (double *)ikp__zalloc(an->a, IKP__PAIR_GROUPS * IKP__PAIR_GROUPS * sizeof(double));
     an->p_both = (double *)ikp__zalloc(an->a, IKP__PAIR_GROUPS * IKP__PAIR_GROUPS * sizeof(double));
     an->p_a = (double *)ikp__zalloc(an->a, IKP__PAIR_GROUPS * IKP__PAIR_GROUPS * sizeof(double));
     an->p_b = (double *)ikp__zalloc(an->a, IKP__PAIR_GROUPS * IKP__PAIR_GROUPS * sizeof(double));
     if (!an->g_region || !an->g_lspan || !an->g_work || !an->g_bspan || !an->g_alone || !an->alone || !an->g_lanes ||
-        !an->g_blocks || !an->g_bound || !an->g_mark || !an->p_span || !an->p_both || !an->p_a || !an->p_b)
+        !an->g_blocks || !an->g_bound || !an->g_mark || !an->g_open || !an->p_span || !an->p_both || !an->p_a || !an->p_b)
         return ikp__oom(err);
     if (full && (r = ikp__an_picture_init(an, opt, err)) != IKP_OK) return r;
     w.cap = cap;
@@ -6096,15 +6097,6 @@ static void ikp__put_prob(ikp__out *o, double p)
     snprintf(t, sizeof t, "e%d", e);
     ikp__puts(o, t);
 }
-static void ikp__out_init(ikp__out *o, ikp_write_fn fn, void *user, char *buf, size_t n)
-{
-    o->fn = fn; o->user = user; o->buf = buf; o->n = 0; o->cap = n; o->failed = 0;
-}
-static ikp_result ikp__out_end(ikp__out *o)
-{
-    ikp__flush(o);
-    return o->failed ? IKP_ERR_WRITE : IKP_OK;
-}
 
 static const char *ikp__differs_text(uint32_t bit)
 {
@@ -6680,18 +6672,21 @@ IKP_DEF ikp_result ikp_report_write_svg(const ikp_report *r, ikp_write_fn fn, vo
     char buf[8192], t[160];
     const double L = 190, W = r ? (double)r->plot_width : 0, pitch = 18, rh = 16;
     static const double dh[IKP__DEPTHS] = {16, 10, 6, 3};
-    double y = 46, top, hh, lx, ly, height;
-    uint32_t i, prev_unit = 0;
+    double y = 46, hh, lx, ly, height, *rowy;
+    uint32_t i, d, c, units = 0;
     int q;
     size_t k;
     const ikp_stats *st;
     if (!r || !fn || !r->stats) return IKP_ERR_INVALID_ARGUMENT;
     st = r->stats;
-    /* layout first: rows (an extra gap between units), axis, legend, heatmap */
-    top = y;
+    /* layout first: each row's top (a gap between units), then the axis,
+       the legend and the heatmap under them */
+    rowy = (double *)r->allocator_.alloc(((size_t)r->num_rows + 1) * sizeof(double), r->allocator_.user);
+    if (!rowy) return IKP_ERR_OUT_OF_MEMORY;
     for (i = 0; i < r->num_rows; i++) {
-        if (i && r->row_unit[i] != prev_unit) y += 6;
-        prev_unit = r->row_unit[i];
+        if (i && r->row_unit[i] != r->row_unit[i - 1]) y += 6;
+        if (!i || r->row_unit[i] != r->row_unit[i - 1]) units++;
+        rowy[i] = y;
         y += pitch;
     }
     hh = r->heat_rows ? 360.0 / r->heat_rows : 0;
@@ -6705,75 +6700,55 @@ IKP_DEF ikp_result ikp_report_write_svg(const ikp_report *r, ikp_write_fn fn, vo
     ikp__puts(&o, "\" height=\"");
     ikp__put_num(&o, height);
     ikp__puts(&o, "\" font-family=\"DejaVu Sans, Arial, sans-serif\" font-size=\"11\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n");
-    /* the title names how many units are shown */
-    {
-        uint32_t units = 0;
-        for (i = 0; i < r->num_rows; i++) if (!i || r->row_unit[i] != r->row_unit[i - 1]) units++;
-        snprintf(t, sizeof t, "<text x=\"10\" y=\"24\" font-size=\"15\" font-weight=\"bold\">Timeline of %u %s%s, one row per %s and group</text>\n",
-                 units, r->row_by_sm ? "SM" : "block", units == 1 ? "" : "s", r->row_by_sm ? "SM" : "block");
-    }
+    snprintf(t, sizeof t, "<text x=\"10\" y=\"24\" font-size=\"15\" font-weight=\"bold\">Timeline of %u %s%s, one row per %s and group</text>\n",
+             units, r->row_by_sm ? "SM" : "block", units == 1 ? "" : "s", r->row_by_sm ? "SM" : "block");
     ikp__puts(&o, t);
-    /* row labels and bars */
-    y = top;
+    /* row labels and backgrounds */
     for (i = 0; i < r->num_rows; i++) {
-        if (i && r->row_unit[i] != r->row_unit[i - 1]) y += 6;
+        const char *gname = NULL;
+        uint32_t g;
         ikp__puts(&o, "<text x=\"");
         ikp__put_num(&o, L - 6);
         ikp__puts(&o, "\" y=\"");
-        ikp__put_num(&o, y + 12);
+        ikp__put_num(&o, rowy[i] + 12);
         snprintf(t, sizeof t, "\" text-anchor=\"end\">%s %u ", r->row_by_sm ? "SM" : "block", r->row_unit[i]);
         ikp__puts(&o, t);
-        {
-            const char *gname = NULL;
-            uint32_t g;
-            for (g = 0; g < r->num_groups; g++) if (r->groups[g].group == r->row_group[i]) gname = r->groups[g].name;
-            if (gname) ikp__put_xml(&o, gname);
-            else { snprintf(t, sizeof t, "group %u", r->row_group[i]); ikp__puts(&o, t); }
-        }
+        for (g = 0; g < r->num_groups; g++) if (r->groups[g].group == r->row_group[i]) gname = r->groups[g].name;
+        if (gname) ikp__put_xml(&o, gname);
+        else { snprintf(t, sizeof t, "group %u", r->row_group[i]); ikp__puts(&o, t); }
         ikp__puts(&o, "</text>\n<rect x=\"");
         ikp__put_num(&o, L);
         ikp__puts(&o, "\" y=\"");
-        ikp__put_num(&o, y);
+        ikp__put_num(&o, rowy[i]);
         ikp__puts(&o, "\" width=\"");
         ikp__put_num(&o, W);
         ikp__puts(&o, "\" height=\"16\" fill=\"#f3f3f3\"/>\n");
-        y += pitch;
     }
-    /* bars, outer first so inner ones paint over them */
-    {
-        double *rowy = (double *)r->allocator_.alloc(((size_t)r->num_rows + 1) * sizeof(double), r->allocator_.user);
-        uint32_t d, c;
-        if (!rowy) return IKP_ERR_OUT_OF_MEMORY;
-        for (i = 0, y = top; i < r->num_rows; i++) {
-            if (i && r->row_unit[i] != r->row_unit[i - 1]) y += 6;
-            rowy[i] = y;
-            y += pitch;
-        }
-        for (d = 0; d < IKP__DEPTHS; d++) /* outer first; one path per depth and colour */
-            for (c = 0; c < 12; c++) {
-                int any = 0;
-                for (k = 0; k < r->num_rects; k++) {
-                    const ikp_report_rect *b = &r->rects[k];
-                    double w = b->x1 - b->x0;
-                    if (b->depth != d || b->row >= r->num_rows || ikp__event_index(st, b->id) % 12 != c) continue;
-                    if (w < 0.6) w = 0.6;
-                    if (!any) { ikp__puts(&o, "<path fill=\""); ikp__puts(&o, ikp__palette[c]); ikp__puts(&o, "\" d=\""); any = 1; }
-                    ikp__puts(&o, "M");
-                    ikp__put_num(&o, L + b->x0);
-                    ikp__puts(&o, " ");
-                    ikp__put_num(&o, rowy[b->row] + (rh - dh[d]) / 2);
-                    ikp__puts(&o, "h");
-                    ikp__put_f(&o, w, 2);
-                    ikp__puts(&o, "v");
-                    ikp__put_num(&o, dh[d]);
-                    ikp__puts(&o, "h-");
-                    ikp__put_f(&o, w, 2);
-                    ikp__puts(&o, "z");
-                }
-                if (any) ikp__puts(&o, "\"/>\n");
+    /* bars: outer first so inner ones paint over them; one path per depth and colour */
+    for (d = 0; d < IKP__DEPTHS; d++)
+        for (c = 0; c < 12; c++) {
+            int any = 0;
+            for (k = 0; k < r->num_rects; k++) {
+                const ikp_report_rect *b = &r->rects[k];
+                double w = b->x1 - b->x0;
+                if (b->depth != d || b->row >= r->num_rows || ikp__event_index(st, b->id) % 12 != c) continue;
+                if (w < 0.6) w = 0.6;
+                if (!any) { ikp__puts(&o, "<path fill=\""); ikp__puts(&o, ikp__palette[c]); ikp__puts(&o, "\" d=\""); any = 1; }
+                ikp__puts(&o, "M");
+                ikp__put_num(&o, L + b->x0);
+                ikp__puts(&o, " ");
+                ikp__put_num(&o, rowy[b->row] + (rh - dh[d]) / 2);
+                ikp__puts(&o, "h");
+                ikp__put_f(&o, w, 2);
+                ikp__puts(&o, "v");
+                ikp__put_num(&o, dh[d]);
+                ikp__puts(&o, "h-");
+                ikp__put_f(&o, w, 2);
+                ikp__puts(&o, "z");
             }
-        r->allocator_.free(rowy, r->allocator_.user);
-    }
+            if (any) ikp__puts(&o, "\"/>\n");
+        }
+    r->allocator_.free(rowy, r->allocator_.user);
     y += 4;
     ikp__svg_axis(&o, L, y, W, st->info.span_ps);
     /* legend */

@@ -232,20 +232,15 @@ static ikp_result trace_body(const void *ctx, ikp_write_fn fn, void *user, ikp_e
 
 typedef struct report_job {
     const ikp_report *rep;
-    const ikp_report_md_options *md;
+    const ikp_report_md_options *md; /* the Markdown; NULL: the picture */
 } report_job;
-static ikp_result report_md_body(const void *ctx, ikp_write_fn fn, void *user, ikp_error *e)
+static ikp_result report_body(const void *ctx, ikp_write_fn fn, void *user, ikp_error *e)
 {
     const report_job *j = (const report_job *)ctx;
-    ikp_result r = ikp_report_write_markdown(j->rep, j->md, fn, user);
-    if (r != IKP_OK) snprintf(e->message, sizeof e->message, "cannot write the report: %s", ikp_result_string(r));
-    return r;
-}
-static ikp_result report_svg_body(const void *ctx, ikp_write_fn fn, void *user, ikp_error *e)
-{
-    const report_job *j = (const report_job *)ctx;
-    ikp_result r = ikp_report_write_svg(j->rep, fn, user);
-    if (r != IKP_OK) snprintf(e->message, sizeof e->message, "cannot write the picture: %s", ikp_result_string(r));
+    ikp_result r = j->md ? ikp_report_write_markdown(j->rep, j->md, fn, user) : ikp_report_write_svg(j->rep, fn, user);
+    if (r != IKP_OK)
+        snprintf(e->message, sizeof e->message, "cannot write the %s: %s", j->md ? "report" : "picture",
+                 ikp_result_string(r));
     return r;
 }
 
@@ -449,9 +444,10 @@ int main(int argc, char **argv)
             md.svg_path = svg_arg ? svg_arg : slash ? slash + 1 : svg_path;
         }
         job.rep = rep;
+        job.md = NULL;
+        if (svg_path && (rc = write_out(svg_path, report_body, &job, "picture"))) goto done;
         job.md = &md;
-        if (svg_path && (rc = write_out(svg_path, report_svg_body, &job, "picture"))) goto done;
-        if ((rc = write_out(out, report_md_body, &job, "report"))) goto done;
+        if ((rc = write_out(out, report_body, &job, "report"))) goto done;
         if (strcmp(out, "-")) fprintf(stderr, "ikp: wrote %s%s%s\n", out, svg_path ? " and " : "", svg_path ? svg_path : "");
         else if (svg_path) fprintf(stderr, "ikp: wrote %s\n", svg_path);
         goto done;
