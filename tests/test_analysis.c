@@ -307,6 +307,24 @@ static const ikp_diff_event *devent(const ikp_diff *d, const char *name)
     return NULL;
 }
 
+/* mma's verdict under a threshold and a floor (0: the defaults); its p-value in *p */
+static ikp_verdict mma_verdict(const uint64_t *a, size_t na, const uint64_t *b, size_t nb, double threshold,
+                               double min_change_ns, double *p)
+{
+    ikp_diff_options o;
+    ikp_diff *d;
+    const ikp_diff_event *mma;
+    ikp_verdict v = IKP_VERDICT_COUNT;
+    memset(&o, 0, sizeof o);
+    o.threshold = threshold;
+    o.min_change_ns = min_change_ns;
+    d = diff_of(a, na, b, nb, &o);
+    mma = devent(d, "mma");
+    if (mma) { v = (ikp_verdict)mma->test.verdict; *p = mma->test.p_value; }
+    ikp_diff_free(d);
+    return v;
+}
+
 /* a 10% slower mma among unchanged load and epilogue, with noise */
 static void test_diff_finds_change(void)
 {
@@ -316,6 +334,7 @@ static void test_diff_finds_change(void)
     ikp_diff *d = diff_of(a, na, b, nb, NULL);
     const ikp_diff_event *mma = devent(d, "mma"), *load = devent(d, "load"), *epi = devent(d, "epilogue");
     membuf m = {0, 0, 0};
+    double p = 1;
     save_as("base", a, na, pnames, 4);
     save_as("mma10", b, nb, pnames, 4);
     CHECK(d && mma && load && epi);
@@ -352,37 +371,18 @@ static void test_diff_finds_change(void)
         ikp_diff_free(d);
         free(c);
     }
-    /* a floor in ns above mma's shift (about 30 ns): same */
-    {
-        ikp_diff_options o;
-        memset(&o, 0, sizeof o);
-        o.min_change_ns = 50;
-        d = diff_of(a, na, b, nb, &o);
-        mma = devent(d, "mma");
-        CHECK(mma && mma->test.verdict == IKP_VERDICT_SAME);
-        ikp_diff_free(d);
-        o.min_change_ns = 20;
-        d = diff_of(a, na, b, nb, &o);
-        mma = devent(d, "mma");
-        CHECK(mma && mma->test.verdict == IKP_VERDICT_SLOWER);
-        ikp_diff_free(d);
-    }
+    /* a floor in ns above mma's shift (about 30 ns): same; below it: slower */
+    CHECK_EQ(mma_verdict(a, na, b, nb, 0, 50, &p), IKP_VERDICT_SAME);
+    CHECK_EQ(mma_verdict(a, na, b, nb, 0, 20, &p), IKP_VERDICT_SLOWER);
     /* the other way round: faster */
     d = diff_of(b, nb, a, na, NULL);
     mma = devent(d, "mma");
     CHECK(mma && mma->test.verdict == IKP_VERDICT_FASTER && mma->test.z < 0);
     CHECK(d && ikp_diff_slower_than(d, 0.0) == 0);
     ikp_diff_free(d);
-    /* a threshold above the change: same */
-    {
-        ikp_diff_options o;
-        memset(&o, 0, sizeof o);
-        o.threshold = 0.2;
-        d = diff_of(a, na, b, nb, &o);
-        mma = devent(d, "mma");
-        CHECK(mma && mma->test.verdict == IKP_VERDICT_SAME && mma->test.p_value < 1e-6);
-        ikp_diff_free(d);
-    }
+    /* a threshold above the change: same, however small p is */
+    CHECK_EQ(mma_verdict(a, na, b, nb, 0.2, 0, &p), IKP_VERDICT_SAME);
+    CHECK(p < 1e-6);
     free(a);
     free(b);
 }
