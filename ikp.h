@@ -159,6 +159,8 @@
 #define IKP_WIRE_DATA_MARK 0x80000000u    /* tag bit 31: set on data records */
 #define IKP_WIRE_ANCHOR 0x40000000u       /* tag bit 30, on data records: an anchor half */
 #define IKP_WIRE_MAX_EVENTS 16384u        /* event ids 0..16383, tag bits 2..15 */
+#define IKP_WIRE_AUTO_ANCHOR_ID 2u        /* anchor records of this id: automatic anchors */
+#define IKP_WIRE_AUTO_DELTA_MAX 0x3FFFu   /* their tag bits 16..29: cycles after the previous stamp */
 #endif
 #if IKP_WIRE_VERSION != 1
 #error "ikp.h reads IKP wire format version 1; an ikp_cuda.cuh of another version was included first"
@@ -269,7 +271,8 @@ enum {
 typedef struct ikp_lane_info {
     uint32_t block, group, sm;    /* sm = IKP_NO_SM when unknown */
     uint32_t flags;               /* IKP_LANE_* */
-    uint64_t records;             /* records present in the buffer */
+    uint64_t records;             /* records present in the buffer (anchors included) */
+    uint64_t anchors;             /* of those, anchors (automatic and IKP_ANCHOR halves) */
     uint64_t dropped;             /* records the device could not keep */
     uint64_t invalid;             /* records that could not be decoded (skipped) */
     uint64_t backwards;           /* records stamped earlier than the one before */
@@ -308,6 +311,7 @@ typedef struct ikp_capture_info {
     uint32_t num_blocks, num_groups;
     uint32_t grid[3];             /* grid dimensions when the format records them, else 0 */
     uint64_t records, dropped, invalid, backwards;
+    uint64_t anchors;             /* records that are anchors (part of records) */
     uint64_t unfinalized_lanes;   /* lanes opened but never closed (kernel died?) */
     uint64_t corrupt_lanes;       /* lane headers that could not be read */
     uint64_t refused_lanes;       /* lanes the device found no room for */
@@ -1014,13 +1018,14 @@ struct ikp_capture {
 
 typedef struct ikp__rec {
     unsigned kind;     /* IKP_WIRE_KIND_* or IKP__KIND_FINALIZE / IKP__KIND_INVALID */
-    uint32_t id;
+    uint32_t id;       /* IKP__KIND_ANCHOR_AUTO: the cycles from the previous record's stamp */
     uint32_t hi;       /* timer low 32 bits, or payload */
 } ikp__rec;
 #define IKP__KIND_FINALIZE 4u
 #define IKP__KIND_INVALID 5u
 #define IKP__KIND_ANCHOR_G 6u /* IKP_ANCHOR: globaltimer half, then the clock half */
 #define IKP__KIND_ANCHOR_C 7u
+#define IKP__KIND_ANCHOR_AUTO 8u /* an automatic anchor: globaltimer, cycles after the record before */
 
 static inline void ikp__decode_word(ikp_format fmt, uint64_t w, ikp__rec *r)
 {
@@ -1029,9 +1034,14 @@ static inline void ikp__decode_word(ikp_format fmt, uint64_t w, ikp__rec *r)
     if (fmt == IKP_FORMAT_IKP) {
         r->id = (tag >> 2) & (IKP_WIRE_MAX_EVENTS - 1u);
         if (w == 0) r->kind = IKP__KIND_INVALID;
-        else if ((tag & (IKP_WIRE_DATA_MARK | IKP_WIRE_ANCHOR)) == (IKP_WIRE_DATA_MARK | IKP_WIRE_ANCHOR))
-            r->kind = (tag & 0x3FFF0003u) ? IKP__KIND_INVALID
-                      : r->id == 0 ? IKP__KIND_ANCHOR_G : r->id == 1 ? IKP__KIND_ANCHOR_C : IKP__KIND_INVALID;
+        else if ((tag & (IKP_WIRE_DATA_MARK | IKP_WIRE_ANCHOR)) == (IKP_WIRE_DATA_MARK | IKP_WIRE_ANCHOR)) {
+            if (r->id == IKP_WIRE_AUTO_ANCHOR_ID && !(tag & 3u)) {
+                r->kind = IKP__KIND_ANCHOR_AUTO;
+                r->id = (tag >> 16) & IKP_WIRE_AUTO_DELTA_MAX;
+            } else
+                r->kind = (tag & 0x3FFF0003u) ? IKP__KIND_INVALID
+                          : r->id == 0 ? IKP__KIND_ANCHOR_G : r->id == 1 ? IKP__KIND_ANCHOR_C : IKP__KIND_INVALID;
+        }
         else if (tag & IKP_WIRE_DATA_MARK)
             r->kind = ((tag & 0x7FFF0003u) == 0) ? IKP_WIRE_KIND_DATA : IKP__KIND_INVALID;
         else if ((tag & 0xFFFF0000u) || (tag & 3u) == 0) r->kind = IKP__KIND_INVALID;
@@ -1170,8 +1180,10 @@ typedef struct ikp__walk {
     double ppt;             /* ps per tick from it (segments) */
     int seg;                /* 0: the lane's own mapping (ikp__ps) */
     int have_g;             /* an anchor's globaltimer half was just read */
+    int after_stamp;        /* the record just read was timed and placed (at ck.prev) */
     uint32_t g_lo;
     uint64_t words;         /* records read so far, anchors included */
+    uint64_t anchors;       /* anchor records read so far */
     int saw_anchor;         /* an anchor's two halves were read */
     int stop_at_finalize;   /* tirx: a finalize record closes the lane */
     int closed;             /* ... and was read */
@@ -1214,7 +1226,7 @@ static void ikp__walk_segment(const ikp_capture *cap, const ikp__lane *l, ikp__w
 {
     ikp__cursor c = k->c;
     ikp__clock ck = k->ck;
-    int have_g = k->have_g;
+    int have_g = k->have_g, stamped = 0;
     uint32_t g_lo = k->g_lo;
     int64_t nt = 0, nps = 0;
     uint64_t w;
@@ -1222,7 +1234,17 @@ static void ikp__walk_segment(const ikp_capture *cap, const ikp__lane *l, ikp__w
     if (!l->anchored) { k->seg = 0; return; }
     while (!found && ikp__next_word(&c, &w)) {
         ikp__rec r;
+        int was_stamped = stamped;
         ikp__decode_word(cap->format, w, &r);
+        stamped = 0;
+        if (r.kind == IKP__KIND_ANCHOR_AUTO) {
+            if (was_stamped && ikp__anchor_ps(l, k, ck.prev + r.id, r.hi, &nps)) {
+                nt = ck.prev + r.id;
+                found = 1;
+            }
+            have_g = 0;
+            continue;
+        }
         if (r.kind == IKP__KIND_ANCHOR_G) { have_g = 1; g_lo = r.hi; continue; }
         if (r.kind == IKP__KIND_ANCHOR_C) {
             if (have_g && ikp__unwrap(l, &ck, r.hi) && ikp__anchor_ps(l, k, ck.prev, g_lo, &nps)) {
@@ -1233,7 +1255,7 @@ static void ikp__walk_segment(const ikp_capture *cap, const ikp__lane *l, ikp__w
             continue;
         }
         have_g = 0;
-        if (r.kind != IKP__KIND_INVALID && ikp__timed(r.kind)) ikp__unwrap(l, &ck, r.hi);
+        if (r.kind != IKP__KIND_INVALID && ikp__timed(r.kind)) stamped = ikp__unwrap(l, &ck, r.hi);
     }
     if (!found && l->has_end && k->pt_tick != l->anchor && ikp__segment_ok(l, k, l->end_anchor, l->end_ps)) {
         nt = l->end_anchor;
@@ -1259,8 +1281,10 @@ static void ikp__walk_init(const ikp_capture *cap, const ikp__lane *l, ikp__walk
     k->pt_tick = l->anchor;
     k->pt_ps = l->ref_ps;
     k->have_g = 0;
+    k->after_stamp = 0;
     k->g_lo = 0;
     k->words = 0;
+    k->anchors = 0;
     k->saw_anchor = 0;
     k->stop_at_finalize = cap->format == IKP_FORMAT_TIRX && !cap->keep_after_finalize;
     k->closed = 0;
@@ -1274,8 +1298,23 @@ static inline int ikp__walk_next(const ikp_capture *cap, const ikp__lane *l, ikp
 {
     uint64_t w;
     while (!k->closed && ikp__next_word(&k->c, &w)) {
+        int stamped = k->after_stamp;
         k->words++;
         ikp__decode_word(cap->format, w, r);
+        k->after_stamp = 0;
+        if (r->kind == IKP__KIND_ANCHOR_AUTO || r->kind == IKP__KIND_ANCHOR_G || r->kind == IKP__KIND_ANCHOR_C)
+            k->anchors++;
+        if (r->kind == IKP__KIND_ANCHOR_AUTO) { /* at the cycles r->id after the record before */
+            int64_t ps;
+            if (stamped) k->saw_anchor = 1;
+            if (stamped && l->anchored && ikp__anchor_ps(l, k, k->ck.prev + r->id, r->hi, &ps)) {
+                k->pt_tick = k->ck.prev + r->id;
+                k->pt_ps = ps;
+                ikp__walk_segment(cap, l, k);
+            }
+            k->have_g = 0;
+            continue;
+        }
         if (r->kind == IKP__KIND_ANCHOR_G) { k->have_g = 1; k->g_lo = r->hi; continue; }
         if (r->kind == IKP__KIND_ANCHOR_C) {
             int64_t ps;
@@ -1296,6 +1335,7 @@ static inline int ikp__walk_next(const ikp_capture *cap, const ikp__lane *l, ikp
             r->kind = IKP__KIND_INVALID;
         if (r->kind == IKP__KIND_FINALIZE && k->stop_at_finalize) k->closed = 1;
         *tick_ok = r->kind != IKP__KIND_INVALID && ikp__timed(r->kind) && ikp__unwrap(l, &k->ck, r->hi);
+        k->after_stamp = *tick_ok;
         return 1;
     }
     return 0;
@@ -1452,6 +1492,7 @@ static void ikp__scan_lane(const ikp_capture *cap, ikp__lane *l)
         l->anchored = 1;
     }
     l->pub.records = k.words;
+    l->pub.anchors = k.anchors;
     l->pub.invalid = invalid;
     l->pub.backwards = k.ck.backwards;
     l->pub.after_finalize = after;
@@ -2395,6 +2436,7 @@ static ikp_result ikp__finish_open(ikp_capture *cap, const ikp_decode_options *o
         } else ikp__scan_lane(cap, l);
         info->active_lanes++;
         info->records += l->pub.records;
+        info->anchors += l->pub.anchors;
         info->dropped += l->pub.dropped;
         info->invalid += l->pub.invalid;
         info->backwards += l->pub.backwards;

@@ -77,6 +77,14 @@
                     adds the store and its wait (23-38 cycles) to every
                     region.
                     README "Cost" and "Timer kinds" have the figures.
+       IKP_ANCHOR_EVERY 0 (default): a lane is placed on the ns axis by its
+                    start and end anchors (and IKP_ANCHOR); N > 0 (cycle
+                    mode): an end or instant at least N cycles after the
+                    lane's last anchor takes an anchor itself, one more
+                    record (65536: ~33 us at 2 GHz, which keeps every SM
+                    within 64 ns of the others on lanes of 10 us .. 100 ms;
+                    README "Anchors"). It costs a compare and a branch per
+                    end: about 11 ns more per end in a tight loop.
 
    MACROS
        IKP_LANE(name)                         declare a recorder
@@ -125,6 +133,9 @@
 #ifndef IKP_DEFER_BEGIN
 #define IKP_DEFER_BEGIN 1
 #endif
+#ifndef IKP_ANCHOR_EVERY
+#define IKP_ANCHOR_EVERY 0
+#endif
 #if IKP_ENABLE && IKP_STAGED && defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
 #error "IKP_STAGED=1 needs sm_90 or newer (the stage is copied out with cp.async.bulk): build this file for sm_90+, or with -DIKP_STAGED=0 for older GPUs"
 #endif
@@ -148,6 +159,8 @@
 #define IKP_WIRE_DATA_MARK 0x80000000u
 #define IKP_WIRE_ANCHOR 0x40000000u
 #define IKP_WIRE_MAX_EVENTS 16384u
+#define IKP_WIRE_AUTO_ANCHOR_ID 2u
+#define IKP_WIRE_AUTO_DELTA_MAX 0x3FFFu
 #endif
 #if IKP_WIRE_VERSION != 1
 #error "ikp_cuda.cuh writes IKP wire format version 1; an ikp.h of another version was included first"
@@ -194,6 +207,8 @@ struct ikp_lane {
     unsigned on;             /* 1: this thread writes (leader of an open lane); 0: closed;
                                 2: claimed, waiting for its stage (IKP_STAGED) */
     unsigned bt, bk;         /* the pending begin record: its stamp and tag (bk 0: none) */
+    unsigned due;            /* cycle mode: the stamp from which the next end or instant
+                                takes an anchor (IKP_ANCHOR_EVERY) */
 };
 
 __device__ __forceinline__ unsigned long long ikp_globaltimer()
@@ -237,6 +252,7 @@ __device__ __forceinline__ void ikp_init(ikp_lane &l, unsigned long long *buf, u
     l.on = 0;
     l.bt = 0;
     l.bk = 0;
+    l.due = 0;
     if (!is_leader || buf == 0) return;
     unsigned long long h0 = buf[0], h1 = buf[1];
     if ((unsigned)h0 != IKP_WIRE_MAGIC || (unsigned)(h0 >> 32 & 0xFFFFu) != IKP_WIRE_VERSION)
@@ -265,6 +281,7 @@ __device__ __forceinline__ void ikp_init(ikp_lane &l, unsigned long long *buf, u
     ikp_anchor(&g, &c);
     h[3] = g;
     h[4] = c;
+    l.due = (unsigned)c + IKP_ANCHOR_EVERY;
     l.rec = h + IKP_WIRE_LANE_WORDS;
 #if IKP_RING
     if (cap) {
@@ -363,15 +380,50 @@ __device__ __forceinline__ void ikp_store(ikp_lane &l, unsigned long long v)
    that wait falls after the stamp, outside the region that ends). The
    read is predicated like the stores, which keeps it a CS2R on the leader
    rather than a warp-uniform S2UR and a move, which measured slower. */
-__device__ __forceinline__ void ikp_record(ikp_lane &l, unsigned tag)
+/* Automatic anchors (cycle mode, IKP_ANCHOR_EVERY > 0): an end or instant
+   whose stamp t has reached l.due is followed by one more record, taken
+   like the lane's own anchors right after a globaltimer tick: the tick's
+   low 32 bits, and in tag bits 16..29 the cycles from t to that tick (the
+   decoder adds them to t). The next one is due IKP_ANCHOR_EVERY cycles
+   later. The decoder maps cycles to time piecewise between anchors, so a
+   lane follows its SM clock when that changes speed, as SM clocks do by
+   up to 0.2% within milliseconds. A tick that came too late to say in 14
+   bits stores nothing. */
+__device__ __forceinline__ void ikp_auto_anchor(ikp_lane &l, unsigned t)
+{
+    unsigned long long g, c;
+    ikp_anchor(&g, &c);
+    const unsigned d = (unsigned)c - t;
+    l.due = (unsigned)c + IKP_ANCHOR_EVERY;
+    if (d <= IKP_WIRE_AUTO_DELTA_MAX)
+        ikp_put_next(l, true, g << 32 | IKP_WIRE_DATA_MARK | IKP_WIRE_ANCHOR | d << 16 | IKP_WIRE_AUTO_ANCHOR_ID << 2);
+}
+/* a stamped record; returns 1 on the writing thread, with its stamp in *t */
+__device__ __forceinline__ bool ikp_stamped(ikp_lane &l, unsigned tag, unsigned *t)
 {
     const bool w = ikp_writes(l);
     unsigned long long v;
-    if (w) v = (unsigned long long)ikp_timer32() << 32 | tag;
+    if (w) {
+        *t = ikp_timer32();
+        v = (unsigned long long)*t << 32 | tag;
+    }
     ikp_settle(l, w);
     const unsigned i = ikp_slot(l);
     if (w) ikp_put(l, i, v); /* v is read only where it was set */
     l.n++;
+    return w;
+}
+/* end, instant: after the record, an automatic anchor when one is due
+   (never after a begin: the anchor would sit inside the region) */
+__device__ __forceinline__ void ikp_record(ikp_lane &l, unsigned tag)
+{
+    unsigned t;
+    const bool w = ikp_stamped(l, tag, &t);
+#if IKP_TIMER == IKP_TIMER_CYCLES && IKP_ANCHOR_EVERY > 0
+    if (w && (int)(t - l.due) >= 0) ikp_auto_anchor(l, t);
+#else
+    (void)w;
+#endif
 }
 /* begin: the stores of earlier records, then the stamp, kept in registers
    and stored by the lane's next record. Nothing of the profiler runs
@@ -385,7 +437,8 @@ __device__ __forceinline__ void ikp_begin(ikp_lane &l, unsigned tag)
     if (w) l.bt = ikp_timer32();
     l.bk = tag;
 #else
-    ikp_record(l, tag); /* stored at once (bk stays 0: nothing is ever pending) */
+    unsigned t;
+    ikp_stamped(l, tag, &t); /* stored at once (bk stays 0: nothing is ever pending) */
 #endif
 }
 __device__ __forceinline__ void ikp_data(ikp_lane &l, unsigned tag, unsigned value)

@@ -113,12 +113,16 @@ int main(int argc, char **argv)
                         fprintf(stderr, "%s: incomplete capture\n", variants[v].name);
                         return 1;
                     }
-                    const unsigned long long nrec = ikp_capture_get_info(cap_)->records;
-                    printf("%s: %llu records decoded\n", variants[v].name, nrec);
-                    if (variants[v].all_events) { // staged or not, every full capture has the same records
+                    // events, not records: anchors are records too
+                    ikp_stats *st_ = NULL;
+                    if (ikp_stats_compute(cap_, &st_, NULL) != IKP_OK) return 1;
+                    const unsigned long long nrec = st_->regions + st_->instants + st_->unmatched_begin + st_->unmatched_end;
+                    ikp_stats_free(st_);
+                    printf("%s: %llu events decoded\n", variants[v].name, nrec);
+                    if (variants[v].all_events) { // staged or not, every full capture has the same events
                         if (!full_records) full_records = nrec;
                         else if (nrec != full_records) {
-                            fprintf(stderr, "%s: %llu records, another full capture had %llu\n", variants[v].name, nrec, full_records);
+                            fprintf(stderr, "%s: %llu events, another full capture had %llu\n", variants[v].name, nrec, full_records);
                             return 1;
                         }
                     }

@@ -15,7 +15,7 @@ build minimal examples/minimal.cu
 build warp_specialized examples/warp_specialized.cu
 build persistent examples/persistent.cu
 build test_device tests/gpu/test_device.cu tests/gpu/ring.cu tests/gpu/ring_staged.cu tests/gpu/staged.cu
-build test_accuracy tests/gpu/test_accuracy.cu tests/gpu/accuracy_gt.cu tests/gpu/accuracy_staged.cu tests/gpu/accuracy_now.cu
+build test_accuracy tests/gpu/test_accuracy.cu tests/gpu/accuracy_gt.cu tests/gpu/accuracy_staged.cu tests/gpu/accuracy_now.cu tests/gpu/accuracy_auto.cu
 build test_trap tests/gpu/test_trap.cu
 build overhead bench/overhead.cu
 FLAGS=$F90A build gemm examples/gemm.cu

@@ -182,6 +182,53 @@ static void test_anchors(void)
     }
 }
 
+/* Automatic anchors (IKP_ANCHOR_EVERY): the same clock change, the anchor
+   right after an end record, at the cycles it names after that record's
+   stamp. Variant 1: after a data record, which has no stamp: ignored.
+   Variant 2: tag bits 16..29 on an IKP_ANCHOR half: an invalid record. */
+static void test_auto_anchors(void)
+{
+    const uint64_t c0 = 7000000000ull, g0 = 3000000000ull;
+    enc_rec r[6];
+    enc_lane L;
+    uint64_t w[8 + 1 * (9 + 8)];
+    ikp_capture *cap;
+    ikp_event ev[6];
+    int variant;
+    for (variant = 0; variant < 3; variant++) {
+        double want = variant == 0 ? 150000 : 295000 / 1.95; /* ns */
+        int n = 0;
+        r[n].kind = ENC_I; r[n].id = 1; r[n].t = c0; n++;                     /* t = 0 */
+        r[n].kind = ENC_B; r[n].id = 2; r[n].t = c0 + 100000; n++;            /* t = 50 us */
+        r[n].kind = ENC_E; r[n].id = 2; r[n].t = c0 + 200000 - 40; n++;       /* 20 ns before 100 us */
+        if (variant == 1) { r[n].kind = ENC_D; r[n].id = 2; r[n].data = 9; n++; }
+        r[n].kind = variant == 2 ? ENC_AG : ENC_AA; r[n].id = 0; r[n].t = 40; /* the tick at 100 us */
+        r[n].data = (uint32_t)(g0 + 100000);
+        n++;
+        r[n].kind = ENC_I; r[n].id = 3; r[n].t = c0 + 295000; n++;            /* t = 150 us */
+        memset(&L, 0, sizeof L);
+        L.started = L.finalized = 1; L.cycles = 1; L.recs = r; L.n = (size_t)n;
+        L.g0 = g0; L.c0 = c0; L.g1 = g0 + 200000; L.c1 = c0 + 390000;
+        if (variant == 2) { /* the delta bits on a globaltimer half */
+            enc_ikp(w, 1, 8, 1, 1, 1, 1, &L, 1);
+            w[8 + 8 + 3] |= 40ull << 16;
+        } else
+            enc_ikp(w, 1, 8, 1, 1, 1, 1, &L, 1);
+        cap = open_fmt(w, sizeof w / 8, IKP_FORMAT_AUTO, IKP_OK);
+        if (!cap) return;
+        CHECK_EQ(lane_info(cap, 0).records, (uint64_t)n);
+        CHECK_EQ(lane_info(cap, 0).anchors, variant == 2 ? 0u : 1u);
+        CHECK_EQ(ikp_capture_get_info(cap)->anchors, variant == 2 ? 0u : 1u);
+        CHECK_EQ(lane_info(cap, 0).invalid, variant == 2 ? 1u : 0u);
+        CHECK_EQ(regions(cap, 0, ev, 6), 3);
+        /* before the anchor: the lane's mean rate either way (the segment to the anchor is
+           2.0 cycles/ns, as the mean over its two stretches would not be) */
+        CHECK_NEAR((double)(ev[1].start_ps - ev[0].start_ps), (variant == 0 ? 50000 : 100000 / 1.95) * NS, 1);
+        CHECK_NEAR((double)(ev[2].start_ps - ev[0].start_ps), want * NS, 1);
+        ikp_capture_free(cap);
+    }
+}
+
 static void test_cycles_wrap(void)
 {
     /* a 6.5e9-cycle lane (3 wraps of the 32-bit stamp), a record every 1e9 cycles */
@@ -1410,6 +1457,7 @@ int main(void)
     test_cycles();
     test_cycles_wrap();
     test_anchors();
+    test_auto_anchors();
     test_dropped_ring_unmatched();
     test_header_counters();
     test_stats();

@@ -90,3 +90,43 @@ __global__ void long_run(int n, long long busy, long long idle, long long *truth
     for (int i = 0; i < 16; i++) { IKP_BEGIN(lane, 2); IKP_END(lane, 2); }
     IKP_FINALIZE(lane);
 }
+
+// Lanes of lane_ns on every SM with no IKP_ANCHOR: `moments` moments spread
+// evenly over the lane, and between two of them 64 regions of busy work (the
+// lane's records, and the points where its automatic anchors fall). A moment
+// waits for a %globaltimer tick, stamps an instant, and keeps the tick read
+// next to the stamp (64 bits) as the truth.
+__global__ void cross_sm(volatile unsigned long long *start, unsigned long long lane_ns, int moments,
+                         long long region_cycles, unsigned long long *truth, uint64_t *prof)
+{
+    IKP_LANE(lane);
+    IKP_INIT(lane, prof, 0, 1, threadIdx.x == 0);
+    IKP_SHARED_STAGE(stage, 1, 256);
+    IKP_STAGE(lane, stage[0], 256);
+    if (threadIdx.x == 0) {
+        unsigned long long g, t0, prev;
+        if (blockIdx.x == 0) {
+            asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(g));
+            *start = g + 1000000; // 1 ms from now: every block is resident by then
+            __threadfence();
+        }
+        while ((t0 = *start) == 0) {}
+        do { asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(g)); } while (g < t0);
+        for (int m = 0; m < moments; m++) {
+            const unsigned long long target = t0 + (unsigned long long)(m + 1) * lane_ns / moments;
+            for (int r = 0; r < 64; r++) {
+                IKP_BEGIN(lane, 5);
+                long long c0 = clock64();
+                while (clock64() - c0 < region_cycles) {}
+                IKP_END(lane, 5);
+            }
+            do { asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(g)); } while (g < target);
+            prev = g;
+            do { asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(g)); } while (g == prev);
+            IKP_INSTANT(lane, 3);
+            truth[(size_t)blockIdx.x * moments + m] = g;
+            IKP_FLUSH(lane);
+        }
+    }
+    IKP_FINALIZE(lane);
+}

@@ -14,3 +14,8 @@ void st_same_moment(unsigned long long *deadline, int blocks, int reps, int anch
 {
     ikp_st::same_moment<<<blocks, 32>>>(deadline, reps, anchors, prof);
 }
+void st_cross_sm(unsigned long long *start, int blocks, unsigned long long lane_ns, int moments, long long region_cycles,
+                 unsigned long long *truth, uint64_t *prof)
+{
+    ikp_st::cross_sm<<<blocks, 32>>>(start, lane_ns, moments, region_cycles, truth, prof);
+}

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <climits>
 #include <cstring>
 #include <vector>
 namespace ikp_cy {
@@ -17,9 +18,13 @@ void gt_long_run(int n, long long busy, long long idle, long long *truth, uint64
 void st_known_length(const long long *ks, int nk, long long *truth, uint64_t *prof);
 void nw_known_length(const long long *ks, int nk, long long *truth, uint64_t *prof);
 void st_same_moment(unsigned long long *deadline, int blocks, int reps, int anchors, uint64_t *prof);
+void st_cross_sm(unsigned long long *start, int blocks, unsigned long long lane_ns, int moments, long long region_cycles,
+                 unsigned long long *truth, uint64_t *prof);
+void au_cross_sm(unsigned long long *start, int blocks, unsigned long long lane_ns, int moments, long long region_cycles,
+                 unsigned long long *truth, uint64_t *prof);
 
-enum { CYCLES, GLOBALTIMER, CYCLES_STAGED, CYCLES_NOW };
-static const char *const kind_name[] = {"cycles     ", "globaltimer", "cyc.staged ", "cyc.now    "};
+enum { CYCLES, GLOBALTIMER, CYCLES_STAGED, CYCLES_NOW, CYCLES_AUTO };
+static const char *const kind_name[] = {"cycles     ", "globaltimer", "cyc.staged ", "cyc.now    ", "cyc.auto   "};
 
 #define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { \
     fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(e_)); exit(1); } } while (0)
@@ -245,6 +250,80 @@ static void same_moment(int kind, int sms, int anchors)
     CK(cudaFree(dl));
 }
 
+// The first word of every started lane's start anchor: the capture's time zero
+static long long capture_zero(const std::vector<uint64_t> &w, uint32_t lanes, uint32_t cap)
+{
+    unsigned long long z = ~0ull;
+    const size_t stride = IKP_WIRE_LANE_WORDS + cap + IKP_WIRE_SINK_SLOTS;
+    for (uint32_t l = 0; l < lanes; l++) {
+        const uint64_t *h = w.data() + IKP_WIRE_HEADER_WORDS + l * stride;
+        if (h[0] && h[3] < z) z = h[3];
+    }
+    return (long long)z;
+}
+
+// Lanes of 10 us, 1 ms and 100 ms on every SM, no IKP_ANCHOR: with
+// automatic anchors (IKP_ANCHOR_EVERY=65536) each of 20 moments, stamped on
+// every SM, decodes within 64 ns of the others. The truth is the
+// %globaltimer tick each lane read next to its stamp; errors are computed
+// in 64-bit integers (a globaltimer value in a double is only 256 ns fine).
+// Without them (the default build, and staged) the spread is reported, not
+// checked: the SM clocks change speed by up to 0.2% within milliseconds,
+// each SM pair its own way.
+static void cross_sm(int kind, int sms, unsigned long long lane_ns)
+{
+    const int moments = 20;
+    const long long region_cycles = (long long)((double)lane_ns / moments / 64 * 1.2); // ~60% busy at 2 GHz
+    const uint32_t capacity = (uint32_t)moments * (64 * 3 + 2) + 16;
+    unsigned long long *start, *dtruth;
+    CK(cudaMalloc(&start, 8));
+    CK(cudaMemset(start, 0, 8));
+    CK(cudaMalloc(&dtruth, (size_t)sms * moments * 8));
+    ikp_cuda_buffer b;
+    CHECK_EQ(ikp_cuda_buffer_create(&b, sms, capacity, NULL), IKP_OK);
+    CHECK_EQ(ikp_cuda_buffer_reset(&b, 0, NULL), IKP_OK);
+    if (kind == CYCLES) ikp_cy::cross_sm<<<sms, 32>>>(start, lane_ns, moments, region_cycles, dtruth, b.device);
+    else if (kind == CYCLES_STAGED) st_cross_sm(start, sms, lane_ns, moments, region_cycles, dtruth, b.device);
+    else au_cross_sm(start, sms, lane_ns, moments, region_cycles, dtruth, b.device);
+    CK(cudaGetLastError());
+    std::vector<uint64_t> w;
+    ikp_capture *cap = fetch(b, w);
+    std::vector<unsigned long long> truth((size_t)sms * moments);
+    CK(cudaMemcpy(truth.data(), dtruth, truth.size() * 8, cudaMemcpyDeviceToHost));
+    CHECK(cap != NULL);
+    if (cap) {
+        const long long zero = capture_zero(w, (uint32_t)sms, capacity);
+        const ikp_capture_info *in = ikp_capture_get_info(cap);
+        CHECK_EQ(in->dropped, 0);
+        std::vector<long long> lo(moments, LLONG_MAX), hi(moments, LLONG_MIN);
+        long long band_lo = LLONG_MAX, band_hi = LLONG_MIN;
+        int complete = 1;
+        for (int l = 0; l < sms; l++) {
+            std::vector<ikp_event> inst = events(cap, (uint32_t)l, 3);
+            if ((int)inst.size() != moments) { complete = 0; continue; }
+            for (int m = 0; m < moments; m++) {
+                const long long t = (long long)truth[(size_t)l * moments + m] - zero; // ns after time zero
+                const long long err = inst[m].start_ps - t * 1000;                  // ps
+                lo[m] = std::min(lo[m], err);
+                hi[m] = std::max(hi[m], err);
+                band_lo = std::min(band_lo, err);
+                band_hi = std::max(band_hi, err);
+            }
+        }
+        CHECK(complete);
+        long long worst = 0;
+        for (int m = 0; m < moments; m++) worst = std::max(worst, hi[m] - lo[m]);
+        if (kind == CYCLES_AUTO) CHECK(worst <= 64000);
+        printf("  %s lanes of %8.3f ms on %d SMs, no IKP_ANCHOR: worst spread of a moment %.1f ns (stamp - truth %.1f .. %.1f ns)%s\n",
+               kind_name[kind], lane_ns / 1e6, sms, worst / 1000.0, band_lo / 1000.0, band_hi / 1000.0,
+               kind == CYCLES_AUTO ? ", IKP_ANCHOR_EVERY=65536" : " (not checked)");
+        ikp_capture_free(cap);
+    }
+    ikp_cuda_buffer_destroy(&b);
+    CK(cudaFree(start));
+    CK(cudaFree(dtruth));
+}
+
 static void long_run(int sms)
 {
     (void)sms;
@@ -316,6 +395,11 @@ int main()
     same_moment(GLOBALTIMER, p.multiProcessorCount, 0);
     same_moment(CYCLES_STAGED, p.multiProcessorCount, 0);
     same_moment(CYCLES_STAGED, p.multiProcessorCount, 1);
+    for (unsigned long long ns : {10000ull, 1000000ull, 100000000ull}) {
+        cross_sm(CYCLES, p.multiProcessorCount, ns);
+        cross_sm(CYCLES_STAGED, p.multiProcessorCount, ns);
+        cross_sm(CYCLES_AUTO, p.multiProcessorCount, ns);
+    }
     long_run(p.multiProcessorCount);
     return check_report();
 }

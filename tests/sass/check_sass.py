@@ -67,7 +67,8 @@ _cache = {}
 
 
 def sass(cubin, kernel):
-    """list of (opcode with modifiers, full text) of one kernel, NOPs dropped."""
+    """list of (opcode with modifiers, full text) of one kernel, NOPs dropped;
+    a label is kept as ("LABEL", name) in its place."""
     if cubin not in _cache:
         p = subprocess.run([NVDISASM, "-c", cubin], capture_output=True, text=True)
         if p.returncode != 0:
@@ -78,6 +79,10 @@ def sass(cubin, kernel):
             if h:
                 cur = funcs.setdefault(h.group(1), [])
                 continue
+            lab = re.match(r"\s*(\.L_x_\d+):", line)
+            if lab and cur is not None:
+                cur.append(("LABEL", lab.group(1)))
+                continue
             m = re.match(r"\s+/\*[0-9a-f]{4}\*/\s+(.*?)\s*;", line)
             if not m or cur is None:
                 continue
@@ -87,16 +92,35 @@ def sass(cubin, kernel):
             if op != "NOP":
                 cur.append((op, text))
         _cache[cubin] = funcs
-    return _cache[cubin].get(kernel, [])
+    return [x for x in _cache[cubin].get(kernel, []) if x[0] != "LABEL"]
+
+
+def not_taken(cubin, kernel):
+    """The kernel's instructions with the automatic anchors' bodies left out
+    (what a record runs when no anchor is due), and how many such bodies: a
+    predicated forward branch over code that reads %globaltimer."""
+    sass(cubin, kernel)
+    full = _cache[cubin].get(kernel, [])
+    where = {t: i for i, (op, t) in enumerate(full) if op == "LABEL"}
+    skip, bodies = set(), 0
+    for i, (op, t) in enumerate(full):
+        m = re.search(r"\((\.L_x_\d+)\)", t)
+        if op.startswith("BRA") and t.startswith("@") and m and where.get(m.group(1), -1) > i:
+            body = range(i + 1, where[m.group(1)])
+            if any("SR_GLOBALTIMER" in full[j][1] for j in body):
+                skip.update(body)
+                bodies += 1
+    return [x for i, x in enumerate(full) if i not in skip and x[0] != "LABEL"], bodies
 
 
 def hot_path(src, what, flags, more_bad, sts=False, tag=None):
-    """hot_kernel built with 16 and 32 events: at most 6 SASS instructions per
-    event, none of the forbidden opcodes added (and with sts, one STS per
-    event). Writes the annotated listing for the plain build. Returns the
-    32-event cubin."""
+    """hot_kernel built with 16 and 32 events (IKP_ANCHOR_EVERY=0, the
+    default): at most 6 SASS instructions per event, none of the
+    forbidden opcodes added (and with sts, one STS per event). Writes the
+    annotated listing for the plain build. Returns the 32-event cubin."""
     tag = tag if tag is not None else "s" if sts else ""
     c16, c32 = os.path.join(OUT, "hot%s16.cubin" % tag), os.path.join(OUT, "hot%s32.cubin" % tag)
+    flags = ["-DIKP_ANCHOR_EVERY=0"] + list(flags)
     if not (nvcc(src, c16, "-DHOT_EVENTS=16", *flags) and nvcc(src, c32, "-DHOT_EVENTS=32", *flags)):
         check(False, "hotpath.cu builds (%s)" % what)
         return c32
@@ -118,6 +142,29 @@ def hot_path(src, what, flags, more_bad, sts=False, tag=None):
             for i in range(stamps[mid - 1], stamps[mid + 1]):
                 f.write("  %s\n" % b[i][1])
     return c32
+
+
+def anchored_path(src, what, flags, sts=False):
+    """With automatic anchors (IKP_ANCHOR_EVERY=65536): the same kernel's
+    path when no anchor is due adds at most 10 instructions per event on
+    average (the compare with the due stamp and the branch over the anchor
+    on each end), one anchor body per end (8 of the 16 added events are
+    ends), and no memory barrier, atomic or barrier."""
+    c16, c32 = os.path.join(OUT, "hota%s16.cubin" % what[:1]), os.path.join(OUT, "hota%s32.cubin" % what[:1])
+    flags = ["-DIKP_ANCHOR_EVERY=65536"] + list(flags)
+    if not (nvcc(src, c16, "-DHOT_EVENTS=16", *flags) and nvcc(src, c32, "-DHOT_EVENTS=32", *flags)):
+        check(False, "hotpath.cu builds (%s)" % what)
+        return
+    (a, na), (b, nb) = not_taken(c16, "hot_kernel"), not_taken(c32, "hot_kernel")
+    per_event = (len(b) - len(a)) / 16.0
+    check(0 < per_event <= 10, "%s: %.2f SASS instructions per event when no anchor is due (at most 10)" % (what, per_event))
+    check(nb - na == 8, "%s: one automatic-anchor branch per end (%d more with 8 more ends)" % (what, nb - na))
+    if sts:
+        n = sum(1 for op, _ in b if op.startswith("STS")) - sum(1 for op, _ in a if op.startswith("STS"))
+        check(n == 16, "%s: one STS per event when no anchor is due (%d more with 16 more events)" % (what, n))
+    for bad in ["MEMBAR", "ATOM", "ATOMG", "RED", "BAR", "WARPSYNC"]:
+        n = sum(1 for op, _ in b if op.split(".")[0] == bad) - sum(1 for op, _ in a if op.split(".")[0] == bad)
+        check(n == 0, "%s: events add no %s" % (what, bad))
 
 
 def main():
@@ -154,6 +201,8 @@ def main():
     h32 = hot_path(hot, "hot path", [], [])
     hot_path(hot, "staged hot path", ["-DIKP_STAGED=1"], ["STG", "ST"], sts=True)
     hot_path(hot, "hot path, IKP_DEFER_BEGIN=0", ["-DIKP_DEFER_BEGIN=0"], [], tag="n")
+    anchored_path(hot, "hot path with automatic anchors", [])
+    anchored_path(hot, "staged hot path with automatic anchors", ["-DIKP_STAGED=1"], sts=True)
 
     # 3. region work stays between its stamps
     for kern, kinds in (("region_pinned_kernel", ("FFMA",)), ("region_mem_kernel", ("LDG.E", "STG.E"))):

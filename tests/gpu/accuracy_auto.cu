@@ -1,0 +1,14 @@
+// The accuracy kernels in cycle mode with automatic anchors
+// (IKP_ANCHOR_EVERY=65536; own namespace: a different configuration of the
+// same inline functions).
+#include <stdint.h>
+namespace ikp_au {
+#define IKP_ANCHOR_EVERY 65536
+#include "../../ikp_cuda.cuh"
+#include "accuracy_kernels.cuh"
+}
+void au_cross_sm(unsigned long long *start, int blocks, unsigned long long lane_ns, int moments, long long region_cycles,
+                 unsigned long long *truth, uint64_t *prof)
+{
+    ikp_au::cross_sm<<<blocks, 32>>>(start, lane_ns, moments, region_cycles, truth, prof);
+}
