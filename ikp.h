@@ -1,4 +1,4 @@
-/* ikp.h - v0.5.0 - IKP intra-kernel profiler, host library - MIT licence (end of file)
+/* ikp.h - v0.6.0 - IKP intra-kernel profiler, host library - MIT licence (end of file)
 
    IKP records timestamps inside running CUDA kernels (see ikp_cuda.cuh) and
    turns the buffer into a Chrome/Perfetto trace and statistics. This file is
@@ -98,9 +98,9 @@
 #define IKP_H
 
 #define IKP_VERSION_MAJOR 0
-#define IKP_VERSION_MINOR 5
+#define IKP_VERSION_MINOR 6
 #define IKP_VERSION_PATCH 0
-#define IKP_VERSION_STRING "0.5.0"
+#define IKP_VERSION_STRING "0.6.0"
 #if defined(IKP_CUDA_VERSION_MAJOR) && (IKP_CUDA_VERSION_MAJOR != IKP_VERSION_MAJOR || \
     IKP_CUDA_VERSION_MINOR != IKP_VERSION_MINOR || IKP_CUDA_VERSION_PATCH != IKP_VERSION_PATCH)
 #error "ikp.h and ikp_cuda.cuh are from different IKP versions: copy both headers from one release"
@@ -225,6 +225,20 @@ IKP_DEF const char *ikp_format_name(ikp_format f);
    "nuggets-compact" -> format; IKP_FORMAT_COUNT if unknown */
 IKP_DEF ikp_format ikp_format_from_name(const char *name);
 
+/* One reading of a GPU's %globaltimer against the host's CLOCK_REALTIME:
+   at the moment the GPU read gpu_ns, the host clock read host_ns, to within
+   uncertainty_ns either way (for a reading taken by a ping through mapped
+   host memory: half the best round trip). Given in ikp_decode_options.clock
+   and kept in capture files. */
+typedef struct ikp_clock_sync {
+    int64_t host_ns;                /* CLOCK_REALTIME, ns since the Unix epoch */
+    uint64_t gpu_ns;                /* %globaltimer, ns */
+    uint32_t uncertainty_ns;
+    uint32_t reserved;              /* 0 */
+} ikp_clock_sync;
+/* At most this many readings per capture. */
+#define IKP_MAX_CLOCK_SYNCS 1024u
+
 typedef struct ikp_allocator {
     void *(*alloc)(size_t size, void *user);
     void *(*realloc)(void *ptr, size_t size, void *user);
@@ -254,6 +268,9 @@ typedef struct ikp_decode_options {
     uint32_t timer_unit_ps;         /* peer formats: picoseconds per timer tick (0 = 1000,
                                        globaltimer ns; 10000 for the 10 ns stamps of
                                        Triton-distributed's AMD captures) */
+    const ikp_clock_sync *clock;    /* the GPU's clock against the host's (copied; given
+                                       here, they replace those of a capture file) */
+    uint32_t num_clock;             /* at most IKP_MAX_CLOCK_SYNCS */
 } ikp_decode_options;
 
 #define IKP_NO_SM 0xFFFFFFFFu
@@ -337,6 +354,13 @@ typedef struct ikp_capture_info {
     uint64_t may_wrap;            /* nuggets-compact: regions whose 24-bit duration may
                                      have wrapped (flagged IKP_EVENT_MAY_WRAP) */
     uint32_t timer_unit_ps;       /* peer formats: ps per timer tick used */
+    int gpu_time_known;           /* 1 if the GPU time of time 0 is known (ikp format) */
+    uint64_t gpu_zero_ns;         /* then: %globaltimer at time 0, whole ns ... */
+    uint32_t gpu_zero_ps;         /* ... plus these ps (0 .. 999) */
+    uint32_t clock_syncs;         /* readings of the GPU clock against the host's */
+    int host_time_known;          /* 1 if time 0 is known on the host clock: */
+    int64_t host_zero_ns;         /* CLOCK_REALTIME at time 0 (ikp_capture_host_zero) */
+    uint32_t host_zero_uncertainty_ns;
 } ikp_capture_info;
 
 IKP_DEF const ikp_capture_info *ikp_capture_get_info(const ikp_capture *cap);
@@ -344,6 +368,16 @@ IKP_DEF const ikp_capture_info *ikp_capture_get_info(const ikp_capture *cap);
    Peer-format lanes are not stored: their figures are computed here, in
    time linear in the lane's records. */
 IKP_DEF ikp_result ikp_capture_lane(const ikp_capture *cap, uint32_t lane, ikp_lane_info *out);
+/* The capture's readings of its GPU clock against the host's, in GPU time
+   order (sorted when opened); returns how many. */
+IKP_DEF uint32_t ikp_capture_clock(const ikp_capture *cap, const ikp_clock_sync **syncs);
+/* Host CLOCK_REALTIME (ns since the epoch) of the capture's time 0, and how
+   far it may be off: the GPU-host offset interpolated between the readings
+   around time 0 (the nearest one's outside them, plus 10 ns per ms beyond
+   it for drift). IKP_ERR_EMPTY with a message when the capture has no
+   readings or its format does not give the GPU's absolute time. */
+IKP_DEF ikp_result ikp_capture_host_zero(const ikp_capture *cap, int64_t *host_ns, uint32_t *uncertainty_ns,
+                                         ikp_error *err);
 /* Name of event id / group, or NULL when unnamed (shown as "event N" / "group N"). */
 IKP_DEF const char *ikp_event_name(const ikp_capture *cap, uint32_t id);
 IKP_DEF const char *ikp_group_name(const ikp_capture *cap, uint32_t group);
@@ -438,6 +472,11 @@ typedef struct ikp_trace_options {
                                       regions of the event are open (pipeline depth) */
     uint32_t num_counters;
     ikp_trace_stats *stats;        /* if not NULL: filled by a successful write */
+    uint64_t time_base_ns;         /* added to every timestamp (ns); 0: times from the
+                                      capture's start. ikp_capture_host_zero gives
+                                      host time */
+    const char *time_note;         /* what the times are, stated in the trace (JSON
+                                      "otherData"; Perfetto: a track name); NULL: none */
 } ikp_trace_options;
 typedef ikp_trace_options ikp_chrome_options; /* its name before 0.4 */
 
@@ -732,6 +771,9 @@ IKP_DEF ikp_result ikp_capture_write(const uint64_t *words, size_t num_words, ik
                                      const char *const *event_names, uint32_t num_event_names,
                                      const char *const *group_names, uint32_t num_group_names,
                                      ikp_write_fn fn, void *user, ikp_error *err);
+/* Writes cap (its buffer, format, names and clock readings) to path as an
+   .ikp capture, through a temporary file and a rename. */
+IKP_DEF ikp_result ikp_capture_save_file(const ikp_capture *cap, const char *path, ikp_error *err);
 /* Same to a path, through a temporary file and a rename. */
 IKP_DEF ikp_result ikp_capture_save(const char *path, const uint64_t *words, size_t num_words,
                                     ikp_format format,
@@ -847,6 +889,8 @@ extern "C" {
 #define IKP__RATE_MIN_SPAN_NS 50000     /* lanes shorter use the capture's cycle rate */
 #define IKP__CAPT_MAGIC "IKPCAPT1"
 #define IKP__CAPT_HEADER 48u
+#define IKP__CLOCK_MAGIC "IKPCLOCK"     /* capture file version 2: the clock section */
+#define IKP__CLOCK_ENTRY 32u
 
 /* ---- allocation ---- */
 static void *ikp__default_alloc(size_t n, void *u) { (void)u; return IKP_MALLOC(n); }
@@ -1009,6 +1053,8 @@ struct ikp_capture {
     uint32_t peer_vmin;   /* peer formats: the capture window's first stamp (low 32 bits) */
     int64_t peer_shift_ps;/* peer formats: taken off every time so the earliest record is at 0 */
     int keep_after_finalize;
+    uint64_t gref_ns;     /* ikp: the earliest start anchor's globaltimer (ns): time 0 before the shift */
+    ikp_clock_sync *clock;/* readings of the GPU clock against the host's, in gpu_ns order */
     ikp_capture_info info;
     char **event_names;
     uint32_t num_event_names;
@@ -1567,7 +1613,95 @@ IKP_DEF void ikp_capture_free(ikp_capture *cap)
     ikp__free(&a, cap->index);
     ikp__free(&a, cap->index_base);
     ikp__free(&a, cap->lanes);
+    ikp__free(&a, cap->clock);
     ikp__free(&a, cap);
+}
+
+/* Takes n clock readings (copied, sorted by GPU time). Each must be
+   plausible (both clocks after 2001, an uncertainty under 1 s); two GPU
+   readings of the same moment must agree; and the offsets (gpu - host) of
+   consecutive readings must agree within their uncertainties plus 100 ns
+   per ms between them (the clocks drift by microseconds per second). at:
+   the byte offset of reading 0 in a file (-1: given by the caller). */
+static int ikp__cmp_sync(const void *a, const void *b)
+{
+    const ikp_clock_sync *x = (const ikp_clock_sync *)a, *y = (const ikp_clock_sync *)b;
+    return x->gpu_ns < y->gpu_ns ? -1 : x->gpu_ns > y->gpu_ns;
+}
+static ikp_result ikp__set_clock(ikp_capture *cap, const ikp_clock_sync *s, uint32_t n, int64_t at, ikp_error *err)
+{
+    uint32_t i;
+    const int64_t y2001 = 978307200ll * 1000000000ll;
+    if (n > IKP_MAX_CLOCK_SYNCS)
+        return ikp__fail(err, IKP_ERR_BAD_HEADER, at, -1, "%u clock readings, at most %u", n, IKP_MAX_CLOCK_SYNCS);
+    for (i = 0; i < n; i++)
+        if (s[i].host_ns < y2001 || s[i].gpu_ns < (uint64_t)y2001 || s[i].gpu_ns > ((uint64_t)1 << 62) ||
+            s[i].uncertainty_ns >= 1000000000u)
+            return ikp__fail(err, IKP_ERR_BAD_HEADER, at < 0 ? -1 : at + (int64_t)i * 32, -1,
+                             "clock reading %u is not plausible (host %lld ns, GPU %llu ns, uncertainty %u ns): "
+                             "both clocks count ns since 1970, the uncertainty is under 1 s",
+                             i, (long long)s[i].host_ns, (unsigned long long)s[i].gpu_ns, s[i].uncertainty_ns);
+    if (!n) return IKP_OK;
+    cap->clock = (ikp_clock_sync *)ikp__alloc(&cap->alloc, (size_t)n * sizeof *s);
+    if (!cap->clock) return ikp__oom(err);
+    memcpy(cap->clock, s, (size_t)n * sizeof *s);
+    qsort(cap->clock, n, sizeof *s, ikp__cmp_sync);
+    cap->info.clock_syncs = n;
+    for (i = 1; i < n; i++) {
+        const ikp_clock_sync *a = &cap->clock[i - 1], *b = &cap->clock[i];
+        int64_t oa = (int64_t)(a->gpu_ns - (uint64_t)a->host_ns), ob = (int64_t)(b->gpu_ns - (uint64_t)b->host_ns);
+        uint64_t dt = b->gpu_ns - a->gpu_ns, allow = (uint64_t)a->uncertainty_ns + b->uncertainty_ns + dt / 10000;
+        if ((uint64_t)(oa > ob ? oa - ob : ob - oa) > allow)
+            return ikp__fail(err, IKP_ERR_BAD_HEADER, at, -1,
+                             "clock readings contradict each other: GPU - host was %lld ns, then %lld ns %.3f ms "
+                             "later (more than their uncertainties, %u + %u ns, and 100 ns per ms of drift): "
+                             "readings of another GPU, or of another run?",
+                             (long long)oa, (long long)ob, (double)dt / 1e6, a->uncertainty_ns, b->uncertainty_ns);
+    }
+    return IKP_OK;
+}
+
+IKP_DEF uint32_t ikp_capture_clock(const ikp_capture *cap, const ikp_clock_sync **syncs)
+{
+    if (syncs) *syncs = cap ? cap->clock : NULL;
+    return cap ? cap->info.clock_syncs : 0;
+}
+
+IKP_DEF ikp_result ikp_capture_host_zero(const ikp_capture *cap, int64_t *host_ns, uint32_t *uncertainty_ns,
+                                         ikp_error *err)
+{
+    const ikp_clock_sync *c;
+    uint32_t n, k;
+    uint64_t g, unc, far = 0;
+    int64_t off;
+    if (!cap || !host_ns) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL argument");
+    n = cap->info.clock_syncs;
+    c = cap->clock;
+    if (!cap->info.gpu_time_known)
+        return ikp__fail(err, IKP_ERR_EMPTY, -1, -1, "the %s format does not give the GPU's absolute time",
+                         ikp_format_name(cap->format));
+    if (!n)
+        return ikp__fail(err, IKP_ERR_EMPTY, -1, -1,
+                         "the capture holds no reading of the GPU clock against the host's (none was given "
+                         "in ikp_decode_options.clock when it was saved)");
+    g = cap->info.gpu_zero_ns;
+    for (k = 0; k < n && c[k].gpu_ns <= g; k++) {}
+    if (k == 0 || k == n) { /* outside the readings: the nearest one, and drift */
+        const ikp_clock_sync *e = k == 0 ? &c[0] : &c[n - 1];
+        far = e->gpu_ns > g ? e->gpu_ns - g : g - e->gpu_ns;
+        off = (int64_t)(e->gpu_ns - (uint64_t)e->host_ns);
+        unc = e->uncertainty_ns + far / 100000;
+    } else {
+        const ikp_clock_sync *a = &c[k - 1], *b = &c[k];
+        int64_t oa = (int64_t)(a->gpu_ns - (uint64_t)a->host_ns), ob = (int64_t)(b->gpu_ns - (uint64_t)b->host_ns);
+        double f = (double)(g - a->gpu_ns) / (double)(b->gpu_ns - a->gpu_ns);
+        off = oa + (int64_t)((double)(ob - oa) * f + (ob > oa ? 0.5 : -0.5));
+        unc = a->uncertainty_ns > b->uncertainty_ns ? a->uncertainty_ns : b->uncertainty_ns;
+    }
+    *host_ns = (int64_t)(g - (uint64_t)off);
+    if (uncertainty_ns) *uncertainty_ns = unc > 0xFFFFFFFFu ? 0xFFFFFFFFu : (uint32_t)unc;
+    ikp__ok(err);
+    return IKP_OK;
 }
 
 static int ikp__cmp_u64(const void *a, const void *b)
@@ -1752,6 +1886,7 @@ static ikp_result ikp__open_ikp(ikp_capture *cap, const ikp_decode_options *opt,
                 continue;
             }
             if (g0 < gref) gref = g0;
+            cap->gref_ns = gref;
         }
         /* cycle rate: from lanes whose anchors span long enough */
         for (i = 0; i < lanes; i++) {
@@ -2449,6 +2584,21 @@ static ikp_result ikp__finish_open(ikp_capture *cap, const ikp_decode_options *o
     if (t0 == INT64_MAX) t0 = t1 = 0;
     info->span_ps = t1 - t0;
     cap->peer_shift_ps = t0;
+    if (cap->format == IKP_FORMAT_IKP && cap->gref_ns) { /* time 0 on the GPU clock: gref + t0 */
+        int64_t whole = t0 >= 0 ? t0 / 1000 : -((-t0 + 999) / 1000);
+        info->gpu_time_known = 1;
+        info->gpu_zero_ns = cap->gref_ns + (uint64_t)whole;
+        info->gpu_zero_ps = (uint32_t)(t0 - whole * 1000);
+    }
+    if (opt && opt->num_clock) { /* given readings replace the file's */
+        ikp__free(&cap->alloc, cap->clock);
+        cap->clock = NULL;
+        info->clock_syncs = 0;
+        if (!opt->clock) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "num_clock without clock readings");
+        if ((r = ikp__set_clock(cap, opt->clock, opt->num_clock, -1, err)) != IKP_OK) return r;
+    }
+    info->host_time_known = info->clock_syncs && info->gpu_time_known &&
+                            ikp_capture_host_zero(cap, &info->host_zero_ns, &info->host_zero_uncertainty_ns, NULL) == IKP_OK;
     for (i = 0; cap->lanes && i < info->num_lanes; i++) {
         ikp__lane *l = &cap->lanes[i];
         l->ref_ps -= t0;
@@ -2686,8 +2836,8 @@ static ikp_result ikp__open_data(const unsigned char *p, size_t size, void *owne
         ngr = ikp__rd32(p + 20);
         names_bytes = ikp__rd64(p + 24);
         nwords = ikp__rd64(p + 32);
-        if (ver != 1) {
-            r = ikp__fail(err, IKP_ERR_BAD_VERSION, 8, -1, "capture file version %u, expected 1", ver);
+        if (ver != 1 && ver != 2) {
+            r = ikp__fail(err, IKP_ERR_BAD_VERSION, 8, -1, "capture file version %u, this library reads 1 and 2", ver);
             goto fail;
         }
         if (fmt >= (uint32_t)IKP_FORMAT_COUNT) {
@@ -2725,7 +2875,36 @@ static ikp_result ikp__open_data(const unsigned char *p, size_t size, void *owne
                           (unsigned long long)size);
             goto fail;
         }
-        if ((size - words_off) != nwords * 8) {
+        if (ver == 2) { /* the clock section: magic, count, readings */
+            const uint64_t at = words_off + nwords * 8, left = size - at;
+            uint32_t nc, k;
+            ikp_clock_sync *cs;
+            if (left < 16 || memcmp(p + at, IKP__CLOCK_MAGIC, 8) != 0) {
+                r = ikp__fail(err, IKP_ERR_BAD_HEADER, (int64_t)at, -1,
+                              "capture file version 2 has no clock section after its buffer (%llu bytes there)",
+                              (unsigned long long)left);
+                goto fail;
+            }
+            nc = ikp__rd32(p + at + 8);
+            if (nc > IKP_MAX_CLOCK_SYNCS || left - 16 != (uint64_t)nc * IKP__CLOCK_ENTRY) {
+                r = ikp__fail(err, nc > IKP_MAX_CLOCK_SYNCS ? IKP_ERR_BAD_HEADER : IKP_ERR_TRUNCATED, (int64_t)(at + 8), -1,
+                              "capture clock section claims %u readings (%u bytes each, at most %u), %llu bytes follow",
+                              nc, IKP__CLOCK_ENTRY, IKP_MAX_CLOCK_SYNCS, (unsigned long long)(left - 16));
+                goto fail;
+            }
+            cs = (ikp_clock_sync *)ikp__alloc(&cap->alloc, (size_t)(nc ? nc : 1) * sizeof *cs);
+            if (!cs) { r = ikp__oom(err); goto fail; }
+            for (k = 0; k < nc; k++) {
+                const unsigned char *e = p + at + 16 + (uint64_t)k * IKP__CLOCK_ENTRY;
+                cs[k].host_ns = (int64_t)ikp__rd64(e);
+                cs[k].gpu_ns = ikp__rd64(e + 8);
+                cs[k].uncertainty_ns = ikp__rd32(e + 16);
+                cs[k].reserved = 0;
+            }
+            r = ikp__set_clock(cap, cs, nc, (int64_t)(at + 16), err);
+            ikp__free(&cap->alloc, cs);
+            if (r != IKP_OK) goto fail;
+        } else if ((size - words_off) != nwords * 8) {
             r = ikp__fail(err, IKP_ERR_BAD_HEADER, (int64_t)(words_off + nwords * 8), -1,
                           "capture file has %llu bytes after its buffer",
                           (unsigned long long)(size - words_off - nwords * 8));
@@ -3778,7 +3957,7 @@ IKP_DEF ikp_result ikp_write_chrome(const ikp_capture *cap, const ikp_trace_opti
     ikp_result r;
     ikp_group_by by = opt ? opt->by : IKP_BY_BLOCK;
     uint32_t t, s, c, ng, *track_next = NULL;
-    uint64_t last_pid = UINT64_MAX;
+    uint64_t last_pid = UINT64_MAX, base_ns = opt ? opt->time_base_ns : 0;
     uint8_t *sm_seen = NULL;
     int first = 1;
     char cn[512];
@@ -3891,7 +4070,7 @@ IKP_DEF ikp_result ikp_write_chrome(const ikp_capture *cap, const ikp_trace_opti
                 IKP__CPY(p, ",\"tid\":");
                 p = ikp__fmt_u64(p, tid);
                 IKP__CPY(p, ",\"ts\":");
-                p = ikp__fmt_us(p, (uint64_t)s0);
+                p = ikp__fmt_us(p, (uint64_t)s0 + base_ns);
                 if (e->kind == IKP_EVENT_REGION) {
                     IKP__CPY(p, ",\"dur\":");
                     p = ikp__fmt_us(p, (uint64_t)(s1 - s0));
@@ -3950,7 +4129,7 @@ IKP_DEF ikp_result ikp_write_chrome(const ikp_capture *cap, const ikp_trace_opti
                 ikp__puts(&o, ",\"ts\":");
                 {
                     char b[32];
-                    ikp__put(&o, b, (size_t)(ikp__fmt_us(b, (uint64_t)w.cs[k].ns) - b));
+                    ikp__put(&o, b, (size_t)(ikp__fmt_us(b, (uint64_t)w.cs[k].ns + base_ns) - b));
                 }
                 ikp__puts(&o, ",\"args\":{\"value\":");
                 ikp__put_u64(&o, (uint64_t)w.cs[k].d);
@@ -3959,7 +4138,15 @@ IKP_DEF ikp_result ikp_write_chrome(const ikp_capture *cap, const ikp_trace_opti
         }
         if (r != IKP_OK) break;
     }
-    ikp__puts(&o, "\n],\"displayTimeUnit\":\"ns\"}\n");
+    ikp__puts(&o, "\n],\"displayTimeUnit\":\"ns\"");
+    if (opt && opt->time_note) { /* what the times are */
+        ikp__puts(&o, ",\"otherData\":{\"ikp_time\":\"");
+        ikp__put_json_chars(&o, opt->time_note);
+        ikp__puts(&o, "\",\"ikp_time_base_ns\":\"");
+        ikp__put_u64(&o, base_ns);
+        ikp__puts(&o, "\"}");
+    }
+    ikp__puts(&o, "}\n");
     ikp__flush(&o);
     if (r == IKP_OK && opt && opt->stats && !o.failed) *opt->stats = w.st;
     ikp__tw_free(&w);
@@ -4081,6 +4268,7 @@ typedef struct ikp__pbw {
     unsigned ann;                 /* annotation names interned in this generation (bits) */
     int64_t last_ns;              /* the sequence clock */
     uint64_t next_uuid;
+    uint64_t base_ns;             /* the trace clock at time 0 (ikp_trace_options.time_base_ns) */
 } ikp__pbw;
 
 static void ikp__pbw_free(const ikp_capture *cap, ikp__pbw *w)
@@ -4132,7 +4320,7 @@ static void ikp__pb_clear(ikp__pbw *w, uint64_t default_track)
     sn = ikp__pb_bytes(sn, IKP__PB_CLOCK, k0, (size_t)(k - k0));
     k = k0;
     k = ikp__pb_field(k, IKP__PB_CLK_ID, IKP__PB_BOOTTIME);
-    k = ikp__pb_field(k, IKP__PB_CLK_TS, 0);
+    k = ikp__pb_field(k, IKP__PB_CLK_TS, w->base_ns);
     sn = ikp__pb_bytes(sn, IKP__PB_CLOCK, k0, (size_t)(k - k0));
     q = ikp__pb_bytes(q, IKP__PB_CLOCK_SNAPSHOT, s0, (size_t)(sn - s0));
     ikp__pb_packet(w, q0, (size_t)(q - q0));
@@ -4388,6 +4576,13 @@ IKP_DEF ikp_result ikp_write_perfetto(const ikp_capture *cap, const ikp_trace_op
     memset(w.iid_gen, 0, 3 * IKP_WIRE_MAX_EVENTS * sizeof(uint32_t));
     ikp__out_init(&w.o, fn, user, w.o.buf, 1 << 16);
     w.next_uuid = IKP__PB_UUID0;
+    w.base_ns = opt ? opt->time_base_ns : 0;
+    if (opt && opt->time_note) { /* what the times are: the name of a track of its own */
+        unsigned char *p = w.a;
+        p = ikp__pb_field(p, IKP__PB_TD_UUID, w.next_uuid++);
+        p = ikp__pb_str(p, IKP__PB_TD_NAME, opt->time_note, w.t);
+        ikp__pb_descriptor(&w, w.a, (size_t)(p - w.a));
+    }
     while (!w.o.failed && (r = ikp__tw_next(&tw, err)) == IKP_OK && tw.n) {
         uint64_t block_pid = 0;
         for (s = 0; s < tw.n && r == IKP_OK; s++) {
@@ -4896,6 +5091,20 @@ static void ikp__put_info_text(ikp__out *o, const ikp_stats *st)
     ikp__puts(o, t);
     ikp__put_f(o, (double)in->span_ps / 1e6, 3);
     ikp__puts(o, " us\n");
+    if (in->anchors) {
+        snprintf(t, sizeof t, "anchors     %llu of the records\n", (unsigned long long)in->anchors);
+        ikp__puts(o, t);
+    }
+    if (in->host_time_known) {
+        snprintf(t, sizeof t, "host time   time 0 = CLOCK_REALTIME %lld ns +- %u ns (%u readings of the GPU clock; "
+                 "GPU %llu.%03u ns)\n", (long long)in->host_zero_ns, in->host_zero_uncertainty_ns, in->clock_syncs,
+                 (unsigned long long)in->gpu_zero_ns, in->gpu_zero_ps);
+        ikp__puts(o, t);
+    } else if (in->clock_syncs) {
+        snprintf(t, sizeof t, "host time   %u readings of the GPU clock, but the %s format does not give the GPU's time\n",
+                 in->clock_syncs, ikp_format_name(in->format));
+        ikp__puts(o, t);
+    }
     if (in->detect_records) {
         ikp_format f = in->format, g;
         int unanimous = in->detect_fit[f] == in->detect_records;
@@ -6893,9 +7102,24 @@ static int ikp__write_names(const char *const *names, uint32_t n, ikp_write_fn f
     return 0;
 }
 
+static ikp_result ikp__capture_write(const uint64_t *words, size_t num_words, ikp_format format,
+                                     const char *const *event_names, uint32_t num_event_names,
+                                     const char *const *group_names, uint32_t num_group_names,
+                                     const ikp_clock_sync *clock, uint32_t num_clock,
+                                     ikp_write_fn fn, void *user, ikp_error *err);
 IKP_DEF ikp_result ikp_capture_write(const uint64_t *words, size_t num_words, ikp_format format,
                                      const char *const *event_names, uint32_t num_event_names,
                                      const char *const *group_names, uint32_t num_group_names,
+                                     ikp_write_fn fn, void *user, ikp_error *err)
+{
+    return ikp__capture_write(words, num_words, format, event_names, num_event_names, group_names,
+                              num_group_names, NULL, 0, fn, user, err);
+}
+/* the file: version 1, or 2 with a clock section after the buffer */
+static ikp_result ikp__capture_write(const uint64_t *words, size_t num_words, ikp_format format,
+                                     const char *const *event_names, uint32_t num_event_names,
+                                     const char *const *group_names, uint32_t num_group_names,
+                                     const ikp_clock_sync *clock, uint32_t num_clock,
                                      ikp_write_fn fn, void *user, ikp_error *err)
 {
     unsigned char h[IKP__CAPT_HEADER], chunk[4096];
@@ -6904,7 +7128,8 @@ IKP_DEF ikp_result ikp_capture_write(const uint64_t *words, size_t num_words, ik
     uint32_t k;
     static const unsigned char zeros[8] = {0, 0, 0, 0, 0, 0, 0, 0};
     if (!fn || (!words && num_words) || (unsigned)format >= (unsigned)IKP_FORMAT_COUNT ||
-        num_event_names > IKP_WIRE_MAX_EVENTS || num_group_names > IKP_WIRE_MAX_EVENTS)
+        num_event_names > IKP_WIRE_MAX_EVENTS || num_group_names > IKP_WIRE_MAX_EVENTS ||
+        num_clock > IKP_MAX_CLOCK_SYNCS || (num_clock && !clock))
         return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "invalid argument to ikp_capture_write");
     for (k = 0; k < num_event_names; k++)
         if (event_names && event_names[k] && strlen(event_names[k]) > 255)
@@ -6915,7 +7140,7 @@ IKP_DEF ikp_result ikp_capture_write(const uint64_t *words, size_t num_words, ik
     nb = ikp__names_bytes(event_names, num_event_names) + ikp__names_bytes(group_names, num_group_names);
     memset(h, 0, sizeof h);
     memcpy(h, IKP__CAPT_MAGIC, 8);
-    ikp__wr32(h + 8, 1);
+    ikp__wr32(h + 8, num_clock ? 2 : 1);
     ikp__wr32(h + 12, (uint32_t)format);
     ikp__wr32(h + 16, num_event_names);
     ikp__wr32(h + 20, num_group_names);
@@ -6931,6 +7156,20 @@ IKP_DEF ikp_result ikp_capture_write(const uint64_t *words, size_t num_words, ik
         if (fn(user, chunk, m * 8))
             return ikp__fail(err, IKP_ERR_WRITE, -1, -1, "writing the capture buffer failed");
     }
+    if (num_clock) {
+        memset(chunk, 0, 16);
+        memcpy(chunk, IKP__CLOCK_MAGIC, 8);
+        ikp__wr32(chunk + 8, num_clock);
+        if (fn(user, chunk, 16)) return ikp__fail(err, IKP_ERR_WRITE, -1, -1, "writing the capture's clock failed");
+        for (k = 0; k < num_clock; k++) {
+            memset(chunk, 0, IKP__CLOCK_ENTRY);
+            ikp__wr64(chunk, (uint64_t)clock[k].host_ns);
+            ikp__wr64(chunk + 8, clock[k].gpu_ns);
+            ikp__wr32(chunk + 16, clock[k].uncertainty_ns);
+            if (fn(user, chunk, IKP__CLOCK_ENTRY))
+                return ikp__fail(err, IKP_ERR_WRITE, -1, -1, "writing the capture's clock failed");
+        }
+    }
     return IKP_OK;
 }
 
@@ -6942,12 +7181,14 @@ typedef struct ikp__save_ctx {
     uint32_t nev;
     const char *const *gr;
     uint32_t ngr;
+    const ikp_clock_sync *clock;
+    uint32_t nclock;
 } ikp__save_ctx;
 static ikp_result ikp__save_body(void *ctx, ikp_write_fn fn, void *user, ikp_error *err)
 {
     ikp__save_ctx *c = (ikp__save_ctx *)ctx;
-    return ikp_capture_write(c->words, c->num_words, c->format, c->ev, c->nev, c->gr, c->ngr,
-                             fn, user, err);
+    return ikp__capture_write(c->words, c->num_words, c->format, c->ev, c->nev, c->gr, c->ngr,
+                              c->clock, c->nclock, fn, user, err);
 }
 
 IKP_DEF ikp_result ikp_capture_save(const char *path, const uint64_t *words, size_t num_words,
@@ -6959,6 +7200,18 @@ IKP_DEF ikp_result ikp_capture_save(const char *path, const uint64_t *words, siz
     ikp__save_ctx c;
     c.words = words; c.num_words = num_words; c.format = format;
     c.ev = event_names; c.nev = num_event_names; c.gr = group_names; c.ngr = num_group_names;
+    c.clock = NULL; c.nclock = 0;
+    return ikp__write_path(path, ikp__save_body, &c, err);
+}
+
+IKP_DEF ikp_result ikp_capture_save_file(const ikp_capture *cap, const char *path, ikp_error *err)
+{
+    ikp__save_ctx c;
+    if (!cap || !path) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL argument");
+    c.words = cap->words; c.num_words = cap->num_words; c.format = cap->format;
+    c.ev = (const char *const *)cap->event_names; c.nev = cap->num_event_names;
+    c.gr = (const char *const *)cap->group_names; c.ngr = cap->num_group_names;
+    c.clock = cap->clock; c.nclock = cap->info.clock_syncs;
     return ikp__write_path(path, ikp__save_body, &c, err);
 }
 
@@ -7062,10 +7315,7 @@ IKP_DEF ikp_result ikp_dump_words(const uint64_t *words, size_t num_words, const
     ikp_result r;
     if (!desc) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL desc");
     r = ikp_capture_open(words, num_words, &desc->decode, &cap, err);
-    if (r == IKP_OK && desc->capture_path)
-        r = ikp_capture_save(desc->capture_path, words, num_words, cap->format,
-                             (const char *const *)cap->event_names, cap->num_event_names,
-                             (const char *const *)cap->group_names, cap->num_group_names, err);
+    if (r == IKP_OK && desc->capture_path) r = ikp_capture_save_file(cap, desc->capture_path, err);
     if (r == IKP_OK && desc->trace_path)
         r = ikp__trace_path(cap, &desc->chrome, ikp_is_perfetto_path(desc->trace_path) ? ikp_write_perfetto
                                                                                        : ikp_write_chrome,

@@ -229,6 +229,138 @@ static void test_auto_anchors(void)
     }
 }
 
+/* The GPU clock against the host's: a capture's time 0 on CLOCK_REALTIME
+   (readings interpolated; outside them, the nearest plus drift), traces on
+   host time, capture files with a clock section, and bad readings. */
+static ikp_capture *clock_capture(const ikp_clock_sync *cs, uint32_t n, ikp_result want, ikp_error *e)
+{
+    static uint64_t w[8 + 9 + 4];
+    enc_rec r[2];
+    enc_lane L;
+    ikp_decode_options o;
+    ikp_capture *cap = NULL;
+    memset(&L, 0, sizeof L);
+    r[0].kind = ENC_B; r[0].id = 1; r[0].t = 1795000000000001000ull; /* 1 us after the start anchor */
+    r[1].kind = ENC_E; r[1].id = 1; r[1].t = 1795000000000003000ull;
+    L.started = L.finalized = 1; L.recs = r; L.n = 2;
+    L.g0 = 1795000000000000000ull; L.g1 = L.g0 + 5000;
+    enc_ikp(w, 1, 4, 1, 1, 1, 1, &L, 1);
+    memset(&o, 0, sizeof o);
+    o.clock = cs;
+    o.num_clock = n;
+    CHECK_EQ(ikp_capture_open(w, sizeof w / 8, &o, &cap, e), want);
+    return cap;
+}
+static void test_host_clock(void)
+{
+    const uint64_t g0 = 1795000000000000000ull, zero = g0 + 1000; /* time 0: the first record */
+    ikp_clock_sync cs[3];
+    ikp_capture *cap, *back = NULL;
+    ikp_error e;
+    int64_t h = 0;
+    uint32_t u = 0;
+    memset(cs, 0, sizeof cs);
+    /* GPU - host = 40,000 ns before (+- 700), 40,800 ns 1 ms later (+- 500): at time 0, 1 us
+       after the first reading, 40,000.8 ns, rounded; given out of order */
+    cs[1].gpu_ns = zero - 1000; cs[1].host_ns = (int64_t)(cs[1].gpu_ns - 40000); cs[1].uncertainty_ns = 700;
+    cs[0].gpu_ns = zero - 1000 + 1000000; cs[0].host_ns = (int64_t)(cs[0].gpu_ns - 40800); cs[0].uncertainty_ns = 500;
+    cap = clock_capture(cs, 2, IKP_OK, &e);
+    if (!cap) return;
+    CHECK_EQ(ikp_capture_get_info(cap)->gpu_time_known, 1);
+    CHECK_EQ(ikp_capture_get_info(cap)->gpu_zero_ns, zero);
+    CHECK_EQ(ikp_capture_get_info(cap)->gpu_zero_ps, 0);
+    CHECK_EQ(ikp_capture_host_zero(cap, &h, &u, &e), IKP_OK);
+    CHECK_EQ(h, (int64_t)(zero - 40001));
+    CHECK_EQ(u, 700);
+    CHECK(ikp_capture_get_info(cap)->host_time_known && ikp_capture_get_info(cap)->host_zero_ns == h);
+    {
+        const ikp_clock_sync *got = NULL;
+        CHECK_EQ(ikp_capture_clock(cap, &got), 2);
+        CHECK(got && got[0].gpu_ns < got[1].gpu_ns); /* sorted */
+    }
+    { /* the trace on host time: every ts moves by the base, exactly */
+        membuf m = {0, 0, 0};
+        ikp_trace_options o;
+        char want[64];
+        memset(&o, 0, sizeof o);
+        o.time_base_ns = (uint64_t)h;
+        o.time_note = "host \"time\"";
+        CHECK_EQ(ikp_write_chrome(cap, &o, mem_write, &m, &e), IKP_OK);
+        snprintf(want, sizeof want, "\"ts\":%lld.%03lld,\"dur\":2.000", (long long)(h / 1000), (long long)(h % 1000));
+        CHECK(m.p && strstr(m.p, want) != NULL);
+        CHECK(m.p && strstr(m.p, "\"otherData\":{\"ikp_time\":\"host \\\"time\\\"\"") != NULL);
+        free(m.p);
+    }
+    { /* a capture file keeps the readings (version 2), and reads back the same */
+        const char *path = "build/test-out/clock.ikp";
+        CHECK_EQ(ikp_capture_save_file(cap, path, &e), IKP_OK);
+        CHECK_EQ(ikp_capture_load(path, NULL, &back, &e), IKP_OK);
+        if (back) {
+            int64_t h2 = 0;
+            CHECK_EQ(ikp_capture_get_info(back)->clock_syncs, 2);
+            CHECK_EQ(ikp_capture_host_zero(back, &h2, NULL, &e), IKP_OK);
+            CHECK_EQ(h2, h);
+            ikp_capture_free(back);
+        }
+        { /* the file cut inside its clock section; version 2 without the section */
+            FILE *f = fopen(path, "rb");
+            unsigned char buf[4096];
+            size_t n = f ? fread(buf, 1, sizeof buf, f) : 0;
+            if (f) fclose(f);
+            CHECK(n > 64 && memcmp(buf + n - 80, "IKPCLOCK", 8) == 0);
+            back = NULL;
+            CHECK_EQ(ikp_capture_open_file_data(buf, n - 1, NULL, &back, &e), IKP_ERR_TRUNCATED);
+            CHECK(strstr(e.message, "clock section") != NULL && e.offset == (int64_t)(n - 72));
+            CHECK_EQ(ikp_capture_open_file_data(buf, n - 80, NULL, &back, &e), IKP_ERR_BAD_HEADER);
+            CHECK(strstr(e.message, "no clock section") != NULL);
+            buf[n - 80] = 'X';
+            CHECK_EQ(ikp_capture_open_file_data(buf, n, NULL, &back, &e), IKP_ERR_BAD_HEADER);
+            buf[n - 80] = 'I';
+            buf[n - 64 + 32 + 8 + 6] ^= 0x01; /* reading 1's GPU time 2^48 ns off: they contradict */
+            CHECK_EQ(ikp_capture_open_file_data(buf, n, NULL, &back, &e), IKP_ERR_BAD_HEADER);
+            CHECK(strstr(e.message, "contradict") != NULL);
+            if (!strstr(e.message, "contradict")) fprintf(stderr, "  %s\n", e.message);
+            CHECK(back == NULL);
+        }
+    }
+    ikp_capture_free(cap);
+    /* one reading: its offset, outside it drift is added (10 ns per ms) */
+    cs[0] = cs[1];
+    cs[0].gpu_ns -= 100000000; /* 100 ms before time 0 */
+    cs[0].host_ns -= 100000000;
+    cap = clock_capture(cs, 1, IKP_OK, &e);
+    if (cap) {
+        CHECK_EQ(ikp_capture_host_zero(cap, &h, &u, &e), IKP_OK);
+        CHECK_EQ(h, (int64_t)(zero - 40000));
+        CHECK_EQ(u, 700 + 1000);
+        ikp_capture_free(cap);
+    }
+    /* contradictory readings: 40 us apart in offset, 1 ms apart in time */
+    cs[0].gpu_ns = zero; cs[0].host_ns = (int64_t)(zero - 40000); cs[0].uncertainty_ns = 500;
+    cs[1].gpu_ns = zero + 1000000; cs[1].host_ns = (int64_t)(zero + 1000000 - 80000); cs[1].uncertainty_ns = 500;
+    CHECK(clock_capture(cs, 2, IKP_ERR_BAD_HEADER, &e) == NULL);
+    CHECK(strstr(e.message, "contradict") != NULL);
+    /* within uncertainty plus drift: accepted */
+    cs[1].host_ns = (int64_t)(zero + 1000000 - 41099);
+    cap = clock_capture(cs, 2, IKP_OK, &e);
+    ikp_capture_free(cap);
+    /* implausible readings: a host time of 0, an uncertainty of a second */
+    cs[0].host_ns = 0;
+    CHECK(clock_capture(cs, 1, IKP_ERR_BAD_HEADER, &e) == NULL);
+    CHECK(strstr(e.message, "reading 0 is not plausible") != NULL);
+    cs[0].host_ns = (int64_t)(zero - 40000); cs[0].uncertainty_ns = 1000000000u;
+    CHECK(clock_capture(cs, 1, IKP_ERR_BAD_HEADER, &e) == NULL);
+    CHECK(clock_capture(cs, IKP_MAX_CLOCK_SYNCS + 1, IKP_ERR_BAD_HEADER, &e) == NULL);
+    /* no readings: host time is not known, and says why */
+    cap = clock_capture(cs, 0, IKP_OK, &e);
+    if (cap) {
+        CHECK_EQ(ikp_capture_get_info(cap)->host_time_known, 0);
+        CHECK_EQ(ikp_capture_host_zero(cap, &h, &u, &e), IKP_ERR_EMPTY);
+        CHECK(strstr(e.message, "no reading") != NULL);
+        ikp_capture_free(cap);
+    }
+}
+
 static void test_cycles_wrap(void)
 {
     /* a 6.5e9-cycle lane (3 wraps of the 32-bit stamp), a record every 1e9 cycles */
@@ -1458,6 +1590,7 @@ int main(void)
     test_cycles_wrap();
     test_anchors();
     test_auto_anchors();
+    test_host_clock();
     test_dropped_ring_unmatched();
     test_header_counters();
     test_stats();

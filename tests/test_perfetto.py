@@ -450,7 +450,44 @@ def main():
         o = os.path.join(tmp, "bad.pftrace")
         rc, _, err = run("trace", SAMPLE, "-o", o, *bad)
         check(rc == 2 and b"error" in err and not os.path.exists(o), "refused: " + why)
+    host_time(tmp)
     return report()
+
+
+def host_time(tmp):
+    """--time host: a capture with clock readings (written by test_host as
+    build/test-out/clock.ikp: time 0 is host 1794999999999960999 ns, one
+    2 us region from it). Perfetto's trace clock (BOOTTIME in the snapshot)
+    starts at that base and a track states it; the JSON's ts are the base
+    plus the capture times; a capture without readings is refused."""
+    cap = os.path.join(ROOT, "build", "test-out", "clock.ikp")
+    base = 1794999999999960999
+    check(os.path.exists(cap), "test_host wrote %s" % cap)
+    if not os.path.exists(cap):
+        return
+    out = os.path.join(tmp, "host.pftrace")
+    rc, _, err = run("trace", cap, "-o", out, "--time", "host")
+    check(rc == 0, "trace --time host: exit 0 (%r)" % err[-200:])
+    t = PB.Trace()
+    t.ParseFromString(open(out, "rb").read())
+    boot = [c.timestamp for p in t.packet if p.HasField("clock_snapshot") for c in p.clock_snapshot.clocks if c.clock_id == 6]
+    check(boot == [base], "Perfetto: the trace clock starts at the host base (%r)" % boot)
+    names = [p.track_descriptor.name for p in t.packet if p.HasField("track_descriptor") and p.track_descriptor.name]
+    check(any("CLOCK_REALTIME" in n and str(base) in n for n in names), "Perfetto: a track states the base")
+    deltas = [p.timestamp for p in t.packet if p.HasField("track_event")]
+    check(deltas == [0, 2000], "Perfetto: the region on the lane clock from the base (%r)" % deltas)
+    rc, js, err = run("trace", cap, "-o", "-", "--time", "host")
+    d = strict_json(js) if rc == 0 else {}
+    xs = [e for e in d.get("traceEvents", []) if e.get("ph") == "X"]
+    check(len(xs) == 1 and re.search(rb'"ts":1794999999999960\.999,"dur":2\.000', js) is not None,
+          "JSON: ts is the base in us with ns decimals")
+    check(d.get("otherData", {}).get("ikp_time_base_ns") == str(base), "JSON: otherData states the base")
+    rc, _, err = run("trace", cap, "-o", "-", "--time", "capture")
+    check(rc == 0, "--time capture: exit 0")
+    rc, _, err = run("trace", SAMPLE, "-o", os.path.join(tmp, "x.json"), "--time", "host")
+    check(rc == 1 and b"no reading of the GPU clock" in err, "--time host without readings: exit 1 and why (%r)" % err[-200:])
+    rc, _, err = run("trace", SAMPLE, "-o", os.path.join(tmp, "x.json"), "--time", "gpu")
+    check(rc == 2 and b"--time takes capture or host" in err, "--time gpu: bad usage")
 
 
 if __name__ == "__main__":

@@ -36,6 +36,8 @@ static const char *usage =
     "         --flow FROM:TO[,FROM:TO...]     arrows from each FROM event to its TO event in the\n"
     "                                         same block (by payload, else by order)\n"
     "         --counter EVENT[,EVENT...]      per block, a counter of EVENT regions in flight\n"
+    "         --time capture|host             times from the capture's start (default), or host\n"
+    "                                         CLOCK_REALTIME ns (captures with clock readings)\n"
     "diff: per event, both captures' figures and a verdict (same, faster, slower): a\n"
     "      change counts when a rank test finds it beyond noise and the median moved\n"
     "      by at least --threshold PCT percent (default 2) and --min-change NS ns\n"
@@ -275,6 +277,8 @@ int main(int argc, char **argv)
     uint32_t *flow_ids = NULL, nflow = 0, *counter_ids = NULL, ncounter = 0, *wait_ids = NULL, nwait = 0;
     ikp_flow_pair *pairs = NULL;
     int out_format = -1; /* -1: from the name, 0 JSON, 1 Perfetto */
+    int host_time = 0;   /* --time host */
+    char time_note[256];
     ikp_capture *cap = NULL, *cap2 = NULL;
     ikp_stats *st = NULL;
     ikp_diff *diff = NULL;
@@ -340,6 +344,11 @@ int main(int argc, char **argv)
             if (!strcmp(b, "json")) out_format = 0;
             else if (!strcmp(b, "perfetto")) out_format = 1;
             else { fprintf(stderr, "ikp: error: --output-format takes json or perfetto, not '%s'\n", b); rc = 2; }
+        } else if (!strcmp(a, "--time") && has && is_trace) {
+            const char *b = argv[++i];
+            if (!strcmp(b, "capture")) host_time = 0;
+            else if (!strcmp(b, "host")) host_time = 1;
+            else { fprintf(stderr, "ikp: error: --time takes capture or host, not '%s'\n", b); rc = 2; }
         } else if (!strcmp(a, "--flow") && has && is_trace) flow_arg = argv[++i];
         else if (!strcmp(a, "--counter") && has && is_trace) counter_arg = argv[++i];
         else if (!strcmp(a, "--json") && (!strcmp(cmd, "summary") || is_diff)) json = 1;
@@ -469,6 +478,19 @@ int main(int argc, char **argv)
         copt.counters = counter_ids;
         copt.num_counters = ncounter;
         copt.stats = &tst;
+        if (host_time) {
+            if (!ci->host_time_known) {
+                int64_t hz;
+                ikp_capture_host_zero(cap, &hz, NULL, &e);
+                fprintf(stderr, "ikp: error: --time host: %s: %s\n", in, e.message);
+                rc = 1;
+                goto done;
+            }
+            snprintf(time_note, sizeof time_note, "IKP: times are host CLOCK_REALTIME ns; time 0 of the capture is "
+                     "%lld ns +- %u ns", (long long)ci->host_zero_ns, ci->host_zero_uncertainty_ns);
+            copt.time_base_ns = (uint64_t)ci->host_zero_ns;
+            copt.time_note = time_note;
+        }
         job.cap = cap;
         job.opt = &copt;
         job.perfetto = out_format;
