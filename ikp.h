@@ -1617,17 +1617,19 @@ IKP_DEF void ikp_capture_free(ikp_capture *cap)
     ikp__free(&a, cap);
 }
 
-/* Takes n clock readings (copied, sorted by GPU time). Each must be
-   plausible (both clocks after 2001, an uncertainty under 1 s); two GPU
-   readings of the same moment must agree; and the offsets (gpu - host) of
-   consecutive readings must agree within their uncertainties plus 100 ns
-   per ms between them (the clocks drift by microseconds per second). at:
-   the byte offset of reading 0 in a file (-1: given by the caller). */
 static int ikp__cmp_sync(const void *a, const void *b)
 {
     const ikp_clock_sync *x = (const ikp_clock_sync *)a, *y = (const ikp_clock_sync *)b;
     return x->gpu_ns < y->gpu_ns ? -1 : x->gpu_ns > y->gpu_ns;
 }
+/* a reading's offset: GPU time minus host time, ns */
+static int64_t ikp__clock_offset(const ikp_clock_sync *s) { return (int64_t)(s->gpu_ns - (uint64_t)s->host_ns); }
+/* Takes n clock readings (copied, sorted by GPU time). Each must be
+   plausible (both clocks after 2001, an uncertainty under 1 s), and the
+   offsets of consecutive readings (two of the same moment too) must agree
+   within their uncertainties plus 100 ns per ms between them (the clocks
+   drift by microseconds per second). at: the byte offset of reading 0 in a
+   file (-1: given by the caller). */
 static ikp_result ikp__set_clock(ikp_capture *cap, const ikp_clock_sync *s, uint32_t n, int64_t at, ikp_error *err)
 {
     uint32_t i;
@@ -1649,7 +1651,7 @@ static ikp_result ikp__set_clock(ikp_capture *cap, const ikp_clock_sync *s, uint
     cap->info.clock_syncs = n;
     for (i = 1; i < n; i++) {
         const ikp_clock_sync *a = &cap->clock[i - 1], *b = &cap->clock[i];
-        int64_t oa = (int64_t)(a->gpu_ns - (uint64_t)a->host_ns), ob = (int64_t)(b->gpu_ns - (uint64_t)b->host_ns);
+        int64_t oa = ikp__clock_offset(a), ob = ikp__clock_offset(b);
         uint64_t dt = b->gpu_ns - a->gpu_ns, allow = (uint64_t)a->uncertainty_ns + b->uncertainty_ns + dt / 10000;
         if ((uint64_t)(oa > ob ? oa - ob : ob - oa) > allow)
             return ikp__fail(err, IKP_ERR_BAD_HEADER, at, -1,
@@ -1672,7 +1674,7 @@ IKP_DEF ikp_result ikp_capture_host_zero(const ikp_capture *cap, int64_t *host_n
 {
     const ikp_clock_sync *c;
     uint32_t n, k;
-    uint64_t g, unc, far = 0;
+    uint64_t g, unc;
     int64_t off;
     if (!cap || !host_ns) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL argument");
     n = cap->info.clock_syncs;
@@ -1688,12 +1690,11 @@ IKP_DEF ikp_result ikp_capture_host_zero(const ikp_capture *cap, int64_t *host_n
     for (k = 0; k < n && c[k].gpu_ns <= g; k++) {}
     if (k == 0 || k == n) { /* outside the readings: the nearest one, and drift */
         const ikp_clock_sync *e = k == 0 ? &c[0] : &c[n - 1];
-        far = e->gpu_ns > g ? e->gpu_ns - g : g - e->gpu_ns;
-        off = (int64_t)(e->gpu_ns - (uint64_t)e->host_ns);
-        unc = e->uncertainty_ns + far / 100000;
+        off = ikp__clock_offset(e);
+        unc = e->uncertainty_ns + (e->gpu_ns > g ? e->gpu_ns - g : g - e->gpu_ns) / 100000;
     } else {
         const ikp_clock_sync *a = &c[k - 1], *b = &c[k];
-        int64_t oa = (int64_t)(a->gpu_ns - (uint64_t)a->host_ns), ob = (int64_t)(b->gpu_ns - (uint64_t)b->host_ns);
+        int64_t oa = ikp__clock_offset(a), ob = ikp__clock_offset(b);
         double f = (double)(g - a->gpu_ns) / (double)(b->gpu_ns - a->gpu_ns);
         off = oa + (int64_t)((double)(ob - oa) * f + (ob > oa ? 0.5 : -0.5));
         unc = a->uncertainty_ns > b->uncertainty_ns ? a->uncertainty_ns : b->uncertainty_ns;
@@ -1886,8 +1887,8 @@ static ikp_result ikp__open_ikp(ikp_capture *cap, const ikp_decode_options *opt,
                 continue;
             }
             if (g0 < gref) gref = g0;
-            cap->gref_ns = gref;
         }
+        if (gref != UINT64_MAX) cap->gref_ns = gref;
         /* cycle rate: from lanes whose anchors span long enough */
         for (i = 0; i < lanes; i++) {
             ikp__lane *l = &cap->lanes[i];

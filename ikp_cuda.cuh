@@ -375,11 +375,6 @@ __device__ __forceinline__ void ikp_store(ikp_lane &l, unsigned long long v)
     ikp_settle(l, w);
     ikp_put_next(l, w, v);
 }
-/* end, instant: the stamp first, then the stores (a store's late register
-   read can hold up the next instruction that writes that register: here
-   that wait falls after the stamp, outside the region that ends). The
-   read is predicated like the stores, which keeps it a CS2R on the leader
-   rather than a warp-uniform S2UR and a move, which measured slower. */
 /* Automatic anchors (cycle mode, IKP_ANCHOR_EVERY > 0): an end or instant
    whose stamp t has reached l.due is followed by one more record, taken
    like the lane's own anchors right after a globaltimer tick: the tick's
@@ -398,7 +393,13 @@ __device__ __forceinline__ void ikp_auto_anchor(ikp_lane &l, unsigned t)
     if (d <= IKP_WIRE_AUTO_DELTA_MAX)
         ikp_put_next(l, true, g << 32 | IKP_WIRE_DATA_MARK | IKP_WIRE_ANCHOR | d << 16 | IKP_WIRE_AUTO_ANCHOR_ID << 2);
 }
-/* a stamped record; returns 1 on the writing thread, with its stamp in *t */
+/* A stamped record (end, instant; a begin with IKP_DEFER_BEGIN=0): the
+   stamp first, then the stores (a store's late register read can hold up
+   the next instruction that writes that register: here that wait falls
+   after the stamp, outside the region that ends). The read is predicated
+   like the stores, which keeps it a CS2R on the leader rather than a
+   warp-uniform S2UR and a move, which measured slower. Returns 1 on the
+   writing thread, with its stamp in *t. */
 __device__ __forceinline__ bool ikp_stamped(ikp_lane &l, unsigned tag, unsigned *t)
 {
     const bool w = ikp_writes(l);

@@ -139,11 +139,26 @@ static void test_cycles(void)
     ikp_capture_free(cap);
 }
 
-/* IKP_ANCHOR: an SM clock that runs at 2.0 cycles/ns for 100 us, then 1.9.
-   With the anchor between, stamps land exactly; bad anchors are ignored. */
+/* The lane of the anchor tests: its SM clock runs at 2.0 cycles/ns for
+   100 us, then 1.9; its end anchor is 200 us and 390000 cycles after its
+   start anchor (ANCHOR_G0, ANCHOR_C0). Encodes the n records r into w (one
+   lane of 8 slots, 8 + 9 + 8 words). */
+#define ANCHOR_C0 7000000000ull
+#define ANCHOR_G0 3000000000ull
+static void clock_change_lane(const enc_rec *r, size_t n, uint64_t *w)
+{
+    enc_lane L;
+    memset(&L, 0, sizeof L);
+    L.started = L.finalized = 1; L.cycles = 1; L.recs = r; L.n = n;
+    L.g0 = ANCHOR_G0; L.c0 = ANCHOR_C0; L.g1 = L.g0 + 200000; L.c1 = L.c0 + 390000;
+    enc_ikp(w, 1, 8, 1, 1, 1, 1, &L, 1);
+}
+
+/* IKP_ANCHOR on that lane: with the anchor between, stamps land exactly;
+   bad anchors are ignored. */
 static void anchored_lane(enc_rec *r, int variant)
 {
-    const uint64_t c0 = 7000000000ull, g0 = 3000000000ull;
+    const uint64_t c0 = ANCHOR_C0, g0 = ANCHOR_G0;
     int n = 0;
     r[n].kind = ENC_I; r[n].id = 1; r[n].t = c0; n++;                       /* t = 0 */
     r[n].kind = ENC_I; r[n].id = 2; r[n].t = c0 + 100000; n++;              /* t = 50 us */
@@ -156,7 +171,6 @@ static void anchored_lane(enc_rec *r, int variant)
 static void test_anchors(void)
 {
     enc_rec r[6];
-    enc_lane L;
     uint64_t w[8 + 1 * (9 + 8)];
     ikp_capture *cap;
     ikp_event ev[6];
@@ -164,10 +178,7 @@ static void test_anchors(void)
     for (variant = 0; variant < 3; variant++) {
         double want1 = variant ? 100000 / 1.95 : 50000, want3 = variant ? 295000 / 1.95 : 150000; /* ns */
         anchored_lane(r, variant);
-        memset(&L, 0, sizeof L);
-        L.started = L.finalized = 1; L.cycles = 1; L.recs = r; L.n = 6;
-        L.g0 = 3000000000ull; L.c0 = 7000000000ull; L.g1 = L.g0 + 200000; L.c1 = L.c0 + 390000;
-        enc_ikp(w, 1, 8, 1, 1, 1, 1, &L, 1);
+        clock_change_lane(r, 6, w);
         cap = open_fmt(w, sizeof w / 8, IKP_FORMAT_AUTO, IKP_OK);
         if (!cap) return;
         CHECK_NEAR(lane_info(cap, 0).cycles_per_ns, 1.95, 1e-9);
@@ -182,15 +193,14 @@ static void test_anchors(void)
     }
 }
 
-/* Automatic anchors (IKP_ANCHOR_EVERY): the same clock change, the anchor
+/* Automatic anchors (IKP_ANCHOR_EVERY): the same lane, the anchor
    right after an end record, at the cycles it names after that record's
    stamp. Variant 1: after a data record, which has no stamp: ignored.
    Variant 2: tag bits 16..29 on an IKP_ANCHOR half: an invalid record. */
 static void test_auto_anchors(void)
 {
-    const uint64_t c0 = 7000000000ull, g0 = 3000000000ull;
+    const uint64_t c0 = ANCHOR_C0, g0 = ANCHOR_G0;
     enc_rec r[6];
-    enc_lane L;
     uint64_t w[8 + 1 * (9 + 8)];
     ikp_capture *cap;
     ikp_event ev[6];
@@ -206,14 +216,8 @@ static void test_auto_anchors(void)
         r[n].data = (uint32_t)(g0 + 100000);
         n++;
         r[n].kind = ENC_I; r[n].id = 3; r[n].t = c0 + 295000; n++;            /* t = 150 us */
-        memset(&L, 0, sizeof L);
-        L.started = L.finalized = 1; L.cycles = 1; L.recs = r; L.n = (size_t)n;
-        L.g0 = g0; L.c0 = c0; L.g1 = g0 + 200000; L.c1 = c0 + 390000;
-        if (variant == 2) { /* the delta bits on a globaltimer half */
-            enc_ikp(w, 1, 8, 1, 1, 1, 1, &L, 1);
-            w[8 + 8 + 3] |= 40ull << 16;
-        } else
-            enc_ikp(w, 1, 8, 1, 1, 1, 1, &L, 1);
+        clock_change_lane(r, (size_t)n, w);
+        if (variant == 2) w[8 + 8 + 3] |= 40ull << 16; /* the delta bits on a globaltimer half */
         cap = open_fmt(w, sizeof w / 8, IKP_FORMAT_AUTO, IKP_OK);
         if (!cap) return;
         CHECK_EQ(lane_info(cap, 0).records, (uint64_t)n);
