@@ -5,6 +5,7 @@
 #   make bench      host decoder benchmark
 #   make fuzz       each libFuzzer harness for FUZZ_SECONDS (default 60)
 #   make gpu-test   device tests and examples on a machine with a GPU
+#   make gpu-test-multi  the two-GPU checks (skipped, and said, with one GPU)
 #   make bench-gpu  per-event cost of IKP and other recorders on the GPU
 CC      ?= cc
 NVCC    ?= nvcc
@@ -15,7 +16,7 @@ WARN     = -std=c99 -Wall -Wextra -pedantic -Werror
 SAN      = -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 B        = build
 
-.PHONY: all run test bench clean sample check-tools gpu-test gpu-accuracy bench-gpu device fuzz fuzz-seeds
+.PHONY: all run test bench clean sample check-tools gpu-test gpu-test-multi gpu-accuracy bench-gpu device fuzz fuzz-seeds
 all: $(B)/ikp
 
 $(B):
@@ -44,6 +45,12 @@ $(B)/test_analysis: tests/test_analysis.c tests/encoder.h tests/check.h tests/he
 
 $(B)/test_analysis_asan: tests/test_analysis.c tests/encoder.h tests/check.h tests/helpers.h ikp.h | $(B)
 	$(CC) $(WARN) $(SAN) -o $@ tests/test_analysis.c
+
+$(B)/test_merge: tests/test_merge.c tests/encoder.h tests/check.h tests/helpers.h ikp.h | $(B)
+	$(CC) $(WARN) $(CFLAGS) -g -o $@ tests/test_merge.c
+
+$(B)/test_merge_asan: tests/test_merge.c tests/encoder.h tests/check.h tests/helpers.h ikp.h | $(B)
+	$(CC) $(WARN) $(SAN) -o $@ tests/test_merge.c
 
 $(B)/test_threads: tests/test_threads.c tests/encoder.h tests/check.h ikp.h | $(B)
 	$(CLANG) -std=c99 -Wall -Wextra -pedantic -Werror -g -O1 -fsanitize=thread -o $@ tests/test_threads.c -lpthread
@@ -160,6 +167,8 @@ HOST_TESTS = "sh tests/compile_checks.sh" \
              "ASAN_OPTIONS=detect_leaks=1 $(B)/test_analysis_asan" \
              "$(PYTHON) tests/test_report_tool.py" \
              "ASAN_OPTIONS=detect_leaks=1 IKP_TOOL=$(B)/ikp-asan $(PYTHON) tests/test_report_tool.py" \
+             "$(B)/test_merge" \
+             "ASAN_OPTIONS=detect_leaks=1 $(B)/test_merge_asan" \
              "PYTHONPATH=$(PYDEPS) $(PYTHON) tests/test_perfetto.py" \
              "PYTHONPATH=$(PYDEPS) ASAN_OPTIONS=detect_leaks=1 IKP_TOOL=$(B)/ikp-asan $(PYTHON) tests/test_perfetto.py" \
              "$(B)/test_threads" \
@@ -169,7 +178,7 @@ HOST_TESTS = "sh tests/compile_checks.sh" \
              "sh tests/fuzz_check.sh"
 
 test: check-tools $(B)/ikp $(B)/ikp-asan $(B)/test_host $(B)/test_host_asan $(B)/test_peers $(B)/test_peers_asan $(B)/test_nvrtc $(B)/tools/nvdisasm $(FUZZ_BINS) $(B)/test_threads \
-      $(B)/test_analysis $(B)/test_analysis_asan $(PYDEPS_STAMP) $(B)/locale/de_DE.UTF-8 $(B)/.rsvg-convert
+      $(B)/test_analysis $(B)/test_analysis_asan $(B)/test_merge $(B)/test_merge_asan $(PYDEPS_STAMP) $(B)/locale/de_DE.UTF-8 $(B)/.rsvg-convert
 	@sh tests/run_all.sh $(HOST_TESTS)
 
 GPU_TESTS = "$(B)/test_device" \
@@ -179,6 +188,14 @@ GPU_TESTS = "$(B)/test_device" \
 
 gpu-test: device $(B)/ikp
 	@sh tests/run_all.sh $(GPU_TESTS)
+
+# The two-GPU checks (GPU-GPU clocks, causality in a merged timeline, the
+# two-GPU example); on a machine with one GPU they are skipped and say so.
+GPU_MULTI_TESTS = "mkdir -p $(B)/test-out/multi; IKP_MULTI_OUT=$(B)/test-out/multi $(B)/test_multi" \
+                  "sh tests/gpu/run_peer_ring.sh"
+
+gpu-test-multi: device $(B)/ikp
+	@sh tests/run_all.sh $(GPU_MULTI_TESTS)
 
 # The timing-accuracy suite alone (also part of gpu-test)
 gpu-accuracy: device

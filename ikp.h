@@ -1,4 +1,4 @@
-/* ikp.h - v0.6.0 - IKP intra-kernel profiler, host library - MIT licence (end of file)
+/* ikp.h - v0.7.0 - IKP intra-kernel profiler, host library - MIT licence (end of file)
 
    IKP records timestamps inside running CUDA kernels (see ikp_cuda.cuh) and
    turns the buffer into a Chrome/Perfetto trace and statistics. This file is
@@ -98,9 +98,9 @@
 #define IKP_H
 
 #define IKP_VERSION_MAJOR 0
-#define IKP_VERSION_MINOR 6
+#define IKP_VERSION_MINOR 7
 #define IKP_VERSION_PATCH 0
-#define IKP_VERSION_STRING "0.6.0"
+#define IKP_VERSION_STRING "0.7.0"
 #if defined(IKP_CUDA_VERSION_MAJOR) && (IKP_CUDA_VERSION_MAJOR != IKP_VERSION_MAJOR || \
     IKP_CUDA_VERSION_MINOR != IKP_VERSION_MINOR || IKP_CUDA_VERSION_PATCH != IKP_VERSION_PATCH)
 #error "ikp.h and ikp_cuda.cuh are from different IKP versions: copy both headers from one release"
@@ -239,6 +239,34 @@ typedef struct ikp_clock_sync {
 /* At most this many readings per capture. */
 #define IKP_MAX_CLOCK_SYNCS 1024u
 
+/* Which GPU a capture comes from: given in ikp_decode_options.device (the
+   CUDA helpers fill it), kept in capture files. Merging tells GPUs apart
+   by uuid and trusts host readings between captures of one host. */
+typedef struct ikp_device_id {
+    uint8_t uuid[16];               /* the GPU's UUID (cudaDeviceProp.uuid); all zero: unknown */
+    char host[64];                  /* host name, NUL-terminated; "": unknown */
+    int32_t ordinal;                /* CUDA device number in the writing process; -1: unknown */
+    int32_t rank;                   /* the program's rank (MPI, NCCL, ...); -1: none */
+    uint32_t pci_domain, pci_bus, pci_device;
+    uint32_t reserved;              /* 0 */
+} ikp_device_id;
+
+/* One measurement of another GPU's %globaltimer against this capture's
+   GPU: when this GPU's clock read gpu_ns, the peer's read gpu_ns +
+   offset_ns, to within uncertainty_ns either way (over peer memory: half
+   the best round trip of a ping-pong; through the host: the two GPUs'
+   host readings' uncertainties added). Given in ikp_decode_options.peers,
+   kept in capture files, used by ikp_merge_align. */
+typedef struct ikp_peer_clock {
+    uint8_t peer_uuid[16];          /* the other GPU */
+    uint64_t gpu_ns;                /* this GPU's %globaltimer */
+    int64_t offset_ns;              /* peer clock minus this clock */
+    uint32_t uncertainty_ns;
+    uint32_t round_trip_ns;         /* the best round trip over peer memory; 0: through the host */
+} ikp_peer_clock;
+/* At most this many peer measurements per capture. */
+#define IKP_MAX_PEER_CLOCKS 1024u
+
 typedef struct ikp_allocator {
     void *(*alloc)(size_t size, void *user);
     void *(*realloc)(void *ptr, size_t size, void *user);
@@ -271,6 +299,10 @@ typedef struct ikp_decode_options {
     const ikp_clock_sync *clock;    /* the GPU's clock against the host's (copied; given
                                        here, they replace those of a capture file) */
     uint32_t num_clock;             /* at most IKP_MAX_CLOCK_SYNCS */
+    const ikp_device_id *device;    /* the GPU (copied; given here, it replaces a file's) */
+    const ikp_peer_clock *peers;    /* other GPUs' clocks against this one (copied; given
+                                       here, they replace a file's) */
+    uint32_t num_peers;             /* at most IKP_MAX_PEER_CLOCKS */
 } ikp_decode_options;
 
 #define IKP_NO_SM 0xFFFFFFFFu
@@ -361,6 +393,8 @@ typedef struct ikp_capture_info {
     int host_time_known;          /* 1 if time 0 is known on the host clock: */
     int64_t host_zero_ns;         /* CLOCK_REALTIME at time 0 (ikp_capture_host_zero) */
     uint32_t host_zero_uncertainty_ns;
+    int device_known;             /* 1 if the capture names its GPU (ikp_capture_device) */
+    uint32_t peer_clocks;         /* measurements of other GPUs' clocks (ikp_capture_peers) */
 } ikp_capture_info;
 
 IKP_DEF const ikp_capture_info *ikp_capture_get_info(const ikp_capture *cap);
@@ -378,6 +412,11 @@ IKP_DEF uint32_t ikp_capture_clock(const ikp_capture *cap, const ikp_clock_sync 
    readings or its format does not give the GPU's absolute time. */
 IKP_DEF ikp_result ikp_capture_host_zero(const ikp_capture *cap, int64_t *host_ns, uint32_t *uncertainty_ns,
                                          ikp_error *err);
+/* The GPU the capture names, or NULL when it names none. */
+IKP_DEF const ikp_device_id *ikp_capture_device(const ikp_capture *cap);
+/* The capture's measurements of other GPUs' clocks, sorted by peer
+   (uuid), then GPU time; returns how many. */
+IKP_DEF uint32_t ikp_capture_peers(const ikp_capture *cap, const ikp_peer_clock **peers);
 /* Name of event id / group, or NULL when unnamed (shown as "event N" / "group N"). */
 IKP_DEF const char *ikp_event_name(const ikp_capture *cap, uint32_t id);
 IKP_DEF const char *ikp_group_name(const ikp_capture *cap, uint32_t group);
@@ -505,6 +544,67 @@ IKP_DEF ikp_result ikp_write_perfetto_path(const ikp_capture *cap, const ikp_tra
                                            const char *path, ikp_error *err);
 /* 1 if path names a Perfetto trace (ends in .pftrace or .perfetto-trace) */
 IKP_DEF int ikp_is_perfetto_path(const char *path);
+
+/* Merged timelines: several captures (GPUs, ranks, launches; from one
+   process or many) on one time axis. Each capture is placed by the most
+   exact chain of measurements that links it to capture 0, the reference:
+   a capture of the same GPU (one clock: exact), a measurement of one GPU's
+   clock against the other's (ikp_peer_clock, either capture may hold it),
+   or both GPUs' readings against the clock of one host (ikp_clock_sync;
+   captures naming different hosts are not linked this way). Uncertainties
+   add along the chain. Links that disagree by more than their
+   uncertainties are refused (IKP_ERR_BAD_HEADER), as are a capture given
+   twice, captures that do not give their GPU's time (peer formats), and a
+   capture no chain reaches (IKP_ERR_EMPTY) unless raw is set. */
+typedef enum ikp_align_via {
+    IKP_ALIGN_REFERENCE = 0,  /* capture 0 */
+    IKP_ALIGN_SAME_GPU,       /* the clock of the same GPU as `from` */
+    IKP_ALIGN_PEER,           /* a measurement between the two GPUs */
+    IKP_ALIGN_HOST,           /* both GPUs' readings against the host clock */
+    IKP_ALIGN_RAW,            /* raw %globaltimer, as if every GPU shared one clock:
+                                 wrong across GPUs by their offset (~100 us), a check only */
+    IKP_ALIGN_COUNT
+} ikp_align_via;
+
+typedef struct ikp_alignment {
+    int64_t zero_ns;          /* the capture's time 0 on the merged axis (>= 0; the
+                                 earliest capture's time 0 is 0) */
+    int64_t offset_ns;        /* its GPU's clock minus the reference GPU's clock */
+    uint32_t uncertainty_ns;  /* how far zero_ns may be off against the reference */
+    ikp_align_via via;        /* the last link of the chain from the reference */
+    uint32_t from;            /* the capture that link starts from */
+    uint32_t links;           /* links in the chain (0 for the reference) */
+} ikp_alignment;
+
+/* Places n captures (out: n entries). raw: IKP_ALIGN_RAW for all. */
+IKP_DEF ikp_result ikp_merge_align(const ikp_capture *const *caps, uint32_t n, int raw, ikp_alignment *out,
+                                   ikp_error *err);
+/* "rank 1 GPU 3", "GPU 3" or "capture 2" (index + 1 when the capture
+   names no GPU); " #k" added where two captures would read the same. */
+IKP_DEF void ikp_merge_label(const ikp_capture *const *caps, uint32_t n, uint32_t index, char *buf, size_t size);
+/* Host CLOCK_REALTIME of the merged time 0 (placed by al), from the capture
+   whose host time and placement together are the most exact;
+   IKP_ERR_EMPTY when none holds host readings. */
+IKP_DEF ikp_result ikp_merge_host_zero(const ikp_capture *const *caps, uint32_t n, const ikp_alignment *al,
+                                       int64_t *host_ns, uint32_t *uncertainty_ns, ikp_error *err);
+
+typedef struct ikp_merge_options {
+    ikp_trace_options trace;  /* for every capture: grouping, flows, counters; time_base_ns
+                                 and time_note as for one capture */
+    int raw;                  /* place captures by raw %globaltimer (a check: see above) */
+    const char *const *labels;/* a name per capture (NULL, or NULL entries: ikp_merge_label) */
+    ikp_alignment *alignment; /* if not NULL: n entries, filled */
+} ikp_merge_options;
+
+/* One trace of n captures, each in processes of its own (pids disjoint,
+   each process name starting with the capture's label), placed by
+   ikp_merge_align; the trace states each capture's placement and
+   uncertainty (JSON "otherData"; Perfetto: a track per capture). */
+IKP_DEF ikp_result ikp_write_merged(const ikp_capture *const *caps, uint32_t n, const ikp_merge_options *opt,
+                                    int perfetto, ikp_write_fn fn, void *user, ikp_error *err);
+/* Same to path (Perfetto when ikp_is_perfetto_path), replaced whole or not at all. */
+IKP_DEF ikp_result ikp_write_merged_path(const ikp_capture *const *caps, uint32_t n,
+                                         const ikp_merge_options *opt, const char *path, ikp_error *err);
 
 /* Output files that are replaced whole or not at all. ikp_output_open
    creates a new temporary file next to path (a random name ending in
@@ -824,21 +924,48 @@ typedef struct ikp_cuda_buffer {
     size_t num_words;
     uint32_t lanes, capacity;
     uint32_t clock_khz;
+    ikp_device_id gpu;         /* the device it was created on */
+    ikp_clock_sync clock[2];   /* readings taken by the last reset (before the kernel)
+                                  and download (after it), when they could be taken */
+    uint32_t num_clock;
+    int device_index;          /* the CUDA device number */
+    uint64_t *mapped_;         /* mapped host memory for the readings (NULL: none) */
 } ikp_cuda_buffer;
 
-/* cudaMalloc a buffer of lanes x capacity records (lanes = blocks x groups). */
+/* cudaMalloc a buffer of lanes x capacity records (lanes = blocks x groups)
+   on the current device, and name the device (gpu). */
 IKP_DEF ikp_result ikp_cuda_buffer_create(ikp_cuda_buffer *buf, uint32_t lanes,
                                           uint32_t capacity, ikp_error *err);
-/* Zero the buffer and write its header, ordered on stream. Call before each launch. */
-IKP_DEF ikp_result ikp_cuda_buffer_reset(const ikp_cuda_buffer *buf, cudaStream_t stream,
+/* Zero the buffer and write its header, ordered on stream. Call before each
+   launch. Also takes a reading of the GPU clock against the host's (the
+   first of clock[]), when this file is compiled by nvcc; a GPU too busy to
+   answer within 20 ms gives none (num_clock says). */
+IKP_DEF ikp_result ikp_cuda_buffer_reset(ikp_cuda_buffer *buf, cudaStream_t stream,
                                          ikp_error *err);
-/* Synchronise stream and copy the buffer to host (num_words words). */
-IKP_DEF ikp_result ikp_cuda_buffer_download(const ikp_cuda_buffer *buf, cudaStream_t stream,
+/* Synchronise stream and copy the buffer to host (num_words words); then
+   a second reading, as reset does. */
+IKP_DEF ikp_result ikp_cuda_buffer_download(ikp_cuda_buffer *buf, cudaStream_t stream,
                                             uint64_t *host, ikp_error *err);
 IKP_DEF void ikp_cuda_buffer_destroy(ikp_cuda_buffer *buf);
-/* Download, then ikp_dump_words. */
-IKP_DEF ikp_result ikp_cuda_dump(const ikp_cuda_buffer *buf, cudaStream_t stream,
+/* Download, then ikp_dump_words; the buffer's device and clock readings go
+   with the words unless desc->decode gives its own. */
+IKP_DEF ikp_result ikp_cuda_dump(ikp_cuda_buffer *buf, cudaStream_t stream,
                                  const ikp_dump_desc *desc, ikp_error *err);
+/* Names a CUDA device: UUID, PCI address, ordinal, this host's name (rank -1). */
+IKP_DEF ikp_result ikp_cuda_device_id(int device, ikp_device_id *out, ikp_error *err);
+/* One reading of the current device's %globaltimer against CLOCK_REALTIME:
+   the host writes a flag in mapped memory, a one-thread kernel answers
+   with its clock; the best of 32 round trips, uncertainty = half of it
+   plus one globaltimer step (32 ns). Needs this file compiled by nvcc
+   (IKP_ERR_NO_CUDA otherwise); IKP_ERR_CUDA if the GPU does not answer
+   within 20 ms (busy with other work). */
+IKP_DEF ikp_result ikp_cuda_clock_reading(ikp_clock_sync *out, ikp_error *err);
+/* Measures peer's clock against device's: over peer memory (a ping-pong of
+   two one-thread kernels, best of 64 round trips; peer access is enabled
+   if it can be) when the devices can reach each other, else through the
+   host (both devices' readings). out is from device's side: give it to
+   device's capture (ikp_decode_options.peers). Needs nvcc, as above. */
+IKP_DEF ikp_result ikp_cuda_peer_clock(int device, int peer, ikp_peer_clock *out, ikp_error *err);
 #endif
 
 #ifdef __cplusplus
@@ -862,6 +989,9 @@ IKP_DEF ikp_result ikp_cuda_dump(const ikp_cuda_buffer *buf, cudaStream_t stream
 #include <unistd.h>
 #include <sys/types.h>
 #include <sys/stat.h>
+#if IKP_HAS_CUDA
+#include <sys/utsname.h>
+#endif
 #endif
 
 #if defined(IKP_MALLOC) && defined(IKP_REALLOC) && defined(IKP_FREE)
@@ -891,6 +1021,10 @@ extern "C" {
 #define IKP__CAPT_HEADER 48u
 #define IKP__CLOCK_MAGIC "IKPCLOCK"     /* capture file version 2: the clock section */
 #define IKP__CLOCK_ENTRY 32u
+#define IKP__DEVICE_MAGIC "IKPDEVIC"    /* version 3: the device identity */
+#define IKP__DEVICE_ENTRY 104u
+#define IKP__PEERS_MAGIC "IKPPEERS"     /* version 3: other GPUs' clocks */
+#define IKP__PEERS_ENTRY 40u
 
 /* ---- allocation ---- */
 static void *ikp__default_alloc(size_t n, void *u) { (void)u; return IKP_MALLOC(n); }
@@ -1055,6 +1189,8 @@ struct ikp_capture {
     int keep_after_finalize;
     uint64_t gref_ns;     /* ikp: the earliest start anchor's globaltimer (ns): time 0 before the shift */
     ikp_clock_sync *clock;/* readings of the GPU clock against the host's, in gpu_ns order */
+    ikp_device_id device; /* the GPU, when info.device_known */
+    ikp_peer_clock *peers;/* other GPUs' clocks, by (peer uuid, gpu_ns) */
     ikp_capture_info info;
     char **event_names;
     uint32_t num_event_names;
@@ -1614,6 +1750,7 @@ IKP_DEF void ikp_capture_free(ikp_capture *cap)
     ikp__free(&a, cap->index_base);
     ikp__free(&a, cap->lanes);
     ikp__free(&a, cap->clock);
+    ikp__free(&a, cap->peers);
     ikp__free(&a, cap);
 }
 
@@ -1663,6 +1800,136 @@ static ikp_result ikp__set_clock(ikp_capture *cap, const ikp_clock_sync *s, uint
     return IKP_OK;
 }
 
+/* The offset (GPU - other clock) at GPU time g from n readings sorted by
+   gpu_ns: interpolated between the two around g, the nearest one's
+   outside them plus 10 ns per ms beyond it for drift; *unc: how far off. */
+static void ikp__offset_at(const ikp_clock_sync *c, uint32_t n, uint64_t g, int64_t *off, uint64_t *unc)
+{
+    uint32_t k;
+    for (k = 0; k < n && c[k].gpu_ns <= g; k++) {}
+    if (k == 0 || k == n) {
+        const ikp_clock_sync *e = k == 0 ? &c[0] : &c[n - 1];
+        *off = ikp__clock_offset(e);
+        *unc = e->uncertainty_ns + (e->gpu_ns > g ? e->gpu_ns - g : g - e->gpu_ns) / 100000;
+    } else {
+        const ikp_clock_sync *a = &c[k - 1], *b = &c[k];
+        int64_t oa = ikp__clock_offset(a), ob = ikp__clock_offset(b);
+        double f = (double)(g - a->gpu_ns) / (double)(b->gpu_ns - a->gpu_ns);
+        *off = oa + (int64_t)((double)(ob - oa) * f + (ob > oa ? 0.5 : -0.5));
+        *unc = a->uncertainty_ns > b->uncertainty_ns ? a->uncertainty_ns : b->uncertainty_ns;
+    }
+}
+
+static int ikp__uuid_zero(const uint8_t *u)
+{
+    int i;
+    for (i = 0; i < 16; i++)
+        if (u[i]) return 0;
+    return 1;
+}
+
+/* "GPU-1a2b3c4d-..." as nvidia-smi writes a UUID */
+static const char *ikp__uuid_text(const uint8_t *u, char *t, size_t n)
+{
+    snprintf(t, n, "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0], u[1], u[2],
+             u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15]);
+    return t;
+}
+
+/* Takes the device identity (copied). The host name must end within its
+   64 bytes; ordinal and rank are -1 or more. at: its byte offset in a file
+   (-1: given by the caller). */
+static ikp_result ikp__set_device(ikp_capture *cap, const ikp_device_id *d, int64_t at, ikp_error *err)
+{
+    if (!memchr(d->host, 0, sizeof d->host))
+        return ikp__fail(err, IKP_ERR_BAD_HEADER, at < 0 ? -1 : at + 16, -1,
+                         "device identity: the host name does not end within its %u bytes", (unsigned)sizeof d->host);
+    if (d->ordinal < -1 || d->rank < -1)
+        return ikp__fail(err, IKP_ERR_BAD_HEADER, at < 0 ? -1 : at + 80, -1,
+                         "device identity: ordinal %d and rank %d must be -1 (unknown) or more", (int)d->ordinal,
+                         (int)d->rank);
+    cap->device = *d;
+    cap->device.reserved = 0;
+    cap->info.device_known = 1;
+    return IKP_OK;
+}
+
+static int ikp__cmp_peer(const void *a, const void *b)
+{
+    const ikp_peer_clock *x = (const ikp_peer_clock *)a, *y = (const ikp_peer_clock *)b;
+    int c = memcmp(x->peer_uuid, y->peer_uuid, 16);
+    if (c) return c;
+    return x->gpu_ns < y->gpu_ns ? -1 : x->gpu_ns > y->gpu_ns;
+}
+
+/* a peer measurement as a reading of this GPU against the peer's clock */
+static ikp_clock_sync ikp__peer_as_sync(const ikp_peer_clock *p)
+{
+    ikp_clock_sync c;
+    c.gpu_ns = p->gpu_ns;
+    c.host_ns = (int64_t)(p->gpu_ns + (uint64_t)p->offset_ns);
+    c.uncertainty_ns = p->uncertainty_ns;
+    c.reserved = 0;
+    return c;
+}
+
+/* Takes n peer measurements (copied, sorted). Each must be plausible (a
+   GPU time after 2001, clocks under 1000 s apart, an uncertainty under
+   1 s, a peer named, not the capture's own GPU); those of one peer must
+   agree as clock readings do (ikp__set_clock). at: the byte offset of
+   measurement 0 in a file (-1: given by the caller). */
+static ikp_result ikp__set_peers(ikp_capture *cap, const ikp_peer_clock *p, uint32_t n, int64_t at, ikp_error *err)
+{
+    uint32_t i;
+    const uint64_t y2001 = 978307200ull * 1000000000ull;
+    if (n > IKP_MAX_PEER_CLOCKS)
+        return ikp__fail(err, IKP_ERR_BAD_HEADER, at, -1, "%u peer clock measurements, at most %u", n,
+                         IKP_MAX_PEER_CLOCKS);
+    for (i = 0; i < n; i++) {
+        const char *why = ikp__uuid_zero(p[i].peer_uuid) ? "it names no peer (uuid all zero)"
+                          : cap->info.device_known && memcmp(p[i].peer_uuid, cap->device.uuid, 16) == 0
+                              ? "it names the capture's own GPU"
+                          : p[i].gpu_ns < y2001 || p[i].gpu_ns > ((uint64_t)1 << 62) ? "its GPU time is not ns since 1970"
+                          : p[i].offset_ns > 1000000000000ll || p[i].offset_ns < -1000000000000ll
+                              ? "the clocks would be over 1000 s apart"
+                          : p[i].uncertainty_ns >= 1000000000u ? "its uncertainty is a second or more" : NULL;
+        if (why)
+            return ikp__fail(err, IKP_ERR_BAD_HEADER, at < 0 ? -1 : at + (int64_t)i * 40, -1,
+                             "peer clock measurement %u is not plausible: %s", i, why);
+    }
+    if (!n) return IKP_OK;
+    cap->peers = (ikp_peer_clock *)ikp__alloc(&cap->alloc, (size_t)n * sizeof *p);
+    if (!cap->peers) return ikp__oom(err);
+    memcpy(cap->peers, p, (size_t)n * sizeof *p);
+    qsort(cap->peers, n, sizeof *p, ikp__cmp_peer);
+    cap->info.peer_clocks = n;
+    for (i = 1; i < n; i++) {
+        const ikp_peer_clock *a = &cap->peers[i - 1], *b = &cap->peers[i];
+        uint64_t dt = b->gpu_ns - a->gpu_ns, allow = (uint64_t)a->uncertainty_ns + b->uncertainty_ns + dt / 10000;
+        char u[48];
+        if (memcmp(a->peer_uuid, b->peer_uuid, 16) != 0) continue;
+        if ((uint64_t)(a->offset_ns > b->offset_ns ? a->offset_ns - b->offset_ns : b->offset_ns - a->offset_ns) > allow)
+            return ikp__fail(err, IKP_ERR_BAD_HEADER, at, -1,
+                             "peer clock measurements of %s contradict each other: it was %lld ns ahead, then "
+                             "%lld ns %.3f ms later (more than their uncertainties, %u + %u ns, and 100 ns per ms "
+                             "of drift)",
+                             ikp__uuid_text(a->peer_uuid, u, sizeof u), (long long)a->offset_ns,
+                             (long long)b->offset_ns, (double)dt / 1e6, a->uncertainty_ns, b->uncertainty_ns);
+    }
+    return IKP_OK;
+}
+
+IKP_DEF const ikp_device_id *ikp_capture_device(const ikp_capture *cap)
+{
+    return cap && cap->info.device_known ? &cap->device : NULL;
+}
+
+IKP_DEF uint32_t ikp_capture_peers(const ikp_capture *cap, const ikp_peer_clock **peers)
+{
+    if (peers) *peers = cap ? cap->peers : NULL;
+    return cap ? cap->info.peer_clocks : 0;
+}
+
 IKP_DEF uint32_t ikp_capture_clock(const ikp_capture *cap, const ikp_clock_sync **syncs)
 {
     if (syncs) *syncs = cap ? cap->clock : NULL;
@@ -1673,7 +1940,7 @@ IKP_DEF ikp_result ikp_capture_host_zero(const ikp_capture *cap, int64_t *host_n
                                          ikp_error *err)
 {
     const ikp_clock_sync *c;
-    uint32_t n, k;
+    uint32_t n;
     uint64_t g, unc;
     int64_t off;
     if (!cap || !host_ns) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL argument");
@@ -1687,18 +1954,7 @@ IKP_DEF ikp_result ikp_capture_host_zero(const ikp_capture *cap, int64_t *host_n
                          "the capture holds no reading of the GPU clock against the host's (none was given "
                          "in ikp_decode_options.clock when it was saved)");
     g = cap->info.gpu_zero_ns;
-    for (k = 0; k < n && c[k].gpu_ns <= g; k++) {}
-    if (k == 0 || k == n) { /* outside the readings: the nearest one, and drift */
-        const ikp_clock_sync *e = k == 0 ? &c[0] : &c[n - 1];
-        off = ikp__clock_offset(e);
-        unc = e->uncertainty_ns + (e->gpu_ns > g ? e->gpu_ns - g : g - e->gpu_ns) / 100000;
-    } else {
-        const ikp_clock_sync *a = &c[k - 1], *b = &c[k];
-        int64_t oa = ikp__clock_offset(a), ob = ikp__clock_offset(b);
-        double f = (double)(g - a->gpu_ns) / (double)(b->gpu_ns - a->gpu_ns);
-        off = oa + (int64_t)((double)(ob - oa) * f + (ob > oa ? 0.5 : -0.5));
-        unc = a->uncertainty_ns > b->uncertainty_ns ? a->uncertainty_ns : b->uncertainty_ns;
-    }
+    ikp__offset_at(c, n, g, &off, &unc);
     *host_ns = (int64_t)(g - (uint64_t)off);
     if (uncertainty_ns) *uncertainty_ns = unc > 0xFFFFFFFFu ? 0xFFFFFFFFu : (uint32_t)unc;
     ikp__ok(err);
@@ -2598,6 +2854,23 @@ static ikp_result ikp__finish_open(ikp_capture *cap, const ikp_decode_options *o
         if (!opt->clock) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "num_clock without clock readings");
         if ((r = ikp__set_clock(cap, opt->clock, opt->num_clock, -1, err)) != IKP_OK) return r;
     }
+    if (opt && opt->device) { /* a given device replaces the file's */
+        info->device_known = 0;
+        if ((r = ikp__set_device(cap, opt->device, -1, err)) != IKP_OK) return r;
+    }
+    if (opt && opt->num_peers) { /* given measurements replace the file's */
+        ikp__free(&cap->alloc, cap->peers);
+        cap->peers = NULL;
+        info->peer_clocks = 0;
+        if (!opt->peers) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "num_peers without peer measurements");
+        if ((r = ikp__set_peers(cap, opt->peers, opt->num_peers, -1, err)) != IKP_OK) return r;
+    } else if (info->device_known) { /* the file's measurements against the device given */
+        uint32_t k;
+        for (k = 0; k < info->peer_clocks; k++)
+            if (memcmp(cap->peers[k].peer_uuid, cap->device.uuid, 16) == 0)
+                return ikp__fail(err, IKP_ERR_BAD_HEADER, -1, -1,
+                                 "peer clock measurement %u names the capture's own GPU", k);
+    }
     info->host_time_known = info->clock_syncs && info->gpu_time_known &&
                             ikp_capture_host_zero(cap, &info->host_zero_ns, &info->host_zero_uncertainty_ns, NULL) == IKP_OK;
     for (i = 0; cap->lanes && i < info->num_lanes; i++) {
@@ -2805,6 +3078,99 @@ static ikp_result ikp__parse_npy(const unsigned char *p, size_t size, uint64_t *
     return IKP_OK;
 }
 
+/* The sections after a capture file's buffer, from at to the end: each an
+   8-byte name, a count, 4 zero bytes and count entries. Version 2 has the
+   clock section only; version 3 any of clock, device (one entry) and peers,
+   each at most once. */
+static ikp_result ikp__read_sections(ikp_capture *cap, const unsigned char *p, uint64_t size, uint64_t at,
+                                     uint32_t ver, ikp_error *err)
+{
+    static const char *const names[3] = {IKP__CLOCK_MAGIC, IKP__DEVICE_MAGIC, IKP__PEERS_MAGIC};
+    static const uint32_t entry[3] = {IKP__CLOCK_ENTRY, IKP__DEVICE_ENTRY, IKP__PEERS_ENTRY};
+    static const uint32_t most[3] = {IKP_MAX_CLOCK_SYNCS, 1, IKP_MAX_PEER_CLOCKS};
+    static const char *const what[3] = {"clock", "device", "peers"};
+    uint64_t where[3] = {0, 0, 0};
+    uint32_t count[3] = {0, 0, 0}, k;
+    int seen[3] = {0, 0, 0}, j;
+    ikp_result r = IKP_OK;
+    if (ver == 2 && (size - at < 16 || memcmp(p + at, IKP__CLOCK_MAGIC, 8) != 0))
+        return ikp__fail(err, IKP_ERR_BAD_HEADER, (int64_t)at, -1,
+                         "capture file version 2 has no clock section after its buffer (%llu bytes there)",
+                         (unsigned long long)(size - at));
+    while (at < size) {
+        uint32_t n;
+        if (size - at < 16)
+            return ikp__fail(err, IKP_ERR_TRUNCATED, (int64_t)at, -1,
+                             "capture file: %llu bytes after the last section, a section header needs 16",
+                             (unsigned long long)(size - at));
+        for (j = 0; j < 3 && memcmp(p + at, names[j], 8) != 0; j++) {}
+        if (j == 3 || (ver == 2 && j != 0)) {
+            char t[9];
+            for (k = 0; k < 8; k++) t[k] = p[at + k] >= 32 && p[at + k] < 127 ? (char)p[at + k] : '?';
+            t[8] = 0;
+            return ikp__fail(err, IKP_ERR_BAD_HEADER, (int64_t)at, -1,
+                             "capture file version %u: unknown section \"%s\" after the buffer", ver, t);
+        }
+        if (seen[j])
+            return ikp__fail(err, IKP_ERR_BAD_HEADER, (int64_t)at, -1, "capture file: a second %s section", what[j]);
+        n = ikp__rd32(p + at + 8);
+        if (n > most[j] || ikp__rd32(p + at + 12) != 0)
+            return ikp__fail(err, IKP_ERR_BAD_HEADER, (int64_t)(at + 8), -1,
+                             "capture %s section claims %u entries (at most %u) and %u in its reserved word",
+                             what[j], n, most[j], ikp__rd32(p + at + 12));
+        if ((uint64_t)n * entry[j] > size - at - 16)
+            return ikp__fail(err, IKP_ERR_TRUNCATED, (int64_t)(at + 8), -1,
+                             "capture %s section claims %u entries (%u bytes each), %llu bytes follow", what[j], n,
+                             entry[j], (unsigned long long)(size - at - 16));
+        seen[j] = 1;
+        count[j] = n;
+        where[j] = at + 16;
+        at += 16 + (uint64_t)n * entry[j];
+    }
+    if (seen[1] && count[1] == 1) { /* the device first: peer measurements are checked against it */
+        const unsigned char *e = p + where[1];
+        ikp_device_id d;
+        memcpy(d.uuid, e, 16);
+        memcpy(d.host, e + 16, 64);
+        d.ordinal = (int32_t)ikp__rd32(e + 80);
+        d.rank = (int32_t)ikp__rd32(e + 84);
+        d.pci_domain = ikp__rd32(e + 88);
+        d.pci_bus = ikp__rd32(e + 92);
+        d.pci_device = ikp__rd32(e + 96);
+        d.reserved = 0;
+        if ((r = ikp__set_device(cap, &d, (int64_t)where[1], err)) != IKP_OK) return r;
+    }
+    if (count[2]) {
+        ikp_peer_clock *pc = (ikp_peer_clock *)ikp__alloc(&cap->alloc, (size_t)count[2] * sizeof *pc);
+        if (!pc) return ikp__oom(err);
+        for (k = 0; k < count[2]; k++) {
+            const unsigned char *e = p + where[2] + (uint64_t)k * IKP__PEERS_ENTRY;
+            memcpy(pc[k].peer_uuid, e, 16);
+            pc[k].gpu_ns = ikp__rd64(e + 16);
+            pc[k].offset_ns = (int64_t)ikp__rd64(e + 24);
+            pc[k].uncertainty_ns = ikp__rd32(e + 32);
+            pc[k].round_trip_ns = ikp__rd32(e + 36);
+        }
+        r = ikp__set_peers(cap, pc, count[2], (int64_t)where[2], err);
+        ikp__free(&cap->alloc, pc);
+        if (r != IKP_OK) return r;
+    }
+    if (count[0]) {
+        ikp_clock_sync *cs = (ikp_clock_sync *)ikp__alloc(&cap->alloc, (size_t)count[0] * sizeof *cs);
+        if (!cs) return ikp__oom(err);
+        for (k = 0; k < count[0]; k++) {
+            const unsigned char *e = p + where[0] + (uint64_t)k * IKP__CLOCK_ENTRY;
+            cs[k].host_ns = (int64_t)ikp__rd64(e);
+            cs[k].gpu_ns = ikp__rd64(e + 8);
+            cs[k].uncertainty_ns = ikp__rd32(e + 16);
+            cs[k].reserved = 0;
+        }
+        r = ikp__set_clock(cap, cs, count[0], (int64_t)where[0], err);
+        ikp__free(&cap->alloc, cs);
+    }
+    return r;
+}
+
 /* Opens file contents. owned: data is this block of cap's allocator, and
    the capture may keep it rather than copy the words (*took says if it
    did; the caller frees it otherwise). */
@@ -2837,8 +3203,8 @@ static ikp_result ikp__open_data(const unsigned char *p, size_t size, void *owne
         ngr = ikp__rd32(p + 20);
         names_bytes = ikp__rd64(p + 24);
         nwords = ikp__rd64(p + 32);
-        if (ver != 1 && ver != 2) {
-            r = ikp__fail(err, IKP_ERR_BAD_VERSION, 8, -1, "capture file version %u, this library reads 1 and 2", ver);
+        if (ver < 1 || ver > 3) {
+            r = ikp__fail(err, IKP_ERR_BAD_VERSION, 8, -1, "capture file version %u, this library reads 1 to 3", ver);
             goto fail;
         }
         if (fmt >= (uint32_t)IKP_FORMAT_COUNT) {
@@ -2876,34 +3242,8 @@ static ikp_result ikp__open_data(const unsigned char *p, size_t size, void *owne
                           (unsigned long long)size);
             goto fail;
         }
-        if (ver == 2) { /* the clock section: magic, count, readings */
-            const uint64_t at = words_off + nwords * 8, left = size - at;
-            uint32_t nc, k;
-            ikp_clock_sync *cs;
-            if (left < 16 || memcmp(p + at, IKP__CLOCK_MAGIC, 8) != 0) {
-                r = ikp__fail(err, IKP_ERR_BAD_HEADER, (int64_t)at, -1,
-                              "capture file version 2 has no clock section after its buffer (%llu bytes there)",
-                              (unsigned long long)left);
-                goto fail;
-            }
-            nc = ikp__rd32(p + at + 8);
-            if (nc > IKP_MAX_CLOCK_SYNCS || left - 16 != (uint64_t)nc * IKP__CLOCK_ENTRY) {
-                r = ikp__fail(err, nc > IKP_MAX_CLOCK_SYNCS ? IKP_ERR_BAD_HEADER : IKP_ERR_TRUNCATED, (int64_t)(at + 8), -1,
-                              "capture clock section claims %u readings (%u bytes each, at most %u), %llu bytes follow",
-                              nc, IKP__CLOCK_ENTRY, IKP_MAX_CLOCK_SYNCS, (unsigned long long)(left - 16));
-                goto fail;
-            }
-            cs = (ikp_clock_sync *)ikp__alloc(&cap->alloc, (size_t)(nc ? nc : 1) * sizeof *cs);
-            if (!cs) { r = ikp__oom(err); goto fail; }
-            for (k = 0; k < nc; k++) {
-                const unsigned char *e = p + at + 16 + (uint64_t)k * IKP__CLOCK_ENTRY;
-                cs[k].host_ns = (int64_t)ikp__rd64(e);
-                cs[k].gpu_ns = ikp__rd64(e + 8);
-                cs[k].uncertainty_ns = ikp__rd32(e + 16);
-                cs[k].reserved = 0;
-            }
-            r = ikp__set_clock(cap, cs, nc, (int64_t)(at + 16), err);
-            ikp__free(&cap->alloc, cs);
+        if (ver >= 2) { /* sections after the buffer (version 2: the clock section only) */
+            r = ikp__read_sections(cap, p, size, words_off + nwords * 8, ver, err);
             if (r != IKP_OK) goto fail;
         } else if ((size - words_off) != nwords * 8) {
             r = ikp__fail(err, IKP_ERR_BAD_HEADER, (int64_t)(words_off + nwords * 8), -1,
@@ -3926,6 +4266,17 @@ static ikp_result ikp__tw_counter(ikp__tw *w, uint32_t id, ikp_error *err)
 
 /* a lane's process id in both writers: its block (by SM: its SM) + 1, as
    Perfetto drops the events of pid 0 (its idle process) */
+/* One capture of a merged trace: its pids follow pid_base, its process
+   names start with label, its track uuids (Perfetto) continue from *uuid;
+   *first: no event written yet (JSON). The merged writer writes the file's
+   opening and closing. NULL: a trace of one capture. */
+typedef struct ikp__part {
+    uint64_t pid_base, tid_base; /* tid_base: Perfetto thread ids (unique in the trace) */
+    const char *label;
+    int *first;
+    uint64_t *uuid;
+} ikp__part;
+
 static uint64_t ikp__trace_pid(const ikp__lane *l, ikp_group_by by)
 {
     return (uint64_t)(by == IKP_BY_BLOCK ? l->pub.block : l->pub.sm) + 1;
@@ -3949,8 +4300,26 @@ static void ikp__counter_name(char *t, size_t n, const ikp_capture *cap, ikp_gro
     else snprintf(t, n, "%s in flight", nm);
 }
 
+static ikp_result ikp__chrome(const ikp_capture *cap, const ikp_trace_options *opt, const ikp__part *part,
+                              ikp_write_fn fn, void *user, ikp_error *err);
 IKP_DEF ikp_result ikp_write_chrome(const ikp_capture *cap, const ikp_trace_options *opt,
                                     ikp_write_fn fn, void *user, ikp_error *err)
+{
+    return ikp__chrome(cap, opt, NULL, fn, user, err);
+}
+
+/* a process name, after the capture's label in a merged trace */
+static const char *ikp__part_process_name(char *t, size_t n, const ikp__part *part, const ikp_capture *cap,
+                                          const ikp__lane *l, ikp_group_by by)
+{
+    size_t k = 0;
+    if (part && part->label) { snprintf(t, n, "%s ", part->label); k = strlen(t); }
+    ikp__process_name(t + k, n - k, cap, l, by);
+    return t;
+}
+
+static ikp_result ikp__chrome(const ikp_capture *cap, const ikp_trace_options *opt, const ikp__part *part,
+                              ikp_write_fn fn, void *user, ikp_error *err)
 {
     ikp__out o;
     ikp__namecache *nc;
@@ -3958,9 +4327,9 @@ IKP_DEF ikp_result ikp_write_chrome(const ikp_capture *cap, const ikp_trace_opti
     ikp_result r;
     ikp_group_by by = opt ? opt->by : IKP_BY_BLOCK;
     uint32_t t, s, c, ng, *track_next = NULL;
-    uint64_t last_pid = UINT64_MAX, base_ns = opt ? opt->time_base_ns : 0;
+    uint64_t last_pid = UINT64_MAX, base_ns = opt ? opt->time_base_ns : 0, pid_base = part ? part->pid_base : 0;
     uint8_t *sm_seen = NULL;
-    int first = 1;
+    int first_own = 1, *first = part ? part->first : &first_own;
     char cn[512];
     if (!cap || !fn) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL argument");
     if ((unsigned)by >= (unsigned)IKP_BY_COUNT)
@@ -3984,7 +4353,7 @@ IKP_DEF ikp_result ikp_write_chrome(const ikp_capture *cap, const ikp_trace_opti
     nc->pool = NULL; nc->n = nc->cap = 0;
     ikp__out_init(&o, fn, user, o.buf, 1 << 16);
     ng = cap->info.num_groups ? cap->info.num_groups : 1;
-    ikp__puts(&o, "{\"traceEvents\":[");
+    if (!part) ikp__puts(&o, "{\"traceEvents\":[");
     while (!o.failed && (r = ikp__tw_next(&w, err)) == IKP_OK && w.n) {
         uint64_t block_pid = 0, block_tid = 0;
         for (s = 0; s < w.n && r == IKP_OK; s++) {
@@ -3996,6 +4365,7 @@ IKP_DEF ikp_result ikp_write_chrome(const ikp_capture *cap, const ikp_trace_opti
             uint64_t pid, tid0, tstride;
             uint32_t tbase = 0;
             size_t k;
+            int fresh;
             if (track_next) {
                 uint32_t owner = (l->pub.flags & IKP_LANE_DUPLICATE) ? l->pub.duplicate_of : i;
                 tbase = track_next[owner];
@@ -4005,14 +4375,16 @@ IKP_DEF ikp_result ikp_write_chrome(const ikp_capture *cap, const ikp_trace_opti
             pid = ikp__trace_pid(l, by);
             if (by == IKP_BY_BLOCK) { tid0 = (uint64_t)l->pub.group + 1; tstride = ng; }
             else { tid0 = (uint64_t)i + 1; tstride = cap->info.num_lanes; tbase = 0; }
+            fresh = ikp__new_pid(sm_seen, &last_pid, pid);
+            pid += pid_base;
             if (s == 0) { block_pid = pid; block_tid = tid0 + (uint64_t)tbase * tstride; }
-            if (ikp__new_pid(sm_seen, &last_pid, pid)) {
-                ikp__puts(&o, first ? "\n" : ",\n");
-                first = 0;
+            if (fresh) {
+                ikp__puts(&o, *first ? "\n" : ",\n");
+                *first = 0;
                 ikp__puts(&o, "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":");
                 ikp__put_u64(&o, pid);
                 ikp__puts(&o, ",\"args\":{\"name\":\"");
-                ikp__put_json_chars(&o, ikp__process_name(cn, sizeof cn, cap, l, by));
+                ikp__put_json_chars(&o, ikp__part_process_name(cn, sizeof cn, part, cap, l, by));
                 ikp__puts(&o, "\"}},\n{\"ph\":\"M\",\"name\":\"process_sort_index\",\"pid\":");
                 ikp__put_u64(&o, pid);
                 ikp__puts(&o, ",\"args\":{\"sort_index\":");
@@ -4021,8 +4393,8 @@ IKP_DEF ikp_result ikp_write_chrome(const ikp_capture *cap, const ikp_trace_opti
             }
             for (t = 0; t < ev->num_tracks; t++) {
                 uint64_t tid = tid0 + (uint64_t)(tbase + t) * tstride;
-                ikp__puts(&o, first ? "\n" : ",\n");
-                first = 0;
+                ikp__puts(&o, *first ? "\n" : ",\n");
+                *first = 0;
                 ikp__puts(&o, "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":");
                 ikp__put_u64(&o, pid);
                 ikp__puts(&o, ",\"tid\":");
@@ -4051,8 +4423,8 @@ IKP_DEF ikp_result ikp_write_chrome(const ikp_capture *cap, const ikp_trace_opti
                    whatever its length. */
                 if (o.n + IKP__HEAD + nl + IKP__TAIL > o.cap) ikp__flush(&o);
                 p = o.buf + o.n;
-                if (!first) *p++ = ',';
-                first = 0;
+                if (!*first) *p++ = ',';
+                *first = 0;
                 if (e->kind == IKP_EVENT_REGION) IKP__CPY(p, "\n{\"ph\":\"X\",\"name\":\"");
                 else IKP__CPY(p, "\n{\"ph\":\"i\",\"s\":\"t\",\"name\":\"");
                 if (IKP__HEAD + nl + IKP__TAIL <= o.cap) {
@@ -4139,15 +4511,17 @@ IKP_DEF ikp_result ikp_write_chrome(const ikp_capture *cap, const ikp_trace_opti
         }
         if (r != IKP_OK) break;
     }
-    ikp__puts(&o, "\n],\"displayTimeUnit\":\"ns\"");
-    if (opt && opt->time_note) { /* what the times are */
-        ikp__puts(&o, ",\"otherData\":{\"ikp_time\":\"");
-        ikp__put_json_chars(&o, opt->time_note);
-        ikp__puts(&o, "\",\"ikp_time_base_ns\":\"");
-        ikp__put_u64(&o, base_ns);
-        ikp__puts(&o, "\"}");
+    if (!part) {
+        ikp__puts(&o, "\n],\"displayTimeUnit\":\"ns\"");
+        if (opt && opt->time_note) { /* what the times are */
+            ikp__puts(&o, ",\"otherData\":{\"ikp_time\":\"");
+            ikp__put_json_chars(&o, opt->time_note);
+            ikp__puts(&o, "\",\"ikp_time_base_ns\":\"");
+            ikp__put_u64(&o, base_ns);
+            ikp__puts(&o, "\"}");
+        }
+        ikp__puts(&o, "}\n");
     }
-    ikp__puts(&o, "}\n");
     ikp__flush(&o);
     if (r == IKP_OK && opt && opt->stats && !o.failed) *opt->stats = w.st;
     ikp__tw_free(&w);
@@ -4545,8 +4919,16 @@ static ikp_result ikp__pb_lane(const ikp_capture *cap, ikp__pbw *w, ikp__tw *tw,
     return IKP_OK;
 }
 
+static ikp_result ikp__perfetto(const ikp_capture *cap, const ikp_trace_options *opt, const ikp__part *part,
+                                ikp_write_fn fn, void *user, ikp_error *err);
 IKP_DEF ikp_result ikp_write_perfetto(const ikp_capture *cap, const ikp_trace_options *opt,
                                       ikp_write_fn fn, void *user, ikp_error *err)
+{
+    return ikp__perfetto(cap, opt, NULL, fn, user, err);
+}
+
+static ikp_result ikp__perfetto(const ikp_capture *cap, const ikp_trace_options *opt, const ikp__part *part,
+                                ikp_write_fn fn, void *user, ikp_error *err)
 {
     ikp__pbw w;
     ikp__tw tw;
@@ -4555,7 +4937,7 @@ IKP_DEF ikp_result ikp_write_perfetto(const ikp_capture *cap, const ikp_trace_op
     ikp_result r;
     ikp_group_by by = opt ? opt->by : IKP_BY_BLOCK;
     uint32_t s, t, c;
-    uint64_t last_pid = UINT64_MAX;
+    uint64_t last_pid = UINT64_MAX, pid_base = part ? part->pid_base : 0, tid_base = part ? part->tid_base : 0;
     uint8_t *sm_seen = NULL;
     char nm[512];
     if (!cap || !fn) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL argument");
@@ -4576,9 +4958,9 @@ IKP_DEF ikp_result ikp_write_perfetto(const ikp_capture *cap, const ikp_trace_op
     }
     memset(w.iid_gen, 0, 3 * IKP_WIRE_MAX_EVENTS * sizeof(uint32_t));
     ikp__out_init(&w.o, fn, user, w.o.buf, 1 << 16);
-    w.next_uuid = IKP__PB_UUID0;
+    w.next_uuid = part ? *part->uuid : IKP__PB_UUID0;
     w.base_ns = opt ? opt->time_base_ns : 0;
-    if (opt && opt->time_note) { /* what the times are: the name of a track of its own */
+    if (!part && opt && opt->time_note) { /* what the times are: the name of a track of its own */
         unsigned char *p = w.a;
         p = ikp__pb_field(p, IKP__PB_TD_UUID, w.next_uuid++);
         p = ikp__pb_str(p, IKP__PB_TD_NAME, opt->time_note, w.t);
@@ -4594,12 +4976,14 @@ IKP_DEF ikp_result ikp_write_perfetto(const ikp_capture *cap, const ikp_trace_op
             uint64_t pid = ikp__trace_pid(l, by), u = w.next_uuid;
             uint64_t rank = by == IKP_BY_BLOCK ? l->pub.group : i;
             unsigned char *p;
+            int fresh = ikp__new_pid(sm_seen, &last_pid, pid);
+            pid += pid_base;
             w.next_uuid += ev->num_tracks;
             if (s == 0) block_pid = pid;
-            if (ikp__new_pid(sm_seen, &last_pid, pid)) {
+            if (fresh) {
                 unsigned char pr[1024], *q = pr;
                 q = ikp__pb_field(q, IKP__PB_PROC_PID, IKP__PB_PID(pid - 1));
-                q = ikp__pb_str(q, IKP__PB_PROC_NAME, ikp__process_name(nm, sizeof nm, cap, l, by), w.t);
+                q = ikp__pb_str(q, IKP__PB_PROC_NAME, ikp__part_process_name(nm, sizeof nm, part, cap, l, by), w.t);
                 p = w.a;
                 p = ikp__pb_field(p, IKP__PB_TD_UUID, pid);
                 p = ikp__pb_bytes(p, IKP__PB_TD_PROCESS, pr, (size_t)(q - pr));
@@ -4614,7 +4998,7 @@ IKP_DEF ikp_result ikp_write_perfetto(const ikp_capture *cap, const ikp_trace_op
                 if (t == 0) {
                     unsigned char th[2048], *q = th;
                     q = ikp__pb_field(q, IKP__PB_THR_PID, IKP__PB_PID(pid - 1));
-                    q = ikp__pb_field(q, IKP__PB_THR_TID, IKP__PB_PID(i));
+                    q = ikp__pb_field(q, IKP__PB_THR_TID, IKP__PB_PID(tid_base + i));
                     q = ikp__pb_str(q, IKP__PB_THR_NAME, nm, w.t);
                     p = ikp__pb_bytes(p, IKP__PB_TD_THREAD, th, (size_t)(q - th));
                     p = ikp__pb_field(p, IKP__PB_TD_RANK, rank > 0x7FFFFFFF ? 0x7FFFFFFF : rank);
@@ -4655,6 +5039,7 @@ IKP_DEF ikp_result ikp_write_perfetto(const ikp_capture *cap, const ikp_trace_op
         }
     }
     ikp__flush(&w.o);
+    if (part) *part->uuid = w.next_uuid;
     if (r == IKP_OK && opt && opt->stats && !w.o.failed) *opt->stats = tw.st;
     ikp__tw_free(&tw);
     ikp__free(&cap->alloc, heap);
@@ -4861,6 +5246,380 @@ IKP_DEF ikp_result ikp_write_perfetto_path(const ikp_capture *cap, const ikp_tra
                                            const char *path, ikp_error *err)
 {
     return ikp__trace_path(cap, opt, ikp_write_perfetto, path, err);
+}
+
+/* ---- merged timelines ---- */
+/* The peer measurements cap holds of the GPU uuid, as readings of cap's
+   clock against that GPU's (ikp__peer_as_sync): *n of them at *out (NULL
+   when none). Returns 0, or -1 when out of memory. */
+static int ikp__peer_syncs(const ikp_capture *cap, const uint8_t *uuid, const ikp_allocator *a, ikp_clock_sync **out,
+                           uint32_t *n)
+{
+    uint32_t k, m = 0;
+    *n = 0;
+    *out = NULL;
+    for (k = 0; k < cap->info.peer_clocks; k++) m += memcmp(cap->peers[k].peer_uuid, uuid, 16) == 0;
+    if (!m) return 0;
+    if (!(*out = (ikp_clock_sync *)ikp__alloc(a, (size_t)m * sizeof **out))) return -1;
+    for (k = 0; k < cap->info.peer_clocks; k++)
+        if (memcmp(cap->peers[k].peer_uuid, uuid, 16) == 0) (*out)[(*n)++] = ikp__peer_as_sync(&cap->peers[k]);
+    return 0;
+}
+
+/* The best link between captures i and j of kind only (IKP_ALIGN_COUNT:
+   of any kind): *val = j's clock minus i's, *unc its uncertainty; returns
+   its kind (IKP_ALIGN_COUNT: none; -1 out of memory). */
+static int ikp__merge_link(const ikp_capture *const *caps, uint32_t i, uint32_t j, int only, int64_t *val,
+                           uint64_t *unc)
+{
+    const ikp_capture *a = caps[i], *b = caps[j];
+    int via = IKP_ALIGN_COUNT, side;
+    *unc = UINT64_MAX;
+    *val = 0;
+    if ((only == IKP_ALIGN_COUNT || only == IKP_ALIGN_SAME_GPU) && a->info.device_known && b->info.device_known && !ikp__uuid_zero(a->device.uuid) &&
+        memcmp(a->device.uuid, b->device.uuid, 16) == 0) {
+        *unc = 0;
+        return IKP_ALIGN_SAME_GPU;
+    }
+    for (side = 0; side < 2 && (only == IKP_ALIGN_COUNT || only == IKP_ALIGN_PEER); side++) {
+        /* a's measurements of b, then b's of a */
+        const ikp_capture *x = side ? b : a, *y = side ? a : b;
+        ikp_clock_sync *c;
+        uint32_t n;
+        int64_t off;
+        uint64_t u;
+        if (!y->info.device_known || ikp__uuid_zero(y->device.uuid)) continue;
+        if (ikp__peer_syncs(x, y->device.uuid, &caps[0]->alloc, &c, &n)) return -1;
+        if (!n) continue;
+        ikp__offset_at(c, n, x->info.gpu_zero_ns, &off, &u); /* x's clock minus y's */
+        ikp__free(&caps[0]->alloc, c);
+        if (u < *unc) { *unc = u; *val = side ? off : -off; via = IKP_ALIGN_PEER; }
+    }
+    if ((only == IKP_ALIGN_COUNT || only == IKP_ALIGN_HOST) && a->info.clock_syncs && b->info.clock_syncs &&
+        !(a->info.device_known && b->info.device_known && a->device.host[0] && b->device.host[0] &&
+          strcmp(a->device.host, b->device.host) != 0)) {
+        int64_t ha, hb;
+        uint64_t ua, ub;
+        ikp__offset_at(a->clock, a->info.clock_syncs, a->info.gpu_zero_ns, &ha, &ua);
+        ikp__offset_at(b->clock, b->info.clock_syncs, b->info.gpu_zero_ns, &hb, &ub);
+        if (ua + ub < *unc) { *unc = ua + ub; *val = hb - ha; via = IKP_ALIGN_HOST; }
+    }
+    return via;
+}
+
+static const char *const ikp__via_text[IKP_ALIGN_COUNT] = {
+    "the reference", "the same GPU's clock", "a measurement over peer memory",
+    "both GPUs' readings against the host clock", "raw %globaltimer (not aligned)"};
+
+IKP_DEF ikp_result ikp_merge_align(const ikp_capture *const *caps, uint32_t n, int raw, ikp_alignment *out,
+                                   ikp_error *err)
+{
+    uint64_t *dist;
+    uint8_t *done;
+    uint32_t i, j, k;
+    int64_t zmin = INT64_MAX;
+    ikp_result r = IKP_OK;
+    char la[128], lb[128];
+    if (!caps || !out || n == 0) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "no captures to merge");
+    for (i = 0; i < n; i++)
+        if (!caps[i]) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "capture %u is NULL", i + 1);
+    for (i = 0; i < n && n > 1; i++) {
+        if (!caps[i]->info.gpu_time_known) {
+            ikp_merge_label(caps, n, i, la, sizeof la);
+            return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1,
+                             "%s is a %s capture, which does not give its GPU's time: it cannot be placed against "
+                             "other captures", la, ikp_format_name(caps[i]->format));
+        }
+        for (j = 0; j < i; j++)
+            if (caps[i]->info.gpu_zero_ns == caps[j]->info.gpu_zero_ns && caps[i]->num_words == caps[j]->num_words &&
+                !(caps[i]->info.device_known && caps[j]->info.device_known &&
+                  memcmp(caps[i]->device.uuid, caps[j]->device.uuid, 16) != 0) &&
+                memcmp(caps[i]->words, caps[j]->words, caps[i]->num_words * 8) == 0) {
+                ikp_merge_label(caps, n, i, la, sizeof la);
+                ikp_merge_label(caps, n, j, lb, sizeof lb);
+                return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1,
+                                 "%s is %s again (the same buffer, started at the same GPU time)", la, lb);
+            }
+    }
+    memset(out, 0, (size_t)n * sizeof *out);
+    dist = (uint64_t *)ikp__alloc(&caps[0]->alloc, (size_t)n * sizeof *dist);
+    done = (uint8_t *)ikp__alloc(&caps[0]->alloc, n);
+    if (!dist || !done) { ikp__free(&caps[0]->alloc, dist); ikp__free(&caps[0]->alloc, done); return ikp__oom(err); }
+    memset(done, 0, n);
+    for (i = 0; i < n; i++) dist[i] = i ? UINT64_MAX : 0;
+    if (raw) /* every clock taken as the reference's */
+        for (i = 1; i < n; i++) { dist[i] = 0xFFFFFFFFu; out[i].via = IKP_ALIGN_RAW; out[i].links = 1; done[i] = 1; }
+    for (k = 0; k < n && !raw; k++) { /* the chains of least uncertainty from capture 0 (Dijkstra) */
+        uint32_t m = n;
+        for (i = 0; i < n; i++)
+            if (!done[i] && dist[i] != UINT64_MAX && (m == n || dist[i] < dist[m])) m = i;
+        if (m == n) break;
+        done[m] = 1;
+        for (j = 0; j < n; j++) {
+            int64_t val;
+            uint64_t unc;
+            int via;
+            if (done[j]) continue;
+            via = ikp__merge_link(caps, m, j, IKP_ALIGN_COUNT, &val, &unc);
+            if (via < 0) { r = ikp__oom(err); goto end; }
+            if (via == IKP_ALIGN_COUNT || dist[m] + unc >= dist[j]) continue;
+            dist[j] = dist[m] + unc;
+            out[j].offset_ns = out[m].offset_ns + val;
+            out[j].via = (ikp_align_via)via;
+            out[j].from = m;
+            out[j].links = out[m].links + 1;
+        }
+    }
+    for (i = 0; i < n; i++)
+        if (dist[i] == UINT64_MAX) {
+            ikp_merge_label(caps, n, i, la, sizeof la);
+            ikp_merge_label(caps, n, 0, lb, sizeof lb);
+            r = ikp__fail(err, IKP_ERR_EMPTY, -1, -1,
+                          "%s cannot be placed against %s: no measurement links their GPUs (a capture of the same "
+                          "GPU, a peer clock measurement, or readings of both against one host's clock); raw "
+                          "alignment would put them on their GPUs' own clocks, which differ", la, lb);
+            goto end;
+        }
+    for (i = 0; i < n && !raw; i++) /* every link must agree with the placement */
+        for (j = i + 1; j < n; j++) {
+            int64_t val, d;
+            uint64_t unc;
+            int kind;
+            for (kind = IKP_ALIGN_SAME_GPU; kind <= IKP_ALIGN_HOST; kind++) {
+                int via = ikp__merge_link(caps, i, j, kind, &val, &unc);
+                if (via < 0) { r = ikp__oom(err); goto end; }
+                if (via == IKP_ALIGN_COUNT) continue;
+                d = out[j].offset_ns - out[i].offset_ns - val;
+                if ((uint64_t)(d < 0 ? -d : d) > unc + dist[i] + dist[j]) {
+                    ikp_merge_label(caps, n, i, la, sizeof la);
+                    ikp_merge_label(caps, n, j, lb, sizeof lb);
+                    r = ikp__fail(err, IKP_ERR_BAD_HEADER, -1, -1,
+                                  "the calibrations contradict each other: %s puts %s's clock %lld ns from %s's "
+                                  "(+- %llu ns), the placement %lld ns (+- %llu ns)",
+                                  ikp__via_text[via], lb, (long long)val, la, (unsigned long long)unc,
+                                  (long long)(out[j].offset_ns - out[i].offset_ns),
+                                  (unsigned long long)(dist[i] + dist[j]));
+                    goto end;
+                }
+            }
+        }
+    for (i = 0; i < n; i++) { /* time 0 of each on the reference's clock, the earliest at 0 */
+        int64_t z = (int64_t)(caps[i]->info.gpu_zero_ns - caps[0]->info.gpu_zero_ns) - out[i].offset_ns;
+        out[i].zero_ns = z;
+        out[i].uncertainty_ns = dist[i] > 0xFFFFFFFFu ? 0xFFFFFFFFu : (uint32_t)dist[i];
+        if (z < zmin) zmin = z;
+    }
+    for (i = 0; i < n; i++) out[i].zero_ns -= zmin;
+    ikp__ok(err);
+end:
+    ikp__free(&caps[0]->alloc, dist);
+    ikp__free(&caps[0]->alloc, done);
+    return r;
+}
+
+/* the label before disambiguation */
+static void ikp__merge_label0(const ikp_capture *const *caps, uint32_t n, uint32_t index, char *buf, size_t size)
+{
+    const ikp_capture *c = caps[index];
+    const ikp_device_id *d = c->info.device_known ? &c->device : NULL;
+    uint32_t i;
+    size_t k = 0;
+    int hosts = 0; /* captures name different hosts: say which */
+    buf[0] = 0;
+    if (!d) { snprintf(buf, size, "capture %u", index + 1); return; }
+    for (i = 0; i < n && d->host[0]; i++)
+        if (caps[i]->info.device_known && caps[i]->device.host[0] && strcmp(caps[i]->device.host, d->host) != 0) hosts = 1;
+    if (hosts) { snprintf(buf, size, "%s ", d->host); k = strlen(buf); }
+    if (d->rank >= 0) { snprintf(buf + k, size - k, "rank %d ", (int)d->rank); k = strlen(buf); }
+    if (d->ordinal >= 0) snprintf(buf + k, size - k, "GPU %d", (int)d->ordinal);
+    else snprintf(buf + k, size - k, "GPU %02x%02x%02x%02x", d->uuid[0], d->uuid[1], d->uuid[2], d->uuid[3]);
+}
+
+IKP_DEF void ikp_merge_label(const ikp_capture *const *caps, uint32_t n, uint32_t index, char *buf, size_t size)
+{
+    char a[128], b[128];
+    uint32_t i;
+    if (!buf || !size) return;
+    buf[0] = 0;
+    if (!caps || index >= n || !caps[index]) return;
+    ikp__merge_label0(caps, n, index, a, sizeof a);
+    for (i = 0; i < n; i++) {
+        if (i == index || !caps[i]) continue;
+        ikp__merge_label0(caps, n, i, b, sizeof b);
+        if (strcmp(a, b) == 0) break;
+    }
+    if (i < n) snprintf(buf, size, "%s #%u", a, index + 1);
+    else snprintf(buf, size, "%s", a);
+}
+
+IKP_DEF ikp_result ikp_merge_host_zero(const ikp_capture *const *caps, uint32_t n, const ikp_alignment *al,
+                                       int64_t *host_ns, uint32_t *uncertainty_ns, ikp_error *err)
+{
+    uint32_t k, best = n;
+    uint64_t bu = UINT64_MAX;
+    if (!caps || !al || !host_ns) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL argument");
+    for (k = 0; k < n; k++) {
+        uint64_t u;
+        if (!caps[k] || !caps[k]->info.host_time_known || al[k].via == IKP_ALIGN_RAW) continue;
+        u = (uint64_t)caps[k]->info.host_zero_uncertainty_ns + al[k].uncertainty_ns;
+        if (u < bu) { bu = u; best = k; }
+    }
+    if (best == n)
+        return ikp__fail(err, IKP_ERR_EMPTY, -1, -1,
+                         "no capture holds readings of its GPU clock against the host's (aligned captures only)");
+    *host_ns = caps[best]->info.host_zero_ns - al[best].zero_ns;
+    if (uncertainty_ns) *uncertainty_ns = bu > 0xFFFFFFFFu ? 0xFFFFFFFFu : (uint32_t)bu;
+    ikp__ok(err);
+    return IKP_OK;
+}
+
+/* "GPU 1: time 0 at 12.345678 ms; its clock -101.100 us from GPU 0's, +- 0.5 us, by a measurement over peer memory" */
+static void ikp__align_text(char *t, size_t size, const char *label, const char *from, const ikp_alignment *a,
+                            const ikp_capture *cap)
+{
+    char u[48];
+    size_t k;
+    snprintf(t, size, "%s", label);
+    k = strlen(t);
+    if (cap->info.device_known && !ikp__uuid_zero(cap->device.uuid)) {
+        snprintf(t + k, size - k, " (%s%s%s)", ikp__uuid_text(cap->device.uuid, u, sizeof u),
+                 cap->device.host[0] ? " on " : "", cap->device.host);
+        k = strlen(t);
+    }
+    snprintf(t + k, size - k, ": time 0 at %lld.%06lld ms", (long long)(a->zero_ns / 1000000),
+             (long long)(a->zero_ns % 1000000));
+    k = strlen(t);
+    if (a->via == IKP_ALIGN_REFERENCE) snprintf(t + k, size - k, "; the reference");
+    else if (a->via == IKP_ALIGN_RAW) snprintf(t + k, size - k, "; raw %%globaltimer, not aligned (wrong by the GPUs' clock offset)");
+    else
+        snprintf(t + k, size - k, "; clock %+.3f us from the reference's, +- %.3f us, by %s from %s", (double)a->offset_ns / 1e3,
+                 (double)a->uncertainty_ns / 1e3, ikp__via_text[a->via], from);
+}
+
+typedef struct ikp__merge_ctx {
+    const ikp_capture *const *caps;
+    uint32_t n;
+    const ikp_merge_options *opt;
+    const char *path;
+} ikp__merge_ctx;
+
+IKP_DEF ikp_result ikp_write_merged(const ikp_capture *const *caps, uint32_t n, const ikp_merge_options *opt,
+                                    int perfetto, ikp_write_fn fn, void *user, ikp_error *err)
+{
+    ikp_alignment *al;
+    char (*labels)[128] = NULL, text[512], buf[4096];
+    ikp_trace_options to;
+    ikp_trace_stats sum, st;
+    ikp__part part;
+    ikp__out o;
+    ikp_result r;
+    uint64_t pid_base = 0, tid_base = 0, uuid = IKP__PB_UUID0 + 1;
+    uint32_t k, i;
+    int first = 1;
+    if (!caps || !fn || n == 0 || !caps[0]) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "no captures");
+    al = opt && opt->alignment ? opt->alignment : (ikp_alignment *)ikp__alloc(&caps[0]->alloc, (size_t)n * sizeof *al);
+    labels = (char (*)[128])ikp__alloc(&caps[0]->alloc, (size_t)n * sizeof *labels);
+    r = al && labels ? ikp_merge_align(caps, n, opt ? opt->raw : 0, al, err) : ikp__oom(err);
+    if (r != IKP_OK) goto end;
+    for (k = 0; k < n; k++) {
+        if (opt && opt->labels && opt->labels[k]) snprintf(labels[k], sizeof labels[k], "%s", opt->labels[k]);
+        else ikp_merge_label(caps, n, k, labels[k], sizeof labels[k]);
+    }
+    if (opt) to = opt->trace; else memset(&to, 0, sizeof to);
+    memset(&sum, 0, sizeof sum);
+    ikp__out_init(&o, fn, user, buf, sizeof buf);
+    if (!perfetto) ikp__puts(&o, "{\"traceEvents\":[");
+    else { /* tracks that say what the times are and where each capture sits */
+        for (k = 0; k <= n; k++) {
+            unsigned char d[1200], q[1300], tmp[2048], *p = d, *e;
+            if (k == 0 && !to.time_note) continue;
+            if (k) ikp__align_text(text, sizeof text, labels[k - 1], labels[al[k - 1].from], &al[k - 1], caps[k - 1]);
+            p = ikp__pb_field(p, IKP__PB_TD_UUID, k ? uuid++ : IKP__PB_UUID0);
+            p = ikp__pb_str(p, IKP__PB_TD_NAME, k ? text : to.time_note, tmp);
+            e = ikp__pb_bytes(q, IKP__PB_TRACK_DESCRIPTOR, d, (size_t)(p - d));
+            p = ikp__pb_v(ikp__pb_v(d, IKP__PB_TAG(IKP__PB_PACKET, 2)), (uint64_t)(e - q));
+            ikp__put(&o, (const char *)d, (size_t)(p - d));
+            ikp__put(&o, (const char *)q, (size_t)(e - q));
+        }
+    }
+    ikp__flush(&o);
+    for (k = 0; k < n && r == IKP_OK && !o.failed; k++) {
+        const ikp_capture *c = caps[k];
+        uint64_t top = 0;
+        ikp_trace_options tk = to;
+        for (i = 0; i < c->info.num_lanes; i++) { /* the capture's largest pid */
+            ikp__lane lt;
+            const ikp__lane *l = ikp__get_lane(c, i, &lt);
+            uint64_t pid;
+            if (!(l->pub.flags & IKP_LANE_STARTED) && !l->pub.records) continue;
+            pid = ikp__trace_pid(l, to.by);
+            if (to.by == IKP_BY_SM && l->pub.sm == IKP_NO_SM) continue;
+            if (pid > top) top = pid;
+        }
+        part.pid_base = pid_base;
+        part.tid_base = tid_base;
+        part.label = labels[k];
+        part.first = &first;
+        part.uuid = &uuid;
+        tk.time_base_ns = to.time_base_ns + (uint64_t)al[k].zero_ns;
+        tk.time_note = NULL;
+        memset(&st, 0, sizeof st);
+        tk.stats = &st;
+        r = perfetto ? ikp__perfetto(c, &tk, &part, fn, user, err) : ikp__chrome(c, &tk, &part, fn, user, err);
+        sum.flows += st.flows; sum.flows_unordered += st.flows_unordered;
+        sum.flow_unpaired += st.flow_unpaired; sum.counter_tracks += st.counter_tracks;
+        pid_base += top;
+        tid_base += c->info.num_lanes;
+    }
+    if (r != IKP_OK) goto end;
+    if (!perfetto) { /* metadata: what the times are, where each capture sits */
+        ikp__puts(&o, "\n],\"displayTimeUnit\":\"ns\",\"otherData\":{");
+        if (to.time_note) {
+            ikp__puts(&o, "\"ikp_time\":\"");
+            ikp__put_json_chars(&o, to.time_note);
+            ikp__puts(&o, "\",");
+        }
+        ikp__puts(&o, "\"ikp_time_base_ns\":\"");
+        ikp__put_u64(&o, to.time_base_ns);
+        ikp__puts(&o, "\",\"ikp_merged\":\"");
+        ikp__put_u64(&o, n);
+        ikp__puts(&o, " captures\"");
+        for (k = 0; k < n; k++) {
+            ikp__align_text(text, sizeof text, labels[k], labels[al[k].from], &al[k], caps[k]);
+            ikp__puts(&o, ",\"ikp_capture_");
+            ikp__put_u64(&o, k + 1);
+            ikp__puts(&o, "\":\"");
+            ikp__put_json_chars(&o, text);
+            ikp__puts(&o, "\"");
+        }
+        ikp__puts(&o, "}}\n");
+    }
+    ikp__flush(&o);
+    if (o.failed) r = ikp__fail(err, IKP_ERR_WRITE, -1, -1, "writing the trace failed");
+    else if (to.stats) *to.stats = sum;
+end:
+    if (!(opt && opt->alignment)) ikp__free(&caps[0]->alloc, al);
+    ikp__free(&caps[0]->alloc, labels);
+    if (r == IKP_OK) ikp__ok(err);
+    return r;
+}
+
+static ikp_result ikp__merge_body(void *ctx, ikp_write_fn fn, void *user, ikp_error *err)
+{
+    ikp__merge_ctx *c = (ikp__merge_ctx *)ctx;
+    return ikp_write_merged(c->caps, c->n, c->opt, ikp_is_perfetto_path(c->path), fn, user, err);
+}
+
+IKP_DEF ikp_result ikp_write_merged_path(const ikp_capture *const *caps, uint32_t n,
+                                         const ikp_merge_options *opt, const char *path, ikp_error *err)
+{
+    ikp__merge_ctx c;
+    if (!caps || !path) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL argument");
+    c.caps = caps;
+    c.n = n;
+    c.opt = opt;
+    c.path = path;
+    return ikp__write_path(path, ikp__merge_body, &c, err);
 }
 
 /* ---- statistics ---- */
@@ -7103,77 +7862,7 @@ static int ikp__write_names(const char *const *names, uint32_t n, ikp_write_fn f
     return 0;
 }
 
-static ikp_result ikp__capture_write(const uint64_t *words, size_t num_words, ikp_format format,
-                                     const char *const *event_names, uint32_t num_event_names,
-                                     const char *const *group_names, uint32_t num_group_names,
-                                     const ikp_clock_sync *clock, uint32_t num_clock,
-                                     ikp_write_fn fn, void *user, ikp_error *err);
-IKP_DEF ikp_result ikp_capture_write(const uint64_t *words, size_t num_words, ikp_format format,
-                                     const char *const *event_names, uint32_t num_event_names,
-                                     const char *const *group_names, uint32_t num_group_names,
-                                     ikp_write_fn fn, void *user, ikp_error *err)
-{
-    return ikp__capture_write(words, num_words, format, event_names, num_event_names, group_names,
-                              num_group_names, NULL, 0, fn, user, err);
-}
-/* the file: version 1, or 2 with a clock section after the buffer */
-static ikp_result ikp__capture_write(const uint64_t *words, size_t num_words, ikp_format format,
-                                     const char *const *event_names, uint32_t num_event_names,
-                                     const char *const *group_names, uint32_t num_group_names,
-                                     const ikp_clock_sync *clock, uint32_t num_clock,
-                                     ikp_write_fn fn, void *user, ikp_error *err)
-{
-    unsigned char h[IKP__CAPT_HEADER], chunk[4096];
-    uint64_t nb;
-    size_t i, j;
-    uint32_t k;
-    static const unsigned char zeros[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-    if (!fn || (!words && num_words) || (unsigned)format >= (unsigned)IKP_FORMAT_COUNT ||
-        num_event_names > IKP_WIRE_MAX_EVENTS || num_group_names > IKP_WIRE_MAX_EVENTS ||
-        num_clock > IKP_MAX_CLOCK_SYNCS || (num_clock && !clock))
-        return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "invalid argument to ikp_capture_write");
-    for (k = 0; k < num_event_names; k++)
-        if (event_names && event_names[k] && strlen(event_names[k]) > 255)
-            return ikp__fail(err, IKP_ERR_BAD_NAMES, -1, -1, "event name %u longer than 255 bytes", k);
-    for (k = 0; k < num_group_names; k++)
-        if (group_names && group_names[k] && strlen(group_names[k]) > 255)
-            return ikp__fail(err, IKP_ERR_BAD_NAMES, -1, -1, "group name %u longer than 255 bytes", k);
-    nb = ikp__names_bytes(event_names, num_event_names) + ikp__names_bytes(group_names, num_group_names);
-    memset(h, 0, sizeof h);
-    memcpy(h, IKP__CAPT_MAGIC, 8);
-    ikp__wr32(h + 8, num_clock ? 2 : 1);
-    ikp__wr32(h + 12, (uint32_t)format);
-    ikp__wr32(h + 16, num_event_names);
-    ikp__wr32(h + 20, num_group_names);
-    ikp__wr64(h + 24, nb);
-    ikp__wr64(h + 32, (uint64_t)num_words);
-    if (fn(user, h, sizeof h) || ikp__write_names(event_names, num_event_names, fn, user) ||
-        ikp__write_names(group_names, num_group_names, fn, user) ||
-        ((IKP__CAPT_HEADER + nb) % 8 && fn(user, zeros, (size_t)(8 - (IKP__CAPT_HEADER + nb) % 8))))
-        return ikp__fail(err, IKP_ERR_WRITE, -1, -1, "writing the capture header failed");
-    for (i = 0; i < num_words; i += sizeof chunk / 8) {
-        size_t m = num_words - i < sizeof chunk / 8 ? num_words - i : sizeof chunk / 8;
-        for (j = 0; j < m; j++) ikp__wr64(chunk + j * 8, words[i + j]);
-        if (fn(user, chunk, m * 8))
-            return ikp__fail(err, IKP_ERR_WRITE, -1, -1, "writing the capture buffer failed");
-    }
-    if (num_clock) {
-        memset(chunk, 0, 16);
-        memcpy(chunk, IKP__CLOCK_MAGIC, 8);
-        ikp__wr32(chunk + 8, num_clock);
-        if (fn(user, chunk, 16)) return ikp__fail(err, IKP_ERR_WRITE, -1, -1, "writing the capture's clock failed");
-        for (k = 0; k < num_clock; k++) {
-            memset(chunk, 0, IKP__CLOCK_ENTRY);
-            ikp__wr64(chunk, (uint64_t)clock[k].host_ns);
-            ikp__wr64(chunk + 8, clock[k].gpu_ns);
-            ikp__wr32(chunk + 16, clock[k].uncertainty_ns);
-            if (fn(user, chunk, IKP__CLOCK_ENTRY))
-                return ikp__fail(err, IKP_ERR_WRITE, -1, -1, "writing the capture's clock failed");
-        }
-    }
-    return IKP_OK;
-}
-
+/* what a capture file holds */
 typedef struct ikp__save_ctx {
     const uint64_t *words;
     size_t num_words;
@@ -7184,12 +7873,117 @@ typedef struct ikp__save_ctx {
     uint32_t ngr;
     const ikp_clock_sync *clock;
     uint32_t nclock;
+    const ikp_device_id *device; /* NULL: none */
+    const ikp_peer_clock *peers;
+    uint32_t npeers;
 } ikp__save_ctx;
+
+static ikp_result ikp__capture_write(const ikp__save_ctx *c, ikp_write_fn fn, void *user, ikp_error *err);
+IKP_DEF ikp_result ikp_capture_write(const uint64_t *words, size_t num_words, ikp_format format,
+                                     const char *const *event_names, uint32_t num_event_names,
+                                     const char *const *group_names, uint32_t num_group_names,
+                                     ikp_write_fn fn, void *user, ikp_error *err)
+{
+    ikp__save_ctx c;
+    memset(&c, 0, sizeof c);
+    c.words = words; c.num_words = num_words; c.format = format;
+    c.ev = event_names; c.nev = num_event_names; c.gr = group_names; c.ngr = num_group_names;
+    return ikp__capture_write(&c, fn, user, err);
+}
+
+/* a section's header: name, count, 4 zero bytes */
+static int ikp__write_section(const char *name, uint32_t n, ikp_write_fn fn, void *user)
+{
+    unsigned char h[16];
+    memset(h, 0, sizeof h);
+    memcpy(h, name, 8);
+    ikp__wr32(h + 8, n);
+    return fn(user, h, sizeof h);
+}
+
+/* the file: version 1; 2 with a clock section after the buffer; 3 when it
+   names its device or holds peer measurements */
+static ikp_result ikp__capture_write(const ikp__save_ctx *c, ikp_write_fn fn, void *user, ikp_error *err)
+{
+    unsigned char h[IKP__CAPT_HEADER], chunk[4096];
+    uint64_t nb;
+    size_t i, j;
+    uint32_t k, ver = c->device || c->npeers ? 3 : c->nclock ? 2 : 1;
+    static const unsigned char zeros[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    if (!fn || (!c->words && c->num_words) || (unsigned)c->format >= (unsigned)IKP_FORMAT_COUNT ||
+        c->nev > IKP_WIRE_MAX_EVENTS || c->ngr > IKP_WIRE_MAX_EVENTS || c->nclock > IKP_MAX_CLOCK_SYNCS ||
+        (c->nclock && !c->clock) || c->npeers > IKP_MAX_PEER_CLOCKS || (c->npeers && !c->peers))
+        return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "invalid argument to ikp_capture_write");
+    for (k = 0; k < c->nev; k++)
+        if (c->ev && c->ev[k] && strlen(c->ev[k]) > 255)
+            return ikp__fail(err, IKP_ERR_BAD_NAMES, -1, -1, "event name %u longer than 255 bytes", k);
+    for (k = 0; k < c->ngr; k++)
+        if (c->gr && c->gr[k] && strlen(c->gr[k]) > 255)
+            return ikp__fail(err, IKP_ERR_BAD_NAMES, -1, -1, "group name %u longer than 255 bytes", k);
+    nb = ikp__names_bytes(c->ev, c->nev) + ikp__names_bytes(c->gr, c->ngr);
+    memset(h, 0, sizeof h);
+    memcpy(h, IKP__CAPT_MAGIC, 8);
+    ikp__wr32(h + 8, ver);
+    ikp__wr32(h + 12, (uint32_t)c->format);
+    ikp__wr32(h + 16, c->nev);
+    ikp__wr32(h + 20, c->ngr);
+    ikp__wr64(h + 24, nb);
+    ikp__wr64(h + 32, (uint64_t)c->num_words);
+    if (fn(user, h, sizeof h) || ikp__write_names(c->ev, c->nev, fn, user) || ikp__write_names(c->gr, c->ngr, fn, user) ||
+        ((IKP__CAPT_HEADER + nb) % 8 && fn(user, zeros, (size_t)(8 - (IKP__CAPT_HEADER + nb) % 8))))
+        return ikp__fail(err, IKP_ERR_WRITE, -1, -1, "writing the capture header failed");
+    for (i = 0; i < c->num_words; i += sizeof chunk / 8) {
+        size_t m = c->num_words - i < sizeof chunk / 8 ? c->num_words - i : sizeof chunk / 8;
+        for (j = 0; j < m; j++) ikp__wr64(chunk + j * 8, c->words[i + j]);
+        if (fn(user, chunk, m * 8))
+            return ikp__fail(err, IKP_ERR_WRITE, -1, -1, "writing the capture buffer failed");
+    }
+    if (c->nclock) {
+        if (ikp__write_section(IKP__CLOCK_MAGIC, c->nclock, fn, user))
+            return ikp__fail(err, IKP_ERR_WRITE, -1, -1, "writing the capture's clock failed");
+        for (k = 0; k < c->nclock; k++) {
+            memset(chunk, 0, IKP__CLOCK_ENTRY);
+            ikp__wr64(chunk, (uint64_t)c->clock[k].host_ns);
+            ikp__wr64(chunk + 8, c->clock[k].gpu_ns);
+            ikp__wr32(chunk + 16, c->clock[k].uncertainty_ns);
+            if (fn(user, chunk, IKP__CLOCK_ENTRY))
+                return ikp__fail(err, IKP_ERR_WRITE, -1, -1, "writing the capture's clock failed");
+        }
+    }
+    if (c->device) {
+        const ikp_device_id *d = c->device;
+        memset(chunk, 0, IKP__DEVICE_ENTRY);
+        memcpy(chunk, d->uuid, 16);
+        memcpy(chunk + 16, d->host, 64);
+        chunk[16 + 63] = 0;
+        ikp__wr32(chunk + 80, (uint32_t)d->ordinal);
+        ikp__wr32(chunk + 84, (uint32_t)d->rank);
+        ikp__wr32(chunk + 88, d->pci_domain);
+        ikp__wr32(chunk + 92, d->pci_bus);
+        ikp__wr32(chunk + 96, d->pci_device);
+        if (ikp__write_section(IKP__DEVICE_MAGIC, 1, fn, user) || fn(user, chunk, IKP__DEVICE_ENTRY))
+            return ikp__fail(err, IKP_ERR_WRITE, -1, -1, "writing the capture's device failed");
+    }
+    if (c->npeers) {
+        if (ikp__write_section(IKP__PEERS_MAGIC, c->npeers, fn, user))
+            return ikp__fail(err, IKP_ERR_WRITE, -1, -1, "writing the capture's peer clocks failed");
+        for (k = 0; k < c->npeers; k++) {
+            const ikp_peer_clock *q = &c->peers[k];
+            memcpy(chunk, q->peer_uuid, 16);
+            ikp__wr64(chunk + 16, q->gpu_ns);
+            ikp__wr64(chunk + 24, (uint64_t)q->offset_ns);
+            ikp__wr32(chunk + 32, q->uncertainty_ns);
+            ikp__wr32(chunk + 36, q->round_trip_ns);
+            if (fn(user, chunk, IKP__PEERS_ENTRY))
+                return ikp__fail(err, IKP_ERR_WRITE, -1, -1, "writing the capture's peer clocks failed");
+        }
+    }
+    return IKP_OK;
+}
+
 static ikp_result ikp__save_body(void *ctx, ikp_write_fn fn, void *user, ikp_error *err)
 {
-    ikp__save_ctx *c = (ikp__save_ctx *)ctx;
-    return ikp__capture_write(c->words, c->num_words, c->format, c->ev, c->nev, c->gr, c->ngr,
-                              c->clock, c->nclock, fn, user, err);
+    return ikp__capture_write((const ikp__save_ctx *)ctx, fn, user, err);
 }
 
 IKP_DEF ikp_result ikp_capture_save(const char *path, const uint64_t *words, size_t num_words,
@@ -7199,9 +7993,9 @@ IKP_DEF ikp_result ikp_capture_save(const char *path, const uint64_t *words, siz
                                     ikp_error *err)
 {
     ikp__save_ctx c;
+    memset(&c, 0, sizeof c);
     c.words = words; c.num_words = num_words; c.format = format;
     c.ev = event_names; c.nev = num_event_names; c.gr = group_names; c.ngr = num_group_names;
-    c.clock = NULL; c.nclock = 0;
     return ikp__write_path(path, ikp__save_body, &c, err);
 }
 
@@ -7213,6 +8007,8 @@ IKP_DEF ikp_result ikp_capture_save_file(const ikp_capture *cap, const char *pat
     c.ev = (const char *const *)cap->event_names; c.nev = cap->num_event_names;
     c.gr = (const char *const *)cap->group_names; c.ngr = cap->num_group_names;
     c.clock = cap->clock; c.nclock = cap->info.clock_syncs;
+    c.device = cap->info.device_known ? &cap->device : NULL;
+    c.peers = cap->peers; c.npeers = cap->info.peer_clocks;
     return ikp__write_path(path, ikp__save_body, &c, err);
 }
 
@@ -7337,6 +8133,288 @@ static ikp_result ikp__cuda_fail(ikp_error *err, cudaError_t e, const char *what
     return ikp__fail(err, IKP_ERR_CUDA, -1, -1, "%s: %s", what, cudaGetErrorString(e));
 }
 
+IKP_DEF ikp_result ikp_cuda_device_id(int device, ikp_device_id *out, ikp_error *err)
+{
+    struct cudaDeviceProp prop;
+    cudaError_t e;
+    if (!out) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL argument");
+    memset(out, 0, sizeof *out);
+    out->ordinal = out->rank = -1;
+    e = cudaGetDeviceProperties(&prop, device);
+    if (e != cudaSuccess) return ikp__cuda_fail(err, e, "cudaGetDeviceProperties");
+    memcpy(out->uuid, prop.uuid.bytes, 16);
+    out->ordinal = device;
+    out->pci_domain = (uint32_t)prop.pciDomainID;
+    out->pci_bus = (uint32_t)prop.pciBusID;
+    out->pci_device = (uint32_t)prop.pciDeviceID;
+#if defined(__unix__) || defined(__APPLE__)
+    {
+        struct utsname u;
+        if (uname(&u) == 0) {
+            size_t k = strlen(u.nodename);
+            if (k >= sizeof out->host) k = sizeof out->host - 1; /* a longer name is cut */
+            memcpy(out->host, u.nodename, k);
+        }
+    }
+#endif
+    ikp__ok(err);
+    return IKP_OK;
+}
+
+#if defined(__CUDACC__)
+#define IKP__PINGS 32       /* round trips per host reading */
+#define IKP__PEER_PINGS 64  /* round trips per GPU-GPU measurement */
+#define IKP__PING_WAIT_NS 20000000ll   /* the host waits this long for an answer */
+#define IKP__PONG_WAIT_NS 100000000ull /* a kernel waits this long for a ping */
+#define IKP__PING_QUIT (~0ull)
+#define IKP__GT_STEP_NS 32u /* %globaltimer's step */
+
+static __device__ __forceinline__ unsigned long long ikp__gt(void)
+{
+    unsigned long long t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t)::"memory");
+    return t;
+}
+
+/* answers the host's pings: for s = 1..n, waits for flag == s, then
+   writes its clock to reply[s]; leaves on IKP__PING_QUIT or when no ping
+   comes for IKP__PONG_WAIT_NS */
+static __global__ void ikp__pong(volatile unsigned long long *flag, volatile unsigned long long *reply, int n)
+{
+    int s;
+    for (s = 1; s <= n; s++) {
+        unsigned long long f, t, t0 = ikp__gt();
+        do {
+            f = *flag;
+            t = ikp__gt();
+            if (f == IKP__PING_QUIT || t - t0 > IKP__PONG_WAIT_NS) return;
+        } while (f != (unsigned long long)s);
+        reply[s] = t;
+        __threadfence_system();
+    }
+}
+
+/* A ping-pong of two GPUs through each other's memory. Role 0 stamps t0,
+   writes s to the other's flag, waits for s in its own, stamps t3; role 1
+   waits for s, stamps t1, answers. times[2s], times[2s + 1]: t0, t3 (role
+   0) or t1 (role 1); times[0] = 1 if a wait timed out. */
+static __global__ void ikp__pingpong(int role, volatile unsigned long long *mine, volatile unsigned long long *theirs,
+                                     unsigned long long *times, int n)
+{
+    int s;
+    for (s = 1; s <= n; s++) {
+        unsigned long long t0 = ikp__gt(), t;
+        if (role == 0) {
+            *theirs = (unsigned long long)s;
+            __threadfence_system();
+        }
+        do {
+            t = ikp__gt();
+            if (t - t0 > IKP__PONG_WAIT_NS) { times[0] = 1; return; }
+        } while (*mine != (unsigned long long)s);
+        t = ikp__gt();
+        if (role == 1) {
+            *theirs = (unsigned long long)s;
+            __threadfence_system();
+            times[2 * s] = t;
+        } else {
+            times[2 * s] = t0;
+            times[2 * s + 1] = t;
+        }
+    }
+}
+
+static int64_t ikp__realtime_ns(void)
+{
+    struct timespec ts;
+#if defined(__unix__) || defined(__APPLE__)
+    clock_gettime(CLOCK_REALTIME, &ts);
+#else
+    timespec_get(&ts, TIME_UTC);
+#endif
+    return (int64_t)ts.tv_sec * 1000000000ll + ts.tv_nsec;
+}
+
+/* One reading of the current device's clock through mapped host memory
+   (IKP__PINGS + 1 words at host, device pointer dev). */
+static ikp_result ikp__ping(uint64_t *host, uint64_t *dev, ikp_clock_sync *out, ikp_error *err)
+{
+    volatile uint64_t *h = host;
+    cudaStream_t st;
+    cudaError_t e;
+    int s, answered = 1;
+    int64_t best = INT64_MAX;
+    for (s = 0; s <= IKP__PINGS; s++) h[s] = 0;
+    e = cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking);
+    if (e != cudaSuccess) return ikp__cuda_fail(err, e, "cudaStreamCreateWithFlags");
+    /* flag in word 0 of the reply area's own page: reply[s] at host[s], s >= 1 */
+    ikp__pong<<<1, 1, 0, st>>>((volatile unsigned long long *)dev, (volatile unsigned long long *)dev, IKP__PINGS);
+    e = cudaGetLastError();
+    for (s = 1; s <= IKP__PINGS && e == cudaSuccess && answered; s++) {
+        int64_t h0 = ikp__realtime_ns(), h1;
+        h[0] = (uint64_t)s;
+        while (h[s] == 0 && (h1 = ikp__realtime_ns()) - h0 < IKP__PING_WAIT_NS) {}
+        h1 = ikp__realtime_ns();
+        if (h[s] == 0) { answered = 0; break; }
+        if (h1 - h0 < best) {
+            best = h1 - h0;
+            out->host_ns = h0 + (h1 - h0) / 2;
+            out->gpu_ns = h[s];
+            out->uncertainty_ns = (uint32_t)((h1 - h0 + 1) / 2) + IKP__GT_STEP_NS;
+            out->reserved = 0;
+        }
+    }
+    h[0] = IKP__PING_QUIT;
+    /* a kernel that has not started (the GPU full) leaves when it sees the
+       quit flag: it is not waited for */
+    if (e == cudaSuccess && answered) e = cudaStreamSynchronize(st);
+    cudaStreamDestroy(st);
+    if (e != cudaSuccess) return ikp__cuda_fail(err, e, "the clock reading kernel");
+    if (!answered)
+        return ikp__fail(err, IKP_ERR_CUDA, -1, -1, "the GPU did not answer a clock reading within %lld ms (busy?)",
+                         IKP__PING_WAIT_NS / 1000000);
+    ikp__ok(err);
+    return IKP_OK;
+}
+
+IKP_DEF ikp_result ikp_cuda_clock_reading(ikp_clock_sync *out, ikp_error *err)
+{
+    uint64_t *host = NULL, *dev = NULL;
+    ikp_result r;
+    cudaError_t e;
+    if (!out) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL argument");
+    e = cudaHostAlloc((void **)&host, (IKP__PINGS + 1) * sizeof(uint64_t), cudaHostAllocMapped);
+    if (e != cudaSuccess) return ikp__cuda_fail(err, e, "cudaHostAlloc");
+    e = cudaHostGetDevicePointer((void **)&dev, host, 0);
+    r = e == cudaSuccess ? ikp__ping(host, dev, out, err) : ikp__cuda_fail(err, e, "cudaHostGetDevicePointer");
+    if (r != IKP_OK) cudaDeviceSynchronize(); /* a kernel that has not run yet must not find the memory gone */
+    cudaFreeHost(host);
+    return r;
+}
+
+/* peer over its memory; out from device's side */
+static ikp_result ikp__peer_pingpong(int device, int peer, ikp_peer_clock *out, ikp_error *err)
+{
+    const int n = IKP__PEER_PINGS;
+    const int dv[2] = {device, peer};
+    unsigned long long *flag[2] = {NULL, NULL}, *times[2] = {NULL, NULL};
+    uint64_t *t[2] = {NULL, NULL};
+    cudaStream_t st[2] = {NULL, NULL};
+    int enabled[2] = {0, 0}, k, s;
+    cudaError_t e = cudaSuccess;
+    ikp_result r = IKP_OK;
+    int64_t best = INT64_MAX;
+    for (k = 0; k < 2 && e == cudaSuccess; k++) {
+        if ((e = cudaSetDevice(dv[k])) != cudaSuccess) break;
+        e = cudaDeviceEnablePeerAccess(dv[1 - k], 0);
+        if (e == cudaSuccess) enabled[k] = 1;
+        else if (e == cudaErrorPeerAccessAlreadyEnabled) { cudaGetLastError(); e = cudaSuccess; }
+        if (e == cudaSuccess) e = cudaMalloc((void **)&flag[k], 64);
+        if (e == cudaSuccess) e = cudaMemset(flag[k], 0, 64);
+        if (e == cudaSuccess) e = cudaMalloc((void **)&times[k], (size_t)(2 * n + 2) * 8);
+        if (e == cudaSuccess) e = cudaMemset(times[k], 0, (size_t)(2 * n + 2) * 8);
+        if (e == cudaSuccess) e = cudaStreamCreateWithFlags(&st[k], cudaStreamNonBlocking);
+        if (e == cudaSuccess) e = cudaDeviceSynchronize();
+        t[k] = (uint64_t *)IKP_MALLOC((size_t)(2 * n + 2) * 8);
+        if (!t[k]) { r = ikp__oom(err); break; }
+    }
+    for (k = 1; k >= 0 && e == cudaSuccess && r == IKP_OK; k--) { /* the answering side first */
+        if ((e = cudaSetDevice(dv[k])) != cudaSuccess) break;
+        ikp__pingpong<<<1, 1, 0, st[k]>>>(k, flag[k], flag[1 - k], times[k], n);
+        e = cudaGetLastError();
+    }
+    for (k = 0; k < 2 && e == cudaSuccess && r == IKP_OK; k++) {
+        if ((e = cudaSetDevice(dv[k])) == cudaSuccess) e = cudaStreamSynchronize(st[k]);
+        if (e == cudaSuccess) e = cudaMemcpy(t[k], times[k], (size_t)(2 * n + 2) * 8, cudaMemcpyDeviceToHost);
+    }
+    if (e != cudaSuccess) r = ikp__cuda_fail(err, e, "the GPU-GPU clock ping-pong");
+    else if (r == IKP_OK && (t[0][0] || t[1][0]))
+        r = ikp__fail(err, IKP_ERR_CUDA, -1, -1, "the GPU-GPU clock ping-pong timed out (a GPU busy?)");
+    for (s = 1; r == IKP_OK && s <= n; s++) { /* peer - device = t1 - (t0 + t3) / 2, within (t3 - t0) / 2 */
+        uint64_t t0 = t[0][2 * s], t3 = t[0][2 * s + 1], t1 = t[1][2 * s];
+        if (t3 < t0 || (int64_t)(t3 - t0) >= best) continue;
+        best = (int64_t)(t3 - t0);
+        out->gpu_ns = t0 + (t3 - t0) / 2;
+        out->offset_ns = (int64_t)(t1 - out->gpu_ns);
+        out->uncertainty_ns = (uint32_t)((t3 - t0 + 1) / 2) + IKP__GT_STEP_NS;
+        out->round_trip_ns = (uint32_t)(t3 - t0);
+    }
+    for (k = 0; k < 2; k++) {
+        if (cudaSetDevice(dv[k]) != cudaSuccess) continue;
+        if (st[k]) cudaStreamDestroy(st[k]);
+        cudaFree(flag[k]);
+        cudaFree(times[k]);
+        if (enabled[k]) cudaDeviceDisablePeerAccess(dv[1 - k]);
+        IKP_FREE(t[k]);
+    }
+    return r;
+}
+
+IKP_DEF ikp_result ikp_cuda_peer_clock(int device, int peer, ikp_peer_clock *out, ikp_error *err)
+{
+    ikp_device_id pd;
+    ikp_result r;
+    int cur = 0, ab = 0, ba = 0;
+    if (!out || device == peer)
+        return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "a peer clock needs two different devices");
+    memset(out, 0, sizeof *out);
+    if ((r = ikp_cuda_device_id(peer, &pd, err)) != IKP_OK) return r;
+    memcpy(out->peer_uuid, pd.uuid, 16);
+    cudaGetDevice(&cur);
+    if (cudaDeviceCanAccessPeer(&ab, device, peer) != cudaSuccess) ab = 0;
+    if (cudaDeviceCanAccessPeer(&ba, peer, device) != cudaSuccess) ba = 0;
+    if (ab && ba) r = ikp__peer_pingpong(device, peer, out, err);
+    else { /* through the host: both devices' readings */
+        ikp_clock_sync a, b;
+        cudaError_t e = cudaSetDevice(device);
+        r = e == cudaSuccess ? ikp_cuda_clock_reading(&a, err) : ikp__cuda_fail(err, e, "cudaSetDevice");
+        if (r == IKP_OK) {
+            e = cudaSetDevice(peer);
+            r = e == cudaSuccess ? ikp_cuda_clock_reading(&b, err) : ikp__cuda_fail(err, e, "cudaSetDevice");
+        }
+        if (r == IKP_OK) {
+            out->gpu_ns = a.gpu_ns;
+            out->offset_ns = ikp__clock_offset(&b) - ikp__clock_offset(&a);
+            out->uncertainty_ns = a.uncertainty_ns + b.uncertainty_ns;
+            out->round_trip_ns = 0;
+        }
+    }
+    cudaSetDevice(cur);
+    if (r == IKP_OK) ikp__ok(err);
+    return r;
+}
+#else
+IKP_DEF ikp_result ikp_cuda_clock_reading(ikp_clock_sync *out, ikp_error *err)
+{
+    (void)out;
+    return ikp__fail(err, IKP_ERR_NO_CUDA, -1, -1, "clock readings need ikp.h's implementation compiled by nvcc");
+}
+IKP_DEF ikp_result ikp_cuda_peer_clock(int device, int peer, ikp_peer_clock *out, ikp_error *err)
+{
+    (void)device; (void)peer; (void)out;
+    return ikp__fail(err, IKP_ERR_NO_CUDA, -1, -1, "peer clocks need ikp.h's implementation compiled by nvcc");
+}
+#endif
+
+/* a reading for buf, on its device, into the next free slot of clock[] */
+static void ikp__buffer_reading(ikp_cuda_buffer *buf)
+{
+#if defined(__CUDACC__)
+    int cur = 0;
+    uint64_t *dev = NULL;
+    if (!buf->mapped_ || buf->num_clock >= 2 || cudaGetDevice(&cur) != cudaSuccess) return;
+    if (cur == buf->device_index || cudaSetDevice(buf->device_index) == cudaSuccess) {
+        if (cudaHostGetDevicePointer((void **)&dev, buf->mapped_, 0) == cudaSuccess &&
+            ikp__ping(buf->mapped_, dev, &buf->clock[buf->num_clock], NULL) == IKP_OK)
+            buf->num_clock++;
+        if (cur != buf->device_index) cudaSetDevice(cur);
+    }
+    cudaGetLastError(); /* a reading that could not be taken leaves no error behind */
+#else
+    (void)buf;
+#endif
+}
+
 IKP_DEF ikp_result ikp_cuda_buffer_create(ikp_cuda_buffer *buf, uint32_t lanes, uint32_t capacity,
                                           ikp_error *err)
 {
@@ -7355,10 +8433,18 @@ IKP_DEF ikp_result ikp_cuda_buffer_create(ikp_cuda_buffer *buf, uint32_t lanes, 
     buf->lanes = lanes;
     buf->capacity = capacity;
     buf->clock_khz = khz > 0 ? (uint32_t)khz : 0;
+    buf->device_index = dev;
+    if (ikp_cuda_device_id(dev, &buf->gpu, NULL) != IKP_OK) memset(&buf->gpu, 0, sizeof buf->gpu);
+#if defined(__CUDACC__)
+    if (cudaHostAlloc((void **)&buf->mapped_, (IKP__PINGS + 1) * sizeof(uint64_t), cudaHostAllocMapped) != cudaSuccess) {
+        buf->mapped_ = NULL; /* no readings */
+        cudaGetLastError();
+    }
+#endif
     return IKP_OK;
 }
 
-IKP_DEF ikp_result ikp_cuda_buffer_reset(const ikp_cuda_buffer *buf, cudaStream_t stream, ikp_error *err)
+IKP_DEF ikp_result ikp_cuda_buffer_reset(ikp_cuda_buffer *buf, cudaStream_t stream, ikp_error *err)
 {
     uint64_t h[IKP_WIRE_HEADER_WORDS];
     cudaError_t e;
@@ -7369,10 +8455,12 @@ IKP_DEF ikp_result ikp_cuda_buffer_reset(const ikp_cuda_buffer *buf, cudaStream_
     /* pageable source: staged before return, so h may go out of scope */
     e = cudaMemcpyAsync(buf->device, h, sizeof h, cudaMemcpyHostToDevice, stream);
     if (e != cudaSuccess) return ikp__cuda_fail(err, e, "cudaMemcpyAsync");
+    buf->num_clock = 0;
+    ikp__buffer_reading(buf);
     return IKP_OK;
 }
 
-IKP_DEF ikp_result ikp_cuda_buffer_download(const ikp_cuda_buffer *buf, cudaStream_t stream,
+IKP_DEF ikp_result ikp_cuda_buffer_download(ikp_cuda_buffer *buf, cudaStream_t stream,
                                             uint64_t *host, ikp_error *err)
 {
     cudaError_t e;
@@ -7381,6 +8469,7 @@ IKP_DEF ikp_result ikp_cuda_buffer_download(const ikp_cuda_buffer *buf, cudaStre
     if (e != cudaSuccess) return ikp__cuda_fail(err, e, "kernel or stream failed");
     e = cudaMemcpy(host, buf->device, buf->num_words * sizeof(uint64_t), cudaMemcpyDeviceToHost);
     if (e != cudaSuccess) return ikp__cuda_fail(err, e, "cudaMemcpy");
+    ikp__buffer_reading(buf);
     return IKP_OK;
 }
 
@@ -7388,13 +8477,22 @@ IKP_DEF void ikp_cuda_buffer_destroy(ikp_cuda_buffer *buf)
 {
     if (!buf) return;
     if (buf->device) cudaFree(buf->device);
+    if (buf->mapped_) { /* after any reading kernel still queued (one that found the GPU full) */
+        int cur = 0;
+        if (cudaGetDevice(&cur) == cudaSuccess && cudaSetDevice(buf->device_index) == cudaSuccess) {
+            cudaDeviceSynchronize();
+            cudaSetDevice(cur);
+        }
+        cudaFreeHost(buf->mapped_);
+    }
     memset(buf, 0, sizeof *buf);
 }
 
-IKP_DEF ikp_result ikp_cuda_dump(const ikp_cuda_buffer *buf, cudaStream_t stream,
+IKP_DEF ikp_result ikp_cuda_dump(ikp_cuda_buffer *buf, cudaStream_t stream,
                                  const ikp_dump_desc *desc, ikp_error *err)
 {
     ikp_allocator a;
+    ikp_dump_desc d;
     uint64_t *host;
     ikp_result r;
     if (!buf || !desc) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL argument");
@@ -7402,7 +8500,10 @@ IKP_DEF ikp_result ikp_cuda_dump(const ikp_cuda_buffer *buf, cudaStream_t stream
     host = (uint64_t *)ikp__alloc(&a, buf->num_words * sizeof(uint64_t));
     if (!host) return ikp__oom(err);
     r = ikp_cuda_buffer_download(buf, stream, host, err);
-    if (r == IKP_OK) r = ikp_dump_words(host, buf->num_words, desc, err);
+    d = *desc; /* the buffer's device and readings, unless the caller gives its own */
+    if (!d.decode.device && !ikp__uuid_zero(buf->gpu.uuid)) d.decode.device = &buf->gpu;
+    if (!d.decode.num_clock && buf->num_clock) { d.decode.clock = buf->clock; d.decode.num_clock = buf->num_clock; }
+    if (r == IKP_OK) r = ikp_dump_words(host, buf->num_words, &d, err);
     ikp__free(&a, host);
     return r;
 }

@@ -18,7 +18,7 @@ static inline uint32_t example_capacity(uint32_t want)
 }
 
 /* Copies the buffer back, writes OUT.json and OUT.ikp, prints the summary. */
-static inline void example_dump(const ikp_cuda_buffer *buf, const char *out, const char *const *names,
+static inline void example_dump(ikp_cuda_buffer *buf, const char *out, const char *const *names,
                                 uint32_t nnames, const char *const *groups, uint32_t ngroups)
 {
     char trace[512], capture[512];

@@ -14,6 +14,8 @@ build() { # out, sources...
 build minimal examples/minimal.cu
 build warp_specialized examples/warp_specialized.cu
 build persistent examples/persistent.cu
+build peer_ring examples/peer_ring.cu
+build test_multi tests/gpu/test_multi.cu
 build test_device tests/gpu/test_device.cu tests/gpu/ring.cu tests/gpu/ring_staged.cu tests/gpu/staged.cu
 build test_accuracy tests/gpu/test_accuracy.cu tests/gpu/accuracy_gt.cu tests/gpu/accuracy_staged.cu tests/gpu/accuracy_now.cu tests/gpu/accuracy_auto.cu
 build test_trap tests/gpu/test_trap.cu

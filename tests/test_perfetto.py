@@ -451,6 +451,7 @@ def main():
         rc, _, err = run("trace", SAMPLE, "-o", o, *bad)
         check(rc == 2 and b"error" in err and not os.path.exists(o), "refused: " + why)
     host_time(tmp)
+    merged(tmp)
     return report()
 
 
@@ -488,6 +489,68 @@ def host_time(tmp):
     check(rc == 1 and b"no reading of the GPU clock" in err, "--time host without readings: exit 1 and why (%r)" % err[-200:])
     rc, _, err = run("trace", SAMPLE, "-o", os.path.join(tmp, "x.json"), "--time", "gpu")
     check(rc == 2 and b"--time takes capture or host" in err, "--time gpu: bad usage")
+
+
+def merged(tmp):
+    """ikp merge of two GPUs' captures (written by test_merge: GPU 1's clock
+    100 us ahead of GPU 0's, a peer measurement says 100.030 us +- 100 ns;
+    GPU 0 "raise" at 0 and "work" 1000..2000 ns, GPU 1 "seen" 570 ns after,
+    on the merged axis). Read by Perfetto's schema and as JSON: the same
+    slices at those times, in processes of their own named by GPU, the
+    placement stated; --raw leaves GPU 1 100 us late; bad merges refused."""
+    a = os.path.join(ROOT, "build", "test-out", "merge_a.ikp")
+    b = os.path.join(ROOT, "build", "test-out", "merge_b.ikp")
+    check(os.path.exists(a) and os.path.exists(b), "test_merge wrote %s and %s" % (a, b))
+    if not (os.path.exists(a) and os.path.exists(b)):
+        return
+    pf = os.path.join(tmp, "merged.pftrace")
+    rc, _, err = run("merge", a, b, "-o", pf)
+    check(rc == 0 and b"+- 0.100 us (peer memory, from GPU 0)" in err, "merge: exit 0, placement said (%r)" % err[-300:])
+    errors = []
+    slices, _, _, tracks = read_pftrace(open(pf, "rb").read(), errors)
+    check(not errors, "merged Perfetto trace reads cleanly (%r)" % errors[:3])
+    got = sorted((lane_of(tracks, s[0])[0], s[1], s[2], s[3]) for s in slices)
+    want = sorted([("GPU 0 block 0", "raise", 0, 0), ("GPU 0 block 0", "work", 1000, 1000),
+                   ("rank 1 GPU 1 block 0", "seen", 570, 0)])
+    check(got == want, "Perfetto: each GPU's events in its own process, placed (%r)" % got)
+    pids = [d.process.pid for d in tracks.values() if d.HasField("process")]
+    check(len(pids) == 2 and len(set(pids)) == 2, "Perfetto: two processes, pids apart (%r)" % pids)
+    tids = [d.thread.tid for d in tracks.values() if d.HasField("thread")]
+    check(len(tids) == 2 and len(set(tids)) == 2, "Perfetto: thread ids apart (%r)" % tids)
+    notes = [d.name for d in tracks.values() if d.name.startswith("rank 1 GPU 1 (GPU-b0b0")]
+    check(len(notes) == 1 and "+- 0.100 us, by a measurement over peer memory" in notes[0],
+          "Perfetto: a track states GPU 1's placement and uncertainty (%r)" % notes)
+    rc, js, err = run("merge", a, b, "-o", "-")
+    d = strict_json(js) if rc == 0 else {}
+    ev = sorted((e["name"], round(float(e["ts"]) * 1000), e["pid"]) for e in d.get("traceEvents", []) if e.get("ph") in ("X", "i"))
+    check(ev == [("raise", 0, 1), ("seen", 570, 2), ("work", 1000, 1)], "JSON: the same events and pids (%r)" % ev)
+    od = d.get("otherData", {})
+    check("+- 0.100 us" in od.get("ikp_capture_2", "") and "the reference" in od.get("ikp_capture_1", ""),
+          "JSON: otherData states each capture's placement (%r)" % od)
+    # host time of the merged time 0, from the most exact source: GPU 1's readings (+- 500 ns) and
+    # its placement (+- 100 ns) beat GPU 0's readings (+- 700 ns): GPU 1's first record is host
+    # G0 + 100000 + 1600 - 140000, and it sits 570 ns after time 0
+    rc, _, err = run("merge", a, b, "-o", pf, "--time", "host")
+    t = PB.Trace()
+    t.ParseFromString(open(pf, "rb").read())
+    boot = sorted(set(c.timestamp for p in t.packet if p.HasField("clock_snapshot") for c in p.clock_snapshot.clocks if c.clock_id == 6))
+    base = 1795000000000000000 + 100000 + 1600 - 140000 - 570
+    check(rc == 0 and boot == [base, base + 570], "--time host: the lanes' clocks start at the host base (%r)" % boot)
+    rc, js, err = run("merge", a, b, "-o", "-", "--raw")
+    d = strict_json(js) if rc == 0 else {}
+    seen = [float(e["ts"]) for e in d.get("traceEvents", []) if e.get("name") == "seen"]
+    check(seen == [100.6] and b"raw GPU clock" in err, "--raw: GPU 1 100 us late (%r)" % seen)
+    for args, code, why, msg in (([a], 2, "one capture", b"at least two"),
+                                 ([a, a], 1, "a capture twice", b"again"),
+                                 ([a, SAMPLE], 1, "a capture nothing links", b"cannot be placed"),
+                                 ([a, b, "--labels", "x"], 2, "labels for one capture of two", b"--labels names 1"),
+                                 ([a, b, "--time", "gpu"], 2, "a bad --time", b"--time takes")):
+        o = os.path.join(tmp, "bad-merge.json")
+        rc, _, err = run("merge", *args, "-o", o)
+        check(rc == code and msg in err and not os.path.exists(o), "merge refuses %s (%d, %r)" % (why, rc, err[-200:]))
+    rc, out, _ = run("info", a, b)
+    check(rc == 0 and b"alignment   2 captures" in out and b"+- 0.100 us (peer memory" in out,
+          "info of two captures: their placement")
 
 
 if __name__ == "__main__":

@@ -16,7 +16,10 @@
 static const char *usage =
     "usage: ikp trace   IN [-o OUT.json|OUT.pftrace | -o -] [options] [trace options]\n"
     "       ikp summary IN [options] [--json]\n"
-    "       ikp info    IN [options]\n"
+    "       ikp info    IN [IN2 ...] [options]\n"
+    "       ikp merge   IN IN2 [...] [-o OUT.json|OUT.pftrace | -o -] [--raw] [--labels a,b,...]\n"
+    "                   [--by block|sm] [--output-format json|perfetto] [--time capture|host]\n"
+    "                   [--names ...] [--groups ...]\n"
     "       ikp diff    BASE NEW [options] [--json] [--threshold PCT] [--min-change NS]\n"
     "                   [--fail-if-slower PCT]\n"
     "       ikp report  IN [-o REPORT.md] [--svg FILE.svg] [--base BASE] [--wait EVENT,...]\n"
@@ -43,6 +46,12 @@ static const char *usage =
     "      by at least --threshold PCT percent (default 2) and --min-change NS ns\n"
     "      (default 5). --fail-if-slower PCT: exit\n"
     "      status 3 when an event or the span is slower by more than PCT percent.\n"
+    "info: with several captures, also how they are placed on one time axis.\n"
+    "merge: one trace of captures of several GPUs, ranks or launches (default\n"
+    "      merged.json), each in processes of its own, placed on one time axis by\n"
+    "      the best clock measurements they hold (same GPU, GPU-GPU, host). --raw:\n"
+    "      on each GPU's own clock (wrong across GPUs; a check). --labels: names of\n"
+    "      the captures (default: rank and GPU).\n"
     "report: Markdown (standard output without -o) and, beside REPORT.md, the picture\n"
     "      REPORT.svg (or --svg FILE). --wait: events that are waiting, not work.\n"
     "      --base: add a comparison with BASE. --sms: SMs in the timeline (8).\n"
@@ -264,6 +273,191 @@ static double parse_pct(const char *a)
     return digits ? v : -1;
 }
 
+/* device and peer clock lines of `ikp info` */
+static void print_device(const ikp_capture *cap)
+{
+    const ikp_device_id *d = ikp_capture_device(cap);
+    const ikp_peer_clock *p = NULL;
+    uint32_t n = ikp_capture_peers(cap, &p), k;
+    if (d) {
+        printf("device      GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", d->uuid[0],
+               d->uuid[1], d->uuid[2], d->uuid[3], d->uuid[4], d->uuid[5], d->uuid[6], d->uuid[7], d->uuid[8],
+               d->uuid[9], d->uuid[10], d->uuid[11], d->uuid[12], d->uuid[13], d->uuid[14], d->uuid[15]);
+        if (d->ordinal >= 0) printf(", CUDA device %d", (int)d->ordinal);
+        if (d->rank >= 0) printf(", rank %d", (int)d->rank);
+        printf(", PCI %04x:%02x:%02x", d->pci_domain, d->pci_bus, d->pci_device);
+        if (d->host[0]) printf(", host %s", d->host);
+        printf("\n");
+    }
+    for (k = 0; k < n; k++)
+        printf("peer clock  GPU-%02x%02x%02x%02x...: %+.3f us from this GPU's, +- %.3f us (%s%.3f us)\n",
+               p[k].peer_uuid[0], p[k].peer_uuid[1], p[k].peer_uuid[2], p[k].peer_uuid[3], (double)p[k].offset_ns / 1e3,
+               (double)p[k].uncertainty_ns / 1e3, p[k].round_trip_ns ? "over peer memory, round trip " : "through the host",
+               p[k].round_trip_ns ? (double)p[k].round_trip_ns / 1e3 : 0.0);
+}
+
+static const char *const via_name[IKP_ALIGN_COUNT] = {"reference", "same GPU", "peer memory", "host clock", "raw"};
+
+/* the placement table of `ikp info A B ...` and `ikp merge` */
+static void print_alignment(FILE *f, const ikp_capture *const *caps, const char *const *files, uint32_t n,
+                            const ikp_alignment *al, const char *const *labels)
+{
+    uint32_t k;
+    fprintf(f, "alignment   %u captures on one time axis (time 0 = the earliest capture's start)\n", n);
+    for (k = 0; k < n; k++) {
+        char lab[128], from[128];
+        if (labels && labels[k]) snprintf(lab, sizeof lab, "%s", labels[k]);
+        else ikp_merge_label(caps, n, k, lab, sizeof lab);
+        if (labels && labels[al[k].from]) snprintf(from, sizeof from, "%s", labels[al[k].from]);
+        else ikp_merge_label(caps, n, al[k].from, from, sizeof from);
+        fprintf(f, "  %-16s %s: starts at %.3f us; ", lab, files[k], (double)al[k].zero_ns / 1e3);
+        if (al[k].via == IKP_ALIGN_REFERENCE) fprintf(f, "the reference\n");
+        else if (al[k].via == IKP_ALIGN_RAW) fprintf(f, "raw GPU clock, not aligned (uncertainty unknown)\n");
+        else
+            fprintf(f, "clock %+.3f us from the reference's, +- %.3f us (%s, from %s)\n", (double)al[k].offset_ns / 1e3,
+                    (double)al[k].uncertainty_ns / 1e3, via_name[al[k].via], from);
+    }
+}
+
+typedef struct merge_job {
+    const ikp_capture *const *caps;
+    uint32_t n;
+    const ikp_merge_options *opt;
+    int perfetto;
+} merge_job;
+static ikp_result merge_body(const void *ctx, ikp_write_fn fn, void *user, ikp_error *e)
+{
+    const merge_job *j = (const merge_job *)ctx;
+    return ikp_write_merged(j->caps, j->n, j->opt, j->perfetto, fn, user, e);
+}
+
+/* ikp merge, and ikp info of several captures */
+static int cmd_merge(int argc, char **argv, int info)
+{
+    const char *out = NULL, **files = NULL;
+    ikp_capture **caps = NULL;
+    ikp_alignment *al = NULL;
+    ikp_name_list names, groups, labels;
+    ikp_decode_options opt;
+    ikp_merge_options mo;
+    uint32_t n = 0, k;
+    int rc = 0, i, out_format = -1, host_time = 0;
+    char note[256];
+    ikp_error e;
+    memset(&names, 0, sizeof names);
+    memset(&groups, 0, sizeof groups);
+    memset(&labels, 0, sizeof labels);
+    memset(&opt, 0, sizeof opt);
+    memset(&mo, 0, sizeof mo);
+    files = (const char **)calloc((size_t)argc, sizeof *files);
+    if (!files) { fprintf(stderr, "ikp: error: out of memory\n"); return 1; }
+    for (i = 2; i < argc && rc == 0; i++) {
+        const char *a = argv[i];
+        int has = i + 1 < argc;
+        if (!strcmp(a, "-o") && has && !info) {
+            out = argv[++i];
+            if (!out[0]) { fprintf(stderr, "ikp: error: -o needs a file name (or - for standard output)\n"); rc = 2; }
+        } else if (!strcmp(a, "--names") && has) rc = parse_names(argv[++i], "--names", &names);
+        else if (!strcmp(a, "--groups") && has) rc = parse_names(argv[++i], "--groups", &groups);
+        else if (!strcmp(a, "--labels") && has && !info) rc = parse_names(argv[++i], "--labels", &labels);
+        else if (!strcmp(a, "--raw")) mo.raw = 1;
+        else if (!strcmp(a, "--by") && has && !info) {
+            const char *b = argv[++i];
+            if (!strcmp(b, "block")) mo.trace.by = IKP_BY_BLOCK;
+            else if (!strcmp(b, "sm")) mo.trace.by = IKP_BY_SM;
+            else { fprintf(stderr, "ikp: error: --by takes block or sm, not '%s'\n", b); rc = 2; }
+        } else if (!strcmp(a, "--output-format") && has && !info) {
+            const char *b = argv[++i];
+            if (!strcmp(b, "json")) out_format = 0;
+            else if (!strcmp(b, "perfetto")) out_format = 1;
+            else { fprintf(stderr, "ikp: error: --output-format takes json or perfetto, not '%s'\n", b); rc = 2; }
+        } else if (!strcmp(a, "--time") && has && !info) {
+            const char *b = argv[++i];
+            if (!strcmp(b, "capture")) host_time = 0;
+            else if (!strcmp(b, "host")) host_time = 1;
+            else { fprintf(stderr, "ikp: error: --time takes capture or host, not '%s'\n", b); rc = 2; }
+        } else if (a[0] != '-') files[n++] = a;
+        else { fprintf(stderr, "ikp: error: unexpected argument '%s'\n%s", a, usage); rc = 2; }
+    }
+    if (rc == 0 && n < 2 && !info) {
+        fprintf(stderr, "ikp: error: merge needs at least two captures\n%s", usage);
+        rc = 2;
+    }
+    if (rc == 0 && labels.count && labels.count != n) {
+        fprintf(stderr, "ikp: error: --labels names %u captures, %u are given\n", labels.count, n);
+        rc = 2;
+    }
+    if (!out) out = "merged.json";
+    for (k = 0; k < n && rc == 0 && !info; k++)
+        if (strcmp(out, "-") && same_file(files[k], out)) {
+            fprintf(stderr, "ikp: error: -o %s names an input file: choose another output\n", out);
+            rc = 2;
+        }
+    caps = (ikp_capture **)calloc(n ? n : 1, sizeof *caps);
+    al = (ikp_alignment *)calloc(n ? n : 1, sizeof *al);
+    if (rc == 0 && (!caps || !al)) { fprintf(stderr, "ikp: error: out of memory\n"); rc = 1; }
+    opt.event_names = (const char *const *)names.names;
+    opt.num_event_names = names.count;
+    opt.group_names = (const char *const *)groups.names;
+    opt.num_group_names = groups.count;
+    for (k = 0; k < n && rc == 0; k++)
+        if (ikp_capture_load(files[k], &opt, &caps[k], &e) != IKP_OK) rc = fail(files[k], &e);
+    if (rc == 0 && info) {
+        ikp_stats *st = NULL;
+        for (k = 0; k < n && rc == 0; k++) {
+            if (n > 1) printf("%s== %s\n", k ? "\n" : "", files[k]);
+            if (ikp_stats_compute(caps[k], &st, &e) != IKP_OK) { rc = fail(files[k], &e); break; }
+            rc = ikp_info_write_text(st, ikp_file_writer, stdout) != IKP_OK;
+            ikp_stats_free(st);
+            print_device(caps[k]);
+        }
+        if (rc == 0 && n > 1) {
+            printf("\n");
+            if (ikp_merge_align((const ikp_capture *const *)caps, n, mo.raw, al, &e) != IKP_OK)
+                printf("alignment   none: %s\n", e.message);
+            else print_alignment(stdout, (const ikp_capture *const *)caps, files, n, al, NULL);
+        }
+        if (fflush(stdout) != 0) { fprintf(stderr, "ikp: error: cannot write to standard output: %s\n", strerror(errno)); rc = 1; }
+    } else if (rc == 0) {
+        merge_job job;
+        if (ikp_merge_align((const ikp_capture *const *)caps, n, mo.raw, al, &e) != IKP_OK) {
+            rc = fail("merge", &e);
+            goto done;
+        }
+        if (host_time) {
+            int64_t hz;
+            uint32_t hu;
+            if (ikp_merge_host_zero((const ikp_capture *const *)caps, n, al, &hz, &hu, &e) != IKP_OK) {
+                fprintf(stderr, "ikp: error: --time host: %s\n", e.message);
+                rc = 1;
+                goto done;
+            }
+            snprintf(note, sizeof note, "IKP: times are host CLOCK_REALTIME ns; time 0 of the merged trace is "
+                     "%lld ns +- %u ns", (long long)hz, hu);
+            mo.trace.time_base_ns = (uint64_t)hz;
+            mo.trace.time_note = note;
+        }
+        mo.labels = labels.count ? (const char *const *)labels.names : NULL;
+        job.caps = (const ikp_capture *const *)caps;
+        job.n = n;
+        job.opt = &mo;
+        job.perfetto = out_format < 0 ? ikp_is_perfetto_path(out) : out_format;
+        if ((rc = write_out(out, merge_body, &job, "trace"))) goto done;
+        fprintf(stderr, "ikp: wrote %s (%s trace of %u captures)\n", strcmp(out, "-") ? out : "standard output",
+                job.perfetto ? "Perfetto" : "Chrome JSON", n);
+        print_alignment(stderr, (const ikp_capture *const *)caps, files, n, al, mo.labels);
+    }
+done:
+    for (k = 0; caps && k < n; k++) ikp_capture_free(caps[k]);
+    free(caps);
+    free(al);
+    free(files);
+    ikp_name_list_free(&names);
+    ikp_name_list_free(&groups);
+    ikp_name_list_free(&labels);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     const char *cmd, *in = NULL, *in2 = NULL, *out = NULL, *flow_arg = NULL, *counter_arg = NULL;
@@ -300,6 +494,15 @@ int main(int argc, char **argv)
     }
     if (!strcmp(argv[1], "--version")) { printf("ikp %s\n", IKP_VERSION_STRING); return 0; }
     cmd = argv[1];
+    if (!strcmp(cmd, "merge")) return cmd_merge(argc, argv, 0);
+    if (!strcmp(cmd, "info")) { /* several captures: each, and their placement */
+        int inputs = 0;
+        for (i = 2; i < argc; i++) {
+            if (argv[i][0] != '-') inputs++;
+            else if (strcmp(argv[i], "--keep-after-finalize") && strcmp(argv[i], "--raw")) i++; /* its value */
+        }
+        if (inputs > 1) return cmd_merge(argc, argv, 1);
+    }
     if (strcmp(cmd, "trace") && strcmp(cmd, "summary") && strcmp(cmd, "info") && strcmp(cmd, "diff") &&
         strcmp(cmd, "report")) {
         fprintf(stderr, "ikp: error: unknown command '%s'\n%s", cmd, usage);
@@ -514,7 +717,10 @@ int main(int argc, char **argv)
         goto done;
     }
     if (ikp_stats_compute(cap, &st, &e) != IKP_OK) { rc = fail(in, &e); goto done; }
-    if (!strcmp(cmd, "info")) rc = ikp_info_write_text(st, ikp_file_writer, stdout) != IKP_OK;
+    if (!strcmp(cmd, "info")) {
+        rc = ikp_info_write_text(st, ikp_file_writer, stdout) != IKP_OK;
+        print_device(cap);
+    }
     else if (json) rc = ikp_stats_write_json(st, ikp_file_writer, stdout) != IKP_OK;
     else rc = ikp_stats_write_text(st, ikp_file_writer, stdout) != IKP_OK;
     if (fflush(stdout) != 0) rc = 1;

@@ -67,7 +67,7 @@ static void timer_steps()
     printf("  globaltimer steps seen whole over 50 ms: %llu of 32 ns, %llu of 64 ns, %llu longer; largest %llu ns\n", h[0], h[1], h[2], h[3]);
 }
 
-static ikp_capture *fetch(const ikp_cuda_buffer &b, std::vector<uint64_t> &w)
+static ikp_capture *fetch(ikp_cuda_buffer &b, std::vector<uint64_t> &w)
 {
     w.resize(b.num_words);
     CK(cudaDeviceSynchronize());

@@ -6,6 +6,7 @@
 #include "../check.h"
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <vector>
 
 #define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { \
@@ -381,6 +382,75 @@ static void test_staged()
     staged_case("global pointer refused: every record dropped", 100, 512, 0, 1, 400, 0, 300);
 }
 
+static int64_t realtime_ns()
+{
+    timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000000000ll + ts.tv_nsec;
+}
+
+// host time: the buffer's readings (at reset and download) place the kernel's
+// events on CLOCK_REALTIME between host clock reads taken before the launch
+// and after it ended; the standalone reading agrees with them
+static void test_host_time()
+{
+    ikp_cuda_buffer buf;
+    ikp_error e;
+    CHECK_EQ(ikp_cuda_buffer_create(&buf, 1, 64, NULL), IKP_OK);
+    CHECK(buf.gpu.ordinal >= 0 && buf.gpu.host[0] != 0);
+    CHECK_EQ(ikp_cuda_buffer_reset(&buf, 0, NULL), IKP_OK);
+    CHECK_EQ(buf.num_clock, 1);
+    const long long ks[1] = {2000000}; // ~1 ms
+    long long *dks;
+    CK(cudaMalloc(&dks, sizeof ks));
+    CK(cudaMemcpy(dks, ks, sizeof ks, cudaMemcpyHostToDevice));
+    CK(cudaDeviceSynchronize());
+    const int64_t before = realtime_ns();
+    spin_kernel<<<1, 32>>>(dks, 1, buf.device);
+    CK(cudaGetLastError());
+    CK(cudaDeviceSynchronize());
+    const int64_t after = realtime_ns();
+    std::vector<uint64_t> w(buf.num_words);
+    CHECK_EQ(ikp_cuda_buffer_download(&buf, 0, w.data(), NULL), IKP_OK);
+    CHECK_EQ(buf.num_clock, 2);
+    ikp_decode_options o;
+    memset(&o, 0, sizeof o);
+    o.clock = buf.clock;
+    o.num_clock = buf.num_clock;
+    o.device = &buf.gpu;
+    ikp_capture *cap = NULL;
+    CHECK_EQ(ikp_capture_open(w.data(), w.size(), &o, &cap, &e), IKP_OK);
+    if (cap) {
+        const ikp_capture_info *in = ikp_capture_get_info(cap);
+        ikp_lane_events ev;
+        memset(&ev, 0, sizeof ev);
+        CHECK(in->host_time_known);
+        CHECK(in->host_zero_uncertainty_ns < 5000);
+        if (ikp_decode_lane(cap, 0, &ev, NULL) == IKP_OK) {
+            const int64_t u = in->host_zero_uncertainty_ns;
+            const int64_t t0 = in->host_zero_ns, t1 = in->host_zero_ns + ev.events[ev.count - 1].end_ps / 1000;
+            printf("host time: kernel region %lld .. %lld ns after the host read before the launch (+- %lld ns); "
+                   "the read after it came %lld ns after its end\n", (long long)(t0 - before), (long long)(t1 - before),
+                   (long long)u, (long long)(after - t1));
+            CHECK(ev.count >= 1 && t0 + u >= before && t1 - u <= after);
+            ikp_lane_events_free(cap, &ev);
+        } else CHECK(0);
+        const ikp_device_id *d = ikp_capture_device(cap);
+        CHECK(d && memcmp(d->uuid, buf.gpu.uuid, 16) == 0);
+        ikp_capture_free(cap);
+    }
+    ikp_clock_sync one;
+    CHECK_EQ(ikp_cuda_clock_reading(&one, &e), IKP_OK);
+    /* GPU - host offsets of the readings agree within their uncertainties and 100 ns per ms */
+    int64_t o1 = (int64_t)(one.gpu_ns - (uint64_t)one.host_ns), o0 = (int64_t)(buf.clock[0].gpu_ns - (uint64_t)buf.clock[0].host_ns);
+    int64_t dt_ms = (int64_t)(one.gpu_ns - buf.clock[0].gpu_ns) / 1000000;
+    CHECK(std::llabs(o1 - o0) <= (int64_t)(one.uncertainty_ns + buf.clock[0].uncertainty_ns) + 100 * dt_ms + 100);
+    printf("host time: GPU - host %+lld ns +- %u (reset), %+lld ns +- %u (%lld ms later)\n", (long long)o0,
+           buf.clock[0].uncertainty_ns, (long long)o1, one.uncertainty_ns, (long long)dt_ms);
+    CK(cudaFree(dks));
+    ikp_cuda_buffer_destroy(&buf);
+}
+
 int main()
 {
     cudaDeviceProp p;
@@ -392,5 +462,6 @@ int main()
     test_overflow_guard();
     test_ring();
     test_staged();
+    test_host_time();
     return check_report();
 }

@@ -1,0 +1,451 @@
+/* Tests of merged timelines: captures of two GPUs whose clocks differ,
+   placed by host readings, by a GPU-GPU measurement or by a shared GPU;
+   the device and peer sections of capture files; and the bad inputs
+   (missing, contradictory or implausible calibrations, a capture given
+   twice). The clocks are made up here with exact offsets, so every
+   placement is known to the nanosecond. Also writes build/test-out/
+   merge_a.ikp and merge_b.ikp for tests/test_perfetto.py. */
+#define IKP_IMPLEMENTATION
+#define IKP_NO_CUDA
+#include "../ikp.h"
+#include "check.h"
+#include "encoder.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "helpers.h"
+
+/* GPU A's clock at the start of its lane; GPU B's clock reads 100 us
+   more than A's at any moment, the host's 40 us less than A's. */
+#define G0 1795000000000000000ull
+#define B_AHEAD 100000
+#define HOST_BEHIND 40000
+static const char *const ev_names[] = {"", "raise", "work", "seen"};
+
+static void device(ikp_device_id *d, uint8_t tag, int ordinal, const char *host)
+{
+    memset(d, 0, sizeof *d);
+    memset(d->uuid, tag, 16);
+    snprintf(d->host, sizeof d->host, "%s", host);
+    d->ordinal = ordinal;
+    d->rank = -1;
+    d->pci_bus = 0x1b + (uint32_t)ordinal;
+}
+
+/* A: "raise" at 1000 ns after its lane start, "work" 2000..3000.
+   B: "seen" 1600 ns after A's lane start (on B's clock: + B_AHEAD), its
+   lane started 500 ns after A's. w: 8 + 9 + 4 words. */
+static ikp_capture *gpu_capture(uint64_t *w, int is_b, const ikp_device_id *dev, const ikp_clock_sync *cs,
+                                uint32_t ncs, const ikp_peer_clock *pc, uint32_t npc, ikp_result want, ikp_error *e)
+{
+    enc_rec r[3];
+    enc_lane L;
+    ikp_decode_options o;
+    ikp_capture *cap = NULL;
+    memset(&L, 0, sizeof L);
+    memset(r, 0, sizeof r);
+    if (!is_b) {
+        r[0].kind = ENC_I; r[0].id = 1; r[0].t = G0 + 1000;
+        r[1].kind = ENC_B; r[1].id = 2; r[1].t = G0 + 2000;
+        r[2].kind = ENC_E; r[2].id = 2; r[2].t = G0 + 3000;
+        L.n = 3;
+        L.g0 = G0;
+    } else {
+        r[0].kind = ENC_I; r[0].id = 3; r[0].t = G0 + B_AHEAD + 1600;
+        L.n = 1;
+        L.g0 = G0 + B_AHEAD + 500;
+    }
+    L.started = L.finalized = 1;
+    L.recs = r;
+    L.g1 = L.g0 + 5000;
+    enc_ikp(w, 1, 4, 1, 1, 1, 1, &L, 1);
+    memset(&o, 0, sizeof o);
+    o.event_names = ev_names;
+    o.num_event_names = 4;
+    o.device = dev;
+    o.clock = cs;
+    o.num_clock = ncs;
+    o.peers = pc;
+    o.num_peers = npc;
+    CHECK_EQ(ikp_capture_open(w, 8 + 9 + 4, &o, &cap, e), want);
+    if (want != IKP_OK && cap == NULL && strlen(e->message) == 0) CHECK(0);
+    return cap;
+}
+
+/* readings of each GPU against the host, 1 ms apart around the kernel */
+static void host_readings(ikp_clock_sync *cs, int is_b, uint32_t unc)
+{
+    int k;
+    memset(cs, 0, 2 * sizeof *cs);
+    for (k = 0; k < 2; k++) {
+        uint64_t a = G0 - 500000 + (uint64_t)k * 1000000; /* A's clock at the reading */
+        cs[k].gpu_ns = a + (is_b ? B_AHEAD : 0);
+        cs[k].host_ns = (int64_t)(a - HOST_BEHIND);
+        cs[k].uncertainty_ns = unc;
+    }
+}
+
+static void peer_of(ikp_peer_clock *p, uint8_t tag, uint64_t gpu_ns, int64_t offset, uint32_t unc)
+{
+    memset(p, 0, sizeof *p);
+    memset(p->peer_uuid, tag, 16);
+    p->gpu_ns = gpu_ns;
+    p->offset_ns = offset;
+    p->uncertainty_ns = unc;
+    p->round_trip_ns = 2 * unc;
+}
+
+static void test_host_placement(void)
+{
+    uint64_t wa[21], wb[21];
+    ikp_device_id da, db;
+    ikp_clock_sync ca[2], cb[2];
+    ikp_capture *caps[2];
+    ikp_alignment al[2];
+    ikp_error e;
+    int64_t h = 0;
+    uint32_t u = 0;
+    device(&da, 0xA0, 0, "node1");
+    device(&db, 0xB0, 1, "node1");
+    host_readings(ca, 0, 700);
+    host_readings(cb, 1, 500);
+    caps[0] = gpu_capture(wa, 0, &da, ca, 2, NULL, 0, IKP_OK, &e);
+    caps[1] = gpu_capture(wb, 1, &db, cb, 2, NULL, 0, IKP_OK, &e);
+    if (!caps[0] || !caps[1]) { ikp_capture_free(caps[0]); ikp_capture_free(caps[1]); return; }
+    CHECK_EQ(ikp_merge_align((const ikp_capture *const *)caps, 2, 0, al, &e), IKP_OK);
+    CHECK_EQ(al[0].via, IKP_ALIGN_REFERENCE);
+    CHECK_EQ(al[0].zero_ns, 0);
+    CHECK_EQ(al[1].via, IKP_ALIGN_HOST);
+    CHECK_EQ(al[1].offset_ns, B_AHEAD);
+    CHECK_EQ(al[1].uncertainty_ns, 700 + 500);
+    CHECK_EQ(al[1].zero_ns, 600); /* B's first record, 1600 ns after A's lane start; A's at 1000 */
+    CHECK_EQ(al[1].from, 0);
+    CHECK_EQ(al[1].links, 1);
+    /* host time of the merged time 0: A's host time of its first record (B's path is less exact) */
+    CHECK_EQ(ikp_merge_host_zero((const ikp_capture *const *)caps, 2, al, &h, &u, &e), IKP_OK);
+    CHECK_EQ(h, (int64_t)(G0 + 1000 - HOST_BEHIND));
+    CHECK_EQ(u, 700);
+    /* raw: B's records 100 us late, as if the clocks were one */
+    CHECK_EQ(ikp_merge_align((const ikp_capture *const *)caps, 2, 1, al, &e), IKP_OK);
+    CHECK_EQ(al[1].via, IKP_ALIGN_RAW);
+    CHECK_EQ(al[1].zero_ns, B_AHEAD + 600);
+    /* the same GPUs on two hosts: their host clocks are not one, nothing links them */
+    ikp_capture_free(caps[1]);
+    device(&db, 0xB0, 1, "node2");
+    caps[1] = gpu_capture(wb, 1, &db, cb, 2, NULL, 0, IKP_OK, &e);
+    if (caps[1]) {
+        char lab[128];
+        CHECK_EQ(ikp_merge_align((const ikp_capture *const *)caps, 2, 0, al, &e), IKP_ERR_EMPTY);
+        CHECK(strstr(e.message, "node2 GPU 1 cannot be placed against node1 GPU 0") != NULL);
+        ikp_merge_label((const ikp_capture *const *)caps, 2, 1, lab, sizeof lab);
+        CHECK(strcmp(lab, "node2 GPU 1") == 0);
+    }
+    ikp_capture_free(caps[0]);
+    ikp_capture_free(caps[1]);
+}
+
+static void test_peer_placement(void)
+{
+    uint64_t wa[21], wb[21];
+    ikp_device_id da, db;
+    ikp_clock_sync ca[2], cb[2];
+    ikp_peer_clock pc[2];
+    ikp_capture *caps[2];
+    ikp_alignment al[2];
+    ikp_error e;
+    device(&da, 0xA0, 0, "node1");
+    device(&db, 0xB0, 1, "node1");
+    host_readings(ca, 0, 700);
+    host_readings(cb, 1, 500);
+    /* A measured B 30 ns further ahead than the host readings say, +- 100 ns: within both */
+    peer_of(&pc[0], 0xB0, G0 - 400000, B_AHEAD + 30, 100);
+    peer_of(&pc[1], 0xB0, G0 + 400000, B_AHEAD + 30, 100);
+    caps[0] = gpu_capture(wa, 0, &da, ca, 2, pc, 2, IKP_OK, &e);
+    caps[1] = gpu_capture(wb, 1, &db, cb, 2, NULL, 0, IKP_OK, &e);
+    if (caps[0] && caps[1]) {
+        CHECK_EQ(ikp_merge_align((const ikp_capture *const *)caps, 2, 0, al, &e), IKP_OK);
+        CHECK_EQ(al[1].via, IKP_ALIGN_PEER);
+        CHECK_EQ(al[1].offset_ns, B_AHEAD + 30);
+        CHECK_EQ(al[1].uncertainty_ns, 100);
+        CHECK_EQ(al[1].zero_ns, 570);
+        /* the other order: B the reference, the measurement held by A read backwards */
+        {
+            const ikp_capture *rev[2];
+            rev[0] = caps[1];
+            rev[1] = caps[0];
+            CHECK_EQ(ikp_merge_align(rev, 2, 0, al, &e), IKP_OK);
+            CHECK_EQ(al[1].via, IKP_ALIGN_PEER);
+            CHECK_EQ(al[1].offset_ns, -(B_AHEAD + 30));
+            CHECK_EQ(al[1].zero_ns, 0); /* A's first record is still the earliest */
+            CHECK_EQ(al[0].zero_ns, 570);
+        }
+    }
+    ikp_capture_free(caps[0]);
+    /* a measurement 5 us off what the host readings say, +- 100 ns: they contradict */
+    peer_of(&pc[0], 0xB0, G0 - 400000, B_AHEAD + 5000, 100);
+    peer_of(&pc[1], 0xB0, G0 + 400000, B_AHEAD + 5000, 100);
+    caps[0] = gpu_capture(wa, 0, &da, ca, 2, pc, 2, IKP_OK, &e);
+    if (caps[0] && caps[1]) {
+        CHECK_EQ(ikp_merge_align((const ikp_capture *const *)caps, 2, 0, al, &e), IKP_ERR_BAD_HEADER);
+        CHECK(strstr(e.message, "contradict") != NULL && strstr(e.message, "host clock") != NULL);
+    }
+    ikp_capture_free(caps[0]);
+    /* only a peer measurement, no host readings: placed by it alone */
+    caps[0] = gpu_capture(wa, 0, &da, NULL, 0, pc, 1, IKP_OK, &e);
+    if (caps[0] && caps[1]) {
+        CHECK_EQ(ikp_merge_align((const ikp_capture *const *)caps, 2, 0, al, &e), IKP_OK);
+        CHECK_EQ(al[1].via, IKP_ALIGN_PEER);
+        /* one measurement 400 us before time 0: + 10 ns per ms of drift allowance (4 ns) */
+        CHECK_EQ(al[1].uncertainty_ns, 100 + 4);
+    }
+    ikp_capture_free(caps[0]);
+    ikp_capture_free(caps[1]);
+    /* bad peer measurements: of the capture's own GPU, contradicting, implausible, missing */
+    peer_of(&pc[0], 0xA0, G0, 5, 100);
+    CHECK(gpu_capture(wa, 0, &da, NULL, 0, pc, 1, IKP_ERR_BAD_HEADER, &e) == NULL);
+    CHECK(strstr(e.message, "own GPU") != NULL);
+    peer_of(&pc[0], 0xB0, G0, B_AHEAD, 100);
+    peer_of(&pc[1], 0xB0, G0 + 1000000, B_AHEAD + 2000, 100);
+    CHECK(gpu_capture(wa, 0, &da, NULL, 0, pc, 2, IKP_ERR_BAD_HEADER, &e) == NULL);
+    CHECK(strstr(e.message, "contradict") != NULL);
+    peer_of(&pc[0], 0x00, G0, B_AHEAD, 100);
+    CHECK(gpu_capture(wa, 0, &da, NULL, 0, pc, 1, IKP_ERR_BAD_HEADER, &e) == NULL);
+    CHECK(strstr(e.message, "names no peer") != NULL);
+    peer_of(&pc[0], 0xB0, 12345, B_AHEAD, 100);
+    CHECK(gpu_capture(wa, 0, &da, NULL, 0, pc, 1, IKP_ERR_BAD_HEADER, &e) == NULL);
+    peer_of(&pc[0], 0xB0, G0, B_AHEAD, 1000000000u);
+    CHECK(gpu_capture(wa, 0, &da, NULL, 0, pc, 1, IKP_ERR_BAD_HEADER, &e) == NULL);
+    CHECK(gpu_capture(wa, 0, &da, NULL, 0, NULL, 1, IKP_ERR_INVALID_ARGUMENT, &e) == NULL);
+    {
+        ikp_device_id bad;
+        device(&bad, 0xA0, 0, "node1");
+        memset(bad.host, 'x', sizeof bad.host); /* no terminating NUL */
+        CHECK(gpu_capture(wa, 0, &bad, NULL, 0, NULL, 0, IKP_ERR_BAD_HEADER, &e) == NULL);
+        CHECK(strstr(e.message, "host name") != NULL);
+        device(&bad, 0xA0, -2, "node1");
+        CHECK(gpu_capture(wa, 0, &bad, NULL, 0, NULL, 0, IKP_ERR_BAD_HEADER, &e) == NULL);
+    }
+}
+
+static void test_same_gpu_and_twice(void)
+{
+    uint64_t wa[21], wb[21], wc[21];
+    ikp_device_id da, db;
+    ikp_capture *caps[3];
+    ikp_alignment al[3];
+    ikp_error e;
+    char lab[128];
+    device(&da, 0xA0, 0, "node1");
+    device(&db, 0xB0, 1, "node1");
+    /* two launches on GPU A (the second is B's buffer, named as A): one clock, placed exactly */
+    caps[0] = gpu_capture(wa, 0, &da, NULL, 0, NULL, 0, IKP_OK, &e);
+    caps[1] = gpu_capture(wb, 1, &da, NULL, 0, NULL, 0, IKP_OK, &e);
+    caps[2] = gpu_capture(wc, 0, &db, NULL, 0, NULL, 0, IKP_OK, &e);
+    if (caps[0] && caps[1] && caps[2]) {
+        CHECK_EQ(ikp_merge_align((const ikp_capture *const *)caps, 2, 0, al, &e), IKP_OK);
+        CHECK_EQ(al[1].via, IKP_ALIGN_SAME_GPU);
+        CHECK_EQ(al[1].uncertainty_ns, 0);
+        CHECK_EQ(al[1].zero_ns, B_AHEAD + 600);
+        ikp_merge_label((const ikp_capture *const *)caps, 2, 1, lab, sizeof lab);
+        CHECK(strcmp(lab, "GPU 0 #2") == 0);
+        /* a third capture of another GPU with no readings: nothing places it */
+        CHECK_EQ(ikp_merge_align((const ikp_capture *const *)caps, 3, 0, al, &e), IKP_ERR_EMPTY);
+        CHECK(strstr(e.message, "GPU 1 cannot be placed") != NULL);
+        /* the same capture twice */
+        ikp_capture_free(caps[1]);
+        caps[1] = caps[0];
+        CHECK_EQ(ikp_merge_align((const ikp_capture *const *)caps, 2, 0, al, &e), IKP_ERR_INVALID_ARGUMENT);
+        CHECK(strstr(e.message, "again") != NULL);
+        caps[1] = NULL;
+        CHECK_EQ(ikp_merge_align((const ikp_capture *const *)caps, 2, 0, al, &e), IKP_ERR_INVALID_ARGUMENT);
+        CHECK_EQ(ikp_merge_align((const ikp_capture *const *)caps, 0, 0, al, &e), IKP_ERR_INVALID_ARGUMENT);
+        /* one capture alone: the reference */
+        CHECK_EQ(ikp_merge_align((const ikp_capture *const *)caps, 1, 0, al, &e), IKP_OK);
+        CHECK_EQ(al[0].zero_ns, 0);
+    }
+    ikp_capture_free(caps[0]);
+    ikp_capture_free(caps[2]);
+    /* captures that name no device: placed by host readings, labelled by position */
+    {
+        ikp_clock_sync ca[2], cb[2];
+        host_readings(ca, 0, 700);
+        host_readings(cb, 1, 500);
+        caps[0] = gpu_capture(wa, 0, NULL, ca, 2, NULL, 0, IKP_OK, &e);
+        caps[1] = gpu_capture(wb, 1, NULL, cb, 2, NULL, 0, IKP_OK, &e);
+        if (caps[0] && caps[1]) {
+            CHECK_EQ(ikp_merge_align((const ikp_capture *const *)caps, 2, 0, al, &e), IKP_OK);
+            CHECK_EQ(al[1].via, IKP_ALIGN_HOST);
+            CHECK_EQ(al[1].zero_ns, 600);
+            ikp_merge_label((const ikp_capture *const *)caps, 2, 1, lab, sizeof lab);
+            CHECK(strcmp(lab, "capture 2") == 0);
+        }
+        ikp_capture_free(caps[0]);
+        ikp_capture_free(caps[1]);
+    }
+    /* a peer-format capture gives no GPU time: it cannot be merged with others */
+    {
+        uint64_t w[64];
+        ikp_decode_options o;
+        ikp_capture *t = NULL;
+        static const enc_rec fr[2] = {{ENC_B, 1, 1000, 0}, {ENC_E, 1, 2000, 0}};
+        enc_lane fl;
+        memset(&fl, 0, sizeof fl);
+        fl.started = 1; fl.recs = fr; fl.n = 2;
+        enc_flashinfer(w, 64, 1, 1, &fl, 1);
+        memset(&o, 0, sizeof o);
+        o.format = IKP_FORMAT_FLASHINFER;
+        caps[0] = gpu_capture(wa, 0, &da, NULL, 0, NULL, 0, IKP_OK, &e);
+        if (ikp_capture_open(w, 64, &o, &t, &e) == IKP_OK && caps[0]) {
+            caps[1] = t;
+            CHECK_EQ(ikp_merge_align((const ikp_capture *const *)caps, 2, 1, al, &e), IKP_ERR_INVALID_ARGUMENT);
+            CHECK(strstr(e.message, "does not give its GPU's time") != NULL);
+        } else CHECK(0);
+        ikp_capture_free(t);
+        ikp_capture_free(caps[0]);
+    }
+}
+
+/* the merged Chrome trace: pids apart, names with the GPU, B's event placed */
+static void test_merged_trace(void)
+{
+    uint64_t wa[21], wb[21];
+    ikp_device_id da, db;
+    ikp_clock_sync ca[2], cb[2];
+    ikp_peer_clock pc;
+    ikp_capture *caps[2];
+    ikp_merge_options mo;
+    ikp_alignment al[2];
+    ikp_trace_stats st;
+    membuf m = {0, 0, 0};
+    ikp_error e;
+    device(&da, 0xA0, 0, "node1");
+    device(&db, 0xB0, 1, "node1");
+    db.rank = 1;
+    host_readings(ca, 0, 700);
+    host_readings(cb, 1, 500);
+    peer_of(&pc, 0xA0, G0 + B_AHEAD, -(B_AHEAD + 30), 100); /* held by B this time */
+    caps[0] = gpu_capture(wa, 0, &da, ca, 2, NULL, 0, IKP_OK, &e);
+    caps[1] = gpu_capture(wb, 1, &db, cb, 2, &pc, 1, IKP_OK, &e);
+    if (!caps[0] || !caps[1]) { ikp_capture_free(caps[0]); ikp_capture_free(caps[1]); return; }
+    memset(&mo, 0, sizeof mo);
+    mo.alignment = al;
+    mo.trace.stats = &st;
+    CHECK_EQ(ikp_write_merged((const ikp_capture *const *)caps, 2, &mo, 0, mem_write, &m, &e), IKP_OK);
+    CHECK_EQ(al[1].via, IKP_ALIGN_PEER);
+    CHECK_EQ(al[1].zero_ns, 570);
+    if (m.p) {
+        CHECK(strstr(m.p, "\"name\":\"process_name\",\"pid\":1,\"args\":{\"name\":\"GPU 0 block 0\"}") != NULL);
+        CHECK(strstr(m.p, "\"name\":\"process_name\",\"pid\":2,\"args\":{\"name\":\"rank 1 GPU 1 block 0\"}") != NULL);
+        CHECK(strstr(m.p, "\"name\":\"raise\",\"pid\":1,\"tid\":1,\"ts\":0.000") != NULL);
+        CHECK(strstr(m.p, "\"name\":\"seen\",\"pid\":2,\"tid\":1,\"ts\":0.570") != NULL);
+        CHECK(strstr(m.p, "\"name\":\"work\",\"pid\":1,\"tid\":1,\"ts\":1.000,\"dur\":1.000") != NULL);
+        CHECK(strstr(m.p, "\"ikp_merged\":\"2 captures\"") != NULL);
+        CHECK(strstr(m.p, "\"ikp_capture_2\":\"rank 1 GPU 1 (GPU-b0b0b0b0-b0b0-b0b0-b0b0-b0b0b0b0b0b0 on node1): "
+                          "time 0 at 0.000570 ms; clock +100.030 us from the reference's, +- 0.100 us, by a "
+                          "measurement over peer memory from GPU 0\"") != NULL);
+        CHECK_EQ(count_str(m.p, "\"ph\":\"M\",\"name\":\"process_name\""), 2);
+        CHECK(m.n > 2 && m.p[m.n - 1] == '\n' && m.p[m.n - 2] == '}');
+        free(m.p);
+    } else CHECK(0);
+    /* labels given; raw; the Perfetto form writes without error */
+    {
+        const char *labels[2] = {"left", NULL};
+        membuf r = {0, 0, 0};
+        mo.labels = labels;
+        mo.raw = 1;
+        CHECK_EQ(ikp_write_merged((const ikp_capture *const *)caps, 2, &mo, 0, mem_write, &r, &e), IKP_OK);
+        CHECK(r.p && strstr(r.p, "\"args\":{\"name\":\"left block 0\"}") != NULL);
+        CHECK(r.p && strstr(r.p, "\"name\":\"seen\",\"pid\":2,\"tid\":1,\"ts\":100.600") != NULL);
+        CHECK(r.p && strstr(r.p, "raw %globaltimer, not aligned") != NULL);
+        free(r.p);
+        r.p = NULL; r.n = r.cap = 0;
+        CHECK_EQ(ikp_write_merged((const ikp_capture *const *)caps, 2, &mo, 1, mem_write, &r, &e), IKP_OK);
+        CHECK(r.p && r.n > 100);
+        free(r.p);
+    }
+    CHECK_EQ(ikp_write_merged_path((const ikp_capture *const *)caps, 2, NULL, "build/test-out/merged.json", &e), IKP_OK);
+    /* for tests/test_perfetto.py: the two captures as files */
+    CHECK_EQ(ikp_capture_save_file(caps[0], "build/test-out/merge_a.ikp", &e), IKP_OK);
+    CHECK_EQ(ikp_capture_save_file(caps[1], "build/test-out/merge_b.ikp", &e), IKP_OK);
+    ikp_capture_free(caps[0]);
+    ikp_capture_free(caps[1]);
+}
+
+/* version 3 files: device and peers sections, and their damage */
+static void test_file_sections(void)
+{
+    ikp_capture *back = NULL;
+    ikp_error e;
+    unsigned char buf[8192];
+    size_t n;
+    FILE *f;
+    const ikp_device_id *d;
+    const ikp_peer_clock *p = NULL;
+    if (ikp_capture_load("build/test-out/merge_b.ikp", NULL, &back, &e) != IKP_OK) { CHECK(0); return; }
+    d = ikp_capture_device(back);
+    CHECK(d != NULL);
+    if (d) {
+        CHECK_EQ(d->uuid[0], 0xB0);
+        CHECK_EQ(d->ordinal, 1);
+        CHECK_EQ(d->rank, 1);
+        CHECK_EQ(d->pci_bus, 0x1c);
+        CHECK(strcmp(d->host, "node1") == 0);
+    }
+    CHECK_EQ(ikp_capture_peers(back, &p), 1);
+    CHECK(p && p->offset_ns == -(B_AHEAD + 30) && p->uncertainty_ns == 100 && p->round_trip_ns == 200 &&
+          p->gpu_ns == G0 + B_AHEAD && p->peer_uuid[15] == 0xA0);
+    CHECK_EQ(ikp_capture_get_info(back)->clock_syncs, 2);
+    CHECK_EQ(ikp_capture_get_info(back)->device_known, 1);
+    ikp_capture_free(back);
+    f = fopen("build/test-out/merge_b.ikp", "rb");
+    n = f ? fread(buf, 1, sizeof buf, f) : 0;
+    if (f) fclose(f);
+    /* layout from the end: clock (16 + 2 x 32), device (16 + 104), peers (16 + 40) */
+    CHECK(n > 300 && buf[8] == 3);
+    if (n < 300) return;
+    CHECK(memcmp(buf + n - 56, "IKPPEERS", 8) == 0);
+    CHECK(memcmp(buf + n - 56 - 120, "IKPDEVIC", 8) == 0);
+    CHECK(memcmp(buf + n - 56 - 120 - 80, "IKPCLOCK", 8) == 0);
+    back = NULL;
+    CHECK_EQ(ikp_capture_open_file_data(buf, n - 1, NULL, &back, &e), IKP_ERR_TRUNCATED);
+    CHECK(strstr(e.message, "peers section") != NULL && e.offset == (int64_t)(n - 48));
+    CHECK_EQ(ikp_capture_open_file_data(buf, n - 50, NULL, &back, &e), IKP_ERR_TRUNCATED);
+    CHECK(strstr(e.message, "section header needs 16") != NULL);
+    /* without the peers section: still a good file */
+    CHECK_EQ(ikp_capture_open_file_data(buf, n - 56, NULL, &back, &e), IKP_OK);
+    CHECK(back && ikp_capture_peers(back, NULL) == 0 && ikp_capture_device(back) != NULL);
+    ikp_capture_free(back);
+    back = NULL;
+    buf[n - 56] = 'X'; /* an unknown section */
+    CHECK_EQ(ikp_capture_open_file_data(buf, n, NULL, &back, &e), IKP_ERR_BAD_HEADER);
+    CHECK(strstr(e.message, "unknown section \"XKPPEERS\"") != NULL && e.offset == (int64_t)(n - 56));
+    memcpy(buf + n - 56, "IKPDEVIC", 8); /* a second device section */
+    CHECK_EQ(ikp_capture_open_file_data(buf, n, NULL, &back, &e), IKP_ERR_BAD_HEADER);
+    CHECK(strstr(e.message, "second device section") != NULL);
+    memcpy(buf + n - 56, "IKPPEERS", 8);
+    buf[n - 56 + 12] = 1; /* the reserved word */
+    CHECK_EQ(ikp_capture_open_file_data(buf, n, NULL, &back, &e), IKP_ERR_BAD_HEADER);
+    buf[n - 56 + 12] = 0;
+    buf[n - 56 - 120 + 16 + 16 + 5] = 'x'; /* the host name: "node1x" */
+    memset(buf + n - 56 - 120 + 16 + 16, 'y', 64); /* no end to it */
+    CHECK_EQ(ikp_capture_open_file_data(buf, n, NULL, &back, &e), IKP_ERR_BAD_HEADER);
+    CHECK(strstr(e.message, "host name") != NULL && e.offset == (int64_t)(n - 56 - 120 + 16 + 16));
+    buf[n - 56 - 120 + 16 + 16] = 0;
+    buf[8] = 2; /* version 2 holds the clock section only */
+    CHECK_EQ(ikp_capture_open_file_data(buf, n, NULL, &back, &e), IKP_ERR_BAD_HEADER);
+    CHECK(strstr(e.message, "version 2: unknown section \"IKPDEVIC\"") != NULL);
+    buf[8] = 4;
+    CHECK_EQ(ikp_capture_open_file_data(buf, n, NULL, &back, &e), IKP_ERR_BAD_VERSION);
+    CHECK(back == NULL);
+}
+
+int main(void)
+{
+    test_host_placement();
+    test_peer_placement();
+    test_same_gpu_and_twice();
+    test_merged_trace();
+    test_file_sections();
+    return check_report();
+}
