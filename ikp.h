@@ -6,7 +6,8 @@
    the TIRx/warpscope, flashinfer, Triton-distributed and transformer_nuggets
    formats, Chrome JSON and Perfetto protobuf writers (flows, counter
    tracks), summary statistics, a diff of two captures with a verdict that
-   accounts for noise, and a report (Markdown and an SVG picture). It is
+   accounts for noise, a report (Markdown and an SVG picture), and merged
+   timelines of several GPUs on one clock. It is
    plain C99
    and needs nothing but libc; the optional ikp_cuda_* helpers need the
    CUDA runtime (below).
@@ -84,7 +85,8 @@
        2. results and errors
        3. capture: open a buffer or a file, lane table
        4. per-lane decode into events
-       5. trace writers (Chrome JSON, Perfetto protobuf); output files
+       5. trace writers (Chrome JSON, Perfetto protobuf); output files;
+          merged timelines of several captures
        6. statistics; 6b. diff of two captures, report (Markdown, SVG)
        7. capture files (.ikp), name lists
        8. one-call dump; CUDA buffer helpers
