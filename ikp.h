@@ -517,7 +517,8 @@ typedef struct ikp_trace_options {
                                       capture's start. ikp_capture_host_zero gives
                                       host time */
     const char *time_note;         /* what the times are, stated in the trace (JSON
-                                      "otherData"; Perfetto: a track name); NULL: none */
+                                      "otherData"; Perfetto: a track name); NULL: none;
+                                      at most IKP_MAX_NAME_BYTES bytes */
 } ikp_trace_options;
 typedef ikp_trace_options ikp_chrome_options; /* its name before 0.4 */
 
@@ -4003,25 +4004,36 @@ typedef struct ikp__tw {
 } ikp__tw;
 
 static ikp_result ikp__tw_order(ikp__tw *w, ikp_error *err);
-static ikp_result ikp__tw_init(ikp__tw *w, const ikp_capture *cap, const ikp_trace_options *opt, ikp_error *err)
+/* the checks of ikp_trace_options shared by every writer */
+static ikp_result ikp__check_trace_options(const ikp_trace_options *opt, ikp_error *err)
 {
     uint32_t k;
+    if (!opt) return IKP_OK;
+    if ((opt->num_flows && !opt->flows) || (opt->num_counters && !opt->counters))
+        return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL flows or counters with a non-zero count");
+    for (k = 0; k < opt->num_flows; k++)
+        if (opt->flows[k].from >= IKP_WIRE_MAX_EVENTS || opt->flows[k].to >= IKP_WIRE_MAX_EVENTS ||
+            opt->flows[k].from == opt->flows[k].to)
+            return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "flow %u: event ids %u -> %u must differ and be below %u",
+                             k, opt->flows[k].from, opt->flows[k].to, IKP_WIRE_MAX_EVENTS);
+    for (k = 0; k < opt->num_counters; k++)
+        if (opt->counters[k] >= IKP_WIRE_MAX_EVENTS)
+            return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "counter %u: event id %u is not below %u", k,
+                             opt->counters[k], IKP_WIRE_MAX_EVENTS);
+    if (opt->time_note && strlen(opt->time_note) > IKP_MAX_NAME_BYTES)
+        return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "time_note of %llu bytes, at most %u",
+                         (unsigned long long)strlen(opt->time_note), IKP_MAX_NAME_BYTES);
+    return IKP_OK;
+}
+
+static ikp_result ikp__tw_init(ikp__tw *w, const ikp_capture *cap, const ikp_trace_options *opt, ikp_error *err)
+{
+    ikp_result r;
     memset(w, 0, sizeof *w);
     w->cap = cap;
     w->next_flow = 1;
+    if ((r = ikp__check_trace_options(opt, err)) != IKP_OK) return r;
     if (opt) {
-        if ((opt->num_flows && !opt->flows) || (opt->num_counters && !opt->counters))
-            return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL flows or counters with a non-zero count");
-        for (k = 0; k < opt->num_flows; k++)
-            if (opt->flows[k].from >= IKP_WIRE_MAX_EVENTS || opt->flows[k].to >= IKP_WIRE_MAX_EVENTS ||
-                opt->flows[k].from == opt->flows[k].to)
-                return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1,
-                                 "flow %u: event ids %u -> %u must differ and be below %u", k,
-                                 opt->flows[k].from, opt->flows[k].to, IKP_WIRE_MAX_EVENTS);
-        for (k = 0; k < opt->num_counters; k++)
-            if (opt->counters[k] >= IKP_WIRE_MAX_EVENTS)
-                return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "counter %u: event id %u is not below %u",
-                                 k, opt->counters[k], IKP_WIRE_MAX_EVENTS);
         w->flows = opt->flows;
         w->num_flows = opt->num_flows;
         w->grouped = opt->num_flows || opt->num_counters;
@@ -4655,11 +4667,11 @@ static void ikp__pbw_free(const ikp_capture *cap, ikp__pbw *w)
     ikp__free(&cap->alloc, w->t);
 }
 
-static void ikp__pb_packet(ikp__pbw *w, const unsigned char *body, size_t n)
+static void ikp__pb_packet(ikp__out *o, const unsigned char *body, size_t n)
 {
     unsigned char h[12];
-    ikp__put(&w->o, (const char *)h, (size_t)(ikp__pb_v(ikp__pb_v(h, IKP__PB_TAG(IKP__PB_PACKET, 2)), n) - h));
-    ikp__put(&w->o, (const char *)body, n);
+    ikp__put(o, (const char *)h, (size_t)(ikp__pb_v(ikp__pb_v(h, IKP__PB_TAG(IKP__PB_PACKET, 2)), n) - h));
+    ikp__put(o, (const char *)body, n);
 }
 
 /* room for a packet with this many flow ids and strings of up to 1 KiB */
@@ -4700,14 +4712,14 @@ static void ikp__pb_clear(ikp__pbw *w, uint64_t default_track)
     k = ikp__pb_field(k, IKP__PB_CLK_TS, w->base_ns);
     sn = ikp__pb_bytes(sn, IKP__PB_CLOCK, k0, (size_t)(k - k0));
     q = ikp__pb_bytes(q, IKP__PB_CLOCK_SNAPSHOT, s0, (size_t)(sn - s0));
-    ikp__pb_packet(w, q0, (size_t)(q - q0));
+    ikp__pb_packet(&w->o, q0, (size_t)(q - q0));
 }
 
 /* a TrackDescriptor packet of these fields */
 static void ikp__pb_descriptor(ikp__pbw *w, const unsigned char *fields, size_t n)
 {
     unsigned char *q = ikp__pb_bytes(w->b, IKP__PB_TRACK_DESCRIPTOR, fields, n);
-    ikp__pb_packet(w, w->b, (size_t)(q - w->b));
+    ikp__pb_packet(&w->o, w->b, (size_t)(q - w->b));
 }
 
 /* the iid of an event name in this generation; new names go to the interned
@@ -5521,7 +5533,8 @@ IKP_DEF ikp_result ikp_write_merged(const ikp_capture *const *caps, uint32_t n, 
     if (!caps || !fn || n == 0 || !caps[0]) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "no captures");
     al = opt && opt->alignment ? opt->alignment : (ikp_alignment *)ikp__alloc(&caps[0]->alloc, (size_t)n * sizeof *al);
     labels = (char (*)[128])ikp__alloc(&caps[0]->alloc, (size_t)n * sizeof *labels);
-    r = al && labels ? ikp_merge_align(caps, n, opt ? opt->raw : 0, al, err) : ikp__oom(err);
+    r = !al || !labels ? ikp__oom(err) : ikp__check_trace_options(opt ? &opt->trace : NULL, err);
+    if (r == IKP_OK) r = ikp_merge_align(caps, n, opt ? opt->raw : 0, al, err);
     if (r != IKP_OK) goto end;
     for (k = 0; k < n; k++) {
         if (opt && opt->labels && opt->labels[k]) snprintf(labels[k], sizeof labels[k], "%s", opt->labels[k]);
@@ -5532,16 +5545,14 @@ IKP_DEF ikp_result ikp_write_merged(const ikp_capture *const *caps, uint32_t n, 
     ikp__out_init(&o, fn, user, buf, sizeof buf);
     if (!perfetto) ikp__puts(&o, "{\"traceEvents\":[");
     else { /* tracks that say what the times are and where each capture sits */
-        for (k = 0; k <= n; k++) {
-            unsigned char d[1200], q[1300], tmp[2048], *p = d, *e;
+        for (k = 0; k <= n; k++) { /* a name of at most 511 bytes: 3 x 511 once made valid UTF-8 */
+            unsigned char d[1600], q[1664], tmp[1536], *p = d, *e;
             if (k == 0 && !to.time_note) continue;
             if (k) ikp__align_text(text, sizeof text, labels[k - 1], labels[al[k - 1].from], &al[k - 1], caps[k - 1]);
             p = ikp__pb_field(p, IKP__PB_TD_UUID, k ? uuid++ : IKP__PB_UUID0);
             p = ikp__pb_str(p, IKP__PB_TD_NAME, k ? text : to.time_note, tmp);
             e = ikp__pb_bytes(q, IKP__PB_TRACK_DESCRIPTOR, d, (size_t)(p - d));
-            p = ikp__pb_v(ikp__pb_v(d, IKP__PB_TAG(IKP__PB_PACKET, 2)), (uint64_t)(e - q));
-            ikp__put(&o, (const char *)d, (size_t)(p - d));
-            ikp__put(&o, (const char *)q, (size_t)(e - q));
+            ikp__pb_packet(&o, q, (size_t)(e - q));
         }
     }
     ikp__flush(&o);

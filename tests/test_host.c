@@ -294,6 +294,20 @@ static void test_host_clock(void)
         CHECK(m.p && strstr(m.p, want) != NULL);
         CHECK(m.p && strstr(m.p, "\"otherData\":{\"ikp_time\":\"host \\\"time\\\"\"") != NULL);
         free(m.p);
+        { /* a note longer than a name is refused by both writers (none written) */
+            static char longnote[IKP_MAX_NAME_BYTES + 2];
+            membuf n2 = {0, 0, 0};
+            memset(longnote, 0xFF, IKP_MAX_NAME_BYTES + 1);
+            o.time_note = longnote;
+            CHECK_EQ(ikp_write_chrome(cap, &o, mem_write, &n2, &e), IKP_ERR_INVALID_ARGUMENT);
+            CHECK(strstr(e.message, "time_note of 256 bytes") != NULL);
+            CHECK_EQ(ikp_write_perfetto(cap, &o, mem_write, &n2, &e), IKP_ERR_INVALID_ARGUMENT);
+            CHECK(n2.n == 0);
+            longnote[IKP_MAX_NAME_BYTES] = 0; /* 255 bytes, none valid UTF-8: written */
+            CHECK_EQ(ikp_write_perfetto(cap, &o, mem_write, &n2, &e), IKP_OK);
+            free(n2.p);
+            o.time_note = "host \"time\"";
+        }
     }
     { /* a capture file keeps the readings (version 2), and reads back the same */
         const char *path = "build/test-out/clock.ikp";

@@ -348,6 +348,23 @@ static void test_merged_trace(void)
         CHECK(m.n > 2 && m.p[m.n - 1] == '\n' && m.p[m.n - 2] == '}');
         free(m.p);
     } else CHECK(0);
+    /* a note longer than a name is refused; labels of bytes that are not UTF-8 (each
+       written as 3 bytes) fit the Perfetto writer's buffers */
+    {
+        static char longnote[IKP_MAX_NAME_BYTES + 2], bad[128];
+        const char *labels[2] = {bad, bad};
+        membuf r = {0, 0, 0};
+        memset(longnote, 'n', IKP_MAX_NAME_BYTES + 1);
+        memset(bad, 0xFF, sizeof bad - 1);
+        mo.trace.time_note = longnote;
+        CHECK_EQ(ikp_write_merged((const ikp_capture *const *)caps, 2, &mo, 1, mem_write, &r, &e), IKP_ERR_INVALID_ARGUMENT);
+        CHECK(strstr(e.message, "time_note") != NULL && r.n == 0);
+        mo.trace.time_note = NULL;
+        mo.labels = labels;
+        CHECK_EQ(ikp_write_merged((const ikp_capture *const *)caps, 2, &mo, 1, mem_write, &r, &e), IKP_OK);
+        free(r.p);
+        mo.labels = NULL;
+    }
     /* labels given; raw; the Perfetto form writes without error */
     {
         const char *labels[2] = {"left", NULL};
