@@ -1764,6 +1764,14 @@ static int ikp__cmp_sync(const void *a, const void *b)
 }
 /* a reading's offset: GPU time minus host time, ns */
 static int64_t ikp__clock_offset(const ikp_clock_sync *s) { return (int64_t)(s->gpu_ns - (uint64_t)s->host_ns); }
+#define IKP__Y2001_NS (978307200ll * 1000000000ll) /* a plausible clock reads later than this */
+/* Two offsets of one clock against another, at GPU times ga <= gb, contradict
+   when they differ by more than their uncertainties plus 100 ns per ms
+   between them (clocks drift by microseconds per second). */
+static int ikp__contradict(uint64_t ga, int64_t oa, uint32_t ua, uint64_t gb, int64_t ob, uint32_t ub)
+{
+    return (uint64_t)(oa > ob ? oa - ob : ob - oa) > (uint64_t)ua + ub + (gb - ga) / 10000;
+}
 /* Takes n clock readings (copied, sorted by GPU time). Each must be
    plausible (both clocks after 2001, an uncertainty under 1 s), and the
    offsets of consecutive readings (two of the same moment too) must agree
@@ -1773,7 +1781,7 @@ static int64_t ikp__clock_offset(const ikp_clock_sync *s) { return (int64_t)(s->
 static ikp_result ikp__set_clock(ikp_capture *cap, const ikp_clock_sync *s, uint32_t n, int64_t at, ikp_error *err)
 {
     uint32_t i;
-    const int64_t y2001 = 978307200ll * 1000000000ll;
+    const int64_t y2001 = IKP__Y2001_NS;
     if (n > IKP_MAX_CLOCK_SYNCS)
         return ikp__fail(err, IKP_ERR_BAD_HEADER, at, -1, "%u clock readings, at most %u", n, IKP_MAX_CLOCK_SYNCS);
     for (i = 0; i < n; i++)
@@ -1792,8 +1800,8 @@ static ikp_result ikp__set_clock(ikp_capture *cap, const ikp_clock_sync *s, uint
     for (i = 1; i < n; i++) {
         const ikp_clock_sync *a = &cap->clock[i - 1], *b = &cap->clock[i];
         int64_t oa = ikp__clock_offset(a), ob = ikp__clock_offset(b);
-        uint64_t dt = b->gpu_ns - a->gpu_ns, allow = (uint64_t)a->uncertainty_ns + b->uncertainty_ns + dt / 10000;
-        if ((uint64_t)(oa > ob ? oa - ob : ob - oa) > allow)
+        uint64_t dt = b->gpu_ns - a->gpu_ns;
+        if (ikp__contradict(a->gpu_ns, oa, a->uncertainty_ns, b->gpu_ns, ob, b->uncertainty_ns))
             return ikp__fail(err, IKP_ERR_BAD_HEADER, at, -1,
                              "clock readings contradict each other: GPU - host was %lld ns, then %lld ns %.3f ms "
                              "later (more than their uncertainties, %u + %u ns, and 100 ns per ms of drift): "
@@ -1884,7 +1892,7 @@ static ikp_clock_sync ikp__peer_as_sync(const ikp_peer_clock *p)
 static ikp_result ikp__set_peers(ikp_capture *cap, const ikp_peer_clock *p, uint32_t n, int64_t at, ikp_error *err)
 {
     uint32_t i;
-    const uint64_t y2001 = 978307200ull * 1000000000ull;
+    const uint64_t y2001 = (uint64_t)IKP__Y2001_NS;
     if (n > IKP_MAX_PEER_CLOCKS)
         return ikp__fail(err, IKP_ERR_BAD_HEADER, at, -1, "%u peer clock measurements, at most %u", n,
                          IKP_MAX_PEER_CLOCKS);
@@ -1908,10 +1916,10 @@ static ikp_result ikp__set_peers(ikp_capture *cap, const ikp_peer_clock *p, uint
     cap->info.peer_clocks = n;
     for (i = 1; i < n; i++) {
         const ikp_peer_clock *a = &cap->peers[i - 1], *b = &cap->peers[i];
-        uint64_t dt = b->gpu_ns - a->gpu_ns, allow = (uint64_t)a->uncertainty_ns + b->uncertainty_ns + dt / 10000;
+        uint64_t dt = b->gpu_ns - a->gpu_ns;
         char u[48];
         if (memcmp(a->peer_uuid, b->peer_uuid, 16) != 0) continue;
-        if ((uint64_t)(a->offset_ns > b->offset_ns ? a->offset_ns - b->offset_ns : b->offset_ns - a->offset_ns) > allow)
+        if (ikp__contradict(a->gpu_ns, a->offset_ns, a->uncertainty_ns, b->gpu_ns, b->offset_ns, b->uncertainty_ns))
             return ikp__fail(err, IKP_ERR_BAD_HEADER, at, -1,
                              "peer clock measurements of %s contradict each other: it was %lld ns ahead, then "
                              "%lld ns %.3f ms later (more than their uncertainties, %u + %u ns, and 100 ns per ms "
