@@ -180,6 +180,15 @@ static int parse_events(const ikp_capture *cap, const char *opt, const char *arg
     return 0;
 }
 
+/* an option's value, one of two words: *out = 0 or 1; else says so and returns 2 */
+static int parse_choice(const char *opt, const char *v, const char *w0, const char *w1, int *out)
+{
+    if (!strcmp(v, w0)) *out = 0;
+    else if (!strcmp(v, w1)) *out = 1;
+    else { fprintf(stderr, "ikp: error: %s takes %s or %s, not '%s'\n", opt, w0, w1, v); return 2; }
+    return 0;
+}
+
 static int same_file(const char *a, const char *b)
 {
     struct stat sa, sb;
@@ -362,21 +371,13 @@ static int cmd_merge(int argc, char **argv, int info)
         else if (!strcmp(a, "--labels") && has && !info) rc = parse_names(argv[++i], "--labels", &labels);
         else if (!strcmp(a, "--raw")) mo.raw = 1;
         else if (!strcmp(a, "--by") && has && !info) {
-            const char *b = argv[++i];
-            if (!strcmp(b, "block")) mo.trace.by = IKP_BY_BLOCK;
-            else if (!strcmp(b, "sm")) mo.trace.by = IKP_BY_SM;
-            else { fprintf(stderr, "ikp: error: --by takes block or sm, not '%s'\n", b); rc = 2; }
-        } else if (!strcmp(a, "--output-format") && has && !info) {
-            const char *b = argv[++i];
-            if (!strcmp(b, "json")) out_format = 0;
-            else if (!strcmp(b, "perfetto")) out_format = 1;
-            else { fprintf(stderr, "ikp: error: --output-format takes json or perfetto, not '%s'\n", b); rc = 2; }
-        } else if (!strcmp(a, "--time") && has && !info) {
-            const char *b = argv[++i];
-            if (!strcmp(b, "capture")) host_time = 0;
-            else if (!strcmp(b, "host")) host_time = 1;
-            else { fprintf(stderr, "ikp: error: --time takes capture or host, not '%s'\n", b); rc = 2; }
-        } else if (a[0] != '-') files[n++] = a;
+            int by = 0;
+            rc = parse_choice(a, argv[++i], "block", "sm", &by);
+            mo.trace.by = by ? IKP_BY_SM : IKP_BY_BLOCK;
+        } else if (!strcmp(a, "--output-format") && has && !info)
+            rc = parse_choice(a, argv[++i], "json", "perfetto", &out_format);
+        else if (!strcmp(a, "--time") && has && !info) rc = parse_choice(a, argv[++i], "capture", "host", &host_time);
+        else if (a[0] != '-') files[n++] = a;
         else { fprintf(stderr, "ikp: error: unexpected argument '%s'\n%s", a, usage); rc = 2; }
     }
     if (rc == 0 && n < 2 && !info) {
@@ -538,21 +539,13 @@ int main(int argc, char **argv)
                 rc = 2;
             }
         } else if (!strcmp(a, "--by") && has && is_trace) {
-            const char *b = argv[++i];
-            if (!strcmp(b, "block")) copt.by = IKP_BY_BLOCK;
-            else if (!strcmp(b, "sm")) copt.by = IKP_BY_SM;
-            else { fprintf(stderr, "ikp: error: --by takes block or sm, not '%s'\n", b); rc = 2; }
-        } else if (!strcmp(a, "--output-format") && has && is_trace) {
-            const char *b = argv[++i];
-            if (!strcmp(b, "json")) out_format = 0;
-            else if (!strcmp(b, "perfetto")) out_format = 1;
-            else { fprintf(stderr, "ikp: error: --output-format takes json or perfetto, not '%s'\n", b); rc = 2; }
-        } else if (!strcmp(a, "--time") && has && is_trace) {
-            const char *b = argv[++i];
-            if (!strcmp(b, "capture")) host_time = 0;
-            else if (!strcmp(b, "host")) host_time = 1;
-            else { fprintf(stderr, "ikp: error: --time takes capture or host, not '%s'\n", b); rc = 2; }
-        } else if (!strcmp(a, "--flow") && has && is_trace) flow_arg = argv[++i];
+            int by = 0;
+            rc = parse_choice(a, argv[++i], "block", "sm", &by);
+            copt.by = by ? IKP_BY_SM : IKP_BY_BLOCK;
+        } else if (!strcmp(a, "--output-format") && has && is_trace)
+            rc = parse_choice(a, argv[++i], "json", "perfetto", &out_format);
+        else if (!strcmp(a, "--time") && has && is_trace) rc = parse_choice(a, argv[++i], "capture", "host", &host_time);
+        else if (!strcmp(a, "--flow") && has && is_trace) flow_arg = argv[++i];
         else if (!strcmp(a, "--counter") && has && is_trace) counter_arg = argv[++i];
         else if (!strcmp(a, "--json") && (!strcmp(cmd, "summary") || is_diff)) json = 1;
         else if ((!strcmp(a, "--threshold") || !strcmp(a, "--fail-if-slower")) && has && is_diff) {
