@@ -28,29 +28,14 @@ $(B)/ikp: tools/ikp.c ikp.h | $(B)
 $(B)/ikp-asan: tools/ikp.c ikp.h | $(B)
 	$(CC) $(WARN) $(SAN) -o $@ tools/ikp.c
 
-$(B)/test_host: tests/test_host.c tests/encoder.h tests/check.h tests/helpers.h ikp.h | $(B)
-	$(CC) $(WARN) $(CFLAGS) -g -o $@ tests/test_host.c
+# The host test runners (test_host, test_peers, test_analysis, test_merge),
+# plain and under ASan+UBSan.
+TEST_DEPS = tests/encoder.h tests/check.h tests/helpers.h ikp.h
+$(B)/test_%: tests/test_%.c $(TEST_DEPS) | $(B)
+	$(CC) $(WARN) $(CFLAGS) -g -o $@ $<
 
-$(B)/test_host_asan: tests/test_host.c tests/encoder.h tests/check.h tests/helpers.h ikp.h | $(B)
-	$(CC) $(WARN) $(SAN) -o $@ tests/test_host.c
-
-$(B)/test_peers: tests/test_peers.c tests/encoder.h tests/check.h tests/helpers.h ikp.h | $(B)
-	$(CC) $(WARN) $(CFLAGS) -g -o $@ tests/test_peers.c
-
-$(B)/test_peers_asan: tests/test_peers.c tests/encoder.h tests/check.h tests/helpers.h ikp.h | $(B)
-	$(CC) $(WARN) $(SAN) -o $@ tests/test_peers.c
-
-$(B)/test_analysis: tests/test_analysis.c tests/encoder.h tests/check.h tests/helpers.h ikp.h | $(B)
-	$(CC) $(WARN) $(CFLAGS) -g -o $@ tests/test_analysis.c
-
-$(B)/test_analysis_asan: tests/test_analysis.c tests/encoder.h tests/check.h tests/helpers.h ikp.h | $(B)
-	$(CC) $(WARN) $(SAN) -o $@ tests/test_analysis.c
-
-$(B)/test_merge: tests/test_merge.c tests/encoder.h tests/check.h tests/helpers.h ikp.h | $(B)
-	$(CC) $(WARN) $(CFLAGS) -g -o $@ tests/test_merge.c
-
-$(B)/test_merge_asan: tests/test_merge.c tests/encoder.h tests/check.h tests/helpers.h ikp.h | $(B)
-	$(CC) $(WARN) $(SAN) -o $@ tests/test_merge.c
+$(B)/test_%_asan: tests/test_%.c $(TEST_DEPS) | $(B)
+	$(CC) $(WARN) $(SAN) -o $@ $<
 
 $(B)/test_threads: tests/test_threads.c tests/encoder.h tests/check.h ikp.h | $(B)
 	$(CLANG) -std=c99 -Wall -Wextra -pedantic -Werror -g -O1 -fsanitize=thread -o $@ tests/test_threads.c -lpthread
