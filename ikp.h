@@ -1,4 +1,4 @@
-/* ikp.h - v0.7.0 - IKP intra-kernel profiler, host library - MIT licence (end of file)
+/* ikp.h - v0.8.0 - IKP intra-kernel profiler, host library - MIT licence (end of file)
 
    IKP records timestamps inside running CUDA kernels (see ikp_cuda.cuh) and
    turns the buffer into a Chrome/Perfetto trace and statistics. This file is
@@ -74,6 +74,10 @@
                           and off otherwise, so a plain C/C++ build never
                           needs the CUDA runtime.
        IKP_NO_CUDA        never compile them, even under nvcc
+       IKP_SM_CLOCK_EVERY_NS
+                          how often ikp_cuda_buffer_download samples the SM
+                          clocks while the kernel runs (default 25000; the
+                          buffer's sample_every_ns can change it, 0: never)
 
    VERSIONS
        ikp.h and ikp_cuda.cuh carry the same version; including both of
@@ -100,9 +104,9 @@
 #define IKP_H
 
 #define IKP_VERSION_MAJOR 0
-#define IKP_VERSION_MINOR 7
+#define IKP_VERSION_MINOR 8
 #define IKP_VERSION_PATCH 0
-#define IKP_VERSION_STRING "0.7.0"
+#define IKP_VERSION_STRING "0.8.0"
 #if defined(IKP_CUDA_VERSION_MAJOR) && (IKP_CUDA_VERSION_MAJOR != IKP_VERSION_MAJOR || \
     IKP_CUDA_VERSION_MINOR != IKP_VERSION_MINOR || IKP_CUDA_VERSION_PATCH != IKP_VERSION_PATCH)
 #error "ikp.h and ikp_cuda.cuh are from different IKP versions: copy both headers from one release"
@@ -122,6 +126,10 @@
 #else
 #define IKP_DEF extern
 #endif
+#endif
+
+#ifndef IKP_SM_CLOCK_EVERY_NS
+#define IKP_SM_CLOCK_EVERY_NS 25000u
 #endif
 
 /* CUDA helpers: under nvcc, or asked for with IKP_CUDA; never with IKP_NO_CUDA */
@@ -269,6 +277,21 @@ typedef struct ikp_peer_clock {
 /* At most this many peer measurements per capture. */
 #define IKP_MAX_PEER_CLOCKS 1024u
 
+/* One sample of an SM's clocks: %globaltimer and %clock64 read on SM sm
+   right after a globaltimer tick, so both name one instant to within a
+   few cycles. The CUDA helpers take them on every SM while the kernel runs
+   (ikp_cuda_buffer_download); cycle lanes of that SM are then mapped
+   piecewise through the samples within their span, which keeps them on
+   the globaltimer axis while their SM clock changes speed. */
+typedef struct ikp_sm_clock {
+    uint64_t gpu_ns;                /* %globaltimer */
+    uint64_t cycles;                /* %clock64 of that SM */
+    uint32_t sm;                    /* %smid */
+    uint32_t reserved;              /* 0 */
+} ikp_sm_clock;
+/* At most this many SM clock samples per capture. */
+#define IKP_MAX_SM_CLOCKS (1u << 22)
+
 typedef struct ikp_allocator {
     void *(*alloc)(size_t size, void *user);
     void *(*realloc)(void *ptr, size_t size, void *user);
@@ -305,6 +328,9 @@ typedef struct ikp_decode_options {
     const ikp_peer_clock *peers;    /* other GPUs' clocks against this one (copied; given
                                        here, they replace a file's) */
     uint32_t num_peers;             /* at most IKP_MAX_PEER_CLOCKS */
+    const ikp_sm_clock *sm_clock;   /* samples of the SM clocks (copied; given here, they
+                                       replace a file's) */
+    uint32_t num_sm_clock;          /* at most IKP_MAX_SM_CLOCKS */
 } ikp_decode_options;
 
 #define IKP_NO_SM 0xFFFFFFFFu
@@ -397,6 +423,9 @@ typedef struct ikp_capture_info {
     uint32_t host_zero_uncertainty_ns;
     int device_known;             /* 1 if the capture names its GPU (ikp_capture_device) */
     uint32_t peer_clocks;         /* measurements of other GPUs' clocks (ikp_capture_peers) */
+    uint32_t sm_clocks;           /* samples of the SM clocks (ikp_capture_sm_clock) */
+    uint32_t sm_clock_sms;        /* the SMs they cover */
+    uint32_t sampled_lanes;       /* cycle lanes placed through at least one of them */
 } ikp_capture_info;
 
 IKP_DEF const ikp_capture_info *ikp_capture_get_info(const ikp_capture *cap);
@@ -419,6 +448,9 @@ IKP_DEF const ikp_device_id *ikp_capture_device(const ikp_capture *cap);
 /* The capture's measurements of other GPUs' clocks, sorted by peer
    (uuid), then GPU time; returns how many. */
 IKP_DEF uint32_t ikp_capture_peers(const ikp_capture *cap, const ikp_peer_clock **peers);
+/* The capture's samples of its SM clocks, sorted by SM, then cycles;
+   returns how many. */
+IKP_DEF uint32_t ikp_capture_sm_clock(const ikp_capture *cap, const ikp_sm_clock **samples);
 /* Name of event id / group, or NULL when unnamed (shown as "event N" / "group N"). */
 IKP_DEF const char *ikp_event_name(const ikp_capture *cap, uint32_t id);
 IKP_DEF const char *ikp_group_name(const ikp_capture *cap, uint32_t group);
@@ -932,7 +964,14 @@ typedef struct ikp_cuda_buffer {
                                   and download (after it), when they could be taken */
     uint32_t num_clock;
     int device_index;          /* the CUDA device number */
+    uint32_t sample_every_ns;  /* SM clock samples while the kernel runs: one on every SM
+                                  this often (IKP_SM_CLOCK_EVERY_NS; set 0 for none) */
+    ikp_sm_clock *sm_clock;    /* the samples the last download took (host memory) */
+    uint32_t num_sm_clock;
     uint64_t *mapped_;         /* mapped host memory for the readings (NULL: none) */
+    uint64_t *samples_;        /* device memory for the samples (NULL: none) */
+    void *sample_stream_;      /* the stream they are taken on */
+    uint32_t sms_;             /* SMs of the device */
 } ikp_cuda_buffer;
 
 /* cudaMalloc a buffer of lanes x capacity records (lanes = blocks x groups)
@@ -946,7 +985,14 @@ IKP_DEF ikp_result ikp_cuda_buffer_create(ikp_cuda_buffer *buf, uint32_t lanes,
 IKP_DEF ikp_result ikp_cuda_buffer_reset(ikp_cuda_buffer *buf, cudaStream_t stream,
                                          ikp_error *err);
 /* Synchronise stream and copy the buffer to host (num_words words); then
-   a second reading, as reset does. */
+   a second reading, as reset does. While the stream has work, it also
+   samples the SM clocks (sm_clock, num_sm_clock), when this file is
+   compiled by nvcc and sample_every_ns is not 0: every sample_every_ns
+   (or 1/1024 of the time waited so far, if longer) a grid of one small
+   block per SM, on a stream of the lowest priority, reads %globaltimer and
+   %clock64 right after a globaltimer tick on whichever SM runs it. The
+   blocks take no shared memory and live well under a microsecond; an SM
+   the kernel fills gives none, and its lanes keep their two anchors. */
 IKP_DEF ikp_result ikp_cuda_buffer_download(ikp_cuda_buffer *buf, cudaStream_t stream,
                                             uint64_t *host, ikp_error *err);
 IKP_DEF void ikp_cuda_buffer_destroy(ikp_cuda_buffer *buf);
@@ -1028,6 +1074,8 @@ extern "C" {
 #define IKP__DEVICE_ENTRY 104u
 #define IKP__PEERS_MAGIC "IKPPEERS"     /* version 3: other GPUs' clocks */
 #define IKP__PEERS_ENTRY 40u
+#define IKP__SMCLK_MAGIC "IKPSMCLK"     /* version 4: samples of the SM clocks */
+#define IKP__SMCLK_ENTRY 24u
 
 /* ---- allocation ---- */
 static void *ikp__default_alloc(size_t n, void *u) { (void)u; return IKP_MALLOC(n); }
@@ -1165,7 +1213,9 @@ typedef struct ikp__lane {
     int64_t ps_per_tick_q32; /* ps_per_tick * 2^32, rounded */
     int64_t g_start;      /* cycle lanes: start anchor's globaltimer (ns) */
     int64_t end_ps;       /* cycle lanes with has_end: ps of the end anchor */
-    int anchored;         /* cycle lane with IKP_ANCHOR records: mapped piecewise */
+    int anchored;         /* cycle lane with anchors or SM clock samples: mapped piecewise */
+    uint32_t smp_first;   /* cycle lanes: its SM's clock samples within its span: */
+    uint32_t smp_end;     /*   cap->sm_clock[smp_first .. smp_end) */
     uint32_t grid[3];
     uint32_t index;       /* the lane's index (tirx stride layout: the lane its words name) */
 } ikp__lane;
@@ -1194,6 +1244,7 @@ struct ikp_capture {
     ikp_clock_sync *clock;/* readings of the GPU clock against the host's, in gpu_ns order */
     ikp_device_id device; /* the GPU, when info.device_known */
     ikp_peer_clock *peers;/* other GPUs' clocks, by (peer uuid, gpu_ns) */
+    ikp_sm_clock *sm_clock;/* samples of the SM clocks, by (sm, cycles) */
     ikp_capture_info info;
     char **event_names;
     uint32_t num_event_names;
@@ -1372,6 +1423,8 @@ typedef struct ikp__walk {
     int saw_anchor;         /* an anchor's two halves were read */
     int stop_at_finalize;   /* tirx: a finalize record closes the lane */
     int closed;             /* ... and was read */
+    uint32_t si;            /* the next SM clock sample ahead of the point (l->smp_end: none) */
+    int64_t s_tick, s_ps;   /* ... its tick and ps (s_tick INT64_MAX: none) */
 } ikp__walk;
 
 static inline int64_t ikp__walk_ps(const ikp__lane *l, const ikp__walk *k, int64_t tick)
@@ -1406,7 +1459,25 @@ static int ikp__anchor_ps(const ikp__lane *l, const ikp__walk *k, int64_t tick, 
     return ikp__segment_ok(l, k, tick, *ps);
 }
 
-/* the mapping from the current point: to the next valid anchor ahead */
+/* the next SM clock sample ahead of the current point that is valid from
+   it (k->si, s_tick, s_ps); samples not valid from it are passed over */
+static void ikp__walk_sample(const ikp_capture *cap, const ikp__lane *l, ikp__walk *k)
+{
+    for (; k->si < l->smp_end; k->si++) {
+        const ikp_sm_clock *s = &cap->sm_clock[k->si];
+        int64_t tick = (int64_t)(s->cycles & IKP__ANCHOR_MASK);
+        int64_t ps = l->ref_ps + ((int64_t)(s->gpu_ns & IKP__ANCHOR_MASK) - l->g_start) * 1000;
+        if (ikp__segment_ok(l, k, tick, ps)) {
+            k->s_tick = tick;
+            k->s_ps = ps;
+            return;
+        }
+    }
+    k->s_tick = INT64_MAX;
+}
+
+/* the mapping from the current point: to the next valid anchor or SM clock
+   sample ahead, whichever comes first */
 static void ikp__walk_segment(const ikp_capture *cap, const ikp__lane *l, ikp__walk *k)
 {
     ikp__cursor c = k->c;
@@ -1417,7 +1488,9 @@ static void ikp__walk_segment(const ikp_capture *cap, const ikp__lane *l, ikp__w
     uint64_t w;
     int found = 0;
     if (!l->anchored) { k->seg = 0; return; }
-    while (!found && ikp__next_word(&c, &w)) {
+    ikp__walk_sample(cap, l, k);
+    /* records past the next sample cannot hold an earlier anchor */
+    while (!found && ck.prev < k->s_tick && ikp__next_word(&c, &w)) {
         ikp__rec r;
         int was_stamped = stamped;
         ikp__decode_word(cap->format, w, &r);
@@ -1441,6 +1514,11 @@ static void ikp__walk_segment(const ikp_capture *cap, const ikp__lane *l, ikp__w
         }
         have_g = 0;
         if (r.kind != IKP__KIND_INVALID && ikp__timed(r.kind)) stamped = ikp__unwrap(l, &ck, r.hi);
+    }
+    if (k->s_tick != INT64_MAX && (!found || k->s_tick < nt)) {
+        nt = k->s_tick;
+        nps = k->s_ps;
+        found = 1;
     }
     if (!found && l->has_end && k->pt_tick != l->anchor && ikp__segment_ok(l, k, l->end_anchor, l->end_ps)) {
         nt = l->end_anchor;
@@ -1473,6 +1551,9 @@ static void ikp__walk_init(const ikp_capture *cap, const ikp__lane *l, ikp__walk
     k->saw_anchor = 0;
     k->stop_at_finalize = cap->format == IKP_FORMAT_TIRX && !cap->keep_after_finalize;
     k->closed = 0;
+    k->si = l->smp_first;
+    k->s_tick = INT64_MAX;
+    k->s_ps = 0;
     ikp__walk_segment(cap, l, k);
 }
 
@@ -1521,6 +1602,12 @@ static inline int ikp__walk_next(const ikp_capture *cap, const ikp__lane *l, ikp
         if (r->kind == IKP__KIND_FINALIZE && k->stop_at_finalize) k->closed = 1;
         *tick_ok = r->kind != IKP__KIND_INVALID && ikp__timed(r->kind) && ikp__unwrap(l, &k->ck, r->hi);
         k->after_stamp = *tick_ok;
+        while (*tick_ok && k->ck.prev >= k->s_tick) { /* past an SM clock sample: the mapping moves to it */
+            k->pt_tick = k->s_tick;
+            k->pt_ps = k->s_ps;
+            k->si++;
+            ikp__walk_segment(cap, l, k);
+        }
         return 1;
     }
     return 0;
@@ -1645,6 +1732,26 @@ static void ikp__nug_scan(const ikp_capture *cap, ikp__lane *l, uint64_t *may_wr
             if (ikp__nug_rec(cap, q, k, &r) > 0 && r.start <= hi - ((int64_t)1 << 24)) (*may_wrap)++;
 }
 
+/* The SM clock samples of a cycle lane's SM within its span (after its
+   start anchor; before its end anchor, or within rel_limit without one). */
+static void ikp__lane_samples(const ikp_capture *cap, ikp__lane *l)
+{
+    const ikp_sm_clock *s = cap->sm_clock;
+    uint32_t lo = 0, hi = cap->info.sm_clocks, m;
+    int64_t last = l->has_end ? l->end_anchor : l->anchor + l->rel_limit;
+    l->smp_first = l->smp_end = 0;
+    if (!s || !(l->pub.flags & IKP_LANE_CYCLES) || l->pub.sm == IKP_NO_SM) return;
+    while (lo < hi) { /* first sample after (sm, anchor) */
+        m = lo + (hi - lo) / 2;
+        if (s[m].sm < l->pub.sm || (s[m].sm == l->pub.sm && (int64_t)(s[m].cycles & IKP__ANCHOR_MASK) <= l->anchor))
+            lo = m + 1;
+        else hi = m;
+    }
+    l->smp_first = lo;
+    while (lo < cap->info.sm_clocks && s[lo].sm == l->pub.sm && (int64_t)(s[lo].cycles & IKP__ANCHOR_MASK) < last) lo++;
+    l->smp_end = lo;
+}
+
 /* First pass over a lane: counts, time range. A cycle lane found to hold
    anchors is mapped piecewise, so its time range is walked once more. */
 static void ikp__scan_lane(const ikp_capture *cap, ikp__lane *l)
@@ -1655,7 +1762,7 @@ static void ikp__scan_lane(const ikp_capture *cap, ikp__lane *l)
     int64_t lo, hi;
     int any, ok, fin;
     if (ikp__is_nuggets(cap->format)) { ikp__nug_scan(cap, l, NULL); return; }
-    l->anchored = 0;
+    l->anchored = l->smp_end > l->smp_first;
     for (;;) {
         ikp__walk_init(cap, l, &k);
         invalid = after = 0;
@@ -1754,6 +1861,7 @@ IKP_DEF void ikp_capture_free(ikp_capture *cap)
     ikp__free(&a, cap->lanes);
     ikp__free(&a, cap->clock);
     ikp__free(&a, cap->peers);
+    ikp__free(&a, cap->sm_clock);
     ikp__free(&a, cap);
 }
 
@@ -1933,6 +2041,62 @@ static ikp_result ikp__set_peers(ikp_capture *cap, const ikp_peer_clock *p, uint
 IKP_DEF const ikp_device_id *ikp_capture_device(const ikp_capture *cap)
 {
     return cap && cap->info.device_known ? &cap->device : NULL;
+}
+
+IKP_DEF uint32_t ikp_capture_sm_clock(const ikp_capture *cap, const ikp_sm_clock **samples)
+{
+    if (samples) *samples = cap ? cap->sm_clock : NULL;
+    return cap ? cap->info.sm_clocks : 0;
+}
+
+static int ikp__cmp_sm_clock(const void *a, const void *b)
+{
+    const ikp_sm_clock *x = (const ikp_sm_clock *)a, *y = (const ikp_sm_clock *)b;
+    if (x->sm != y->sm) return x->sm < y->sm ? -1 : 1;
+    return x->cycles < y->cycles ? -1 : x->cycles > y->cycles;
+}
+
+/* Takes n samples of the SM clocks (copied, sorted by SM, then cycles).
+   Each must be plausible (a globaltimer after 2001, cycles and globaltimer
+   under 2^62, an SM under 65536, the reserved word 0), and on each SM the
+   globaltimer must not go back as the cycles go on, nor run at a rate
+   outside IKP_MIN/MAX_CYCLES_PER_NS over a microsecond or more. at: the
+   byte offset of sample 0 in a file (-1: given by the caller). */
+static ikp_result ikp__set_sm_clock(ikp_capture *cap, const ikp_sm_clock *s, uint32_t n, int64_t at, ikp_error *err)
+{
+    uint32_t i;
+    const uint64_t lim = (uint64_t)1 << 62;
+    if (n > IKP_MAX_SM_CLOCKS)
+        return ikp__fail(err, IKP_ERR_BAD_HEADER, at, -1, "%u SM clock samples, at most %u", n, IKP_MAX_SM_CLOCKS);
+    for (i = 0; i < n; i++)
+        if (s[i].gpu_ns < (uint64_t)IKP__Y2001_NS || s[i].gpu_ns >= lim || s[i].cycles >= lim || s[i].sm > 0xFFFFu ||
+            s[i].reserved)
+            return ikp__fail(err, IKP_ERR_BAD_HEADER, at < 0 ? -1 : at + (int64_t)i * IKP__SMCLK_ENTRY, -1,
+                             "SM clock sample %u is not plausible (SM %u, globaltimer %llu ns, cycles %llu, reserved %u): "
+                             "the globaltimer counts ns since 1970, both stay under 2^62, SMs under 65536",
+                             i, s[i].sm, (unsigned long long)s[i].gpu_ns, (unsigned long long)s[i].cycles, s[i].reserved);
+    if (!n) return IKP_OK;
+    cap->sm_clock = (ikp_sm_clock *)ikp__alloc(&cap->alloc, (size_t)n * sizeof *s);
+    if (!cap->sm_clock) return ikp__oom(err);
+    memcpy(cap->sm_clock, s, (size_t)n * sizeof *s);
+    qsort(cap->sm_clock, n, sizeof *s, ikp__cmp_sm_clock);
+    cap->info.sm_clocks = n;
+    cap->info.sm_clock_sms = 1;
+    for (i = 1; i < n; i++) {
+        const ikp_sm_clock *a = &cap->sm_clock[i - 1], *b = &cap->sm_clock[i];
+        double dg = (double)b->gpu_ns - (double)a->gpu_ns, rate;
+        if (a->sm != b->sm) { cap->info.sm_clock_sms++; continue; }
+        rate = dg > 0 ? (double)(b->cycles - a->cycles) / dg : 0;
+        if (b->gpu_ns < a->gpu_ns || (dg >= 1000 && (rate < IKP_MIN_CYCLES_PER_NS || rate > IKP_MAX_CYCLES_PER_NS)))
+            return ikp__fail(err, IKP_ERR_BAD_HEADER, at, -1,
+                             "SM clock samples of SM %u contradict each other: cycles %llu at globaltimer %llu ns, "
+                             "cycles %llu at %llu ns (the globaltimer goes back, or the clock runs outside %g .. %g "
+                             "cycles/ns): samples of another GPU, or of another run?",
+                             a->sm, (unsigned long long)a->cycles, (unsigned long long)a->gpu_ns,
+                             (unsigned long long)b->cycles, (unsigned long long)b->gpu_ns, IKP_MIN_CYCLES_PER_NS,
+                             IKP_MAX_CYCLES_PER_NS);
+    }
+    return IKP_OK;
 }
 
 IKP_DEF uint32_t ikp_capture_peers(const ikp_capture *cap, const ikp_peer_clock **peers)
@@ -2813,6 +2977,13 @@ static ikp_result ikp__finish_open(ikp_capture *cap, const ikp_decode_options *o
         return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1,
                          "--timer-unit (timer_unit_ps) is for peer formats; ikp buffers carry their own clock");
     if (cap->format != IKP_FORMAT_IKP) info->timer_unit_ps = (uint32_t)cap->tick_ps;
+    if (opt && opt->num_sm_clock) { /* given samples replace the file's */
+        ikp__free(&cap->alloc, cap->sm_clock);
+        cap->sm_clock = NULL;
+        info->sm_clocks = info->sm_clock_sms = 0;
+        if (!opt->sm_clock) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "num_sm_clock without SM clock samples");
+        if ((r = ikp__set_sm_clock(cap, opt->sm_clock, opt->num_sm_clock, -1, err)) != IKP_OK) return r;
+    }
     r = cap->format == IKP_FORMAT_IKP ? ikp__open_ikp(cap, opt, err)
         : ikp__is_nuggets(cap->format) ? ikp__open_nuggets(cap, units, err) : ikp__open_peer(cap, strided, err);
     if (r != IKP_OK) return r;
@@ -2829,6 +3000,8 @@ static ikp_result ikp__finish_open(ikp_capture *cap, const ikp_decode_options *o
             l->ps_per_tick_q32 = (int64_t)(l->ps_per_tick * 4294967296.0 + 0.5);
             lim = (double)IKP__MAX_ABS_PS / l->ps_per_tick;
             l->rel_limit = lim < (double)(1ll << 52) ? (int64_t)lim : (1ll << 52);
+            ikp__lane_samples(cap, l);
+            if (l->smp_end > l->smp_first) info->sampled_lanes++;
         } else {
             ikp__peer_lane(cap, i, l);
             if (!(l->pub.flags & IKP_LANE_STARTED)) continue;
@@ -3092,17 +3265,17 @@ static ikp_result ikp__parse_npy(const unsigned char *p, size_t size, uint64_t *
 /* The sections after a capture file's buffer, from at to the end: each an
    8-byte name, a count, 4 zero bytes and count entries. Version 2 has the
    clock section only; version 3 any of clock, device (one entry) and peers,
-   each at most once. */
+   each at most once; version 4 also the SM clock samples. */
 static ikp_result ikp__read_sections(ikp_capture *cap, const unsigned char *p, uint64_t size, uint64_t at,
                                      uint32_t ver, ikp_error *err)
 {
-    static const char *const names[3] = {IKP__CLOCK_MAGIC, IKP__DEVICE_MAGIC, IKP__PEERS_MAGIC};
-    static const uint32_t entry[3] = {IKP__CLOCK_ENTRY, IKP__DEVICE_ENTRY, IKP__PEERS_ENTRY};
-    static const uint32_t most[3] = {IKP_MAX_CLOCK_SYNCS, 1, IKP_MAX_PEER_CLOCKS};
-    static const char *const what[3] = {"clock", "device", "peers"};
-    uint64_t where[3] = {0, 0, 0};
-    uint32_t count[3] = {0, 0, 0}, k;
-    int seen[3] = {0, 0, 0}, j;
+    static const char *const names[4] = {IKP__CLOCK_MAGIC, IKP__DEVICE_MAGIC, IKP__PEERS_MAGIC, IKP__SMCLK_MAGIC};
+    static const uint32_t entry[4] = {IKP__CLOCK_ENTRY, IKP__DEVICE_ENTRY, IKP__PEERS_ENTRY, IKP__SMCLK_ENTRY};
+    static const uint32_t most[4] = {IKP_MAX_CLOCK_SYNCS, 1, IKP_MAX_PEER_CLOCKS, IKP_MAX_SM_CLOCKS};
+    static const char *const what[4] = {"clock", "device", "peers", "SM clock"};
+    uint64_t where[4] = {0, 0, 0, 0};
+    uint32_t count[4] = {0, 0, 0, 0}, k;
+    int seen[4] = {0, 0, 0, 0}, j;
     ikp_result r = IKP_OK;
     if (ver == 2 && (size - at < 16 || memcmp(p + at, IKP__CLOCK_MAGIC, 8) != 0))
         return ikp__fail(err, IKP_ERR_BAD_HEADER, (int64_t)at, -1,
@@ -3114,8 +3287,8 @@ static ikp_result ikp__read_sections(ikp_capture *cap, const unsigned char *p, u
             return ikp__fail(err, IKP_ERR_TRUNCATED, (int64_t)at, -1,
                              "capture file: %llu bytes after the last section, a section header needs 16",
                              (unsigned long long)(size - at));
-        for (j = 0; j < 3 && memcmp(p + at, names[j], 8) != 0; j++) {}
-        if (j == 3 || (ver == 2 && j != 0)) {
+        for (j = 0; j < 4 && memcmp(p + at, names[j], 8) != 0; j++) {}
+        if (j == 4 || (ver == 2 && j != 0) || (ver == 3 && j == 3)) {
             char t[9];
             for (k = 0; k < 8; k++) t[k] = p[at + k] >= 32 && p[at + k] < 127 ? (char)p[at + k] : '?';
             t[8] = 0;
@@ -3178,6 +3351,21 @@ static ikp_result ikp__read_sections(ikp_capture *cap, const unsigned char *p, u
         }
         r = ikp__set_clock(cap, cs, count[0], (int64_t)where[0], err);
         ikp__free(&cap->alloc, cs);
+        if (r != IKP_OK) return r;
+    }
+    if (count[3]) {
+        ikp_sm_clock *sc = (ikp_sm_clock *)ikp__alloc(&cap->alloc, (size_t)count[3] * sizeof *sc);
+        if (!sc) return ikp__oom(err);
+        for (k = 0; k < count[3]; k++) {
+            const unsigned char *e = p + where[3] + (uint64_t)k * IKP__SMCLK_ENTRY;
+            sc[k].gpu_ns = ikp__rd64(e);
+            sc[k].cycles = ikp__rd64(e + 8);
+            sc[k].sm = ikp__rd32(e + 16);
+            sc[k].reserved = ikp__rd32(e + 20);
+        }
+        r = ikp__set_sm_clock(cap, sc, count[3], (int64_t)where[3], err);
+        ikp__free(&cap->alloc, sc);
+        if (r != IKP_OK) return r;
     }
     return r;
 }
@@ -3214,8 +3402,8 @@ static ikp_result ikp__open_data(const unsigned char *p, size_t size, void *owne
         ngr = ikp__rd32(p + 20);
         names_bytes = ikp__rd64(p + 24);
         nwords = ikp__rd64(p + 32);
-        if (ver < 1 || ver > 3) {
-            r = ikp__fail(err, IKP_ERR_BAD_VERSION, 8, -1, "capture file version %u, this library reads 1 to 3", ver);
+        if (ver < 1 || ver > 4) {
+            r = ikp__fail(err, IKP_ERR_BAD_VERSION, 8, -1, "capture file version %u, this library reads 1 to 4", ver);
             goto fail;
         }
         if (fmt >= (uint32_t)IKP_FORMAT_COUNT) {
@@ -7897,6 +8085,8 @@ typedef struct ikp__save_ctx {
     const ikp_device_id *device; /* NULL: none */
     const ikp_peer_clock *peers;
     uint32_t npeers;
+    const ikp_sm_clock *sm;
+    uint32_t nsm;
 } ikp__save_ctx;
 
 static ikp_result ikp__capture_write(const ikp__save_ctx *c, ikp_write_fn fn, void *user, ikp_error *err);
@@ -7923,17 +8113,18 @@ static int ikp__write_section(const char *name, uint32_t n, ikp_write_fn fn, voi
 }
 
 /* the file: version 1; 2 with a clock section after the buffer; 3 when it
-   names its device or holds peer measurements */
+   names its device or holds peer measurements; 4 with SM clock samples */
 static ikp_result ikp__capture_write(const ikp__save_ctx *c, ikp_write_fn fn, void *user, ikp_error *err)
 {
     unsigned char h[IKP__CAPT_HEADER], chunk[4096];
     uint64_t nb;
     size_t i, j;
-    uint32_t k, ver = c->device || c->npeers ? 3 : c->nclock ? 2 : 1;
+    uint32_t k, ver = c->nsm ? 4 : c->device || c->npeers ? 3 : c->nclock ? 2 : 1;
     static const unsigned char zeros[8] = {0, 0, 0, 0, 0, 0, 0, 0};
     if (!fn || (!c->words && c->num_words) || (unsigned)c->format >= (unsigned)IKP_FORMAT_COUNT ||
         c->nev > IKP_WIRE_MAX_EVENTS || c->ngr > IKP_WIRE_MAX_EVENTS || c->nclock > IKP_MAX_CLOCK_SYNCS ||
-        (c->nclock && !c->clock) || c->npeers > IKP_MAX_PEER_CLOCKS || (c->npeers && !c->peers))
+        (c->nclock && !c->clock) || c->npeers > IKP_MAX_PEER_CLOCKS || (c->npeers && !c->peers) ||
+        c->nsm > IKP_MAX_SM_CLOCKS || (c->nsm && !c->sm))
         return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "invalid argument to ikp_capture_write");
     for (k = 0; k < c->nev; k++)
         if (c->ev && c->ev[k] && strlen(c->ev[k]) > 255)
@@ -7999,6 +8190,22 @@ static ikp_result ikp__capture_write(const ikp__save_ctx *c, ikp_write_fn fn, vo
                 return ikp__fail(err, IKP_ERR_WRITE, -1, -1, "writing the capture's peer clocks failed");
         }
     }
+    if (c->nsm) {
+        if (ikp__write_section(IKP__SMCLK_MAGIC, c->nsm, fn, user))
+            return ikp__fail(err, IKP_ERR_WRITE, -1, -1, "writing the capture's SM clock samples failed");
+        for (i = 0; i < c->nsm; i += sizeof chunk / IKP__SMCLK_ENTRY) {
+            size_t m = c->nsm - i < sizeof chunk / IKP__SMCLK_ENTRY ? c->nsm - i : sizeof chunk / IKP__SMCLK_ENTRY;
+            for (j = 0; j < m; j++) {
+                const ikp_sm_clock *q = &c->sm[i + j];
+                ikp__wr64(chunk + j * IKP__SMCLK_ENTRY, q->gpu_ns);
+                ikp__wr64(chunk + j * IKP__SMCLK_ENTRY + 8, q->cycles);
+                ikp__wr32(chunk + j * IKP__SMCLK_ENTRY + 16, q->sm);
+                ikp__wr32(chunk + j * IKP__SMCLK_ENTRY + 20, 0);
+            }
+            if (fn(user, chunk, m * IKP__SMCLK_ENTRY))
+                return ikp__fail(err, IKP_ERR_WRITE, -1, -1, "writing the capture's SM clock samples failed");
+        }
+    }
     return IKP_OK;
 }
 
@@ -8030,6 +8237,7 @@ IKP_DEF ikp_result ikp_capture_save_file(const ikp_capture *cap, const char *pat
     c.clock = cap->clock; c.nclock = cap->info.clock_syncs;
     c.device = cap->info.device_known ? &cap->device : NULL;
     c.peers = cap->peers; c.npeers = cap->info.peer_clocks;
+    c.sm = cap->sm_clock; c.nsm = cap->info.sm_clocks;
     return ikp__write_path(path, ikp__save_body, &c, err);
 }
 
@@ -8188,6 +8396,7 @@ IKP_DEF ikp_result ikp_cuda_device_id(int device, ikp_device_id *out, ikp_error 
 #define IKP__PING_WAIT_NS 20000000ll   /* the host waits this long for an answer */
 #define IKP__PONG_WAIT_NS 100000000ull /* a kernel waits this long for a ping */
 #define IKP__PING_QUIT (~0ull)
+#define IKP__SAMPLE_ROUNDS 3072u /* grids of SM clock samples per download, at most */
 #define IKP__GT_STEP_NS 32u /* %globaltimer's step */
 
 static __device__ __forceinline__ unsigned long long ikp__gt(void)
@@ -8213,6 +8422,27 @@ static __global__ void ikp__pong(volatile unsigned long long *flag, volatile uns
         reply[s] = t;
         __threadfence_system();
     }
+}
+
+/* One sample of the clocks of the SM that runs the block: the first
+   globaltimer tick seen and the cycles right after it; out[0] counts the
+   samples, out[1 + 3i ..] holds sample i (globaltimer, cycles, SM). */
+static __global__ void ikp__sample_sm(unsigned long long *out, unsigned cap)
+{
+    unsigned long long g0, g1, c;
+    unsigned sm, i;
+    int k;
+    if (threadIdx.x) return;
+    g0 = g1 = ikp__gt();
+    for (k = 0; k < 4096 && g1 == g0; k++) g1 = ikp__gt();
+    asm volatile("mov.u64 %0, %%clock64;" : "=l"(c)::"memory");
+    asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
+    if (g1 == g0) return;
+    i = (unsigned)atomicAdd(out, 1ull);
+    if (i >= cap) return;
+    out[1 + 3 * (size_t)i] = g1;
+    out[2 + 3 * (size_t)i] = c;
+    out[3 + 3 * (size_t)i] = sm;
 }
 
 /* A ping-pong of two GPUs through each other's memory. Role 0 stamps t0,
@@ -8436,6 +8666,55 @@ static void ikp__buffer_reading(ikp_cuda_buffer *buf)
 #endif
 }
 
+/* Samples the SM clocks while stream has work (see the declaration of
+   ikp_cuda_buffer_download); then copies them to buf->sm_clock. */
+static void ikp__sample_while_running(ikp_cuda_buffer *buf, cudaStream_t stream)
+{
+#if defined(__CUDACC__)
+    cudaStream_t st = (cudaStream_t)buf->sample_stream_;
+    const uint32_t cap = buf->sms_ * IKP__SAMPLE_ROUNDS;
+    uint32_t rounds = 0, k;
+    int64_t t0 = ikp__realtime_ns(), last = 0;
+    unsigned long long n = 0;
+    uint64_t *h;
+    if (!buf->sample_every_ns || !buf->samples_ || !st) return;
+    if (cudaMemsetAsync(buf->samples_, 0, 8, st) != cudaSuccess) { cudaGetLastError(); return; }
+    while (cudaStreamQuery(stream) == cudaErrorNotReady) {
+        int64_t now = ikp__realtime_ns(), gap = (now - t0) / 1024;
+        if (gap < (int64_t)buf->sample_every_ns) gap = (int64_t)buf->sample_every_ns;
+        if (rounds < IKP__SAMPLE_ROUNDS && (rounds == 0 || now - last >= gap)) {
+            ikp__sample_sm<<<buf->sms_, 32, 0, st>>>((unsigned long long *)buf->samples_, cap);
+            if (cudaGetLastError() != cudaSuccess) break;
+            last = now;
+            rounds++;
+        }
+    }
+    cudaGetLastError(); /* a failed query is the download's to report */
+    if (!rounds || cudaStreamSynchronize(st) != cudaSuccess ||
+        cudaMemcpy(&n, buf->samples_, 8, cudaMemcpyDeviceToHost) != cudaSuccess) { cudaGetLastError(); return; }
+    if (n > cap) n = cap;
+    if (!n) return;
+    h = (uint64_t *)IKP_MALLOC((size_t)n * 24);
+    if (!h) return;
+    if (cudaMemcpy(h, buf->samples_ + 1, (size_t)n * 24, cudaMemcpyDeviceToHost) == cudaSuccess) {
+        ikp_sm_clock *s = (ikp_sm_clock *)IKP_REALLOC(buf->sm_clock, (size_t)n * sizeof *s);
+        if (s) {
+            for (k = 0; k < (uint32_t)n; k++) {
+                s[k].gpu_ns = h[3 * (size_t)k];
+                s[k].cycles = h[3 * (size_t)k + 1];
+                s[k].sm = (uint32_t)h[3 * (size_t)k + 2];
+                s[k].reserved = 0;
+            }
+            buf->sm_clock = s;
+            buf->num_sm_clock = (uint32_t)n;
+        }
+    } else cudaGetLastError();
+    IKP_FREE(h);
+#else
+    (void)buf; (void)stream;
+#endif
+}
+
 IKP_DEF ikp_result ikp_cuda_buffer_create(ikp_cuda_buffer *buf, uint32_t lanes, uint32_t capacity,
                                           ikp_error *err)
 {
@@ -8461,6 +8740,23 @@ IKP_DEF ikp_result ikp_cuda_buffer_create(ikp_cuda_buffer *buf, uint32_t lanes, 
         buf->mapped_ = NULL; /* no readings */
         cudaGetLastError();
     }
+    { /* SM clock samples: memory, and a stream of the lowest priority (else none) */
+        int sms = 0, least = 0, greatest = 0;
+        cudaStream_t st = NULL;
+        buf->sample_every_ns = IKP_SM_CLOCK_EVERY_NS;
+        if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) == cudaSuccess && sms > 0 &&
+            cudaDeviceGetStreamPriorityRange(&least, &greatest) == cudaSuccess &&
+            cudaStreamCreateWithPriority(&st, cudaStreamNonBlocking, least) == cudaSuccess) {
+            struct cudaFuncAttributes fa;
+            buf->sample_stream_ = (void *)st;
+            buf->sms_ = (uint32_t)sms;
+            /* loaded now: loaded lazily at its first launch, while the kernel runs, it may wait for that */
+            cudaFuncGetAttributes(&fa, ikp__sample_sm);
+            if (cudaMalloc((void **)&buf->samples_, 8 + (size_t)sms * IKP__SAMPLE_ROUNDS * 24) != cudaSuccess)
+                buf->samples_ = NULL;
+        }
+        cudaGetLastError();
+    }
 #endif
     return IKP_OK;
 }
@@ -8477,6 +8773,7 @@ IKP_DEF ikp_result ikp_cuda_buffer_reset(ikp_cuda_buffer *buf, cudaStream_t stre
     e = cudaMemcpyAsync(buf->device, h, sizeof h, cudaMemcpyHostToDevice, stream);
     if (e != cudaSuccess) return ikp__cuda_fail(err, e, "cudaMemcpyAsync");
     buf->num_clock = 0;
+    buf->num_sm_clock = 0;
     ikp__buffer_reading(buf);
     return IKP_OK;
 }
@@ -8486,6 +8783,8 @@ IKP_DEF ikp_result ikp_cuda_buffer_download(ikp_cuda_buffer *buf, cudaStream_t s
 {
     cudaError_t e;
     if (!buf || !buf->device || !host) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL argument");
+    buf->num_sm_clock = 0;
+    ikp__sample_while_running(buf, stream);
     e = cudaStreamSynchronize(stream);
     if (e != cudaSuccess) return ikp__cuda_fail(err, e, "kernel or stream failed");
     e = cudaMemcpy(host, buf->device, buf->num_words * sizeof(uint64_t), cudaMemcpyDeviceToHost);
@@ -8506,6 +8805,9 @@ IKP_DEF void ikp_cuda_buffer_destroy(ikp_cuda_buffer *buf)
         }
         cudaFreeHost(buf->mapped_);
     }
+    if (buf->samples_) cudaFree(buf->samples_); /* after the samples' stream: cudaFree waits for the device */
+    if (buf->sample_stream_) cudaStreamDestroy((cudaStream_t)buf->sample_stream_);
+    IKP_FREE(buf->sm_clock);
     memset(buf, 0, sizeof *buf);
 }
 
@@ -8524,6 +8826,10 @@ IKP_DEF ikp_result ikp_cuda_dump(ikp_cuda_buffer *buf, cudaStream_t stream,
     d = *desc; /* the buffer's device and readings, unless the caller gives its own */
     if (!d.decode.device && !ikp__uuid_zero(buf->gpu.uuid)) d.decode.device = &buf->gpu;
     if (!d.decode.num_clock && buf->num_clock) { d.decode.clock = buf->clock; d.decode.num_clock = buf->num_clock; }
+    if (!d.decode.num_sm_clock && buf->num_sm_clock) {
+        d.decode.sm_clock = buf->sm_clock;
+        d.decode.num_sm_clock = buf->num_sm_clock;
+    }
     if (r == IKP_OK) r = ikp_dump_words(host, buf->num_words, &d, err);
     ikp__free(&a, host);
     return r;

@@ -1,4 +1,4 @@
-/* ikp_cuda.cuh - v0.7.0 - IKP intra-kernel profiler, device recorder - MIT licence (end of file)
+/* ikp_cuda.cuh - v0.8.0 - IKP intra-kernel profiler, device recorder - MIT licence (end of file)
 
    Records region begin/end timestamps from inside CUDA kernels into a
    profile buffer that ikp.h allocates, copies back and decodes. Header
@@ -78,7 +78,10 @@
                     region.
                     README "Cost" and "Timer kinds" have the figures.
        IKP_ANCHOR_EVERY 0 (default): a lane is placed on the ns axis by its
-                    start and end anchors (and IKP_ANCHOR); N > 0 (cycle
+                    start and end anchors, any IKP_ANCHOR, and the SM clock
+                    samples that ikp.h's download takes beside the kernel
+                    (within 64 ns across SMs on lanes of 10 us .. 100 ms,
+                    at no cost to the recorder); N > 0 (cycle
                     mode): an end or instant at least N cycles after the
                     lane's last anchor takes an anchor itself, one more
                     record (65536: ~33 us at 2 GHz, which keeps every SM
@@ -109,7 +112,7 @@
 #define IKP_CUDA_CUH
 
 #define IKP_CUDA_VERSION_MAJOR 0
-#define IKP_CUDA_VERSION_MINOR 7
+#define IKP_CUDA_VERSION_MINOR 8
 #define IKP_CUDA_VERSION_PATCH 0
 #if defined(IKP_VERSION_MAJOR) && (IKP_CUDA_VERSION_MAJOR != IKP_VERSION_MAJOR || \
     IKP_CUDA_VERSION_MINOR != IKP_VERSION_MINOR || IKP_CUDA_VERSION_PATCH != IKP_VERSION_PATCH)

@@ -2,8 +2,9 @@
 // warp-specialized GEMM, instrumented on every k-tile of its producer and
 // consumers, timed in one process with: IKP compiled out, IKP (cycles), IKP
 // (globaltimer), a flashinfer/TIRx-style recorder on the same events, the
-// breakdown of IKP's cost by side, and cuBLAS on the same problem. Rounds
-// interleave the variants; medians.
+// breakdown of IKP's cost by side, and cuBLAS on the same problem; and
+// IKP (cycles, staged) once more while ikp_cuda_buffer_download samples the
+// SM clocks beside the kernel. Rounds interleave the variants; medians.
 #define IKP_IMPLEMENTATION
 #include "../ikp.h"
 #include "../examples/gemm_common.h"
@@ -78,7 +79,9 @@ int main(int argc, char **argv)
     void *plans[NV];
     for (int v = 0; v < NV; v++)
         if (!(plans[v] = variants[v].plan(A, B, M, N, K))) { fprintf(stderr, "cannot make the tensor maps\n"); return 1; }
-    std::vector<float> t[NV + 1];
+    std::vector<float> t[NV + 1], t_sampled;
+    std::vector<uint64_t> host(ib.num_words);
+    uint32_t samples = 0;
     unsigned long long full_records = 0;
     cudaEvent_t a, b;
     CK(cudaEventCreate(&a));
@@ -100,6 +103,16 @@ int main(int argc, char **argv)
             float ms;
             CK(cudaEventElapsedTime(&ms, a, b));
             if (r) t[v].push_back(ms);
+            if (v == 1 && only < 0) { // the same build, waited for by the download, which samples the SM clocks
+                ikp_cuda_buffer_reset(&ib, 0, NULL);
+                CK(cudaEventRecord(a));
+                CK(variants[v].run(plans[v], C, ib.device, 0));
+                CK(cudaEventRecord(b));
+                if (ikp_cuda_buffer_download(&ib, 0, host.data(), NULL) != IKP_OK) return 1;
+                CK(cudaEventElapsedTime(&ms, a, b));
+                if (r) t_sampled.push_back(ms);
+                samples = ib.num_sm_clock;
+            }
             if (r == rounds - 1) { // every variant computes the right product
                 CK(cudaMemcpy(hC.data(), C, hC.size() * 4, cudaMemcpyDeviceToHost));
                 int bad = gemm_check(g.hA, g.hB, hC, M, N, K, 64);
@@ -141,6 +154,10 @@ int main(int argc, char **argv)
         double m = t[v][t[v].size() / 2];
         printf("| %s | %.3f | %.0f | %+.2f%% |\n", variants[v].name, m, flop / (m * 1e-3) / 1e12, (m / base - 1) * 100);
     }
+    std::sort(t_sampled.begin(), t_sampled.end());
+    const double ms_s = t_sampled[t_sampled.size() / 2];
+    printf("| %s, SM clocks sampled by the download (%u samples in the last round) | %.3f | %.0f | %+.2f%% |\n",
+           variants[1].name, samples, ms_s, flop / (ms_s * 1e-3) / 1e12, (ms_s / base - 1) * 100);
     cublasDestroy(h);
     gemm_problem_free(g);
     return 0;

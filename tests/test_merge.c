@@ -2,7 +2,8 @@
    placed by host readings, by a GPU-GPU measurement or by a shared GPU;
    the device and peer sections of capture files; and the bad inputs
    (missing, contradictory or implausible calibrations, a capture given
-   twice). The clocks are made up here with exact offsets, so every
+   twice). Then the SM clock samples that place a cycle lane while its
+   clock changes speed, their file section and their bad inputs. The clocks are made up here with exact offsets, so every
    placement is known to the nanosecond. Also writes build/test-out/
    merge_a.ikp and merge_b.ikp for tests/test_perfetto.py. */
 #define IKP_IMPLEMENTATION
@@ -452,9 +453,155 @@ static void test_file_sections(void)
     buf[8] = 2; /* version 2 holds the clock section only */
     CHECK_EQ(ikp_capture_open_file_data(buf, n, NULL, &back, &e), IKP_ERR_BAD_HEADER);
     CHECK(strstr(e.message, "version 2: unknown section \"IKPDEVIC\"") != NULL);
-    buf[8] = 4;
+    buf[8] = 5;
     CHECK_EQ(ikp_capture_open_file_data(buf, n, NULL, &back, &e), IKP_ERR_BAD_VERSION);
     CHECK(back == NULL);
+}
+
+/* The SM clock of SM 7 runs at 2.0 cycles/ns for 525 us, then at 1.9
+   (it changes speed at a sample). cycles at ns t after the lane start: */
+#define C0 5000000000000ull
+static uint64_t sm7_cycles(uint64_t t) { return C0 + (t <= 525000 ? 2 * t : 1050000 + (t - 525000) * 19 / 10); }
+
+/* instants at 100, 300, 500, 700, 900 us on a 1 ms cycle lane of SM 7 */
+static void sm_lane(uint64_t *w)
+{
+    enc_rec r[5];
+    enc_lane L;
+    int k;
+    memset(&L, 0, sizeof L);
+    memset(r, 0, sizeof r);
+    for (k = 0; k < 5; k++) { r[k].kind = ENC_I; r[k].id = 3; r[k].t = sm7_cycles(100000 + 200000 * (uint64_t)k); }
+    L.sm = 7;
+    L.cycles = 1;
+    L.started = L.finalized = 1;
+    L.recs = r;
+    L.n = 5;
+    L.g0 = G0;
+    L.c0 = C0;
+    L.g1 = G0 + 1000000;
+    L.c1 = sm7_cycles(1000000);
+    enc_ikp(w, 1, 8, 1, 1, 1, 1, &L, 1);
+}
+
+/* the instants' errors against the truth, ns (max |error|): 200 us apart
+   (time 0 is the first one's) */
+static int64_t sm_lane_error(const ikp_capture *cap)
+{
+    ikp_lane_events ev;
+    int64_t worst = -1;
+    size_t k;
+    memset(&ev, 0, sizeof ev);
+    if (ikp_decode_lane(cap, 0, &ev, NULL) != IKP_OK || ev.count != 5) { CHECK(0); return INT64_MAX; }
+    for (k = 0; k < 5; k++) {
+        int64_t d = ev.events[k].start_ps - (int64_t)(200000 * k) * NS;
+        if (d < 0) d = -d;
+        if (d > worst) worst = d;
+    }
+    ikp_lane_events_free(cap, &ev);
+    return worst / NS;
+}
+
+static void test_sm_clock(void)
+{
+    uint64_t w[8 + 9 + 8];
+    ikp_sm_clock s[24], bad[2];
+    ikp_decode_options o;
+    ikp_capture *cap = NULL, *back = NULL;
+    const ikp_sm_clock *got = NULL;
+    ikp_error e;
+    unsigned char buf[4096];
+    size_t n;
+    FILE *f;
+    uint32_t k, ns = 0;
+    sm_lane(w);
+    /* every 50 us on SM 7 from before the lane to after it; SM 3 runs 1 ms ahead */
+    for (k = 0; k < 22; k++) {
+        uint64_t t = 50000 * (uint64_t)k;
+        s[ns].gpu_ns = G0 + t - 25000;
+        s[ns].cycles = t < 25000 ? C0 - 50000 + 2 * t : sm7_cycles(t - 25000);
+        s[ns].sm = 7;
+        s[ns].reserved = 0;
+        ns++;
+    }
+    s[ns].gpu_ns = G0 + 300000; s[ns].cycles = C0 + 7777777; s[ns].sm = 3; s[ns].reserved = 0; ns++;
+    s[ns].gpu_ns = G0 + 600000; s[ns].cycles = C0 + 8377777; s[ns].sm = 3; s[ns].reserved = 0; ns++;
+    /* without samples: a straight line between the two anchors, off by ~10 us at 500 us */
+    memset(&o, 0, sizeof o);
+    CHECK_EQ(ikp_capture_open(w, 8 + 9 + 8, &o, &cap, &e), IKP_OK);
+    if (cap) {
+        CHECK(sm_lane_error(cap) > 5000);
+        CHECK_EQ(ikp_capture_get_info(cap)->sampled_lanes, 0);
+        ikp_capture_free(cap);
+    }
+    cap = NULL;
+    o.sm_clock = s;
+    o.num_sm_clock = ns;
+    CHECK_EQ(ikp_capture_open(w, 8 + 9 + 8, &o, &cap, &e), IKP_OK);
+    if (!cap) return;
+    CHECK(sm_lane_error(cap) <= 1);
+    CHECK_EQ(ikp_capture_get_info(cap)->sampled_lanes, 1);
+    CHECK_EQ(ikp_capture_get_info(cap)->sm_clocks, ns);
+    CHECK_EQ(ikp_capture_get_info(cap)->sm_clock_sms, 2);
+    CHECK_EQ(ikp_capture_sm_clock(cap, &got), ns);
+    CHECK(got && got[0].sm == 3 && got[2].sm == 7 && got[2].cycles < got[3].cycles);
+    /* the capture file keeps them (version 4), and places the lane the same way */
+    CHECK_EQ(ikp_capture_save_file(cap, "build/test-out/smclock.ikp", &e), IKP_OK);
+    ikp_capture_free(cap);
+    CHECK_EQ(ikp_capture_load("build/test-out/smclock.ikp", NULL, &back, &e), IKP_OK);
+    if (back) {
+        CHECK(sm_lane_error(back) <= 1);
+        CHECK_EQ(ikp_capture_get_info(back)->sm_clocks, ns);
+        ikp_capture_free(back);
+    }
+    back = NULL;
+    f = fopen("build/test-out/smclock.ikp", "rb");
+    n = f ? fread(buf, 1, sizeof buf, f) : 0;
+    if (f) fclose(f);
+    CHECK(n == 48 + (8 + 9 + 8) * 8 + 16 + 24 * ns && buf[8] == 4);
+    if (n != 48 + (8 + 9 + 8) * 8 + 16 + 24 * ns) return;
+    CHECK(memcmp(buf + n - 16 - 24 * ns, "IKPSMCLK", 8) == 0);
+    CHECK_EQ(ikp_capture_open_file_data(buf, n - 1, NULL, &back, &e), IKP_ERR_TRUNCATED);
+    CHECK(strstr(e.message, "SM clock section") != NULL);
+    buf[n - 4] = 1; /* the last sample's reserved word */
+    CHECK_EQ(ikp_capture_open_file_data(buf, n, NULL, &back, &e), IKP_ERR_BAD_HEADER);
+    CHECK(strstr(e.message, "SM clock sample 23 is not plausible") != NULL && e.offset == (int64_t)(n - 24));
+    buf[n - 4] = 0;
+    buf[8] = 3; /* version 3 has no SM clock section */
+    CHECK_EQ(ikp_capture_open_file_data(buf, n, NULL, &back, &e), IKP_ERR_BAD_HEADER);
+    CHECK(strstr(e.message, "version 3: unknown section \"IKPSMCLK\"") != NULL);
+    CHECK(back == NULL);
+    /* given samples: contradicting (the globaltimer goes back on SM 7), implausible, missing */
+    bad[0] = s[4];
+    bad[1] = s[5];
+    bad[1].gpu_ns = bad[0].gpu_ns - 1;
+    o.sm_clock = bad;
+    o.num_sm_clock = 2;
+    CHECK_EQ(ikp_capture_open(w, 8 + 9 + 8, &o, &cap, &e), IKP_ERR_BAD_HEADER);
+    CHECK(strstr(e.message, "SM clock samples of SM 7 contradict") != NULL);
+    bad[1] = s[5];
+    bad[1].cycles = bad[0].cycles + 100000000; /* 2000 cycles/ns over 50 us */
+    CHECK_EQ(ikp_capture_open(w, 8 + 9 + 8, &o, &cap, &e), IKP_ERR_BAD_HEADER);
+    CHECK(strstr(e.message, "contradict") != NULL);
+    bad[1] = s[5];
+    bad[1].gpu_ns = 12345; /* 1970 */
+    CHECK_EQ(ikp_capture_open(w, 8 + 9 + 8, &o, &cap, &e), IKP_ERR_BAD_HEADER);
+    CHECK(strstr(e.message, "SM clock sample 1 is not plausible") != NULL);
+    bad[1] = s[5];
+    bad[1].sm = 70000;
+    CHECK_EQ(ikp_capture_open(w, 8 + 9 + 8, &o, &cap, &e), IKP_ERR_BAD_HEADER);
+    o.sm_clock = NULL;
+    CHECK_EQ(ikp_capture_open(w, 8 + 9 + 8, &o, &cap, &e), IKP_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(e.message, "num_sm_clock without") != NULL && cap == NULL);
+    /* samples of another SM only: the lane keeps its two anchors */
+    o.sm_clock = s + 22;
+    o.num_sm_clock = 2;
+    CHECK_EQ(ikp_capture_open(w, 8 + 9 + 8, &o, &cap, &e), IKP_OK);
+    if (cap) {
+        CHECK(sm_lane_error(cap) > 5000);
+        CHECK_EQ(ikp_capture_get_info(cap)->sampled_lanes, 0);
+        ikp_capture_free(cap);
+    }
 }
 
 int main(void)
@@ -464,5 +611,6 @@ int main(void)
     test_same_gpu_and_twice();
     test_merged_trace();
     test_file_sections();
+    test_sm_clock();
     return check_report();
 }

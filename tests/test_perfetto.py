@@ -452,6 +452,7 @@ def main():
         check(rc == 2 and b"error" in err and not os.path.exists(o), "refused: " + why)
     host_time(tmp)
     merged(tmp)
+    sm_clock(tmp)
     return report()
 
 
@@ -551,6 +552,32 @@ def merged(tmp):
     rc, out, _ = run("info", a, b)
     check(rc == 0 and b"alignment   2 captures" in out and b"+- 0.100 us (peer memory" in out,
           "info of two captures: their placement")
+
+
+def sm_clock(tmp):
+    """A capture with SM clock samples (written by test_merge as
+    build/test-out/smclock.ikp: a cycle lane of SM 7 whose clock slows from
+    2.0 to 1.9 cycles/ns at a sample, instants 200 us apart): ikp info
+    states the samples; the Perfetto trace and the JSON place the instants
+    200 us apart, which two anchors alone would not."""
+    cap = os.path.join(ROOT, "build", "test-out", "smclock.ikp")
+    check(os.path.exists(cap), "test_merge wrote %s" % cap)
+    if not os.path.exists(cap):
+        return
+    rc, out, _ = run("info", cap)
+    check(rc == 0 and b"SM clocks   24 samples on 2 SMs; 1 cycle lanes placed through them" in out,
+          "info states the SM clock samples (%r)" % out[-300:])
+    pf = os.path.join(tmp, "smclock.pftrace")
+    rc, _, err = run("trace", cap, "-o", pf)
+    errors = []
+    slices, _, _, _ = read_pftrace(open(pf, "rb").read(), errors) if rc == 0 else ([], 0, 0, 0)
+    starts = sorted(s[2] for s in slices)
+    check(rc == 0 and not errors and starts == [0, 200000, 400000, 600000, 800000],
+          "Perfetto: the instants 200 us apart (%r %r)" % (starts, errors[:2]))
+    rc, js, _ = run("trace", cap, "-o", "-")
+    d = strict_json(js) if rc == 0 else {}
+    ts = sorted(round(float(e["ts"]) * 1000) for e in d.get("traceEvents", []) if e.get("ph") == "i")
+    check(ts == [0, 200000, 400000, 600000, 800000], "JSON: the instants 200 us apart (%r)" % ts)
 
 
 if __name__ == "__main__":
