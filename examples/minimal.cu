@@ -1,8 +1,17 @@
-// Example 1: load / compute / store regions in a simple kernel, one lane per warp.
+// Example 1: load / compute / store regions in a simple kernel, one lane per
+// warp. Complete on its own: nvcc -O3 -arch=sm_90 minimal.cu -o minimal
+// (with ikp.h and ikp_cuda.cuh one directory up), then ./minimal [OUT]
+// writes OUT.json (open it in ui.perfetto.dev) and OUT.ikp (for `ikp`).
+#define IKP_IMPLEMENTATION // the host library's code, in this one file
+#include "../ikp.h"
 #include "../ikp_cuda.cuh"
-#include "common.h"
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <vector>
+
+#define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { \
+    fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(e_)); return 1; } } while (0)
 
 enum { EV_LOAD, EV_COMPUTE, EV_STORE };
 
@@ -36,21 +45,36 @@ int main(int argc, char **argv)
     CK(cudaMalloc(&x, n * sizeof(float)));
     CK(cudaMalloc(&y, n * sizeof(float)));
     CK(cudaMemcpy(x, hx.data(), n * sizeof(float), cudaMemcpyHostToDevice));
+    // one lane per warp, 6 records each (3 regions); the tests shrink it with
+    // IKP_EXAMPLE_CAPACITY to make every lane overflow
+    const char *cap_env = getenv("IKP_EXAMPLE_CAPACITY");
+    const uint32_t capacity = cap_env && atoi(cap_env) >= 0 ? (uint32_t)atoi(cap_env) : 8;
     ikp_cuda_buffer buf;
     ikp_error err;
-    if (ikp_cuda_buffer_create(&buf, blocks * (threads / 32), example_capacity(8), &err) != IKP_OK ||
+    if (ikp_cuda_buffer_create(&buf, blocks * (threads / 32), capacity, &err) != IKP_OK ||
         ikp_cuda_buffer_reset(&buf, 0, &err) != IKP_OK) { fprintf(stderr, "%s\n", err.message); return 1; }
     saxpy_poly<<<blocks, threads>>>(x, y, n, buf.device);
     CK(cudaGetLastError());
-    CK(cudaDeviceSynchronize());
+    // right after the launch: the dump waits for the kernel, sampling the SM
+    // clocks meanwhile, then writes the trace, the capture and a summary
+    char trace[512], capture[512];
+    snprintf(trace, sizeof trace, "%s.json", out);
+    snprintf(capture, sizeof capture, "%s.ikp", out);
+    const char *names[] = {"load", "compute", "store"};
+    ikp_dump_desc d = {};
+    d.trace_path = trace;
+    d.capture_path = capture;
+    d.summary = stdout;
+    d.decode.event_names = names;
+    d.decode.num_event_names = 3;
+    if (ikp_cuda_dump(&buf, 0, &d, &err) != IKP_OK) { fprintf(stderr, "ikp: %s\n", err.message); return 1; }
+    printf("wrote %s and %s\n", trace, capture);
     CK(cudaMemcpy(hy.data(), y, n * sizeof(float), cudaMemcpyDeviceToHost));
     for (int i = 0; i < n; i += 977) {
         float v = hx[i];
         for (int k = 0; k < 256; k++) v = fmaf(v, 0.999f, 0.001f);
         if (std::fabs(v - hy[i]) > 1e-5f) { fprintf(stderr, "wrong result at %d\n", i); return 1; }
     }
-    const char *names[] = {"load", "compute", "store"};
-    example_dump(&buf, out, names, 3, NULL, 0);
     ikp_cuda_buffer_destroy(&buf);
     CK(cudaFree(x));
     CK(cudaFree(y));
