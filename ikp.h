@@ -8425,9 +8425,9 @@ static __global__ void ikp__pong(volatile unsigned long long *flag, volatile uns
 }
 
 /* One sample of the clocks of the SM that runs the block: the first
-   globaltimer tick seen and the cycles right after it; out[0] counts the
-   samples, out[1 + 3i ..] holds sample i (globaltimer, cycles, SM). */
-static __global__ void ikp__sample_sm(unsigned long long *out, unsigned cap)
+   globaltimer tick seen and the cycles right after it; *count counts the
+   samples, out[i] is sample i (the host copies them as they are). */
+static __global__ void ikp__sample_sm(unsigned long long *count, ikp_sm_clock *out, unsigned cap)
 {
     unsigned long long g0, g1, c;
     unsigned sm, i;
@@ -8438,11 +8438,12 @@ static __global__ void ikp__sample_sm(unsigned long long *out, unsigned cap)
     asm volatile("mov.u64 %0, %%clock64;" : "=l"(c)::"memory");
     asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
     if (g1 == g0) return;
-    i = (unsigned)atomicAdd(out, 1ull);
+    i = (unsigned)atomicAdd(count, 1ull);
     if (i >= cap) return;
-    out[1 + 3 * (size_t)i] = g1;
-    out[2 + 3 * (size_t)i] = c;
-    out[3 + 3 * (size_t)i] = sm;
+    out[i].gpu_ns = g1;
+    out[i].cycles = c;
+    out[i].sm = sm;
+    out[i].reserved = 0;
 }
 
 /* A ping-pong of two GPUs through each other's memory. Role 0 stamps t0,
@@ -8673,17 +8674,18 @@ static void ikp__sample_while_running(ikp_cuda_buffer *buf, cudaStream_t stream)
 #if defined(__CUDACC__)
     cudaStream_t st = (cudaStream_t)buf->sample_stream_;
     const uint32_t cap = buf->sms_ * IKP__SAMPLE_ROUNDS;
-    uint32_t rounds = 0, k;
+    uint32_t rounds = 0;
     int64_t t0 = ikp__realtime_ns(), last = 0;
     unsigned long long n = 0;
-    uint64_t *h;
+    ikp_sm_clock *s;
     if (!buf->sample_every_ns || !buf->samples_ || !st) return;
     if (cudaMemsetAsync(buf->samples_, 0, 8, st) != cudaSuccess) { cudaGetLastError(); return; }
     while (cudaStreamQuery(stream) == cudaErrorNotReady) {
         int64_t now = ikp__realtime_ns(), gap = (now - t0) / 1024;
         if (gap < (int64_t)buf->sample_every_ns) gap = (int64_t)buf->sample_every_ns;
         if (rounds < IKP__SAMPLE_ROUNDS && (rounds == 0 || now - last >= gap)) {
-            ikp__sample_sm<<<buf->sms_, 32, 0, st>>>((unsigned long long *)buf->samples_, cap);
+            ikp__sample_sm<<<buf->sms_, 32, 0, st>>>((unsigned long long *)buf->samples_,
+                                                      (ikp_sm_clock *)(buf->samples_ + 1), cap);
             if (cudaGetLastError() != cudaSuccess) break;
             last = now;
             rounds++;
@@ -8694,22 +8696,12 @@ static void ikp__sample_while_running(ikp_cuda_buffer *buf, cudaStream_t stream)
         cudaMemcpy(&n, buf->samples_, 8, cudaMemcpyDeviceToHost) != cudaSuccess) { cudaGetLastError(); return; }
     if (n > cap) n = cap;
     if (!n) return;
-    h = (uint64_t *)IKP_MALLOC((size_t)n * 24);
-    if (!h) return;
-    if (cudaMemcpy(h, buf->samples_ + 1, (size_t)n * 24, cudaMemcpyDeviceToHost) == cudaSuccess) {
-        ikp_sm_clock *s = (ikp_sm_clock *)IKP_REALLOC(buf->sm_clock, (size_t)n * sizeof *s);
-        if (s) {
-            for (k = 0; k < (uint32_t)n; k++) {
-                s[k].gpu_ns = h[3 * (size_t)k];
-                s[k].cycles = h[3 * (size_t)k + 1];
-                s[k].sm = (uint32_t)h[3 * (size_t)k + 2];
-                s[k].reserved = 0;
-            }
-            buf->sm_clock = s;
-            buf->num_sm_clock = (uint32_t)n;
-        }
-    } else cudaGetLastError();
-    IKP_FREE(h);
+    s = (ikp_sm_clock *)IKP_REALLOC(buf->sm_clock, (size_t)n * sizeof *s);
+    if (!s) return;
+    buf->sm_clock = s;
+    if (cudaMemcpy(s, buf->samples_ + 1, (size_t)n * sizeof *s, cudaMemcpyDeviceToHost) == cudaSuccess)
+        buf->num_sm_clock = (uint32_t)n;
+    else cudaGetLastError();
 #else
     (void)buf; (void)stream;
 #endif
@@ -8752,7 +8744,7 @@ IKP_DEF ikp_result ikp_cuda_buffer_create(ikp_cuda_buffer *buf, uint32_t lanes, 
             buf->sms_ = (uint32_t)sms;
             /* loaded now: loaded lazily at its first launch, while the kernel runs, it may wait for that */
             cudaFuncGetAttributes(&fa, ikp__sample_sm);
-            if (cudaMalloc((void **)&buf->samples_, 8 + (size_t)sms * IKP__SAMPLE_ROUNDS * 24) != cudaSuccess)
+            if (cudaMalloc((void **)&buf->samples_, 8 + (size_t)sms * IKP__SAMPLE_ROUNDS * sizeof(ikp_sm_clock)) != cudaSuccess)
                 buf->samples_ = NULL;
         }
         cudaGetLastError();

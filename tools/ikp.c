@@ -287,6 +287,7 @@ static void print_device(const ikp_capture *cap)
 {
     const ikp_device_id *d = ikp_capture_device(cap);
     const ikp_peer_clock *p = NULL;
+    const ikp_capture_info *in = ikp_capture_get_info(cap);
     uint32_t n = ikp_capture_peers(cap, &p), k;
     if (d) {
         printf("device      GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", d->uuid[0],
@@ -303,11 +304,9 @@ static void print_device(const ikp_capture *cap)
                p[k].peer_uuid[0], p[k].peer_uuid[1], p[k].peer_uuid[2], p[k].peer_uuid[3], (double)p[k].offset_ns / 1e3,
                (double)p[k].uncertainty_ns / 1e3, p[k].round_trip_ns ? "over peer memory, round trip " : "through the host",
                p[k].round_trip_ns ? (double)p[k].round_trip_ns / 1e3 : 0.0);
-    if (ikp_capture_get_info(cap)->sm_clocks) {
-        const ikp_capture_info *in = ikp_capture_get_info(cap);
+    if (in->sm_clocks)
         printf("SM clocks   %u samples on %u SMs; %u cycle lanes placed through them\n", in->sm_clocks,
                in->sm_clock_sms, in->sampled_lanes);
-    }
 }
 
 static const char *const via_name[IKP_ALIGN_COUNT] = {"reference", "same GPU", "peer memory", "host clock", "raw"};
