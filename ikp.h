@@ -8424,24 +8424,35 @@ static __global__ void ikp__pong(volatile unsigned long long *flag, volatile uns
     }
 }
 
-/* One sample of the clocks of the SM that runs the block: the first
-   globaltimer tick seen and the cycles right after it; *count counts the
-   samples, out[i] is sample i (the host copies them as they are). */
+/* One sample of the clocks of the SM that runs the block: the mean of the
+   (globaltimer, clock64) pairs read right after IKP__SAMPLE_TICKS
+   consecutive globaltimer ticks. One poll of %globaltimer takes about 60
+   cycles on an H100, about one tick, so a tick is seen up to ~30 ns late;
+   the mean of four pairs lies about two to three times closer to the line
+   of the SM's clocks than one pair (README "SM clock samples"). *count
+   counts the samples, out[i] is sample i (the host copies them as they are). */
+#define IKP__SAMPLE_TICKS 4
 static __global__ void ikp__sample_sm(unsigned long long *count, ikp_sm_clock *out, unsigned cap)
 {
-    unsigned long long g0, g1, c;
+    unsigned long long g0, g1, c, gb = 0, cb = 0, gs = 0, cs = 0;
     unsigned sm, i;
-    int k;
+    int k, j;
     if (threadIdx.x) return;
     g0 = g1 = ikp__gt();
-    for (k = 0; k < 4096 && g1 == g0; k++) g1 = ikp__gt();
-    asm volatile("mov.u64 %0, %%clock64;" : "=l"(c)::"memory");
+    for (j = 0; j < IKP__SAMPLE_TICKS; j++) {
+        for (k = 0; k < 4096 && g1 == g0; k++) g1 = ikp__gt();
+        if (g1 == g0) return;
+        asm volatile("mov.u64 %0, %%clock64;" : "=l"(c)::"memory");
+        if (j == 0) { gb = g1; cb = c; }
+        gs += g1 - gb;
+        cs += c - cb;
+        g0 = g1;
+    }
     asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
-    if (g1 == g0) return;
     i = (unsigned)atomicAdd(count, 1ull);
     if (i >= cap) return;
-    out[i].gpu_ns = g1;
-    out[i].cycles = c;
+    out[i].gpu_ns = gb + (gs + IKP__SAMPLE_TICKS / 2) / IKP__SAMPLE_TICKS;
+    out[i].cycles = cb + (cs + IKP__SAMPLE_TICKS / 2) / IKP__SAMPLE_TICKS;
     out[i].sm = sm;
     out[i].reserved = 0;
 }

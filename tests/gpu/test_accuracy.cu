@@ -329,11 +329,14 @@ static void cross_sm(int kind, int sms, unsigned long long lane_ns)
     ikp_cuda_buffer b;
     CHECK_EQ(ikp_cuda_buffer_create(&b, sms, capacity, NULL), IKP_OK);
     CHECK_EQ(ikp_cuda_buffer_reset(&b, 0, NULL), IKP_OK);
+    // the host array is made before the launch: touching a fresh one of some MB
+    // can take longer than a short kernel, which then ends before the download
+    // starts and gets no SM clock samples
+    std::vector<uint64_t> w(b.num_words);
     if (kind == CYCLES) ikp_cy::cross_sm<<<sms, 32>>>(start, lane_ns, moments, region_cycles, dtruth, b.device);
     else if (kind == CYCLES_STAGED) st_cross_sm(start, sms, lane_ns, moments, region_cycles, dtruth, b.device);
     else au_cross_sm(start, sms, lane_ns, moments, region_cycles, dtruth, b.device);
     CK(cudaGetLastError());
-    std::vector<uint64_t> w(b.num_words);
     CHECK_EQ(ikp_cuda_buffer_download(&b, 0, w.data(), NULL), IKP_OK);
     std::vector<unsigned long long> truth((size_t)sms * moments);
     CK(cudaMemcpy(truth.data(), dtruth, truth.size() * 8, cudaMemcpyDeviceToHost));
