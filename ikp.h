@@ -169,8 +169,14 @@
 #define IKP_WIRE_DATA_MARK 0x80000000u    /* tag bit 31: set on data records */
 #define IKP_WIRE_ANCHOR 0x40000000u       /* tag bit 30, on data records: an anchor half */
 #define IKP_WIRE_MAX_EVENTS 16384u        /* event ids 0..16383, tag bits 2..15 */
+#define IKP_WIRE_KIND_MASK 0x3u           /* tag bits 0..1: the kind */
+#define IKP_WIRE_EVENT_SHIFT 2u           /* tag bits 2..15: the event id */
+#define IKP_WIRE_EVENT_MASK 0x3FFFu
 #define IKP_WIRE_AUTO_ANCHOR_ID 2u        /* anchor records of this id: automatic anchors */
-#define IKP_WIRE_AUTO_DELTA_MAX 0x3FFFu   /* their tag bits 16..29: cycles after the previous stamp */
+#define IKP_WIRE_AUTO_DELTA_SHIFT 16u     /* their tag bits 16..29: cycles after the previous stamp */
+#define IKP_WIRE_AUTO_DELTA_MAX 0x3FFFu
+#define IKP_WIRE_LANE_FLAGS_SHIFT 16u     /* lane word 0 bits 16..23: the lane flags */
+#define IKP_WIRE_TAG(event, kind) ((((unsigned)(event) & IKP_WIRE_EVENT_MASK) << IKP_WIRE_EVENT_SHIFT) | (kind))
 #endif
 #if IKP_WIRE_VERSION != 1
 #error "ikp.h reads IKP wire format version 1; an ikp_cuda.cuh of another version was included first"
@@ -1268,20 +1274,20 @@ static inline void ikp__decode_word(ikp_format fmt, uint64_t w, ikp__rec *r)
     uint32_t tag = (uint32_t)w;
     r->hi = (uint32_t)(w >> 32);
     if (fmt == IKP_FORMAT_IKP) {
-        r->id = (tag >> 2) & (IKP_WIRE_MAX_EVENTS - 1u);
+        r->id = (tag >> IKP_WIRE_EVENT_SHIFT) & IKP_WIRE_EVENT_MASK;
         if (w == 0) r->kind = IKP__KIND_INVALID;
         else if ((tag & (IKP_WIRE_DATA_MARK | IKP_WIRE_ANCHOR)) == (IKP_WIRE_DATA_MARK | IKP_WIRE_ANCHOR)) {
-            if (r->id == IKP_WIRE_AUTO_ANCHOR_ID && !(tag & 3u)) {
+            if (r->id == IKP_WIRE_AUTO_ANCHOR_ID && !(tag & IKP_WIRE_KIND_MASK)) {
                 r->kind = IKP__KIND_ANCHOR_AUTO;
-                r->id = (tag >> 16) & IKP_WIRE_AUTO_DELTA_MAX;
+                r->id = (tag >> IKP_WIRE_AUTO_DELTA_SHIFT) & IKP_WIRE_AUTO_DELTA_MAX;
             } else
                 r->kind = (tag & 0x3FFF0003u) ? IKP__KIND_INVALID
                           : r->id == 0 ? IKP__KIND_ANCHOR_G : r->id == 1 ? IKP__KIND_ANCHOR_C : IKP__KIND_INVALID;
         }
         else if (tag & IKP_WIRE_DATA_MARK)
             r->kind = ((tag & 0x7FFF0003u) == 0) ? IKP_WIRE_KIND_DATA : IKP__KIND_INVALID;
-        else if ((tag & 0xFFFF0000u) || (tag & 3u) == 0) r->kind = IKP__KIND_INVALID;
-        else r->kind = tag & 3u;
+        else if ((tag & 0xFFFF0000u) || (tag & IKP_WIRE_KIND_MASK) == 0) r->kind = IKP__KIND_INVALID;
+        else r->kind = tag & IKP_WIRE_KIND_MASK;
         return;
     }
     if (fmt == IKP_FORMAT_TRITON_DIST) { /* task_type[11:1] | is_start[0] */
@@ -2259,7 +2265,7 @@ static ikp_result ikp__open_ikp(ikp_capture *cap, const ikp_decode_options *opt,
             }
             continue;
         }
-        flags = (uint32_t)(L0 >> 16) & 0xFFu;
+        flags = (uint32_t)(L0 >> IKP_WIRE_LANE_FLAGS_SHIFT) & 0xFFu;
         ngr = (uint32_t)(L1 >> 48);
         grp = (uint32_t)(L1 >> 32) & 0xFFFFu;
         if ((L0 & 0xFFFFu) != IKP_WIRE_LANE_MAGIC || ngr == 0 || grp >= ngr ||
@@ -8429,7 +8435,7 @@ static __global__ void ikp__pong(volatile unsigned long long *flag, volatile uns
    consecutive globaltimer ticks. One poll of %globaltimer takes about 60
    cycles on an H100, about one tick, so a tick is seen up to ~30 ns late;
    the mean of four pairs lies about two to three times closer to the line
-   of the SM's clocks than one pair (README "SM clock samples"). *count
+   of the SM's clocks than one pair (GUIDE.md "SM clock samples"). *count
    counts the samples, out[i] is sample i (the host copies them as they are). */
 #define IKP__SAMPLE_TICKS 4
 static __global__ void ikp__sample_sm(unsigned long long *count, ikp_sm_clock *out, unsigned cap)

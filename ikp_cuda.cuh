@@ -30,7 +30,7 @@
            IKP_FINALIZE(lane);
        }
    Staged (-DIKP_STAGED=1, sm_90 and newer: records kept in shared memory
-   until a flush; much cheaper inside pipelined main loops, see README
+   until a flush; much cheaper inside pipelined main loops, see GUIDE.md
    "Staging"):
        __global__ void ks(float *x, unsigned long long *prof) // 4 warps a block
        {
@@ -59,7 +59,7 @@
        IKP_TIMER    IKP_TIMER_CYCLES (default): SM cycle counter, ~0.5 ns
                     resolution, placed on the global ns axis by per-lane
                     anchors; IKP_TIMER_GLOBAL: %globaltimer_lo, ns units but
-                    32 ns steps on H100. See README "Timer kinds".
+                    32 ns steps on H100. See GUIDE.md "Timer kinds".
        IKP_RING     0 (default): a full lane keeps its first records and
                     counts the rest as dropped; 1: it keeps its newest
                     records (ring of the largest power of two <= capacity)
@@ -67,7 +67,7 @@
                     buffer; 1: into a stage in shared memory that each lane
                     is given with IKP_STAGE, copied to the buffer by
                     IKP_FLUSH / IKP_FINALIZE. Far cheaper inside pipelined
-                    main loops (README "Staging"). With 0 the staging
+                    main loops (GUIDE.md "Staging"). With 0 the staging
                     macros compile to nothing.
        IKP_DEFER_BEGIN 1 (default): a begin keeps its stamp in registers
                     and the lane's next record stores it, so nothing of the
@@ -76,7 +76,7 @@
                     measured 1-4 ns per event cheaper in tight loops but
                     adds the store and its wait (23-38 cycles) to every
                     region.
-                    README "Cost" and "Timer kinds" have the figures.
+                    GUIDE.md "Cost" and "Timer kinds" have the figures.
        IKP_ANCHOR_EVERY 0 (default): a lane is placed on the ns axis by its
                     start and end anchors, any IKP_ANCHOR, and the SM clock
                     samples that ikp.h's download takes beside the kernel
@@ -86,7 +86,7 @@
                     lane's last anchor takes an anchor itself, one more
                     record (65536: ~33 us at 2 GHz, which keeps every SM
                     within 64 ns of the others on lanes of 10 us .. 100 ms;
-                    README "Anchors"). It costs a compare and a branch per
+                    GUIDE.md "Anchors"). It costs a compare and a branch per
                     end: about 11 ns more per end in a tight loop.
 
    MACROS
@@ -96,10 +96,10 @@
        IKP_DATA(lane, event, u32)             attach a payload to the previous record
        IKP_SCOPE(lane, event)                 begin now, end at the end of the scope
        IKP_PIN(value)                         keep the computation of value inside
-                                              the region (see README "Meaning")
+                                              the region (see GUIDE.md "Meaning")
        IKP_FINALIZE(lane)                     end anchors and counts; call once at the end
        IKP_ANCHOR(lane)                       cycle mode: one more (globaltimer, cycles)
-                                              pair, for long lanes (README "Anchors");
+                                              pair, for long lanes (GUIDE.md "Anchors");
                                               waits up to one globaltimer step
        IKP_SHARED_STAGE(name, lanes, records) declare __shared__ staging for `lanes` lanes
                                               (nothing unless IKP_STAGED=1)
@@ -162,8 +162,14 @@
 #define IKP_WIRE_DATA_MARK 0x80000000u
 #define IKP_WIRE_ANCHOR 0x40000000u
 #define IKP_WIRE_MAX_EVENTS 16384u
+#define IKP_WIRE_KIND_MASK 0x3u
+#define IKP_WIRE_EVENT_SHIFT 2u
+#define IKP_WIRE_EVENT_MASK 0x3FFFu
 #define IKP_WIRE_AUTO_ANCHOR_ID 2u
+#define IKP_WIRE_AUTO_DELTA_SHIFT 16u
 #define IKP_WIRE_AUTO_DELTA_MAX 0x3FFFu
+#define IKP_WIRE_LANE_FLAGS_SHIFT 16u
+#define IKP_WIRE_TAG(event, kind) ((((unsigned)(event) & IKP_WIRE_EVENT_MASK) << IKP_WIRE_EVENT_SHIFT) | (kind))
 #endif
 #if IKP_WIRE_VERSION != 1
 #error "ikp_cuda.cuh writes IKP wire format version 1; an ikp.h of another version was included first"
@@ -180,23 +186,26 @@
 
 #define IKP_LANE(name) ikp_lane name
 #define IKP_INIT(lane, buf, group, num_groups, is_leader) \
-    ikp_init(lane, (unsigned long long *)(buf), (unsigned)(group), (unsigned)(num_groups), (is_leader))
-#define IKP_BEGIN(lane, event) ikp_begin(lane, ((unsigned)(event) & 0x3FFFu) << 2 | IKP_WIRE_KIND_BEGIN)
-#define IKP_END(lane, event) ikp_record(lane, ((unsigned)(event) & 0x3FFFu) << 2 | IKP_WIRE_KIND_END)
-#define IKP_INSTANT(lane, event) ikp_record(lane, ((unsigned)(event) & 0x3FFFu) << 2 | IKP_WIRE_KIND_INSTANT)
+    ikp__init(lane, (unsigned long long *)(buf), (unsigned)(group), (unsigned)(num_groups), (is_leader))
+#define IKP_BEGIN(lane, event) ikp__begin(lane, IKP_WIRE_TAG(event, IKP_WIRE_KIND_BEGIN))
+#define IKP_END(lane, event) ikp__record(lane, IKP_WIRE_TAG(event, IKP_WIRE_KIND_END))
+#define IKP_INSTANT(lane, event) ikp__record(lane, IKP_WIRE_TAG(event, IKP_WIRE_KIND_INSTANT))
 #define IKP_DATA(lane, event, value) \
-    ikp_data(lane, ((unsigned)(event) & 0x3FFFu) << 2 | IKP_WIRE_DATA_MARK, (unsigned)(value))
-#define IKP_SCOPE(lane, event) ikp_scope IKP__CAT(ikp_scope_, __LINE__)(lane, (unsigned)(event))
-#define IKP_PIN(value) ikp_pin(value)
-#define IKP_FINALIZE(lane) ikp_finalize(lane)
-#define IKP_ANCHOR(lane) ikp_anchor_record(lane)
+    ikp__data(lane, IKP_WIRE_TAG(event, IKP_WIRE_DATA_MARK), (unsigned)(value))
+#define IKP_SCOPE(lane, event) ikp__scope IKP__CAT(ikp__scope_, __LINE__)(lane, (unsigned)(event))
+#define IKP_PIN(value) ikp__pin(value)
+#define IKP_FINALIZE(lane) ikp__finalize(lane)
+#define IKP_ANCHOR(lane) ikp__anchor_record(lane)
 #if IKP_ENABLE && IKP_STAGED
 #define IKP_SHARED_STAGE(name, lanes, records) __shared__ __align__(16) unsigned long long name[lanes][IKP_STAGE_WORDS(records)]
-#define IKP_STAGE(lane, words, records) ikp_stage(lane, (unsigned long long *)(words), (unsigned)(records))
-#define IKP_FLUSH(lane) ikp_flush(lane)
-#else /* no staging array is declared: these must not name it */
-#define IKP_SHARED_STAGE(name, lanes, records)
-#define IKP_STAGE(lane, words, records) ((void)(lane))
+#define IKP_STAGE(lane, words, records) ikp__stage(lane, (unsigned long long *)(words), (unsigned)(records))
+#define IKP_FLUSH(lane) ikp__flush(lane)
+#else /* a null pointer of the stage's row type stands for the array, so that the
+         arguments are checked as in a staged build; sizeof emits no code */
+#define IKP_SHARED_STAGE(name, lanes, records)                                                     \
+    static_assert((lanes) > 0 && (records) > 0, "IKP_SHARED_STAGE: lanes and records are positive constants"); \
+    unsigned long long(*name __attribute__((unused)))[IKP_STAGE_WORDS(records)] = 0
+#define IKP_STAGE(lane, words, records) ((void)(lane), (void)sizeof(words), (void)sizeof((unsigned)(records)))
 #define IKP_FLUSH(lane) ((void)(lane))
 #endif
 
@@ -214,19 +223,19 @@ struct ikp_lane {
                                 takes an anchor (IKP_ANCHOR_EVERY) */
 };
 
-__device__ __forceinline__ unsigned long long ikp_globaltimer()
+__device__ __forceinline__ unsigned long long ikp__globaltimer()
 {
     unsigned long long t;
     asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t) :: "memory");
     return t;
 }
-__device__ __forceinline__ unsigned long long ikp_clock64()
+__device__ __forceinline__ unsigned long long ikp__clock64()
 {
     unsigned long long t;
     asm volatile("mov.u64 %0, %%clock64;" : "=l"(t) :: "memory");
     return t;
 }
-__device__ __forceinline__ unsigned ikp_smid()
+__device__ __forceinline__ unsigned ikp__smid()
 {
     unsigned s;
     asm volatile("mov.u32 %0, %%smid;" : "=r"(s));
@@ -235,18 +244,18 @@ __device__ __forceinline__ unsigned ikp_smid()
 
 /* a (globaltimer, clock64) pair taken right after a globaltimer tick, so the
    pair names one instant to within a few cycles (bounded spin, init/final only) */
-__device__ __forceinline__ void ikp_anchor(unsigned long long *g, unsigned long long *c)
+__device__ __forceinline__ void ikp__anchor(unsigned long long *g, unsigned long long *c)
 {
-    unsigned long long g0 = ikp_globaltimer(), g1 = g0;
-    for (int i = 0; i < 4096 && g1 == g0; i++) g1 = ikp_globaltimer();
-    *c = ikp_clock64();
+    unsigned long long g0 = ikp__globaltimer(), g1 = g0;
+    for (int i = 0; i < 4096 && g1 == g0; i++) g1 = ikp__globaltimer();
+    *c = ikp__clock64();
     *g = g1;
 }
 
 /* ring masks: the largest power of two <= x (x > 0), minus one */
-__device__ __forceinline__ unsigned ikp_ring_mask(unsigned x) { return (1u << (31 - __clz(x))) - 1; }
+__device__ __forceinline__ unsigned ikp__ring_mask(unsigned x) { return (1u << (31 - __clz(x))) - 1; }
 
-__device__ __forceinline__ void ikp_init(ikp_lane &l, unsigned long long *buf, unsigned group,
+__device__ __forceinline__ void ikp__init(ikp_lane &l, unsigned long long *buf, unsigned group,
                                          unsigned num_groups, bool is_leader)
 {
     l.rec = buf;
@@ -272,7 +281,7 @@ __device__ __forceinline__ void ikp_init(ikp_lane &l, unsigned long long *buf, u
     unsigned long long *h = buf + IKP_WIRE_HEADER_WORDS + lane * (IKP_WIRE_LANE_WORDS + cap + IKP_WIRE_SINK_SLOTS);
     unsigned long long flags = (IKP_TIMER == IKP_TIMER_CYCLES ? IKP_WIRE_LANE_CYCLES : 0u) |
                                (IKP_RING ? IKP_WIRE_LANE_RING : 0u);
-    unsigned long long l0 = IKP_WIRE_LANE_MAGIC | flags << 16 | (unsigned long long)ikp_smid() << 32;
+    unsigned long long l0 = IKP_WIRE_LANE_MAGIC | flags << IKP_WIRE_LANE_FLAGS_SHIFT | (unsigned long long)ikp__smid() << 32;
     if (atomicCAS(&h[0], 0ull, l0) != 0ull) {
         atomicAdd(&buf[5], 1ull); /* claimed twice: not reset, or two leaders */
         return;
@@ -281,14 +290,14 @@ __device__ __forceinline__ void ikp_init(ikp_lane &l, unsigned long long *buf, u
     h[2] = gridDim.x | (unsigned long long)(gridDim.y & 0xFFFFu) << 32 |
            (unsigned long long)(gridDim.z & 0xFFFFu) << 48;
     unsigned long long g, c;
-    ikp_anchor(&g, &c);
+    ikp__anchor(&g, &c);
     h[3] = g;
     h[4] = c;
     l.due = (unsigned)c + IKP_ANCHOR_EVERY;
     l.rec = h + IKP_WIRE_LANE_WORDS;
 #if IKP_RING
     if (cap) {
-        l.cap = ikp_ring_mask((unsigned)(cap > 0x80000000ull ? 0x80000000ull : cap));
+        l.cap = ikp__ring_mask((unsigned)(cap > 0x80000000ull ? 0x80000000ull : cap));
         l.on = IKP_STAGED ? 2 : 1;
     }
 #else
@@ -309,10 +318,10 @@ __device__ __forceinline__ void ikp_init(ikp_lane &l, unsigned long long *buf, u
    rather than a warp-uniform S2UR, which measured slower. The timer read's
    "memory" clobber keeps memory operations on their side of the stamp.
    A begin keeps its stamp in registers, and the lane's next record stores
-   it (ikp_begin): a store reads its registers late, and the first later
+   it (ikp__begin): a store reads its registers late, and the first later
    instruction that writes one of them waits (~20 cycles) for that, so a
    begin stored at once put that wait inside its region. */
-__device__ __forceinline__ unsigned ikp_timer32()
+__device__ __forceinline__ unsigned ikp__timer32()
 {
 #if IKP_TIMER == IKP_TIMER_GLOBAL
     unsigned t;
@@ -324,7 +333,7 @@ __device__ __forceinline__ unsigned ikp_timer32()
     return (unsigned)t;
 #endif
 }
-__device__ __forceinline__ unsigned ikp_slot(const ikp_lane &l)
+__device__ __forceinline__ unsigned ikp__slot(const ikp_lane &l)
 {
     unsigned i;
 #if IKP_RING
@@ -339,7 +348,7 @@ __device__ __forceinline__ unsigned ikp_slot(const ikp_lane &l)
    event keeps its own predicated store: one branch hoisted around several
    events, or a loop unswitched on this lane-dependent flag, would make the
    warp diverge */
-__device__ __forceinline__ bool ikp_writes(const ikp_lane &l)
+__device__ __forceinline__ bool ikp__writes(const ikp_lane &l)
 {
     unsigned on;
     asm volatile("mov.u32 %0, %1;" : "=r"(on) : "r"(l.on));
@@ -349,7 +358,7 @@ __device__ __forceinline__ bool ikp_writes(const ikp_lane &l)
    memory store into the stage, whose shared-memory address a staged lane
    keeps in rec (a generic store to shared memory would take the global
    path, which is what staging avoids) */
-__device__ __forceinline__ void ikp_put(const ikp_lane &l, unsigned i, unsigned long long v)
+__device__ __forceinline__ void ikp__put(const ikp_lane &l, unsigned i, unsigned long long v)
 {
 #if IKP_STAGED
     asm volatile("st.shared.u64 [%0], %1;" :: "r"((unsigned)(unsigned long long)l.rec + i * 8u), "l"(v));
@@ -359,24 +368,24 @@ __device__ __forceinline__ void ikp_put(const ikp_lane &l, unsigned i, unsigned 
 }
 /* a record in lane order: after the pending begin record, if any. A
    pending begin is stored by the lane's next record, whatever it is, so
-   the records stay in time order. w: ikp_writes, read once per event. */
-__device__ __forceinline__ void ikp_put_next(ikp_lane &l, bool w, unsigned long long v)
+   the records stay in time order. w: ikp__writes, read once per event. */
+__device__ __forceinline__ void ikp__put_next(ikp_lane &l, bool w, unsigned long long v)
 {
-    unsigned i = ikp_slot(l);
-    if (w) ikp_put(l, i, v);
+    unsigned i = ikp__slot(l);
+    if (w) ikp__put(l, i, v);
     l.n++;
 }
-__device__ __forceinline__ void ikp_settle(ikp_lane &l, bool w)
+__device__ __forceinline__ void ikp__settle(ikp_lane &l, bool w)
 {
-    if (l.bk) ikp_put_next(l, w, (unsigned long long)l.bt << 32 | l.bk);
+    if (l.bk) ikp__put_next(l, w, (unsigned long long)l.bt << 32 | l.bk);
     l.bk = 0;
 }
-__device__ __forceinline__ void ikp_settle(ikp_lane &l) { ikp_settle(l, ikp_writes(l)); }
-__device__ __forceinline__ void ikp_store(ikp_lane &l, unsigned long long v)
+__device__ __forceinline__ void ikp__settle(ikp_lane &l) { ikp__settle(l, ikp__writes(l)); }
+__device__ __forceinline__ void ikp__store(ikp_lane &l, unsigned long long v)
 {
-    const bool w = ikp_writes(l);
-    ikp_settle(l, w);
-    ikp_put_next(l, w, v);
+    const bool w = ikp__writes(l);
+    ikp__settle(l, w);
+    ikp__put_next(l, w, v);
 }
 /* Automatic anchors (cycle mode, IKP_ANCHOR_EVERY > 0): an end or instant
    whose stamp t has reached l.due is followed by one more record, taken
@@ -387,14 +396,15 @@ __device__ __forceinline__ void ikp_store(ikp_lane &l, unsigned long long v)
    lane follows its SM clock when that changes speed, as SM clocks do by
    up to 0.2% within milliseconds. A tick that came too late to say in 14
    bits stores nothing. */
-__device__ __forceinline__ void ikp_auto_anchor(ikp_lane &l, unsigned t)
+__device__ __forceinline__ void ikp__auto_anchor(ikp_lane &l, unsigned t)
 {
     unsigned long long g, c;
-    ikp_anchor(&g, &c);
+    ikp__anchor(&g, &c);
     const unsigned d = (unsigned)c - t;
     l.due = (unsigned)c + IKP_ANCHOR_EVERY;
     if (d <= IKP_WIRE_AUTO_DELTA_MAX)
-        ikp_put_next(l, true, g << 32 | IKP_WIRE_DATA_MARK | IKP_WIRE_ANCHOR | d << 16 | IKP_WIRE_AUTO_ANCHOR_ID << 2);
+        ikp__put_next(l, true, g << 32 | IKP_WIRE_DATA_MARK | IKP_WIRE_ANCHOR | d << IKP_WIRE_AUTO_DELTA_SHIFT |
+                                  IKP_WIRE_AUTO_ANCHOR_ID << IKP_WIRE_EVENT_SHIFT);
 }
 /* A stamped record (end, instant; a begin with IKP_DEFER_BEGIN=0): the
    stamp first, then the stores (a store's late register read can hold up
@@ -403,28 +413,28 @@ __device__ __forceinline__ void ikp_auto_anchor(ikp_lane &l, unsigned t)
    like the stores, which keeps it a CS2R on the leader rather than a
    warp-uniform S2UR and a move, which measured slower. Returns 1 on the
    writing thread, with its stamp in *t. */
-__device__ __forceinline__ bool ikp_stamped(ikp_lane &l, unsigned tag, unsigned *t)
+__device__ __forceinline__ bool ikp__stamped(ikp_lane &l, unsigned tag, unsigned *t)
 {
-    const bool w = ikp_writes(l);
+    const bool w = ikp__writes(l);
     unsigned long long v;
     if (w) {
-        *t = ikp_timer32();
+        *t = ikp__timer32();
         v = (unsigned long long)*t << 32 | tag;
     }
-    ikp_settle(l, w);
-    const unsigned i = ikp_slot(l);
-    if (w) ikp_put(l, i, v); /* v is read only where it was set */
+    ikp__settle(l, w);
+    const unsigned i = ikp__slot(l);
+    if (w) ikp__put(l, i, v); /* v is read only where it was set */
     l.n++;
     return w;
 }
 /* end, instant: after the record, an automatic anchor when one is due
    (never after a begin: the anchor would sit inside the region) */
-__device__ __forceinline__ void ikp_record(ikp_lane &l, unsigned tag)
+__device__ __forceinline__ void ikp__record(ikp_lane &l, unsigned tag)
 {
     unsigned t;
-    const bool w = ikp_stamped(l, tag, &t);
+    const bool w = ikp__stamped(l, tag, &t);
 #if IKP_TIMER == IKP_TIMER_CYCLES && IKP_ANCHOR_EVERY > 0
-    if (w && (int)(t - l.due) >= 0) ikp_auto_anchor(l, t);
+    if (w && (int)(t - l.due) >= 0) ikp__auto_anchor(l, t);
 #else
     (void)w;
 #endif
@@ -433,21 +443,21 @@ __device__ __forceinline__ void ikp_record(ikp_lane &l, unsigned tag)
    and stored by the lane's next record. Nothing of the profiler runs
    between a region's begin stamp and its first instruction. With
    IKP_DEFER_BEGIN=0, a record like the others. */
-__device__ __forceinline__ void ikp_begin(ikp_lane &l, unsigned tag)
+__device__ __forceinline__ void ikp__begin(ikp_lane &l, unsigned tag)
 {
 #if IKP_DEFER_BEGIN
-    const bool w = ikp_writes(l);
-    ikp_settle(l, w);
-    if (w) l.bt = ikp_timer32();
+    const bool w = ikp__writes(l);
+    ikp__settle(l, w);
+    if (w) l.bt = ikp__timer32();
     l.bk = tag;
 #else
     unsigned t;
-    ikp_stamped(l, tag, &t); /* stored at once (bk stays 0: nothing is ever pending) */
+    ikp__stamped(l, tag, &t); /* stored at once (bk stays 0: nothing is ever pending) */
 #endif
 }
-__device__ __forceinline__ void ikp_data(ikp_lane &l, unsigned tag, unsigned value)
+__device__ __forceinline__ void ikp__data(ikp_lane &l, unsigned tag, unsigned value)
 {
-    ikp_store(l, (unsigned long long)value << 32 | tag);
+    ikp__store(l, (unsigned long long)value << 32 | tag);
 }
 
 /* IKP_ANCHOR: a (globaltimer, clock) pair taken like the lane's own anchors,
@@ -456,13 +466,13 @@ __device__ __forceinline__ void ikp_data(ikp_lane &l, unsigned tag, unsigned val
    maps cycles to time piecewise between consecutive anchors, so a lane
    follows its SM clock when that changes speed. Nothing in globaltimer
    mode, whose stamps need no mapping. */
-__device__ __forceinline__ void ikp_anchor_record(ikp_lane &l)
+__device__ __forceinline__ void ikp__anchor_record(ikp_lane &l)
 {
 #if IKP_TIMER == IKP_TIMER_CYCLES
     unsigned long long g = 0, c = 0;
-    if (ikp_writes(l)) ikp_anchor(&g, &c);
-    ikp_store(l, g << 32 | IKP_WIRE_DATA_MARK | IKP_WIRE_ANCHOR);
-    ikp_store(l, c << 32 | IKP_WIRE_DATA_MARK | IKP_WIRE_ANCHOR | 1u << 2);
+    if (ikp__writes(l)) ikp__anchor(&g, &c);
+    ikp__store(l, g << 32 | IKP_WIRE_TAG(0, IKP_WIRE_DATA_MARK | IKP_WIRE_ANCHOR));
+    ikp__store(l, c << 32 | IKP_WIRE_TAG(1, IKP_WIRE_DATA_MARK | IKP_WIRE_ANCHOR));
 #else
     (void)l;
 #endif
@@ -487,27 +497,27 @@ __device__ __forceinline__ void ikp_anchor_record(ikp_lane &l)
    keeps the newest records. Records made before IKP_STAGE, and every record
    of a lane whose stage was not usable, are dropped and counted. */
 /* the lane's slots start at p (keeps their shared-memory address in rec) */
-__device__ __forceinline__ void ikp_stage_at(ikp_lane &l, unsigned long long *p)
+__device__ __forceinline__ void ikp__stage_at(ikp_lane &l, unsigned long long *p)
 {
     l.rec = (unsigned long long *)(unsigned long long)__cvta_generic_to_shared(p);
 }
 /* bounded mode: the slots start where they have dst's address mod 16 */
-__device__ __forceinline__ void ikp_stage_place(ikp_lane &l, unsigned long long *hd, const unsigned long long *dst)
+__device__ __forceinline__ void ikp__stage_place(ikp_lane &l, unsigned long long *hd, const unsigned long long *dst)
 {
     unsigned long long *p = hd + IKP_STAGE_HEADER_WORDS;
     if (((unsigned long long)p ^ (unsigned long long)dst) & 8u) *p++ = (unsigned long long)hd;
-    ikp_stage_at(l, p);
+    ikp__stage_at(l, p);
 }
 /* the stage's slots as a generic pointer */
-__device__ __forceinline__ unsigned long long *ikp_stage_slots(const ikp_lane &l)
+__device__ __forceinline__ unsigned long long *ikp__stage_slots(const ikp_lane &l)
 {
     return (unsigned long long *)__cvta_shared_to_generic((size_t)(unsigned long long)l.rec);
 }
-__device__ __forceinline__ void ikp_stage(ikp_lane &l, unsigned long long *st, unsigned records)
+__device__ __forceinline__ void ikp__stage(ikp_lane &l, unsigned long long *st, unsigned records)
 {
     if (l.on != 2u || st == 0 || records == 0 || !__isShared(st) || ((unsigned long long)st & 7u))
         return; /* not waiting for a stage, or this one is not usable */
-    ikp_settle(l); /* a begin before the stage is dropped like the records before it */
+    ikp__settle(l); /* a begin before the stage is dropped like the records before it */
     unsigned long long *hd = st;
     hd[0] = (unsigned long long)l.rec;
     hd[3] = records;
@@ -515,12 +525,12 @@ __device__ __forceinline__ void ikp_stage(ikp_lane &l, unsigned long long *st, u
 #if IKP_RING
     hd[1] = l.cap | (unsigned long long)l.n << 32;
     hd[2] = 0;
-    l.cap = ikp_ring_mask(records);
-    ikp_stage_at(l, hd + IKP_STAGE_HEADER_WORDS);
+    l.cap = ikp__ring_mask(records);
+    ikp__stage_at(l, hd + IKP_STAGE_HEADER_WORDS);
 #else
     hd[1] = l.cap;
     hd[2] = l.n;
-    ikp_stage_place(l, hd, l.rec);
+    ikp__stage_place(l, hd, l.rec);
     l.cap = records;
 #endif
     l.n = 0;
@@ -528,11 +538,11 @@ __device__ __forceinline__ void ikp_stage(ikp_lane &l, unsigned long long *st, u
 }
 
 /* moves the staged records to the profile buffer */
-__device__ __forceinline__ void ikp_flush(ikp_lane &l)
+__device__ __forceinline__ void ikp__flush(ikp_lane &l)
 {
-    ikp_settle(l);
+    ikp__settle(l);
     if (l.on != 1u) return;
-    unsigned long long *slots = ikp_stage_slots(l), *hd = (unsigned long long *)slots[-1];
+    unsigned long long *slots = ikp__stage_slots(l), *hd = (unsigned long long *)slots[-1];
     unsigned long long *out = (unsigned long long *)hd[0];
     unsigned C = (unsigned)hd[1], g = (unsigned)(hd[1] >> 32), m = l.n;
 #if IKP_RING
@@ -558,25 +568,25 @@ __device__ __forceinline__ void ikp_flush(ikp_lane &l)
     hd[1] = C | (unsigned long long)(g + moved) << 32;
     hd[2] += m - moved;
     l.cap = m > moved ? 0u : (unsigned)hd[3]; /* overflowed: the stored records stay a prefix */
-    ikp_stage_place(l, hd, out + g + moved);
+    ikp__stage_place(l, hd, out + g + moved);
 #endif
     l.n = 0;
 }
 #else
-__device__ __forceinline__ void ikp_stage(ikp_lane &, unsigned long long *, unsigned) {}
-__device__ __forceinline__ void ikp_flush(ikp_lane &) {}
+__device__ __forceinline__ void ikp__stage(ikp_lane &, unsigned long long *, unsigned) {}
+__device__ __forceinline__ void ikp__flush(ikp_lane &) {}
 #endif
 
-__device__ __forceinline__ void ikp_finalize(ikp_lane &l)
+__device__ __forceinline__ void ikp__finalize(ikp_lane &l)
 {
     if (!l.on) return;
-    ikp_settle(l);
+    ikp__settle(l);
     unsigned long long *h, g, c;
     unsigned stored, dropped;
 #if IKP_STAGED
     if (l.on == 1u) { /* flush, then read the counts from the stage */
-        ikp_flush(l);
-        const unsigned long long *hd = (const unsigned long long *)ikp_stage_slots(l)[-1];
+        ikp__flush(l);
+        const unsigned long long *hd = (const unsigned long long *)ikp__stage_slots(l)[-1];
         h = (unsigned long long *)hd[0] - IKP_WIRE_LANE_WORDS;
 #if IKP_RING
         stored = (unsigned)(hd[2] >> 32);
@@ -601,7 +611,7 @@ __device__ __forceinline__ void ikp_finalize(ikp_lane &l)
     stored = l.n < room ? l.n : room;
     dropped = l.n - stored;
 #endif
-    ikp_anchor(&g, &c);
+    ikp__anchor(&g, &c);
     h[5] = g;
     h[6] = c;
     h[7] = IKP_WIRE_FINALIZED | stored | (unsigned long long)(dropped & 0x7FFFFFFFu) << 32;
@@ -611,42 +621,42 @@ __device__ __forceinline__ void ikp_finalize(ikp_lane &l)
 /* Keeps the computation of a value on its side of the stamps: the compiler
    must produce it before any later stamp and may not start it before an
    earlier one. Costs no instruction. */
-template <typename T> __device__ __forceinline__ void ikp_pin(T &v)
+template <typename T> __device__ __forceinline__ void ikp__pin(T &v)
 {
     asm volatile("" : "+r"(*reinterpret_cast<unsigned *>(&v)) :: "memory");
 }
-template <> __device__ __forceinline__ void ikp_pin<float>(float &v) { asm volatile("" : "+f"(v) :: "memory"); }
-template <> __device__ __forceinline__ void ikp_pin<double>(double &v) { asm volatile("" : "+d"(v) :: "memory"); }
-template <> __device__ __forceinline__ void ikp_pin<unsigned long long>(unsigned long long &v) { asm volatile("" : "+l"(v) :: "memory"); }
-template <> __device__ __forceinline__ void ikp_pin<long long>(long long &v) { asm volatile("" : "+l"(v) :: "memory"); }
-template <> __device__ __forceinline__ void ikp_pin<unsigned long>(unsigned long &v) { asm volatile("" : "+l"(v) :: "memory"); }
-template <> __device__ __forceinline__ void ikp_pin<long>(long &v) { asm volatile("" : "+l"(v) :: "memory"); }
+template <> __device__ __forceinline__ void ikp__pin<float>(float &v) { asm volatile("" : "+f"(v) :: "memory"); }
+template <> __device__ __forceinline__ void ikp__pin<double>(double &v) { asm volatile("" : "+d"(v) :: "memory"); }
+template <> __device__ __forceinline__ void ikp__pin<unsigned long long>(unsigned long long &v) { asm volatile("" : "+l"(v) :: "memory"); }
+template <> __device__ __forceinline__ void ikp__pin<long long>(long long &v) { asm volatile("" : "+l"(v) :: "memory"); }
+template <> __device__ __forceinline__ void ikp__pin<unsigned long>(unsigned long &v) { asm volatile("" : "+l"(v) :: "memory"); }
+template <> __device__ __forceinline__ void ikp__pin<long>(long &v) { asm volatile("" : "+l"(v) :: "memory"); }
 
 #else /* !IKP_ENABLE: same names and types, empty bodies, no machine code */
 
 struct ikp_lane {};
-__device__ __forceinline__ void ikp_init(ikp_lane &, unsigned long long *, unsigned, unsigned, bool) {}
-__device__ __forceinline__ void ikp_record(ikp_lane &, unsigned) {}
-__device__ __forceinline__ void ikp_begin(ikp_lane &, unsigned) {}
-__device__ __forceinline__ void ikp_data(ikp_lane &, unsigned, unsigned) {}
-__device__ __forceinline__ void ikp_finalize(ikp_lane &) {}
-__device__ __forceinline__ void ikp_anchor_record(ikp_lane &) {}
-__device__ __forceinline__ void ikp_stage(ikp_lane &, unsigned long long *, unsigned) {}
-__device__ __forceinline__ void ikp_flush(ikp_lane &) {}
-template <typename T> __device__ __forceinline__ void ikp_pin(T &) {}
+__device__ __forceinline__ void ikp__init(ikp_lane &, unsigned long long *, unsigned, unsigned, bool) {}
+__device__ __forceinline__ void ikp__record(ikp_lane &, unsigned) {}
+__device__ __forceinline__ void ikp__begin(ikp_lane &, unsigned) {}
+__device__ __forceinline__ void ikp__data(ikp_lane &, unsigned, unsigned) {}
+__device__ __forceinline__ void ikp__finalize(ikp_lane &) {}
+__device__ __forceinline__ void ikp__anchor_record(ikp_lane &) {}
+__device__ __forceinline__ void ikp__stage(ikp_lane &, unsigned long long *, unsigned) {}
+__device__ __forceinline__ void ikp__flush(ikp_lane &) {}
+template <typename T> __device__ __forceinline__ void ikp__pin(T &) {}
 
 #endif /* IKP_ENABLE */
 
 /* IKP_SCOPE: begin at construction, end at destruction */
-struct ikp_scope {
+struct ikp__scope {
     ikp_lane &l;
     unsigned tag;
-    __device__ __forceinline__ ikp_scope(ikp_lane &lane, unsigned event)
-        : l(lane), tag((event & 0x3FFFu) << 2)
+    __device__ __forceinline__ ikp__scope(ikp_lane &lane, unsigned event)
+        : l(lane), tag(IKP_WIRE_TAG(event, 0u))
     {
-        ikp_begin(l, tag | IKP_WIRE_KIND_BEGIN);
+        ikp__begin(l, tag | IKP_WIRE_KIND_BEGIN);
     }
-    __device__ __forceinline__ ~ikp_scope() { ikp_record(l, tag | IKP_WIRE_KIND_END); }
+    __device__ __forceinline__ ~ikp__scope() { ikp__record(l, tag | IKP_WIRE_KIND_END); }
 };
 
 #endif /* __CUDACC__ */

@@ -7,7 +7,9 @@
 #  - the two headers refuse to compile together at different versions;
 #  - ikp_cuda.cuh compiles for every architecture it claims (default build
 #    sm_75 and up, IKP_STAGED=1 sm_90 and up) and IKP_STAGED=1 below sm_90
-#    stops with its own error message.
+#    stops with its own error message;
+#  - the staging macros check their arguments in every build (IKP_STAGE of an
+#    undeclared array fails staged, unstaged and disabled).
 cd "$(dirname "$0")/.." || exit 1
 src=tests/compile
 out=build/compile-checks
@@ -75,6 +77,13 @@ if [ -n "$CUDA_INC" ]; then
       -gencode=arch=compute_100,code=sm_100 -gencode=arch=compute_120,code=sm_120 -c $src/arch.cu -o $out/arch-staged.o
   try nvcc-arch-staged-sm80 fail $NVCC -I. -DIKP_STAGED=1 -gencode=arch=compute_80,code=sm_80 -c $src/arch.cu -o $out/arch-s80.o
   says nvcc-arch-staged-sm80 "IKP_STAGED=1 needs sm_90 or newer"
+  # the staging macros check their arguments in every build
+  try nvcc-arch-disabled ok $NVCC -I. -DIKP_ENABLE=0 -gencode=arch=compute_90,code=sm_90 -c $src/arch.cu -o $out/arch-off.o
+  for b in "" "-DIKP_STAGED=1" "-DIKP_ENABLE=0"; do
+    n=nvcc-stage-unknown$(echo "$b" | tr -d ' =' | tr 'A-Z' 'a-z')
+    try $n fail $NVCC -I. $b -gencode=arch=compute_90,code=sm_90 -c $src/stage_unknown.cu -o $out/$n.o
+    says $n "no_such_array"
+  done
 else
   fail=$((fail+1)); echo "FAIL: nvcc not found: the CUDA checks cannot run"
 fi
