@@ -44,7 +44,7 @@ $(B)/bench_host: bench/bench_host.c tests/encoder.h ikp.h | $(B)
 	$(CC) $(WARN) -O2 -g -o $@ bench/bench_host.c
 
 # The bundled capture: example 2 recorded on a GPU (see README).
-sample: device
+sample: $(B)/warp_specialized
 	$(B)/warp_specialized build/warp_specialized && cp build/warp_specialized.ikp examples/data/sample.ikp
 
 check-tools:
@@ -91,15 +91,52 @@ $(B)/test_nvrtc: tests/test_nvrtc.c tests/check.h ikp_cuda.cuh | $(B)
 $(B)/tools/nvdisasm:
 	sh tests/get_nvdisasm.sh $(B)/tools
 
-# examples, GPU tests and GPU benchmark (compiling needs no GPU)
-device: | $(B)
-	sh tests/build_device.sh
+# Examples, GPU tests and GPU benchmarks: compiling them needs nvcc, no GPU.
+# Warning-free (-Werror all-warnings, host -Wall -Wextra); sm_90, and sm_90a
+# for the GEMM (wgmma, setmaxnreg).
+NVFLAGS   = -O3 -std=c++17 -Xcompiler -Wall,-Wextra -Werror all-warnings
+SM90      = -gencode=arch=compute_90,code=sm_90
+SM90A     = -gencode=arch=compute_90a,code=sm_90a
+DEV_HDRS  = ikp.h ikp_cuda.cuh
+EX_HDRS   = $(DEV_HDRS) examples/common.h
+GEMM_HDRS = $(EX_HDRS) examples/gemm_kernel.cuh examples/gemm_common.h
+ACC_SRCS  = tests/gpu/test_accuracy.cu tests/gpu/accuracy_gt.cu tests/gpu/accuracy_staged.cu \
+            tests/gpu/accuracy_now.cu tests/gpu/accuracy_auto.cu
+DEV_TESTS = test_device test_accuracy test_trap test_multi
+EXAMPLES  = minimal warp_specialized persistent peer_ring gemm
+GEMM_VARIANTS = $(foreach v,0 1 2 3 4 5 6 7,$(B)/gemm_v$(v).o)
+DEVICE_BINS = $(addprefix $(B)/,$(EXAMPLES) $(DEV_TESTS) overhead gemm_bench)
+
+$(B)/minimal: examples/minimal.cu $(DEV_HDRS) | $(B)
+	$(NVCC) $(NVFLAGS) $(SM90) -o $@ $<
+$(B)/warp_specialized $(B)/persistent: $(B)/%: examples/%.cu $(EX_HDRS) | $(B)
+	$(NVCC) $(NVFLAGS) $(SM90) -o $@ $<
+$(B)/peer_ring: examples/peer_ring.cu examples/peer_ring.cuh $(EX_HDRS) | $(B)
+	$(NVCC) $(NVFLAGS) $(SM90) -o $@ $<
+$(B)/gemm: examples/gemm.cu $(GEMM_HDRS) | $(B)
+	$(NVCC) $(NVFLAGS) $(SM90A) -o $@ $<
+$(B)/test_device: tests/gpu/test_device.cu tests/gpu/ring.cu tests/gpu/ring_staged.cu tests/gpu/staged.cu tests/check.h $(DEV_HDRS) | $(B)
+	$(NVCC) $(NVFLAGS) $(SM90) -o $@ $(filter %.cu,$^)
+$(B)/test_accuracy: $(ACC_SRCS) tests/gpu/accuracy_kernels.cuh tests/check.h $(DEV_HDRS) | $(B)
+	$(NVCC) $(NVFLAGS) $(SM90) -o $@ $(ACC_SRCS)
+$(B)/test_trap: tests/gpu/test_trap.cu tests/check.h $(DEV_HDRS) | $(B)
+	$(NVCC) $(NVFLAGS) $(SM90) -o $@ $<
+$(B)/test_multi: tests/gpu/test_multi.cu examples/peer_ring.cuh tests/check.h $(EX_HDRS) | $(B)
+	$(NVCC) $(NVFLAGS) $(SM90) -o $@ $<
+$(B)/overhead: bench/overhead.cu $(DEV_HDRS) | $(B)
+	$(NVCC) $(NVFLAGS) $(SM90) -o $@ $<
+$(B)/gemm_v%.o: bench/gemm_variant.cu $(GEMM_HDRS) | $(B)
+	$(NVCC) $(NVFLAGS) $(SM90A) -DGV=$* -c -o $@ $<
+$(B)/gemm_bench: bench/gemm_bench.cu $(GEMM_VARIANTS) $(GEMM_HDRS) | $(B)
+	$(NVCC) $(NVFLAGS) $(SM90A) -o $@ $< $(GEMM_VARIANTS) -lcublas
+
+device: $(DEVICE_BINS)
 
 # With a GPU: profile example 2 (warp-specialized) into trace.json.
 # Without: decode the bundled capture.
 run: $(B)/ikp
 	@if nvidia-smi -L >/dev/null 2>&1; then \
-	  $(MAKE) --no-print-directory device && $(B)/warp_specialized build/warp_specialized && \
+	  $(MAKE) --no-print-directory $(B)/warp_specialized && $(B)/warp_specialized build/warp_specialized && \
 	  cp build/warp_specialized.json trace.json && echo "trace.json: warp-specialized example on this GPU"; \
 	else \
 	  $(B)/ikp trace examples/data/sample.ikp -o trace.json && $(B)/ikp summary examples/data/sample.ikp; \
@@ -159,11 +196,11 @@ HOST_TESTS = "sh tests/compile_checks.sh" \
              "$(B)/test_threads" \
              "NVCC=$(NVCC) NVDISASM=$(B)/tools/nvdisasm $(PYTHON) tests/sass/check_sass.py" \
              "$(B)/test_nvrtc" \
-             "NVCC=$(NVCC) sh tests/build_device.sh" \
              "sh tests/fuzz_check.sh"
 
 test: check-tools $(B)/ikp $(B)/ikp-asan $(B)/test_host $(B)/test_host_asan $(B)/test_peers $(B)/test_peers_asan $(B)/test_nvrtc $(B)/tools/nvdisasm $(FUZZ_BINS) $(B)/test_threads \
-      $(B)/test_analysis $(B)/test_analysis_asan $(B)/test_merge $(B)/test_merge_asan $(PYDEPS_STAMP) $(B)/locale/de_DE.UTF-8 $(B)/.rsvg-convert
+      $(B)/test_analysis $(B)/test_analysis_asan $(B)/test_merge $(B)/test_merge_asan $(PYDEPS_STAMP) $(B)/locale/de_DE.UTF-8 $(B)/.rsvg-convert \
+      $(DEVICE_BINS)
 	@sh tests/run_all.sh $(HOST_TESTS)
 
 GPU_TESTS = "$(B)/test_device" \
@@ -186,7 +223,7 @@ gpu-test-multi: device $(B)/ikp
 gpu-accuracy: device
 	@sh tests/run_all.sh "$(B)/test_accuracy"
 
-bench-gpu: device
+bench-gpu: $(B)/overhead $(B)/gemm_bench
 	$(B)/overhead
 	$(B)/gemm_bench
 
