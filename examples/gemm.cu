@@ -2,7 +2,7 @@
 // profiled on every k-tile of its producer and consumers. Prints its
 // TFLOP/s, writes gemm.json / gemm.ikp and the summary.
 #ifndef IKP_STAGED
-#define IKP_STAGED 1 /* records staged in shared memory: README "Staging" */
+#define IKP_STAGED 1 /* records staged in shared memory: GUIDE.md "Staging" */
 #endif
 #include "../ikp_cuda.cuh"
 #include "common.h"

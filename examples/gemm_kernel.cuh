@@ -83,7 +83,7 @@ __device__ __forceinline__ unsigned fi_now()
 #else
 #define REC_STATE IKP_LANE(rec)
 // built with IKP_STAGED=1 (the default of examples/gemm.cu), each lane's
-// records stay in shared memory until IKP_FINALIZE copies them out (README
+// records stay in shared memory until IKP_FINALIZE copies them out (GUIDE.md
 // "Staging"): 3 x 8 KB next to the pipeline's 192 KB; otherwise the stage
 // lines compile to nothing and records go straight to the profile buffer
 #define REC_INIT(buf, group, groups, leader)                                                        \

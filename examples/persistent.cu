@@ -1,7 +1,7 @@
 // Example 3: a persistent kernel: one block per SM loops over many tiles;
 // each tile has nested regions: tile { load, compute { step x4 }, store }.
 // A lane lives as long as the kernel, so each tile starts with an anchor
-// (README "Anchors"): its stamps follow the SM clock even if it drifts.
+// (GUIDE.md "Anchors"): its stamps follow the SM clock even if it drifts.
 #include "../ikp_cuda.cuh"
 #include "common.h"
 #include <cmath>

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The code shown to users compiles as written:
- - every ```c, ```cpp and ```cuda block of README.md (c blocks as C99 with gcc
+ - every ```c, ```cpp and ```cuda block of README.md and GUIDE.md (c blocks as C99 with gcc
    and clang and as C++ with g++; cpp blocks as C++; cuda blocks with nvcc);
  - the quick starts in the opening comments of ikp.h (decode, as C and C++;
    profile, with nvcc) and ikp_cuda.cuh (both kernels, with nvcc).
@@ -28,9 +28,9 @@ def compile_ok(what, cmd):
     check(p.returncode == 0, "%s compiles: %s\n%s" % (what, " ".join(cmd), msg[-2000:]))
 
 
-def readme_blocks():
-    text = open(os.path.join(ROOT, "README.md"), encoding="utf-8").read()
-    return re.findall(r"^```(c|cpp|cuda)\n(.*?)^```", text, flags=re.S | re.M)
+def doc_blocks(name):
+    text = open(os.path.join(ROOT, name), encoding="utf-8").read()
+    return [(name, lang, code) for lang, code in re.findall(r"^```(c|cpp|cuda)\n(.*?)^```", text, flags=re.S | re.M)]
 
 
 def header_snippet(path, first_line_prefix):
@@ -49,10 +49,11 @@ def header_snippet(path, first_line_prefix):
 
 def main():
     tmp = tempfile.mkdtemp(prefix="ikp-snippets-")
-    blocks = readme_blocks()
-    check(len(blocks) >= 4, "README has its code blocks (%d found)" % len(blocks))
-    for n, (lang, code) in enumerate(blocks):
-        what = "README block %d (%s)" % (n + 1, lang)
+    readme, guide = doc_blocks("README.md"), doc_blocks("GUIDE.md")
+    check(len(readme) >= 2, "README.md has its code blocks (%d found)" % len(readme))
+    check(len(guide) >= 2, "GUIDE.md has its code blocks (%d found)" % len(guide))
+    for n, (doc, lang, code) in enumerate(readme + guide):
+        what = "%s block %d (%s)" % (doc, n + 1, lang)
         if lang == "c":
             src = os.path.join(tmp, "readme%d.c" % n)
             open(src, "w").write(code)

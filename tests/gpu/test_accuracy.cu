@@ -173,7 +173,7 @@ static void known_length(int kind)
 }
 
 // One moment on every SM. Cycle mode is checked with an IKP_ANCHOR before
-// each moment (README "Anchors"); without them (anchors = 0) the spread is
+// each moment (GUIDE.md "Anchors"); without them (anchors = 0) the spread is
 // only reported: the SM clock drifts between a lane's two own anchors.
 static void same_moment(int kind, int sms, int anchors)
 {
