@@ -134,11 +134,12 @@ device: $(DEVICE_BINS)
 
 # With a GPU: profile example 2 (warp-specialized) into trace.json.
 # Without: decode the bundled capture.
-run: $(B)/ikp
+run: | $(B)
 	@if nvidia-smi -L >/dev/null 2>&1; then \
 	  $(MAKE) --no-print-directory $(B)/warp_specialized && $(B)/warp_specialized build/warp_specialized && \
 	  cp build/warp_specialized.json trace.json && echo "trace.json: warp-specialized example on this GPU"; \
 	else \
+	  $(MAKE) -s --no-print-directory $(B)/ikp && \
 	  $(B)/ikp trace examples/data/sample.ikp -o trace.json && $(B)/ikp summary examples/data/sample.ikp; \
 	fi
 

@@ -2068,6 +2068,12 @@ static int ikp__cmp_sm_clock(const void *a, const void *b)
    globaltimer must not go back as the cycles go on, nor run at a rate
    outside IKP_MIN/MAX_CYCLES_PER_NS over a microsecond or more. at: the
    byte offset of sample 0 in a file (-1: given by the caller). */
+/* How far the globaltimer of one SM's samples may seem to go back: a sample
+   is the mean of pairs read after a few ticks, each up to a poll late, so
+   two taken at once (two sampling blocks on one SM) can differ by a few ns
+   either way. The decoder passes over a sample that does not lie ahead of
+   the lane's last point at about its rate. */
+#define IKP__SMCLK_SLACK_NS 64u
 static ikp_result ikp__set_sm_clock(ikp_capture *cap, const ikp_sm_clock *s, uint32_t n, int64_t at, ikp_error *err)
 {
     uint32_t i;
@@ -2093,7 +2099,8 @@ static ikp_result ikp__set_sm_clock(ikp_capture *cap, const ikp_sm_clock *s, uin
         double dg = (double)b->gpu_ns - (double)a->gpu_ns, rate;
         if (a->sm != b->sm) { cap->info.sm_clock_sms++; continue; }
         rate = dg > 0 ? (double)(b->cycles - a->cycles) / dg : 0;
-        if (b->gpu_ns < a->gpu_ns || (dg >= 1000 && (rate < IKP_MIN_CYCLES_PER_NS || rate > IKP_MAX_CYCLES_PER_NS)))
+        if (b->gpu_ns + IKP__SMCLK_SLACK_NS < a->gpu_ns ||
+            (dg >= 1000 && (rate < IKP_MIN_CYCLES_PER_NS || rate > IKP_MAX_CYCLES_PER_NS)))
             return ikp__fail(err, IKP_ERR_BAD_HEADER, at, -1,
                              "SM clock samples of SM %u contradict each other: cycles %llu at globaltimer %llu ns, "
                              "cycles %llu at %llu ns (the globaltimer goes back, or the clock runs outside %g .. %g "

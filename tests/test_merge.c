@@ -571,12 +571,21 @@ static void test_sm_clock(void)
     CHECK_EQ(ikp_capture_open_file_data(buf, n, NULL, &back, &e), IKP_ERR_BAD_HEADER);
     CHECK(strstr(e.message, "version 3: unknown section \"IKPSMCLK\"") != NULL);
     CHECK(back == NULL);
-    /* given samples: contradicting (the globaltimer goes back on SM 7), implausible, missing */
+    /* two samples taken at once (cycles 3 apart) whose means read 8 ns back:
+       accepted, as two sampling blocks on one SM give them */
     bad[0] = s[4];
-    bad[1] = s[5];
-    bad[1].gpu_ns = bad[0].gpu_ns - 1;
+    bad[1] = s[4];
+    bad[1].cycles = bad[0].cycles + 3;
+    bad[1].gpu_ns = bad[0].gpu_ns - 8;
     o.sm_clock = bad;
     o.num_sm_clock = 2;
+    CHECK_EQ(ikp_capture_open(w, 8 + 9 + 8, &o, &cap, &e), IKP_OK);
+    ikp_capture_free(cap);
+    cap = NULL;
+    /* given samples: contradicting (the globaltimer goes back on SM 7 by more
+       than two ticks), implausible, missing */
+    bad[1] = s[5];
+    bad[1].gpu_ns = bad[0].gpu_ns - 65;
     CHECK_EQ(ikp_capture_open(w, 8 + 9 + 8, &o, &cap, &e), IKP_ERR_BAD_HEADER);
     CHECK(strstr(e.message, "SM clock samples of SM 7 contradict") != NULL);
     bad[1] = s[5];
