@@ -1,4 +1,4 @@
-/* ikp.h - v0.8.0 - IKP intra-kernel profiler, host library - MIT licence (end of file)
+/* ikp.h - v0.8.1 - IKP intra-kernel profiler, host library - MIT licence (end of file)
 
    IKP records timestamps inside running CUDA kernels (see ikp_cuda.cuh) and
    turns the buffer into a Chrome/Perfetto trace and statistics. This file is
@@ -105,8 +105,8 @@
 
 #define IKP_VERSION_MAJOR 0
 #define IKP_VERSION_MINOR 8
-#define IKP_VERSION_PATCH 0
-#define IKP_VERSION_STRING "0.8.0"
+#define IKP_VERSION_PATCH 1
+#define IKP_VERSION_STRING "0.8.1"
 #if defined(IKP_CUDA_VERSION_MAJOR) && (IKP_CUDA_VERSION_MAJOR != IKP_VERSION_MAJOR || \
     IKP_CUDA_VERSION_MINOR != IKP_VERSION_MINOR || IKP_CUDA_VERSION_PATCH != IKP_VERSION_PATCH)
 #error "ikp.h and ikp_cuda.cuh are from different IKP versions: copy both headers from one release"
@@ -8461,6 +8461,9 @@ static __global__ void ikp__sample_sm(unsigned long long *count, ikp_sm_clock *o
         cs += c - cb;
         g0 = g1;
     }
+    /* four ticks seen in more than eight: the polls were slowed (a tool such
+       as compute-sanitizer, or a busy SM), and the mean says little */
+    if (g1 - gb > 8u * 32u) return;
     asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
     i = (unsigned)atomicAdd(count, 1ull);
     if (i >= cap) return;
