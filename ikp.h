@@ -1269,6 +1269,11 @@ typedef struct ikp__rec {
 #define IKP__KIND_ANCHOR_C 7u
 #define IKP__KIND_ANCHOR_AUTO 8u /* an automatic anchor: globaltimer, cycles after the record before */
 
+/* tag bits that must be 0: on an anchor half (IKP_ANCHOR), on a data
+   record, on a timed record (begin, end, instant) */
+#define IKP__TAG_ANCHOR_ZERO (IKP_WIRE_AUTO_DELTA_MAX << IKP_WIRE_AUTO_DELTA_SHIFT | IKP_WIRE_KIND_MASK)
+#define IKP__TAG_DATA_ZERO (IKP_WIRE_ANCHOR | IKP__TAG_ANCHOR_ZERO)
+#define IKP__TAG_TIMED_ZERO (~(IKP_WIRE_EVENT_MASK << IKP_WIRE_EVENT_SHIFT | IKP_WIRE_KIND_MASK))
 static inline void ikp__decode_word(ikp_format fmt, uint64_t w, ikp__rec *r)
 {
     uint32_t tag = (uint32_t)w;
@@ -1281,12 +1286,12 @@ static inline void ikp__decode_word(ikp_format fmt, uint64_t w, ikp__rec *r)
                 r->kind = IKP__KIND_ANCHOR_AUTO;
                 r->id = (tag >> IKP_WIRE_AUTO_DELTA_SHIFT) & IKP_WIRE_AUTO_DELTA_MAX;
             } else
-                r->kind = (tag & 0x3FFF0003u) ? IKP__KIND_INVALID
+                r->kind = (tag & IKP__TAG_ANCHOR_ZERO) ? IKP__KIND_INVALID
                           : r->id == 0 ? IKP__KIND_ANCHOR_G : r->id == 1 ? IKP__KIND_ANCHOR_C : IKP__KIND_INVALID;
         }
         else if (tag & IKP_WIRE_DATA_MARK)
-            r->kind = ((tag & 0x7FFF0003u) == 0) ? IKP_WIRE_KIND_DATA : IKP__KIND_INVALID;
-        else if ((tag & 0xFFFF0000u) || (tag & IKP_WIRE_KIND_MASK) == 0) r->kind = IKP__KIND_INVALID;
+            r->kind = ((tag & IKP__TAG_DATA_ZERO) == 0) ? IKP_WIRE_KIND_DATA : IKP__KIND_INVALID;
+        else if ((tag & IKP__TAG_TIMED_ZERO) || (tag & IKP_WIRE_KIND_MASK) == 0) r->kind = IKP__KIND_INVALID;
         else r->kind = tag & IKP_WIRE_KIND_MASK;
         return;
     }
@@ -2062,18 +2067,19 @@ static int ikp__cmp_sm_clock(const void *a, const void *b)
     return x->cycles < y->cycles ? -1 : x->cycles > y->cycles;
 }
 
-/* Takes n samples of the SM clocks (copied, sorted by SM, then cycles).
-   Each must be plausible (a globaltimer after 2001, cycles and globaltimer
-   under 2^62, an SM under 65536, the reserved word 0), and on each SM the
-   globaltimer must not go back as the cycles go on, nor run at a rate
-   outside IKP_MIN/MAX_CYCLES_PER_NS over a microsecond or more. at: the
-   byte offset of sample 0 in a file (-1: given by the caller). */
 /* How far the globaltimer of one SM's samples may seem to go back: a sample
    is the mean of pairs read after a few ticks, each up to a poll late, so
    two taken at once (two sampling blocks on one SM) can differ by a few ns
    either way. The decoder passes over a sample that does not lie ahead of
    the lane's last point at about its rate. */
 #define IKP__SMCLK_SLACK_NS 64u
+/* Takes n samples of the SM clocks (copied, sorted by SM, then cycles).
+   Each must be plausible (a globaltimer after 2001, cycles and globaltimer
+   under 2^62, an SM under 65536, the reserved word 0), and on each SM the
+   globaltimer must not go back (by more than IKP__SMCLK_SLACK_NS) as the
+   cycles go on, nor run at a rate outside IKP_MIN/MAX_CYCLES_PER_NS over a
+   microsecond or more. at: the
+   byte offset of sample 0 in a file (-1: given by the caller). */
 static ikp_result ikp__set_sm_clock(ikp_capture *cap, const ikp_sm_clock *s, uint32_t n, int64_t at, ikp_error *err)
 {
     uint32_t i;

@@ -68,7 +68,8 @@
                     is given with IKP_STAGE, copied to the buffer by
                     IKP_FLUSH / IKP_FINALIZE. Far cheaper inside pipelined
                     main loops (GUIDE.md "Staging"). With 0 the staging
-                    macros compile to nothing.
+                    macros compile to no code, and still check their
+                    arguments.
        IKP_DEFER_BEGIN 1 (default): a begin keeps its stamp in registers
                     and the lane's next record stores it, so nothing of the
                     profiler runs inside a region (an empty region reads ~2
@@ -102,7 +103,7 @@
                                               pair, for long lanes (GUIDE.md "Anchors");
                                               waits up to one globaltimer step
        IKP_SHARED_STAGE(name, lanes, records) declare __shared__ staging for `lanes` lanes
-                                              (nothing unless IKP_STAGED=1)
+                                              (IKP_STAGED=0: a null pointer, no memory)
        IKP_STAGE(lane, words, records)        after IKP_INIT: records go to shared memory
                                               words (IKP_STAGE_WORDS(records) of them)
        IKP_FLUSH(lane)                        copy staged records to the profile buffer
