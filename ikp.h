@@ -1,4 +1,4 @@
-/* ikp.h - v0.8.1 - IKP intra-kernel profiler, host library - MIT licence (end of file)
+/* ikp.h - v0.9.0 - IKP intra-kernel profiler, host library - MIT licence (end of file)
 
    IKP records timestamps inside running CUDA kernels (see ikp_cuda.cuh) and
    turns the buffer into a Chrome/Perfetto trace and statistics. This file is
@@ -33,17 +33,22 @@
                }
                ikp_write_chrome_path(cap, NULL, "trace.json", &err);
                if (ikp_stats_compute(cap, &st, &err) == IKP_OK) {
-                   ikp_stats_write_text(st, ikp_file_writer, stdout);
+                   ikp_stats_write_text(st, ikp_file_writer, stdout, &err);
                    ikp_stats_free(st);
                }
                ikp_capture_free(cap);
                return 0;
            }
-       ikp_capture_load(path, ...) reads a file instead: an .ikp capture, a
+       ikp_capture_open_path(path, ...) reads a file instead: an .ikp capture, a
        bare buffer (raw little-endian words) or a NumPy .npy array.
 
-       Profile (the kernel uses ikp_cuda.cuh; this file compiled by nvcc,
-       or with IKP_CUDA defined and -lcudart):
+       Build: a decoder needs nothing but libc (cc -std=c99 decode.c); the
+       CUDA helpers below are compiled when nvcc compiles the file
+       (nvcc -O2 app.cu: it links the CUDA runtime itself), or by any C
+       compiler with -DIKP_CUDA and -lcudart.
+
+       Profile (the kernel uses ikp_cuda.cuh, whose opening comment shows
+       how to instrument it):
            void profile(dim3 grid, dim3 block, cudaStream_t stream)
            {
                const char *names[] = {"load", "mma", "epilogue"};
@@ -104,9 +109,9 @@
 #define IKP_H
 
 #define IKP_VERSION_MAJOR 0
-#define IKP_VERSION_MINOR 8
-#define IKP_VERSION_PATCH 1
-#define IKP_VERSION_STRING "0.8.1"
+#define IKP_VERSION_MINOR 9
+#define IKP_VERSION_PATCH 0
+#define IKP_VERSION_STRING "0.9.0"
 #if defined(IKP_CUDA_VERSION_MAJOR) && (IKP_CUDA_VERSION_MAJOR != IKP_VERSION_MAJOR || \
     IKP_CUDA_VERSION_MINOR != IKP_VERSION_MINOR || IKP_CUDA_VERSION_PATCH != IKP_VERSION_PATCH)
 #error "ikp.h and ikp_cuda.cuh are from different IKP versions: copy both headers from one release"
@@ -298,6 +303,8 @@ typedef struct ikp_sm_clock {
 /* At most this many SM clock samples per capture. */
 #define IKP_MAX_SM_CLOCKS (1u << 22)
 
+/* A run-time allocator: all three functions, or none (all NULL: the
+   default); one that sets only some is refused (IKP_ERR_INVALID_ARGUMENT). */
 typedef struct ikp_allocator {
     void *(*alloc)(size_t size, void *user);
     void *(*realloc)(void *ptr, size_t size, void *user);
@@ -376,15 +383,15 @@ IKP_DEF ikp_result ikp_capture_open(const uint64_t *words, size_t num_words,
 /* Opens the contents of a file in memory: an .ikp capture file or a bare
    buffer (raw little-endian words). Data are copied. Names given in opt win
    over names stored in the file. */
-IKP_DEF ikp_result ikp_capture_open_file_data(const void *data, size_t size,
-                                              const ikp_decode_options *opt,
-                                              ikp_capture **out, ikp_error *err);
+IKP_DEF ikp_result ikp_capture_open_data(const void *data, size_t size,
+                                         const ikp_decode_options *opt,
+                                         ikp_capture **out, ikp_error *err);
 /* Reads and opens a file: an .ikp capture, a bare buffer or a NumPy .npy
    array of little-endian uint64/int64. Only regular files are read (a FIFO,
    a device or a directory is refused at once), with one allocation of the
    file's size that the capture keeps: no second copy of the words. */
-IKP_DEF ikp_result ikp_capture_load(const char *path, const ikp_decode_options *opt,
-                                    ikp_capture **out, ikp_error *err);
+IKP_DEF ikp_result ikp_capture_open_path(const char *path, const ikp_decode_options *opt,
+                                         ikp_capture **out, ikp_error *err);
 IKP_DEF void ikp_capture_free(ikp_capture *cap);
 
 typedef struct ikp_capture_info {
@@ -438,7 +445,7 @@ IKP_DEF const ikp_capture_info *ikp_capture_get_info(const ikp_capture *cap);
 /* Fills *out for one lane (lane < num_lanes; else IKP_ERR_INVALID_ARGUMENT).
    Peer-format lanes are not stored: their figures are computed here, in
    time linear in the lane's records. */
-IKP_DEF ikp_result ikp_capture_lane(const ikp_capture *cap, uint32_t lane, ikp_lane_info *out);
+IKP_DEF ikp_result ikp_capture_lane(const ikp_capture *cap, uint32_t lane, ikp_lane_info *out, ikp_error *err);
 /* The capture's readings of its GPU clock against the host's, in GPU time
    order (sorted when opened); returns how many. */
 IKP_DEF uint32_t ikp_capture_clock(const ikp_capture *cap, const ikp_clock_sync **syncs);
@@ -697,11 +704,11 @@ typedef struct ikp_stats {
 
 IKP_DEF ikp_result ikp_stats_compute(const ikp_capture *cap, ikp_stats **out, ikp_error *err);
 IKP_DEF void ikp_stats_free(ikp_stats *st);
-IKP_DEF ikp_result ikp_stats_write_text(const ikp_stats *st, ikp_write_fn fn, void *user);
-IKP_DEF ikp_result ikp_stats_write_json(const ikp_stats *st, ikp_write_fn fn, void *user);
+IKP_DEF ikp_result ikp_stats_write_text(const ikp_stats *st, ikp_write_fn fn, void *user, ikp_error *err);
+IKP_DEF ikp_result ikp_stats_write_json(const ikp_stats *st, ikp_write_fn fn, void *user, ikp_error *err);
 /* Text: format, blocks, groups, lanes, records, dropped, unmatched, span and
-   warnings (the `ikp info` view; also the head of ikp_stats_write_text). */
-IKP_DEF ikp_result ikp_info_write_text(const ikp_stats *st, ikp_write_fn fn, void *user);
+   warnings (also the head of ikp_stats_write_text). */
+IKP_DEF ikp_result ikp_info_write_text(const ikp_stats *st, ikp_write_fn fn, void *user, ikp_error *err);
 
 /* ---- 6b. diff and report ---------------------------------------------------
    ikp_diff compares two captures of one kernel (a base and a new version)
@@ -795,9 +802,9 @@ IKP_DEF void ikp_diff_free(ikp_diff *d);
 IKP_DEF int ikp_diff_slower_than(const ikp_diff *d, double fraction);
 /* A table to read in one look; JSON ({"events": [...], "groups": [...],
    "span": {...}, ...}); Markdown (the report's "vs baseline" section). */
-IKP_DEF ikp_result ikp_diff_write_text(const ikp_diff *d, ikp_write_fn fn, void *user);
-IKP_DEF ikp_result ikp_diff_write_json(const ikp_diff *d, ikp_write_fn fn, void *user);
-IKP_DEF ikp_result ikp_diff_write_markdown(const ikp_diff *d, ikp_write_fn fn, void *user);
+IKP_DEF ikp_result ikp_diff_write_text(const ikp_diff *d, ikp_write_fn fn, void *user, ikp_error *err);
+IKP_DEF ikp_result ikp_diff_write_json(const ikp_diff *d, ikp_write_fn fn, void *user, ikp_error *err);
+IKP_DEF ikp_result ikp_diff_write_markdown(const ikp_diff *d, ikp_write_fn fn, void *user, ikp_error *err);
 
 /* All-zero means the defaults. */
 typedef struct ikp_report_options {
@@ -900,27 +907,21 @@ typedef struct ikp_report_md_options {
     const ikp_diff *baseline;          /* a "vs baseline" section */
 } ikp_report_md_options;
 IKP_DEF ikp_result ikp_report_write_markdown(const ikp_report *r, const ikp_report_md_options *opt,
-                                             ikp_write_fn fn, void *user);
+                                             ikp_write_fn fn, void *user, ikp_error *err);
 /* The picture: a timeline of the sampled SMs (one row per SM and group,
    coloured by event, a scale in us) above a heatmap of busy lanes per SM
    over time. Plain SVG 1.1, no scripts, no external references. */
-IKP_DEF ikp_result ikp_report_write_svg(const ikp_report *r, ikp_write_fn fn, void *user);
+IKP_DEF ikp_result ikp_report_write_svg(const ikp_report *r, ikp_write_fn fn, void *user, ikp_error *err);
 
 /* ---- 7. capture files and name lists -------------------------------------- */
-/* Writes an .ikp capture (header, names, raw buffer) through fn. */
-IKP_DEF ikp_result ikp_capture_write(const uint64_t *words, size_t num_words, ikp_format format,
-                                     const char *const *event_names, uint32_t num_event_names,
-                                     const char *const *group_names, uint32_t num_group_names,
-                                     ikp_write_fn fn, void *user, ikp_error *err);
-/* Writes cap (its buffer, format, names and clock readings) to path as an
-   .ikp capture, through a temporary file and a rename. */
-IKP_DEF ikp_result ikp_capture_save_file(const ikp_capture *cap, const char *path, ikp_error *err);
-/* Same to a path, through a temporary file and a rename. */
-IKP_DEF ikp_result ikp_capture_save(const char *path, const uint64_t *words, size_t num_words,
-                                    ikp_format format,
-                                    const char *const *event_names, uint32_t num_event_names,
-                                    const char *const *group_names, uint32_t num_group_names,
-                                    ikp_error *err);
+/* Writes cap as an .ikp capture file (FORMAT.md): its buffer, format, names,
+   clock readings, device, peer measurements and SM clock samples: the file
+   opened with the same decode options gives the same capture. To a
+   callback, a FILE*, or a path
+   (through an ikp_output: replaced whole or not at all). */
+IKP_DEF ikp_result ikp_capture_write(const ikp_capture *cap, ikp_write_fn fn, void *user, ikp_error *err);
+IKP_DEF ikp_result ikp_capture_write_file(const ikp_capture *cap, FILE *f, ikp_error *err);
+IKP_DEF ikp_result ikp_capture_write_path(const ikp_capture *cap, const char *path, ikp_error *err);
 
 /* Splits "a,b,,c" (len bytes, no NUL needed) into names; empty entries are
    NULL (default name). Free with ikp_name_list_free. At most
@@ -934,8 +935,8 @@ IKP_DEF ikp_result ikp_name_list_parse(const char *text, size_t len, char separa
                                        const ikp_allocator *alloc, ikp_name_list *out,
                                        ikp_error *err);
 /* Reads a regular file of names, one per line (see ikp_name_list_parse). */
-IKP_DEF ikp_result ikp_name_list_load(const char *path, const ikp_allocator *alloc,
-                                      ikp_name_list *out, ikp_error *err);
+IKP_DEF ikp_result ikp_name_list_parse_path(const char *path, const ikp_allocator *alloc,
+                                            ikp_name_list *out, ikp_error *err);
 IKP_DEF void ikp_name_list_free(ikp_name_list *list);
 
 /* ---- 8. one call: words -> trace file + capture file + summary ----------- */
@@ -957,7 +958,7 @@ IKP_DEF size_t ikp_buffer_words(uint32_t lanes, uint32_t capacity);
 /* Fills the IKP buffer header (words[0..7]) for lanes x capacity; the caller
    zeroes the rest. clock_khz: nominal SM clock (0 if unknown). */
 IKP_DEF ikp_result ikp_buffer_header(uint64_t *header8, uint32_t lanes, uint32_t capacity,
-                                     uint32_t clock_khz);
+                                     uint32_t clock_khz, ikp_error *err);
 
 #if IKP_HAS_CUDA
 typedef struct ikp_cuda_buffer {
@@ -1072,6 +1073,7 @@ extern "C" {
 #define IKP__MAX_ABS_PS (1ll << 61)     /* times beyond this are corrupt */
 #define IKP__ANCHOR_MASK ((1ull << 62) - 1)
 #define IKP__RATE_MIN_SPAN_NS 50000     /* lanes shorter use the capture's cycle rate */
+#define IKP__ANCHOR_LIMIT (1ull << 46)  /* ns or cycles: anchors farther apart are corrupt */
 #define IKP__CAPT_MAGIC "IKPCAPT1"
 #define IKP__CAPT_HEADER 48u
 #define IKP__CLOCK_MAGIC "IKPCLOCK"     /* capture file version 2: the clock section */
@@ -1177,6 +1179,19 @@ static void ikp__ok(ikp_error *err)
         err->lane = -1;
         err->message[0] = 0;
     }
+}
+
+/* An allocator sets all three functions or none (the default): one that
+   sets some is refused, not filled in with the default's. */
+static ikp_result ikp__check_allocator(const ikp_allocator *a, ikp_error *err)
+{
+    int n;
+    if (!a) return IKP_OK;
+    n = (a->alloc != NULL) + (a->realloc != NULL) + (a->free != NULL);
+    if (n == 0 || n == 3) return IKP_OK;
+    return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1,
+                     "the allocator sets some of its functions (alloc %s, realloc %s, free %s): set all three or none",
+                     a->alloc ? "set" : "NULL", a->realloc ? "set" : "NULL", a->free ? "set" : "NULL");
 }
 
 IKP_DEF const char *ikp_format_name(ikp_format f)
@@ -2161,6 +2176,49 @@ static int ikp__cmp_u64(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+/* The fields of an IKP lane header (FORMAT.md "Lane header"), read out. */
+typedef struct ikp__lane_header {
+    uint32_t magic, flags, sm;            /* word 0 */
+    uint32_t block, group, num_groups;    /* word 1 */
+    uint32_t grid[3];                     /* word 2 */
+    uint64_t g_start, c_start;            /* words 3, 4: start anchors */
+    uint64_t g_end, c_end;                /* words 5, 6: end anchors */
+    uint64_t stored, dropped;             /* word 7 */
+    int opened, finalized;                /* word 0 != 0; word 7 bit 63 */
+} ikp__lane_header;
+
+static void ikp__read_lane_header(const uint64_t *h, ikp__lane_header *o)
+{
+    o->opened = h[0] != 0;
+    o->magic = (uint32_t)h[0] & 0xFFFFu;
+    o->flags = (uint32_t)(h[0] >> IKP_WIRE_LANE_FLAGS_SHIFT) & 0xFFu;
+    o->sm = (uint32_t)(h[0] >> 32);
+    o->block = (uint32_t)h[1];
+    o->group = (uint32_t)(h[1] >> 32) & 0xFFFFu;
+    o->num_groups = (uint32_t)(h[1] >> 48);
+    o->grid[0] = (uint32_t)h[2];
+    o->grid[1] = (uint32_t)(h[2] >> 32) & 0xFFFFu;
+    o->grid[2] = (uint32_t)(h[2] >> 48);
+    o->g_start = h[3];
+    o->c_start = h[4];
+    o->g_end = h[5];
+    o->c_end = h[6];
+    o->finalized = (h[7] & IKP_WIRE_FINALIZED) != 0;
+    o->stored = h[7] & 0xFFFFFFFFu;
+    o->dropped = (h[7] >> 32) & 0x7FFFFFFFu;
+}
+
+/* Words from one lane header to the next: the header, C slots, the sink. */
+static uint64_t ikp__lane_stride(uint64_t capacity)
+{
+    return IKP_WIRE_LANE_WORDS + capacity + IKP_WIRE_SINK_SLOTS;
+}
+
+static const uint64_t *ikp__lane_words(const ikp_capture *cap, uint64_t lane)
+{
+    return cap->words + IKP_WIRE_HEADER_WORDS + lane * ikp__lane_stride(cap->words[1] >> 32);
+}
+
 /* Lanes whose headers claim the same (block, group): possible only when
    lanes disagree on num_groups (else lane = block * num_groups + group is
    one-to-one, and the header check holds each lane to its slot). The first
@@ -2178,13 +2236,12 @@ static ikp_result ikp__find_duplicates(ikp_capture *cap, ikp_error *err)
     uint32_t i, n = 0, ng0 = 0;
     int mixed = 0;
     ikp__bg *v;
-    const uint64_t stride = IKP_WIRE_LANE_WORDS + (cap->words[1] >> 32) + IKP_WIRE_SINK_SLOTS;
     for (i = 0; i < cap->info.num_lanes; i++) {
-        uint32_t ngr;
+        ikp__lane_header lh;
         if (!(cap->lanes[i].pub.flags & IKP_LANE_STARTED)) continue;
-        ngr = (uint32_t)(cap->words[IKP_WIRE_HEADER_WORDS + (uint64_t)i * stride + 1] >> 48);
-        if (n++ == 0) ng0 = ngr;
-        else if (ngr != ng0) mixed = 1;
+        ikp__read_lane_header(ikp__lane_words(cap, i), &lh);
+        if (n++ == 0) ng0 = lh.num_groups;
+        else if (lh.num_groups != ng0) mixed = 1;
     }
     if (!mixed) return IKP_OK;
     v = (ikp__bg *)ikp__alloc(&cap->alloc, (size_t)n * sizeof(ikp__bg));
@@ -2207,15 +2264,14 @@ static ikp_result ikp__find_duplicates(ikp_capture *cap, ikp_error *err)
     return IKP_OK;
 }
 
-static ikp_result ikp__open_ikp(ikp_capture *cap, const ikp_decode_options *opt, ikp_error *err)
+/* The IKP buffer header (FORMAT.md "Buffer header"): checks it against the
+   buffer's size and fills the capture-wide counts. */
+static ikp_result ikp__ikp_header(ikp_capture *cap, uint64_t *lanes, uint64_t *capacity, uint32_t *clock_khz,
+                                  ikp_error *err)
 {
     const uint64_t *w = cap->words;
-    uint64_t n = cap->num_words, lanes, capy, need, stride, i;
-    uint32_t ver, hw, lw, clock_khz;
-    uint64_t *g0s = NULL, ng0 = 0, median = 0;
-    double sum_c = 0, sum_g = 0, sum_c_any = 0, sum_g_any = 0, rate;
-    ikp_capture_info *info = &cap->info;
-
+    uint64_t n = cap->num_words, need;
+    uint32_t ver, hw, lw;
     if (n < IKP_WIRE_HEADER_WORDS)
         return ikp__fail(err, IKP_ERR_TRUNCATED, (int64_t)(n * 8), -1,
                          "IKP buffer header needs %u words, buffer holds %llu",
@@ -2231,167 +2287,202 @@ static ikp_result ikp__open_ikp(ikp_capture *cap, const ikp_decode_options *opt,
         return ikp__fail(err, IKP_ERR_BAD_HEADER, 6, -1,
                          "IKP header/lane header sizes %u/%u words, expected %u/%u", hw, lw,
                          IKP_WIRE_HEADER_WORDS, IKP_WIRE_LANE_WORDS);
-    lanes = w[1] & 0xFFFFFFFFu;
-    capy = w[1] >> 32;
-    clock_khz = (uint32_t)w[2];
-    if (lanes == 0)
+    *lanes = w[1] & 0xFFFFFFFFu;
+    *capacity = w[1] >> 32;
+    *clock_khz = (uint32_t)w[2];
+    if (*lanes == 0)
         return ikp__fail(err, IKP_ERR_BAD_HEADER, 8, -1, "IKP header claims 0 lanes");
-    if (clock_khz && (clock_khz < IKP_MIN_CYCLES_PER_NS * 1e6 || clock_khz > IKP_MAX_CYCLES_PER_NS * 1e6))
+    if (*clock_khz && (*clock_khz < IKP_MIN_CYCLES_PER_NS * 1e6 || *clock_khz > IKP_MAX_CYCLES_PER_NS * 1e6))
         return ikp__fail(err, IKP_ERR_BAD_HEADER, 16, -1,
-                         "IKP header clock %u kHz is outside 50 MHz .. 20 GHz (corrupt header?)", clock_khz);
-    stride = IKP_WIRE_LANE_WORDS + capy + IKP_WIRE_SINK_SLOTS;
-    if (lanes > (UINT64_MAX - IKP_WIRE_HEADER_WORDS) / stride)
+                         "IKP header clock %u kHz is outside 50 MHz .. 20 GHz (corrupt header?)", *clock_khz);
+    if (*lanes > (UINT64_MAX - IKP_WIRE_HEADER_WORDS) / ikp__lane_stride(*capacity))
         return ikp__fail(err, IKP_ERR_SIZE_OVERFLOW, 8, -1,
                          "IKP header: %llu lanes x %llu records overflows",
-                         (unsigned long long)lanes, (unsigned long long)capy);
-    need = IKP_WIRE_HEADER_WORDS + lanes * stride;
+                         (unsigned long long)*lanes, (unsigned long long)*capacity);
+    need = IKP_WIRE_HEADER_WORDS + *lanes * ikp__lane_stride(*capacity);
     if (need > n)
         return ikp__fail(err, IKP_ERR_TRUNCATED, (int64_t)(n * 8), -1,
                          "IKP header claims %llu lanes x %llu records = %llu words, buffer holds %llu",
-                         (unsigned long long)lanes, (unsigned long long)capy,
+                         (unsigned long long)*lanes, (unsigned long long)*capacity,
                          (unsigned long long)need, (unsigned long long)n);
-    info->num_lanes = (uint32_t)lanes;
-    info->drops_known = 1;
-    info->refused_lanes = w[3];
-    info->lanes_needed = w[4];
-    info->claimed_twice = w[5];
-    cap->lanes = (ikp__lane *)ikp__alloc(&cap->alloc, (size_t)lanes * sizeof(ikp__lane));
-    g0s = (uint64_t *)ikp__alloc(&cap->alloc, (size_t)lanes * sizeof(uint64_t));
-    if (!cap->lanes || !g0s) { ikp__free(&cap->alloc, g0s); return ikp__oom(err); }
-    memset(cap->lanes, 0, (size_t)lanes * sizeof(ikp__lane));
+    cap->info.num_lanes = (uint32_t)*lanes;
+    cap->info.drops_known = 1;
+    cap->info.refused_lanes = w[3];
+    cap->info.lanes_needed = w[4];
+    cap->info.claimed_twice = w[5];
+    return IKP_OK;
+}
 
-    /* pass 1: lane headers */
+/* One lane's header: is it opened, well formed and in its own slot; where
+   its records are (a ring starts past the overwritten ones) and how many. */
+static void ikp__ikp_lane(ikp_capture *cap, uint64_t i, uint64_t capacity)
+{
+    ikp__lane *l = &cap->lanes[i];
+    const uint64_t *w = cap->words;
+    ikp__lane_header lh;
+    uint64_t ring = capacity, stored, k;
+    ikp__read_lane_header(ikp__lane_words(cap, i), &lh);
+    l->base = IKP_WIRE_HEADER_WORDS + i * ikp__lane_stride(capacity) + IKP_WIRE_LANE_WORDS;
+    l->step = 1;
+    l->index = (uint32_t)i;
+    l->pub.sm = IKP_NO_SM;
+    l->pub.first_ps = l->pub.last_ps = INT64_MIN;
+    if (!lh.opened) {
+        if (capacity > 0 && w[l->base] != 0) { /* records with no header */
+            l->pub.flags = IKP_LANE_CORRUPT;
+            cap->info.corrupt_lanes++;
+        }
+        return;
+    }
+    if (lh.magic != IKP_WIRE_LANE_MAGIC || lh.num_groups == 0 || lh.group >= lh.num_groups ||
+        (uint64_t)lh.block * lh.num_groups + lh.group != i) {
+        l->pub.flags = IKP_LANE_CORRUPT;
+        cap->info.corrupt_lanes++;
+        return;
+    }
+    l->pub.flags = IKP_LANE_STARTED;
+    l->pub.sm = lh.sm;
+    l->pub.block = lh.block;
+    l->pub.group = lh.group;
+    memcpy(l->grid, lh.grid, sizeof l->grid);
+    if (lh.flags & IKP_WIRE_LANE_CYCLES) l->pub.flags |= IKP_LANE_CYCLES;
+    if (lh.flags & IKP_WIRE_LANE_RING) { /* the ring: the largest power of two that fits */
+        l->pub.flags |= IKP_LANE_RING;
+        ring = 0;
+        if (capacity) { ring = 1; while (ring * 2 <= capacity) ring *= 2; }
+    }
+    if (lh.num_groups > cap->info.num_groups) cap->info.num_groups = lh.num_groups;
+    if (lh.finalized) {
+        l->pub.flags |= IKP_LANE_FINALIZED;
+        stored = lh.stored;
+        l->pub.dropped = lh.dropped;
+        if (stored > ring) { stored = ring; cap->info.corrupt_lanes++; }
+        if ((lh.flags & IKP_WIRE_LANE_RING) && ring && l->pub.dropped)
+            l->ring_start = l->pub.dropped % ring; /* record n_total - stored */
+    } else {
+        cap->info.unfinalized_lanes++;
+        for (k = 0; k < ring && w[l->base + k] != 0; k++) {}
+        stored = k;
+    }
+    l->slots = stored;
+    l->ring_size = (lh.flags & IKP_WIRE_LANE_RING) ? ring : 0;
+}
+
+/* The capture's time 0: the earliest start anchor. Start anchors more than
+   2^46 ns (19.5 hours) from their median are corrupt: those lanes are
+   flagged and left out. 0 when no lane started. */
+static ikp_result ikp__ikp_zero(ikp_capture *cap, ikp_error *err)
+{
+    uint64_t i, n = 0, median, gref = UINT64_MAX;
+    uint64_t *g0s = (uint64_t *)ikp__alloc(&cap->alloc, (size_t)cap->info.num_lanes * sizeof(uint64_t));
+    ikp__lane_header lh;
+    if (!g0s) return ikp__oom(err);
+    for (i = 0; i < cap->info.num_lanes; i++) {
+        if (!(cap->lanes[i].pub.flags & IKP_LANE_STARTED)) continue;
+        ikp__read_lane_header(ikp__lane_words(cap, i), &lh);
+        g0s[n++] = lh.g_start;
+    }
+    if (n == 0) { ikp__free(&cap->alloc, g0s); return IKP_OK; }
+    qsort(g0s, (size_t)n, sizeof(uint64_t), ikp__cmp_u64);
+    median = g0s[n / 2];
+    ikp__free(&cap->alloc, g0s);
+    for (i = 0; i < cap->info.num_lanes; i++) {
+        ikp__lane *l = &cap->lanes[i];
+        if (!(l->pub.flags & IKP_LANE_STARTED)) continue;
+        ikp__read_lane_header(ikp__lane_words(cap, i), &lh);
+        if ((lh.g_start > median ? lh.g_start - median : median - lh.g_start) > IKP__ANCHOR_LIMIT) {
+            l->pub.flags = IKP_LANE_CORRUPT;
+            cap->info.corrupt_lanes++;
+            continue;
+        }
+        if (lh.g_start < gref) gref = lh.g_start;
+    }
+    if (gref != UINT64_MAX) cap->gref_ns = gref;
+    return IKP_OK;
+}
+
+/* The capture's cycle rate: summed over the finalized cycle lanes whose
+   anchors span IKP__RATE_MIN_SPAN_NS or more (else over all of them), else
+   the header's nominal clock, else 1 cycle/ns; opt->cycles_per_ns wins. */
+static double ikp__ikp_rate(const ikp_capture *cap, uint32_t clock_khz, const ikp_decode_options *opt)
+{
+    const uint32_t want = IKP_LANE_STARTED | IKP_LANE_FINALIZED | IKP_LANE_CYCLES;
+    double sum_c = 0, sum_g = 0, sum_c_any = 0, sum_g_any = 0, rate;
+    const double nominal = clock_khz ? clock_khz / 1e6 : 1.0;
+    ikp__lane_header lh;
+    uint64_t i;
+    if (opt && opt->cycles_per_ns > 0) return opt->cycles_per_ns;
+    for (i = 0; i < cap->info.num_lanes; i++) {
+        if ((cap->lanes[i].pub.flags & want) != want) continue;
+        ikp__read_lane_header(ikp__lane_words(cap, i), &lh);
+        if (lh.g_end > lh.g_start && lh.c_end > lh.c_start && lh.g_end - lh.g_start < IKP__ANCHOR_LIMIT &&
+            lh.c_end - lh.c_start < IKP__ANCHOR_LIMIT) {
+            double dg = (double)(lh.g_end - lh.g_start), dc = (double)(lh.c_end - lh.c_start);
+            sum_c_any += dc; sum_g_any += dg;
+            if (dg >= IKP__RATE_MIN_SPAN_NS) { sum_c += dc; sum_g += dg; }
+        }
+    }
+    if (sum_g > 0) rate = sum_c / sum_g;
+    else if (sum_g_any > 0) rate = sum_c_any / sum_g_any;
+    else rate = nominal;
+    return rate >= IKP_MIN_CYCLES_PER_NS && rate <= IKP_MAX_CYCLES_PER_NS ? rate : nominal;
+}
+
+/* Where a started lane's ticks fall in time: its anchors (kept to 62 bits:
+   the unwrap needs only their low 32, and tick arithmetic near them cannot
+   overflow int64) and, for a cycle lane, its own rate when its anchors
+   span long enough and agree with the capture's within 2x. */
+static void ikp__ikp_place(ikp_capture *cap, ikp__lane *l, double rate, const ikp_decode_options *opt)
+{
+    const uint64_t lim = IKP__ANCHOR_LIMIT;
+    ikp__lane_header lh;
+    int fin = (l->pub.flags & IKP_LANE_FINALIZED) != 0;
+    ikp__read_lane_header(ikp__lane_words(cap, l->index), &lh);
+    l->ref_ps = (int64_t)(lh.g_start - cap->gref_ns) * 1000;
+    if (l->pub.flags & IKP_LANE_CYCLES) {
+        double r = rate;
+        int g_ok = lh.g_end >= lh.g_start && lh.g_end - lh.g_start < lim;
+        l->anchor = (int64_t)(lh.c_start & IKP__ANCHOR_MASK);
+        l->has_end = fin && lh.c_end >= lh.c_start && lh.c_end - lh.c_start < lim;
+        l->end_anchor = l->anchor + (l->has_end ? (int64_t)(lh.c_end - lh.c_start) : 0);
+        if (l->has_end && g_ok && lh.g_end - lh.g_start >= IKP__RATE_MIN_SPAN_NS && !(opt && opt->cycles_per_ns > 0)) {
+            double lr = (double)(lh.c_end - lh.c_start) / (double)(lh.g_end - lh.g_start);
+            if (lr > rate * 0.5 && lr < rate * 2) r = lr;
+        }
+        l->ps_per_tick = 1000.0 / r;
+        l->pub.cycles_per_ns = r;
+        l->g_start = (int64_t)(lh.g_start & IKP__ANCHOR_MASK);
+        l->end_ps = l->has_end && g_ok ? l->ref_ps + (int64_t)(lh.g_end - lh.g_start) * 1000 : l->ref_ps;
+        cap->info.timer_cycles = 1;
+    } else {
+        l->anchor = (int64_t)(lh.g_start & IKP__ANCHOR_MASK);
+        l->has_end = fin && lh.g_end >= lh.g_start && lh.g_end - lh.g_start < lim;
+        l->end_anchor = l->anchor + (l->has_end ? (int64_t)(lh.g_end - lh.g_start) : 0);
+        l->ps_per_tick = 1000.0;
+    }
+}
+
+/* An IKP buffer: the header, each lane's header, the capture's time 0 and
+   cycle rate, then each lane's place in time. */
+static ikp_result ikp__open_ikp(ikp_capture *cap, const ikp_decode_options *opt, ikp_error *err)
+{
+    ikp_capture_info *info = &cap->info;
+    uint64_t lanes = 0, capacity = 0, i;
+    uint32_t clock_khz = 0;
+    double rate;
+    ikp_result r = ikp__ikp_header(cap, &lanes, &capacity, &clock_khz, err);
+    if (r != IKP_OK) return r;
+    cap->lanes = (ikp__lane *)ikp__alloc(&cap->alloc, (size_t)lanes * sizeof(ikp__lane));
+    if (!cap->lanes) return ikp__oom(err);
+    memset(cap->lanes, 0, (size_t)lanes * sizeof(ikp__lane));
+    for (i = 0; i < lanes; i++) ikp__ikp_lane(cap, i, capacity);
+    if ((r = ikp__ikp_zero(cap, err)) != IKP_OK) return r;
+    rate = ikp__ikp_rate(cap, clock_khz, opt);
     for (i = 0; i < lanes; i++) {
         ikp__lane *l = &cap->lanes[i];
-        const uint64_t *h = w + IKP_WIRE_HEADER_WORDS + i * stride;
-        uint64_t L0 = h[0], L1 = h[1], L7 = h[7], ringsz = capy, stored, k;
-        uint32_t flags, ngr, grp;
-        l->base = IKP_WIRE_HEADER_WORDS + i * stride + IKP_WIRE_LANE_WORDS;
-        l->step = 1;
-        l->index = (uint32_t)i;
-        l->pub.sm = IKP_NO_SM;
-        l->pub.first_ps = l->pub.last_ps = INT64_MIN;
-        if (L0 == 0) {
-            if (capy > 0 && w[l->base] != 0) { /* records with no header */
-                l->pub.flags = IKP_LANE_CORRUPT;
-                info->corrupt_lanes++;
-            }
-            continue;
-        }
-        flags = (uint32_t)(L0 >> IKP_WIRE_LANE_FLAGS_SHIFT) & 0xFFu;
-        ngr = (uint32_t)(L1 >> 48);
-        grp = (uint32_t)(L1 >> 32) & 0xFFFFu;
-        if ((L0 & 0xFFFFu) != IKP_WIRE_LANE_MAGIC || ngr == 0 || grp >= ngr ||
-            (uint64_t)(uint32_t)L1 * ngr + grp != i) {
-            l->pub.flags = IKP_LANE_CORRUPT;
-            info->corrupt_lanes++;
-            continue;
-        }
-        l->pub.flags = IKP_LANE_STARTED;
-        l->pub.sm = (uint32_t)(L0 >> 32);
-        l->pub.block = (uint32_t)L1;
-        l->pub.group = grp;
-        l->grid[0] = (uint32_t)h[2];
-        l->grid[1] = (uint32_t)(h[2] >> 32) & 0xFFFFu;
-        l->grid[2] = (uint32_t)(h[2] >> 48);
-        if (flags & IKP_WIRE_LANE_CYCLES) l->pub.flags |= IKP_LANE_CYCLES;
-        if (flags & IKP_WIRE_LANE_RING) {
-            l->pub.flags |= IKP_LANE_RING;
-            ringsz = 0;
-            if (capy) { ringsz = 1; while (ringsz * 2 <= capy) ringsz *= 2; }
-        }
-        if (ngr > info->num_groups) info->num_groups = ngr;
-        if (L7 & IKP_WIRE_FINALIZED) {
-            l->pub.flags |= IKP_LANE_FINALIZED;
-            stored = L7 & 0xFFFFFFFFu;
-            l->pub.dropped = (L7 >> 32) & 0x7FFFFFFFu;
-            if (stored > ringsz) { stored = ringsz; info->corrupt_lanes++; }
-            if ((flags & IKP_WIRE_LANE_RING) && ringsz && l->pub.dropped)
-                l->ring_start = l->pub.dropped % ringsz; /* record n_total - stored */
-        } else {
-            info->unfinalized_lanes++;
-            for (k = 0; k < ringsz && w[l->base + k] != 0; k++) {}
-            stored = k;
-        }
-        l->slots = stored;
-        l->ring_size = (flags & IKP_WIRE_LANE_RING) ? ringsz : 0;
-        g0s[ng0++] = h[3];
-    }
-    /* the capture's reference time: anchors far from the median are corrupt */
-    if (ng0) {
-        qsort(g0s, (size_t)ng0, sizeof(uint64_t), ikp__cmp_u64);
-        median = g0s[ng0 / 2];
-    }
-    ikp__free(&cap->alloc, g0s);
-    {
-        uint64_t gref = UINT64_MAX;
-        const uint64_t lim = 1ull << 46;
-        for (i = 0; i < lanes; i++) {
-            ikp__lane *l = &cap->lanes[i];
-            const uint64_t *h = w + IKP_WIRE_HEADER_WORDS + i * stride;
-            uint64_t g0 = h[3];
-            if (!(l->pub.flags & IKP_LANE_STARTED)) continue;
-            if ((g0 > median ? g0 - median : median - g0) > lim) {
-                l->pub.flags = IKP_LANE_CORRUPT;
-                info->corrupt_lanes++;
-                continue;
-            }
-            if (g0 < gref) gref = g0;
-        }
-        if (gref != UINT64_MAX) cap->gref_ns = gref;
-        /* cycle rate: from lanes whose anchors span long enough */
-        for (i = 0; i < lanes; i++) {
-            ikp__lane *l = &cap->lanes[i];
-            const uint64_t *h = w + IKP_WIRE_HEADER_WORDS + i * stride;
-            if ((l->pub.flags & (IKP_LANE_STARTED | IKP_LANE_FINALIZED | IKP_LANE_CYCLES)) !=
-                (IKP_LANE_STARTED | IKP_LANE_FINALIZED | IKP_LANE_CYCLES))
-                continue;
-            if (h[5] > h[3] && h[6] > h[4] && h[5] - h[3] < lim && h[6] - h[4] < lim) {
-                double dg = (double)(h[5] - h[3]), dc = (double)(h[6] - h[4]);
-                sum_c_any += dc; sum_g_any += dg;
-                if (dg >= IKP__RATE_MIN_SPAN_NS) { sum_c += dc; sum_g += dg; }
-            }
-        }
-        if (sum_g > 0) rate = sum_c / sum_g;
-        else if (sum_g_any > 0) rate = sum_c_any / sum_g_any;
-        else rate = clock_khz ? clock_khz / 1e6 : 1.0;
-        if (!(rate >= IKP_MIN_CYCLES_PER_NS && rate <= IKP_MAX_CYCLES_PER_NS))
-            rate = clock_khz ? clock_khz / 1e6 : 1.0;
-        if (opt && opt->cycles_per_ns > 0) rate = opt->cycles_per_ns;
-        for (i = 0; i < lanes; i++) {
-            ikp__lane *l = &cap->lanes[i];
-            const uint64_t *h = w + IKP_WIRE_HEADER_WORDS + i * stride;
-            int fin = (l->pub.flags & IKP_LANE_FINALIZED) != 0;
-            if (!(l->pub.flags & IKP_LANE_STARTED)) continue;
-            l->ref_ps = (int64_t)(h[3] - gref) * 1000;
-            /* anchors are kept to 62 bits: the unwrap only needs their low 32, and
-               tick arithmetic near them then cannot overflow int64 */
-            if (l->pub.flags & IKP_LANE_CYCLES) {
-                double r = rate;
-                l->anchor = (int64_t)(h[4] & IKP__ANCHOR_MASK);
-                l->has_end = fin && h[6] >= h[4] && h[6] - h[4] < lim;
-                l->end_anchor = l->anchor + (l->has_end ? (int64_t)(h[6] - h[4]) : 0);
-                if (l->has_end && h[5] > h[3] && h[5] - h[3] >= IKP__RATE_MIN_SPAN_NS &&
-                    h[5] - h[3] < lim && !(opt && opt->cycles_per_ns > 0)) {
-                    double lr = (double)(h[6] - h[4]) / (double)(h[5] - h[3]);
-                    if (lr > rate * 0.5 && lr < rate * 2) r = lr;
-                }
-                l->ps_per_tick = 1000.0 / r;
-                l->pub.cycles_per_ns = r;
-                l->g_start = (int64_t)(h[3] & IKP__ANCHOR_MASK);
-                l->end_ps = l->has_end && h[5] >= h[3] && h[5] - h[3] < lim ? l->ref_ps + (int64_t)(h[5] - h[3]) * 1000
-                                                                          : l->ref_ps;
-                info->timer_cycles = 1;
-            } else {
-                l->anchor = (int64_t)(h[3] & IKP__ANCHOR_MASK);
-                l->has_end = fin && h[5] >= h[3] && h[5] - h[3] < lim;
-                l->end_anchor = l->anchor + (l->has_end ? (int64_t)(h[5] - h[3]) : 0);
-                l->ps_per_tick = 1000.0;
-            }
-            if (!info->grid[0] && l->grid[0]) {
-                info->grid[0] = l->grid[0]; info->grid[1] = l->grid[1]; info->grid[2] = l->grid[2];
-            }
-        }
+        if (!(l->pub.flags & IKP_LANE_STARTED)) continue;
+        ikp__ikp_place(cap, l, rate, opt);
+        if (!info->grid[0] && l->grid[0]) memcpy(info->grid, l->grid, sizeof info->grid);
     }
     if (info->grid[0])
         info->num_blocks = info->grid[0] * (info->grid[1] ? info->grid[1] : 1) *
@@ -2649,7 +2740,7 @@ static ikp_result ikp__detect_nuggets(ikp_capture *cap, uint32_t units, const ch
     char why[200];
     if (units && n % units)
         return ikp__fail(err, IKP_ERR_BAD_HEADER, -1, -1,
-                         "a buffer of %llu words does not divide into %u units (--units); "
+                         "a buffer of %llu words does not divide into %u units (num_units); "
                          "each unit has a slice of the same size", (unsigned long long)n, units);
     for (c = 0; c < 2; c++) {
         if (!units) { S[c] = ikp__nug_infer(cap, c, &recs[c]); continue; }
@@ -2662,7 +2753,7 @@ static ikp_result ikp__detect_nuggets(ikp_capture *cap, uint32_t units, const ch
     if (S[0] && S[1])
         return ikp__fail(err, IKP_ERR_UNKNOWN_FORMAT, 0, -1,
                          "reads as a nuggets buffer (%llu units) and as a nuggets-compact one (%llu units): "
-                         "pass --format nuggets or --format nuggets-compact, and --units",
+                         "name the format (nuggets or nuggets-compact) and num_units",
                          (unsigned long long)(n / S[0]), (unsigned long long)(n / S[1]));
     if (!S[0] && !S[1]) {
         if (w[0] == 0 && !what) snprintf(why, sizeof why, "word 0 is zero and no layout fits the words after it: "
@@ -2672,8 +2763,7 @@ static ikp_result ikp__detect_nuggets(ikp_capture *cap, uint32_t units, const ch
                       "header that fits the buffer", (unsigned long long)w[0]);
         return ikp__fail(err, what ? IKP_ERR_UNKNOWN_FORMAT : w[0] == 0 ? IKP_ERR_BAD_MAGIC : IKP_ERR_UNKNOWN_FORMAT,
                          0, -1, "%s%s", why,
-                         what ? "" : "; a transformer_nuggets buffer that cannot be recognised needs "
-                                     "--format nuggets|nuggets-compact and --units N");
+                         what ? "" : "; for a nuggets buffer, name the format (nuggets or nuggets-compact) and num_units");
     }
     c = S[1] ? 1 : 0;
     cap->format = c ? IKP_FORMAT_NUGGETS_COMPACT : IKP_FORMAT_NUGGETS;
@@ -2696,20 +2786,20 @@ static ikp_result ikp__open_nuggets(ikp_capture *cap, uint32_t units, ikp_error 
     } else if (units) {
         if (n % units)
             return ikp__fail(err, IKP_ERR_BAD_HEADER, -1, -1,
-                             "%s: a buffer of %llu words does not divide into %u units (--units); "
+                             "%s: a buffer of %llu words does not divide into %u units (num_units); "
                              "each unit has a slice of the same size",
                              name, (unsigned long long)n, units);
         S = n / units;
         if (!ikp__nug_shape_ok(S, compact))
             return ikp__fail(err, IKP_ERR_BAD_HEADER, -1, -1,
-                             "%s: %u units of %llu words each: a %s slice is %s words (--units wrong?)",
+                             "%s: %u units of %llu words each: a %s slice is %s words (num_units wrong?)",
                              name, units, (unsigned long long)S, name,
                              compact ? "1 anchor + max_events (at least 2)" : "1 count + 4 x max_events (5, 9, 13, ...)");
     } else {
         S = ikp__nug_infer(cap, compact, &recs);
         if (!S)
             return ikp__fail(err, IKP_ERR_UNKNOWN_FORMAT, -1, -1,
-                             "%s: no number of units fits this buffer of %llu words: pass --units N "
+                             "%s: no number of units fits this buffer of %llu words: give num_units "
                              "(the buffer does not record it)", name, (unsigned long long)n);
         info->units_inferred = 1;
     }
@@ -2846,11 +2936,11 @@ static uint32_t ikp__rd32(const unsigned char *p)
 static const char *ikp__sniff(const unsigned char *p, size_t n)
 {
     if (n >= 8 && memcmp(p, IKP__CAPT_MAGIC, 8) == 0)
-        return "an .ikp capture file, not a profile buffer: open it with ikp_capture_load() or "
-               "ikp_capture_open_file_data()";
+        return "an .ikp capture file, not a profile buffer: open it with ikp_capture_open_path() or "
+               "ikp_capture_open_data()";
     if (n >= 6 && memcmp(p, "\x93NUMPY", 6) == 0)
-        return "a NumPy .npy file, not a bare buffer: open it with ikp_capture_load() or "
-               "ikp_capture_open_file_data()";
+        return "a NumPy .npy file, not a bare buffer: open it with ikp_capture_open_path() or "
+               "ikp_capture_open_data()";
     if (n >= 2 && p[0] == 0x1f && p[1] == 0x8b) return "gzip-compressed: decompress it first (gunzip)";
     if (n >= 4 && memcmp(p, "PK\x03\x04", 4) == 0)
         return "a zip archive (numpy.savez, torch.save?): save the buffer with numpy.save or "
@@ -2963,23 +3053,18 @@ static int ikp__peer_pass(ikp_capture *cap, int64_t *t0, int64_t *t1)
     return 1;
 }
 
-static ikp_result ikp__finish_open(ikp_capture *cap, const ikp_decode_options *opt, ikp_error *err)
+/* Which format the words are in (auto-detection, or a check of the one
+   given), and whether the options given suit it. */
+static ikp_result ikp__choose_format(ikp_capture *cap, uint32_t units, int *strided, ikp_error *err)
 {
-    ikp_result r;
-    uint32_t i;
-    int64_t t0 = INT64_MAX, t1 = INT64_MIN;
-    ikp_capture_info *info = &cap->info;
     const uint64_t *w = cap->words;
-    const char *what;
-    int strided = 0;
-    const uint32_t units = opt ? opt->num_units : 0;
-    if (cap->num_words == 0) return ikp__fail(err, IKP_ERR_EMPTY, 0, -1, "empty buffer");
-    what = ikp__sniff((const unsigned char *)w, cap->num_words * 8);
+    const char *what = ikp__sniff((const unsigned char *)w, cap->num_words * 8);
+    ikp_result r;
     if (cap->format == IKP_FORMAT_AUTO) {
         uint64_t nb = w[0] & 0xFFFFFFFFu, ng = w[0] >> 32;
         if ((w[0] & 0xFFFFFFFFu) == IKP_WIRE_MAGIC) cap->format = IKP_FORMAT_IKP;
         else if (nb && ng && ng <= 0xFFFFFu && nb * ng <= cap->num_words - 1 && !units)
-            cap->format = ikp__detect_peer(w, cap->num_words, nb, ng, info, &strided);
+            cap->format = ikp__detect_peer(w, cap->num_words, nb, ng, &cap->info, strided);
         else if ((r = ikp__detect_nuggets(cap, units, what, err)) != IKP_OK)
             return r;
     } else if (cap->format == IKP_FORMAT_IKP && (w[0] & 0xFFFFFFFFu) != IKP_WIRE_MAGIC) {
@@ -2988,28 +3073,26 @@ static ikp_result ikp__finish_open(ikp_capture *cap, const ikp_decode_options *o
                          "word 0 = 0x%016llx has no IKP magic (buffer not reset by ikp_cuda_buffer_reset?)",
                          (unsigned long long)w[0]);
     }
-    info->format = cap->format;
+    cap->info.format = cap->format;
     if (units && !ikp__is_nuggets(cap->format))
         return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1,
-                         "--units (num_units) is for nuggets buffers; this is a %s buffer", ikp_format_name(cap->format));
+                         "num_units is for nuggets buffers; this is a %s buffer", ikp_format_name(cap->format));
     if (cap->format == IKP_FORMAT_IKP && cap->tick_ps != 1000)
         return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1,
-                         "--timer-unit (timer_unit_ps) is for peer formats; ikp buffers carry their own clock");
-    if (cap->format != IKP_FORMAT_IKP) info->timer_unit_ps = (uint32_t)cap->tick_ps;
-    if (opt && opt->num_sm_clock) { /* given samples replace the file's */
-        ikp__free(&cap->alloc, cap->sm_clock);
-        cap->sm_clock = NULL;
-        info->sm_clocks = info->sm_clock_sms = 0;
-        if (!opt->sm_clock) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "num_sm_clock without SM clock samples");
-        if ((r = ikp__set_sm_clock(cap, opt->sm_clock, opt->num_sm_clock, -1, err)) != IKP_OK) return r;
-    }
-    r = cap->format == IKP_FORMAT_IKP ? ikp__open_ikp(cap, opt, err)
-        : ikp__is_nuggets(cap->format) ? ikp__open_nuggets(cap, units, err) : ikp__open_peer(cap, strided, err);
-    if (r != IKP_OK) return r;
-    i = 0;
+                         "timer_unit_ps is for peer formats; ikp buffers carry their own clock");
+    if (cap->format != IKP_FORMAT_IKP) cap->info.timer_unit_ps = (uint32_t)cap->tick_ps;
+    return IKP_OK;
+}
+
+/* Each lane's records: counted, checked and added to the capture's
+   figures; [*t0, *t1] widened to the earliest and latest record. */
+static void ikp__scan_lanes(ikp_capture *cap, int64_t *t0, int64_t *t1)
+{
+    ikp_capture_info *info = &cap->info;
+    uint32_t i = 0;
     if (!cap->lanes && !ikp__is_nuggets(cap->format)) {
-        if (ikp__peer_pass(cap, &t0, &t1)) i = info->num_lanes; /* done: the window too */
-        else ikp__peer_window(cap);
+        if (ikp__peer_pass(cap, t0, t1)) return; /* done: the window too */
+        ikp__peer_window(cap);
     }
     for (; i < info->num_lanes; i++) {
         ikp__lane tmp, *l = cap->lanes ? &cap->lanes[i] : &tmp;
@@ -3037,45 +3120,27 @@ static ikp_result ikp__finish_open(ikp_capture *cap, const ikp_decode_options *o
         info->backwards += l->pub.backwards;
         info->after_finalize += l->pub.after_finalize;
         if (l->pub.first_ps != INT64_MIN) {
-            if (l->pub.first_ps < t0) t0 = l->pub.first_ps;
-            if (l->pub.last_ps > t1) t1 = l->pub.last_ps;
+            if (l->pub.first_ps < *t0) *t0 = l->pub.first_ps;
+            if (l->pub.last_ps > *t1) *t1 = l->pub.last_ps;
         }
     }
+}
+
+/* The capture's time 0 is its earliest record (t0): the span, the GPU time
+   of time 0 (IKP: gref + t0), and every lane moved to it. */
+static void ikp__set_zero(ikp_capture *cap, int64_t t0, int64_t t1)
+{
+    ikp_capture_info *info = &cap->info;
+    uint32_t i;
     if (t0 == INT64_MAX) t0 = t1 = 0;
     info->span_ps = t1 - t0;
     cap->peer_shift_ps = t0;
-    if (cap->format == IKP_FORMAT_IKP && cap->gref_ns) { /* time 0 on the GPU clock: gref + t0 */
+    if (cap->format == IKP_FORMAT_IKP && cap->gref_ns) {
         int64_t whole = t0 >= 0 ? t0 / 1000 : -((-t0 + 999) / 1000);
         info->gpu_time_known = 1;
         info->gpu_zero_ns = cap->gref_ns + (uint64_t)whole;
         info->gpu_zero_ps = (uint32_t)(t0 - whole * 1000);
     }
-    if (opt && opt->num_clock) { /* given readings replace the file's */
-        ikp__free(&cap->alloc, cap->clock);
-        cap->clock = NULL;
-        info->clock_syncs = 0;
-        if (!opt->clock) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "num_clock without clock readings");
-        if ((r = ikp__set_clock(cap, opt->clock, opt->num_clock, -1, err)) != IKP_OK) return r;
-    }
-    if (opt && opt->device) { /* a given device replaces the file's */
-        info->device_known = 0;
-        if ((r = ikp__set_device(cap, opt->device, -1, err)) != IKP_OK) return r;
-    }
-    if (opt && opt->num_peers) { /* given measurements replace the file's */
-        ikp__free(&cap->alloc, cap->peers);
-        cap->peers = NULL;
-        info->peer_clocks = 0;
-        if (!opt->peers) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "num_peers without peer measurements");
-        if ((r = ikp__set_peers(cap, opt->peers, opt->num_peers, -1, err)) != IKP_OK) return r;
-    } else if (info->device_known) { /* the file's measurements against the device given */
-        uint32_t k;
-        for (k = 0; k < info->peer_clocks; k++)
-            if (memcmp(cap->peers[k].peer_uuid, cap->device.uuid, 16) == 0)
-                return ikp__fail(err, IKP_ERR_BAD_HEADER, -1, -1,
-                                 "peer clock measurement %u names the capture's own GPU", k);
-    }
-    info->host_time_known = info->clock_syncs && info->gpu_time_known &&
-                            ikp_capture_host_zero(cap, &info->host_zero_ns, &info->host_zero_uncertainty_ns, NULL) == IKP_OK;
     for (i = 0; cap->lanes && i < info->num_lanes; i++) {
         ikp__lane *l = &cap->lanes[i];
         l->ref_ps -= t0;
@@ -3084,6 +3149,68 @@ static ikp_result ikp__finish_open(ikp_capture *cap, const ikp_decode_options *o
         if ((l->pub.flags & IKP_LANE_STARTED) && l->pub.block >= info->num_blocks && !info->grid[0])
             info->num_blocks = l->pub.block + 1;
     }
+}
+
+/* Clock readings, the device and peer measurements given in opt replace
+   those of a capture file; a file's peer measurements must not name the
+   device given. */
+static ikp_result ikp__replace_relations(ikp_capture *cap, const ikp_decode_options *opt, ikp_error *err)
+{
+    ikp_capture_info *info = &cap->info;
+    ikp_result r;
+    uint32_t k;
+    if (opt && opt->num_clock) {
+        ikp__free(&cap->alloc, cap->clock);
+        cap->clock = NULL;
+        info->clock_syncs = 0;
+        if (!opt->clock) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "num_clock without clock readings");
+        if ((r = ikp__set_clock(cap, opt->clock, opt->num_clock, -1, err)) != IKP_OK) return r;
+    }
+    if (opt && opt->device) {
+        info->device_known = 0;
+        if ((r = ikp__set_device(cap, opt->device, -1, err)) != IKP_OK) return r;
+    }
+    if (opt && opt->num_peers) {
+        ikp__free(&cap->alloc, cap->peers);
+        cap->peers = NULL;
+        info->peer_clocks = 0;
+        if (!opt->peers) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "num_peers without peer measurements");
+        return ikp__set_peers(cap, opt->peers, opt->num_peers, -1, err);
+    }
+    for (k = 0; info->device_known && k < info->peer_clocks; k++)
+        if (memcmp(cap->peers[k].peer_uuid, cap->device.uuid, 16) == 0)
+            return ikp__fail(err, IKP_ERR_BAD_HEADER, -1, -1,
+                             "peer clock measurement %u names the capture's own GPU", k);
+    return IKP_OK;
+}
+
+/* Opens cap->words: the format, SM clock samples given in opt (they
+   replace a file's), the lane table, each lane's scan, time 0, then the
+   clock relations and the host time of time 0. */
+static ikp_result ikp__finish_open(ikp_capture *cap, const ikp_decode_options *opt, ikp_error *err)
+{
+    ikp_result r;
+    int64_t t0 = INT64_MAX, t1 = INT64_MIN;
+    ikp_capture_info *info = &cap->info;
+    int strided = 0;
+    const uint32_t units = opt ? opt->num_units : 0;
+    if (cap->num_words == 0) return ikp__fail(err, IKP_ERR_EMPTY, 0, -1, "empty buffer");
+    if ((r = ikp__choose_format(cap, units, &strided, err)) != IKP_OK) return r;
+    if (opt && opt->num_sm_clock) {
+        ikp__free(&cap->alloc, cap->sm_clock);
+        cap->sm_clock = NULL;
+        info->sm_clocks = info->sm_clock_sms = 0;
+        if (!opt->sm_clock) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "num_sm_clock without SM clock samples");
+        if ((r = ikp__set_sm_clock(cap, opt->sm_clock, opt->num_sm_clock, -1, err)) != IKP_OK) return r;
+    }
+    r = cap->format == IKP_FORMAT_IKP ? ikp__open_ikp(cap, opt, err)
+        : ikp__is_nuggets(cap->format) ? ikp__open_nuggets(cap, units, err) : ikp__open_peer(cap, strided, err);
+    if (r != IKP_OK) return r;
+    ikp__scan_lanes(cap, &t0, &t1);
+    ikp__set_zero(cap, t0, t1);
+    if ((r = ikp__replace_relations(cap, opt, err)) != IKP_OK) return r;
+    info->host_time_known = info->clock_syncs && info->gpu_time_known &&
+                            ikp_capture_host_zero(cap, &info->host_zero_ns, &info->host_zero_uncertainty_ns, NULL) == IKP_OK;
     if (!info->num_groups) info->num_groups = 1;
     ikp__ok(err);
     return IKP_OK;
@@ -3095,6 +3222,7 @@ static ikp_result ikp__new_capture(const ikp_decode_options *opt, ikp_capture **
     ikp_capture *cap;
     ikp_result r;
     *out = NULL;
+    if (opt && (r = ikp__check_allocator(&opt->allocator, err)) != IKP_OK) return r;
     if (opt && (unsigned)opt->format >= (unsigned)IKP_FORMAT_COUNT)
         return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "unknown format %d", (int)opt->format);
     if (opt && opt->cycles_per_ns != 0 &&
@@ -3110,7 +3238,7 @@ static ikp_result ikp__new_capture(const ikp_decode_options *opt, ikp_capture **
         return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1,
                          "timer_unit_ps %u is over 1000000 (a timer tick of 1 us)", opt->timer_unit_ps);
     if (opt && opt->num_units && opt->format != IKP_FORMAT_AUTO && !ikp__is_nuggets(opt->format))
-        return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "--units (num_units) is for nuggets buffers, not %s",
+        return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "num_units is for nuggets buffers, not %s",
                          ikp_format_name(opt->format));
     cap = (ikp_capture *)ikp__alloc(&a, sizeof(ikp_capture));
     if (!cap) return ikp__oom(err);
@@ -3516,9 +3644,9 @@ fail:
     return r;
 }
 
-IKP_DEF ikp_result ikp_capture_open_file_data(const void *data, size_t size,
-                                              const ikp_decode_options *opt,
-                                              ikp_capture **out, ikp_error *err)
+IKP_DEF ikp_result ikp_capture_open_data(const void *data, size_t size,
+                                         const ikp_decode_options *opt,
+                                         ikp_capture **out, ikp_error *err)
 {
     int took;
     if (!out || (!data && size))
@@ -3605,8 +3733,8 @@ static ikp_result ikp__read_file(const char *path, const ikp_allocator *a, unsig
 #endif
 }
 
-IKP_DEF ikp_result ikp_capture_load(const char *path, const ikp_decode_options *opt,
-                                    ikp_capture **out, ikp_error *err)
+IKP_DEF ikp_result ikp_capture_open_path(const char *path, const ikp_decode_options *opt,
+                                         ikp_capture **out, ikp_error *err)
 {
     unsigned char *buf;
     size_t n;
@@ -3615,6 +3743,7 @@ IKP_DEF ikp_result ikp_capture_load(const char *path, const ikp_decode_options *
     ikp_allocator a = ikp__allocator(opt ? &opt->allocator : NULL);
     if (!path || !out) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL argument");
     *out = NULL;
+    if (opt && (r = ikp__check_allocator(&opt->allocator, err)) != IKP_OK) return r;
     r = ikp__read_file(path, &a, &buf, &n, err);
     if (r != IKP_OK) return r;
     r = ikp__open_data(buf, n, buf, opt, out, &took, err);
@@ -3627,10 +3756,14 @@ IKP_DEF const ikp_capture_info *ikp_capture_get_info(const ikp_capture *cap)
     return cap ? &cap->info : NULL;
 }
 
-IKP_DEF ikp_result ikp_capture_lane(const ikp_capture *cap, uint32_t lane, ikp_lane_info *out)
+IKP_DEF ikp_result ikp_capture_lane(const ikp_capture *cap, uint32_t lane, ikp_lane_info *out, ikp_error *err)
 {
     ikp__lane tmp;
-    if (!cap || !out || lane >= cap->info.num_lanes) return IKP_ERR_INVALID_ARGUMENT;
+    if (!cap || !out) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL argument");
+    if (lane >= cap->info.num_lanes)
+        return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, (int64_t)lane, "lane %u is past the capture's %u lanes",
+                         lane, cap->info.num_lanes);
+    ikp__ok(err);
     if (cap->lanes) { *out = cap->lanes[lane].pub; return IKP_OK; }
     ikp__peer_lane(cap, lane, &tmp);
     if (tmp.pub.flags & IKP_LANE_STARTED) ikp__scan_lane(cap, &tmp);
@@ -3922,10 +4055,13 @@ static void ikp__out_init(ikp__out *o, ikp_write_fn fn, void *user, char *buf, s
 {
     o->fn = fn; o->user = user; o->buf = buf; o->n = 0; o->cap = n; o->failed = 0;
 }
-static ikp_result ikp__out_end(ikp__out *o)
+/* Flushes o; a write that failed is IKP_ERR_WRITE, "writing the <what> failed". */
+static ikp_result ikp__out_end(ikp__out *o, ikp_error *err, const char *what)
 {
     ikp__flush(o);
-    return o->failed ? IKP_ERR_WRITE : IKP_OK;
+    if (o->failed) return ikp__fail(err, IKP_ERR_WRITE, -1, -1, "writing the %s failed", what);
+    ikp__ok(err);
+    return IKP_OK;
 }
 #define IKP__PUT_LIT(o, lit) ikp__put(o, lit, sizeof(lit) - 1)
 static void ikp__put_u64(ikp__out *o, uint64_t v)
@@ -5912,19 +6048,114 @@ IKP_DEF void ikp_stats_free(ikp_stats *st)
     ikp__free(&a, st);
 }
 
+/* What ikp_stats_compute gathers from the lanes before it builds its tables. */
+typedef struct ikp__stats_acc {
+    ikp__durs *durs;          /* region durations (ps) by event id */
+    double *gbusy, *gspan;    /* by group: busy time and lane spans, summed (ns) */
+    uint32_t *glanes;         /* by group: lanes with records */
+    uint32_t ng;
+} ikp__stats_acc;
+
+/* Decodes every lane once: region durations by event, busy time and span
+   by group, and the capture's counts of regions and markers. */
+static ikp_result ikp__stats_gather(const ikp_capture *cap, ikp_stats *st, ikp__stats_acc *acc, ikp_error *err)
+{
+    const ikp_allocator *a = &cap->alloc;
+    ikp_lane_events ev;
+    ikp_result r = IKP_OK;
+    uint32_t i;
+    memset(&ev, 0, sizeof ev);
+    for (i = 0; i < cap->info.num_lanes && r == IKP_OK; i++) {
+        ikp__lane lt;
+        const ikp__lane *l = ikp__get_lane(cap, i, &lt);
+        size_t k;
+        if (!(l->pub.flags & IKP_LANE_STARTED) || (cap->lanes && l->pub.records == 0)) continue;
+        if ((r = ikp__decode(cap, l, &ev, err)) != IKP_OK) break;
+        st->regions += ev.regions;
+        st->instants += ev.instants;
+        st->unmatched_begin += ev.unmatched_begin;
+        st->unmatched_end += ev.unmatched_end;
+        for (k = 0; k < ev.count; k++) {
+            const ikp_event *e = &ev.events[k];
+            ikp__durs *d = &acc->durs[e->id];
+            if (e->kind != IKP_EVENT_REGION) continue;
+            if (!ikp__grow(a, (void **)&d->v, &d->cap, d->n + 1, sizeof(uint64_t))) { r = ikp__oom(err); break; }
+            d->v[d->n++] = (uint64_t)(e->end_ps - e->start_ps);
+        }
+        if (l->pub.group < acc->ng && ev.first_ps != INT64_MIN) {
+            acc->gbusy[l->pub.group] += (double)ev.busy_ps / 1000.0;
+            acc->gspan[l->pub.group] += (double)(ev.last_ps - ev.first_ps) / 1000.0;
+            acc->glanes[l->pub.group]++;
+        }
+    }
+    ikp_lane_events_free(cap, &ev);
+    return r;
+}
+
+/* Copies name into st's name block at *pos; returns the copy. */
+static const char *ikp__stats_name(ikp_stats *st, size_t *pos, const char *name)
+{
+    size_t len = strlen(name) + 1;
+    char *p = st->names_ + *pos;
+    memcpy(p, name, len);
+    *pos += len;
+    return p;
+}
+
+/* The tables: an entry per event with regions (its durations sorted for
+   the percentiles) and per group with lanes, their names in one block. */
+static ikp_result ikp__stats_tables(const ikp_capture *cap, ikp_stats *st, ikp__stats_acc *acc, ikp_error *err)
+{
+    const ikp_allocator *a = &cap->alloc;
+    uint32_t i, id, nev = 0, ngs = 0;
+    size_t maxn = 0, names_len = 0, pos = 0;
+    uint64_t *tmp;
+    char t[40];
+    for (id = 0; id < IKP_WIRE_MAX_EVENTS; id++)
+        if (acc->durs[id].n) {
+            nev++;
+            if (acc->durs[id].n > maxn) maxn = acc->durs[id].n;
+            names_len += strlen(ikp__ev_name(cap, id, t, sizeof t)) + 1;
+        }
+    for (i = 0; i < acc->ng; i++)
+        if (acc->glanes[i]) { ngs++; names_len += strlen(ikp__gr_name(cap, i, t, sizeof t)) + 1; }
+    st->events = (ikp_event_stats *)ikp__alloc(a, nev * sizeof(ikp_event_stats));
+    st->groups = (ikp_group_stats *)ikp__alloc(a, ngs * sizeof(ikp_group_stats));
+    st->names_ = (char *)ikp__alloc(a, names_len);
+    tmp = (uint64_t *)ikp__alloc(a, maxn * sizeof(uint64_t));
+    if (!st->events || !st->groups || !st->names_ || !tmp) { ikp__free(a, tmp); return ikp__oom(err); }
+    for (id = 0; id < IKP_WIRE_MAX_EVENTS; id++) {
+        ikp__durs *d = &acc->durs[id];
+        ikp_event_stats *es;
+        if (!d->n) continue;
+        es = &st->events[st->num_events++];
+        es->name = ikp__stats_name(st, &pos, ikp__ev_name(cap, id, t, sizeof t));
+        es->id = id;
+        ikp__radix_sort(d->v, tmp, d->n);
+        ikp__event_stats_fill(es, d->v, d->n);
+    }
+    for (i = 0; i < acc->ng; i++) {
+        ikp_group_stats *gs;
+        if (!acc->glanes[i]) continue;
+        gs = &st->groups[st->num_groups++];
+        gs->name = ikp__stats_name(st, &pos, ikp__gr_name(cap, i, t, sizeof t));
+        gs->group = i;
+        gs->lanes = acc->glanes[i];
+        gs->busy_ns = acc->gbusy[i];
+        gs->span_ns = acc->gspan[i];
+        gs->busy_fraction = acc->gspan[i] > 0 ? acc->gbusy[i] / acc->gspan[i] : 0;
+    }
+    ikp__free(a, tmp);
+    return IKP_OK;
+}
+
 IKP_DEF ikp_result ikp_stats_compute(const ikp_capture *cap, ikp_stats **out, ikp_error *err)
 {
     const ikp_allocator *a;
     ikp_stats *st;
-    ikp__durs *durs = NULL;
-    ikp_lane_events ev;
-    ikp_result r = IKP_OK;
-    uint32_t i, ng, nev = 0, ngs = 0, id;
-    uint64_t *tmp = NULL;
-    size_t maxn = 0, names_len = 0, pos = 0;
-    double *gbusy = NULL, *gspan = NULL;
-    uint32_t *glanes = NULL;
-    char t[40];
+    ikp__stats_acc acc;
+    ikp_result r;
+    uint32_t id;
     if (!cap || !out) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL argument");
     *out = NULL;
     a = &cap->alloc;
@@ -5933,94 +6164,24 @@ IKP_DEF ikp_result ikp_stats_compute(const ikp_capture *cap, ikp_stats **out, ik
     memset(st, 0, sizeof *st);
     st->allocator_ = cap->alloc;
     st->info = cap->info;
-    memset(&ev, 0, sizeof ev);
-    ng = cap->info.num_groups ? cap->info.num_groups : 1;
-    durs = (ikp__durs *)ikp__alloc(a, IKP_WIRE_MAX_EVENTS * sizeof(ikp__durs));
-    gbusy = (double *)ikp__alloc(a, ng * sizeof(double));
-    gspan = (double *)ikp__alloc(a, ng * sizeof(double));
-    glanes = (uint32_t *)ikp__alloc(a, ng * sizeof(uint32_t));
-    if (!durs || !gbusy || !gspan || !glanes) { r = ikp__oom(err); goto done; }
-    memset(durs, 0, IKP_WIRE_MAX_EVENTS * sizeof(ikp__durs));
-    for (i = 0; i < ng; i++) { gbusy[i] = gspan[i] = 0; glanes[i] = 0; }
-    for (i = 0; i < cap->info.num_lanes; i++) {
-        ikp__lane lt;
-        const ikp__lane *l = ikp__get_lane(cap, i, &lt);
-        size_t k;
-        if (!(l->pub.flags & IKP_LANE_STARTED) || (cap->lanes && l->pub.records == 0)) continue;
-        r = ikp__decode(cap, l, &ev, err);
-        if (r != IKP_OK) goto done;
-        st->regions += ev.regions;
-        st->instants += ev.instants;
-        st->unmatched_begin += ev.unmatched_begin;
-        st->unmatched_end += ev.unmatched_end;
-        for (k = 0; k < ev.count; k++) {
-            const ikp_event *e = &ev.events[k];
-            ikp__durs *d = &durs[e->id];
-            if (e->kind != IKP_EVENT_REGION) continue;
-            if (!ikp__grow(a, (void **)&d->v, &d->cap, d->n + 1, sizeof(uint64_t))) { r = ikp__oom(err); goto done; }
-            d->v[d->n++] = (uint64_t)(e->end_ps - e->start_ps);
-        }
-        if (l->pub.group < ng && ev.first_ps != INT64_MIN) {
-            gbusy[l->pub.group] += (double)ev.busy_ps / 1000.0;
-            gspan[l->pub.group] += (double)(ev.last_ps - ev.first_ps) / 1000.0;
-            glanes[l->pub.group]++;
-        }
+    memset(&acc, 0, sizeof acc);
+    acc.ng = cap->info.num_groups ? cap->info.num_groups : 1;
+    acc.durs = (ikp__durs *)ikp__alloc(a, IKP_WIRE_MAX_EVENTS * sizeof(ikp__durs));
+    acc.gbusy = (double *)ikp__alloc(a, acc.ng * sizeof(double));
+    acc.gspan = (double *)ikp__alloc(a, acc.ng * sizeof(double));
+    acc.glanes = (uint32_t *)ikp__alloc(a, acc.ng * sizeof(uint32_t));
+    if (!acc.durs || !acc.gbusy || !acc.gspan || !acc.glanes) r = ikp__oom(err);
+    else {
+        memset(acc.durs, 0, IKP_WIRE_MAX_EVENTS * sizeof(ikp__durs));
+        for (id = 0; id < acc.ng; id++) { acc.gbusy[id] = acc.gspan[id] = 0; acc.glanes[id] = 0; }
+        r = ikp__stats_gather(cap, st, &acc, err);
+        if (r == IKP_OK) r = ikp__stats_tables(cap, st, &acc, err);
     }
-    for (id = 0; id < IKP_WIRE_MAX_EVENTS; id++)
-        if (durs[id].n) {
-            nev++;
-            if (durs[id].n > maxn) maxn = durs[id].n;
-            names_len += strlen(ikp__ev_name(cap, id, t, sizeof t)) + 1;
-        }
-    for (i = 0; i < ng; i++)
-        if (glanes[i]) { ngs++; names_len += strlen(ikp__gr_name(cap, i, t, sizeof t)) + 1; }
-    st->events = (ikp_event_stats *)ikp__alloc(a, nev * sizeof(ikp_event_stats));
-    st->groups = (ikp_group_stats *)ikp__alloc(a, ngs * sizeof(ikp_group_stats));
-    st->names_ = (char *)ikp__alloc(a, names_len);
-    tmp = (uint64_t *)ikp__alloc(a, maxn * sizeof(uint64_t));
-    if (!st->events || !st->groups || !st->names_ || !tmp) { r = ikp__oom(err); goto done; }
-    for (id = 0; id < IKP_WIRE_MAX_EVENTS; id++) {
-        ikp__durs *d = &durs[id];
-        ikp_event_stats *es;
-        const char *nm;
-        size_t len;
-        if (!d->n) continue;
-        es = &st->events[st->num_events++];
-        nm = ikp__ev_name(cap, id, t, sizeof t);
-        len = strlen(nm) + 1;
-        memcpy(st->names_ + pos, nm, len);
-        es->name = st->names_ + pos;
-        pos += len;
-        es->id = id;
-        ikp__radix_sort(d->v, tmp, d->n);
-        ikp__event_stats_fill(es, d->v, d->n);
-    }
-    for (i = 0; i < ng; i++) {
-        ikp_group_stats *gs;
-        const char *nm;
-        size_t len;
-        if (!glanes[i]) continue;
-        gs = &st->groups[st->num_groups++];
-        nm = ikp__gr_name(cap, i, t, sizeof t);
-        len = strlen(nm) + 1;
-        memcpy(st->names_ + pos, nm, len);
-        gs->name = st->names_ + pos;
-        pos += len;
-        gs->group = i;
-        gs->lanes = glanes[i];
-        gs->busy_ns = gbusy[i];
-        gs->span_ns = gspan[i];
-        gs->busy_fraction = gspan[i] > 0 ? gbusy[i] / gspan[i] : 0;
-    }
-done:
-    if (durs)
-        for (id = 0; id < IKP_WIRE_MAX_EVENTS; id++) ikp__free(a, durs[id].v);
-    ikp__free(a, durs);
-    ikp__free(a, gbusy);
-    ikp__free(a, gspan);
-    ikp__free(a, glanes);
-    ikp__free(a, tmp);
-    ikp_lane_events_free(cap, &ev);
+    for (id = 0; acc.durs && id < IKP_WIRE_MAX_EVENTS; id++) ikp__free(a, acc.durs[id].v);
+    ikp__free(a, acc.durs);
+    ikp__free(a, acc.gbusy);
+    ikp__free(a, acc.gspan);
+    ikp__free(a, acc.glanes);
     if (r != IKP_OK) { ikp_stats_free(st); return r; }
     *out = st;
     ikp__ok(err);
@@ -6054,7 +6215,7 @@ static void ikp__put_info_text(ikp__out *o, const ikp_stats *st)
                  "format      %s (timer: %s)\n"
                  "units       %u of %u words each%s",
                  ikp_format_name(in->format), unit, in->num_blocks, in->unit_words,
-                 in->units_inferred ? " (inferred from the data; pass --units N if wrong)" : "");
+                 in->units_inferred ? " (inferred from the data; give num_units if wrong)" : "");
     else
         snprintf(t, sizeof t,
                  "format      %s (timer: %s)\n"
@@ -6104,8 +6265,8 @@ static void ikp__put_info_text(ikp__out *o, const ikp_stats *st)
                 snprintf(t, sizeof t, ", %llu fit %s", (unsigned long long)in->detect_fit[g], ikp_format_name(g));
                 ikp__puts(o, t);
             }
-        ikp__puts(o, in->detect_tie ? " (another format fits as well: the choice is a guess, pass --format)\n"
-                     : unanimous ? "\n" : " (not unanimous: pass --format to choose)\n");
+        ikp__puts(o, in->detect_tie ? " (another format fits as well: the choice is a guess; name the format)\n"
+                     : unanimous ? "\n" : " (not unanimous: name the format to choose)\n");
     }
 #define IKP__WARN(cond, ...) if (cond) { snprintf(t, sizeof t, __VA_ARGS__); ikp__puts(o, t); }
     IKP__WARN(in->invalid, "warning     %llu records could not be decoded (skipped)\n", (unsigned long long)in->invalid)
@@ -6116,28 +6277,28 @@ static void ikp__put_info_text(ikp__out *o, const ikp_stats *st)
     IKP__WARN(in->refused_lanes, "warning     buffer too small for the grid: %llu lanes not recorded (%llu needed, %u in buffer)\n", (unsigned long long)in->refused_lanes, (unsigned long long)in->lanes_needed, in->num_lanes)
     IKP__WARN(in->claimed_twice, "warning     %llu lanes opened twice (buffer not reset between launches, or two leaders)\n", (unsigned long long)in->claimed_twice)
     IKP__WARN(in->out_of_range, "warning     %llu records name a lane past the header's (skipped)\n", (unsigned long long)in->out_of_range)
-    IKP__WARN(in->after_finalize, "warning     %llu records after their lane's finalize record (stale records of an earlier launch? %s)\n", (unsigned long long)in->after_finalize, in->after_finalize_kept ? "kept, as asked" : "left out; --keep-after-finalize shows them")
+    IKP__WARN(in->after_finalize, "warning     %llu records after their lane's finalize record (stale records of an earlier launch? %s)\n", (unsigned long long)in->after_finalize, in->after_finalize_kept ? "kept, as asked" : "left out; keep_after_finalize keeps them")
     IKP__WARN(in->duplicate_lanes, "warning     %llu lanes claim a (block, group) an earlier lane claims (corrupt headers?): shown on tracks of their own\n", (unsigned long long)in->duplicate_lanes)
 #undef IKP__WARN
 }
 
-IKP_DEF ikp_result ikp_info_write_text(const ikp_stats *st, ikp_write_fn fn, void *user)
+IKP_DEF ikp_result ikp_info_write_text(const ikp_stats *st, ikp_write_fn fn, void *user, ikp_error *err)
 {
     ikp__out o;
     char buf[1024];
-    if (!st || !fn) return IKP_ERR_INVALID_ARGUMENT;
+    if (!st || !fn) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL argument");
     ikp__out_init(&o, fn, user, buf, sizeof buf);
     ikp__put_info_text(&o, st);
-    return ikp__out_end(&o);
+    return ikp__out_end(&o, err, "information");
 }
 
-IKP_DEF ikp_result ikp_stats_write_text(const ikp_stats *st, ikp_write_fn fn, void *user)
+IKP_DEF ikp_result ikp_stats_write_text(const ikp_stats *st, ikp_write_fn fn, void *user, ikp_error *err)
 {
     ikp__out o;
     char buf[4096], t[160];
     uint32_t i;
     size_t w = 5;
-    if (!st || !fn) return IKP_ERR_INVALID_ARGUMENT;
+    if (!st || !fn) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL argument");
     ikp__out_init(&o, fn, user, buf, sizeof buf);
     ikp__put_info_text(&o, st);
     for (i = 0; i < st->num_events; i++) {
@@ -6171,7 +6332,7 @@ IKP_DEF ikp_result ikp_stats_write_text(const ikp_stats *st, ikp_write_fn fn, vo
             ikp__puts(&o, "%\n");
         }
     }
-    return ikp__out_end(&o);
+    return ikp__out_end(&o, err, "summary");
 }
 
 static void ikp__put_kv_u(ikp__out *o, const char *k, uint64_t v)
@@ -6183,13 +6344,13 @@ static void ikp__put_kv_f(ikp__out *o, const char *k, double v)
     ikp__puts(o, ",\""); ikp__puts(o, k); ikp__puts(o, "\":"); ikp__put_f(o, v, 3);
 }
 
-IKP_DEF ikp_result ikp_stats_write_json(const ikp_stats *st, ikp_write_fn fn, void *user)
+IKP_DEF ikp_result ikp_stats_write_json(const ikp_stats *st, ikp_write_fn fn, void *user, ikp_error *err)
 {
     ikp__out o;
     char buf[4096];
     const ikp_capture_info *in;
     uint32_t i;
-    if (!st || !fn) return IKP_ERR_INVALID_ARGUMENT;
+    if (!st || !fn) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL argument");
     in = &st->info;
     ikp__out_init(&o, fn, user, buf, sizeof buf);
     ikp__puts(&o, "{\"format\":\"");
@@ -6250,7 +6411,7 @@ IKP_DEF ikp_result ikp_stats_write_json(const ikp_stats *st, ikp_write_fn fn, vo
         ikp__puts(&o, "}");
     }
     ikp__puts(&o, "]}\n");
-    return ikp__out_end(&o);
+    return ikp__out_end(&o, err, "statistics");
 }
 
 /* ---- analysis: one walk for statistics, diff and report ---- */
@@ -6573,15 +6734,89 @@ static void ikp__an_heat(ikp__an *an, uint32_t u, size_t b, size_t e)
     }
 }
 
-/* a block's pipeline: groups' busy unions, who is alone busy, pairs */
+/* The sweep over a block's nb interval bounds (an->bd): each group's
+   count of open intervals; time with one group busy is its alone time. The
+   group alone busy longest is the one the block waits on. */
+static void ikp__an_alone(ikp__an *an, size_t nb, int64_t bs)
+{
+    uint32_t i, bound = 0, cnt = 0, x = 0;
+    double best = -1;
+    int64_t prev = bs;
+    size_t k;
+    ikp__sort(an->bd, nb, sizeof(ikp__bnd), ikp__cmp_bnd);
+    for (i = 0; i < an->ng; i++) an->alone[i] = 0;
+    memset(an->g_open, 0, an->ng * sizeof(uint32_t));
+    for (k = 0; k < nb; k++) {
+        const ikp__bnd *b = &an->bd[k];
+        if (cnt == 1 && b->t > prev) an->alone[x] += (double)(b->t - prev);
+        prev = b->t;
+        if (b->d > 0) { if (an->g_open[b->g]++ == 0) { cnt++; x ^= b->g; } }
+        else if (--an->g_open[b->g] == 0) { cnt--; x ^= b->g; }
+    }
+    for (i = 0; i < an->ng; i++)
+        if (an->alone[i] > 0) {
+            an->g_alone[i] += an->alone[i] / 1000.0;
+            if (an->alone[i] > best) { best = an->alone[i]; bound = i; }
+        }
+    if (best > 0) an->g_bound[bound]++;
+}
+
+/* Pairs of a block's first 16 groups: each group's busy union (its lanes'
+   intervals merged), then each pair's time both busy, one alone, neither. */
+static ikp_result ikp__an_pairs(ikp__an *an, const ikp__tw *w, double span, ikp_error *err)
+{
+    ikp__iv *u[IKP__PAIR_GROUPS];
+    size_t un[IKP__PAIR_GROUPS], tot = 0, pos = 0;
+    int64_t busy[IKP__PAIR_GROUPS];
+    uint32_t s, i, j;
+    for (i = 0; i < IKP__PAIR_GROUPS; i++) { u[i] = NULL; un[i] = 0; busy[i] = 0; }
+    for (s = 0; s < w->n; s++) {
+        uint32_t sl = (uint32_t)an->gs[s];
+        if ((uint32_t)(an->gs[s] >> 32) < IKP__PAIR_GROUPS && (uint32_t)(an->gs[s] >> 32) < an->ng)
+            tot += an->iv_at[sl + 1] - an->iv_at[sl];
+    }
+    if (!ikp__grow(an->a, (void **)&an->iv2, &an->iv2_cap, tot + 1, sizeof(ikp__iv))) return ikp__oom(err);
+    for (s = 0; s < w->n;) {
+        uint32_t g = (uint32_t)(an->gs[s] >> 32);
+        size_t start = pos, n, m;
+        if (g >= IKP__PAIR_GROUPS || g >= an->ng) { s++; continue; }
+        for (; s < w->n && (uint32_t)(an->gs[s] >> 32) == g; s++) {
+            uint32_t sl = (uint32_t)an->gs[s];
+            memcpy(an->iv2 + pos, an->iv + an->iv_at[sl], (an->iv_at[sl + 1] - an->iv_at[sl]) * sizeof(ikp__iv));
+            pos += an->iv_at[sl + 1] - an->iv_at[sl];
+        }
+        ikp__sort(an->iv2 + start, pos - start, sizeof(ikp__iv), ikp__cmp_iv);
+        for (n = start, m = start; m < pos; m++) ikp__iv_add(an->iv2, start, &n, an->iv2[m].s, an->iv2[m].e);
+        u[g] = an->iv2 + start; /* not NULL: the group is in this block */
+        un[g] = n - start;
+        for (m = 0; m < un[g]; m++) busy[g] += u[g][m].e - u[g][m].s;
+    }
+    for (i = 0; i < IKP__PAIR_GROUPS; i++)
+        for (j = i + 1; j < IKP__PAIR_GROUPS; j++) {
+            size_t p = 0, q = 0;
+            int64_t both = 0;
+            size_t idx = i * IKP__PAIR_GROUPS + j;
+            if (!u[i] || !u[j]) continue;
+            while (p < un[i] && q < un[j]) {
+                int64_t lo = u[i][p].s > u[j][q].s ? u[i][p].s : u[j][q].s;
+                int64_t hi = u[i][p].e < u[j][q].e ? u[i][p].e : u[j][q].e;
+                if (hi > lo) both += hi - lo;
+                if (u[i][p].e < u[j][q].e) p++; else q++;
+            }
+            an->p_span[idx] += span;
+            an->p_both[idx] += (double)both;
+            an->p_a[idx] += (double)(busy[i] - both);
+            an->p_b[idx] += (double)(busy[j] - both);
+        }
+    return IKP_OK;
+}
+
+/* A block's pipeline: its lanes' slots sorted by group, the bounds of
+   their intervals, then who is alone busy and how pairs overlap. */
 static ikp_result ikp__an_pipeline(ikp__an *an, const ikp__tw *w, int64_t bs, int64_t be, ikp_error *err)
 {
-    uint32_t s, ng = 0, i, j;
+    uint32_t s, ng = 0;
     size_t nb = 0, k;
-    double span = (double)(be - bs), best = -1;
-    uint32_t bound = 0, cnt = 0, x = 0;
-    int64_t prev = bs;
-    /* slots by group; groups with several lanes: the union of their lists */
     if (!ikp__grow(an->a, (void **)&an->gs, &an->gscap, w->n, sizeof(uint64_t))) return ikp__oom(err);
     for (s = 0; s < w->n; s++) {
         ikp__lane lt;
@@ -6600,69 +6835,8 @@ static ikp_result ikp__an_pipeline(ikp__an *an, const ikp__tw *w, int64_t bs, in
         }
     }
     if (!ng) return IKP_OK;
-    /* sweep: a group's count of open intervals; time with one group busy is its alone time */
-    ikp__sort(an->bd, nb, sizeof(ikp__bnd), ikp__cmp_bnd);
-    for (i = 0; i < an->ng; i++) an->alone[i] = 0;
-    memset(an->g_open, 0, an->ng * sizeof(uint32_t));
-    for (k = 0; k < nb; k++) {
-        const ikp__bnd *b = &an->bd[k];
-        if (cnt == 1 && b->t > prev) an->alone[x] += (double)(b->t - prev);
-        prev = b->t;
-        if (b->d > 0) { if (an->g_open[b->g]++ == 0) { cnt++; x ^= b->g; } }
-        else if (--an->g_open[b->g] == 0) { cnt--; x ^= b->g; }
-    }
-    for (i = 0; i < an->ng; i++)
-        if (an->alone[i] > 0) {
-            an->g_alone[i] += an->alone[i] / 1000.0;
-            if (an->alone[i] > best) { best = an->alone[i]; bound = i; }
-        }
-    if (best > 0) an->g_bound[bound]++;
-    /* pairs of the first 16 groups: busy unions per group, then their intersections */
-    {
-        ikp__iv *u[IKP__PAIR_GROUPS];
-        size_t un[IKP__PAIR_GROUPS], tot = 0, pos = 0;
-        int64_t busy[IKP__PAIR_GROUPS];
-        for (i = 0; i < IKP__PAIR_GROUPS; i++) { u[i] = NULL; un[i] = 0; busy[i] = 0; }
-        for (s = 0; s < w->n; s++) {
-            uint32_t sl = (uint32_t)an->gs[s];
-            if ((uint32_t)(an->gs[s] >> 32) < IKP__PAIR_GROUPS && (uint32_t)(an->gs[s] >> 32) < an->ng)
-                tot += an->iv_at[sl + 1] - an->iv_at[sl];
-        }
-        if (!ikp__grow(an->a, (void **)&an->iv2, &an->iv2_cap, tot + 1, sizeof(ikp__iv))) return ikp__oom(err);
-        for (s = 0; s < w->n;) {
-            uint32_t g = (uint32_t)(an->gs[s] >> 32);
-            size_t start = pos, n, m;
-            if (g >= IKP__PAIR_GROUPS || g >= an->ng) { s++; continue; }
-            for (; s < w->n && (uint32_t)(an->gs[s] >> 32) == g; s++) {
-                uint32_t sl = (uint32_t)an->gs[s];
-                memcpy(an->iv2 + pos, an->iv + an->iv_at[sl], (an->iv_at[sl + 1] - an->iv_at[sl]) * sizeof(ikp__iv));
-                pos += an->iv_at[sl + 1] - an->iv_at[sl];
-            }
-            ikp__sort(an->iv2 + start, pos - start, sizeof(ikp__iv), ikp__cmp_iv);
-            for (n = start, m = start; m < pos; m++) ikp__iv_add(an->iv2, start, &n, an->iv2[m].s, an->iv2[m].e);
-            u[g] = an->iv2 + start; /* not NULL: the group is in this block */
-            un[g] = n - start;
-            for (m = 0; m < un[g]; m++) busy[g] += u[g][m].e - u[g][m].s;
-        }
-        for (i = 0; i < IKP__PAIR_GROUPS; i++)
-            for (j = i + 1; j < IKP__PAIR_GROUPS; j++) {
-                size_t p = 0, q = 0;
-                int64_t both = 0;
-                size_t idx = i * IKP__PAIR_GROUPS + j;
-                if (!u[i] || !u[j]) continue;
-                while (p < un[i] && q < un[j]) {
-                    int64_t lo = u[i][p].s > u[j][q].s ? u[i][p].s : u[j][q].s;
-                    int64_t hi = u[i][p].e < u[j][q].e ? u[i][p].e : u[j][q].e;
-                    if (hi > lo) both += hi - lo;
-                    if (u[i][p].e < u[j][q].e) p++; else q++;
-                }
-                an->p_span[idx] += span;
-                an->p_both[idx] += (double)both;
-                an->p_a[idx] += (double)(busy[i] - both);
-                an->p_b[idx] += (double)(busy[j] - both);
-            }
-    }
-    return IKP_OK;
+    ikp__an_alone(an, nb, bs);
+    return ikp__an_pairs(an, w, (double)(be - bs), err);
 }
 
 /* the units (SMs, or blocks when any lane lacks its SM), the timeline's
@@ -7337,6 +7511,28 @@ static void ikp__put_prob(ikp__out *o, double p)
     ikp__puts(o, t);
 }
 
+/* the capture spans: "<base> us -> <new> us (<change>)" */
+static void ikp__put_span_change(ikp__out *o, const ikp_diff *d)
+{
+    ikp__put_f(o, d->span.base_ns / 1000.0, 3);
+    ikp__puts(o, " us -> ");
+    ikp__put_f(o, d->span.next_ns / 1000.0, 3);
+    ikp__puts(o, " us (");
+    ikp__put_pct(o, d->span.change, 0);
+    ikp__puts(o, ")");
+}
+
+/* what a change must pass: "<p>", between, "<threshold>% and <min> ns" */
+static void ikp__put_diff_rule(ikp__out *o, const ikp_diff *d, const char *between)
+{
+    ikp__put_prob(o, d->options.alpha / d->tests);
+    ikp__puts(o, between);
+    ikp__put_f(o, d->options.threshold * 100, 1);
+    ikp__puts(o, "% and ");
+    ikp__put_f(o, d->options.min_change_ns, 1);
+    ikp__puts(o, " ns");
+}
+
 static const char *ikp__differs_text(uint32_t bit)
 {
     switch (bit) {
@@ -7349,106 +7545,122 @@ static const char *ikp__differs_text(uint32_t bit)
     }
 }
 
-IKP_DEF ikp_result ikp_diff_write_text(const ikp_diff *d, ikp_write_fn fn, void *user)
+/* the text comparison's event table, names in w columns */
+static void ikp__diff_text_events(ikp__out *o, const ikp_diff *d, size_t w)
+{
+    char t[256];
+    uint32_t i;
+    ikp__put_text_name(o, "event", w);
+    ikp__puts(o, "   count base/new    p50 base ns     p50 new ns     p50     p90     p99     max   total  verdict\n");
+    for (i = 0; i < d->num_events; i++) {
+        const ikp_diff_event *e = &d->events[i];
+        int has2 = e->base.count && e->next.count;
+        ikp__put_text_name(o, e->name, w);
+        snprintf(t, sizeof t, " %9llu/%-9llu", (unsigned long long)e->base.count, (unsigned long long)e->next.count);
+        ikp__puts(o, t);
+        ikp__put_f_w(o, e->base.p50_ns, 1, 12);
+        ikp__put_f_w(o, e->next.p50_ns, 1, 15);
+        if (has2) {
+            ikp__put_pct(o, e->test.p50_change, 8);
+            ikp__put_pct(o, ikp__change(e->base.p90_ns, e->next.p90_ns), 8);
+            ikp__put_pct(o, ikp__change(e->base.p99_ns, e->next.p99_ns), 8);
+            ikp__put_pct(o, ikp__change(e->base.max_ns, e->next.max_ns), 8);
+            ikp__put_pct(o, ikp__change(e->base.total_ns, e->next.total_ns), 8);
+        } else ikp__puts(o, "       -       -       -       -       -");
+        ikp__puts(o, "  ");
+        ikp__puts(o, ikp_verdict_name(e->test.verdict));
+        if (has2) { ikp__puts(o, " (p="); ikp__put_prob(o, e->test.p_value); ikp__puts(o, ")"); }
+        ikp__puts(o, "\n");
+    }
+}
+
+/* its group table: lanes and busy fractions */
+static void ikp__diff_text_groups(ikp__out *o, const ikp_diff *d, size_t w)
+{
+    char t[256];
+    uint32_t i;
+    if (d->num_groups) {
+        ikp__puts(o, "\n");
+        ikp__put_text_name(o, "group", w);
+        ikp__puts(o, "   lanes base/new  busy base  busy new  change\n");
+        for (i = 0; i < d->num_groups; i++) {
+            const ikp_diff_group *g = &d->groups[i];
+            ikp__put_text_name(o, g->name, w);
+            snprintf(t, sizeof t, " %9u/%-9u", g->base_lanes, g->next_lanes);
+            ikp__puts(o, t);
+            ikp__put_f_w(o, g->base_busy * 100, 1, 9); ikp__puts(o, "%");
+            ikp__put_f_w(o, g->next_busy * 100, 1, 9); ikp__puts(o, "%");
+            if (g->verdict == IKP_VERDICT_SAME) {
+                ikp__put_f_w(o, (g->next_busy - g->base_busy) * 100, 1, 7);
+                ikp__puts(o, " pt\n");
+            } else { ikp__puts(o, "  "); ikp__puts(o, ikp_verdict_name(g->verdict)); ikp__puts(o, "\n"); }
+        }
+    }
+}
+
+/* its span and verdict lines, and what the captures do not share */
+static void ikp__diff_text_span(ikp__out *o, const ikp_diff *d)
+{
+    char t[256];
+    uint32_t i, bit;
+    ikp__puts(o, "\nspan      ");
+    ikp__put_span_change(o, d);
+    ikp__puts(o, "; block spans p50 ");
+    ikp__put_f(o, d->span.base_blocks.p50_ns / 1000.0, 3);
+    ikp__puts(o, " -> ");
+    ikp__put_f(o, d->span.next_blocks.p50_ns / 1000.0, 3);
+    snprintf(t, sizeof t, " us (%llu and %llu blocks, ", (unsigned long long)d->span.base_blocks.count,
+             (unsigned long long)d->span.next_blocks.count);
+    ikp__puts(o, t);
+    ikp__put_pct(o, d->span.test.p50_change, 0);
+    ikp__puts(o, ", p=");
+    ikp__put_prob(o, d->span.test.p_value);
+    ikp__puts(o, ")\nverdict   ");
+    ikp__puts(o, ikp_verdict_name(d->verdict));
+    ikp__puts(o, " (a change counts when the rank test's p < ");
+    ikp__put_diff_rule(o, d, " and the median moved by at least ");
+    ikp__puts(o, ")\n");
+    for (bit = 1; bit <= IKP_DIFF_EVENTS; bit <<= 1)
+        if (d->differs & bit) {
+            snprintf(t, sizeof t, "note      the captures' %s differ", ikp__differs_text(bit));
+            ikp__puts(o, t);
+            if (bit == IKP_DIFF_EVENTS) {
+                ikp__puts(o, ": compared by name; only in one:");
+                for (i = 0; i < d->num_events; i++)
+                    if (d->events[i].test.verdict >= IKP_VERDICT_ONLY_BASE) {
+                        ikp__puts(o, " ");
+                        ikp__put_text_name(o, d->events[i].name, 0);
+                        ikp__puts(o, d->events[i].test.verdict == IKP_VERDICT_ONLY_BASE ? " (base)" : " (new)");
+                    }
+            }
+            if (bit == IKP_DIFF_BLOCKS) {
+                snprintf(t, sizeof t, ": %u and %u", d->base_info.num_blocks, d->next_info.num_blocks);
+                ikp__puts(o, t);
+            }
+            if (bit == IKP_DIFF_GROUPS) {
+                snprintf(t, sizeof t, ": %u and %u", d->base_info.num_groups, d->next_info.num_groups);
+                ikp__puts(o, t);
+            }
+            ikp__puts(o, "\n");
+        }
+}
+
+IKP_DEF ikp_result ikp_diff_write_text(const ikp_diff *d, ikp_write_fn fn, void *user, ikp_error *err)
 {
     ikp__out o;
-    char buf[4096], t[256];
-    uint32_t i, bit;
+    char buf[4096];
+    uint32_t i;
     size_t w = 10;
-    if (!d || !fn) return IKP_ERR_INVALID_ARGUMENT;
+    if (!d || !fn) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL argument");
     ikp__out_init(&o, fn, user, buf, sizeof buf);
     for (i = 0; i < d->num_events; i++) {
         size_t n = strlen(d->events[i].name);
         if (n > w) w = n > 40 ? 40 : n;
     }
-    ikp__put_text_name(&o, "event", w);
-    ikp__puts(&o, "   count base/new    p50 base ns     p50 new ns     p50     p90     p99     max   total  verdict\n");
-    for (i = 0; i < d->num_events; i++) {
-        const ikp_diff_event *e = &d->events[i];
-        int has2 = e->base.count && e->next.count;
-        ikp__put_text_name(&o, e->name, w);
-        snprintf(t, sizeof t, " %9llu/%-9llu", (unsigned long long)e->base.count, (unsigned long long)e->next.count);
-        ikp__puts(&o, t);
-        ikp__put_f_w(&o, e->base.p50_ns, 1, 12);
-        ikp__put_f_w(&o, e->next.p50_ns, 1, 15);
-        if (has2) {
-            ikp__put_pct(&o, e->test.p50_change, 8);
-            ikp__put_pct(&o, ikp__change(e->base.p90_ns, e->next.p90_ns), 8);
-            ikp__put_pct(&o, ikp__change(e->base.p99_ns, e->next.p99_ns), 8);
-            ikp__put_pct(&o, ikp__change(e->base.max_ns, e->next.max_ns), 8);
-            ikp__put_pct(&o, ikp__change(e->base.total_ns, e->next.total_ns), 8);
-        } else ikp__puts(&o, "       -       -       -       -       -");
-        ikp__puts(&o, "  ");
-        ikp__puts(&o, ikp_verdict_name(e->test.verdict));
-        if (has2) { ikp__puts(&o, " (p="); ikp__put_prob(&o, e->test.p_value); ikp__puts(&o, ")"); }
-        ikp__puts(&o, "\n");
-    }
-    if (d->num_groups) {
-        ikp__puts(&o, "\n");
-        ikp__put_text_name(&o, "group", w);
-        ikp__puts(&o, "   lanes base/new  busy base  busy new  change\n");
-        for (i = 0; i < d->num_groups; i++) {
-            const ikp_diff_group *g = &d->groups[i];
-            ikp__put_text_name(&o, g->name, w);
-            snprintf(t, sizeof t, " %9u/%-9u", g->base_lanes, g->next_lanes);
-            ikp__puts(&o, t);
-            ikp__put_f_w(&o, g->base_busy * 100, 1, 9); ikp__puts(&o, "%");
-            ikp__put_f_w(&o, g->next_busy * 100, 1, 9); ikp__puts(&o, "%");
-            if (g->verdict == IKP_VERDICT_SAME) {
-                ikp__put_f_w(&o, (g->next_busy - g->base_busy) * 100, 1, 7);
-                ikp__puts(&o, " pt\n");
-            } else { ikp__puts(&o, "  "); ikp__puts(&o, ikp_verdict_name(g->verdict)); ikp__puts(&o, "\n"); }
-        }
-    }
-    ikp__puts(&o, "\nspan      ");
-    ikp__put_f(&o, d->span.base_ns / 1000.0, 3);
-    ikp__puts(&o, " us -> ");
-    ikp__put_f(&o, d->span.next_ns / 1000.0, 3);
-    ikp__puts(&o, " us (");
-    ikp__put_pct(&o, d->span.change, 0);
-    ikp__puts(&o, "); block spans p50 ");
-    ikp__put_f(&o, d->span.base_blocks.p50_ns / 1000.0, 3);
-    ikp__puts(&o, " -> ");
-    ikp__put_f(&o, d->span.next_blocks.p50_ns / 1000.0, 3);
-    snprintf(t, sizeof t, " us (%llu and %llu blocks, ", (unsigned long long)d->span.base_blocks.count,
-             (unsigned long long)d->span.next_blocks.count);
-    ikp__puts(&o, t);
-    ikp__put_pct(&o, d->span.test.p50_change, 0);
-    ikp__puts(&o, ", p=");
-    ikp__put_prob(&o, d->span.test.p_value);
-    ikp__puts(&o, ")\nverdict   ");
-    ikp__puts(&o, ikp_verdict_name(d->verdict));
-    ikp__puts(&o, " (a change counts when the rank test's p < ");
-    ikp__put_prob(&o, d->options.alpha / d->tests);
-    ikp__puts(&o, " and the median moved by at least ");
-    ikp__put_f(&o, d->options.threshold * 100, 1);
-    ikp__puts(&o, "% and ");
-    ikp__put_f(&o, d->options.min_change_ns, 1);
-    ikp__puts(&o, " ns)\n");
-    for (bit = 1; bit <= IKP_DIFF_EVENTS; bit <<= 1)
-        if (d->differs & bit) {
-            snprintf(t, sizeof t, "note      the captures' %s differ", ikp__differs_text(bit));
-            ikp__puts(&o, t);
-            if (bit == IKP_DIFF_EVENTS) {
-                ikp__puts(&o, ": compared by name; only in one:");
-                for (i = 0; i < d->num_events; i++)
-                    if (d->events[i].test.verdict >= IKP_VERDICT_ONLY_BASE) {
-                        ikp__puts(&o, " ");
-                        ikp__put_text_name(&o, d->events[i].name, 0);
-                        ikp__puts(&o, d->events[i].test.verdict == IKP_VERDICT_ONLY_BASE ? " (base)" : " (new)");
-                    }
-            }
-            if (bit == IKP_DIFF_BLOCKS) {
-                snprintf(t, sizeof t, ": %u and %u", d->base_info.num_blocks, d->next_info.num_blocks);
-                ikp__puts(&o, t);
-            }
-            if (bit == IKP_DIFF_GROUPS) {
-                snprintf(t, sizeof t, ": %u and %u", d->base_info.num_groups, d->next_info.num_groups);
-                ikp__puts(&o, t);
-            }
-            ikp__puts(&o, "\n");
-        }
-    return ikp__out_end(&o);
+    ikp__diff_text_events(&o, d, w);
+    ikp__diff_text_groups(&o, d, w);
+    ikp__diff_text_span(&o, d);
+    return ikp__out_end(&o, err, "comparison");
 }
 
 static void ikp__put_json_dist(ikp__out *o, const ikp_event_stats *e)
@@ -7485,12 +7697,62 @@ static void ikp__put_json_capture(ikp__out *o, const ikp_capture_info *in)
     ikp__puts(o, "}");
 }
 
-IKP_DEF ikp_result ikp_diff_write_json(const ikp_diff *d, ikp_write_fn fn, void *user)
+/* one event of the JSON comparison: both sides' figures, changes, test */
+static void ikp__diff_json_event(ikp__out *o, const ikp_diff_event *e, int first)
+{
+    ikp__puts(o, first ? "\n{\"name\":\"" : ",\n{\"name\":\"");
+    ikp__put_json_chars(o, e->name);
+    ikp__puts(o, "\",\"base\":");
+    if (e->base.count) ikp__put_json_dist(o, &e->base); else ikp__puts(o, "null");
+    ikp__puts(o, ",\"new\":");
+    if (e->next.count) ikp__put_json_dist(o, &e->next); else ikp__puts(o, "null");
+    if (e->base.count && e->next.count) {
+        ikp__puts(o, ",\"changes\":{\"count\":");
+        ikp__put_f(o, ikp__change((double)e->base.count, (double)e->next.count), 6);
+        ikp__puts(o, ",\"total\":");
+        ikp__put_f(o, ikp__change(e->base.total_ns, e->next.total_ns), 6);
+        ikp__puts(o, ",\"p90\":");
+        ikp__put_f(o, ikp__change(e->base.p90_ns, e->next.p90_ns), 6);
+        ikp__puts(o, ",\"p99\":");
+        ikp__put_f(o, ikp__change(e->base.p99_ns, e->next.p99_ns), 6);
+        ikp__puts(o, ",\"max\":");
+        ikp__put_f(o, ikp__change(e->base.max_ns, e->next.max_ns), 6);
+        ikp__puts(o, "}");
+        ikp__put_json_test(o, &e->test);
+    } else {
+        ikp__puts(o, ",\"p50_change\":null,\"verdict\":\"");
+        ikp__puts(o, ikp_verdict_name(e->test.verdict));
+        ikp__puts(o, "\"");
+    }
+    ikp__puts(o, "}");
+}
+
+/* one group of the JSON comparison: lanes and busy fraction of each side */
+static void ikp__diff_json_group(ikp__out *o, const ikp_diff_group *g, int first)
+{
+    ikp__puts(o, first ? "\n{\"name\":\"" : ",\n{\"name\":\"");
+    ikp__put_json_chars(o, g->name);
+    ikp__puts(o, "\",\"base\":");
+    if (g->base_lanes) {
+        ikp__puts(o, "{\"lanes\":"); ikp__put_u64(o, g->base_lanes);
+        ikp__puts(o, ",\"busy_fraction\":"); ikp__put_f(o, g->base_busy, 6); ikp__puts(o, "}");
+    } else ikp__puts(o, "null");
+    ikp__puts(o, ",\"new\":");
+    if (g->next_lanes) {
+        ikp__puts(o, "{\"lanes\":"); ikp__put_u64(o, g->next_lanes);
+        ikp__puts(o, ",\"busy_fraction\":"); ikp__put_f(o, g->next_busy, 6); ikp__puts(o, "}");
+    } else ikp__puts(o, "null");
+    ikp__puts(o, ",\"verdict\":\"");
+    ikp__puts(o, ikp_verdict_name(g->verdict));
+    ikp__puts(o, "\"}");
+}
+
+IKP_DEF ikp_result ikp_diff_write_json(const ikp_diff *d, ikp_write_fn fn, void *user, ikp_error *err)
 {
     ikp__out o;
     char buf[4096];
     uint32_t i, bit, n = 0;
-    if (!d || !fn) return IKP_ERR_INVALID_ARGUMENT;
+    if (!d || !fn) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL argument");
     ikp__out_init(&o, fn, user, buf, sizeof buf);
     ikp__puts(&o, "{\"base\":");
     ikp__put_json_capture(&o, &d->base_info);
@@ -7511,53 +7773,9 @@ IKP_DEF ikp_result ikp_diff_write_json(const ikp_diff *d, ikp_write_fn fn, void 
             ikp__puts(&o, "\"");
         }
     ikp__puts(&o, "],\"events\":[");
-    for (i = 0; i < d->num_events; i++) {
-        const ikp_diff_event *e = &d->events[i];
-        ikp__puts(&o, i ? ",\n{\"name\":\"" : "\n{\"name\":\"");
-        ikp__put_json_chars(&o, e->name);
-        ikp__puts(&o, "\",\"base\":");
-        if (e->base.count) ikp__put_json_dist(&o, &e->base); else ikp__puts(&o, "null");
-        ikp__puts(&o, ",\"new\":");
-        if (e->next.count) ikp__put_json_dist(&o, &e->next); else ikp__puts(&o, "null");
-        if (e->base.count && e->next.count) {
-            ikp__puts(&o, ",\"changes\":{\"count\":");
-            ikp__put_f(&o, ikp__change((double)e->base.count, (double)e->next.count), 6);
-            ikp__puts(&o, ",\"total\":");
-            ikp__put_f(&o, ikp__change(e->base.total_ns, e->next.total_ns), 6);
-            ikp__puts(&o, ",\"p90\":");
-            ikp__put_f(&o, ikp__change(e->base.p90_ns, e->next.p90_ns), 6);
-            ikp__puts(&o, ",\"p99\":");
-            ikp__put_f(&o, ikp__change(e->base.p99_ns, e->next.p99_ns), 6);
-            ikp__puts(&o, ",\"max\":");
-            ikp__put_f(&o, ikp__change(e->base.max_ns, e->next.max_ns), 6);
-            ikp__puts(&o, "}");
-            ikp__put_json_test(&o, &e->test);
-        } else {
-            ikp__puts(&o, ",\"p50_change\":null,\"verdict\":\"");
-            ikp__puts(&o, ikp_verdict_name(e->test.verdict));
-            ikp__puts(&o, "\"");
-        }
-        ikp__puts(&o, "}");
-    }
+    for (i = 0; i < d->num_events; i++) ikp__diff_json_event(&o, &d->events[i], i == 0);
     ikp__puts(&o, "],\"groups\":[");
-    for (i = 0; i < d->num_groups; i++) {
-        const ikp_diff_group *g = &d->groups[i];
-        ikp__puts(&o, i ? ",\n{\"name\":\"" : "\n{\"name\":\"");
-        ikp__put_json_chars(&o, g->name);
-        ikp__puts(&o, "\",\"base\":");
-        if (g->base_lanes) {
-            ikp__puts(&o, "{\"lanes\":"); ikp__put_u64(&o, g->base_lanes);
-            ikp__puts(&o, ",\"busy_fraction\":"); ikp__put_f(&o, g->base_busy, 6); ikp__puts(&o, "}");
-        } else ikp__puts(&o, "null");
-        ikp__puts(&o, ",\"new\":");
-        if (g->next_lanes) {
-            ikp__puts(&o, "{\"lanes\":"); ikp__put_u64(&o, g->next_lanes);
-            ikp__puts(&o, ",\"busy_fraction\":"); ikp__put_f(&o, g->next_busy, 6); ikp__puts(&o, "}");
-        } else ikp__puts(&o, "null");
-        ikp__puts(&o, ",\"verdict\":\"");
-        ikp__puts(&o, ikp_verdict_name(g->verdict));
-        ikp__puts(&o, "\"}");
-    }
+    for (i = 0; i < d->num_groups; i++) ikp__diff_json_group(&o, &d->groups[i], i == 0);
     ikp__puts(&o, "],\"span\":{\"base_ns\":");
     ikp__put_f(&o, d->span.base_ns, 3);
     ikp__puts(&o, ",\"new_ns\":");
@@ -7573,7 +7791,7 @@ IKP_DEF ikp_result ikp_diff_write_json(const ikp_diff *d, ikp_write_fn fn, void 
     ikp__puts(&o, "},\"verdict\":\"");
     ikp__puts(&o, ikp_verdict_name(d->verdict));
     ikp__puts(&o, "\"}\n");
-    return ikp__out_end(&o);
+    return ikp__out_end(&o, err, "comparison");
 }
 
 /* Markdown table cell text: '|', '\\', '<', '>', '&' and control bytes made harmless */
@@ -7618,32 +7836,24 @@ static void ikp__put_diff_md(ikp__out *o, const ikp_diff *d)
         ikp__puts(o, " |\n");
     }
     ikp__puts(o, "\nSpan: ");
-    ikp__put_f(o, d->span.base_ns / 1000.0, 3);
-    ikp__puts(o, " us -> ");
-    ikp__put_f(o, d->span.next_ns / 1000.0, 3);
-    ikp__puts(o, " us (");
-    ikp__put_pct(o, d->span.change, 0);
-    ikp__puts(o, "); median block span ");
+    ikp__put_span_change(o, d);
+    ikp__puts(o, "; median block span ");
     ikp__put_pct(o, d->span.test.p50_change, 0);
     ikp__puts(o, ". **Verdict: ");
     ikp__puts(o, ikp_verdict_name(d->verdict));
     ikp__puts(o, "** (Mann-Whitney rank test per event, p < ");
-    ikp__put_prob(o, d->options.alpha / d->tests);
-    ikp__puts(o, ", and a median change of at least ");
-    ikp__put_f(o, d->options.threshold * 100, 1);
-    ikp__puts(o, "% and ");
-    ikp__put_f(o, d->options.min_change_ns, 1);
-    ikp__puts(o, " ns).\n");
+    ikp__put_diff_rule(o, d, ", and a median change of at least ");
+    ikp__puts(o, ").\n");
 }
 
-IKP_DEF ikp_result ikp_diff_write_markdown(const ikp_diff *d, ikp_write_fn fn, void *user)
+IKP_DEF ikp_result ikp_diff_write_markdown(const ikp_diff *d, ikp_write_fn fn, void *user, ikp_error *err)
 {
     ikp__out o;
     char buf[4096];
-    if (!d || !fn) return IKP_ERR_INVALID_ARGUMENT;
+    if (!d || !fn) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL argument");
     ikp__out_init(&o, fn, user, buf, sizeof buf);
     ikp__put_diff_md(&o, d);
-    return ikp__out_end(&o);
+    return ikp__out_end(&o, err, "comparison");
 }
 
 static void ikp__put_us(ikp__out *o, int64_t ps)
@@ -7657,14 +7867,14 @@ static void ikp__put_share(ikp__out *o, double frac) /* "12.3%" */
 }
 
 IKP_DEF ikp_result ikp_report_write_markdown(const ikp_report *r, const ikp_report_md_options *opt,
-                                             ikp_write_fn fn, void *user)
+                                             ikp_write_fn fn, void *user, ikp_error *err)
 {
     ikp__out o;
     char buf[8192], t[512];
     const ikp_stats *st;
     const ikp_capture_info *in;
     uint32_t i, best = 0, show;
-    if (!r || !fn || !r->stats) return IKP_ERR_INVALID_ARGUMENT;
+    if (!r || !fn || !r->stats) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL argument");
     st = r->stats;
     in = &st->info;
     ikp__out_init(&o, fn, user, buf, sizeof buf);
@@ -7688,7 +7898,7 @@ IKP_DEF ikp_result ikp_report_write_markdown(const ikp_report *r, const ikp_repo
     if (in->invalid || in->backwards || in->unfinalized_lanes || in->corrupt_lanes || in->refused_lanes || in->claimed_twice ||
         in->out_of_range || in->after_finalize || in->duplicate_lanes || in->may_wrap || st->unmatched_begin || st->unmatched_end) {
         snprintf(t, sizeof t, "| warnings | %llu unmatched begins, %llu unmatched ends, %llu invalid, %llu backwards, "
-                 "%llu lanes unfinalized, %llu corrupt, %llu refused: see `ikp info` |\n",
+                 "%llu lanes unfinalized, %llu corrupt, %llu refused: see the capture's info |\n",
                  (unsigned long long)st->unmatched_begin, (unsigned long long)st->unmatched_end,
                  (unsigned long long)in->invalid, (unsigned long long)in->backwards,
                  (unsigned long long)in->unfinalized_lanes, (unsigned long long)in->corrupt_lanes,
@@ -7835,7 +8045,7 @@ IKP_DEF ikp_result ikp_report_write_markdown(const ikp_report *r, const ikp_repo
         ikp__puts(&o, "\n## vs baseline\n\n");
         ikp__put_diff_md(&o, opt->baseline);
     }
-    return ikp__out_end(&o);
+    return ikp__out_end(&o, err, "report");
 }
 
 /* XML text: escapes, control bytes and invalid UTF-8 as '?' */
@@ -7905,157 +8115,196 @@ static int ikp__shade(const ikp_report *r, uint32_t row, uint32_t bin)
     return v > 0 && q == 0 ? 1 : q > 32 ? 32 : q;
 }
 
-IKP_DEF ikp_result ikp_report_write_svg(const ikp_report *r, ikp_write_fn fn, void *user)
+/* The picture's layout: the plot's left edge and width, each timeline
+   row's top, the heatmap's row height. */
+typedef struct ikp__svg {
+    double L, W;               /* plot left edge and width */
+    double *rowy;              /* top of each timeline row */
+    double bottom;             /* below the last row */
+    double hh;                 /* heatmap row height */
+    uint32_t units;            /* SMs (or blocks) in the timeline */
+    const char *unit;          /* "SM" or "block" */
+} ikp__svg;
+
+/* Row labels ("SM 3 producer") and their grey backgrounds. */
+static void ikp__svg_rows(ikp__out *o, const ikp_report *r, const ikp__svg *s)
 {
-    ikp__out o;
-    char buf[8192], t[160];
-    const double L = 190, W = r ? (double)r->plot_width : 0, pitch = 18, rh = 16;
-    static const double dh[IKP__DEPTHS] = {16, 10, 6, 3};
-    double y = 46, hh, lx, ly, height, *rowy;
-    uint32_t i, d, c, units = 0;
-    int q;
-    size_t k;
-    const ikp_stats *st;
-    if (!r || !fn || !r->stats) return IKP_ERR_INVALID_ARGUMENT;
-    st = r->stats;
-    /* layout first: each row's top (a gap between units), then the axis,
-       the legend and the heatmap under them */
-    rowy = (double *)r->allocator_.alloc(((size_t)r->num_rows + 1) * sizeof(double), r->allocator_.user);
-    if (!rowy) return IKP_ERR_OUT_OF_MEMORY;
-    for (i = 0; i < r->num_rows; i++) {
-        if (i && r->row_unit[i] != r->row_unit[i - 1]) y += 6;
-        if (!i || r->row_unit[i] != r->row_unit[i - 1]) units++;
-        rowy[i] = y;
-        y += pitch;
-    }
-    hh = r->heat_rows ? 360.0 / r->heat_rows : 0;
-    if (hh > 10) hh = 10;
-    if (hh < 2) hh = 2;
-    /* legend: 5 per line */
-    height = y + 30 + 20 * ((st->num_events + 4) / 5) + 40 + hh * r->heat_rows + 70;
-    ikp__out_init(&o, fn, user, buf, sizeof buf);
-    ikp__puts(&o, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"");
-    ikp__put_num(&o, L + W + 30);
-    ikp__puts(&o, "\" height=\"");
-    ikp__put_num(&o, height);
-    ikp__puts(&o, "\" font-family=\"DejaVu Sans, Arial, sans-serif\" font-size=\"11\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n");
-    snprintf(t, sizeof t, "<text x=\"10\" y=\"24\" font-size=\"15\" font-weight=\"bold\">Timeline of %u %s%s, one row per %s and group</text>\n",
-             units, r->row_by_sm ? "SM" : "block", units == 1 ? "" : "s", r->row_by_sm ? "SM" : "block");
-    ikp__puts(&o, t);
-    /* row labels and backgrounds */
+    uint32_t i, g;
+    char t[160];
     for (i = 0; i < r->num_rows; i++) {
         const char *gname = NULL;
-        uint32_t g;
-        ikp__puts(&o, "<text x=\"");
-        ikp__put_num(&o, L - 6);
-        ikp__puts(&o, "\" y=\"");
-        ikp__put_num(&o, rowy[i] + 12);
-        snprintf(t, sizeof t, "\" text-anchor=\"end\">%s %u ", r->row_by_sm ? "SM" : "block", r->row_unit[i]);
-        ikp__puts(&o, t);
+        ikp__puts(o, "<text x=\"");
+        ikp__put_num(o, s->L - 6);
+        ikp__puts(o, "\" y=\"");
+        ikp__put_num(o, s->rowy[i] + 12);
+        snprintf(t, sizeof t, "\" text-anchor=\"end\">%s %u ", s->unit, r->row_unit[i]);
+        ikp__puts(o, t);
         for (g = 0; g < r->num_groups; g++) if (r->groups[g].group == r->row_group[i]) gname = r->groups[g].name;
-        if (gname) ikp__put_xml(&o, gname);
-        else { snprintf(t, sizeof t, "group %u", r->row_group[i]); ikp__puts(&o, t); }
-        ikp__puts(&o, "</text>\n<rect x=\"");
-        ikp__put_num(&o, L);
-        ikp__puts(&o, "\" y=\"");
-        ikp__put_num(&o, rowy[i]);
-        ikp__puts(&o, "\" width=\"");
-        ikp__put_num(&o, W);
-        ikp__puts(&o, "\" height=\"16\" fill=\"#f3f3f3\"/>\n");
+        if (gname) ikp__put_xml(o, gname);
+        else { snprintf(t, sizeof t, "group %u", r->row_group[i]); ikp__puts(o, t); }
+        ikp__puts(o, "</text>\n<rect x=\"");
+        ikp__put_num(o, s->L);
+        ikp__puts(o, "\" y=\"");
+        ikp__put_num(o, s->rowy[i]);
+        ikp__puts(o, "\" width=\"");
+        ikp__put_num(o, s->W);
+        ikp__puts(o, "\" height=\"16\" fill=\"#f3f3f3\"/>\n");
     }
-    /* bars: outer first so inner ones paint over them; one path per depth and colour */
+}
+
+/* The bars: outer first so inner ones paint over them, thinner the deeper
+   they nest; one path per depth and colour. */
+static void ikp__svg_bars(ikp__out *o, const ikp_report *r, const ikp__svg *s)
+{
+    static const double dh[IKP__DEPTHS] = {16, 10, 6, 3};
+    const double rh = 16;
+    uint32_t d, c;
+    size_t k;
     for (d = 0; d < IKP__DEPTHS; d++)
         for (c = 0; c < 12; c++) {
             int any = 0;
             for (k = 0; k < r->num_rects; k++) {
                 const ikp_report_rect *b = &r->rects[k];
                 double w = b->x1 - b->x0;
-                if (b->depth != d || b->row >= r->num_rows || ikp__event_index(st, b->id) % 12 != c) continue;
+                if (b->depth != d || b->row >= r->num_rows || ikp__event_index(r->stats, b->id) % 12 != c) continue;
                 if (w < 0.6) w = 0.6;
-                if (!any) { ikp__puts(&o, "<path fill=\""); ikp__puts(&o, ikp__palette[c]); ikp__puts(&o, "\" d=\""); any = 1; }
-                ikp__puts(&o, "M");
-                ikp__put_num(&o, L + b->x0);
-                ikp__puts(&o, " ");
-                ikp__put_num(&o, rowy[b->row] + (rh - dh[d]) / 2);
-                ikp__puts(&o, "h");
-                ikp__put_f(&o, w, 2);
-                ikp__puts(&o, "v");
-                ikp__put_num(&o, dh[d]);
-                ikp__puts(&o, "h-");
-                ikp__put_f(&o, w, 2);
-                ikp__puts(&o, "z");
+                if (!any) { ikp__puts(o, "<path fill=\""); ikp__puts(o, ikp__palette[c]); ikp__puts(o, "\" d=\""); any = 1; }
+                ikp__puts(o, "M");
+                ikp__put_num(o, s->L + b->x0);
+                ikp__puts(o, " ");
+                ikp__put_num(o, s->rowy[b->row] + (rh - dh[d]) / 2);
+                ikp__puts(o, "h");
+                ikp__put_f(o, w, 2);
+                ikp__puts(o, "v");
+                ikp__put_num(o, dh[d]);
+                ikp__puts(o, "h-");
+                ikp__put_f(o, w, 2);
+                ikp__puts(o, "z");
             }
-            if (any) ikp__puts(&o, "\"/>\n");
+            if (any) ikp__puts(o, "\"/>\n");
         }
-    r->allocator_.free(rowy, r->allocator_.user);
-    y += 4;
-    ikp__svg_axis(&o, L, y, W, st->info.span_ps);
-    /* legend */
-    ly = y + 40;
+}
+
+/* The legend, five events a line, from y; returns the last line's y. */
+static double ikp__svg_legend(ikp__out *o, const ikp_stats *st, const ikp__svg *s, double y)
+{
+    uint32_t i;
     for (i = 0; i < st->num_events; i++) {
-        lx = L + (double)(i % 5) * (W / 5);
-        if (i && i % 5 == 0) ly += 20;
-        ikp__puts(&o, "<rect x=\""); ikp__put_num(&o, lx); ikp__puts(&o, "\" y=\""); ikp__put_num(&o, ly - 10);
-        ikp__puts(&o, "\" width=\"12\" height=\"12\" fill=\""); ikp__puts(&o, ikp__palette[i % 12]);
-        ikp__puts(&o, "\"/><text x=\""); ikp__put_num(&o, lx + 17); ikp__puts(&o, "\" y=\""); ikp__put_num(&o, ly);
-        ikp__puts(&o, "\">");
-        ikp__put_xml(&o, st->events[i].name);
-        ikp__puts(&o, "</text>\n");
+        double lx = s->L + (double)(i % 5) * (s->W / 5);
+        if (i && i % 5 == 0) y += 20;
+        ikp__puts(o, "<rect x=\""); ikp__put_num(o, lx); ikp__puts(o, "\" y=\""); ikp__put_num(o, y - 10);
+        ikp__puts(o, "\" width=\"12\" height=\"12\" fill=\""); ikp__puts(o, ikp__palette[i % 12]);
+        ikp__puts(o, "\"/><text x=\""); ikp__put_num(o, lx + 17); ikp__puts(o, "\" y=\""); ikp__put_num(o, y);
+        ikp__puts(o, "\">");
+        ikp__put_xml(o, st->events[i].name);
+        ikp__puts(o, "</text>\n");
     }
-    /* heatmap */
-    y = ly + 36;
+    return y;
+}
+
+/* The heatmap from y: title, row labels (every row when there is room),
+   then 32 shades, one path each; a run of bins of one shade is one
+   rectangle of it, and nothing busy is the background. */
+static void ikp__svg_heatmap(ikp__out *o, const ikp_report *r, const ikp__svg *s, double y)
+{
+    const double hh = s->hh;
+    uint32_t i, b, e2;
+    char t[160];
+    int q;
     snprintf(t, sizeof t, "<text x=\"10\" y=\"%d\" font-size=\"15\" font-weight=\"bold\">Busy lanes per %s over time "
-             "(mean per bin%s; darkest = ", (int)(y - 10), r->row_by_sm ? "SM" : "block",
+             "(mean per bin%s; darkest = ", (int)(y - 10), s->unit,
              r->heat_units_per_row > 1 ? ", rows merge neighbours" : "");
-    ikp__puts(&o, t);
-    ikp__put_f(&o, r->heat_max, 2);
-    ikp__puts(&o, ")</text>\n");
-    for (i = 0; i < r->heat_rows; i++) { /* labels: every row when there is room */
-        double ry = y + hh * i;
+    ikp__puts(o, t);
+    ikp__put_f(o, r->heat_max, 2);
+    ikp__puts(o, ")</text>\n");
+    for (i = 0; i < r->heat_rows; i++) {
         if (hh >= 8 || i % (uint32_t)(10 / hh + 1) == 0) {
-            ikp__puts(&o, "<text x=\"");
-            ikp__put_num(&o, L - 6);
-            ikp__puts(&o, "\" y=\"");
-            ikp__put_num(&o, ry + (hh >= 8 ? hh - 1 : 8));
+            ikp__puts(o, "<text x=\"");
+            ikp__put_num(o, s->L - 6);
+            ikp__puts(o, "\" y=\"");
+            ikp__put_num(o, y + hh * i + (hh >= 8 ? hh - 1 : 8));
             snprintf(t, sizeof t, "\" text-anchor=\"end\" font-size=\"%d\">%s %u</text>\n", hh >= 8 ? 9 : 8,
-                     r->row_by_sm ? "SM" : "block", r->heat_unit[i]);
-            ikp__puts(&o, t);
+                     s->unit, r->heat_unit[i]);
+            ikp__puts(o, t);
         }
     }
-    /* 32 shades, one path each; a run of bins of one shade is one rectangle
-       of it; nothing busy is the background */
     for (q = 1; q <= 32; q++) {
         int any = 0;
-        for (i = 0; i < r->heat_rows; i++) {
-            uint32_t b, e2;
+        for (i = 0; i < r->heat_rows; i++)
             for (b = 0; b < r->heat_bins; b = e2) {
                 int sq = ikp__shade(r, i, b);
+                double bw;
                 for (e2 = b + 1; e2 < r->heat_bins && ikp__shade(r, i, e2) == sq; e2++) {}
                 if (sq != q) continue;
                 if (!any) {
                     snprintf(t, sizeof t, "<path fill=\"#%02x%02x%02x\" d=\"", 247 - q * (247 - 8) / 32,
                              251 - q * (251 - 48) / 32, 255 - q * (255 - 107) / 32);
-                    ikp__puts(&o, t);
+                    ikp__puts(o, t);
                     any = 1;
                 }
-                ikp__puts(&o, "M");
-                ikp__put_num(&o, L + W * b / r->heat_bins);
-                ikp__puts(&o, " ");
-                ikp__put_num(&o, y + hh * i);
-                ikp__puts(&o, "h");
-                ikp__put_f(&o, W * (e2 - b) / r->heat_bins + 0.05, 2);
-                ikp__puts(&o, "v");
-                ikp__put_f(&o, hh + 0.05, 2);
-                ikp__puts(&o, "h-");
-                ikp__put_f(&o, W * (e2 - b) / r->heat_bins + 0.05, 2);
-                ikp__puts(&o, "z");
+                bw = s->W * (e2 - b) / r->heat_bins + 0.05;
+                ikp__puts(o, "M");
+                ikp__put_num(o, s->L + s->W * b / r->heat_bins);
+                ikp__puts(o, " ");
+                ikp__put_num(o, y + hh * i);
+                ikp__puts(o, "h");
+                ikp__put_f(o, bw, 2);
+                ikp__puts(o, "v");
+                ikp__put_f(o, hh + 0.05, 2);
+                ikp__puts(o, "h-");
+                ikp__put_f(o, bw, 2);
+                ikp__puts(o, "z");
             }
-        }
-        if (any) ikp__puts(&o, "\"/>\n");
+        if (any) ikp__puts(o, "\"/>\n");
     }
-    ikp__svg_axis(&o, L, y + hh * r->heat_rows + 4, W, st->info.span_ps);
+    ikp__svg_axis(o, s->L, y + hh * r->heat_rows + 4, s->W, r->stats->info.span_ps);
+}
+
+/* The layout first: each row's top (a gap between units), the heatmap's
+   row height; then the timeline, its axis, the legend and the heatmap. */
+IKP_DEF ikp_result ikp_report_write_svg(const ikp_report *r, ikp_write_fn fn, void *user, ikp_error *err)
+{
+    ikp__out o;
+    char buf[8192], t[160];
+    const double pitch = 18;
+    double y = 46, ly, height;
+    uint32_t i;
+    ikp__svg s;
+    if (!r || !fn || !r->stats) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL argument");
+    memset(&s, 0, sizeof s);
+    s.L = 190;
+    s.W = (double)r->plot_width;
+    s.unit = r->row_by_sm ? "SM" : "block";
+    s.rowy = (double *)r->allocator_.alloc(((size_t)r->num_rows + 1) * sizeof(double), r->allocator_.user);
+    if (!s.rowy) return ikp__oom(err);
+    for (i = 0; i < r->num_rows; i++) {
+        if (i && r->row_unit[i] != r->row_unit[i - 1]) y += 6;
+        if (!i || r->row_unit[i] != r->row_unit[i - 1]) s.units++;
+        s.rowy[i] = y;
+        y += pitch;
+    }
+    s.hh = r->heat_rows ? 360.0 / r->heat_rows : 0;
+    if (s.hh > 10) s.hh = 10;
+    if (s.hh < 2) s.hh = 2;
+    height = y + 30 + 20 * ((r->stats->num_events + 4) / 5) + 40 + s.hh * r->heat_rows + 70;
+    ikp__out_init(&o, fn, user, buf, sizeof buf);
+    ikp__puts(&o, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"");
+    ikp__put_num(&o, s.L + s.W + 30);
+    ikp__puts(&o, "\" height=\"");
+    ikp__put_num(&o, height);
+    ikp__puts(&o, "\" font-family=\"DejaVu Sans, Arial, sans-serif\" font-size=\"11\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n");
+    snprintf(t, sizeof t, "<text x=\"10\" y=\"24\" font-size=\"15\" font-weight=\"bold\">Timeline of %u %s%s, one row per %s and group</text>\n",
+             s.units, s.unit, s.units == 1 ? "" : "s", s.unit);
+    ikp__puts(&o, t);
+    ikp__svg_rows(&o, r, &s);
+    ikp__svg_bars(&o, r, &s);
+    r->allocator_.free(s.rowy, r->allocator_.user);
+    y += 4;
+    ikp__svg_axis(&o, s.L, y, s.W, r->stats->info.span_ps);
+    ly = ikp__svg_legend(&o, r->stats, &s, y + 40);
+    ikp__svg_heatmap(&o, r, &s, ly + 36);
     ikp__puts(&o, "</svg>\n");
-    return ikp__out_end(&o);
+    return ikp__out_end(&o, err, "picture");
 }
 
 /* ---- capture files ---- */
@@ -8090,37 +8339,6 @@ static int ikp__write_names(const char *const *names, uint32_t n, ikp_write_fn f
     return 0;
 }
 
-/* what a capture file holds */
-typedef struct ikp__save_ctx {
-    const uint64_t *words;
-    size_t num_words;
-    ikp_format format;
-    const char *const *ev;
-    uint32_t nev;
-    const char *const *gr;
-    uint32_t ngr;
-    const ikp_clock_sync *clock;
-    uint32_t nclock;
-    const ikp_device_id *device; /* NULL: none */
-    const ikp_peer_clock *peers;
-    uint32_t npeers;
-    const ikp_sm_clock *sm;
-    uint32_t nsm;
-} ikp__save_ctx;
-
-static ikp_result ikp__capture_write(const ikp__save_ctx *c, ikp_write_fn fn, void *user, ikp_error *err);
-IKP_DEF ikp_result ikp_capture_write(const uint64_t *words, size_t num_words, ikp_format format,
-                                     const char *const *event_names, uint32_t num_event_names,
-                                     const char *const *group_names, uint32_t num_group_names,
-                                     ikp_write_fn fn, void *user, ikp_error *err)
-{
-    ikp__save_ctx c;
-    memset(&c, 0, sizeof c);
-    c.words = words; c.num_words = num_words; c.format = format;
-    c.ev = event_names; c.nev = num_event_names; c.gr = group_names; c.ngr = num_group_names;
-    return ikp__capture_write(&c, fn, user, err);
-}
-
 /* a section's header: name, count, 4 zero bytes */
 static int ikp__write_section(const char *name, uint32_t n, ikp_write_fn fn, void *user)
 {
@@ -8131,133 +8349,144 @@ static int ikp__write_section(const char *name, uint32_t n, ikp_write_fn fn, voi
     return fn(user, h, sizeof h);
 }
 
-/* the file: version 1; 2 with a clock section after the buffer; 3 when it
-   names its device or holds peer measurements; 4 with SM clock samples */
-static ikp_result ikp__capture_write(const ikp__save_ctx *c, ikp_write_fn fn, void *user, ikp_error *err)
+/* The file's header and names (FORMAT.md "Capture files"): version 1; 2
+   with a clock section after the buffer; 3 when it names its device or
+   holds peer measurements; 4 with SM clock samples. */
+static int ikp__write_capture_header(const ikp_capture *cap, ikp_write_fn fn, void *user)
 {
-    unsigned char h[IKP__CAPT_HEADER], chunk[4096];
-    uint64_t nb;
-    size_t i, j;
-    uint32_t k, ver = c->nsm ? 4 : c->device || c->npeers ? 3 : c->nclock ? 2 : 1;
     static const unsigned char zeros[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-    if (!fn || (!c->words && c->num_words) || (unsigned)c->format >= (unsigned)IKP_FORMAT_COUNT ||
-        c->nev > IKP_WIRE_MAX_EVENTS || c->ngr > IKP_WIRE_MAX_EVENTS || c->nclock > IKP_MAX_CLOCK_SYNCS ||
-        (c->nclock && !c->clock) || c->npeers > IKP_MAX_PEER_CLOCKS || (c->npeers && !c->peers) ||
-        c->nsm > IKP_MAX_SM_CLOCKS || (c->nsm && !c->sm))
-        return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "invalid argument to ikp_capture_write");
-    for (k = 0; k < c->nev; k++)
-        if (c->ev && c->ev[k] && strlen(c->ev[k]) > 255)
-            return ikp__fail(err, IKP_ERR_BAD_NAMES, -1, -1, "event name %u longer than 255 bytes", k);
-    for (k = 0; k < c->ngr; k++)
-        if (c->gr && c->gr[k] && strlen(c->gr[k]) > 255)
-            return ikp__fail(err, IKP_ERR_BAD_NAMES, -1, -1, "group name %u longer than 255 bytes", k);
-    nb = ikp__names_bytes(c->ev, c->nev) + ikp__names_bytes(c->gr, c->ngr);
+    const char *const *ev = (const char *const *)cap->event_names, *const *gr = (const char *const *)cap->group_names;
+    const ikp_capture_info *in = &cap->info;
+    unsigned char h[IKP__CAPT_HEADER];
+    uint64_t nb = ikp__names_bytes(ev, cap->num_event_names) + ikp__names_bytes(gr, cap->num_group_names);
+    uint32_t ver = in->sm_clocks ? 4 : in->device_known || in->peer_clocks ? 3 : in->clock_syncs ? 2 : 1;
     memset(h, 0, sizeof h);
     memcpy(h, IKP__CAPT_MAGIC, 8);
     ikp__wr32(h + 8, ver);
-    ikp__wr32(h + 12, (uint32_t)c->format);
-    ikp__wr32(h + 16, c->nev);
-    ikp__wr32(h + 20, c->ngr);
+    ikp__wr32(h + 12, (uint32_t)cap->format);
+    ikp__wr32(h + 16, cap->num_event_names);
+    ikp__wr32(h + 20, cap->num_group_names);
     ikp__wr64(h + 24, nb);
-    ikp__wr64(h + 32, (uint64_t)c->num_words);
-    if (fn(user, h, sizeof h) || ikp__write_names(c->ev, c->nev, fn, user) || ikp__write_names(c->gr, c->ngr, fn, user) ||
-        ((IKP__CAPT_HEADER + nb) % 8 && fn(user, zeros, (size_t)(8 - (IKP__CAPT_HEADER + nb) % 8))))
+    ikp__wr64(h + 32, (uint64_t)cap->num_words);
+    return fn(user, h, sizeof h) || ikp__write_names(ev, cap->num_event_names, fn, user) ||
+           ikp__write_names(gr, cap->num_group_names, fn, user) ||
+           ((IKP__CAPT_HEADER + nb) % 8 && fn(user, zeros, (size_t)(8 - (IKP__CAPT_HEADER + nb) % 8)));
+}
+
+/* The buffer's words, little-endian, a chunk at a time. */
+static int ikp__write_words(const uint64_t *w, size_t n, ikp_write_fn fn, void *user)
+{
+    unsigned char chunk[4096];
+    size_t i, j;
+    for (i = 0; i < n; i += sizeof chunk / 8) {
+        size_t m = n - i < sizeof chunk / 8 ? n - i : sizeof chunk / 8;
+        for (j = 0; j < m; j++) ikp__wr64(chunk + j * 8, w[i + j]);
+        if (fn(user, chunk, m * 8)) return 1;
+    }
+    return 0;
+}
+
+static int ikp__write_clock(const ikp_clock_sync *c, uint32_t n, ikp_write_fn fn, void *user)
+{
+    unsigned char e[IKP__CLOCK_ENTRY];
+    uint32_t k;
+    if (ikp__write_section(IKP__CLOCK_MAGIC, n, fn, user)) return 1;
+    for (k = 0; k < n; k++) {
+        memset(e, 0, sizeof e);
+        ikp__wr64(e, (uint64_t)c[k].host_ns);
+        ikp__wr64(e + 8, c[k].gpu_ns);
+        ikp__wr32(e + 16, c[k].uncertainty_ns);
+        if (fn(user, e, sizeof e)) return 1;
+    }
+    return 0;
+}
+
+static int ikp__write_device(const ikp_device_id *d, ikp_write_fn fn, void *user)
+{
+    unsigned char e[IKP__DEVICE_ENTRY];
+    memset(e, 0, sizeof e);
+    memcpy(e, d->uuid, 16);
+    memcpy(e + 16, d->host, 64);
+    e[16 + 63] = 0;
+    ikp__wr32(e + 80, (uint32_t)d->ordinal);
+    ikp__wr32(e + 84, (uint32_t)d->rank);
+    ikp__wr32(e + 88, d->pci_domain);
+    ikp__wr32(e + 92, d->pci_bus);
+    ikp__wr32(e + 96, d->pci_device);
+    return ikp__write_section(IKP__DEVICE_MAGIC, 1, fn, user) || fn(user, e, sizeof e);
+}
+
+static int ikp__write_peers(const ikp_peer_clock *p, uint32_t n, ikp_write_fn fn, void *user)
+{
+    unsigned char e[IKP__PEERS_ENTRY];
+    uint32_t k;
+    if (ikp__write_section(IKP__PEERS_MAGIC, n, fn, user)) return 1;
+    for (k = 0; k < n; k++) {
+        memcpy(e, p[k].peer_uuid, 16);
+        ikp__wr64(e + 16, p[k].gpu_ns);
+        ikp__wr64(e + 24, (uint64_t)p[k].offset_ns);
+        ikp__wr32(e + 32, p[k].uncertainty_ns);
+        ikp__wr32(e + 36, p[k].round_trip_ns);
+        if (fn(user, e, sizeof e)) return 1;
+    }
+    return 0;
+}
+
+static int ikp__write_sm_clock(const ikp_sm_clock *s, uint32_t n, ikp_write_fn fn, void *user)
+{
+    unsigned char chunk[IKP__SMCLK_ENTRY * 170];
+    size_t i, j;
+    if (ikp__write_section(IKP__SMCLK_MAGIC, n, fn, user)) return 1;
+    for (i = 0; i < n; i += sizeof chunk / IKP__SMCLK_ENTRY) {
+        size_t m = n - i < sizeof chunk / IKP__SMCLK_ENTRY ? n - i : sizeof chunk / IKP__SMCLK_ENTRY;
+        for (j = 0; j < m; j++) {
+            unsigned char *e = chunk + j * IKP__SMCLK_ENTRY;
+            ikp__wr64(e, s[i + j].gpu_ns);
+            ikp__wr64(e + 8, s[i + j].cycles);
+            ikp__wr32(e + 16, s[i + j].sm);
+            ikp__wr32(e + 20, 0);
+        }
+        if (fn(user, chunk, m * IKP__SMCLK_ENTRY)) return 1;
+    }
+    return 0;
+}
+
+IKP_DEF ikp_result ikp_capture_write(const ikp_capture *cap, ikp_write_fn fn, void *user, ikp_error *err)
+{
+    const ikp_capture_info *in;
+    if (!cap || !fn) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL argument");
+    in = &cap->info;
+    if (ikp__write_capture_header(cap, fn, user))
         return ikp__fail(err, IKP_ERR_WRITE, -1, -1, "writing the capture header failed");
-    for (i = 0; i < c->num_words; i += sizeof chunk / 8) {
-        size_t m = c->num_words - i < sizeof chunk / 8 ? c->num_words - i : sizeof chunk / 8;
-        for (j = 0; j < m; j++) ikp__wr64(chunk + j * 8, c->words[i + j]);
-        if (fn(user, chunk, m * 8))
-            return ikp__fail(err, IKP_ERR_WRITE, -1, -1, "writing the capture buffer failed");
-    }
-    if (c->nclock) {
-        if (ikp__write_section(IKP__CLOCK_MAGIC, c->nclock, fn, user))
-            return ikp__fail(err, IKP_ERR_WRITE, -1, -1, "writing the capture's clock failed");
-        for (k = 0; k < c->nclock; k++) {
-            memset(chunk, 0, IKP__CLOCK_ENTRY);
-            ikp__wr64(chunk, (uint64_t)c->clock[k].host_ns);
-            ikp__wr64(chunk + 8, c->clock[k].gpu_ns);
-            ikp__wr32(chunk + 16, c->clock[k].uncertainty_ns);
-            if (fn(user, chunk, IKP__CLOCK_ENTRY))
-                return ikp__fail(err, IKP_ERR_WRITE, -1, -1, "writing the capture's clock failed");
-        }
-    }
-    if (c->device) {
-        const ikp_device_id *d = c->device;
-        memset(chunk, 0, IKP__DEVICE_ENTRY);
-        memcpy(chunk, d->uuid, 16);
-        memcpy(chunk + 16, d->host, 64);
-        chunk[16 + 63] = 0;
-        ikp__wr32(chunk + 80, (uint32_t)d->ordinal);
-        ikp__wr32(chunk + 84, (uint32_t)d->rank);
-        ikp__wr32(chunk + 88, d->pci_domain);
-        ikp__wr32(chunk + 92, d->pci_bus);
-        ikp__wr32(chunk + 96, d->pci_device);
-        if (ikp__write_section(IKP__DEVICE_MAGIC, 1, fn, user) || fn(user, chunk, IKP__DEVICE_ENTRY))
-            return ikp__fail(err, IKP_ERR_WRITE, -1, -1, "writing the capture's device failed");
-    }
-    if (c->npeers) {
-        if (ikp__write_section(IKP__PEERS_MAGIC, c->npeers, fn, user))
-            return ikp__fail(err, IKP_ERR_WRITE, -1, -1, "writing the capture's peer clocks failed");
-        for (k = 0; k < c->npeers; k++) {
-            const ikp_peer_clock *q = &c->peers[k];
-            memcpy(chunk, q->peer_uuid, 16);
-            ikp__wr64(chunk + 16, q->gpu_ns);
-            ikp__wr64(chunk + 24, (uint64_t)q->offset_ns);
-            ikp__wr32(chunk + 32, q->uncertainty_ns);
-            ikp__wr32(chunk + 36, q->round_trip_ns);
-            if (fn(user, chunk, IKP__PEERS_ENTRY))
-                return ikp__fail(err, IKP_ERR_WRITE, -1, -1, "writing the capture's peer clocks failed");
-        }
-    }
-    if (c->nsm) {
-        if (ikp__write_section(IKP__SMCLK_MAGIC, c->nsm, fn, user))
-            return ikp__fail(err, IKP_ERR_WRITE, -1, -1, "writing the capture's SM clock samples failed");
-        for (i = 0; i < c->nsm; i += sizeof chunk / IKP__SMCLK_ENTRY) {
-            size_t m = c->nsm - i < sizeof chunk / IKP__SMCLK_ENTRY ? c->nsm - i : sizeof chunk / IKP__SMCLK_ENTRY;
-            for (j = 0; j < m; j++) {
-                const ikp_sm_clock *q = &c->sm[i + j];
-                ikp__wr64(chunk + j * IKP__SMCLK_ENTRY, q->gpu_ns);
-                ikp__wr64(chunk + j * IKP__SMCLK_ENTRY + 8, q->cycles);
-                ikp__wr32(chunk + j * IKP__SMCLK_ENTRY + 16, q->sm);
-                ikp__wr32(chunk + j * IKP__SMCLK_ENTRY + 20, 0);
-            }
-            if (fn(user, chunk, m * IKP__SMCLK_ENTRY))
-                return ikp__fail(err, IKP_ERR_WRITE, -1, -1, "writing the capture's SM clock samples failed");
-        }
-    }
+    if (ikp__write_words(cap->words, cap->num_words, fn, user))
+        return ikp__fail(err, IKP_ERR_WRITE, -1, -1, "writing the capture buffer failed");
+    if (in->clock_syncs && ikp__write_clock(cap->clock, in->clock_syncs, fn, user))
+        return ikp__fail(err, IKP_ERR_WRITE, -1, -1, "writing the capture's clock failed");
+    if (in->device_known && ikp__write_device(&cap->device, fn, user))
+        return ikp__fail(err, IKP_ERR_WRITE, -1, -1, "writing the capture's device failed");
+    if (in->peer_clocks && ikp__write_peers(cap->peers, in->peer_clocks, fn, user))
+        return ikp__fail(err, IKP_ERR_WRITE, -1, -1, "writing the capture's peer clocks failed");
+    if (in->sm_clocks && ikp__write_sm_clock(cap->sm_clock, in->sm_clocks, fn, user))
+        return ikp__fail(err, IKP_ERR_WRITE, -1, -1, "writing the capture's SM clock samples failed");
+    ikp__ok(err);
     return IKP_OK;
 }
 
-static ikp_result ikp__save_body(void *ctx, ikp_write_fn fn, void *user, ikp_error *err)
+IKP_DEF ikp_result ikp_capture_write_file(const ikp_capture *cap, FILE *f, ikp_error *err)
 {
-    return ikp__capture_write((const ikp__save_ctx *)ctx, fn, user, err);
+    if (!f) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL file");
+    return ikp_capture_write(cap, ikp_file_writer, f, err);
 }
 
-IKP_DEF ikp_result ikp_capture_save(const char *path, const uint64_t *words, size_t num_words,
-                                    ikp_format format,
-                                    const char *const *event_names, uint32_t num_event_names,
-                                    const char *const *group_names, uint32_t num_group_names,
-                                    ikp_error *err)
+static ikp_result ikp__capture_body(void *ctx, ikp_write_fn fn, void *user, ikp_error *err)
 {
-    ikp__save_ctx c;
-    memset(&c, 0, sizeof c);
-    c.words = words; c.num_words = num_words; c.format = format;
-    c.ev = event_names; c.nev = num_event_names; c.gr = group_names; c.ngr = num_group_names;
-    return ikp__write_path(path, ikp__save_body, &c, err);
+    return ikp_capture_write((const ikp_capture *)ctx, fn, user, err);
 }
 
-IKP_DEF ikp_result ikp_capture_save_file(const ikp_capture *cap, const char *path, ikp_error *err)
+IKP_DEF ikp_result ikp_capture_write_path(const ikp_capture *cap, const char *path, ikp_error *err)
 {
-    ikp__save_ctx c;
     if (!cap || !path) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL argument");
-    c.words = cap->words; c.num_words = cap->num_words; c.format = cap->format;
-    c.ev = (const char *const *)cap->event_names; c.nev = cap->num_event_names;
-    c.gr = (const char *const *)cap->group_names; c.ngr = cap->num_group_names;
-    c.clock = cap->clock; c.nclock = cap->info.clock_syncs;
-    c.device = cap->info.device_known ? &cap->device : NULL;
-    c.peers = cap->peers; c.npeers = cap->info.peer_clocks;
-    c.sm = cap->sm_clock; c.nsm = cap->info.sm_clocks;
-    return ikp__write_path(path, ikp__save_body, &c, err);
+    return ikp__write_path(path, ikp__capture_body, (void *)(uintptr_t)cap, err);
 }
 
 /* ---- name lists ---- */
@@ -8276,6 +8505,7 @@ IKP_DEF ikp_result ikp_name_list_parse(const char *text, size_t len, char separa
     size_t i, start = 0, n = 1, k = 0;
     if (!out || (!text && len)) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL argument");
     memset(out, 0, sizeof *out);
+    if (ikp__check_allocator(alloc, err) != IKP_OK) return IKP_ERR_INVALID_ARGUMENT;
     out->allocator_ = ikp__allocator(alloc);
     if (separator == '\n' && len && text[len - 1] == '\n') len--; /* final newline ends the list */
     for (i = 0; i < len; i++) {
@@ -8314,8 +8544,8 @@ IKP_DEF ikp_result ikp_name_list_parse(const char *text, size_t len, char separa
 
 static ikp_result ikp__read_file(const char *path, const ikp_allocator *a, unsigned char **data,
                                  size_t *size, ikp_error *err);
-IKP_DEF ikp_result ikp_name_list_load(const char *path, const ikp_allocator *alloc,
-                                      ikp_name_list *out, ikp_error *err)
+IKP_DEF ikp_result ikp_name_list_parse_path(const char *path, const ikp_allocator *alloc,
+                                            ikp_name_list *out, ikp_error *err)
 {
     ikp_allocator a = ikp__allocator(alloc);
     unsigned char *buf;
@@ -8323,6 +8553,7 @@ IKP_DEF ikp_result ikp_name_list_load(const char *path, const ikp_allocator *all
     ikp_result r;
     if (!path || !out) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL argument");
     memset(out, 0, sizeof *out);
+    if ((r = ikp__check_allocator(alloc, err)) != IKP_OK) return r;
     r = ikp__read_file(path, &a, &buf, &n, err);
     if (r != IKP_OK) return r;
     r = ikp_name_list_parse((const char *)buf, n, '\n', alloc, out, err);
@@ -8340,10 +8571,15 @@ IKP_DEF size_t ikp_buffer_words(uint32_t lanes, uint32_t capacity)
     return (size_t)n;
 }
 
-IKP_DEF ikp_result ikp_buffer_header(uint64_t *h, uint32_t lanes, uint32_t capacity, uint32_t clock_khz)
+IKP_DEF ikp_result ikp_buffer_header(uint64_t *h, uint32_t lanes, uint32_t capacity, uint32_t clock_khz,
+                                     ikp_error *err)
 {
     uint32_t i;
-    if (!h || lanes == 0 || !ikp_buffer_words(lanes, capacity)) return IKP_ERR_INVALID_ARGUMENT;
+    if (!h) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL argument");
+    if (lanes == 0 || !ikp_buffer_words(lanes, capacity))
+        return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "%u lanes x %u records: %s", lanes, capacity,
+                         lanes ? "the buffer's size overflows" : "a buffer needs at least one lane");
+    ikp__ok(err);
     for (i = 0; i < IKP_WIRE_HEADER_WORDS; i++) h[i] = 0;
     h[0] = (uint64_t)IKP_WIRE_MAGIC | (uint64_t)IKP_WIRE_VERSION << 32 |
            (uint64_t)IKP_WIRE_HEADER_WORDS << 48 | (uint64_t)IKP_WIRE_LANE_WORDS << 56;
@@ -8360,15 +8596,14 @@ IKP_DEF ikp_result ikp_dump_words(const uint64_t *words, size_t num_words, const
     ikp_result r;
     if (!desc) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL desc");
     r = ikp_capture_open(words, num_words, &desc->decode, &cap, err);
-    if (r == IKP_OK && desc->capture_path) r = ikp_capture_save_file(cap, desc->capture_path, err);
+    if (r == IKP_OK && desc->capture_path) r = ikp_capture_write_path(cap, desc->capture_path, err);
     if (r == IKP_OK && desc->trace_path)
         r = ikp__trace_path(cap, &desc->chrome, ikp_is_perfetto_path(desc->trace_path) ? ikp_write_perfetto
                                                                                        : ikp_write_chrome,
                             desc->trace_path, err);
     if (r == IKP_OK && desc->summary) {
         r = ikp_stats_compute(cap, &st, err);
-        if (r == IKP_OK && ikp_stats_write_text(st, ikp_file_writer, desc->summary) != IKP_OK)
-            r = ikp__fail(err, IKP_ERR_WRITE, -1, -1, "writing the summary failed");
+        if (r == IKP_OK) r = ikp_stats_write_text(st, ikp_file_writer, desc->summary, err);
     }
     ikp_stats_free(st);
     ikp_capture_free(cap);
@@ -8790,8 +9025,9 @@ IKP_DEF ikp_result ikp_cuda_buffer_reset(ikp_cuda_buffer *buf, cudaStream_t stre
 {
     uint64_t h[IKP_WIRE_HEADER_WORDS];
     cudaError_t e;
+    ikp_result r;
     if (!buf || !buf->device) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL buffer");
-    ikp_buffer_header(h, buf->lanes, buf->capacity, buf->clock_khz);
+    if ((r = ikp_buffer_header(h, buf->lanes, buf->capacity, buf->clock_khz, err)) != IKP_OK) return r;
     e = cudaMemsetAsync(buf->device, 0, buf->num_words * sizeof(uint64_t), stream);
     if (e != cudaSuccess) return ikp__cuda_fail(err, e, "cudaMemsetAsync");
     /* pageable source: staged before return, so h may go out of scope */
@@ -8844,6 +9080,7 @@ IKP_DEF ikp_result ikp_cuda_dump(ikp_cuda_buffer *buf, cudaStream_t stream,
     uint64_t *host;
     ikp_result r;
     if (!buf || !desc) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL argument");
+    if ((r = ikp__check_allocator(&desc->decode.allocator, err)) != IKP_OK) return r;
     a = ikp__allocator(&desc->decode.allocator);
     host = (uint64_t *)ikp__alloc(&a, buf->num_words * sizeof(uint64_t));
     if (!host) return ikp__oom(err);

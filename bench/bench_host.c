@@ -162,7 +162,7 @@ int main(int argc, char **argv)
     (void)argc; (void)argv;
     if (!w) { fprintf(stderr, "bench: out of memory\n"); return 1; }
     memset(w, 0, nw * 8);
-    ikp_buffer_header(w, lanes, cap, 1980000);
+    ikp_buffer_header(w, lanes, cap, 1980000, NULL);
     for (l = 0; l < lanes; l++) {
         uint64_t *h = w + 8 + (uint64_t)l * (9 + cap), *r = h + 8;
         uint64_t c0 = 1000000ull * (l % 132) + 0xFFF00000ull, t = c0 + 100, g0 = 1ull << 60;

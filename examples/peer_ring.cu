@@ -30,7 +30,7 @@ int main(int argc, char **argv)
     for (int d = 0; d < 2; d++) {
         if (!(caps[d] = ring_open(&res, d, 1, &err))) { fprintf(stderr, "GPU %d: %s\n", d, err.message); return 1; }
         snprintf(path, sizeof path, "%s_gpu%d.ikp", out, d);
-        if (ikp_capture_save_file(caps[d], path, &err) != IKP_OK) { fprintf(stderr, "%s: %s\n", path, err.message); return 1; }
+        if (ikp_capture_write_path(caps[d], path, &err) != IKP_OK) { fprintf(stderr, "%s: %s\n", path, err.message); return 1; }
         printf("wrote %s\n", path);
     }
     ikp_alignment al[2];

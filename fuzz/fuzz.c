@@ -270,9 +270,9 @@ static void use(ikp_capture *cap, ikp_group_by by)
     if (ikp_write_perfetto(cap, &o, mem_sink, &m, NULL) == IKP_OK) check_perfetto(m.p, m.n);
     free(m.p);
     if (ikp_stats_compute(cap, &st, NULL) == IKP_OK) {
-        ikp_stats_write_text(st, sink, &total);
-        ikp_stats_write_json(st, sink, &total);
-        ikp_info_write_text(st, sink, &total);
+        ikp_stats_write_text(st, sink, &total, NULL);
+        ikp_stats_write_json(st, sink, &total, NULL);
+        ikp_info_write_text(st, sink, &total, NULL);
         ikp_stats_free(st);
     }
     if (by == IKP_BY_BLOCK) { /* the report and a capture against itself */
@@ -287,15 +287,15 @@ static void use(ikp_capture *cap, ikp_group_by by)
         if (ikp_diff_compute(cap, cap, NULL, &d, NULL) == IKP_OK) {
             for (i = 0; i < d->num_events; i++) REQUIRE(d->events[i].test.verdict == IKP_VERDICT_SAME);
             REQUIRE(d->verdict == IKP_VERDICT_SAME && !ikp_diff_slower_than(d, 0));
-            ikp_diff_write_text(d, sink, &total);
-            ikp_diff_write_json(d, sink, &total);
+            ikp_diff_write_text(d, sink, &total, NULL);
+            ikp_diff_write_json(d, sink, &total, NULL);
         }
         if (ikp_report_compute(cap, &ro, &rep, NULL) == IKP_OK) {
             md.baseline = d;
             md.svg_path = "x.svg";
-            ikp_report_write_markdown(rep, &md, sink, &total);
+            ikp_report_write_markdown(rep, &md, sink, &total, NULL);
             m.p = NULL; m.n = m.cap = 0;
-            REQUIRE(ikp_report_write_svg(rep, mem_sink, &m) == IKP_OK);
+            REQUIRE(ikp_report_write_svg(rep, mem_sink, &m, NULL) == IKP_OK);
             REQUIRE(m.n > 7 && memcmp(m.p + m.n - 7, "</svg>\n", 7) == 0);
             for (i = 0; i < rep->num_groups; i++)
                 REQUIRE(rep->groups[i].busy_fraction >= 0 && rep->groups[i].busy_fraction <= 1);
@@ -345,7 +345,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     words(data, size, IKP_FORMAT_FLASHINFER);
 #elif FUZZ_TARGET == 4
     ikp_capture *cap = NULL;
-    if (ikp_capture_open_file_data(data, size, NULL, &cap, NULL) == IKP_OK) {
+    if (ikp_capture_open_data(data, size, NULL, &cap, NULL) == IKP_OK) {
         use(cap, IKP_BY_BLOCK);
         ikp_capture_free(cap);
     }
@@ -358,7 +358,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         uint64_t w[8 + 9 + 2];
         memset(&o, 0, sizeof o);
         memset(w, 0, sizeof w);
-        ikp_buffer_header(w, 1, 2, 0);
+        ikp_buffer_header(w, 1, 2, 0, NULL);
         w[8] = IKP_WIRE_LANE_MAGIC;
         w[8 + 1] = 1ull << 48;
         w[16] = (5ull << 32) | IKP_WIRE_KIND_BEGIN | (1u << 2);
@@ -390,7 +390,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         for (i = 0; i <= size; i++)
             if (i == size || copy[i] == 0) { names[n++] = copy + start; start = i + 1; }
         memset(w, 0, sizeof w);
-        ikp_buffer_header(w, 2, 8, 0);
+        ikp_buffer_header(w, 2, 8, 0, NULL);
         for (lane = 0; lane < 2; lane++) {
             uint64_t *h = w + 8 + lane * 17;
             h[0] = IKP_WIRE_LANE_MAGIC;
@@ -414,7 +414,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     free(copy);
 #else
     ikp_capture *cap = NULL;
-    if (ikp_capture_open_file_data(data, size, NULL, &cap, NULL) == IKP_OK) {
+    if (ikp_capture_open_data(data, size, NULL, &cap, NULL) == IKP_OK) {
         use(cap, IKP_BY_BLOCK);
         use(cap, IKP_BY_SM);
         ikp_capture_free(cap);

@@ -5,6 +5,11 @@
 #define IKP_NO_CUDA
 #include "../ikp.h"
 #include "../tests/encoder.h"
+#if defined(__GNUC__)
+#pragma GCC diagnostic ignored "-Wunused-function" /* the test helpers it does not use */
+#endif
+#include "../tests/check.h"
+#include "../tests/helpers.h"
 #include <stdlib.h>
 
 static void put(const char *dir, const char *name, const void *d, size_t n)
@@ -18,26 +23,14 @@ static void put(const char *dir, const char *name, const void *d, size_t n)
     fclose(f);
 }
 
-typedef struct membuf { unsigned char *p; size_t n; } membuf;
-static int mem_write(void *u, const void *d, size_t n)
-{
-    membuf *m = (membuf *)u;
-    unsigned char *np = (unsigned char *)realloc(m->p, m->n + n);
-    if (!np) return 1;
-    memcpy(np + m->n, d, n);
-    m->p = np;
-    m->n += n;
-    return 0;
-}
-
+/* an .ikp capture file of the words, with names (tests/helpers.h) */
 static void capture(const char *dir, const char *name, const uint64_t *w, size_t n, ikp_format f)
 {
     const char *ev[3] = {"load", "mma \"x\"", NULL};
     const char *gr[2] = {"producer", "consumer"};
-    membuf m = {NULL, 0};
-    ikp_capture_write(w, n, f, ev, 3, gr, 2, mem_write, &m, NULL);
-    put(dir, name, m.p, m.n);
-    free(m.p);
+    char p[512];
+    snprintf(p, sizeof p, "fuzz/corpus/%s/%s", dir, name);
+    if (save_words(p, w, n, f, ev, 3, gr, 2) != IKP_OK) { fprintf(stderr, "cannot write %s\n", p); exit(1); }
 }
 
 int main(void)

@@ -21,7 +21,7 @@ static ikp_lane_info lane_info(const ikp_capture *cap, uint32_t lane)
 {
     ikp_lane_info li;
     memset(&li, 0, sizeof li);
-    if (ikp_capture_lane(cap, lane, &li) != IKP_OK) { check_failed++; fprintf(stderr, "FAIL: ikp_capture_lane(%u)\n", lane); }
+    if (ikp_capture_lane(cap, lane, &li, NULL) != IKP_OK) { check_failed++; fprintf(stderr, "FAIL: ikp_capture_lane(%u)\n", lane); }
     return li;
 }
 #endif

@@ -10,6 +10,26 @@
 
 #define NS 1000 /* ps per ns */
 
+/* Writes words to path as an .ikp capture file, with the format and names
+   given: opened as a capture, then written from it. */
+static ikp_result save_words(const char *path, const uint64_t *w, size_t n, ikp_format f, const char *const *ev,
+                             uint32_t nev, const char *const *gr, uint32_t ngr)
+{
+    ikp_decode_options o;
+    ikp_capture *cap = NULL;
+    ikp_result r;
+    memset(&o, 0, sizeof o);
+    o.format = f;
+    o.event_names = ev;
+    o.num_event_names = nev;
+    o.group_names = gr;
+    o.num_group_names = ngr;
+    r = ikp_capture_open(w, n, &o, &cap, NULL);
+    if (r == IKP_OK) r = ikp_capture_write_path(cap, path, NULL);
+    ikp_capture_free(cap);
+    return r;
+}
+
 /* With IKP_SAVE_CAPTURES=DIR, every buffer open_fmt opens is also saved as
    an .ikp capture there (named by its contents), for test_perfetto.py. */
 static void save_capture(const uint64_t *w, size_t n, ikp_format f)
@@ -21,7 +41,7 @@ static void save_capture(const uint64_t *w, size_t n, ikp_format f)
     if (!dir) return;
     for (i = 0; i < n; i++) h = (h ^ w[i]) * 1099511628211ull;
     snprintf(path, sizeof path, "%s/%016llx-%s.ikp", dir, (unsigned long long)h, ikp_format_name(f));
-    ikp_capture_save(path, w, n, f, NULL, 0, NULL, 0, NULL);
+    save_words(path, w, n, f, NULL, 0, NULL, 0);
 }
 
 static ikp_capture *open_fmt(const uint64_t *w, size_t n, ikp_format f, ikp_result want)

@@ -21,7 +21,7 @@ static void save_as(const char *name, const uint64_t *w, size_t n, const char *c
     char path[512];
     if (!dir) return;
     snprintf(path, sizeof path, "%s/%s.ikp", dir, name);
-    CHECK_EQ(ikp_capture_save(path, w, n, IKP_FORMAT_IKP, names, nn, groups, 3, NULL), IKP_OK);
+    CHECK_EQ(save_words(path, w, n, IKP_FORMAT_IKP, names, nn, groups, 3), IKP_OK);
 }
 
 /* ---- a capture from lanes of (event, begin ns, end ns) regions ---- */
@@ -137,7 +137,7 @@ static void test_overlap_and_bound(void)
     CHECK(r->num_rects >= 2);
     {
         membuf m = {0, 0, 0};
-        CHECK_EQ(ikp_report_write_svg(r, mem_write, &m), IKP_OK);
+        CHECK_EQ(ikp_report_write_svg(r, mem_write, &m, NULL), IKP_OK);
         CHECK(m.p && strstr(m.p, "<svg") && strstr(m.p, "</svg>\n"));
         CHECK(m.p && strstr(m.p, ">load</text>") && strstr(m.p, ">mma</text>"));
         CHECK(m.p && strstr(m.p, "SM 5 producer") && strstr(m.p, "SM 5 consumer"));
@@ -228,7 +228,7 @@ static void test_tail_and_bottleneck(void)
         CHECK_EQ(rep->num_pairs, 3);
         CHECK_EQ(rep->heat_rows, 10);
         CHECK(rep->heat_max > 0);
-        CHECK_EQ(ikp_report_write_markdown(rep, NULL, mem_write, &m), IKP_OK);
+        CHECK_EQ(ikp_report_write_markdown(rep, NULL, mem_write, &m, NULL), IKP_OK);
         CHECK(m.p && strstr(m.p, "## Configuration") && strstr(m.p, "## Stages") && strstr(m.p, "## Pipeline") &&
               strstr(m.p, "## Balance"));
         CHECK(m.p && strstr(m.p, "a tail of 4.000 us"));
@@ -356,7 +356,7 @@ static void test_diff_finds_change(void)
         CHECK_EQ(d->span.test.verdict, IKP_VERDICT_SLOWER);
         CHECK_EQ(d->verdict, IKP_VERDICT_SLOWER);
         CHECK_EQ(d->span.base_blocks.count, 64);
-        CHECK_EQ(ikp_diff_write_text(d, mem_write, &m), IKP_OK);
+        CHECK_EQ(ikp_diff_write_text(d, mem_write, &m, NULL), IKP_OK);
         CHECK(m.p && strstr(m.p, "slower (p=") && strstr(m.p, "verdict   slower"));
         free(m.p);
     }
@@ -435,12 +435,12 @@ static void test_diff_mismatch(void)
         CHECK(d->differs & IKP_DIFF_GRID);
         CHECK(!(d->differs & IKP_DIFF_FORMAT));
         CHECK_EQ(d->num_events, 4);
-        CHECK_EQ(ikp_diff_write_text(d, mem_write, &m), IKP_OK);
+        CHECK_EQ(ikp_diff_write_text(d, mem_write, &m, NULL), IKP_OK);
         CHECK(m.p && strstr(m.p, "only in one: load (base) extra (new)"));
         CHECK(m.p && strstr(m.p, "block counts differ: 16 and 24"));
         free(m.p);
         m.p = NULL; m.n = m.cap = 0;
-        CHECK_EQ(ikp_diff_write_json(d, mem_write, &m), IKP_OK);
+        CHECK_EQ(ikp_diff_write_json(d, mem_write, &m, NULL), IKP_OK);
         CHECK(m.p && strstr(m.p, "\"name\":\"load\",\"base\":{") && strstr(m.p, "\"new\":null,\"p50_change\":null,\"verdict\":\"only-base\""));
         CHECK(m.p && strstr(m.p, "\"differs\":[\"block counts\",\"grids\",\"event sets\"]"));
         free(m.p);
@@ -501,10 +501,10 @@ static void test_diff_api(void)
     CHECK_EQ(ikp_diff_compute(ca, ca, &o, &d, &e), IKP_OK);
     if (d) {
         CHECK_EQ(d->verdict, IKP_VERDICT_SAME);
-        CHECK_EQ(ikp_diff_write_text(d, fail_write, NULL), IKP_ERR_WRITE);
-        CHECK_EQ(ikp_diff_write_json(d, fail_write, NULL), IKP_ERR_WRITE);
-        CHECK_EQ(ikp_diff_write_markdown(d, fail_write, NULL), IKP_ERR_WRITE);
-        CHECK_EQ(ikp_diff_write_text(NULL, fail_write, NULL), IKP_ERR_INVALID_ARGUMENT);
+        CHECK_EQ(ikp_diff_write_text(d, fail_write, NULL, NULL), IKP_ERR_WRITE);
+        CHECK_EQ(ikp_diff_write_json(d, fail_write, NULL, NULL), IKP_ERR_WRITE);
+        CHECK_EQ(ikp_diff_write_markdown(d, fail_write, NULL, NULL), IKP_ERR_WRITE);
+        CHECK_EQ(ikp_diff_write_text(NULL, fail_write, NULL, NULL), IKP_ERR_INVALID_ARGUMENT);
     }
     {   /* names that repeat: the k-th of a name pairs with the k-th, so a capture matches itself */
         static const char *const twice[] = {"x", "x", "x"};
@@ -527,9 +527,9 @@ static void test_diff_api(void)
     {
         ikp_report *r = NULL;
         CHECK_EQ(ikp_report_compute(ca, NULL, &r, &e), IKP_OK);
-        CHECK_EQ(ikp_report_write_markdown(r, NULL, fail_write, NULL), IKP_ERR_WRITE);
-        CHECK_EQ(ikp_report_write_svg(r, fail_write, NULL), IKP_ERR_WRITE);
-        CHECK_EQ(ikp_report_write_svg(NULL, fail_write, NULL), IKP_ERR_INVALID_ARGUMENT);
+        CHECK_EQ(ikp_report_write_markdown(r, NULL, fail_write, NULL, NULL), IKP_ERR_WRITE);
+        CHECK_EQ(ikp_report_write_svg(r, fail_write, NULL, NULL), IKP_ERR_WRITE);
+        CHECK_EQ(ikp_report_write_svg(NULL, fail_write, NULL, NULL), IKP_ERR_INVALID_ARGUMENT);
         ikp_report_free(r);
     }
     ikp_capture_free(ca);
@@ -550,11 +550,11 @@ static void test_escaping_and_empty(void)
     membuf m = {0, 0, 0};
     CHECK_EQ(ikp_report_compute(cap, NULL, &r, &e), IKP_OK);
     if (r) {
-        CHECK_EQ(ikp_report_write_svg(r, mem_write, &m), IKP_OK);
+        CHECK_EQ(ikp_report_write_svg(r, mem_write, &m, NULL), IKP_OK);
         CHECK(m.p && strstr(m.p, ">a|b&lt;c&gt;&amp;&quot;</text>") && strstr(m.p, ">?? bad utf-8</text>"));
         free(m.p);
         m.p = NULL; m.n = m.cap = 0;
-        CHECK_EQ(ikp_report_write_markdown(r, NULL, mem_write, &m), IKP_OK);
+        CHECK_EQ(ikp_report_write_markdown(r, NULL, mem_write, &m, NULL), IKP_OK);
         CHECK(m.p && strstr(m.p, "| a\\|b&lt;c&gt;&amp;\" |"));
         free(m.p);
         CHECK_EQ(r->num_pairs, 0); /* one group */
@@ -572,7 +572,7 @@ static void test_escaping_and_empty(void)
             CHECK_EQ(r->num_blocks, 0);
             CHECK_EQ(r->num_stages, 0);
             m.p = NULL; m.n = m.cap = 0;
-            CHECK_EQ(ikp_report_write_svg(r, mem_write, &m), IKP_OK);
+            CHECK_EQ(ikp_report_write_svg(r, mem_write, &m, NULL), IKP_OK);
             CHECK(m.p && strstr(m.p, "</svg>"));
             free(m.p);
             ikp_report_free(r);

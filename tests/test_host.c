@@ -311,8 +311,8 @@ static void test_host_clock(void)
     }
     { /* a capture file keeps the readings (version 2), and reads back the same */
         const char *path = "build/test-out/clock.ikp";
-        CHECK_EQ(ikp_capture_save_file(cap, path, &e), IKP_OK);
-        CHECK_EQ(ikp_capture_load(path, NULL, &back, &e), IKP_OK);
+        CHECK_EQ(ikp_capture_write_path(cap, path, &e), IKP_OK);
+        CHECK_EQ(ikp_capture_open_path(path, NULL, &back, &e), IKP_OK);
         if (back) {
             int64_t h2 = 0;
             CHECK_EQ(ikp_capture_get_info(back)->clock_syncs, 2);
@@ -327,15 +327,15 @@ static void test_host_clock(void)
             if (f) fclose(f);
             CHECK(n > 64 && memcmp(buf + n - 80, "IKPCLOCK", 8) == 0);
             back = NULL;
-            CHECK_EQ(ikp_capture_open_file_data(buf, n - 1, NULL, &back, &e), IKP_ERR_TRUNCATED);
+            CHECK_EQ(ikp_capture_open_data(buf, n - 1, NULL, &back, &e), IKP_ERR_TRUNCATED);
             CHECK(strstr(e.message, "clock section") != NULL && e.offset == (int64_t)(n - 72));
-            CHECK_EQ(ikp_capture_open_file_data(buf, n - 80, NULL, &back, &e), IKP_ERR_BAD_HEADER);
+            CHECK_EQ(ikp_capture_open_data(buf, n - 80, NULL, &back, &e), IKP_ERR_BAD_HEADER);
             CHECK(strstr(e.message, "no clock section") != NULL);
             buf[n - 80] = 'X';
-            CHECK_EQ(ikp_capture_open_file_data(buf, n, NULL, &back, &e), IKP_ERR_BAD_HEADER);
+            CHECK_EQ(ikp_capture_open_data(buf, n, NULL, &back, &e), IKP_ERR_BAD_HEADER);
             buf[n - 80] = 'I';
             buf[n - 64 + 32 + 8 + 6] ^= 0x01; /* reading 1's GPU time 2^48 ns off: they contradict */
-            CHECK_EQ(ikp_capture_open_file_data(buf, n, NULL, &back, &e), IKP_ERR_BAD_HEADER);
+            CHECK_EQ(ikp_capture_open_data(buf, n, NULL, &back, &e), IKP_ERR_BAD_HEADER);
             CHECK(strstr(e.message, "contradict") != NULL);
             if (!strstr(e.message, "contradict")) fprintf(stderr, "  %s\n", e.message);
             CHECK(back == NULL);
@@ -482,7 +482,7 @@ static void test_header_counters(void)
     CHECK_EQ(ikp_stats_compute(cap, &st, NULL), IKP_OK);
     CHECK_EQ(st->unmatched_begin, 1);
     CHECK_EQ(st->unmatched_end, 1);
-    CHECK_EQ(ikp_info_write_text(st, mem_write, &m), IKP_OK);
+    CHECK_EQ(ikp_info_write_text(st, mem_write, &m, NULL), IKP_OK);
     CHECK(m.p && strstr(m.p, "buffer too small for the grid: 5 lanes not recorded (9 needed, 4 in buffer)"));
     CHECK(m.p && strstr(m.p, "1 begins, 1 ends"));
     free(m.p);
@@ -533,7 +533,7 @@ static void test_stats(void)
         CHECK_EQ(st->num_groups, 1);
         /* span = first begin to last end: all but the last idle gap (99*37%100+1 = 64) */
         CHECK_NEAR(st->groups[0].busy_fraction, 5050.0 / (2 * 5050 - 64), 1e-9);
-        CHECK_EQ(ikp_stats_write_json(st, mem_write, &m), IKP_OK);
+        CHECK_EQ(ikp_stats_write_json(st, mem_write, &m, NULL), IKP_OK);
         CHECK(m.p && strstr(m.p, "\"name\":\"tile \\\"x\\\"\",\"id\":3,\"count\":100,\"total_ns\":5050.000,\"min_ns\":1.000,\"mean_ns\":50.500,\"p50_ns\":50.000,\"p90_ns\":90.000,\"p99_ns\":99.000,\"max_ns\":100.000"));
         free(m.p);
         ikp_stats_free(st);
@@ -790,8 +790,8 @@ static void test_capture_file(void)
     memset(&L, 0, sizeof L);
     L.started = L.finalized = 1; L.recs = r; L.n = 3; L.g0 = 50; L.g1 = 400;
     enc_ikp(w, 1, 4, 1, 1, 1, 1, &L, 1);
-    CHECK_EQ(ikp_capture_save(path, w, 21, IKP_FORMAT_IKP, ev_names, 2, gr_names, 1, &e), IKP_OK);
-    CHECK_EQ(ikp_capture_load(path, NULL, &cap, &e), IKP_OK);
+    CHECK_EQ(save_words(path, w, 21, IKP_FORMAT_IKP, ev_names, 2, gr_names, 1), IKP_OK);
+    CHECK_EQ(ikp_capture_open_path(path, NULL, &cap, &e), IKP_OK);
     if (cap) {
         char *js;
         CHECK(strcmp(ikp_event_name(cap, 0), "load \"tile\"") == 0);
@@ -809,14 +809,14 @@ static void test_capture_file(void)
     if (file_bytes(path, &bytes, &n)) {
         int all = 1;
         for (cut = 0; cut < n; cut++) {
-            ikp_result rr = ikp_capture_open_file_data(bytes, cut, NULL, &cap, &e);
+            ikp_result rr = ikp_capture_open_data(bytes, cut, NULL, &cap, &e);
             if (rr == IKP_OK) { all = 0; ikp_capture_free(cap); }
             else if (cut > 0 && e.offset < 0) all = 0;
         }
         CHECK(all);
         /* names section claiming more than the file holds */
         bytes[24] = 0xFF; bytes[25] = 0xFF;
-        CHECK_EQ(ikp_capture_open_file_data(bytes, n, NULL, &cap, &e), IKP_ERR_TRUNCATED);
+        CHECK_EQ(ikp_capture_open_data(bytes, n, NULL, &cap, &e), IKP_ERR_TRUNCATED);
         CHECK_EQ(e.offset, 24);
         free(bytes);
     } else CHECK(0);
@@ -824,9 +824,9 @@ static void test_capture_file(void)
     {
         unsigned char b[20];
         memcpy(b, w, 20);
-        CHECK_EQ(ikp_capture_open_file_data(b, 21, NULL, &cap, &e), IKP_ERR_TRUNCATED);
+        CHECK_EQ(ikp_capture_open_data(b, 21, NULL, &cap, &e), IKP_ERR_TRUNCATED);
         CHECK_EQ(e.offset, 16);
-        CHECK_EQ(ikp_capture_open_file_data(w, 168, NULL, &cap, &e), IKP_OK);
+        CHECK_EQ(ikp_capture_open_data(w, 168, NULL, &cap, &e), IKP_OK);
         ikp_capture_free(cap);
     }
     /* an output path that cannot be written: error, nothing left behind */
@@ -848,6 +848,99 @@ static void test_capture_file(void)
         }
         ikp_capture_free(cap);
     }
+}
+
+static void *plain_alloc(size_t n, void *u)
+{
+    (void)u;
+    return malloc(n);
+}
+
+static int refuse_write(void *u, const void *d, size_t n)
+{
+    (void)u; (void)d; (void)n;
+    return 1;
+}
+
+/* Every call that can fail says why in its ikp_error; a capture is written
+   from the capture object, the same bytes to a callback, a FILE* and a path. */
+static void test_error_convention(void)
+{
+    static const enc_rec r[] = {{ENC_B, 0, 100, 0}, {ENC_E, 0, 190, 0}};
+    const char *ev_names[1] = {"load"};
+    enc_lane L;
+    uint64_t w[8 + 9 + 4], h[8];
+    ikp_capture *cap;
+    ikp_stats *st = NULL;
+    ikp_lane_info li;
+    ikp_error e;
+    membuf m = {0, 0, 0};
+    memset(&L, 0, sizeof L);
+    L.started = L.finalized = 1; L.recs = r; L.n = 2; L.g0 = 50; L.g1 = 400;
+    enc_ikp(w, 1, 4, 1, 1, 1, 1, &L, 1);
+    memset(&e, 0, sizeof e);
+    CHECK_EQ(ikp_buffer_header(h, 0, 4, 0, &e), IKP_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(e.message, "at least one lane") != NULL);
+    CHECK_EQ(ikp_buffer_header(h, 0xFFFFFFFFu, 0xFFFFFFFFu, 0, &e), IKP_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(e.message, "overflows") != NULL);
+    CHECK_EQ(ikp_buffer_header(h, 1, 4, 0, &e), IKP_OK);
+    CHECK(e.code == IKP_OK && e.message[0] == 0);
+    { /* a partial allocator is refused, never filled in with the default */
+        ikp_decode_options o;
+        ikp_name_list nl;
+        memset(&o, 0, sizeof o);
+        o.allocator.alloc = plain_alloc;
+        cap = NULL;
+        CHECK_EQ(ikp_capture_open(w, 21, &o, &cap, &e), IKP_ERR_INVALID_ARGUMENT);
+        CHECK(cap == NULL && strstr(e.message, "(alloc set, realloc NULL, free NULL)") != NULL);
+        CHECK_EQ(ikp_capture_open_data(w, 168, &o, &cap, &e), IKP_ERR_INVALID_ARGUMENT);
+        CHECK_EQ(ikp_capture_open_path("build/test-out/written.ikp", &o, &cap, &e), IKP_ERR_INVALID_ARGUMENT);
+        CHECK_EQ(ikp_name_list_parse("a,b", 3, ',', &o.allocator, &nl, &e), IKP_ERR_INVALID_ARGUMENT);
+        CHECK(nl.names == NULL && nl.count == 0);
+    }
+    cap = open_fmt(w, 21, IKP_FORMAT_IKP, IKP_OK);
+    if (!cap) return;
+    CHECK_EQ(ikp_capture_lane(cap, 1, &li, &e), IKP_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(e.message, "lane 1 is past the capture's 1 lanes") != NULL && e.lane == 1);
+    CHECK_EQ(ikp_capture_lane(cap, 0, &li, &e), IKP_OK);
+    CHECK_EQ(ikp_stats_compute(cap, &st, &e), IKP_OK);
+    if (st) {
+        CHECK_EQ(ikp_stats_write_text(st, refuse_write, NULL, &e), IKP_ERR_WRITE);
+        CHECK(e.code == IKP_ERR_WRITE && strstr(e.message, "writing the summary failed") != NULL);
+        CHECK_EQ(ikp_stats_write_json(st, refuse_write, NULL, &e), IKP_ERR_WRITE);
+        CHECK(strstr(e.message, "writing the statistics failed") != NULL);
+        CHECK_EQ(ikp_info_write_text(NULL, refuse_write, NULL, &e), IKP_ERR_INVALID_ARGUMENT);
+        CHECK(strstr(e.message, "NULL argument") != NULL);
+        ikp_stats_free(st);
+    }
+    /* capture writing: callback, FILE* and path give the same bytes, which open to the same capture */
+    CHECK_EQ(ikp_capture_write(cap, refuse_write, NULL, &e), IKP_ERR_WRITE);
+    CHECK(strstr(e.message, "capture header") != NULL);
+    CHECK_EQ(ikp_capture_write(NULL, mem_write, &m, &e), IKP_ERR_INVALID_ARGUMENT);
+    CHECK_EQ(ikp_capture_write_path(cap, NULL, &e), IKP_ERR_INVALID_ARGUMENT);
+    CHECK_EQ(ikp_capture_write_file(cap, NULL, &e), IKP_ERR_INVALID_ARGUMENT);
+    ikp_capture_free(cap);
+    CHECK_EQ(save_words("build/test-out/written.ikp", w, 21, IKP_FORMAT_IKP, ev_names, 1, NULL, 0), IKP_OK);
+    CHECK_EQ(ikp_capture_open_path("build/test-out/written.ikp", NULL, &cap, &e), IKP_OK);
+    if (cap) {
+        unsigned char *bytes = NULL;
+        size_t n = 0;
+        FILE *f = fopen("build/test-out/written_file.ikp", "wb");
+        CHECK_EQ(ikp_capture_write(cap, mem_write, &m, &e), IKP_OK);
+        CHECK(f != NULL);
+        if (f) {
+            CHECK_EQ(ikp_capture_write_file(cap, f, &e), IKP_OK);
+            fclose(f);
+        }
+        CHECK(file_bytes("build/test-out/written.ikp", &bytes, &n) && n == m.n && m.p && !memcmp(bytes, m.p, n));
+        free(bytes);
+        bytes = NULL;
+        CHECK(file_bytes("build/test-out/written_file.ikp", &bytes, &n) && n == m.n && m.p && !memcmp(bytes, m.p, n));
+        free(bytes);
+        CHECK(strcmp(ikp_event_name(cap, 0), "load") == 0 && ikp_capture_get_info(cap)->records == 2);
+        ikp_capture_free(cap);
+    }
+    free(m.p);
 }
 
 static void test_name_list(void)
@@ -1018,8 +1111,8 @@ static void test_api_names(void)
         CHECK(js && count_str(js, "\\u0001") == 255 * 3); /* two regions and the group name */
         free(js);
         CHECK_EQ(ikp_stats_compute(cap, &st, &e), IKP_OK);
-        CHECK_EQ(ikp_stats_write_json(st, count_sink, &n), IKP_OK);
-        CHECK_EQ(ikp_stats_write_text(st, count_sink, &n), IKP_OK);
+        CHECK_EQ(ikp_stats_write_json(st, count_sink, &n, NULL), IKP_OK);
+        CHECK_EQ(ikp_stats_write_text(st, count_sink, &n, NULL), IKP_OK);
         ikp_stats_free(st);
         ikp_capture_free(cap);
     }
@@ -1124,12 +1217,12 @@ static void test_locale(void)
     cap = open_fmt(w, 21, IKP_FORMAT_AUTO, IKP_OK);
     if (cap) {
         CHECK_EQ(ikp_stats_compute(cap, &st, NULL), IKP_OK);
-        CHECK_EQ(ikp_stats_write_json(st, mem_write, &m), IKP_OK);
+        CHECK_EQ(ikp_stats_write_json(st, mem_write, &m, NULL), IKP_OK);
         CHECK(m.p && strstr(m.p, "\"span_ns\":301.000,") != NULL);
         CHECK(m.p && strstr(m.p, "\"mean_ns\":100.500,") != NULL);
         CHECK(m.p && strstr(m.p, "\"busy_fraction\":0.667774}") != NULL);
         m.n = 0;
-        CHECK_EQ(ikp_stats_write_text(st, mem_write, &m), IKP_OK);
+        CHECK_EQ(ikp_stats_write_text(st, mem_write, &m, NULL), IKP_OK);
         CHECK(m.p && strstr(m.p, "span        0.301 us") != NULL);
         CHECK(m.p && strstr(m.p, "        100.5") != NULL);
         CHECK(m.p && strstr(m.p, " 66.8%") != NULL);
@@ -1219,14 +1312,14 @@ static void test_detection_votes(void)
         check_peer_totals(cap);
         CHECK(in->detect_fit[IKP_FORMAT_FLASHINFER] < 8);
         CHECK_EQ(ikp_stats_compute(cap, &st, NULL), IKP_OK);
-        CHECK_EQ(ikp_info_write_text(st, mem_write, &m), IKP_OK);
+        CHECK_EQ(ikp_info_write_text(st, mem_write, &m, NULL), IKP_OK);
         CHECK(m.p && strstr(m.p, "detected    tirx: 7 of 8 records fit it") != NULL);
-        CHECK(m.p && strstr(m.p, "not unanimous: pass --format") != NULL);
+        CHECK(m.p && strstr(m.p, "not unanimous: name the format") != NULL);
         CHECK(m.p && strstr(m.p, "1 records name a lane past the header's (skipped)") != NULL);
         CHECK(m.p && strstr(m.p, "dropped     n/a") != NULL);
         free(m.p);
         m.p = NULL; m.n = m.cap = 0;
-        CHECK_EQ(ikp_stats_write_json(st, mem_write, &m), IKP_OK);
+        CHECK_EQ(ikp_stats_write_json(st, mem_write, &m, NULL), IKP_OK);
         CHECK(m.p && strstr(m.p, "\"dropped\":null") != NULL);
         free(m.p);
         ikp_stats_free(st);
@@ -1359,7 +1452,7 @@ static void test_peer_memory(void)
 
 static void test_files(void)
 {
-    /* ikp_capture_load: one block of the file's size, kept by the capture */
+    /* ikp_capture_open_path: one block of the file's size, kept by the capture */
     static const enc_rec r[] = {{ENC_B, 0, 100, 0}, {ENC_E, 0, 190, 0}};
     enc_lane L;
     uint64_t *w;
@@ -1382,44 +1475,44 @@ static void test_files(void)
     fsz = nw * 8;
     memset(&o, 0, sizeof o);
     o.allocator = metered(&m);
-    CHECK_EQ(ikp_capture_load(path, &o, &cap, &e), IKP_OK);
+    CHECK_EQ(ikp_capture_open_path(path, &o, &cap, &e), IKP_OK);
     CHECK_EQ(m.largest, fsz);
     CHECK(m.peak < fsz + fsz / 10);
     ikp_capture_free(cap);
     CHECK_EQ(m.live, 0);
     free(w);
     /* not regular files: refused at once */
-    CHECK_EQ(ikp_capture_load("/dev/zero", NULL, &cap, &e), IKP_ERR_IO);
+    CHECK_EQ(ikp_capture_open_path("/dev/zero", NULL, &cap, &e), IKP_ERR_IO);
     CHECK(strstr(e.message, "character device") != NULL);
-    CHECK_EQ(ikp_capture_load("build", NULL, &cap, &e), IKP_ERR_IO);
+    CHECK_EQ(ikp_capture_open_path("build", NULL, &cap, &e), IKP_ERR_IO);
     CHECK(strstr(e.message, "a directory") != NULL);
-    CHECK_EQ(ikp_capture_load("build/test-out/none.bin", NULL, &cap, &e), IKP_ERR_IO);
+    CHECK_EQ(ikp_capture_open_path("build/test-out/none.bin", NULL, &cap, &e), IKP_ERR_IO);
     CHECK(strstr(e.message, "No such file or directory") != NULL);
     {
         ikp_name_list nl;
-        CHECK_EQ(ikp_name_list_load("/dev/zero", NULL, &nl, &e), IKP_ERR_IO);
-        CHECK_EQ(ikp_name_list_load("build", NULL, &nl, &e), IKP_ERR_IO);
+        CHECK_EQ(ikp_name_list_parse_path("/dev/zero", NULL, &nl, &e), IKP_ERR_IO);
+        CHECK_EQ(ikp_name_list_parse_path("build", NULL, &nl, &e), IKP_ERR_IO);
     }
     /* wrong things handed to ikp_capture_open: what they are, what to call */
     memset(b, 0, sizeof b);
     memcpy(b, "IKPCAPT1", 8);
     CHECK_EQ(ikp_capture_open((const uint64_t *)(void *)b, 8, NULL, &cap, &e), IKP_ERR_UNKNOWN_FORMAT);
-    CHECK(strstr(e.message, ".ikp capture file") && strstr(e.message, "ikp_capture_load"));
+    CHECK(strstr(e.message, ".ikp capture file") && strstr(e.message, "ikp_capture_open_path"));
     {
         ikp_decode_options fo;
         memset(&fo, 0, sizeof fo);
         fo.format = IKP_FORMAT_IKP;
         CHECK_EQ(ikp_capture_open((const uint64_t *)(void *)b, 8, &fo, &cap, &e), IKP_ERR_BAD_MAGIC);
-        CHECK(strstr(e.message, "ikp_capture_load") != NULL);
+        CHECK(strstr(e.message, "ikp_capture_open_path") != NULL);
     }
     memcpy(b, "\x93NUMPY\x01\x00", 8);
     CHECK_EQ(ikp_capture_open((const uint64_t *)(void *)b, 8, NULL, &cap, &e), IKP_ERR_UNKNOWN_FORMAT);
-    CHECK(strstr(e.message, "NumPy .npy") && strstr(e.message, "ikp_capture_load"));
-    CHECK_EQ(ikp_capture_open_file_data("\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03", 10, NULL, &cap, &e), IKP_ERR_UNKNOWN_FORMAT);
+    CHECK(strstr(e.message, "NumPy .npy") && strstr(e.message, "ikp_capture_open_path"));
+    CHECK_EQ(ikp_capture_open_data("\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03", 10, NULL, &cap, &e), IKP_ERR_UNKNOWN_FORMAT);
     CHECK(strstr(e.message, "gzip") != NULL);
-    CHECK_EQ(ikp_capture_open_file_data("{\"traceEvents\":[]}\n", 19, NULL, &cap, &e), IKP_ERR_UNKNOWN_FORMAT);
+    CHECK_EQ(ikp_capture_open_data("{\"traceEvents\":[]}\n", 19, NULL, &cap, &e), IKP_ERR_UNKNOWN_FORMAT);
     CHECK(strstr(e.message, "JSON") != NULL);
-    CHECK_EQ(ikp_capture_open_file_data("PK\x03\x04....", 8, NULL, &cap, &e), IKP_ERR_UNKNOWN_FORMAT);
+    CHECK_EQ(ikp_capture_open_data("PK\x03\x04....", 8, NULL, &cap, &e), IKP_ERR_UNKNOWN_FORMAT);
     CHECK(strstr(e.message, "zip") != NULL);
 }
 
@@ -1451,40 +1544,40 @@ static void test_npy(void)
     L.started = L.finalized = 1; L.recs = r; L.n = 2; L.g0 = 50; L.g1 = 400;
     enc_ikp(w, 1, 2, 1, 1, 1, 1, &L, 1);
     n = npy(f, "{'descr': '<u8', 'fortran_order': False, 'shape': (19,), }", w, 19);
-    CHECK_EQ(ikp_capture_open_file_data(f, n, NULL, &cap, &e), IKP_OK);
+    CHECK_EQ(ikp_capture_open_data(f, n, NULL, &cap, &e), IKP_OK);
     if (cap) { CHECK_EQ(ikp_capture_get_info(cap)->records, 2); ikp_capture_free(cap); }
     n = npy(f, "{'descr': '<i8', 'fortran_order': False, 'shape': (1, 19), }", w, 19);
-    CHECK_EQ(ikp_capture_open_file_data(f, n, NULL, &cap, &e), IKP_OK);
+    CHECK_EQ(ikp_capture_open_data(f, n, NULL, &cap, &e), IKP_OK);
     ikp_capture_free(cap);
     n = npy(f, "{'descr': '>u8', 'fortran_order': False, 'shape': (19,), }", w, 19);
-    CHECK_EQ(ikp_capture_open_file_data(f, n, NULL, &cap, &e), IKP_ERR_BAD_HEADER);
+    CHECK_EQ(ikp_capture_open_data(f, n, NULL, &cap, &e), IKP_ERR_BAD_HEADER);
     CHECK(strstr(e.message, "big-endian") != NULL);
     n = npy(f, "{'descr': '<f8', 'fortran_order': False, 'shape': (19,), }", w, 19);
-    CHECK_EQ(ikp_capture_open_file_data(f, n, NULL, &cap, &e), IKP_ERR_BAD_HEADER);
+    CHECK_EQ(ikp_capture_open_data(f, n, NULL, &cap, &e), IKP_ERR_BAD_HEADER);
     CHECK(strstr(e.message, "'<f8'") && strstr(e.message, "uint64"));
     n = npy(f, "{'descr': '<u8', 'fortran_order': True, 'shape': (19, 2), }", w, 19);
-    CHECK_EQ(ikp_capture_open_file_data(f, n, NULL, &cap, &e), IKP_ERR_BAD_HEADER);
+    CHECK_EQ(ikp_capture_open_data(f, n, NULL, &cap, &e), IKP_ERR_BAD_HEADER);
     CHECK(strstr(e.message, "Fortran") != NULL);
     n = npy(f, "{'descr': '<u8', 'fortran_order': False, 'shape': (20,), }", w, 19);
-    CHECK_EQ(ikp_capture_open_file_data(f, n, NULL, &cap, &e), IKP_ERR_TRUNCATED);
+    CHECK_EQ(ikp_capture_open_data(f, n, NULL, &cap, &e), IKP_ERR_TRUNCATED);
     n = npy(f, "{'descr': '<u8', 'fortran_order': False, 'shape': (18,), }", w, 19);
-    CHECK_EQ(ikp_capture_open_file_data(f, n, NULL, &cap, &e), IKP_ERR_BAD_HEADER);
+    CHECK_EQ(ikp_capture_open_data(f, n, NULL, &cap, &e), IKP_ERR_BAD_HEADER);
     n = npy(f, "{'descr': '<u8', 'fortran_order': False, 'shape': (0,), }", w, 0);
-    CHECK_EQ(ikp_capture_open_file_data(f, n, NULL, &cap, &e), IKP_ERR_EMPTY);
+    CHECK_EQ(ikp_capture_open_data(f, n, NULL, &cap, &e), IKP_ERR_EMPTY);
     snprintf(d, sizeof d, "{'descr': '<u8', 'fortran_order': False, 'shape': (99999999999999999999999,), }");
     n = npy(f, d, w, 19);
-    CHECK_EQ(ikp_capture_open_file_data(f, n, NULL, &cap, &e), IKP_ERR_SIZE_OVERFLOW);
+    CHECK_EQ(ikp_capture_open_data(f, n, NULL, &cap, &e), IKP_ERR_SIZE_OVERFLOW);
     n = npy(f, "{'fortran_order': False, 'shape': (19,), }", w, 19);
-    CHECK_EQ(ikp_capture_open_file_data(f, n, NULL, &cap, &e), IKP_ERR_BAD_HEADER);
+    CHECK_EQ(ikp_capture_open_data(f, n, NULL, &cap, &e), IKP_ERR_BAD_HEADER);
     f[6] = 9;
-    CHECK_EQ(ikp_capture_open_file_data(f, n, NULL, &cap, &e), IKP_ERR_BAD_VERSION);
+    CHECK_EQ(ikp_capture_open_data(f, n, NULL, &cap, &e), IKP_ERR_BAD_VERSION);
     /* cut at every byte: an error, never a crash */
     n = npy(f, "{'descr': '<u8', 'fortran_order': False, 'shape': (19,), }", w, 19);
     {
         size_t cut;
         int all = 1;
         for (cut = 1; cut < n; cut++)
-            if (ikp_capture_open_file_data(f, cut, NULL, &cap, &e) == IKP_OK) { all = 0; ikp_capture_free(cap); }
+            if (ikp_capture_open_data(f, cut, NULL, &cap, &e) == IKP_OK) { all = 0; ikp_capture_free(cap); }
         CHECK(all);
     }
 }
@@ -1617,6 +1710,7 @@ int main(void)
     test_flashinfer_4096();
     test_bad_input();
     test_capture_file();
+    test_error_convention();
     test_name_list();
     test_allocator_and_many_tracks();
     test_api_names();

@@ -384,8 +384,8 @@ static void test_merged_trace(void)
     }
     CHECK_EQ(ikp_write_merged_path((const ikp_capture *const *)caps, 2, NULL, "build/test-out/merged.json", &e), IKP_OK);
     /* for tests/test_perfetto.py: the two captures as files */
-    CHECK_EQ(ikp_capture_save_file(caps[0], "build/test-out/merge_a.ikp", &e), IKP_OK);
-    CHECK_EQ(ikp_capture_save_file(caps[1], "build/test-out/merge_b.ikp", &e), IKP_OK);
+    CHECK_EQ(ikp_capture_write_path(caps[0], "build/test-out/merge_a.ikp", &e), IKP_OK);
+    CHECK_EQ(ikp_capture_write_path(caps[1], "build/test-out/merge_b.ikp", &e), IKP_OK);
     ikp_capture_free(caps[0]);
     ikp_capture_free(caps[1]);
 }
@@ -400,7 +400,7 @@ static void test_file_sections(void)
     FILE *f;
     const ikp_device_id *d;
     const ikp_peer_clock *p = NULL;
-    if (ikp_capture_load("build/test-out/merge_b.ikp", NULL, &back, &e) != IKP_OK) { CHECK(0); return; }
+    if (ikp_capture_open_path("build/test-out/merge_b.ikp", NULL, &back, &e) != IKP_OK) { CHECK(0); return; }
     d = ikp_capture_device(back);
     CHECK(d != NULL);
     if (d) {
@@ -426,35 +426,35 @@ static void test_file_sections(void)
     CHECK(memcmp(buf + n - 56 - 120, "IKPDEVIC", 8) == 0);
     CHECK(memcmp(buf + n - 56 - 120 - 80, "IKPCLOCK", 8) == 0);
     back = NULL;
-    CHECK_EQ(ikp_capture_open_file_data(buf, n - 1, NULL, &back, &e), IKP_ERR_TRUNCATED);
+    CHECK_EQ(ikp_capture_open_data(buf, n - 1, NULL, &back, &e), IKP_ERR_TRUNCATED);
     CHECK(strstr(e.message, "peers section") != NULL && e.offset == (int64_t)(n - 48));
-    CHECK_EQ(ikp_capture_open_file_data(buf, n - 50, NULL, &back, &e), IKP_ERR_TRUNCATED);
+    CHECK_EQ(ikp_capture_open_data(buf, n - 50, NULL, &back, &e), IKP_ERR_TRUNCATED);
     CHECK(strstr(e.message, "section header needs 16") != NULL);
     /* without the peers section: still a good file */
-    CHECK_EQ(ikp_capture_open_file_data(buf, n - 56, NULL, &back, &e), IKP_OK);
+    CHECK_EQ(ikp_capture_open_data(buf, n - 56, NULL, &back, &e), IKP_OK);
     CHECK(back && ikp_capture_peers(back, NULL) == 0 && ikp_capture_device(back) != NULL);
     ikp_capture_free(back);
     back = NULL;
     buf[n - 56] = 'X'; /* an unknown section */
-    CHECK_EQ(ikp_capture_open_file_data(buf, n, NULL, &back, &e), IKP_ERR_BAD_HEADER);
+    CHECK_EQ(ikp_capture_open_data(buf, n, NULL, &back, &e), IKP_ERR_BAD_HEADER);
     CHECK(strstr(e.message, "unknown section \"XKPPEERS\"") != NULL && e.offset == (int64_t)(n - 56));
     memcpy(buf + n - 56, "IKPDEVIC", 8); /* a second device section */
-    CHECK_EQ(ikp_capture_open_file_data(buf, n, NULL, &back, &e), IKP_ERR_BAD_HEADER);
+    CHECK_EQ(ikp_capture_open_data(buf, n, NULL, &back, &e), IKP_ERR_BAD_HEADER);
     CHECK(strstr(e.message, "second device section") != NULL);
     memcpy(buf + n - 56, "IKPPEERS", 8);
     buf[n - 56 + 12] = 1; /* the reserved word */
-    CHECK_EQ(ikp_capture_open_file_data(buf, n, NULL, &back, &e), IKP_ERR_BAD_HEADER);
+    CHECK_EQ(ikp_capture_open_data(buf, n, NULL, &back, &e), IKP_ERR_BAD_HEADER);
     buf[n - 56 + 12] = 0;
     buf[n - 56 - 120 + 16 + 16 + 5] = 'x'; /* the host name: "node1x" */
     memset(buf + n - 56 - 120 + 16 + 16, 'y', 64); /* no end to it */
-    CHECK_EQ(ikp_capture_open_file_data(buf, n, NULL, &back, &e), IKP_ERR_BAD_HEADER);
+    CHECK_EQ(ikp_capture_open_data(buf, n, NULL, &back, &e), IKP_ERR_BAD_HEADER);
     CHECK(strstr(e.message, "host name") != NULL && e.offset == (int64_t)(n - 56 - 120 + 16 + 16));
     buf[n - 56 - 120 + 16 + 16] = 0;
     buf[8] = 2; /* version 2 holds the clock section only */
-    CHECK_EQ(ikp_capture_open_file_data(buf, n, NULL, &back, &e), IKP_ERR_BAD_HEADER);
+    CHECK_EQ(ikp_capture_open_data(buf, n, NULL, &back, &e), IKP_ERR_BAD_HEADER);
     CHECK(strstr(e.message, "version 2: unknown section \"IKPDEVIC\"") != NULL);
     buf[8] = 5;
-    CHECK_EQ(ikp_capture_open_file_data(buf, n, NULL, &back, &e), IKP_ERR_BAD_VERSION);
+    CHECK_EQ(ikp_capture_open_data(buf, n, NULL, &back, &e), IKP_ERR_BAD_VERSION);
     CHECK(back == NULL);
 }
 
@@ -546,9 +546,9 @@ static void test_sm_clock(void)
     CHECK_EQ(ikp_capture_sm_clock(cap, &got), ns);
     CHECK(got && got[0].sm == 3 && got[2].sm == 7 && got[2].cycles < got[3].cycles);
     /* the capture file keeps them (version 4), and places the lane the same way */
-    CHECK_EQ(ikp_capture_save_file(cap, "build/test-out/smclock.ikp", &e), IKP_OK);
+    CHECK_EQ(ikp_capture_write_path(cap, "build/test-out/smclock.ikp", &e), IKP_OK);
     ikp_capture_free(cap);
-    CHECK_EQ(ikp_capture_load("build/test-out/smclock.ikp", NULL, &back, &e), IKP_OK);
+    CHECK_EQ(ikp_capture_open_path("build/test-out/smclock.ikp", NULL, &back, &e), IKP_OK);
     if (back) {
         CHECK(sm_lane_error(back) <= 1);
         CHECK_EQ(ikp_capture_get_info(back)->sm_clocks, ns);
@@ -561,14 +561,14 @@ static void test_sm_clock(void)
     CHECK(n == 48 + (8 + 9 + 8) * 8 + 16 + 24 * ns && buf[8] == 4);
     if (n != 48 + (8 + 9 + 8) * 8 + 16 + 24 * ns) return;
     CHECK(memcmp(buf + n - 16 - 24 * ns, "IKPSMCLK", 8) == 0);
-    CHECK_EQ(ikp_capture_open_file_data(buf, n - 1, NULL, &back, &e), IKP_ERR_TRUNCATED);
+    CHECK_EQ(ikp_capture_open_data(buf, n - 1, NULL, &back, &e), IKP_ERR_TRUNCATED);
     CHECK(strstr(e.message, "SM clock section") != NULL);
     buf[n - 4] = 1; /* the last sample's reserved word */
-    CHECK_EQ(ikp_capture_open_file_data(buf, n, NULL, &back, &e), IKP_ERR_BAD_HEADER);
+    CHECK_EQ(ikp_capture_open_data(buf, n, NULL, &back, &e), IKP_ERR_BAD_HEADER);
     CHECK(strstr(e.message, "SM clock sample 23 is not plausible") != NULL && e.offset == (int64_t)(n - 24));
     buf[n - 4] = 0;
     buf[8] = 3; /* version 3 has no SM clock section */
-    CHECK_EQ(ikp_capture_open_file_data(buf, n, NULL, &back, &e), IKP_ERR_BAD_HEADER);
+    CHECK_EQ(ikp_capture_open_data(buf, n, NULL, &back, &e), IKP_ERR_BAD_HEADER);
     CHECK(strstr(e.message, "version 3: unknown section \"IKPSMCLK\"") != NULL);
     CHECK(back == NULL);
     /* two samples taken at once (cycles 3 apart) whose means read 8 ns back:

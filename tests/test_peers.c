@@ -202,8 +202,9 @@ static void test_triton_dist_detection(void)
             CHECK_EQ(ikp_capture_get_info(cap)->format, IKP_FORMAT_TRITON_DIST);
             CHECK_EQ(ikp_capture_get_info(cap)->detect_tie, 1);
             CHECK_EQ(ikp_stats_compute(cap, &st, NULL), IKP_OK);
-            CHECK_EQ(ikp_info_write_text(st, mem_write, &m), IKP_OK);
-            CHECK(m.p && strstr(m.p, "the choice is a guess, pass --format") != NULL);
+            CHECK_EQ(ikp_info_write_text(st, mem_write, &m, NULL), IKP_OK);
+            CHECK(m.p && strstr(m.p, "the choice is a guess; name the format") != NULL);
+            CHECK(m.p && strstr(m.p, "--") == NULL); /* the library speaks of options, not flags */
             free(m.p);
             ikp_stats_free(st);
             ikp_capture_free(cap);
@@ -309,7 +310,7 @@ static void test_nuggets_legacy(void)
             ikp_capture_free(cap);
         }
     }
-    /* wrong --units: not a divisor, or slices that cannot be legacy ones */
+    /* wrong num_units: not a divisor, or slices that cannot be legacy ones */
     {
         ikp_error e;
         CHECK(open_opt(w, 68, IKP_FORMAT_NUGGETS, 3, 0, IKP_ERR_BAD_HEADER, &e) == NULL);
@@ -318,7 +319,7 @@ static void test_nuggets_legacy(void)
         CHECK(strstr(e.message, "1 count + 4 x max_events") != NULL);
         /* truncated: a slice cut off, so no unit count fits */
         CHECK(open_opt(w, 67, IKP_FORMAT_NUGGETS, 0, 0, IKP_ERR_UNKNOWN_FORMAT, &e) == NULL);
-        CHECK(strstr(e.message, "pass --units") != NULL);
+        CHECK(strstr(e.message, "give num_units") != NULL && strstr(e.message, "--") == NULL);
         CHECK(open_opt(w, 68, IKP_FORMAT_TIRX, 4, 0, IKP_ERR_INVALID_ARGUMENT, &e) == NULL);
     }
 }
@@ -394,9 +395,9 @@ static void test_nuggets_detection(void)
     ikp_capture *cap = NULL;
     memset(z, 0, sizeof z);
     CHECK(open_opt(z, 40, IKP_FORMAT_AUTO, 0, 0, IKP_ERR_BAD_MAGIC, &e) == NULL);
-    CHECK(strstr(e.message, "never initialised") && strstr(e.message, "--units N"));
+    CHECK(strstr(e.message, "never initialised") && strstr(e.message, "name the format (nuggets or nuggets-compact) and num_units"));
     CHECK(open_opt(z, 40, IKP_FORMAT_NUGGETS_COMPACT, 0, 0, IKP_ERR_UNKNOWN_FORMAT, &e) == NULL);
-    CHECK(strstr(e.message, "pass --units N") != NULL);
+    CHECK(strstr(e.message, "give num_units") != NULL);
     memset(&o, 0, sizeof o);
     o.timer_unit_ps = 1000001;
     CHECK_EQ(ikp_capture_open(z, 40, &o, &cap, &e), IKP_ERR_INVALID_ARGUMENT);

@@ -37,8 +37,8 @@ static int render(const ikp_capture *cap, membuf *out)
     ikp_stats *st = NULL;
     if (ikp_write_chrome(cap, NULL, mem_write, out, NULL) != IKP_OK) return 0;
     if (ikp_stats_compute(cap, &st, NULL) != IKP_OK) return 0;
-    ikp_stats_write_text(st, mem_write, out);
-    ikp_stats_write_json(st, mem_write, out);
+    ikp_stats_write_text(st, mem_write, out, NULL);
+    ikp_stats_write_json(st, mem_write, out, NULL);
     ikp_stats_free(st);
     return 1;
 }
@@ -113,7 +113,7 @@ int main(void)
     job jobs[THREADS];
     int i;
     make_buffers();
-    CHECK_EQ(ikp_capture_load("examples/data/sample.ikp", NULL, &shared_cap, NULL), IKP_OK);
+    CHECK_EQ(ikp_capture_open_path("examples/data/sample.ikp", NULL, &shared_cap, NULL), IKP_OK);
     if (!shared_cap) return check_report();
     for (i = 0; i < NCAP; i++) CHECK(render_words(i, &ref[i]) && ref[i].n > 1000);
     CHECK(render(shared_cap, &ref[NCAP]) && ref[NCAP].n > 1000);

@@ -70,9 +70,34 @@ static void on_signal(int sig)
     raise(sig);
 }
 
+/* The library names its options as ikp_decode_options does; the tool's
+   messages name the flags that set them. */
+static const char *const tool_words[][2] = {
+    {"give num_units", "pass --units N"}, {"num_units", "--units"}, {"name the format", "pass --format"},
+    {"timer_unit_ps", "--timer-unit"}, {"keep_after_finalize", "--keep-after-finalize"},
+};
+
+/* writes text[0..n) to f with the library's option names as the tool's flags */
+static void put_tool_text(FILE *f, const char *text, size_t n)
+{
+    size_t i = 0, k;
+    while (i < n) {
+        for (k = 0; k < sizeof tool_words / sizeof tool_words[0]; k++) {
+            size_t m = strlen(tool_words[k][0]);
+            if (m <= n - i && !memcmp(text + i, tool_words[k][0], m)) break;
+        }
+        if (k < sizeof tool_words / sizeof tool_words[0]) {
+            fputs(tool_words[k][1], f);
+            i += strlen(tool_words[k][0]);
+        } else fputc(text[i++], f);
+    }
+}
+
 static int fail(const char *in, const ikp_error *e)
 {
-    fprintf(stderr, "ikp: error: %s: %s", in, e->message[0] ? e->message : ikp_result_string(e->code));
+    const char *m = e->message[0] ? e->message : ikp_result_string(e->code);
+    fprintf(stderr, "ikp: error: %s: ", in);
+    put_tool_text(stderr, m, strlen(m));
     if (e->offset >= 0) fprintf(stderr, " (at byte offset %lld)", (long long)e->offset);
     if (e->lane >= 0) fprintf(stderr, " (lane %lld)", (long long)e->lane);
     fprintf(stderr, "\n");
@@ -84,7 +109,7 @@ static int parse_names(const char *arg, const char *what, ikp_name_list *out)
 {
     ikp_error e;
     if (arg[0] == '@') {
-        if (ikp_name_list_load(arg + 1, NULL, out, &e) != IKP_OK) {
+        if (ikp_name_list_parse_path(arg + 1, NULL, out, &e) != IKP_OK) {
             fprintf(stderr, "ikp: error: %s file: ", what);
             return fail(arg + 1, &e);
         }
@@ -257,11 +282,7 @@ typedef struct report_job {
 static ikp_result report_body(const void *ctx, ikp_write_fn fn, void *user, ikp_error *e)
 {
     const report_job *j = (const report_job *)ctx;
-    ikp_result r = j->md ? ikp_report_write_markdown(j->rep, j->md, fn, user) : ikp_report_write_svg(j->rep, fn, user);
-    if (r != IKP_OK)
-        snprintf(e->message, sizeof e->message, "cannot write the %s: %s", j->md ? "report" : "picture",
-                 ikp_result_string(r));
-    return r;
+    return j->md ? ikp_report_write_markdown(j->rep, j->md, fn, user, e) : ikp_report_write_svg(j->rep, fn, user, e);
 }
 
 /* a percentage: digits with at most one '.', 0 .. 100000; -1 if malformed */
@@ -344,163 +365,489 @@ static ikp_result merge_body(const void *ctx, ikp_write_fn fn, void *user, ikp_e
     return ikp_write_merged(j->caps, j->n, j->opt, j->perfetto, fn, user, e);
 }
 
-/* ikp merge, and ikp info of several captures */
-static int cmd_merge(int argc, char **argv, int info)
+/* Text the library writes, held to be printed in the tool's words. */
+typedef struct text_buf {
+    char *p;
+    size_t n, cap;
+} text_buf;
+static int text_write(void *user, const void *data, size_t size)
 {
-    const char *out = NULL, **files = NULL;
-    ikp_capture **caps = NULL;
-    ikp_alignment *al = NULL;
-    ikp_name_list names, groups, labels;
-    ikp_decode_options opt;
-    ikp_merge_options mo;
-    uint32_t n = 0, k;
-    int rc = 0, i, out_format = -1, host_time = 0;
-    char note[256];
+    text_buf *b = (text_buf *)user;
+    if (b->n + size > b->cap) {
+        size_t cap = (b->n + size) * 2 + 256;
+        char *p = (char *)realloc(b->p, cap);
+        if (!p) return 1;
+        b->p = p;
+        b->cap = cap;
+    }
+    memcpy(b->p + b->n, data, size);
+    b->n += size;
+    return 0;
+}
+
+/* A capture's information (`ikp info`) or summary text on standard output. */
+static int print_stats_text(const ikp_stats *st, int info_only, const char *in)
+{
+    text_buf b = {NULL, 0, 0};
     ikp_error e;
-    memset(&names, 0, sizeof names);
-    memset(&groups, 0, sizeof groups);
-    memset(&labels, 0, sizeof labels);
-    memset(&opt, 0, sizeof opt);
-    memset(&mo, 0, sizeof mo);
-    files = (const char **)calloc((size_t)argc, sizeof *files);
-    if (!files) { fprintf(stderr, "ikp: error: out of memory\n"); return 1; }
+    ikp_result r = (info_only ? ikp_info_write_text : ikp_stats_write_text)(st, text_write, &b, &e);
+    if (r == IKP_OK) put_tool_text(stdout, b.p, b.n);
+    free(b.p);
+    return r == IKP_OK ? 0 : fail(in, &e);
+}
+
+/* What `ikp merge` and `ikp info A B ...` were asked. */
+typedef struct merge_args {
+    const char *out, **files;
+    uint32_t n;
+    ikp_name_list names, groups, labels;
+    ikp_merge_options mo;
+    int out_format, host_time;
+} merge_args;
+
+/* 0 ok, 2 usage (said on stderr) */
+static int parse_merge(int argc, char **argv, int info, merge_args *m)
+{
+    int rc = 0, i;
+    uint32_t k;
     for (i = 2; i < argc && rc == 0; i++) {
         const char *a = argv[i];
         int has = i + 1 < argc;
         if (!strcmp(a, "-o") && has && !info) {
-            out = argv[++i];
-            if (!out[0]) { fprintf(stderr, "ikp: error: -o needs a file name (or - for standard output)\n"); rc = 2; }
-        } else if (!strcmp(a, "--names") && has) rc = parse_names(argv[++i], "--names", &names);
-        else if (!strcmp(a, "--groups") && has) rc = parse_names(argv[++i], "--groups", &groups);
-        else if (!strcmp(a, "--labels") && has && !info) rc = parse_names(argv[++i], "--labels", &labels);
-        else if (!strcmp(a, "--raw")) mo.raw = 1;
+            m->out = argv[++i];
+            if (!m->out[0]) { fprintf(stderr, "ikp: error: -o needs a file name (or - for standard output)\n"); rc = 2; }
+        } else if (!strcmp(a, "--names") && has) rc = parse_names(argv[++i], "--names", &m->names);
+        else if (!strcmp(a, "--groups") && has) rc = parse_names(argv[++i], "--groups", &m->groups);
+        else if (!strcmp(a, "--labels") && has && !info) rc = parse_names(argv[++i], "--labels", &m->labels);
+        else if (!strcmp(a, "--raw")) m->mo.raw = 1;
         else if (!strcmp(a, "--by") && has && !info) {
             int by = 0;
             rc = parse_choice(a, argv[++i], "block", "sm", &by);
-            mo.trace.by = by ? IKP_BY_SM : IKP_BY_BLOCK;
+            m->mo.trace.by = by ? IKP_BY_SM : IKP_BY_BLOCK;
         } else if (!strcmp(a, "--output-format") && has && !info)
-            rc = parse_choice(a, argv[++i], "json", "perfetto", &out_format);
-        else if (!strcmp(a, "--time") && has && !info) rc = parse_choice(a, argv[++i], "capture", "host", &host_time);
-        else if (a[0] != '-') files[n++] = a;
+            rc = parse_choice(a, argv[++i], "json", "perfetto", &m->out_format);
+        else if (!strcmp(a, "--time") && has && !info) rc = parse_choice(a, argv[++i], "capture", "host", &m->host_time);
+        else if (a[0] != '-') m->files[m->n++] = a;
         else { fprintf(stderr, "ikp: error: unexpected argument '%s'\n%s", a, usage); rc = 2; }
     }
-    if (rc == 0 && n < 2 && !info) {
+    if (rc == 0 && m->n < 2 && !info) {
         fprintf(stderr, "ikp: error: merge needs at least two captures\n%s", usage);
         rc = 2;
     }
-    if (rc == 0 && labels.count && labels.count != n) {
-        fprintf(stderr, "ikp: error: --labels names %u captures, %u are given\n", labels.count, n);
+    if (rc == 0 && m->labels.count && m->labels.count != m->n) {
+        fprintf(stderr, "ikp: error: --labels names %u captures, %u are given\n", m->labels.count, m->n);
         rc = 2;
     }
-    if (!out) out = "merged.json";
-    for (k = 0; k < n && rc == 0 && !info; k++)
-        if (strcmp(out, "-") && same_file(files[k], out)) {
-            fprintf(stderr, "ikp: error: -o %s names an input file: choose another output\n", out);
+    if (!m->out) m->out = "merged.json";
+    for (k = 0; k < m->n && rc == 0 && !info; k++)
+        if (strcmp(m->out, "-") && same_file(m->files[k], m->out)) {
+            fprintf(stderr, "ikp: error: -o %s names an input file: choose another output\n", m->out);
             rc = 2;
         }
-    caps = (ikp_capture **)calloc(n ? n : 1, sizeof *caps);
-    al = (ikp_alignment *)calloc(n ? n : 1, sizeof *al);
-    if (rc == 0 && (!caps || !al)) { fprintf(stderr, "ikp: error: out of memory\n"); rc = 1; }
-    opt.event_names = (const char *const *)names.names;
-    opt.num_event_names = names.count;
-    opt.group_names = (const char *const *)groups.names;
-    opt.num_group_names = groups.count;
-    for (k = 0; k < n && rc == 0; k++)
-        if (ikp_capture_load(files[k], &opt, &caps[k], &e) != IKP_OK) rc = fail(files[k], &e);
-    if (rc == 0 && info) {
-        ikp_stats *st = NULL;
-        for (k = 0; k < n && rc == 0; k++) {
-            if (n > 1) printf("%s== %s\n", k ? "\n" : "", files[k]);
-            if (ikp_stats_compute(caps[k], &st, &e) != IKP_OK) { rc = fail(files[k], &e); break; }
-            rc = ikp_info_write_text(st, ikp_file_writer, stdout) != IKP_OK;
-            ikp_stats_free(st);
-            print_device(caps[k]);
-        }
-        if (rc == 0 && n > 1) {
-            printf("\n");
-            if (ikp_merge_align((const ikp_capture *const *)caps, n, mo.raw, al, &e) != IKP_OK)
-                printf("alignment   none: %s\n", e.message);
-            else print_alignment(stdout, (const ikp_capture *const *)caps, files, n, al, NULL);
-        }
-        if (fflush(stdout) != 0) { fprintf(stderr, "ikp: error: cannot write to standard output: %s\n", strerror(errno)); rc = 1; }
-    } else if (rc == 0) {
-        merge_job job;
-        if (ikp_merge_align((const ikp_capture *const *)caps, n, mo.raw, al, &e) != IKP_OK) {
-            rc = fail("merge", &e);
-            goto done;
-        }
-        if (host_time) {
-            int64_t hz;
-            uint32_t hu;
-            if (ikp_merge_host_zero((const ikp_capture *const *)caps, n, al, &hz, &hu, &e) != IKP_OK) {
-                fprintf(stderr, "ikp: error: --time host: %s\n", e.message);
-                rc = 1;
-                goto done;
-            }
-            snprintf(note, sizeof note, "IKP: times are host CLOCK_REALTIME ns; time 0 of the merged trace is "
-                     "%lld ns +- %u ns", (long long)hz, hu);
-            mo.trace.time_base_ns = (uint64_t)hz;
-            mo.trace.time_note = note;
-        }
-        mo.labels = labels.count ? (const char *const *)labels.names : NULL;
-        job.caps = (const ikp_capture *const *)caps;
-        job.n = n;
-        job.opt = &mo;
-        job.perfetto = out_format < 0 ? ikp_is_perfetto_path(out) : out_format;
-        if ((rc = write_out(out, merge_body, &job, "trace"))) goto done;
-        fprintf(stderr, "ikp: wrote %s (%s trace of %u captures)\n", strcmp(out, "-") ? out : "standard output",
-                job.perfetto ? "Perfetto" : "Chrome JSON", n);
-        print_alignment(stderr, (const ikp_capture *const *)caps, files, n, al, mo.labels);
+    return rc;
+}
+
+/* `ikp info A B ...`: each capture, then how they are placed */
+static int merge_info(merge_args *m, ikp_capture **caps, ikp_alignment *al)
+{
+    ikp_stats *st = NULL;
+    ikp_error e;
+    uint32_t k;
+    int rc = 0;
+    for (k = 0; k < m->n && rc == 0; k++) {
+        if (m->n > 1) printf("%s== %s\n", k ? "\n" : "", m->files[k]);
+        if (ikp_stats_compute(caps[k], &st, &e) != IKP_OK) return fail(m->files[k], &e);
+        rc = print_stats_text(st, 1, m->files[k]);
+        ikp_stats_free(st);
+        print_device(caps[k]);
     }
-done:
-    for (k = 0; caps && k < n; k++) ikp_capture_free(caps[k]);
+    if (rc == 0 && m->n > 1) {
+        printf("\n");
+        if (ikp_merge_align((const ikp_capture *const *)caps, m->n, m->mo.raw, al, &e) != IKP_OK)
+            printf("alignment   none: %s\n", e.message);
+        else print_alignment(stdout, (const ikp_capture *const *)caps, m->files, m->n, al, NULL);
+    }
+    if (fflush(stdout) != 0) { fprintf(stderr, "ikp: error: cannot write to standard output: %s\n", strerror(errno)); rc = 1; }
+    return rc;
+}
+
+/* `ikp merge`: place the captures, then write one trace */
+static int merge_write(merge_args *m, ikp_capture **caps, ikp_alignment *al)
+{
+    const ikp_capture *const *cc = (const ikp_capture *const *)caps;
+    char note[256];
+    merge_job job;
+    ikp_error e;
+    int rc;
+    if (ikp_merge_align(cc, m->n, m->mo.raw, al, &e) != IKP_OK) return fail("merge", &e);
+    if (m->host_time) {
+        int64_t hz;
+        uint32_t hu;
+        if (ikp_merge_host_zero(cc, m->n, al, &hz, &hu, &e) != IKP_OK) {
+            fprintf(stderr, "ikp: error: --time host: %s\n", e.message);
+            return 1;
+        }
+        snprintf(note, sizeof note, "IKP: times are host CLOCK_REALTIME ns; time 0 of the merged trace is "
+                 "%lld ns +- %u ns", (long long)hz, hu);
+        m->mo.trace.time_base_ns = (uint64_t)hz;
+        m->mo.trace.time_note = note;
+    }
+    m->mo.labels = m->labels.count ? (const char *const *)m->labels.names : NULL;
+    job.caps = cc;
+    job.n = m->n;
+    job.opt = &m->mo;
+    job.perfetto = m->out_format < 0 ? ikp_is_perfetto_path(m->out) : m->out_format;
+    if ((rc = write_out(m->out, merge_body, &job, "trace"))) return rc;
+    fprintf(stderr, "ikp: wrote %s (%s trace of %u captures)\n", strcmp(m->out, "-") ? m->out : "standard output",
+            job.perfetto ? "Perfetto" : "Chrome JSON", m->n);
+    print_alignment(stderr, cc, m->files, m->n, al, m->mo.labels);
+    return 0;
+}
+
+/* ikp merge, and ikp info of several captures */
+static int cmd_merge(int argc, char **argv, int info)
+{
+    ikp_capture **caps = NULL;
+    ikp_alignment *al = NULL;
+    ikp_decode_options opt;
+    merge_args m;
+    ikp_error e;
+    uint32_t k;
+    int rc;
+    memset(&m, 0, sizeof m);
+    memset(&opt, 0, sizeof opt);
+    m.out_format = -1;
+    m.files = (const char **)calloc((size_t)argc, sizeof *m.files);
+    if (!m.files) { fprintf(stderr, "ikp: error: out of memory\n"); return 1; }
+    rc = parse_merge(argc, argv, info, &m);
+    caps = (ikp_capture **)calloc(m.n ? m.n : 1, sizeof *caps);
+    al = (ikp_alignment *)calloc(m.n ? m.n : 1, sizeof *al);
+    if (rc == 0 && (!caps || !al)) { fprintf(stderr, "ikp: error: out of memory\n"); rc = 1; }
+    opt.event_names = (const char *const *)m.names.names;
+    opt.num_event_names = m.names.count;
+    opt.group_names = (const char *const *)m.groups.names;
+    opt.num_group_names = m.groups.count;
+    for (k = 0; k < m.n && rc == 0; k++)
+        if (ikp_capture_open_path(m.files[k], &opt, &caps[k], &e) != IKP_OK) rc = fail(m.files[k], &e);
+    if (rc == 0) rc = info ? merge_info(&m, caps, al) : merge_write(&m, caps, al);
+    for (k = 0; caps && k < m.n; k++) ikp_capture_free(caps[k]);
     free(caps);
     free(al);
-    free(files);
-    ikp_name_list_free(&names);
-    ikp_name_list_free(&groups);
-    ikp_name_list_free(&labels);
+    free(m.files);
+    ikp_name_list_free(&m.names);
+    ikp_name_list_free(&m.groups);
+    ikp_name_list_free(&m.labels);
+    return rc;
+}
+
+/* What `ikp trace|summary|info|diff|report` were asked. */
+typedef struct args {
+    const char *cmd, *in, *in2, *out, *flow_arg, *counter_arg;
+    const char *svg_arg, *base_arg, *wait_arg, *device;
+    ikp_name_list names, groups;
+    ikp_decode_options opt;
+    ikp_trace_options copt;
+    ikp_diff_options dopt;
+    ikp_report_options ropt;
+    int out_format;  /* -1: from the name, 0 JSON, 1 Perfetto */
+    int host_time;   /* --time host */
+    int json, is_trace, is_report, is_diff;
+    double fail_pct; /* --fail-if-slower; -1: none */
+} args;
+
+/* The decode options every command takes: --names, --groups, --format,
+   --units, --timer-unit, --keep-after-finalize. 1 if argv[*i] is one
+   (*rc: 0, or 2 on a bad value), 0 if not. */
+static int decode_option(args *g, int argc, char **argv, int *i, int *rc)
+{
+    const char *a = argv[*i];
+    int has = *i + 1 < argc;
+    if (!strcmp(a, "--names") && has) *rc = parse_names(argv[++*i], "--names", &g->names);
+    else if (!strcmp(a, "--groups") && has) *rc = parse_names(argv[++*i], "--groups", &g->groups);
+    else if (!strcmp(a, "--format") && has) {
+        g->opt.format = ikp_format_from_name(argv[++*i]);
+        if (g->opt.format == IKP_FORMAT_COUNT) {
+            fprintf(stderr, "ikp: error: unknown format '%s' (auto, ikp, tirx, flashinfer, triton-dist, "
+                    "nuggets, nuggets-compact)\n", argv[*i]);
+            *rc = 2;
+        }
+    } else if (!strcmp(a, "--units") && has) {
+        if (!(g->opt.num_units = parse_count(argv[++*i]))) {
+            fprintf(stderr, "ikp: error: --units takes a count of units from 1 to 4294967295, not '%s'\n", argv[*i]);
+            *rc = 2;
+        }
+    } else if (!strcmp(a, "--timer-unit") && has) {
+        if (!(g->opt.timer_unit_ps = parse_tick(argv[++*i]))) {
+            fprintf(stderr, "ikp: error: --timer-unit takes a tick such as 10ns, 1ns or 500ps "
+                    "(1ps .. 1us), not '%s'\n", argv[*i]);
+            *rc = 2;
+        }
+    } else if (!strcmp(a, "--keep-after-finalize")) g->opt.keep_after_finalize = 1;
+    else return 0;
+    return 1;
+}
+
+/* The options of one command (trace, diff or report); same return as above. */
+static int command_option(args *g, int argc, char **argv, int *i, int *rc)
+{
+    const char *a = argv[*i];
+    int has = *i + 1 < argc;
+    if (!strcmp(a, "-o") && has && (g->is_trace || g->is_report)) {
+        g->out = argv[++*i];
+        if (!g->out[0]) { fprintf(stderr, "ikp: error: -o needs a file name (or - for standard output)\n"); *rc = 2; }
+    } else if (!strcmp(a, "--by") && has && g->is_trace) {
+        int by = 0;
+        *rc = parse_choice(a, argv[++*i], "block", "sm", &by);
+        g->copt.by = by ? IKP_BY_SM : IKP_BY_BLOCK;
+    } else if (!strcmp(a, "--output-format") && has && g->is_trace)
+        *rc = parse_choice(a, argv[++*i], "json", "perfetto", &g->out_format);
+    else if (!strcmp(a, "--time") && has && g->is_trace) *rc = parse_choice(a, argv[++*i], "capture", "host", &g->host_time);
+    else if (!strcmp(a, "--flow") && has && g->is_trace) g->flow_arg = argv[++*i];
+    else if (!strcmp(a, "--counter") && has && g->is_trace) g->counter_arg = argv[++*i];
+    else if (!strcmp(a, "--json") && (!strcmp(g->cmd, "summary") || g->is_diff)) g->json = 1;
+    else if ((!strcmp(a, "--threshold") || !strcmp(a, "--fail-if-slower")) && has && g->is_diff) {
+        double v = parse_pct(argv[++*i]);
+        if (v < 0) {
+            fprintf(stderr, "ikp: error: %s takes a percentage such as 5 or 2.5, not '%s'\n", a, argv[*i]);
+            *rc = 2;
+        } else if (!strcmp(a, "--threshold")) {
+            if (v == 0) { fprintf(stderr, "ikp: error: --threshold must be above 0\n"); *rc = 2; }
+            g->dopt.threshold = v / 100;
+        } else g->fail_pct = v;
+    } else if (!strcmp(a, "--min-change") && has && g->is_diff) {
+        double v = parse_pct(argv[++*i]);
+        if (v <= 0) {
+            fprintf(stderr, "ikp: error: --min-change takes a duration in ns above 0 such as 5 or 0.5, not '%s'\n", argv[*i]);
+            *rc = 2;
+        }
+        g->dopt.min_change_ns = v;
+    } else if (!strcmp(a, "--svg") && has && g->is_report) g->svg_arg = argv[++*i];
+    else if (!strcmp(a, "--base") && has && g->is_report) g->base_arg = argv[++*i];
+    else if (!strcmp(a, "--wait") && has && g->is_report) g->wait_arg = argv[++*i];
+    else if (!strcmp(a, "--device") && has && g->is_report) g->device = argv[++*i];
+    else if (!strcmp(a, "--sms") && has && g->is_report) {
+        if (!(g->ropt.timeline_sms = parse_count(argv[++*i])) || g->ropt.timeline_sms > 256) {
+            fprintf(stderr, "ikp: error: --sms takes a count from 1 to 256, not '%s'\n", argv[*i]);
+            *rc = 2;
+        }
+    } else return 0;
+    return 1;
+}
+
+/* 0 ok, 2 usage (said on stderr) */
+static int parse_args(int argc, char **argv, args *g)
+{
+    int rc = 0, i;
+    g->is_trace = !strcmp(g->cmd, "trace");
+    g->is_report = !strcmp(g->cmd, "report");
+    g->is_diff = !strcmp(g->cmd, "diff");
+    for (i = 2; i < argc && rc == 0; i++) {
+        const char *a = argv[i];
+        if (decode_option(g, argc, argv, &i, &rc) || command_option(g, argc, argv, &i, &rc)) continue;
+        if (a[0] != '-' && !g->in) g->in = a;
+        else if (a[0] != '-' && !g->in2 && g->is_diff) g->in2 = a;
+        else { fprintf(stderr, "ikp: error: unexpected argument '%s'\n%s", a, usage); rc = 2; }
+    }
+    if (rc) return rc;
+    if (!g->in || (g->is_diff && !g->in2)) {
+        fprintf(stderr, "ikp: error: %s\n%s", g->is_diff ? "diff needs two input files: BASE NEW" : "no input file", usage);
+        return 2;
+    }
+    if (g->is_trace && !g->out) g->out = "trace.json";
+    if (g->out && strcmp(g->out, "-") && (same_file(g->in, g->out) || (g->base_arg && same_file(g->base_arg, g->out)))) {
+        fprintf(stderr, "ikp: error: -o %s names the input file%s: choose another output\n", g->out,
+                same_file(g->in, g->out) ? "" : " given with --base");
+        return 2;
+    }
+    return 0;
+}
+
+/* ikp diff BASE NEW */
+static int cmd_diff(const args *g, const ikp_capture *base, const ikp_capture *next)
+{
+    ikp_diff *diff = NULL;
+    ikp_error e;
+    int rc;
+    if (ikp_diff_compute(base, next, &g->dopt, &diff, &e) != IKP_OK) return fail(g->in2, &e);
+    if ((g->json ? ikp_diff_write_json : ikp_diff_write_text)(diff, ikp_file_writer, stdout, &e) != IKP_OK ||
+        fflush(stdout) != 0) {
+        fprintf(stderr, "ikp: error: cannot write to standard output: %s\n", strerror(errno));
+        rc = 1;
+    } else if (g->fail_pct >= 0 && ikp_diff_slower_than(diff, g->fail_pct / 100)) {
+        fprintf(stderr, "ikp: %s is slower than %s by more than %g%% (--fail-if-slower)\n", g->in2, g->in, g->fail_pct);
+        rc = 3;
+    } else rc = 0;
+    ikp_diff_free(diff);
+    return rc;
+}
+
+/* where the report's picture goes: --svg, or REPORT.md -> REPORT.svg, or
+   none (the report on standard output); *oom when it could not be made */
+static char *report_svg_path(const args *g, const char *out, int *oom)
+{
+    char *svg = NULL;
+    size_t n = strlen(out);
+    if (g->svg_arg) svg = strdup(g->svg_arg);
+    else if (strcmp(out, "-") && (svg = (char *)malloc(n + 5)) != NULL) {
+        memcpy(svg, out, n + 1);
+        if (n > 3 && !strcmp(out + n - 3, ".md")) svg[n - 3] = 0;
+        strcat(svg, ".svg");
+    }
+    *oom = (g->svg_arg || strcmp(out, "-")) && !svg;
+    return svg;
+}
+
+/* ikp report IN [--base BASE] */
+static int cmd_report(args *g, const ikp_capture *cap, const ikp_capture *base)
+{
+    ikp_report_md_options md;
+    ikp_report *rep = NULL;
+    ikp_diff *diff = NULL;
+    uint32_t *wait_ids = NULL, nwait = 0;
+    const char *out = g->out ? g->out : "-";
+    char *svg_path = NULL;
+    report_job job;
+    ikp_error e;
+    int rc = 0, oom = 0;
+    memset(&md, 0, sizeof md);
+    if (g->wait_arg && (rc = parse_events(cap, "--wait", g->wait_arg, 0, &wait_ids, &nwait))) goto done;
+    g->ropt.wait_events = wait_ids;
+    g->ropt.num_wait_events = nwait;
+    g->ropt.device = g->device;
+    if (ikp_report_compute(cap, &g->ropt, &rep, &e) != IKP_OK) { rc = fail(g->in, &e); goto done; }
+    if (base && ikp_diff_compute(base, cap, &g->dopt, &diff, &e) != IKP_OK) { rc = fail(g->base_arg, &e); goto done; }
+    svg_path = report_svg_path(g, out, &oom);
+    if (oom) { fprintf(stderr, "ikp: error: out of memory\n"); rc = 1; goto done; }
+    if (svg_path && (same_file(g->in, svg_path) || (g->base_arg && same_file(g->base_arg, svg_path)))) {
+        fprintf(stderr, "ikp: error: the picture %s would replace an input file: choose another with --svg\n", svg_path);
+        rc = 2;
+        goto done;
+    }
+    md.source = g->in;
+    md.baseline = diff;
+    if (svg_path) { /* linked by its name relative to the report when beside it */
+        const char *slash = strrchr(svg_path, '/');
+        md.svg_path = g->svg_arg ? g->svg_arg : slash ? slash + 1 : svg_path;
+    }
+    job.rep = rep;
+    job.md = NULL;
+    if (svg_path && (rc = write_out(svg_path, report_body, &job, "picture"))) goto done;
+    job.md = &md;
+    if ((rc = write_out(out, report_body, &job, "report"))) goto done;
+    if (strcmp(out, "-")) fprintf(stderr, "ikp: wrote %s%s%s\n", out, svg_path ? " and " : "", svg_path ? svg_path : "");
+    else if (svg_path) fprintf(stderr, "ikp: wrote %s\n", svg_path);
+done:
+    ikp_report_free(rep);
+    ikp_diff_free(diff);
+    free(wait_ids);
+    free(svg_path);
+    return rc;
+}
+
+/* what `ikp trace` says after writing: flows, counters, warnings */
+static void trace_notes(const args *g, const ikp_capture_info *ci, const ikp_trace_stats *tst)
+{
+    if (g->copt.num_flows)
+        fprintf(stderr, "ikp: %llu flows drawn; %llu links not drawn (the TO event does not come after the FROM "
+                "event); %llu events without a partner\n", (unsigned long long)tst->flows,
+                (unsigned long long)tst->flows_unordered, (unsigned long long)tst->flow_unpaired);
+    if (g->copt.num_counters)
+        fprintf(stderr, "ikp: %llu counter tracks\n", (unsigned long long)tst->counter_tracks);
+    if (ci->dropped || ci->invalid || ci->backwards || ci->unfinalized_lanes || ci->corrupt_lanes ||
+        ci->refused_lanes || ci->claimed_twice || ci->out_of_range || ci->after_finalize || ci->duplicate_lanes ||
+        ci->may_wrap)
+        fprintf(stderr, "ikp: warning: %s has dropped, invalid, damaged or ambiguous records: see `ikp info %s`\n",
+                g->in, g->in);
+    if (ci->units_inferred)
+        fprintf(stderr, "ikp: note: %u units of %u words inferred from the data (--units N to say)\n",
+                ci->num_blocks, ci->unit_words);
+}
+
+/* ikp trace IN */
+static int cmd_trace(args *g, const ikp_capture *cap)
+{
+    const ikp_capture_info *ci = ikp_capture_get_info(cap);
+    uint32_t *flow_ids = NULL, nflow = 0, *counter_ids = NULL, ncounter = 0, i;
+    ikp_flow_pair *pairs = NULL;
+    ikp_trace_stats tst;
+    char time_note[256];
+    trace_job job;
+    ikp_error e;
+    int rc = 0;
+    if (g->out_format < 0) g->out_format = ikp_is_perfetto_path(g->out);
+    if (g->flow_arg && (rc = parse_events(cap, "--flow", g->flow_arg, 1, &flow_ids, &nflow))) goto done;
+    if (g->counter_arg && (rc = parse_events(cap, "--counter", g->counter_arg, 0, &counter_ids, &ncounter))) goto done;
+    if (nflow && !(pairs = (ikp_flow_pair *)malloc(nflow / 2 * sizeof *pairs))) {
+        fprintf(stderr, "ikp: error: out of memory\n");
+        rc = 1;
+        goto done;
+    }
+    for (i = 0; i < nflow / 2; i++) { pairs[i].from = flow_ids[2 * i]; pairs[i].to = flow_ids[2 * i + 1]; }
+    g->copt.flows = pairs;
+    g->copt.num_flows = nflow / 2;
+    g->copt.counters = counter_ids;
+    g->copt.num_counters = ncounter;
+    g->copt.stats = &tst;
+    if (g->host_time) {
+        if (!ci->host_time_known) {
+            int64_t hz;
+            ikp_capture_host_zero(cap, &hz, NULL, &e);
+            fprintf(stderr, "ikp: error: --time host: %s: %s\n", g->in, e.message);
+            rc = 1;
+            goto done;
+        }
+        snprintf(time_note, sizeof time_note, "IKP: times are host CLOCK_REALTIME ns; time 0 of the capture is "
+                 "%lld ns +- %u ns", (long long)ci->host_zero_ns, ci->host_zero_uncertainty_ns);
+        g->copt.time_base_ns = (uint64_t)ci->host_zero_ns;
+        g->copt.time_note = time_note;
+    }
+    job.cap = cap;
+    job.opt = &g->copt;
+    job.perfetto = g->out_format;
+    if ((rc = write_out(g->out, trace_body, &job, "trace"))) goto done;
+    fprintf(stderr, "ikp: wrote %s (%s trace of a %s capture, %u active lanes, %llu records)\n",
+            strcmp(g->out, "-") ? g->out : "standard output", g->out_format ? "Perfetto" : "Chrome JSON",
+            ikp_format_name(ci->format), ci->active_lanes, (unsigned long long)ci->records);
+    trace_notes(g, ci, &tst);
+done:
+    free(flow_ids);
+    free(counter_ids);
+    free(pairs);
+    return rc;
+}
+
+/* ikp summary IN [--json], ikp info IN */
+static int cmd_stats(const args *g, const ikp_capture *cap)
+{
+    ikp_stats *st = NULL;
+    ikp_error e;
+    int rc;
+    int out_failed = 0;
+    if (ikp_stats_compute(cap, &st, &e) != IKP_OK) return fail(g->in, &e);
+    if (g->json) rc = out_failed = ikp_stats_write_json(st, ikp_file_writer, stdout, &e) != IKP_OK;
+    else rc = print_stats_text(st, !strcmp(g->cmd, "info"), g->in); /* says why it failed */
+    if (!rc && !strcmp(g->cmd, "info")) print_device(cap);
+    ikp_stats_free(st);
+    if (fflush(stdout) != 0) rc = out_failed = 1;
+    if (out_failed) fprintf(stderr, "ikp: error: cannot write to standard output: %s\n", strerror(errno));
     return rc;
 }
 
 int main(int argc, char **argv)
 {
-    const char *cmd, *in = NULL, *in2 = NULL, *out = NULL, *flow_arg = NULL, *counter_arg = NULL;
-    const char *svg_arg = NULL, *base_arg = NULL, *wait_arg = NULL, *device = NULL;
-    ikp_name_list names, groups;
-    ikp_decode_options opt;
-    ikp_trace_options copt;
-    ikp_trace_stats tst;
-    ikp_diff_options dopt;
-    ikp_report_options ropt;
-    uint32_t *flow_ids = NULL, nflow = 0, *counter_ids = NULL, ncounter = 0, *wait_ids = NULL, nwait = 0;
-    ikp_flow_pair *pairs = NULL;
-    int out_format = -1; /* -1: from the name, 0 JSON, 1 Perfetto */
-    int host_time = 0;   /* --time host */
-    char time_note[256];
     ikp_capture *cap = NULL, *cap2 = NULL;
-    ikp_stats *st = NULL;
-    ikp_diff *diff = NULL;
-    ikp_report *rep = NULL;
-    char *svg_path = NULL;
-    double fail_pct = -1;
+    const char *second;
     ikp_error e;
-    int json = 0, rc = 0, i, is_trace, is_report, is_diff;
+    args g;
+    int rc, i;
 
-    memset(&names, 0, sizeof names);
-    memset(&groups, 0, sizeof groups);
-    memset(&opt, 0, sizeof opt);
-    memset(&copt, 0, sizeof copt);
-    memset(&dopt, 0, sizeof dopt);
-    memset(&ropt, 0, sizeof ropt);
     if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
         fputs(usage, argc < 2 ? stderr : stdout);
         return argc < 2 ? 2 : 0;
     }
     if (!strcmp(argv[1], "--version")) { printf("ikp %s\n", IKP_VERSION_STRING); return 0; }
-    cmd = argv[1];
-    if (!strcmp(cmd, "merge")) return cmd_merge(argc, argv, 0);
-    if (!strcmp(cmd, "info")) { /* several captures: each, and their placement */
+    if (!strcmp(argv[1], "merge")) return cmd_merge(argc, argv, 0);
+    if (!strcmp(argv[1], "info")) { /* several captures: each, and their placement */
         int inputs = 0;
         for (i = 2; i < argc; i++) {
             if (argv[i][0] != '-') inputs++;
@@ -508,232 +855,31 @@ int main(int argc, char **argv)
         }
         if (inputs > 1) return cmd_merge(argc, argv, 1);
     }
-    if (strcmp(cmd, "trace") && strcmp(cmd, "summary") && strcmp(cmd, "info") && strcmp(cmd, "diff") &&
-        strcmp(cmd, "report")) {
-        fprintf(stderr, "ikp: error: unknown command '%s'\n%s", cmd, usage);
+    memset(&g, 0, sizeof g);
+    g.cmd = argv[1];
+    g.out_format = -1;
+    g.fail_pct = -1;
+    if (strcmp(g.cmd, "trace") && strcmp(g.cmd, "summary") && strcmp(g.cmd, "info") && strcmp(g.cmd, "diff") &&
+        strcmp(g.cmd, "report")) {
+        fprintf(stderr, "ikp: error: unknown command '%s'\n%s", g.cmd, usage);
         return 2;
     }
-    is_trace = !strcmp(cmd, "trace");
-    is_report = !strcmp(cmd, "report");
-    is_diff = !strcmp(cmd, "diff");
-    for (i = 2; i < argc && rc == 0; i++) {
-        const char *a = argv[i];
-        int has = i + 1 < argc;
-        if (!strcmp(a, "-o") && has && (is_trace || is_report)) {
-            out = argv[++i];
-            if (!out[0]) { fprintf(stderr, "ikp: error: -o needs a file name (or - for standard output)\n"); rc = 2; }
-        } else if (!strcmp(a, "--names") && has) rc = parse_names(argv[++i], "--names", &names);
-        else if (!strcmp(a, "--groups") && has) rc = parse_names(argv[++i], "--groups", &groups);
-        else if (!strcmp(a, "--format") && has) {
-            opt.format = ikp_format_from_name(argv[++i]);
-            if (opt.format == IKP_FORMAT_COUNT) {
-                fprintf(stderr, "ikp: error: unknown format '%s' (auto, ikp, tirx, flashinfer, triton-dist, "
-                        "nuggets, nuggets-compact)\n", argv[i]);
-                rc = 2;
-            }
-        } else if (!strcmp(a, "--units") && has) {
-            if (!(opt.num_units = parse_count(argv[++i]))) {
-                fprintf(stderr, "ikp: error: --units takes a count of units from 1 to 4294967295, not '%s'\n", argv[i]);
-                rc = 2;
-            }
-        } else if (!strcmp(a, "--timer-unit") && has) {
-            if (!(opt.timer_unit_ps = parse_tick(argv[++i]))) {
-                fprintf(stderr, "ikp: error: --timer-unit takes a tick such as 10ns, 1ns or 500ps "
-                        "(1ps .. 1us), not '%s'\n", argv[i]);
-                rc = 2;
-            }
-        } else if (!strcmp(a, "--by") && has && is_trace) {
-            int by = 0;
-            rc = parse_choice(a, argv[++i], "block", "sm", &by);
-            copt.by = by ? IKP_BY_SM : IKP_BY_BLOCK;
-        } else if (!strcmp(a, "--output-format") && has && is_trace)
-            rc = parse_choice(a, argv[++i], "json", "perfetto", &out_format);
-        else if (!strcmp(a, "--time") && has && is_trace) rc = parse_choice(a, argv[++i], "capture", "host", &host_time);
-        else if (!strcmp(a, "--flow") && has && is_trace) flow_arg = argv[++i];
-        else if (!strcmp(a, "--counter") && has && is_trace) counter_arg = argv[++i];
-        else if (!strcmp(a, "--json") && (!strcmp(cmd, "summary") || is_diff)) json = 1;
-        else if ((!strcmp(a, "--threshold") || !strcmp(a, "--fail-if-slower")) && has && is_diff) {
-            double v = parse_pct(argv[++i]);
-            if (v < 0) {
-                fprintf(stderr, "ikp: error: %s takes a percentage such as 5 or 2.5, not '%s'\n", a, argv[i]);
-                rc = 2;
-            } else if (!strcmp(a, "--threshold")) {
-                if (v == 0) { fprintf(stderr, "ikp: error: --threshold must be above 0\n"); rc = 2; }
-                dopt.threshold = v / 100;
-            } else fail_pct = v;
-        } else if (!strcmp(a, "--min-change") && has && is_diff) {
-            double v = parse_pct(argv[++i]);
-            if (v <= 0) {
-                fprintf(stderr, "ikp: error: --min-change takes a duration in ns above 0 such as 5 or 0.5, not '%s'\n", argv[i]);
-                rc = 2;
-            }
-            dopt.min_change_ns = v;
-        } else if (!strcmp(a, "--svg") && has && is_report) svg_arg = argv[++i];
-        else if (!strcmp(a, "--base") && has && is_report) base_arg = argv[++i];
-        else if (!strcmp(a, "--wait") && has && is_report) wait_arg = argv[++i];
-        else if (!strcmp(a, "--device") && has && is_report) device = argv[++i];
-        else if (!strcmp(a, "--sms") && has && is_report) {
-            if (!(ropt.timeline_sms = parse_count(argv[++i])) || ropt.timeline_sms > 256) {
-                fprintf(stderr, "ikp: error: --sms takes a count from 1 to 256, not '%s'\n", argv[i]);
-                rc = 2;
-            }
-        } else if (!strcmp(a, "--keep-after-finalize")) opt.keep_after_finalize = 1;
-        else if (a[0] != '-' && !in) in = a;
-        else if (a[0] != '-' && !in2 && is_diff) in2 = a;
-        else { fprintf(stderr, "ikp: error: unexpected argument '%s'\n%s", a, usage); rc = 2; }
-    }
-    if (rc) goto done;
-    if (!in || (is_diff && !in2)) {
-        fprintf(stderr, "ikp: error: %s\n%s", is_diff ? "diff needs two input files: BASE NEW" : "no input file", usage);
-        rc = 2;
-        goto done;
-    }
-    if (is_trace && !out) out = "trace.json";
-    if (out && strcmp(out, "-") && (same_file(in, out) || (base_arg && same_file(base_arg, out)))) {
-        fprintf(stderr, "ikp: error: -o %s names the input file%s: choose another output\n", out,
-                same_file(in, out) ? "" : " given with --base");
-        rc = 2;
-        goto done;
-    }
-    opt.event_names = (const char *const *)names.names;
-    opt.num_event_names = names.count;
-    opt.group_names = (const char *const *)groups.names;
-    opt.num_group_names = groups.count;
-
-    if (ikp_capture_load(in, &opt, &cap, &e) != IKP_OK) {
-        rc = fail(in, &e);
-        goto done;
-    }
-    if ((in2 || base_arg) && ikp_capture_load(in2 ? in2 : base_arg, &opt, &cap2, &e) != IKP_OK) {
-        rc = fail(in2 ? in2 : base_arg, &e);
-        goto done;
-    }
-    if (is_diff) {
-        if (ikp_diff_compute(cap, cap2, &dopt, &diff, &e) != IKP_OK) { rc = fail(in2, &e); goto done; }
-        rc = (json ? ikp_diff_write_json : ikp_diff_write_text)(diff, ikp_file_writer, stdout) != IKP_OK;
-        if (fflush(stdout) != 0) rc = 1;
-        if (rc) { fprintf(stderr, "ikp: error: cannot write to standard output: %s\n", strerror(errno)); goto done; }
-        if (fail_pct >= 0 && ikp_diff_slower_than(diff, fail_pct / 100)) {
-            fprintf(stderr, "ikp: %s is slower than %s by more than %g%% (--fail-if-slower)\n", in2, in, fail_pct);
-            rc = 3;
-        }
-        goto done;
-    }
-    if (is_report) {
-        ikp_report_md_options md;
-        report_job job;
-        memset(&md, 0, sizeof md);
-        if (wait_arg && (rc = parse_events(cap, "--wait", wait_arg, 0, &wait_ids, &nwait))) goto done;
-        ropt.wait_events = wait_ids;
-        ropt.num_wait_events = nwait;
-        ropt.device = device;
-        if (ikp_report_compute(cap, &ropt, &rep, &e) != IKP_OK) { rc = fail(in, &e); goto done; }
-        if (cap2 && ikp_diff_compute(cap2, cap, &dopt, &diff, &e) != IKP_OK) { rc = fail(base_arg, &e); goto done; }
-        if (!out) out = "-";
-        if (svg_arg) svg_path = strdup(svg_arg);
-        else if (strcmp(out, "-")) { /* REPORT.md -> REPORT.svg */
-            size_t n = strlen(out);
-            svg_path = (char *)malloc(n + 5);
-            if (svg_path) {
-                memcpy(svg_path, out, n + 1);
-                if (n > 3 && !strcmp(out + n - 3, ".md")) svg_path[n - 3] = 0;
-                strcat(svg_path, ".svg");
-            }
-        }
-        if ((svg_arg || strcmp(out, "-")) && !svg_path) { fprintf(stderr, "ikp: error: out of memory\n"); rc = 1; goto done; }
-        if (svg_path && (same_file(in, svg_path) || (base_arg && same_file(base_arg, svg_path)))) {
-            fprintf(stderr, "ikp: error: the picture %s would replace an input file: choose another with --svg\n", svg_path);
-            rc = 2;
-            goto done;
-        }
-        md.source = in;
-        md.baseline = diff;
-        if (svg_path) { /* linked by its name relative to the report when beside it */
-            const char *slash = strrchr(svg_path, '/');
-            md.svg_path = svg_arg ? svg_arg : slash ? slash + 1 : svg_path;
-        }
-        job.rep = rep;
-        job.md = NULL;
-        if (svg_path && (rc = write_out(svg_path, report_body, &job, "picture"))) goto done;
-        job.md = &md;
-        if ((rc = write_out(out, report_body, &job, "report"))) goto done;
-        if (strcmp(out, "-")) fprintf(stderr, "ikp: wrote %s%s%s\n", out, svg_path ? " and " : "", svg_path ? svg_path : "");
-        else if (svg_path) fprintf(stderr, "ikp: wrote %s\n", svg_path);
-        goto done;
-    }
-    if (is_trace) {
-        const ikp_capture_info *ci = ikp_capture_get_info(cap);
-        trace_job job;
-        if (out_format < 0) out_format = ikp_is_perfetto_path(out);
-        if (flow_arg && (rc = parse_events(cap, "--flow", flow_arg, 1, &flow_ids, &nflow))) goto done;
-        if (counter_arg && (rc = parse_events(cap, "--counter", counter_arg, 0, &counter_ids, &ncounter))) goto done;
-        if (nflow && !(pairs = (ikp_flow_pair *)malloc(nflow / 2 * sizeof *pairs))) {
-            fprintf(stderr, "ikp: error: out of memory\n");
-            rc = 1;
-            goto done;
-        }
-        for (i = 0; i < (int)(nflow / 2); i++) { pairs[i].from = flow_ids[2 * i]; pairs[i].to = flow_ids[2 * i + 1]; }
-        copt.flows = pairs;
-        copt.num_flows = nflow / 2;
-        copt.counters = counter_ids;
-        copt.num_counters = ncounter;
-        copt.stats = &tst;
-        if (host_time) {
-            if (!ci->host_time_known) {
-                int64_t hz;
-                ikp_capture_host_zero(cap, &hz, NULL, &e);
-                fprintf(stderr, "ikp: error: --time host: %s: %s\n", in, e.message);
-                rc = 1;
-                goto done;
-            }
-            snprintf(time_note, sizeof time_note, "IKP: times are host CLOCK_REALTIME ns; time 0 of the capture is "
-                     "%lld ns +- %u ns", (long long)ci->host_zero_ns, ci->host_zero_uncertainty_ns);
-            copt.time_base_ns = (uint64_t)ci->host_zero_ns;
-            copt.time_note = time_note;
-        }
-        job.cap = cap;
-        job.opt = &copt;
-        job.perfetto = out_format;
-        if ((rc = write_out(out, trace_body, &job, "trace"))) goto done;
-        fprintf(stderr, "ikp: wrote %s (%s trace of a %s capture, %u active lanes, %llu records)\n",
-                strcmp(out, "-") ? out : "standard output", out_format ? "Perfetto" : "Chrome JSON",
-                ikp_format_name(ci->format), ci->active_lanes, (unsigned long long)ci->records);
-        if (nflow)
-            fprintf(stderr, "ikp: %llu flows drawn; %llu links not drawn (the TO event does not come after the FROM "
-                    "event); %llu events without a partner\n", (unsigned long long)tst.flows,
-                    (unsigned long long)tst.flows_unordered, (unsigned long long)tst.flow_unpaired);
-        if (ncounter)
-            fprintf(stderr, "ikp: %llu counter tracks\n", (unsigned long long)tst.counter_tracks);
-        if (ci->dropped || ci->invalid || ci->backwards || ci->unfinalized_lanes || ci->corrupt_lanes ||
-            ci->refused_lanes || ci->claimed_twice || ci->out_of_range || ci->after_finalize || ci->duplicate_lanes ||
-            ci->may_wrap)
-            fprintf(stderr, "ikp: warning: %s has dropped, invalid, damaged or ambiguous records: see `ikp info %s`\n", in, in);
-        if (ci->units_inferred)
-            fprintf(stderr, "ikp: note: %u units of %u words inferred from the data (--units N to say)\n",
-                    ci->num_blocks, ci->unit_words);
-        goto done;
-    }
-    if (ikp_stats_compute(cap, &st, &e) != IKP_OK) { rc = fail(in, &e); goto done; }
-    if (!strcmp(cmd, "info")) {
-        rc = ikp_info_write_text(st, ikp_file_writer, stdout) != IKP_OK;
-        print_device(cap);
-    }
-    else if (json) rc = ikp_stats_write_json(st, ikp_file_writer, stdout) != IKP_OK;
-    else rc = ikp_stats_write_text(st, ikp_file_writer, stdout) != IKP_OK;
-    if (fflush(stdout) != 0) rc = 1;
-    if (rc) fprintf(stderr, "ikp: error: cannot write to standard output: %s\n", strerror(errno));
+    if ((rc = parse_args(argc, argv, &g))) goto done;
+    g.opt.event_names = (const char *const *)g.names.names;
+    g.opt.num_event_names = g.names.count;
+    g.opt.group_names = (const char *const *)g.groups.names;
+    g.opt.num_group_names = g.groups.count;
+    if (ikp_capture_open_path(g.in, &g.opt, &cap, &e) != IKP_OK) { rc = fail(g.in, &e); goto done; }
+    second = g.in2 ? g.in2 : g.base_arg;
+    if (second && ikp_capture_open_path(second, &g.opt, &cap2, &e) != IKP_OK) { rc = fail(second, &e); goto done; }
+    if (g.is_diff) rc = cmd_diff(&g, cap, cap2);
+    else if (g.is_report) rc = cmd_report(&g, cap, cap2);
+    else if (g.is_trace) rc = cmd_trace(&g, cap);
+    else rc = cmd_stats(&g, cap);
 done:
-    ikp_stats_free(st);
     ikp_capture_free(cap);
-    ikp_name_list_free(&names);
-    ikp_name_list_free(&groups);
-    ikp_diff_free(diff);
-    ikp_report_free(rep);
     ikp_capture_free(cap2);
-    free(flow_ids);
-    free(counter_ids);
-    free(wait_ids);
-    free(pairs);
-    free(svg_path);
+    ikp_name_list_free(&g.names);
+    ikp_name_list_free(&g.groups);
     return rc;
 }

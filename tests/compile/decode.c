@@ -13,7 +13,7 @@ int main(void)
     ikp_error err;
     memset(words, 0, sizeof words);
     memset(&o, 0, sizeof o);
-    ikp_buffer_header(words, 1, 1, 0);
+    ikp_buffer_header(words, 1, 1, 0, NULL);
     if (ikp_capture_open(words, 18, &o, &cap, &err) != IKP_OK) { fprintf(stderr, "%s\n", err.message); return 1; }
     ikp_capture_free(cap);
 #if IKP_HAS_CUDA

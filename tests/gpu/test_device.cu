@@ -240,7 +240,7 @@ static void test_overflow_guard()
     uint64_t *d;
     CK(cudaMalloc(&d, (words + guard) * 8));
     std::vector<uint64_t> init(words + guard, 0);
-    ikp_buffer_header(init.data(), lanes, capy, 0);
+    ikp_buffer_header(init.data(), lanes, capy, 0, NULL);
     for (size_t i = words; i < words + guard; i++) init[i] = 0x5A5A5A5A5A5A5A5Aull;
     CK(cudaMemcpy(d, init.data(), init.size() * 8, cudaMemcpyHostToDevice));
     many_kernel<<<lanes, 64>>>(50, d);

@@ -138,7 +138,7 @@ int main()
             char p[512];
             for (int d = 0; d < 2; d++) {
                 snprintf(p, sizeof p, "%s/ring_gpu%d.ikp", dir, d);
-                CHECK_EQ(ikp_capture_save_file(caps[d], p, &e), IKP_OK);
+                CHECK_EQ(ikp_capture_write_path(caps[d], p, &e), IKP_OK);
             }
             snprintf(p, sizeof p, "%s/ring_merged.pftrace", dir);
             CHECK_EQ(ikp_write_merged_path(caps, 2, NULL, p, &e), IKP_OK);

@@ -44,7 +44,7 @@ int main()
     }
     memset(host, 0, words * 8);
     *gate_h = 0;
-    CHECK_EQ(ikp_buffer_header(host, LANES, 2 * EVENTS + 4, 0), IKP_OK);
+    CHECK_EQ(ikp_buffer_header(host, LANES, 2 * EVENTS + 4, 0, NULL), IKP_OK);
     CHECK_EQ(cudaHostGetDevicePointer((void **)&dev, host, 0), cudaSuccess);
     CHECK_EQ(cudaHostGetDevicePointer((void **)&gate_d, gate_h, 0), cudaSuccess);
     trapping<<<LANES, 32>>>(dev, gate_d);
