@@ -1,4 +1,4 @@
-/* ikp_cuda.cuh - v0.8.1 - IKP intra-kernel profiler, device recorder - MIT licence (end of file)
+/* ikp_cuda.cuh - v0.9.0 - IKP intra-kernel profiler, device recorder - MIT licence (end of file)
 
    Records region begin/end timestamps from inside CUDA kernels into a
    profile buffer that ikp.h allocates, copies back and decodes. Header
@@ -47,6 +47,21 @@
    Host (ikp.h): ikp_cuda_buffer_create(&buf, blocks * groups, capacity,
    NULL); ikp_cuda_buffer_reset(&buf, stream, NULL); launch with
    buf.device; ikp_cuda_dump(&buf, stream, &desc, NULL).
+
+   BUILD
+       nvcc -O2 -gencode=arch=compute_90,code=sm_90 app.cu -o app
+   with `#define IKP_IMPLEMENTATION` before `#include "ikp.h"` in one .cu
+   file; nvcc links the CUDA runtime itself, nothing else is needed. For
+   production builds add -DIKP_ENABLE=0: every macro compiles to nothing.
+
+   HELPERS AND COST
+   A lane has the type ikp_lane (an empty struct with IKP_ENABLE=0, so the
+   same code compiles); __device__ helpers take it by reference:
+       __device__ void load_tile(ikp_lane &lane, const float *src) { IKP_SCOPE(lane, EV_LOAD); ... }
+   Records, which the capacity per lane counts: a region (BEGIN/END or a
+   SCOPE) 2, an INSTANT 1, a DATA payload 1, an ANCHOR 2, an automatic
+   anchor 1. A record is 5 instructions in the leader thread (unstaged;
+   GUIDE.md "Cost" has the measured cost per event).
 
    One leader thread per (block, group) writes; every other thread runs the
    same macros with its writes predicated off, so macros can sit in
@@ -113,8 +128,8 @@
 #define IKP_CUDA_CUH
 
 #define IKP_CUDA_VERSION_MAJOR 0
-#define IKP_CUDA_VERSION_MINOR 8
-#define IKP_CUDA_VERSION_PATCH 1
+#define IKP_CUDA_VERSION_MINOR 9
+#define IKP_CUDA_VERSION_PATCH 0
 #if defined(IKP_VERSION_MAJOR) && (IKP_CUDA_VERSION_MAJOR != IKP_VERSION_MAJOR || \
     IKP_CUDA_VERSION_MINOR != IKP_VERSION_MINOR || IKP_CUDA_VERSION_PATCH != IKP_VERSION_PATCH)
 #error "ikp.h and ikp_cuda.cuh are from different IKP versions: copy both headers from one release"
