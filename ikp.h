@@ -89,15 +89,17 @@
        different versions in one file is a compile error. Copy both headers
        from one release.
 
-   CONTENTS
+   CONTENTS (declarations, then the implementation in the same order: the
+   data's path from the wire format to the tools)
        1. wire format constants (shared with ikp_cuda.cuh; see FORMAT.md)
-       2. results and errors
-       3. capture: open a buffer or a file, lane table
+       2. results and errors (and the allocator)
+       3. capture: open a buffer (IKP's or another tool's) or a file; each
+          lane's records placed in time; clock relations; the lane table
        4. per-lane decode into events
        5. trace writers (Chrome JSON, Perfetto protobuf); output files;
           merged timelines of several captures
        6. statistics; 6b. diff of two captures, report (Markdown, SVG)
-       7. capture files (.ikp), name lists
+       7. capture files (.ikp) written, name lists
        8. one-call dump; CUDA buffer helpers
 
    The library never prints, never exits, and keeps no mutable global state:
@@ -1085,7 +1087,7 @@ extern "C" {
 #define IKP__SMCLK_MAGIC "IKPSMCLK"     /* version 4: samples of the SM clocks */
 #define IKP__SMCLK_ENTRY 24u
 
-/* ---- allocation ---- */
+/* ---- 2. allocation ---- */
 static void *ikp__default_alloc(size_t n, void *u) { (void)u; return IKP_MALLOC(n); }
 static void *ikp__default_realloc(void *p, size_t n, void *u) { (void)u; return IKP_REALLOC(p, n); }
 static void ikp__default_free(void *p, void *u) { (void)u; IKP_FREE(p); }
@@ -1130,7 +1132,7 @@ static int ikp__grow(const ikp_allocator *a, void **p, size_t *cap, size_t need,
 
 static size_t ikp__fmt_fixed(char *t, size_t n, double x, int decimals);
 
-/* ---- errors ---- */
+/* ---- 2. results and errors ---- */
 IKP_DEF const char *ikp_result_string(ikp_result r)
 {
     switch (r) {
@@ -1217,7 +1219,7 @@ IKP_DEF ikp_format ikp_format_from_name(const char *name)
     return IKP_FORMAT_COUNT;
 }
 
-/* ---- capture ---- */
+/* ---- 3. capture: a lane's records and their time ---- */
 typedef struct ikp__lane {
     ikp_lane_info pub;
     uint64_t base;        /* word index of slot 0 (TIRx: offset into index) */
@@ -1639,7 +1641,7 @@ static inline int ikp__walk_next(const ikp_capture *cap, const ikp__lane *l, ikp
     return 0;
 }
 
-/* ---- transformer_nuggets: one slice of unit_words words per unit ----
+/* ---- 3. capture: transformer_nuggets, one slice of unit_words words per unit ----
    nuggets (legacy): [count][start, dur, tag, tid] x max_events, 64-bit stamps
    nuggets-compact:  [anchor][tag8 | dur24 | start_lo32] x max_events
    A stamp is read only within IKP__NUG_WINDOW ticks of the capture's middle
@@ -1891,6 +1893,7 @@ IKP_DEF void ikp_capture_free(ikp_capture *cap)
     ikp__free(&a, cap);
 }
 
+/* ---- 3. capture: clock relations (host clock, device, peer GPUs, SM clocks) ---- */
 static int ikp__cmp_sync(const void *a, const void *b)
 {
     const ikp_clock_sync *x = (const ikp_clock_sync *)a, *y = (const ikp_clock_sync *)b;
@@ -2170,6 +2173,7 @@ IKP_DEF ikp_result ikp_capture_host_zero(const ikp_capture *cap, int64_t *host_n
     return IKP_OK;
 }
 
+/* ---- 3. capture: IKP buffers ---- */
 static int ikp__cmp_u64(const void *a, const void *b)
 {
     uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -2490,6 +2494,7 @@ static ikp_result ikp__open_ikp(ikp_capture *cap, const ikp_decode_options *opt,
     return ikp__find_duplicates(cap, err);
 }
 
+/* ---- 3. capture: other tools' buffers ---- */
 /* TIRx / flashinfer / Triton-distributed: word 0 = (num_groups << 32) |
    num_blocks. Which of them: every non-empty word after word 0 is weighed.
    A word fits tirx if its lane field (tag bits 12..31) names a lane of the
@@ -3053,6 +3058,7 @@ static int ikp__peer_pass(ikp_capture *cap, int64_t *t0, int64_t *t1)
     return 1;
 }
 
+/* ---- 3. capture: opening words ---- */
 /* Which format the words are in (auto-detection, or a check of the one
    given), and whether the options given suit it. */
 static ikp_result ikp__choose_format(ikp_capture *cap, uint32_t units, int *strided, ikp_error *err)
@@ -3278,6 +3284,7 @@ IKP_DEF ikp_result ikp_capture_open(const uint64_t *words, size_t num_words,
     return IKP_OK;
 }
 
+/* ---- 3. capture: opening files (.ikp captures, .npy arrays, bare buffers) ---- */
 /* names section of a capture file: u32 length + bytes, repeated */
 static ikp_result ikp__read_names(ikp_capture *cap, const unsigned char *p, uint64_t size,
                                   uint64_t base, uint32_t count, char ***dst, uint32_t *dn,
@@ -3798,7 +3805,7 @@ IKP_DEF const char *ikp_group_name(const ikp_capture *cap, uint32_t group)
     return NULL;
 }
 
-/* ---- per-lane decode ---- */
+/* ---- 4. per-lane decode ---- */
 #define IKP__NONE 0xFFFFFFFFu
 typedef struct ikp__scratch {
     uint32_t heads[IKP_WIRE_MAX_EVENTS]; /* innermost open begin per event id */
@@ -4024,7 +4031,7 @@ IKP_DEF ikp_result ikp_decode_lane(const ikp_capture *cap, uint32_t lane, ikp_la
     return ikp__decode(cap, ikp__get_lane(cap, lane, &tmp), out, err);
 }
 
-/* ---- buffered output ---- */
+/* ---- 5. traces: buffered output ---- */
 typedef struct ikp__out {
     ikp_write_fn fn;
     void *user;
@@ -4210,7 +4217,7 @@ static const char *ikp__gr_name(const ikp_capture *cap, uint32_t g, char *tmp, s
     return tmp;
 }
 
-/* ---- Chrome trace ---- */
+/* ---- 5. traces: Chrome JSON ---- */
 typedef struct ikp__namecache {
     uint32_t off[IKP_WIRE_MAX_EVENTS + 1]; /* escaped name of id: pool[off..off+len) */
     uint32_t len[IKP_WIRE_MAX_EVENTS + 1];
@@ -4313,7 +4320,7 @@ static ikp_result ikp__trace_begin(const ikp_capture *cap, ikp_group_by by, uint
     return IKP_OK;
 }
 
-/* ---- trace walk: lanes block by block, flows, counters ---- */
+/* ---- 5. traces: the walk over lanes block by block, flows, counters ---- */
 /* The writers visit lanes in order, one block at a time when flows or
    counters need a block's lanes together (else one lane at a time: the
    memory of one lane's events). */
@@ -4921,7 +4928,7 @@ IKP_DEF ikp_result ikp_write_chrome_file(const ikp_capture *cap, const ikp_trace
     return ikp__trace_file(cap, opt, ikp_write_chrome, f, err);
 }
 
-/* ---- Perfetto protobuf ---- */
+/* ---- 5. traces: Perfetto protobuf ---- */
 /* Field numbers and wire types of the messages written (Perfetto's
    protos/perfetto/trace/...; FORMAT.md lists them). A tag is
    field << 3 | wire type: 0 varint, 1 fixed64, 2 length-delimited. */
@@ -5422,7 +5429,7 @@ IKP_DEF ikp_result ikp_write_perfetto_file(const ikp_capture *cap, const ikp_tra
     return ikp__trace_file(cap, opt, ikp_write_perfetto, f, err);
 }
 
-/* ---- output files ---- */
+/* ---- 5. output files ---- */
 static uint64_t ikp__mix64(uint64_t x)
 {
     x += 0x9E3779B97F4A7C15ull;
@@ -5613,7 +5620,7 @@ IKP_DEF ikp_result ikp_write_perfetto_path(const ikp_capture *cap, const ikp_tra
     return ikp__trace_path(cap, opt, ikp_write_perfetto, path, err);
 }
 
-/* ---- merged timelines ---- */
+/* ---- 5. merged timelines ---- */
 /* The peer measurements cap holds of the GPU uuid, as readings of cap's
    clock against that GPU's (ikp__peer_as_sync): *n of them at *out (NULL
    when none). Returns 0, or -1 when out of memory. */
@@ -5986,7 +5993,7 @@ IKP_DEF ikp_result ikp_write_merged_path(const ikp_capture *const *caps, uint32_
     return ikp__write_path(path, ikp__merge_body, &c, err);
 }
 
-/* ---- statistics ---- */
+/* ---- 6. statistics ---- */
 typedef struct ikp__durs {
     uint64_t *v;
     size_t n, cap;
@@ -6414,7 +6421,7 @@ IKP_DEF ikp_result ikp_stats_write_json(const ikp_stats *st, ikp_write_fn fn, vo
     return ikp__out_end(&o, err, "statistics");
 }
 
-/* ---- analysis: one walk for statistics, diff and report ---- */
+/* ---- 6b. analysis: one walk for statistics, diff and report ---- */
 /* qsort, which must not be given NULL even for no elements */
 static void ikp__sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
 {
@@ -7486,7 +7493,7 @@ IKP_DEF int ikp_diff_slower_than(const ikp_diff *d, double fraction)
     return d->span.test.verdict == IKP_VERDICT_SLOWER && d->span.change > fraction;
 }
 
-/* ---- diff and report writers ---- */
+/* ---- 6b. diff and report writers ---- */
 /* a signed percentage: "+10.0%", "-3.2%" */
 static void ikp__put_pct(ikp__out *o, double frac, size_t w)
 {
@@ -8307,7 +8314,7 @@ IKP_DEF ikp_result ikp_report_write_svg(const ikp_report *r, ikp_write_fn fn, vo
     return ikp__out_end(&o, err, "picture");
 }
 
-/* ---- capture files ---- */
+/* ---- 7. capture files (writing; opening is in 3) ---- */
 static void ikp__wr32(unsigned char *p, uint32_t v)
 {
     p[0] = (unsigned char)v; p[1] = (unsigned char)(v >> 8);
@@ -8489,7 +8496,7 @@ IKP_DEF ikp_result ikp_capture_write_path(const ikp_capture *cap, const char *pa
     return ikp__write_path(path, ikp__capture_body, (void *)(uintptr_t)cap, err);
 }
 
-/* ---- name lists ---- */
+/* ---- 7. name lists ---- */
 IKP_DEF void ikp_name_list_free(ikp_name_list *list)
 {
     if (!list) return;
@@ -8561,7 +8568,7 @@ IKP_DEF ikp_result ikp_name_list_parse_path(const char *path, const ikp_allocato
     return r;
 }
 
-/* ---- buffers and the one-call dump ---- */
+/* ---- 8. buffers and the one-call dump ---- */
 IKP_DEF size_t ikp_buffer_words(uint32_t lanes, uint32_t capacity)
 {
     uint64_t stride = (uint64_t)IKP_WIRE_LANE_WORDS + capacity + IKP_WIRE_SINK_SLOTS, n;
