@@ -917,10 +917,10 @@ IKP_DEF ikp_result ikp_report_write_svg(const ikp_report *r, ikp_write_fn fn, vo
 
 /* ---- 7. capture files and name lists -------------------------------------- */
 /* Writes cap as an .ikp capture file (FORMAT.md): its buffer, format, names,
-   clock readings, device, peer measurements and SM clock samples: the file
+   clock readings, device, peer measurements and SM clock samples; the file
    opened with the same decode options gives the same capture. To a
-   callback, a FILE*, or a path
-   (through an ikp_output: replaced whole or not at all). */
+   callback, a FILE*, or a path (through an ikp_output: replaced whole or
+   not at all). */
 IKP_DEF ikp_result ikp_capture_write(const ikp_capture *cap, ikp_write_fn fn, void *user, ikp_error *err);
 IKP_DEF ikp_result ikp_capture_write_file(const ikp_capture *cap, FILE *f, ikp_error *err);
 IKP_DEF ikp_result ikp_capture_write_path(const ikp_capture *cap, const char *path, ikp_error *err);
