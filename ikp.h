@@ -1086,6 +1086,37 @@ extern "C" {
 #define IKP__PEERS_ENTRY 40u
 #define IKP__SMCLK_MAGIC "IKPSMCLK"     /* version 4: samples of the SM clocks */
 #define IKP__SMCLK_ENTRY 24u
+/* Byte offsets of the capture file's fields (FORMAT.md "Capture files"),
+   for the reader and the writer alike. Header: */
+#define IKP__AT_VERSION 8u
+#define IKP__AT_FORMAT 12u
+#define IKP__AT_EVENTS 16u
+#define IKP__AT_GROUPS 20u
+#define IKP__AT_NAMES_BYTES 24u
+#define IKP__AT_WORDS 32u
+/* a section: name (8), count (4), reserved (4), entries: */
+#define IKP__AT_SECTION_COUNT 8u
+#define IKP__AT_SECTION_RESERVED 12u
+#define IKP__SECTION_HEADER 16u
+/* IKPCLOCK entries: host_ns at 0 */
+#define IKP__AT_CLOCK_GPU 8u
+#define IKP__AT_CLOCK_UNCERTAINTY 16u
+/* IKPDEVIC: uuid at 0 */
+#define IKP__AT_DEVICE_HOST 16u
+#define IKP__AT_DEVICE_ORDINAL 80u
+#define IKP__AT_DEVICE_RANK 84u
+#define IKP__AT_DEVICE_PCI_DOMAIN 88u
+#define IKP__AT_DEVICE_PCI_BUS 92u
+#define IKP__AT_DEVICE_PCI_DEVICE 96u
+/* IKPPEERS: the peer's uuid at 0 */
+#define IKP__AT_PEER_GPU 16u
+#define IKP__AT_PEER_OFFSET 24u
+#define IKP__AT_PEER_UNCERTAINTY 32u
+#define IKP__AT_PEER_ROUND_TRIP 36u
+/* IKPSMCLK: globaltimer at 0 */
+#define IKP__AT_SMCLK_CYCLES 8u
+#define IKP__AT_SMCLK_SM 16u
+#define IKP__AT_SMCLK_RESERVED 20u
 
 /* ---- 2. allocation ---- */
 static void *ikp__default_alloc(size_t n, void *u) { (void)u; return IKP_MALLOC(n); }
@@ -3431,16 +3462,16 @@ static ikp_result ikp__read_sections(ikp_capture *cap, const unsigned char *p, u
     uint32_t count[4] = {0, 0, 0, 0}, k;
     int seen[4] = {0, 0, 0, 0}, j;
     ikp_result r = IKP_OK;
-    if (ver == 2 && (size - at < 16 || memcmp(p + at, IKP__CLOCK_MAGIC, 8) != 0))
+    if (ver == 2 && (size - at < IKP__SECTION_HEADER || memcmp(p + at, IKP__CLOCK_MAGIC, 8) != 0))
         return ikp__fail(err, IKP_ERR_BAD_HEADER, (int64_t)at, -1,
                          "capture file version 2 has no clock section after its buffer (%llu bytes there)",
                          (unsigned long long)(size - at));
     while (at < size) {
         uint32_t n;
-        if (size - at < 16)
+        if (size - at < IKP__SECTION_HEADER)
             return ikp__fail(err, IKP_ERR_TRUNCATED, (int64_t)at, -1,
-                             "capture file: %llu bytes after the last section, a section header needs 16",
-                             (unsigned long long)(size - at));
+                             "capture file: %llu bytes after the last section, a section header needs %u",
+                             (unsigned long long)(size - at), IKP__SECTION_HEADER);
         for (j = 0; j < 4 && memcmp(p + at, names[j], 8) != 0; j++) {}
         if (j == 4 || (ver == 2 && j != 0) || (ver == 3 && j == 3)) {
             char t[9];
@@ -3451,30 +3482,30 @@ static ikp_result ikp__read_sections(ikp_capture *cap, const unsigned char *p, u
         }
         if (seen[j])
             return ikp__fail(err, IKP_ERR_BAD_HEADER, (int64_t)at, -1, "capture file: a second %s section", what[j]);
-        n = ikp__rd32(p + at + 8);
-        if (n > most[j] || ikp__rd32(p + at + 12) != 0)
-            return ikp__fail(err, IKP_ERR_BAD_HEADER, (int64_t)(at + 8), -1,
+        n = ikp__rd32(p + at + IKP__AT_SECTION_COUNT);
+        if (n > most[j] || ikp__rd32(p + at + IKP__AT_SECTION_RESERVED) != 0)
+            return ikp__fail(err, IKP_ERR_BAD_HEADER, (int64_t)(at + IKP__AT_SECTION_COUNT), -1,
                              "capture %s section claims %u entries (at most %u) and %u in its reserved word",
-                             what[j], n, most[j], ikp__rd32(p + at + 12));
-        if ((uint64_t)n * entry[j] > size - at - 16)
-            return ikp__fail(err, IKP_ERR_TRUNCATED, (int64_t)(at + 8), -1,
+                             what[j], n, most[j], ikp__rd32(p + at + IKP__AT_SECTION_RESERVED));
+        if ((uint64_t)n * entry[j] > size - at - IKP__SECTION_HEADER)
+            return ikp__fail(err, IKP_ERR_TRUNCATED, (int64_t)(at + IKP__AT_SECTION_COUNT), -1,
                              "capture %s section claims %u entries (%u bytes each), %llu bytes follow", what[j], n,
-                             entry[j], (unsigned long long)(size - at - 16));
+                             entry[j], (unsigned long long)(size - at - IKP__SECTION_HEADER));
         seen[j] = 1;
         count[j] = n;
-        where[j] = at + 16;
-        at += 16 + (uint64_t)n * entry[j];
+        where[j] = at + IKP__SECTION_HEADER;
+        at += IKP__SECTION_HEADER + (uint64_t)n * entry[j];
     }
     if (seen[1] && count[1] == 1) { /* the device first: peer measurements are checked against it */
         const unsigned char *e = p + where[1];
         ikp_device_id d;
         memcpy(d.uuid, e, 16);
-        memcpy(d.host, e + 16, 64);
-        d.ordinal = (int32_t)ikp__rd32(e + 80);
-        d.rank = (int32_t)ikp__rd32(e + 84);
-        d.pci_domain = ikp__rd32(e + 88);
-        d.pci_bus = ikp__rd32(e + 92);
-        d.pci_device = ikp__rd32(e + 96);
+        memcpy(d.host, e + IKP__AT_DEVICE_HOST, 64);
+        d.ordinal = (int32_t)ikp__rd32(e + IKP__AT_DEVICE_ORDINAL);
+        d.rank = (int32_t)ikp__rd32(e + IKP__AT_DEVICE_RANK);
+        d.pci_domain = ikp__rd32(e + IKP__AT_DEVICE_PCI_DOMAIN);
+        d.pci_bus = ikp__rd32(e + IKP__AT_DEVICE_PCI_BUS);
+        d.pci_device = ikp__rd32(e + IKP__AT_DEVICE_PCI_DEVICE);
         d.reserved = 0;
         if ((r = ikp__set_device(cap, &d, (int64_t)where[1], err)) != IKP_OK) return r;
     }
@@ -3484,10 +3515,10 @@ static ikp_result ikp__read_sections(ikp_capture *cap, const unsigned char *p, u
         for (k = 0; k < count[2]; k++) {
             const unsigned char *e = p + where[2] + (uint64_t)k * IKP__PEERS_ENTRY;
             memcpy(pc[k].peer_uuid, e, 16);
-            pc[k].gpu_ns = ikp__rd64(e + 16);
-            pc[k].offset_ns = (int64_t)ikp__rd64(e + 24);
-            pc[k].uncertainty_ns = ikp__rd32(e + 32);
-            pc[k].round_trip_ns = ikp__rd32(e + 36);
+            pc[k].gpu_ns = ikp__rd64(e + IKP__AT_PEER_GPU);
+            pc[k].offset_ns = (int64_t)ikp__rd64(e + IKP__AT_PEER_OFFSET);
+            pc[k].uncertainty_ns = ikp__rd32(e + IKP__AT_PEER_UNCERTAINTY);
+            pc[k].round_trip_ns = ikp__rd32(e + IKP__AT_PEER_ROUND_TRIP);
         }
         r = ikp__set_peers(cap, pc, count[2], (int64_t)where[2], err);
         ikp__free(&cap->alloc, pc);
@@ -3499,8 +3530,8 @@ static ikp_result ikp__read_sections(ikp_capture *cap, const unsigned char *p, u
         for (k = 0; k < count[0]; k++) {
             const unsigned char *e = p + where[0] + (uint64_t)k * IKP__CLOCK_ENTRY;
             cs[k].host_ns = (int64_t)ikp__rd64(e);
-            cs[k].gpu_ns = ikp__rd64(e + 8);
-            cs[k].uncertainty_ns = ikp__rd32(e + 16);
+            cs[k].gpu_ns = ikp__rd64(e + IKP__AT_CLOCK_GPU);
+            cs[k].uncertainty_ns = ikp__rd32(e + IKP__AT_CLOCK_UNCERTAINTY);
             cs[k].reserved = 0;
         }
         r = ikp__set_clock(cap, cs, count[0], (int64_t)where[0], err);
@@ -3513,9 +3544,9 @@ static ikp_result ikp__read_sections(ikp_capture *cap, const unsigned char *p, u
         for (k = 0; k < count[3]; k++) {
             const unsigned char *e = p + where[3] + (uint64_t)k * IKP__SMCLK_ENTRY;
             sc[k].gpu_ns = ikp__rd64(e);
-            sc[k].cycles = ikp__rd64(e + 8);
-            sc[k].sm = ikp__rd32(e + 16);
-            sc[k].reserved = ikp__rd32(e + 20);
+            sc[k].cycles = ikp__rd64(e + IKP__AT_SMCLK_CYCLES);
+            sc[k].sm = ikp__rd32(e + IKP__AT_SMCLK_SM);
+            sc[k].reserved = ikp__rd32(e + IKP__AT_SMCLK_RESERVED);
         }
         r = ikp__set_sm_clock(cap, sc, count[3], (int64_t)where[3], err);
         ikp__free(&cap->alloc, sc);
@@ -3550,12 +3581,12 @@ static ikp_result ikp__open_data(const unsigned char *p, size_t size, void *owne
                           (unsigned long long)size);
             goto fail;
         }
-        ver = ikp__rd32(p + 8);
-        fmt = ikp__rd32(p + 12);
-        nev = ikp__rd32(p + 16);
-        ngr = ikp__rd32(p + 20);
-        names_bytes = ikp__rd64(p + 24);
-        nwords = ikp__rd64(p + 32);
+        ver = ikp__rd32(p + IKP__AT_VERSION);
+        fmt = ikp__rd32(p + IKP__AT_FORMAT);
+        nev = ikp__rd32(p + IKP__AT_EVENTS);
+        ngr = ikp__rd32(p + IKP__AT_GROUPS);
+        names_bytes = ikp__rd64(p + IKP__AT_NAMES_BYTES);
+        nwords = ikp__rd64(p + IKP__AT_WORDS);
         if (ver < 1 || ver > 4) {
             r = ikp__fail(err, IKP_ERR_BAD_VERSION, 8, -1, "capture file version %u, this library reads 1 to 4", ver);
             goto fail;
@@ -8349,10 +8380,10 @@ static int ikp__write_names(const char *const *names, uint32_t n, ikp_write_fn f
 /* a section's header: name, count, 4 zero bytes */
 static int ikp__write_section(const char *name, uint32_t n, ikp_write_fn fn, void *user)
 {
-    unsigned char h[16];
+    unsigned char h[IKP__SECTION_HEADER];
     memset(h, 0, sizeof h);
     memcpy(h, name, 8);
-    ikp__wr32(h + 8, n);
+    ikp__wr32(h + IKP__AT_SECTION_COUNT, n);
     return fn(user, h, sizeof h);
 }
 
@@ -8369,12 +8400,12 @@ static int ikp__write_capture_header(const ikp_capture *cap, ikp_write_fn fn, vo
     uint32_t ver = in->sm_clocks ? 4 : in->device_known || in->peer_clocks ? 3 : in->clock_syncs ? 2 : 1;
     memset(h, 0, sizeof h);
     memcpy(h, IKP__CAPT_MAGIC, 8);
-    ikp__wr32(h + 8, ver);
-    ikp__wr32(h + 12, (uint32_t)cap->format);
-    ikp__wr32(h + 16, cap->num_event_names);
-    ikp__wr32(h + 20, cap->num_group_names);
-    ikp__wr64(h + 24, nb);
-    ikp__wr64(h + 32, (uint64_t)cap->num_words);
+    ikp__wr32(h + IKP__AT_VERSION, ver);
+    ikp__wr32(h + IKP__AT_FORMAT, (uint32_t)cap->format);
+    ikp__wr32(h + IKP__AT_EVENTS, cap->num_event_names);
+    ikp__wr32(h + IKP__AT_GROUPS, cap->num_group_names);
+    ikp__wr64(h + IKP__AT_NAMES_BYTES, nb);
+    ikp__wr64(h + IKP__AT_WORDS, (uint64_t)cap->num_words);
     return fn(user, h, sizeof h) || ikp__write_names(ev, cap->num_event_names, fn, user) ||
            ikp__write_names(gr, cap->num_group_names, fn, user) ||
            ((IKP__CAPT_HEADER + nb) % 8 && fn(user, zeros, (size_t)(8 - (IKP__CAPT_HEADER + nb) % 8)));
@@ -8401,8 +8432,8 @@ static int ikp__write_clock(const ikp_clock_sync *c, uint32_t n, ikp_write_fn fn
     for (k = 0; k < n; k++) {
         memset(e, 0, sizeof e);
         ikp__wr64(e, (uint64_t)c[k].host_ns);
-        ikp__wr64(e + 8, c[k].gpu_ns);
-        ikp__wr32(e + 16, c[k].uncertainty_ns);
+        ikp__wr64(e + IKP__AT_CLOCK_GPU, c[k].gpu_ns);
+        ikp__wr32(e + IKP__AT_CLOCK_UNCERTAINTY, c[k].uncertainty_ns);
         if (fn(user, e, sizeof e)) return 1;
     }
     return 0;
@@ -8413,13 +8444,13 @@ static int ikp__write_device(const ikp_device_id *d, ikp_write_fn fn, void *user
     unsigned char e[IKP__DEVICE_ENTRY];
     memset(e, 0, sizeof e);
     memcpy(e, d->uuid, 16);
-    memcpy(e + 16, d->host, 64);
-    e[16 + 63] = 0;
-    ikp__wr32(e + 80, (uint32_t)d->ordinal);
-    ikp__wr32(e + 84, (uint32_t)d->rank);
-    ikp__wr32(e + 88, d->pci_domain);
-    ikp__wr32(e + 92, d->pci_bus);
-    ikp__wr32(e + 96, d->pci_device);
+    memcpy(e + IKP__AT_DEVICE_HOST, d->host, 64);
+    e[IKP__AT_DEVICE_HOST + 63] = 0;
+    ikp__wr32(e + IKP__AT_DEVICE_ORDINAL, (uint32_t)d->ordinal);
+    ikp__wr32(e + IKP__AT_DEVICE_RANK, (uint32_t)d->rank);
+    ikp__wr32(e + IKP__AT_DEVICE_PCI_DOMAIN, d->pci_domain);
+    ikp__wr32(e + IKP__AT_DEVICE_PCI_BUS, d->pci_bus);
+    ikp__wr32(e + IKP__AT_DEVICE_PCI_DEVICE, d->pci_device);
     return ikp__write_section(IKP__DEVICE_MAGIC, 1, fn, user) || fn(user, e, sizeof e);
 }
 
@@ -8430,10 +8461,10 @@ static int ikp__write_peers(const ikp_peer_clock *p, uint32_t n, ikp_write_fn fn
     if (ikp__write_section(IKP__PEERS_MAGIC, n, fn, user)) return 1;
     for (k = 0; k < n; k++) {
         memcpy(e, p[k].peer_uuid, 16);
-        ikp__wr64(e + 16, p[k].gpu_ns);
-        ikp__wr64(e + 24, (uint64_t)p[k].offset_ns);
-        ikp__wr32(e + 32, p[k].uncertainty_ns);
-        ikp__wr32(e + 36, p[k].round_trip_ns);
+        ikp__wr64(e + IKP__AT_PEER_GPU, p[k].gpu_ns);
+        ikp__wr64(e + IKP__AT_PEER_OFFSET, (uint64_t)p[k].offset_ns);
+        ikp__wr32(e + IKP__AT_PEER_UNCERTAINTY, p[k].uncertainty_ns);
+        ikp__wr32(e + IKP__AT_PEER_ROUND_TRIP, p[k].round_trip_ns);
         if (fn(user, e, sizeof e)) return 1;
     }
     return 0;
@@ -8449,9 +8480,9 @@ static int ikp__write_sm_clock(const ikp_sm_clock *s, uint32_t n, ikp_write_fn f
         for (j = 0; j < m; j++) {
             unsigned char *e = chunk + j * IKP__SMCLK_ENTRY;
             ikp__wr64(e, s[i + j].gpu_ns);
-            ikp__wr64(e + 8, s[i + j].cycles);
-            ikp__wr32(e + 16, s[i + j].sm);
-            ikp__wr32(e + 20, 0);
+            ikp__wr64(e + IKP__AT_SMCLK_CYCLES, s[i + j].cycles);
+            ikp__wr32(e + IKP__AT_SMCLK_SM, s[i + j].sm);
+            ikp__wr32(e + IKP__AT_SMCLK_RESERVED, 0);
         }
         if (fn(user, chunk, m * IKP__SMCLK_ENTRY)) return 1;
     }
