@@ -2129,23 +2129,25 @@ static int ikp__cmp_sm_clock(const void *a, const void *b)
    cycles go on, nor run at a rate outside IKP_MIN/MAX_CYCLES_PER_NS over a
    microsecond or more. at: the
    byte offset of sample 0 in a file (-1: given by the caller). */
-static ikp_result ikp__set_sm_clock(ikp_capture *cap, const ikp_sm_clock *s, uint32_t n, int64_t at, ikp_error *err)
+/* Takes s (n samples allocated with cap's allocator; freed on failure),
+   sorts them by SM and cycles and checks each SM's samples agree. */
+static ikp_result ikp__adopt_sm_clock(ikp_capture *cap, ikp_sm_clock *s, uint32_t n, int64_t at, ikp_error *err)
 {
     uint32_t i;
     const uint64_t lim = (uint64_t)1 << 62;
-    if (n > IKP_MAX_SM_CLOCKS)
-        return ikp__fail(err, IKP_ERR_BAD_HEADER, at, -1, "%u SM clock samples, at most %u", n, IKP_MAX_SM_CLOCKS);
     for (i = 0; i < n; i++)
         if (s[i].gpu_ns < (uint64_t)IKP__Y2001_NS || s[i].gpu_ns >= lim || s[i].cycles >= lim || s[i].sm > 0xFFFFu ||
-            s[i].reserved)
-            return ikp__fail(err, IKP_ERR_BAD_HEADER, at < 0 ? -1 : at + (int64_t)i * IKP__SMCLK_ENTRY, -1,
-                             "SM clock sample %u is not plausible (SM %u, globaltimer %llu ns, cycles %llu, reserved %u): "
-                             "the globaltimer counts ns since 1970, both stay under 2^62, SMs under 65536",
-                             i, s[i].sm, (unsigned long long)s[i].gpu_ns, (unsigned long long)s[i].cycles, s[i].reserved);
-    if (!n) return IKP_OK;
-    cap->sm_clock = (ikp_sm_clock *)ikp__alloc(&cap->alloc, (size_t)n * sizeof *s);
-    if (!cap->sm_clock) return ikp__oom(err);
-    memcpy(cap->sm_clock, s, (size_t)n * sizeof *s);
+            s[i].reserved) {
+            ikp_result r = ikp__fail(err, IKP_ERR_BAD_HEADER, at < 0 ? -1 : at + (int64_t)i * IKP__SMCLK_ENTRY, -1,
+                                     "SM clock sample %u is not plausible (SM %u, globaltimer %llu ns, cycles %llu, "
+                                     "reserved %u): the globaltimer counts ns since 1970, both stay under 2^62, SMs "
+                                     "under 65536",
+                                     i, s[i].sm, (unsigned long long)s[i].gpu_ns, (unsigned long long)s[i].cycles,
+                                     s[i].reserved);
+            ikp__free(&cap->alloc, s);
+            return r;
+        }
+    cap->sm_clock = s;
     qsort(cap->sm_clock, n, sizeof *s, ikp__cmp_sm_clock);
     cap->info.sm_clocks = n;
     cap->info.sm_clock_sms = 1;
@@ -2165,6 +2167,19 @@ static ikp_result ikp__set_sm_clock(ikp_capture *cap, const ikp_sm_clock *s, uin
                              IKP_MAX_CYCLES_PER_NS);
     }
     return IKP_OK;
+}
+
+/* The samples given in ikp_decode_options: copied, then as above. */
+static ikp_result ikp__set_sm_clock(ikp_capture *cap, const ikp_sm_clock *s, uint32_t n, int64_t at, ikp_error *err)
+{
+    ikp_sm_clock *copy;
+    if (n > IKP_MAX_SM_CLOCKS)
+        return ikp__fail(err, IKP_ERR_BAD_HEADER, at, -1, "%u SM clock samples, at most %u", n, IKP_MAX_SM_CLOCKS);
+    if (!n) return IKP_OK;
+    copy = (ikp_sm_clock *)ikp__alloc(&cap->alloc, (size_t)n * sizeof *s);
+    if (!copy) return ikp__oom(err);
+    memcpy(copy, s, (size_t)n * sizeof *s);
+    return ikp__adopt_sm_clock(cap, copy, n, at, err);
 }
 
 IKP_DEF uint32_t ikp_capture_peers(const ikp_capture *cap, const ikp_peer_clock **peers)
@@ -3548,8 +3563,7 @@ static ikp_result ikp__read_sections(ikp_capture *cap, const unsigned char *p, u
             sc[k].sm = ikp__rd32(e + IKP__AT_SMCLK_SM);
             sc[k].reserved = ikp__rd32(e + IKP__AT_SMCLK_RESERVED);
         }
-        r = ikp__set_sm_clock(cap, sc, count[3], (int64_t)where[3], err);
-        ikp__free(&cap->alloc, sc);
+        r = ikp__adopt_sm_clock(cap, sc, count[3], (int64_t)where[3], err); /* the capture keeps sc */
         if (r != IKP_OK) return r;
     }
     return r;
