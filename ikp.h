@@ -2122,15 +2122,14 @@ static int ikp__cmp_sm_clock(const void *a, const void *b)
    either way. The decoder passes over a sample that does not lie ahead of
    the lane's last point at about its rate. */
 #define IKP__SMCLK_SLACK_NS 64u
-/* Takes n samples of the SM clocks (copied, sorted by SM, then cycles).
-   Each must be plausible (a globaltimer after 2001, cycles and globaltimer
+/* Takes s, n samples of the SM clocks allocated with cap's allocator (the
+   capture keeps them; freed on failure), sorted by SM, then cycles. Each
+   must be plausible (a globaltimer after 2001, cycles and globaltimer
    under 2^62, an SM under 65536, the reserved word 0), and on each SM the
    globaltimer must not go back (by more than IKP__SMCLK_SLACK_NS) as the
    cycles go on, nor run at a rate outside IKP_MIN/MAX_CYCLES_PER_NS over a
-   microsecond or more. at: the
-   byte offset of sample 0 in a file (-1: given by the caller). */
-/* Takes s (n samples allocated with cap's allocator; freed on failure),
-   sorts them by SM and cycles and checks each SM's samples agree. */
+   microsecond or more. at: the byte offset of sample 0 in a file (-1:
+   given by the caller). */
 static ikp_result ikp__adopt_sm_clock(ikp_capture *cap, ikp_sm_clock *s, uint32_t n, int64_t at, ikp_error *err)
 {
     uint32_t i;
@@ -8616,7 +8615,7 @@ IKP_DEF ikp_result ikp_name_list_parse_path(const char *path, const ikp_allocato
 /* ---- 8. buffers and the one-call dump ---- */
 IKP_DEF size_t ikp_buffer_words(uint32_t lanes, uint32_t capacity)
 {
-    uint64_t stride = (uint64_t)IKP_WIRE_LANE_WORDS + capacity + IKP_WIRE_SINK_SLOTS, n;
+    uint64_t stride = ikp__lane_stride(capacity), n;
     if ((uint64_t)lanes > (UINT64_MAX - IKP_WIRE_HEADER_WORDS) / stride) return 0;
     n = IKP_WIRE_HEADER_WORDS + (uint64_t)lanes * stride;
     if (n > (uint64_t)((size_t)-1) / 8) return 0;
