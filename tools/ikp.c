@@ -396,6 +396,32 @@ static int print_stats_text(const ikp_stats *st, int info_only, const char *in)
     return r == IKP_OK ? 0 : fail(in, &e);
 }
 
+/* -o OUT: 1 if argv[*i] is it (*rc 2 for an empty name), else 0 */
+static int output_option(int argc, char **argv, int *i, const char **out, int *rc)
+{
+    if (strcmp(argv[*i], "-o") || *i + 1 >= argc) return 0;
+    *out = argv[++*i];
+    if (!(*out)[0]) { fprintf(stderr, "ikp: error: -o needs a file name (or - for standard output)\n"); *rc = 2; }
+    return 1;
+}
+
+/* What a trace is laid out as (ikp trace, ikp merge): --by, --output-format,
+   --time. 1 if argv[*i] is one of them (*rc 2 for a bad value), else 0. */
+static int layout_option(int argc, char **argv, int *i, ikp_trace_options *t, int *out_format, int *host_time,
+                         int *rc)
+{
+    const char *a = argv[*i];
+    if (*i + 1 >= argc) return 0;
+    if (!strcmp(a, "--by")) {
+        int by = 0;
+        *rc = parse_choice(a, argv[++*i], "block", "sm", &by);
+        t->by = by ? IKP_BY_SM : IKP_BY_BLOCK;
+    } else if (!strcmp(a, "--output-format")) *rc = parse_choice(a, argv[++*i], "json", "perfetto", out_format);
+    else if (!strcmp(a, "--time")) *rc = parse_choice(a, argv[++*i], "capture", "host", host_time);
+    else return 0;
+    return 1;
+}
+
 /* What `ikp merge` and `ikp info A B ...` were asked. */
 typedef struct merge_args {
     const char *out, **files;
@@ -413,20 +439,13 @@ static int parse_merge(int argc, char **argv, int info, merge_args *m)
     for (i = 2; i < argc && rc == 0; i++) {
         const char *a = argv[i];
         int has = i + 1 < argc;
-        if (!strcmp(a, "-o") && has && !info) {
-            m->out = argv[++i];
-            if (!m->out[0]) { fprintf(stderr, "ikp: error: -o needs a file name (or - for standard output)\n"); rc = 2; }
-        } else if (!strcmp(a, "--names") && has) rc = parse_names(argv[++i], "--names", &m->names);
+        if (!info && (output_option(argc, argv, &i, &m->out, &rc) ||
+                      layout_option(argc, argv, &i, &m->mo.trace, &m->out_format, &m->host_time, &rc)))
+            continue;
+        if (!strcmp(a, "--names") && has) rc = parse_names(argv[++i], "--names", &m->names);
         else if (!strcmp(a, "--groups") && has) rc = parse_names(argv[++i], "--groups", &m->groups);
         else if (!strcmp(a, "--labels") && has && !info) rc = parse_names(argv[++i], "--labels", &m->labels);
         else if (!strcmp(a, "--raw")) m->mo.raw = 1;
-        else if (!strcmp(a, "--by") && has && !info) {
-            int by = 0;
-            rc = parse_choice(a, argv[++i], "block", "sm", &by);
-            m->mo.trace.by = by ? IKP_BY_SM : IKP_BY_BLOCK;
-        } else if (!strcmp(a, "--output-format") && has && !info)
-            rc = parse_choice(a, argv[++i], "json", "perfetto", &m->out_format);
-        else if (!strcmp(a, "--time") && has && !info) rc = parse_choice(a, argv[++i], "capture", "host", &m->host_time);
         else if (a[0] != '-') m->files[m->n++] = a;
         else { fprintf(stderr, "ikp: error: unexpected argument '%s'\n%s", a, usage); rc = 2; }
     }
@@ -592,17 +611,9 @@ static int command_option(args *g, int argc, char **argv, int *i, int *rc)
 {
     const char *a = argv[*i];
     int has = *i + 1 < argc;
-    if (!strcmp(a, "-o") && has && (g->is_trace || g->is_report)) {
-        g->out = argv[++*i];
-        if (!g->out[0]) { fprintf(stderr, "ikp: error: -o needs a file name (or - for standard output)\n"); *rc = 2; }
-    } else if (!strcmp(a, "--by") && has && g->is_trace) {
-        int by = 0;
-        *rc = parse_choice(a, argv[++*i], "block", "sm", &by);
-        g->copt.by = by ? IKP_BY_SM : IKP_BY_BLOCK;
-    } else if (!strcmp(a, "--output-format") && has && g->is_trace)
-        *rc = parse_choice(a, argv[++*i], "json", "perfetto", &g->out_format);
-    else if (!strcmp(a, "--time") && has && g->is_trace) *rc = parse_choice(a, argv[++*i], "capture", "host", &g->host_time);
-    else if (!strcmp(a, "--flow") && has && g->is_trace) g->flow_arg = argv[++*i];
+    if ((g->is_trace || g->is_report) && output_option(argc, argv, i, &g->out, rc)) return 1;
+    if (g->is_trace && layout_option(argc, argv, i, &g->copt, &g->out_format, &g->host_time, rc)) return 1;
+    if (!strcmp(a, "--flow") && has && g->is_trace) g->flow_arg = argv[++*i];
     else if (!strcmp(a, "--counter") && has && g->is_trace) g->counter_arg = argv[++*i];
     else if (!strcmp(a, "--json") && (!strcmp(g->cmd, "summary") || g->is_diff)) g->json = 1;
     else if ((!strcmp(a, "--threshold") || !strcmp(a, "--fail-if-slower")) && has && g->is_diff) {
