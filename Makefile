@@ -40,6 +40,26 @@ $(B)/test_%_asan: tests/test_%.c $(TEST_DEPS) | $(B)
 $(B)/test_threads: tests/test_threads.c tests/encoder.h tests/check.h ikp.h | $(B)
 	$(CLANG) -std=c99 -Wall -Wextra -pedantic -Werror -g -O1 -fsanitize=thread -o $@ tests/test_threads.c -lpthread
 
+# ikp.h's CUDA helpers against a fake CUDA runtime (tests/fake_cuda.c): no
+# GPU needed. Built by nvcc, whose host code is linked with -cudart none to
+# the fake (which plays the helpers' kernels), plain and under ASan+UBSan;
+# and by the C compiler with IKP_CUDA (helpers without kernels).
+CUDA_TEST_DEPS = tests/test_cuda.c tests/fake_cuda.c tests/fake_cuda.h tests/check.h tests/encoder.h ikp.h
+NVHOST = -std=c++17 -Xcompiler -Wall,-Wextra -Werror all-warnings $(SM90) -cudart none
+NVSAN  = -Xcompiler -g,-O1,-fsanitize=address,-fsanitize=undefined,-fno-sanitize-recover=all,-fno-omit-frame-pointer
+$(B)/test_cuda: $(CUDA_TEST_DEPS) | $(B)
+	$(CC) $(WARN) -g -O1 -I$(CUDA)/include -c -o $(B)/fake_cuda.o tests/fake_cuda.c
+	$(NVCC) $(NVHOST) -g -O1 -x cu -c -o $(B)/test_cuda.o tests/test_cuda.c
+	$(NVCC) -cudart none -o $@ $(B)/test_cuda.o $(B)/fake_cuda.o -lpthread
+
+$(B)/test_cuda_asan: $(CUDA_TEST_DEPS) | $(B)
+	$(CC) $(WARN) $(SAN) -I$(CUDA)/include -c -o $(B)/fake_cuda_asan.o tests/fake_cuda.c
+	$(NVCC) $(NVHOST) $(NVSAN) -x cu -c -o $(B)/test_cuda_asan.o tests/test_cuda.c
+	$(NVCC) -cudart none -Xcompiler -fsanitize=address,-fsanitize=undefined -o $@ $(B)/test_cuda_asan.o $(B)/fake_cuda_asan.o -lpthread
+
+$(B)/test_cuda_cc: $(CUDA_TEST_DEPS) | $(B)
+	$(CC) $(WARN) $(SAN) -DIKP_CUDA -I$(CUDA)/include -o $@ tests/test_cuda.c tests/fake_cuda.c -lpthread
+
 $(B)/bench_host: bench/bench_host.c tests/encoder.h ikp.h | $(B)
 	$(CC) $(WARN) -O2 -g -o $@ bench/bench_host.c
 
@@ -190,6 +210,9 @@ HOST_TESTS = "sh tests/compile_checks.sh" \
              "ASAN_OPTIONS=detect_leaks=1 $(B)/test_analysis_asan" \
              "$(PYTHON) tests/test_report_tool.py" \
              "ASAN_OPTIONS=detect_leaks=1 IKP_TOOL=$(B)/ikp-asan $(PYTHON) tests/test_report_tool.py" \
+             "$(B)/test_cuda $(B)/test-out" \
+             "ASAN_OPTIONS=detect_leaks=1 $(B)/test_cuda_asan $(B)/test-out" \
+             "ASAN_OPTIONS=detect_leaks=1 $(B)/test_cuda_cc $(B)/test-out" \
              "$(B)/test_merge" \
              "ASAN_OPTIONS=detect_leaks=1 $(B)/test_merge_asan" \
              "PYTHONPATH=$(PYDEPS) $(PYTHON) tests/test_perfetto.py" \
@@ -200,7 +223,8 @@ HOST_TESTS = "sh tests/compile_checks.sh" \
              "sh tests/fuzz_check.sh"
 
 test: check-tools $(B)/ikp $(B)/ikp-asan $(B)/test_host $(B)/test_host_asan $(B)/test_peers $(B)/test_peers_asan $(B)/test_nvrtc $(B)/tools/nvdisasm $(FUZZ_BINS) $(B)/test_threads \
-      $(B)/test_analysis $(B)/test_analysis_asan $(B)/test_merge $(B)/test_merge_asan $(PYDEPS_STAMP) $(B)/locale/de_DE.UTF-8 $(B)/.rsvg-convert \
+      $(B)/test_analysis $(B)/test_analysis_asan $(B)/test_merge $(B)/test_merge_asan \
+      $(B)/test_cuda $(B)/test_cuda_asan $(B)/test_cuda_cc $(PYDEPS_STAMP) $(B)/locale/de_DE.UTF-8 $(B)/.rsvg-convert \
       $(DEVICE_BINS)
 	@sh tests/run_all.sh $(HOST_TESTS)
 

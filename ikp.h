@@ -990,7 +990,10 @@ IKP_DEF ikp_result ikp_cuda_buffer_create(ikp_cuda_buffer *buf, uint32_t lanes,
 /* Zero the buffer and write its header, ordered on stream. Call before each
    launch. Also takes a reading of the GPU clock against the host's (the
    first of clock[]), when this file is compiled by nvcc; a GPU too busy to
-   answer within 20 ms gives none (num_clock says). */
+   answer within 20 ms gives none (num_clock says). The first reset with
+   sample_every_ns not 0 also takes the SM clock samples' device memory
+   (24 bytes x 3072 x the SMs: 9.7 MB on a 132-SM H100); none is taken
+   while sampling is off. */
 IKP_DEF ikp_result ikp_cuda_buffer_reset(ikp_cuda_buffer *buf, cudaStream_t stream,
                                          ikp_error *err);
 /* Synchronise stream and copy the buffer to host (num_words words); then
@@ -1001,7 +1004,10 @@ IKP_DEF ikp_result ikp_cuda_buffer_reset(ikp_cuda_buffer *buf, cudaStream_t stre
    block per SM, on a stream of the lowest priority, reads %globaltimer and
    %clock64 right after a globaltimer tick on whichever SM runs it. The
    blocks take no shared memory and live well under a microsecond; an SM
-   the kernel fills gives none, and its lanes keep their two anchors. */
+   the kernel fills gives none, and its lanes keep their two anchors. A
+   sample that contradicts the one before it on its SM (the sampler held
+   up between its two reads) is dropped: it would make the decoder refuse
+   the samples. */
 IKP_DEF ikp_result ikp_cuda_buffer_download(ikp_cuda_buffer *buf, cudaStream_t stream,
                                             uint64_t *host, ikp_error *err);
 IKP_DEF void ikp_cuda_buffer_destroy(ikp_cuda_buffer *buf);
@@ -2122,21 +2128,37 @@ static int ikp__cmp_sm_clock(const void *a, const void *b)
    either way. The decoder passes over a sample that does not lie ahead of
    the lane's last point at about its rate. */
 #define IKP__SMCLK_SLACK_NS 64u
+/* a globaltimer after 2001, cycles and globaltimer under 2^62, an SM under
+   65536, the reserved word 0 */
+static int ikp__sm_clock_plausible(const ikp_sm_clock *s)
+{
+    const uint64_t lim = (uint64_t)1 << 62;
+    return s->gpu_ns >= (uint64_t)IKP__Y2001_NS && s->gpu_ns < lim && s->cycles < lim && s->sm <= 0xFFFFu &&
+           !s->reserved;
+}
+
+/* 1 if b may follow a, two samples of one SM in cycle order: the
+   globaltimer does not go back (by more than IKP__SMCLK_SLACK_NS), nor
+   run at a rate outside IKP_MIN/MAX_CYCLES_PER_NS over a microsecond or
+   more */
+static int ikp__sm_clock_follows(const ikp_sm_clock *a, const ikp_sm_clock *b)
+{
+    double dg = (double)b->gpu_ns - (double)a->gpu_ns, rate;
+    rate = dg > 0 ? (double)(b->cycles - a->cycles) / dg : 0;
+    return b->gpu_ns + IKP__SMCLK_SLACK_NS >= a->gpu_ns &&
+           (dg < 1000 || (rate >= IKP_MIN_CYCLES_PER_NS && rate <= IKP_MAX_CYCLES_PER_NS));
+}
+
 /* Takes s, n samples of the SM clocks allocated with cap's allocator (the
    capture keeps them; freed on failure), sorted by SM, then cycles. Each
-   must be plausible (a globaltimer after 2001, cycles and globaltimer
-   under 2^62, an SM under 65536, the reserved word 0), and on each SM the
-   globaltimer must not go back (by more than IKP__SMCLK_SLACK_NS) as the
-   cycles go on, nor run at a rate outside IKP_MIN/MAX_CYCLES_PER_NS over a
-   microsecond or more. at: the byte offset of sample 0 in a file (-1:
-   given by the caller). */
+   must be plausible, and follow the one before it on its SM (the two
+   functions above). at: the byte offset of sample 0 in a file (-1: given
+   by the caller). */
 static ikp_result ikp__adopt_sm_clock(ikp_capture *cap, ikp_sm_clock *s, uint32_t n, int64_t at, ikp_error *err)
 {
     uint32_t i;
-    const uint64_t lim = (uint64_t)1 << 62;
     for (i = 0; i < n; i++)
-        if (s[i].gpu_ns < (uint64_t)IKP__Y2001_NS || s[i].gpu_ns >= lim || s[i].cycles >= lim || s[i].sm > 0xFFFFu ||
-            s[i].reserved) {
+        if (!ikp__sm_clock_plausible(&s[i])) {
             ikp_result r = ikp__fail(err, IKP_ERR_BAD_HEADER, at < 0 ? -1 : at + (int64_t)i * IKP__SMCLK_ENTRY, -1,
                                      "SM clock sample %u is not plausible (SM %u, globaltimer %llu ns, cycles %llu, "
                                      "reserved %u): the globaltimer counts ns since 1970, both stay under 2^62, SMs "
@@ -2152,11 +2174,8 @@ static ikp_result ikp__adopt_sm_clock(ikp_capture *cap, ikp_sm_clock *s, uint32_
     cap->info.sm_clock_sms = 1;
     for (i = 1; i < n; i++) {
         const ikp_sm_clock *a = &cap->sm_clock[i - 1], *b = &cap->sm_clock[i];
-        double dg = (double)b->gpu_ns - (double)a->gpu_ns, rate;
         if (a->sm != b->sm) { cap->info.sm_clock_sms++; continue; }
-        rate = dg > 0 ? (double)(b->cycles - a->cycles) / dg : 0;
-        if (b->gpu_ns + IKP__SMCLK_SLACK_NS < a->gpu_ns ||
-            (dg >= 1000 && (rate < IKP_MIN_CYCLES_PER_NS || rate > IKP_MAX_CYCLES_PER_NS)))
+        if (!ikp__sm_clock_follows(a, b))
             return ikp__fail(err, IKP_ERR_BAD_HEADER, at, -1,
                              "SM clock samples of SM %u contradict each other: cycles %llu at globaltimer %llu ns, "
                              "cycles %llu at %llu ns (the globaltimer goes back, or the clock runs outside %g .. %g "
@@ -8957,13 +8976,34 @@ IKP_DEF ikp_result ikp_cuda_peer_clock(int device, int peer, ikp_peer_clock *out
 #else
 IKP_DEF ikp_result ikp_cuda_clock_reading(ikp_clock_sync *out, ikp_error *err)
 {
-    (void)out;
+    if (!out) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL argument");
     return ikp__fail(err, IKP_ERR_NO_CUDA, -1, -1, "clock readings need ikp.h's implementation compiled by nvcc");
 }
 IKP_DEF ikp_result ikp_cuda_peer_clock(int device, int peer, ikp_peer_clock *out, ikp_error *err)
 {
-    (void)device; (void)peer; (void)out;
+    if (!out || device == peer)
+        return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "a peer clock needs two different devices");
     return ikp__fail(err, IKP_ERR_NO_CUDA, -1, -1, "peer clocks need ikp.h's implementation compiled by nvcc");
+}
+#endif
+
+#if defined(__CUDACC__)
+/* Makes buf's device current for the helpers' own launches and memory (a
+   kernel cannot be launched into a stream of another device, and cudaMalloc
+   takes the current device's memory), as when one thread drives several
+   GPUs. Returns the device to go back to (ikp__leave_device), or -1 if
+   buf's could not be made current. */
+static int ikp__enter_device(const ikp_cuda_buffer *buf)
+{
+    int cur = 0;
+    if (cudaGetDevice(&cur) != cudaSuccess) return -1;
+    if (cur != buf->device_index && cudaSetDevice(buf->device_index) != cudaSuccess) return -1;
+    return cur;
+}
+
+static void ikp__leave_device(const ikp_cuda_buffer *buf, int cur)
+{
+    if (cur >= 0 && cur != buf->device_index) cudaSetDevice(cur);
 }
 #endif
 
@@ -8971,14 +9011,13 @@ IKP_DEF ikp_result ikp_cuda_peer_clock(int device, int peer, ikp_peer_clock *out
 static void ikp__buffer_reading(ikp_cuda_buffer *buf)
 {
 #if defined(__CUDACC__)
-    int cur = 0;
+    int cur = -1;
     uint64_t *dev = NULL;
-    if (!buf->mapped_ || buf->num_clock >= 2 || cudaGetDevice(&cur) != cudaSuccess) return;
-    if (cur == buf->device_index || cudaSetDevice(buf->device_index) == cudaSuccess) {
+    if (buf->mapped_ && buf->num_clock < 2 && (cur = ikp__enter_device(buf)) >= 0) {
         if (cudaHostGetDevicePointer((void **)&dev, buf->mapped_, 0) == cudaSuccess &&
             ikp__ping(buf->mapped_, dev, &buf->clock[buf->num_clock], NULL) == IKP_OK)
             buf->num_clock++;
-        if (cur != buf->device_index) cudaSetDevice(cur);
+        ikp__leave_device(buf, cur);
     }
     cudaGetLastError(); /* a reading that could not be taken leaves no error behind */
 #else
@@ -8986,18 +9025,35 @@ static void ikp__buffer_reading(ikp_cuda_buffer *buf)
 #endif
 }
 
-/* Samples the SM clocks while stream has work (see the declaration of
-   ikp_cuda_buffer_download); then copies them to buf->sm_clock. */
-static void ikp__sample_while_running(ikp_cuda_buffer *buf, cudaStream_t stream)
-{
 #if defined(__CUDACC__)
+/* The samples a download took, in the decoder's order, less any that
+   contradict the one before them on their SM (a sampler block held up
+   between its two reads, say), which would make the decoder refuse them
+   all. Returns how many are kept. */
+static uint32_t ikp__sm_clock_keep(ikp_sm_clock *s, uint32_t n)
+{
+    uint32_t i, k = 0;
+    qsort(s, n, sizeof *s, ikp__cmp_sm_clock);
+    for (i = 0; i < n; i++) {
+        if (!ikp__sm_clock_plausible(&s[i])) continue;
+        if (k && s[k - 1].sm == s[i].sm && !ikp__sm_clock_follows(&s[k - 1], &s[i])) continue;
+        s[k++] = s[i];
+    }
+    return k;
+}
+
+/* Samples the SM clocks while stream has work (see the declaration of
+   ikp_cuda_buffer_download), with buf's device current; then copies them
+   to buf->sm_clock, less those that contradict the others
+   (ikp__sm_clock_keep). */
+static void ikp__sample_on_device(ikp_cuda_buffer *buf, cudaStream_t stream)
+{
     cudaStream_t st = (cudaStream_t)buf->sample_stream_;
     const uint32_t cap = buf->sms_ * IKP__SAMPLE_ROUNDS;
     uint32_t rounds = 0;
     int64_t t0 = ikp__realtime_ns(), last = 0;
     unsigned long long n = 0;
     ikp_sm_clock *s;
-    if (!buf->sample_every_ns || !buf->samples_ || !st) return;
     if (cudaMemsetAsync(buf->samples_, 0, 8, st) != cudaSuccess) { cudaGetLastError(); return; }
     while (cudaStreamQuery(stream) == cudaErrorNotReady) {
         int64_t now = ikp__realtime_ns(), gap = (now - t0) / 1024;
@@ -9019,10 +9075,43 @@ static void ikp__sample_while_running(ikp_cuda_buffer *buf, cudaStream_t stream)
     if (!s) return;
     buf->sm_clock = s;
     if (cudaMemcpy(s, buf->samples_ + 1, (size_t)n * sizeof *s, cudaMemcpyDeviceToHost) == cudaSuccess)
-        buf->num_sm_clock = (uint32_t)n;
+        buf->num_sm_clock = ikp__sm_clock_keep(s, (uint32_t)n);
     else cudaGetLastError();
+}
+#endif
+
+static void ikp__sample_while_running(ikp_cuda_buffer *buf, cudaStream_t stream)
+{
+#if defined(__CUDACC__)
+    int cur = -1;
+    if (!buf->sample_every_ns || !buf->samples_ || !buf->sample_stream_) return;
+    if ((cur = ikp__enter_device(buf)) >= 0) {
+        ikp__sample_on_device(buf, stream);
+        ikp__leave_device(buf, cur);
+    }
+    cudaGetLastError();
 #else
     (void)buf; (void)stream;
+#endif
+}
+
+/* The samples' device memory, taken before the first launch that samples
+   (cudaMalloc may wait for the device, so not while the kernel runs); none
+   while sample_every_ns is 0. Without it the download takes no samples. */
+static void ikp__sample_memory(ikp_cuda_buffer *buf)
+{
+#if defined(__CUDACC__)
+    int cur = -1;
+    if (!buf->sample_every_ns || buf->samples_ || !buf->sample_stream_ || !buf->sms_) return;
+    if ((cur = ikp__enter_device(buf)) >= 0) { /* the sampler's device */
+        if (cudaMalloc((void **)&buf->samples_, 8 + (size_t)buf->sms_ * IKP__SAMPLE_ROUNDS * sizeof(ikp_sm_clock)) !=
+            cudaSuccess)
+            buf->samples_ = NULL;
+        ikp__leave_device(buf, cur);
+    }
+    cudaGetLastError();
+#else
+    (void)buf;
 #endif
 }
 
@@ -9051,7 +9140,8 @@ IKP_DEF ikp_result ikp_cuda_buffer_create(ikp_cuda_buffer *buf, uint32_t lanes, 
         buf->mapped_ = NULL; /* no readings */
         cudaGetLastError();
     }
-    { /* SM clock samples: memory, and a stream of the lowest priority (else none) */
+    { /* SM clock samples: a stream of the lowest priority (else none); their
+         memory is taken by the first reset that samples (ikp__sample_memory) */
         int sms = 0, least = 0, greatest = 0;
         cudaStream_t st = NULL;
         buf->sample_every_ns = IKP_SM_CLOCK_EVERY_NS;
@@ -9063,8 +9153,6 @@ IKP_DEF ikp_result ikp_cuda_buffer_create(ikp_cuda_buffer *buf, uint32_t lanes, 
             buf->sms_ = (uint32_t)sms;
             /* loaded now: loaded lazily at its first launch, while the kernel runs, it may wait for that */
             cudaFuncGetAttributes(&fa, ikp__sample_sm);
-            if (cudaMalloc((void **)&buf->samples_, 8 + (size_t)sms * IKP__SAMPLE_ROUNDS * sizeof(ikp_sm_clock)) != cudaSuccess)
-                buf->samples_ = NULL;
         }
         cudaGetLastError();
     }
@@ -9086,6 +9174,7 @@ IKP_DEF ikp_result ikp_cuda_buffer_reset(ikp_cuda_buffer *buf, cudaStream_t stre
     if (e != cudaSuccess) return ikp__cuda_fail(err, e, "cudaMemcpyAsync");
     buf->num_clock = 0;
     buf->num_sm_clock = 0;
+    ikp__sample_memory(buf);
     ikp__buffer_reading(buf);
     return IKP_OK;
 }
