@@ -1,4 +1,4 @@
-/* ikp_cuda.cuh - v0.9.0 - IKP intra-kernel profiler, device recorder - MIT licence (end of file)
+/* ikp_cuda.cuh - v0.9.1 - IKP intra-kernel profiler, device recorder - MIT licence (end of file)
 
    Records region begin/end timestamps from inside CUDA kernels into a
    profile buffer that ikp.h allocates, copies back and decodes. Header
@@ -129,7 +129,7 @@
 
 #define IKP_CUDA_VERSION_MAJOR 0
 #define IKP_CUDA_VERSION_MINOR 9
-#define IKP_CUDA_VERSION_PATCH 0
+#define IKP_CUDA_VERSION_PATCH 1
 #if defined(IKP_VERSION_MAJOR) && (IKP_CUDA_VERSION_MAJOR != IKP_VERSION_MAJOR || \
     IKP_CUDA_VERSION_MINOR != IKP_VERSION_MINOR || IKP_CUDA_VERSION_PATCH != IKP_VERSION_PATCH)
 #error "ikp.h and ikp_cuda.cuh are from different IKP versions: copy both headers from one release"
