@@ -8929,14 +8929,15 @@ static ikp_result ikp__peer_pingpong(int device, int peer, ikp_peer_clock *out, 
         out->uncertainty_ns = (uint32_t)((t3 - t0 + 1) / 2) + IKP__GT_STEP_NS;
         out->round_trip_ns = (uint32_t)(t3 - t0);
     }
-    for (k = 0; k < 2; k++) {
-        if (cudaSetDevice(dv[k]) != cudaSuccess) continue;
+    for (k = 0; k < 2; k++) { /* on its device; if that cannot be made current, freed from another */
+        int here = cudaSetDevice(dv[k]) == cudaSuccess;
         if (st[k]) cudaStreamDestroy(st[k]);
         cudaFree(flag[k]);
         cudaFree(times[k]);
-        if (enabled[k]) cudaDeviceDisablePeerAccess(dv[1 - k]);
+        if (enabled[k] && here) cudaDeviceDisablePeerAccess(dv[1 - k]);
         IKP_FREE(t[k]);
     }
+    cudaGetLastError();
     return r;
 }
 
@@ -8950,7 +8951,7 @@ IKP_DEF ikp_result ikp_cuda_peer_clock(int device, int peer, ikp_peer_clock *out
     memset(out, 0, sizeof *out);
     if ((r = ikp_cuda_device_id(peer, &pd, err)) != IKP_OK) return r;
     memcpy(out->peer_uuid, pd.uuid, 16);
-    cudaGetDevice(&cur);
+    if (cudaGetDevice(&cur) != cudaSuccess) cur = -1; /* then none to go back to */
     if (cudaDeviceCanAccessPeer(&ab, device, peer) != cudaSuccess) ab = 0;
     if (cudaDeviceCanAccessPeer(&ba, peer, device) != cudaSuccess) ba = 0;
     if (ab && ba) r = ikp__peer_pingpong(device, peer, out, err);
@@ -8969,7 +8970,8 @@ IKP_DEF ikp_result ikp_cuda_peer_clock(int device, int peer, ikp_peer_clock *out
             out->round_trip_ns = 0;
         }
     }
-    cudaSetDevice(cur);
+    if (cur >= 0) cudaSetDevice(cur);
+    cudaGetLastError();
     if (r == IKP_OK) ikp__ok(err);
     return r;
 }

@@ -480,6 +480,56 @@ static void sweep(const char *what, void (*setup)(void), int sample_every_ns)
 
 static void second_device_current(void) { cudaSetDevice(1); }
 
+/* The peer clock, over peer memory and through the host, with every
+   runtime call failing in turn: reported with CUDA's text or measured
+   right; nothing left behind; peer access it enabled is disabled again and
+   device 1 current again, unless the failed call was the one that does it
+   (or that tells which device was current). */
+static void sweep_peer_clock(int direct)
+{
+    long k;
+    int reported = 0, survived = 0, bad = 0;
+    for (k = 1; k < 100000; k++) {
+        ikp_peer_clock p;
+        ikp_error e;
+        ikp_result r;
+        const char *failed;
+        int64_t d;
+        fake_reset(2);
+        fake_dev(1)->peer_ok = direct;
+        cudaSetDevice(1);
+        fake_fail_call(k);
+        r = ikp_cuda_peer_clock(0, 1, &p, &e);
+        failed = fake_failed();
+        fake_fail_call(0);
+        if (!failed) { CHECK_EQ(r, IKP_OK); break; }
+        d = p.offset_ns - (fake_dev(1)->gt_offset_ns - fake_dev(0)->gt_offset_ns);
+        if (r == IKP_OK) survived++;
+        else reported++;
+        if (r == IKP_OK ? (d < 0 ? -d : d) > (int64_t)p.uncertainty_ns
+                        : r != IKP_ERR_CUDA || !strstr(e.message, FAKE_ERROR_TEXT)) {
+            bad++;
+            fprintf(stderr, "peer clock: call %ld (%s) failed: result %d, \"%s\"\n", k, failed, (int)r,
+                    r == IKP_OK ? "" : e.message);
+        }
+        /* a failing disable, or a device that cannot be made current, leaves access enabled */
+        if (!no_leftovers() || fake_misuse() ||
+            ((fake_peer_enabled(0, 1) || fake_peer_enabled(1, 0)) && strcmp(failed, "cudaSetDevice") != 0 &&
+             strcmp(failed, "cudaDeviceDisablePeerAccess") != 0) ||
+            (fake_current_device() != 1 && strcmp(failed, "cudaSetDevice") != 0 && strcmp(failed, "cudaGetDevice") != 0)) {
+            bad++;
+            fprintf(stderr, "peer clock: call %ld (%s) failed: left %d allocations, %d streams, %d threads, peer "
+                    "access %d/%d, device %d current; misuse %d (%s)\n", k, failed, fake_live_allocations(),
+                    fake_live_streams(), fake_live_threads(), fake_peer_enabled(0, 1), fake_peer_enabled(1, 0),
+                    fake_current_device(), fake_misuse(), fake_misuse_text());
+        }
+    }
+    CHECK_EQ(bad, 0);
+    CHECK(reported > 0);
+    printf("peer clock %s: %d failures reported, %d survived\n", direct ? "over peer memory" : "through the host",
+           reported, survived);
+}
+
 int main(int argc, char **argv)
 {
     const char *dir = argc > 1 ? argv[1] : ".";
@@ -496,6 +546,10 @@ int main(int argc, char **argv)
     sweep("every call failing in turn", NULL, -1);
     sweep("the same, sampling off", NULL, 0);
     sweep("the same, on device 1", second_device_current, -1);
+    if (KERNELS) {
+        sweep_peer_clock(1);
+        sweep_peer_clock(0);
+    }
     remove(capture_path);
     CHECK_EQ(fake_reset(1), 0);
     return check_report();
