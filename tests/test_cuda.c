@@ -1,8 +1,8 @@
 /* ikp.h's CUDA helpers (ikp_cuda_*) against a fake CUDA runtime
-   (fake_cuda.h), without a GPU. Built twice: by nvcc, where the helpers'
-   own kernels (clock readings, SM clock samples, the GPU-GPU ping-pong)
-   are played by the fake, and by a C compiler with IKP_CUDA, where the
-   helpers have no kernels. Checked: what create, reset, download, dump and
+   (fake_cuda.h), without a GPU. Built by nvcc (plain and under ASan and
+   UBSan), where the helpers' own kernels (clock readings, SM clock
+   samples, the GPU-GPU ping-pong) are played by the fake, and by a C
+   compiler with IKP_CUDA, where the helpers have no kernels. Checked: what create, reset, download, dump and
    destroy ask of the runtime and leave behind; the clock readings and
    peer offsets they measure against the fake's known clocks; and, with
    every runtime call made to fail in turn, that each failure is reported
