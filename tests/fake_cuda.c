@@ -60,7 +60,7 @@ static struct {
     fake_stream *streams;
     fake_kernel *kernels;
     long calls, fail_at;
-    const char *fail_name, *failed;
+    const char *failed;
     cudaError_t last_error;
     int misuse;
     char misuse_text[256];
@@ -68,7 +68,7 @@ static struct {
     int num_samples, cap_samples;
     uint64_t epoch_ns;
     int bad_sample;
-    dim3 grid, block;
+    dim3 grid, block; /* the launch configuration nvcc's code pushes */
     size_t shmem;
     void *stream;
 } F;
@@ -95,7 +95,7 @@ static void fake_misused(const char *what, const char *call)
 static int fake_fails(const char *call)
 {
     F.calls++;
-    if ((F.fail_at && F.calls == F.fail_at) || (F.fail_name && strcmp(F.fail_name, call) == 0)) {
+    if (F.fail_at && F.calls == F.fail_at) {
         if (!F.failed) F.failed = call;
         F.last_error = cudaErrorUnknown;
         return 1;
@@ -170,7 +170,6 @@ int fake_reset(int n)
 
 fake_device *fake_dev(int i) { return &F.dev[i]; }
 void fake_fail_call(long k) { F.fail_at = k ? F.calls + k : 0; F.failed = NULL; }
-void fake_fail_name(const char *name) { F.fail_name = name; F.failed = NULL; }
 const char *fake_failed(void) { return F.failed; }
 long fake_calls(void) { return F.calls; }
 
@@ -355,15 +354,15 @@ static void *fake_ptr_arg(void **args, int i, size_t bytes, int dev, const char 
     return p;
 }
 
-static cudaError_t fake_launch(fake_kernel *k, void **args, void *stream)
+/* kernel k with its arguments, grid.x blocks, on device dev (its stream's) */
+static cudaError_t fake_launch(fake_kernel *k, void **args, unsigned blocks, int dev, void *stream)
 {
     fake_args *a;
-    int dev = stream ? ((fake_stream *)stream)->device : F.current;
     if (strstr(k->name, "ikp__sample_sm")) {
         unsigned cap = *(unsigned *)args[2];
         unsigned long long *count = (unsigned long long *)fake_ptr_arg(args, 0, 8, dev, k->name);
         fake_sample *out = (fake_sample *)fake_ptr_arg(args, 1, (size_t)cap * sizeof(fake_sample), dev, k->name);
-        fake_sample_sm(dev, count, out, cap, F.grid.x);
+        fake_sample_sm(dev, count, out, cap, blocks);
         return cudaSuccess;
     }
     a = (fake_args *)calloc(1, sizeof *a);
@@ -448,12 +447,12 @@ cudaError_t __cudaLaunchKernel(cudaKernel_t kernel, dim3 grid, dim3 block, void 
                                cudaStream_t stream)
 {
     fake_kernel *r, *k;
+    fake_stream *s = stream ? fake_stream_of(stream, "kernel launch") : NULL;
     cudaError_t e;
     (void)block; (void)shmem;
     if (fake_fails("kernel launch")) return cudaErrorUnknown;
     /* a launch into a stream of another device than the current one fails */
-    if (stream && fake_stream_of(stream, "kernel launch") && ((fake_stream *)(void *)stream)->device != F.current)
-        return F.last_error = cudaErrorInvalidResourceHandle;
+    if (s && s->device != F.current) return F.last_error = cudaErrorInvalidResourceHandle;
     for (r = fake_registered; r && r->host_fun != (const void *)kernel; r = r->next) {}
     if (!r) { fake_misused("an unregistered kernel", "kernel launch"); return F.last_error = cudaErrorInvalidDeviceFunction; }
     for (k = F.kernels; k && k->host_fun != r->host_fun; k = k->next) {}
@@ -466,8 +465,7 @@ cudaError_t __cudaLaunchKernel(cudaKernel_t kernel, dim3 grid, dim3 block, void 
         F.kernels = k;
     }
     k->launches++;
-    F.grid = grid;
-    e = fake_launch(k, args, (void *)stream);
+    e = fake_launch(k, args, grid.x, F.current, (void *)stream);
     if (e != cudaSuccess) F.last_error = e;
     return e;
 }
@@ -564,8 +562,7 @@ static cudaError_t fake_alloc_new(void **p, size_t size, int host, const char *c
     FAKE_ENTER(call);
     a = (fake_alloc *)calloc(1, sizeof *a);
     if (!a || !(a->p = (char *)malloc(size ? size : 1))) { free(a); return fake_error(cudaErrorMemoryAllocation); }
-    memset(a->p, 0xA5, size); /* device memory is not zeroed */
-    if (host) memset(a->p, 0, size);
+    memset(a->p, host ? 0 : 0xA5, size); /* device memory is not zeroed */
     a->size = size;
     a->host = host;
     a->device = F.current;
@@ -624,43 +621,48 @@ static int fake_range(const void *p, size_t n, int must_be_ours, const char *cal
     return 0;
 }
 
+/* a copy, done at once; the device side of it must lie in an allocation */
+static cudaError_t fake_copy(void *dst, const void *src, size_t n, enum cudaMemcpyKind kind, const char *call)
+{
+    if (!fake_range(dst, n, kind == cudaMemcpyHostToDevice || kind == cudaMemcpyDeviceToDevice, call) ||
+        !fake_range(src, n, kind == cudaMemcpyDeviceToHost || kind == cudaMemcpyDeviceToDevice, call))
+        return fake_error(cudaErrorInvalidValue);
+    memcpy(dst, src, n);
+    return cudaSuccess;
+}
+
+static cudaError_t fake_set(void *p, int v, size_t n, const char *call)
+{
+    if (!fake_range(p, n, 1, call)) return fake_error(cudaErrorInvalidValue);
+    memset(p, v, n);
+    return cudaSuccess;
+}
+
 cudaError_t cudaMemcpy(void *dst, const void *src, size_t n, enum cudaMemcpyKind kind)
 {
     FAKE_ENTER("cudaMemcpy");
-    if (!fake_range(dst, n, kind == cudaMemcpyHostToDevice || kind == cudaMemcpyDeviceToDevice, "cudaMemcpy") ||
-        !fake_range(src, n, kind == cudaMemcpyDeviceToHost || kind == cudaMemcpyDeviceToDevice, "cudaMemcpy"))
-        return fake_error(cudaErrorInvalidValue);
-    fake_join(NULL, F.current);
-    memcpy(dst, src, n);
-    return cudaSuccess;
+    fake_join(NULL, F.current); /* after the device's kernels */
+    return fake_copy(dst, src, n, kind, "cudaMemcpy");
 }
 
 cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t n, enum cudaMemcpyKind kind, cudaStream_t stream)
 {
     FAKE_ENTER("cudaMemcpyAsync");
     if (stream) fake_stream_of(stream, "cudaMemcpyAsync");
-    if (!fake_range(dst, n, kind == cudaMemcpyHostToDevice || kind == cudaMemcpyDeviceToDevice, "cudaMemcpyAsync") ||
-        !fake_range(src, n, kind == cudaMemcpyDeviceToHost || kind == cudaMemcpyDeviceToDevice, "cudaMemcpyAsync"))
-        return fake_error(cudaErrorInvalidValue);
-    memcpy(dst, src, n);
-    return cudaSuccess;
+    return fake_copy(dst, src, n, kind, "cudaMemcpyAsync");
 }
 
 cudaError_t cudaMemset(void *p, int v, size_t n)
 {
     FAKE_ENTER("cudaMemset");
-    if (!fake_range(p, n, 1, "cudaMemset")) return fake_error(cudaErrorInvalidValue);
-    memset(p, v, n);
-    return cudaSuccess;
+    return fake_set(p, v, n, "cudaMemset");
 }
 
 cudaError_t cudaMemsetAsync(void *p, int v, size_t n, cudaStream_t stream)
 {
     FAKE_ENTER("cudaMemsetAsync");
     if (stream) fake_stream_of(stream, "cudaMemsetAsync");
-    if (!fake_range(p, n, 1, "cudaMemsetAsync")) return fake_error(cudaErrorInvalidValue);
-    memset(p, v, n);
-    return cudaSuccess;
+    return fake_set(p, v, n, "cudaMemsetAsync");
 }
 
 static cudaError_t fake_stream_new(cudaStream_t *out, const char *call)

@@ -36,11 +36,9 @@ int fake_reset(int n);
 fake_device *fake_dev(int i);
 
 /* Failure injection: the k-th fallible call from now fails (k >= 1; 0:
-   none), with cudaErrorUnknown, whose text is FAKE_ERROR_TEXT.
-   fake_fail_name: every call of the named function fails (NULL: none). */
+   none), with cudaErrorUnknown, whose text is FAKE_ERROR_TEXT. */
 #define FAKE_ERROR_TEXT "fake CUDA failure"
 void fake_fail_call(long k);
-void fake_fail_name(const char *name);
 /* The name of the call the injection hit (NULL: not reached yet). */
 const char *fake_failed(void);
 long fake_calls(void);

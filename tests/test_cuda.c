@@ -79,6 +79,13 @@ static int reading_holds(const ikp_clock_sync *c, int64_t offset)
     return c->uncertainty_ns > 0 && (d < 0 ? -d : d) <= (int64_t)c->uncertainty_ns;
 }
 
+/* the peer offset within its stated uncertainty of the fake's */
+static int peer_holds(const ikp_peer_clock *p)
+{
+    int64_t d = p->offset_ns - (fake_dev(1)->gt_offset_ns - fake_dev(0)->gt_offset_ns);
+    return p->uncertainty_ns > 0 && (d < 0 ? -d : d) <= (int64_t)p->uncertainty_ns;
+}
+
 static void free_only(void *p, void *user) { (void)user; free(p); }
 
 static int no_leftovers(void)
@@ -396,7 +403,6 @@ static void test_peer_clock(void)
 {
     ikp_peer_clock p;
     ikp_error e;
-    int64_t want, d;
     int direct;
     fake_reset(2);
     CHECK_EQ(ikp_cuda_peer_clock(0, 0, &p, &e), IKP_ERR_INVALID_ARGUMENT);
@@ -408,9 +414,7 @@ static void test_peer_clock(void)
         CHECK_EQ(cudaSetDevice(1), cudaSuccess);
         if (!KERNELS) { CHECK_EQ(ikp_cuda_peer_clock(0, 1, &p, &e), IKP_ERR_NO_CUDA); continue; }
         CHECK_EQ(ikp_cuda_peer_clock(0, 1, &p, &e), IKP_OK);
-        want = fake_dev(1)->gt_offset_ns - fake_dev(0)->gt_offset_ns;
-        d = p.offset_ns - want;
-        CHECK(p.uncertainty_ns > 0 && (d < 0 ? -d : d) <= (int64_t)p.uncertainty_ns);
+        CHECK(peer_holds(&p));
         CHECK(memcmp(p.peer_uuid, fake_dev(1)->uuid, 16) == 0);
         CHECK_EQ(p.round_trip_ns > 0, direct); /* over peer memory, or through the host */
         CHECK_EQ(fake_launches("ikp__pingpong"), direct ? 2 : 0);
@@ -428,106 +432,93 @@ static void test_peer_clock(void)
     }
 }
 
-/* Every runtime call of a whole run, made to fail in turn (k = 1, 2, ...
-   until the run ends before the k-th call). Each failure is either
-   reported as IKP_ERR_CUDA with CUDA's text, or survived: then the capture
-   holds every record. Nothing is leaked, no memory misused. */
-static void sweep(const char *what, void (*setup)(void), int sample_every_ns)
+/* One run with its k-th runtime call failing: the result, the call that
+   failed (NULL: the run ended before its k-th call), and whether what the
+   run left is wrong beyond leaks and misuse (fail_each_call checks those). */
+typedef struct attempt {
+    ikp_result r;
+    ikp_error e;
+    const char *failed;
+    int wrong;
+} attempt;
+
+enum { RUN_DEFAULT, RUN_SAMPLING_OFF, RUN_ON_DEVICE_1 };
+
+/* create, reset, records, dump, destroy; survived, the capture holds every record */
+static void attempt_run(int how, long k, attempt *a)
 {
-    long k;
-    int reported = 0, survived = 0, bad = 0;
-    for (k = 1; k < 100000; k++) {
-        ikp_cuda_buffer buf;
+    ikp_cuda_buffer buf;
+    remove(capture_path);
+    fake_reset(2);
+    if (how == RUN_ON_DEVICE_1) cudaSetDevice(1);
+    fake_fail_call(k);
+    a->r = run_once(&buf, how == RUN_SAMPLING_OFF ? 0 : -1, &a->e);
+    a->failed = fake_failed();
+    fake_fail_call(0);
+    ikp_cuda_buffer_destroy(&buf);
+    if (a->failed && a->r == IKP_OK) {
+        ikp_capture *cap = NULL;
         ikp_error e;
-        ikp_result r;
-        const char *failed;
-        remove(capture_path);
-        fake_reset(2);
-        if (setup) setup();
-        fake_fail_call(k);
-        r = run_once(&buf, sample_every_ns, &e);
-        failed = fake_failed();
-        fake_fail_call(0);
-        ikp_cuda_buffer_destroy(&buf);
-        if (!failed) { CHECK_EQ(r, IKP_OK); break; }
-        if (r == IKP_OK) {
-            ikp_capture *cap = NULL;
-            int before = check_failed;
-            CHECK_EQ(ikp_capture_open_path(capture_path, NULL, &cap, &e), IKP_OK);
-            if (cap) check_records(cap);
-            ikp_capture_free(cap);
-            survived++;
-            if (check_failed != before) bad++;
-        } else {
-            reported++;
-            if (r != IKP_ERR_CUDA || !strstr(e.message, FAKE_ERROR_TEXT)) {
-                bad++;
-                fprintf(stderr, "%s: call %ld (%s) failed: result %d, \"%s\"\n", what, k, failed, (int)r, e.message);
-            }
-        }
-        if (!no_leftovers() || fake_misuse()) {
-            bad++;
-            fprintf(stderr, "%s: call %ld (%s) failed: left %d allocations, %d streams, %d threads; misuse %d (%s)\n",
-                    what, k, failed, fake_live_allocations(), fake_live_streams(), fake_live_threads(), fake_misuse(),
-                    fake_misuse_text());
-        }
+        int before = check_failed;
+        CHECK_EQ(ikp_capture_open_path(capture_path, NULL, &cap, &e), IKP_OK);
+        if (cap) check_records(cap);
+        ikp_capture_free(cap);
+        a->wrong = check_failed != before;
     }
-    CHECK_EQ(bad, 0);
-    CHECK(reported > 0);  /* the buffer's own memory and copies cannot be done without */
-    CHECK(survived > 0);  /* the device's name, readings and samples can */
-    printf("%s: %d failures reported, %d survived\n", what, reported, survived);
 }
 
-static void second_device_current(void) { cudaSetDevice(1); }
+/* the peer clock from device 1's thread; survived, the offset holds. Peer
+   access it enabled is disabled again and device 1 current again, unless
+   the failed call was the one that does it (or tells which device was
+   current). */
+static void attempt_peer_clock(int direct, long k, attempt *a)
+{
+    ikp_peer_clock p;
+    fake_reset(2);
+    fake_dev(1)->peer_ok = direct;
+    cudaSetDevice(1);
+    fake_fail_call(k);
+    a->r = ikp_cuda_peer_clock(0, 1, &p, &a->e);
+    a->failed = fake_failed();
+    fake_fail_call(0);
+    if (!a->failed) return;
+    if (a->r == IKP_OK && !peer_holds(&p)) a->wrong = 1;
+    if ((fake_peer_enabled(0, 1) || fake_peer_enabled(1, 0)) && strcmp(a->failed, "cudaSetDevice") != 0 &&
+        strcmp(a->failed, "cudaDeviceDisablePeerAccess") != 0)
+        a->wrong = 1;
+    if (fake_current_device() != 1 && strcmp(a->failed, "cudaSetDevice") != 0 &&
+        strcmp(a->failed, "cudaGetDevice") != 0)
+        a->wrong = 1;
+}
 
-/* The peer clock, over peer memory and through the host, with every
-   runtime call failing in turn: reported with CUDA's text or measured
-   right; nothing left behind; peer access it enabled is disabled again and
-   device 1 current again, unless the failed call was the one that does it
-   (or that tells which device was current). */
-static void sweep_peer_clock(int direct)
+/* Every runtime call of a run made to fail in turn (k = 1, 2, ... until
+   the run ends before its k-th call). Each failure is either reported as
+   IKP_ERR_CUDA with CUDA's text, or survived with what the run is for
+   intact; nothing is leaked, no memory misused. Some of each are seen. */
+static void fail_each_call(const char *what, void (*run)(int, long, attempt *), int arg)
 {
     long k;
     int reported = 0, survived = 0, bad = 0;
     for (k = 1; k < 100000; k++) {
-        ikp_peer_clock p;
-        ikp_error e;
-        ikp_result r;
-        const char *failed;
-        int64_t d;
-        fake_reset(2);
-        fake_dev(1)->peer_ok = direct;
-        cudaSetDevice(1);
-        fake_fail_call(k);
-        r = ikp_cuda_peer_clock(0, 1, &p, &e);
-        failed = fake_failed();
-        fake_fail_call(0);
-        if (!failed) { CHECK_EQ(r, IKP_OK); break; }
-        d = p.offset_ns - (fake_dev(1)->gt_offset_ns - fake_dev(0)->gt_offset_ns);
-        if (r == IKP_OK) survived++;
-        else reported++;
-        if (r == IKP_OK ? (d < 0 ? -d : d) > (int64_t)p.uncertainty_ns
-                        : r != IKP_ERR_CUDA || !strstr(e.message, FAKE_ERROR_TEXT)) {
+        attempt a;
+        memset(&a, 0, sizeof a);
+        run(arg, k, &a);
+        if (!a.failed) { CHECK_EQ(a.r, IKP_OK); break; }
+        if (a.r == IKP_OK) survived++;
+        else if (reported++, a.r != IKP_ERR_CUDA || !strstr(a.e.message, FAKE_ERROR_TEXT)) a.wrong = 1;
+        if (a.wrong || !no_leftovers() || fake_misuse()) {
             bad++;
-            fprintf(stderr, "peer clock: call %ld (%s) failed: result %d, \"%s\"\n", k, failed, (int)r,
-                    r == IKP_OK ? "" : e.message);
-        }
-        /* a failing disable, or a device that cannot be made current, leaves access enabled */
-        if (!no_leftovers() || fake_misuse() ||
-            ((fake_peer_enabled(0, 1) || fake_peer_enabled(1, 0)) && strcmp(failed, "cudaSetDevice") != 0 &&
-             strcmp(failed, "cudaDeviceDisablePeerAccess") != 0) ||
-            (fake_current_device() != 1 && strcmp(failed, "cudaSetDevice") != 0 && strcmp(failed, "cudaGetDevice") != 0)) {
-            bad++;
-            fprintf(stderr, "peer clock: call %ld (%s) failed: left %d allocations, %d streams, %d threads, peer "
-                    "access %d/%d, device %d current; misuse %d (%s)\n", k, failed, fake_live_allocations(),
-                    fake_live_streams(), fake_live_threads(), fake_peer_enabled(0, 1), fake_peer_enabled(1, 0),
-                    fake_current_device(), fake_misuse(), fake_misuse_text());
+            fprintf(stderr, "%s: call %ld (%s) failed: result %d, \"%s\"; left %d allocations, %d streams, %d "
+                    "threads; device %d current, peer access %d/%d; misuse %d (%s)\n", what, k, a.failed, (int)a.r,
+                    a.r == IKP_OK ? "" : a.e.message, fake_live_allocations(), fake_live_streams(),
+                    fake_live_threads(), fake_current_device(), fake_peer_enabled(0, 1), fake_peer_enabled(1, 0),
+                    fake_misuse(), fake_misuse_text());
         }
     }
     CHECK_EQ(bad, 0);
-    CHECK(reported > 0);
-    printf("peer clock %s: %d failures reported, %d survived\n", direct ? "over peer memory" : "through the host",
-           reported, survived);
+    CHECK(reported > 0); /* the buffer's own memory and copies cannot be done without */
+    CHECK(survived > 0); /* the device's name, readings and samples can */
+    printf("%s: %d failures reported, %d survived\n", what, reported, survived);
 }
 
 int main(int argc, char **argv)
@@ -543,12 +534,12 @@ int main(int argc, char **argv)
     test_kernel_fault();
     test_other_device();
     test_peer_clock();
-    sweep("every call failing in turn", NULL, -1);
-    sweep("the same, sampling off", NULL, 0);
-    sweep("the same, on device 1", second_device_current, -1);
+    fail_each_call("every call failing in turn", attempt_run, RUN_DEFAULT);
+    fail_each_call("the same, sampling off", attempt_run, RUN_SAMPLING_OFF);
+    fail_each_call("the same, on device 1", attempt_run, RUN_ON_DEVICE_1);
     if (KERNELS) {
-        sweep_peer_clock(1);
-        sweep_peer_clock(0);
+        fail_each_call("peer clock over peer memory", attempt_peer_clock, 1);
+        fail_each_call("peer clock through the host", attempt_peer_clock, 0);
     }
     remove(capture_path);
     CHECK_EQ(fake_reset(1), 0);
