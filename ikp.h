@@ -8838,6 +8838,7 @@ static ikp_result ikp__ping(uint64_t *host, uint64_t *dev, ikp_clock_sync *out, 
     e = cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking);
     if (e != cudaSuccess) return ikp__cuda_fail(err, e, "cudaStreamCreateWithFlags");
     /* flag in word 0 of the reply area's own page: reply[s] at host[s], s >= 1 */
+    cudaGetLastError(); /* an earlier call's error is not the launch's */
     ikp__pong<<<1, 1, 0, st>>>((volatile unsigned long long *)dev, (volatile unsigned long long *)dev, IKP__PINGS);
     e = cudaGetLastError();
     for (s = 1; s <= IKP__PINGS && e == cudaSuccess && answered; s++) {
@@ -8910,6 +8911,7 @@ static ikp_result ikp__peer_pingpong(int device, int peer, ikp_peer_clock *out, 
     }
     for (k = 1; k >= 0 && e == cudaSuccess && r == IKP_OK; k--) { /* the answering side first */
         if ((e = cudaSetDevice(dv[k])) != cudaSuccess) break;
+        cudaGetLastError(); /* an earlier call's error is not the launch's */
         ikp__pingpong<<<1, 1, 0, st[k]>>>(k, flag[k], flag[1 - k], times[k], n);
         e = cudaGetLastError();
     }
@@ -9061,6 +9063,7 @@ static void ikp__sample_on_device(ikp_cuda_buffer *buf, cudaStream_t stream)
         int64_t now = ikp__realtime_ns(), gap = (now - t0) / 1024;
         if (gap < (int64_t)buf->sample_every_ns) gap = (int64_t)buf->sample_every_ns;
         if (rounds < IKP__SAMPLE_ROUNDS && (rounds == 0 || now - last >= gap)) {
+            cudaGetLastError(); /* an earlier call's error is not the launch's */
             ikp__sample_sm<<<buf->sms_, 32, 0, st>>>((unsigned long long *)buf->samples_,
                                                       (ikp_sm_clock *)(buf->samples_ + 1), cap);
             if (cudaGetLastError() != cudaSuccess) break;
