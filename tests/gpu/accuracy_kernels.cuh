@@ -19,6 +19,54 @@ __device__ __forceinline__ long long truth_now()
 #endif
 }
 
+// The truth for a moment: this SM's view of a %globaltimer tick, located
+// to a few cycles. %globaltimer's ticks reach every SM together (an H100,
+// 2026-11-23: 132 SMs located the same 400 ticks this way, each SM within
+// 1.3-1.5 ns rms of the others once its own clock line was taken out), so
+// a tick is one moment on every SM. Polls until two ticks before `from`,
+// then reads (clock64, globaltimer) pairs in batches of eight until a tick
+// at or after `from` falls between two pairs of one batch (one between
+// batches is passed over for the next). Out: the tick, the cycle midway
+// between the two pairs around it, and their distance in cycles.
+struct edge_t { unsigned long long g, c, width; };
+__device__ __forceinline__ edge_t edge_truth(unsigned long long from)
+{
+    unsigned long long g, cc[8], gg[8];
+    do { asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(g)); } while (g + 64 < from);
+    for (;;) {
+#pragma unroll
+        for (int i = 0; i < 8; i++)
+            asm volatile("mov.u64 %0, %%clock64;\n\tmov.u64 %1, %%globaltimer;" : "=l"(cc[i]), "=l"(gg[i]) :: "memory");
+#pragma unroll
+        for (int i = 1; i < 8; i++)
+            if (gg[i] != gg[i - 1] && gg[i] >= from) return edge_t{gg[i], cc[i - 1] + (cc[i] - cc[i - 1]) / 2, cc[i] - cc[i - 1]};
+    }
+}
+
+// A moment's truth as the kernels keep it: the tick, the cycles from it to
+// a clock64 read just before the stamp, the bracket's width (3 words)
+__device__ __forceinline__ void keep_truth(unsigned long long *t, const edge_t &e, unsigned long long before_stamp)
+{
+    t[0] = e.g;
+    t[1] = before_stamp - e.c;
+    t[2] = e.width;
+}
+
+// A %globaltimer value `ahead` ns from now that block 0 publishes in *at
+// and every block waits for and returns (with `ahead` of a millisecond or
+// more, every block is resident by then)
+__device__ __forceinline__ unsigned long long common_deadline(volatile unsigned long long *at, unsigned long long ahead)
+{
+    unsigned long long t;
+    if (blockIdx.x == 0) {
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+        *at = t + ahead;
+        __threadfence();
+    }
+    while ((t = *at) == 0) {}
+    return t;
+}
+
 // Regions of known length: spin ks[i] cycles between the stamps. The exact
 // length is measured in the kernel by 64-bit timer reads just inside the
 // stamps (truth[i]); the decoded duration must match it.
@@ -50,14 +98,7 @@ __global__ void same_moment(volatile unsigned long long *deadline, int reps, int
     IKP_INIT(lane, prof, 0, 1, threadIdx.x == 0);
     ACC_STAGE(lane);
     if (threadIdx.x == 0) {
-        if (blockIdx.x == 0) {
-            unsigned long long g;
-            asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(g));
-            *deadline = g + 2000000; // 2 ms from now: every block is resident by then
-            __threadfence();
-        }
-        unsigned long long t;
-        while ((t = *deadline) == 0) {}
+        const unsigned long long t = common_deadline(deadline, 2000000);
         for (int r = 0; r < reps; r++) {
             unsigned long long target = t + (unsigned long long)r * 100000, g;
             if (anchors) IKP_ANCHOR(lane);
@@ -94,8 +135,8 @@ __global__ void long_run(int n, long long busy, long long idle, long long *truth
 // Lanes of lane_ns on every SM with no IKP_ANCHOR: `moments` moments spread
 // evenly over the lane, and between two of them 64 regions of busy work (the
 // lane's records, and the points where its automatic anchors fall). A moment
-// waits for a %globaltimer tick, stamps an instant, and keeps the tick read
-// next to the stamp (64 bits) as the truth.
+// locates a %globaltimer tick (edge_truth), stamps an instant right after,
+// and keeps the truth (keep_truth).
 __global__ void cross_sm(volatile unsigned long long *start, unsigned long long lane_ns, int moments,
                          long long region_cycles, unsigned long long *truth, uint64_t *prof)
 {
@@ -104,13 +145,8 @@ __global__ void cross_sm(volatile unsigned long long *start, unsigned long long 
     IKP_SHARED_STAGE(stage, 1, 256);
     IKP_STAGE(lane, stage[0], 256);
     if (threadIdx.x == 0) {
-        unsigned long long g, t0, prev;
-        if (blockIdx.x == 0) {
-            asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(g));
-            *start = g + 1000000; // 1 ms from now: every block is resident by then
-            __threadfence();
-        }
-        while ((t0 = *start) == 0) {}
+        unsigned long long g;
+        const unsigned long long t0 = common_deadline(start, 1000000);
         do { asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(g)); } while (g < t0);
         for (int m = 0; m < moments; m++) {
             const unsigned long long target = t0 + (unsigned long long)(m + 1) * lane_ns / moments;
@@ -120,12 +156,40 @@ __global__ void cross_sm(volatile unsigned long long *start, unsigned long long 
                 while (clock64() - c0 < region_cycles) {}
                 IKP_END(lane, 5);
             }
-            do { asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(g)); } while (g < target);
-            prev = g;
-            do { asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(g)); } while (g == prev);
+            const edge_t e = edge_truth(target);
+            const unsigned long long c = clock64();
             IKP_INSTANT(lane, 3);
-            truth[(size_t)blockIdx.x * moments + m] = g;
+            keep_truth(truth + 3 * ((size_t)blockIdx.x * moments + m), e, c);
             IKP_FLUSH(lane);
+        }
+    }
+    IKP_FINALIZE(lane);
+}
+
+// One moment on many SMs, each lane placed by an IKP_ANCHOR taken shortly
+// before it, at a phase of the globaltimer tick that differs from lane to
+// lane (as it would in a kernel): every block waits for the same deadline
+// tick, spins a block-dependent 0..127 cycles, takes the anchor, locates the
+// moment's tick (edge_truth) and stamps an instant right after it; the truth
+// is kept as in cross_sm. reps moments, 100 us apart.
+__global__ void anchored_moment(volatile unsigned long long *deadline, int reps, unsigned long long *truth, uint64_t *prof)
+{
+    IKP_LANE(lane);
+    IKP_INIT(lane, prof, 0, 1, threadIdx.x == 0);
+    ACC_STAGE(lane);
+    if (threadIdx.x == 0) {
+        const unsigned long long t = common_deadline(deadline, 2000000);
+        for (int r = 0; r < reps; r++) {
+            const unsigned long long target = t + (unsigned long long)r * 100000;
+            unsigned long long g;
+            do { asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(g)); } while (g + 1000 < target);
+            const long long w = clock64(), d = (blockIdx.x * 37 + r * 53) % 128;
+            while (clock64() - w < d) {}
+            IKP_ANCHOR(lane);
+            const edge_t e = edge_truth(target);
+            const unsigned long long c = clock64();
+            IKP_INSTANT(lane, 3);
+            keep_truth(truth + 3 * ((size_t)blockIdx.x * reps + r), e, c);
         }
     }
     IKP_FINALIZE(lane);

@@ -19,3 +19,7 @@ void st_cross_sm(unsigned long long *start, int blocks, unsigned long long lane_
 {
     ikp_st::cross_sm<<<blocks, 32>>>(start, lane_ns, moments, region_cycles, truth, prof);
 }
+void st_anchored_moment(unsigned long long *deadline, int blocks, int reps, unsigned long long *truth, uint64_t *prof)
+{
+    ikp_st::anchored_moment<<<blocks, 32>>>(deadline, reps, truth, prof);
+}

@@ -18,6 +18,7 @@ void gt_long_run(int n, long long busy, long long idle, long long *truth, uint64
 void st_known_length(const long long *ks, int nk, long long *truth, uint64_t *prof);
 void nw_known_length(const long long *ks, int nk, long long *truth, uint64_t *prof);
 void st_same_moment(unsigned long long *deadline, int blocks, int reps, int anchors, uint64_t *prof);
+void st_anchored_moment(unsigned long long *deadline, int blocks, int reps, unsigned long long *truth, uint64_t *prof);
 void st_cross_sm(unsigned long long *start, int blocks, unsigned long long lane_ns, int moments, long long region_cycles,
                  unsigned long long *truth, uint64_t *prof);
 void au_cross_sm(unsigned long long *start, int blocks, unsigned long long lane_ns, int moments, long long region_cycles,
@@ -262,11 +263,21 @@ static long long capture_zero(const std::vector<uint64_t> &w, uint32_t lanes, ui
     return (long long)z;
 }
 
+// A moment's truth (keep_truth: tick, cycles from it to just before the
+// stamp, bracket) in ps after time zero, at the lane's clock rate; 64-bit
+// integers up to the division (a globaltimer value in a double is only 256
+// ns fine). The bracket's width goes to *width.
+static long long truth_ps(const unsigned long long *t, long long zero, double cycles_per_ns, unsigned long long *width)
+{
+    *width = std::max(*width, t[2]);
+    return ((long long)t[0] - zero) * 1000 + (long long)llround((double)(long long)t[1] * 1000.0 / cycles_per_ns);
+}
+
 // The worst spread over the SMs of one moment, in ps, decoding w with the
 // SM clock samples given (or none); *placed: lanes placed through samples.
 static long long moment_spread(const std::vector<uint64_t> &w, const ikp_sm_clock *smp, uint32_t nsmp, int sms,
                                int moments, uint32_t capacity, const std::vector<unsigned long long> &truth,
-                               uint32_t *placed, long long *band_lo, long long *band_hi)
+                               uint32_t *placed, long long *band_lo, long long *band_hi, unsigned long long *width)
 {
     ikp_decode_options o;
     memset(&o, 0, sizeof o);
@@ -290,9 +301,9 @@ static long long moment_spread(const std::vector<uint64_t> &w, const ikp_sm_cloc
     for (int l = 0; l < sms; l++) {
         std::vector<ikp_event> inst = events(cap, (uint32_t)l, 3);
         if ((int)inst.size() != moments) { complete = 0; continue; }
+        const double rate = lane_info(cap, (uint32_t)l).cycles_per_ns;
         for (int m = 0; m < moments; m++) {
-            const long long t = (long long)truth[(size_t)l * moments + m] - zero; // ns after time zero
-            const long long err = inst[m].start_ps - t * 1000;                  // ps
+            const long long err = inst[m].start_ps - truth_ps(&truth[3 * ((size_t)l * moments + m)], zero, rate, width);
             lo[m] = std::min(lo[m], err);
             hi[m] = std::max(hi[m], err);
             *band_lo = std::min(*band_lo, err);
@@ -306,17 +317,59 @@ static long long moment_spread(const std::vector<uint64_t> &w, const ikp_sm_cloc
     return worst;
 }
 
+// One moment on every SM, each lane with an IKP_ANCHOR shortly before it,
+// taken at a phase of the globaltimer tick that differs from lane to lane;
+// decoded from the buffer alone (no SM clock samples), against the truth of
+// edge_truth. An anchor pairs a tick with the cycle at which its poll saw
+// it, up to one poll late (about 30 ns), so the moment decodes within 32 ns
+// of itself on every SM, give or take the truth's own bracket (checked:
+// 32 ns plus the widest bracket; measured within 11 cycles).
+static void anchored_moment(int kind, int sms)
+{
+    const int reps = 8;
+    unsigned long long *dl, *dtruth;
+    CK(cudaMalloc(&dl, 8));
+    CK(cudaMemset(dl, 0, 8));
+    CK(cudaMalloc(&dtruth, (size_t)sms * reps * 3 * 8));
+    ikp_cuda_buffer b;
+    CHECK_EQ(ikp_cuda_buffer_create(&b, sms, 48, NULL), IKP_OK);
+    CHECK_EQ(ikp_cuda_buffer_reset(&b, 0, NULL), IKP_OK);
+    if (kind == CYCLES) ikp_cy::anchored_moment<<<sms, 32>>>(dl, reps, dtruth, b.device);
+    else st_anchored_moment(dl, sms, reps, dtruth, b.device);
+    CK(cudaGetLastError());
+    std::vector<uint64_t> w(b.num_words);
+    CK(cudaDeviceSynchronize());
+    CK(cudaMemcpy(w.data(), b.device, w.size() * 8, cudaMemcpyDeviceToHost));
+    std::vector<unsigned long long> truth((size_t)sms * reps * 3);
+    CK(cudaMemcpy(truth.data(), dtruth, truth.size() * 8, cudaMemcpyDeviceToHost));
+    uint32_t placed = 0;
+    long long lo = 0, hi = 0;
+    unsigned long long width = 0;
+    const long long worst = moment_spread(w, NULL, 0, sms, reps, 48, truth, &placed, &lo, &hi, &width);
+    const long long allowed = 32000 + (long long)llround((double)width * 1000.0 / (g_rate > 0 ? g_rate : 1.0)); // ps
+    CHECK(width <= 32);
+    CHECK(worst <= allowed);
+    printf("  %s one moment on %d lanes, an IKP_ANCHOR shortly before it at varied phases, no samples: worst spread "
+           "%.1f ns over %d moments (checked: %.1f ns; stamp - truth %.1f .. %.1f ns; ticks located within %llu "
+           "cycles)\n",
+           kind_name[kind], sms, worst / 1000.0, reps, allowed / 1000.0, lo / 1000.0, hi / 1000.0, width);
+    ikp_cuda_buffer_destroy(&b);
+    CK(cudaFree(dl));
+    CK(cudaFree(dtruth));
+}
+
 // Lanes of 10 us, 1 ms and 100 ms on every SM, no IKP_ANCHOR: each of 20
 // moments, stamped on every SM, decodes within 64 ns of the others, in the
 // default build and staged through the SM clock samples that
 // ikp_cuda_buffer_download takes while the kernel runs (every 25 us: a
 // lane of 10 us may hold none, and needs none), and with automatic anchors
 // (IKP_ANCHOR_EVERY=65536) as well. The truth is the %globaltimer
-// tick each lane read next to its stamp; errors are computed in 64-bit
-// integers (a globaltimer value in a double is only 256 ns fine). The same
-// words decoded without the samples are reported beside, not checked: the
-// SM clocks change speed by up to 0.2% within milliseconds, each SM pair
-// its own way, and two anchors per lane cannot follow that.
+// tick each lane located just before its stamp (edge_truth, truth_ps);
+// errors are computed in 64-bit integers (a globaltimer value in a double
+// is only 256 ns fine). The same words decoded without the samples are
+// reported beside, not checked: the SM clocks change speed by up to 0.2%
+// within milliseconds, each SM pair its own way, and two anchors per lane
+// cannot follow that.
 static void cross_sm(int kind, int sms, unsigned long long lane_ns)
 {
     const int moments = 20;
@@ -325,7 +378,7 @@ static void cross_sm(int kind, int sms, unsigned long long lane_ns)
     unsigned long long *start, *dtruth;
     CK(cudaMalloc(&start, 8));
     CK(cudaMemset(start, 0, 8));
-    CK(cudaMalloc(&dtruth, (size_t)sms * moments * 8));
+    CK(cudaMalloc(&dtruth, (size_t)sms * moments * 3 * 8));
     ikp_cuda_buffer b;
     CHECK_EQ(ikp_cuda_buffer_create(&b, sms, capacity, NULL), IKP_OK);
     CHECK_EQ(ikp_cuda_buffer_reset(&b, 0, NULL), IKP_OK);
@@ -338,20 +391,22 @@ static void cross_sm(int kind, int sms, unsigned long long lane_ns)
     else au_cross_sm(start, sms, lane_ns, moments, region_cycles, dtruth, b.device);
     CK(cudaGetLastError());
     CHECK_EQ(ikp_cuda_buffer_download(&b, 0, w.data(), NULL), IKP_OK);
-    std::vector<unsigned long long> truth((size_t)sms * moments);
+    std::vector<unsigned long long> truth((size_t)sms * moments * 3);
     CK(cudaMemcpy(truth.data(), dtruth, truth.size() * 8, cudaMemcpyDeviceToHost));
     uint32_t placed = 0, unplaced = 0;
     long long lo = 0, hi = 0, lo0 = 0, hi0 = 0;
-    const long long worst = moment_spread(w, b.sm_clock, b.num_sm_clock, sms, moments, capacity, truth, &placed, &lo, &hi);
-    const long long worst0 = moment_spread(w, NULL, 0, sms, moments, capacity, truth, &unplaced, &lo0, &hi0);
+    unsigned long long width = 0;
+    const long long worst = moment_spread(w, b.sm_clock, b.num_sm_clock, sms, moments, capacity, truth, &placed, &lo, &hi, &width);
+    const long long worst0 = moment_spread(w, NULL, 0, sms, moments, capacity, truth, &unplaced, &lo0, &hi0, &width);
     CHECK(worst <= 64000);
+    CHECK(width <= 32); // every moment's tick located to within 32 cycles
     if (lane_ns >= 1000000) CHECK_EQ(placed, (uint32_t)sms); // every lane of 1 ms or more had samples of its SM
     CHECK_EQ(unplaced, 0u);
     printf("  %s lanes of %8.3f ms on %d SMs, no IKP_ANCHOR%s: worst spread of a moment %.1f ns (stamp - truth "
            "%.1f .. %.1f ns; %u SM clock samples, %u lanes placed through them); without the samples %.1f ns "
-           "(not checked)\n",
+           "(not checked); ticks located within %llu cycles\n",
            kind_name[kind], lane_ns / 1e6, sms, kind == CYCLES_AUTO ? ", IKP_ANCHOR_EVERY=65536" : "",
-           worst / 1000.0, lo / 1000.0, hi / 1000.0, b.num_sm_clock, placed, worst0 / 1000.0);
+           worst / 1000.0, lo / 1000.0, hi / 1000.0, b.num_sm_clock, placed, worst0 / 1000.0, width);
     ikp_cuda_buffer_destroy(&b);
     CK(cudaFree(start));
     CK(cudaFree(dtruth));
@@ -428,6 +483,8 @@ int main()
     same_moment(GLOBALTIMER, p.multiProcessorCount, 0);
     same_moment(CYCLES_STAGED, p.multiProcessorCount, 0);
     same_moment(CYCLES_STAGED, p.multiProcessorCount, 1);
+    anchored_moment(CYCLES, p.multiProcessorCount);
+    anchored_moment(CYCLES_STAGED, p.multiProcessorCount);
     for (unsigned long long ns : {10000ull, 1000000ull, 100000000ull}) {
         cross_sm(CYCLES, p.multiProcessorCount, ns);
         cross_sm(CYCLES_STAGED, p.multiProcessorCount, ns);
