@@ -19,6 +19,14 @@ __device__ __forceinline__ long long truth_now()
 #endif
 }
 
+// Polls %globaltimer until it reads t or later; returns that read
+__device__ __forceinline__ unsigned long long wait_until(unsigned long long t)
+{
+    unsigned long long g;
+    do { asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(g)); } while (g < t);
+    return g;
+}
+
 // The truth for a moment: this SM's view of a %globaltimer tick, located
 // to a few cycles. %globaltimer's ticks reach every SM together (an H100,
 // 2026-11-23: 132 SMs located the same 400 ticks this way, each SM within
@@ -31,8 +39,8 @@ __device__ __forceinline__ long long truth_now()
 struct edge_t { unsigned long long g, c, width; };
 __device__ __forceinline__ edge_t edge_truth(unsigned long long from)
 {
-    unsigned long long g, cc[8], gg[8];
-    do { asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(g)); } while (g + 64 < from);
+    unsigned long long cc[8], gg[8];
+    wait_until(from - 64);
     for (;;) {
 #pragma unroll
         for (int i = 0; i < 8; i++)
@@ -100,9 +108,9 @@ __global__ void same_moment(volatile unsigned long long *deadline, int reps, int
     if (threadIdx.x == 0) {
         const unsigned long long t = common_deadline(deadline, 2000000);
         for (int r = 0; r < reps; r++) {
-            unsigned long long target = t + (unsigned long long)r * 100000, g;
+            const unsigned long long target = t + (unsigned long long)r * 100000;
             if (anchors) IKP_ANCHOR(lane);
-            do { asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(g)); } while (g < target);
+            const unsigned long long g = wait_until(target);
             IKP_INSTANT(lane, 3);
             IKP_DATA(lane, 3, (unsigned)g); // this SM's globaltimer at the moment (diagnostic)
         }
@@ -145,9 +153,8 @@ __global__ void cross_sm(volatile unsigned long long *start, unsigned long long 
     IKP_SHARED_STAGE(stage, 1, 256);
     IKP_STAGE(lane, stage[0], 256);
     if (threadIdx.x == 0) {
-        unsigned long long g;
         const unsigned long long t0 = common_deadline(start, 1000000);
-        do { asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(g)); } while (g < t0);
+        wait_until(t0);
         for (int m = 0; m < moments; m++) {
             const unsigned long long target = t0 + (unsigned long long)(m + 1) * lane_ns / moments;
             for (int r = 0; r < 64; r++) {
@@ -181,8 +188,7 @@ __global__ void anchored_moment(volatile unsigned long long *deadline, int reps,
         const unsigned long long t = common_deadline(deadline, 2000000);
         for (int r = 0; r < reps; r++) {
             const unsigned long long target = t + (unsigned long long)r * 100000;
-            unsigned long long g;
-            do { asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(g)); } while (g + 1000 < target);
+            wait_until(target - 1000);
             const long long w = clock64(), d = (blockIdx.x * 37 + r * 53) % 128;
             while (clock64() - w < d) {}
             IKP_ANCHOR(lane);

@@ -68,11 +68,17 @@ static void timer_steps()
     printf("  globaltimer steps seen whole over 50 ms: %llu of 32 ns, %llu of 64 ns, %llu longer; largest %llu ns\n", h[0], h[1], h[2], h[3]);
 }
 
-static ikp_capture *fetch(ikp_cuda_buffer &b, std::vector<uint64_t> &w)
+// The buffer's words, once the kernel has finished
+static void copy_words(const ikp_cuda_buffer &b, std::vector<uint64_t> &w)
 {
     w.resize(b.num_words);
     CK(cudaDeviceSynchronize());
     CK(cudaMemcpy(w.data(), b.device, w.size() * 8, cudaMemcpyDeviceToHost));
+}
+
+static ikp_capture *fetch(ikp_cuda_buffer &b, std::vector<uint64_t> &w)
+{
+    copy_words(b, w);
     ikp_capture *cap = NULL;
     ikp_error e;
     if (ikp_capture_open(w.data(), w.size(), NULL, &cap, &e) != IKP_OK) { fprintf(stderr, "decode: %s\n", e.message); return NULL; }
@@ -337,9 +343,8 @@ static void anchored_moment(int kind, int sms)
     if (kind == CYCLES) ikp_cy::anchored_moment<<<sms, 32>>>(dl, reps, dtruth, b.device);
     else st_anchored_moment(dl, sms, reps, dtruth, b.device);
     CK(cudaGetLastError());
-    std::vector<uint64_t> w(b.num_words);
-    CK(cudaDeviceSynchronize());
-    CK(cudaMemcpy(w.data(), b.device, w.size() * 8, cudaMemcpyDeviceToHost));
+    std::vector<uint64_t> w;
+    copy_words(b, w);
     std::vector<unsigned long long> truth((size_t)sms * reps * 3);
     CK(cudaMemcpy(truth.data(), dtruth, truth.size() * 8, cudaMemcpyDeviceToHost));
     uint32_t placed = 0;
