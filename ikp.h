@@ -1,4 +1,4 @@
-/* ikp.h - v0.9.1 - IKP intra-kernel profiler, host library - MIT licence (end of file)
+/* ikp.h - v0.9.2 - IKP intra-kernel profiler, host library - MIT licence (end of file)
 
    IKP records timestamps inside running CUDA kernels (see ikp_cuda.cuh) and
    turns the buffer into a Chrome/Perfetto trace and statistics. This file is
@@ -112,8 +112,8 @@
 
 #define IKP_VERSION_MAJOR 0
 #define IKP_VERSION_MINOR 9
-#define IKP_VERSION_PATCH 1
-#define IKP_VERSION_STRING "0.9.1"
+#define IKP_VERSION_PATCH 2
+#define IKP_VERSION_STRING "0.9.2"
 #if defined(IKP_CUDA_VERSION_MAJOR) && (IKP_CUDA_VERSION_MAJOR != IKP_VERSION_MAJOR || \
     IKP_CUDA_VERSION_MINOR != IKP_VERSION_MINOR || IKP_CUDA_VERSION_PATCH != IKP_VERSION_PATCH)
 #error "ikp.h and ikp_cuda.cuh are from different IKP versions: copy both headers from one release"
@@ -290,9 +290,9 @@ typedef struct ikp_peer_clock {
 /* At most this many peer measurements per capture. */
 #define IKP_MAX_PEER_CLOCKS 1024u
 
-/* One sample of an SM's clocks: %globaltimer and %clock64 read on SM sm
-   right after a globaltimer tick, so both name one instant to within a
-   few cycles. The CUDA helpers take them on every SM while the kernel runs
+/* One sample of an SM's clocks: a %globaltimer tick on SM sm and the
+   %clock64 cycle at which it came, located between two back-to-back reads
+   of both, so the two name one instant to within a few cycles. The CUDA helpers take them on every SM while the kernel runs
    (ikp_cuda_buffer_download); cycle lanes of that SM are then mapped
    piecewise through the samples within their span, which keeps them on
    the globaltimer axis while their SM clock changes speed. */
@@ -1001,8 +1001,8 @@ IKP_DEF ikp_result ikp_cuda_buffer_reset(ikp_cuda_buffer *buf, cudaStream_t stre
    samples the SM clocks (sm_clock, num_sm_clock), when this file is
    compiled by nvcc and sample_every_ns is not 0: every sample_every_ns
    (or 1/1024 of the time waited so far, if longer) a grid of one small
-   block per SM, on a stream of the lowest priority, reads %globaltimer and
-   %clock64 right after a globaltimer tick on whichever SM runs it. The
+   block per SM, on a stream of the lowest priority, locates a globaltimer
+   tick in %clock64 cycles on whichever SM runs it. The
    blocks take no shared memory and live well under a microsecond; an SM
    the kernel fills gives none, and its lanes keep their two anchors. A
    sample that contradicts the one before it on its SM (the sampler held
@@ -2123,9 +2123,9 @@ static int ikp__cmp_sm_clock(const void *a, const void *b)
 }
 
 /* How far the globaltimer of one SM's samples may seem to go back: a sample
-   is the mean of pairs read after a few ticks, each up to a poll late, so
-   two taken at once (two sampling blocks on one SM) can differ by a few ns
-   either way. The decoder passes over a sample that does not lie ahead of
+   places its tick to a few cycles, but two taken at once (two sampling
+   blocks on one SM) can differ by a few ns either way, and samples of
+   older versions were the mean of pairs each up to a poll late. The decoder passes over a sample that does not lie ahead of
    the lane's last point at about its rate. */
 #define IKP__SMCLK_SLACK_NS 64u
 /* a globaltimer after 2001, cycles and globaltimer under 2^62, an SM under
@@ -8748,38 +8748,46 @@ static __global__ void ikp__pong(volatile unsigned long long *flag, volatile uns
     }
 }
 
-/* One sample of the clocks of the SM that runs the block: the mean of the
-   (globaltimer, clock64) pairs read right after IKP__SAMPLE_TICKS
-   consecutive globaltimer ticks. One poll of %globaltimer takes about 60
-   cycles on an H100, about one tick, so a tick is seen up to ~30 ns late;
-   the mean of four pairs lies about two to three times closer to the line
-   of the SM's clocks than one pair (GUIDE.md "SM clock samples"). *count
-   counts the samples, out[i] is sample i (the host copies them as they are). */
-#define IKP__SAMPLE_TICKS 4
+/* One sample of the clocks of the SM that runs the block: a globaltimer
+   tick and the cycle at which it came, located to a few cycles as
+   ikp_cuda.cuh's anchors locate theirs (there in bursts of six pairs,
+   which hold fewer registers in the user's kernel). A poll of
+   %globaltimer takes about 60 cycles on an H100, one tick,
+   so the cycle read after a poll sees a tick lags it by 0-30 ns; here
+   (clock64, globaltimer) pairs are read back to back in batches of
+   IKP__SAMPLE_PAIRS until a tick falls between two pairs of one batch,
+   and the sample is the tick with the cycle midway between them. None
+   within IKP__SAMPLE_BATCHES batches, or the two pairs held more than
+   IKP__SAMPLE_WIDTH cycles apart (a tool such as compute-sanitizer
+   slowing the reads, or a busy SM): no sample. *count counts the samples,
+   out[i] is sample i (the host copies them as they are). */
+#define IKP__SAMPLE_PAIRS 8
+#define IKP__SAMPLE_BATCHES 64
+#define IKP__SAMPLE_WIDTH 32u
 static __global__ void ikp__sample_sm(unsigned long long *count, ikp_sm_clock *out, unsigned cap)
 {
-    unsigned long long g0, g1, c, gb = 0, cb = 0, gs = 0, cs = 0;
+    unsigned long long cc[IKP__SAMPLE_PAIRS], gg[IKP__SAMPLE_PAIRS], g = 0, c = 0, w = 0;
     unsigned sm, i;
-    int k, j;
+    int b, k;
     if (threadIdx.x) return;
-    g0 = g1 = ikp__gt();
-    for (j = 0; j < IKP__SAMPLE_TICKS; j++) {
-        for (k = 0; k < 4096 && g1 == g0; k++) g1 = ikp__gt();
-        if (g1 == g0) return;
-        asm volatile("mov.u64 %0, %%clock64;" : "=l"(c)::"memory");
-        if (j == 0) { gb = g1; cb = c; }
-        gs += g1 - gb;
-        cs += c - cb;
-        g0 = g1;
+    for (b = 0; b < IKP__SAMPLE_BATCHES && w == 0; b++) {
+#pragma unroll
+        for (k = 0; k < IKP__SAMPLE_PAIRS; k++)
+            asm volatile("mov.u64 %0, %%clock64;\n\tmov.u64 %1, %%globaltimer;" : "=l"(cc[k]), "=l"(gg[k])::"memory");
+#pragma unroll
+        for (k = 1; k < IKP__SAMPLE_PAIRS; k++)
+            if (w == 0 && gg[k] != gg[k - 1]) {
+                g = gg[k];
+                w = cc[k] - cc[k - 1] + 1; /* + 1: never 0 once found */
+                c = cc[k - 1] + (w - 1) / 2;
+            }
     }
-    /* four ticks seen in more than eight: the polls were slowed (a tool such
-       as compute-sanitizer, or a busy SM), and the mean says little */
-    if (g1 - gb > 8u * 32u) return;
+    if (w == 0 || w - 1 > IKP__SAMPLE_WIDTH) return;
     asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
     i = (unsigned)atomicAdd(count, 1ull);
     if (i >= cap) return;
-    out[i].gpu_ns = gb + (gs + IKP__SAMPLE_TICKS / 2) / IKP__SAMPLE_TICKS;
-    out[i].cycles = cb + (cs + IKP__SAMPLE_TICKS / 2) / IKP__SAMPLE_TICKS;
+    out[i].gpu_ns = g;
+    out[i].cycles = c;
     out[i].sm = sm;
     out[i].reserved = 0;
 }

@@ -1,4 +1,4 @@
-/* ikp_cuda.cuh - v0.9.1 - IKP intra-kernel profiler, device recorder - MIT licence (end of file)
+/* ikp_cuda.cuh - v0.9.2 - IKP intra-kernel profiler, device recorder - MIT licence (end of file)
 
    Records region begin/end timestamps from inside CUDA kernels into a
    profile buffer that ikp.h allocates, copies back and decodes. Header
@@ -116,7 +116,7 @@
        IKP_FINALIZE(lane)                     end anchors and counts; call once at the end
        IKP_ANCHOR(lane)                       cycle mode: one more (globaltimer, cycles)
                                               pair, for long lanes (GUIDE.md "Anchors");
-                                              waits up to one globaltimer step
+                                              ~140 ns: it locates a globaltimer tick
        IKP_SHARED_STAGE(name, lanes, records) declare __shared__ staging for `lanes` lanes
                                               (IKP_STAGED=0: a null pointer, no memory)
        IKP_STAGE(lane, words, records)        after IKP_INIT: records go to shared memory
@@ -129,7 +129,7 @@
 
 #define IKP_CUDA_VERSION_MAJOR 0
 #define IKP_CUDA_VERSION_MINOR 9
-#define IKP_CUDA_VERSION_PATCH 1
+#define IKP_CUDA_VERSION_PATCH 2
 #if defined(IKP_VERSION_MAJOR) && (IKP_CUDA_VERSION_MAJOR != IKP_VERSION_MAJOR || \
     IKP_CUDA_VERSION_MINOR != IKP_VERSION_MINOR || IKP_CUDA_VERSION_PATCH != IKP_VERSION_PATCH)
 #error "ikp.h and ikp_cuda.cuh are from different IKP versions: copy both headers from one release"
@@ -239,18 +239,6 @@ struct ikp_lane {
                                 takes an anchor (IKP_ANCHOR_EVERY) */
 };
 
-__device__ __forceinline__ unsigned long long ikp__globaltimer()
-{
-    unsigned long long t;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t) :: "memory");
-    return t;
-}
-__device__ __forceinline__ unsigned long long ikp__clock64()
-{
-    unsigned long long t;
-    asm volatile("mov.u64 %0, %%clock64;" : "=l"(t) :: "memory");
-    return t;
-}
 __device__ __forceinline__ unsigned ikp__smid()
 {
     unsigned s;
@@ -258,16 +246,66 @@ __device__ __forceinline__ unsigned ikp__smid()
     return s;
 }
 
-/* a (globaltimer, clock64) pair taken right after a globaltimer tick, so the
-   pair names one instant to within a few cycles (bounded spin, init/final only) */
-__device__ __forceinline__ void ikp__anchor(unsigned long long *g, unsigned long long *c)
+/* One (clock64, globaltimer) pair, read back to back (two CS2R). */
+__device__ __forceinline__ void ikp__pair(unsigned long long *c, unsigned long long *g)
 {
-    unsigned long long g0 = ikp__globaltimer(), g1 = g0;
-    for (int i = 0; i < 4096 && g1 == g0; i++) g1 = ikp__globaltimer();
-    *c = ikp__clock64();
-    *g = g1;
+    asm volatile("mov.u64 %0, %%clock64;\n\tmov.u64 %1, %%globaltimer;" : "=l"(*c), "=l"(*g) :: "memory");
 }
 
+/* An anchor: a globaltimer tick and the SM cycle at which it came, to
+   within a few cycles. A poll of %globaltimer (read, compare, read again)
+   takes about 60 cycles, one 32 ns tick, so it sees a tick up to ~30 ns
+   late, differently on every SM. Here six (clock, globaltimer) pairs are
+   read in a burst, about 12 cycles apart, which spans nearly one tick (63
+   cycles at 1.98 GHz); the first tick between two pairs of the burst is
+   kept, with the cycle midway between them (their low words, widened by
+   one more pair). A burst without a tick inside is read again, up to
+   IKP__ANCHOR_BURSTS times (then the last pair stands). %globaltimer's
+   ticks reach all SMs together, so the pair names one instant on every SM
+   alike. An IKP_ANCHOR took 275 cycles (median; 179 with the poll of
+   earlier versions) on an H100 (BENCHMARKS.md). */
+#define IKP__ANCHOR_BURSTS 64
+/* A pair's two low words. The reads are predicated on `on` (never 0, but
+   not known to the compiler to be the same on every thread), which keeps
+   them per-thread CS2R: unpredicated, the compiler may read some through
+   the warp's uniform datapath (S2UR, another pipe), and a pair's two reads
+   would no longer be back to back. */
+__device__ __forceinline__ void ikp__pair32(unsigned on, unsigned *c, unsigned *g)
+{
+    asm volatile("{\n\t.reg .pred q;\n\tsetp.ne.u32 q, %2, 0;\n\t@q mov.u32 %0, %%clock;\n\t@q mov.u32 %1, %%globaltimer_lo;\n\t}"
+                 : "+r"(*c), "+r"(*g) : "r"(on) : "memory");
+}
+/* the burst's pairs a (earlier) and b: a tick between them ends the search */
+#define IKP__ANCHOR_CHECK(ca, ga, cb, gb)                                                          \
+    if (ga != gb) {                                                                                  \
+        c0 = ca, c1 = cb, gt = gb;                                                                   \
+        break;                                                                                       \
+    }
+__device__ __forceinline__ void ikp__anchor(unsigned long long *g, unsigned long long *c)
+{
+    unsigned on, a0 = 0, b0 = 0, a1 = 0, b1 = 0, a2 = 0, b2 = 0, a3 = 0, b3 = 0, a4 = 0, b4 = 0, a5 = 0, b5 = 0;
+    unsigned c0 = 0, c1 = 0, gt = 0;
+    asm volatile("{\n\t.reg .u32 t;\n\tmov.u32 t, %%laneid;\n\tadd.u32 %0, t, 1;\n\t}" : "=r"(on));
+#pragma unroll 1
+    for (int i = 0; i < IKP__ANCHOR_BURSTS; i++) {
+        ikp__pair32(on, &a0, &b0);
+        ikp__pair32(on, &a1, &b1);
+        ikp__pair32(on, &a2, &b2);
+        ikp__pair32(on, &a3, &b3);
+        ikp__pair32(on, &a4, &b4);
+        ikp__pair32(on, &a5, &b5);
+        c0 = c1 = a5, gt = b5; /* if none is found */
+        IKP__ANCHOR_CHECK(a0, b0, a1, b1);
+        IKP__ANCHOR_CHECK(a1, b1, a2, b2);
+        IKP__ANCHOR_CHECK(a2, b2, a3, b3);
+        IKP__ANCHOR_CHECK(a3, b3, a4, b4);
+        IKP__ANCHOR_CHECK(a4, b4, a5, b5);
+    }
+    unsigned long long cn, gn;
+    ikp__pair(&cn, &gn);
+    *g = gn - (unsigned)((unsigned)gn - gt);
+    *c = cn - (unsigned)((unsigned)cn - (c0 + (c1 - c0) / 2));
+}
 /* ring masks: the largest power of two <= x (x > 0), minus one */
 __device__ __forceinline__ unsigned ikp__ring_mask(unsigned x) { return (1u << (31 - __clz(x))) - 1; }
 
@@ -405,7 +443,7 @@ __device__ __forceinline__ void ikp__store(ikp_lane &l, unsigned long long v)
 }
 /* Automatic anchors (cycle mode, IKP_ANCHOR_EVERY > 0): an end or instant
    whose stamp t has reached l.due is followed by one more record, taken
-   like the lane's own anchors right after a globaltimer tick: the tick's
+   like the lane's own anchors (a globaltimer tick, located): the tick's
    low 32 bits, and in tag bits 16..29 the cycles from t to that tick (the
    decoder adds them to t). The next one is due IKP_ANCHOR_EVERY cycles
    later. The decoder maps cycles to time piecewise between anchors, so a

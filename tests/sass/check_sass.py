@@ -98,13 +98,16 @@ def sass(cubin, kernel):
 def not_taken(cubin, kernel):
     """The kernel's instructions with the automatic anchors' bodies left out
     (what a record runs when no anchor is due), and how many such bodies: a
-    predicated forward branch over code that reads %globaltimer."""
+    predicated forward branch over code that reads %globaltimer (the
+    branches inside such a body, the anchor's own, are part of it)."""
     sass(cubin, kernel)
     full = _cache[cubin].get(kernel, [])
     where = {t: i for i, (op, t) in enumerate(full) if op == "LABEL"}
     skip, bodies = set(), 0
     for i, (op, t) in enumerate(full):
         m = re.search(r"\((\.L_x_\d+)\)", t)
+        if i in skip:
+            continue
         if op.startswith("BRA") and t.startswith("@") and m and where.get(m.group(1), -1) > i:
             body = range(i + 1, where[m.group(1)])
             if any("SR_GLOBALTIMER" in full[j][1] for j in body):
@@ -207,8 +210,11 @@ def main():
     # 3. region work stays between its stamps
     for kern, kinds in (("region_pinned_kernel", ("FFMA",)), ("region_mem_kernel", ("LDG.E", "STG.E"))):
         ins = sass(h32, kern)
-        # record stamps read the low clock word (CS2R.32 / S2UR); 64-bit anchors are plain CS2R
-        stamps = [i for i, (op, t) in enumerate(ins) if "SR_CLOCKLO" in t and op != "CS2R"]
+        # record stamps read the low clock word (CS2R.32 / S2UR); anchors read it
+        # in pairs, a globaltimer read at most two instructions later, or as a
+        # plain 64-bit CS2R
+        stamps = [i for i, (op, t) in enumerate(ins) if "SR_CLOCKLO" in t and op != "CS2R"
+                  and not any("SR_GLOBALTIMER" in x for _, x in ins[i + 1:i + 3])]
         work = [i for i, (op, t) in enumerate(ins) if op in kinds]
         check(len(stamps) == 2, "%s: two record stamps found (%d)" % (kern, len(stamps)))
         check(len(work) >= len(kinds), "%s: region work found (%d)" % (kern, len(work)))
