@@ -292,7 +292,8 @@ typedef struct ikp_peer_clock {
 
 /* One sample of an SM's clocks: a %globaltimer tick on SM sm and the
    %clock64 cycle at which it came, located between two back-to-back reads
-   of both, so the two name one instant to within a few cycles. The CUDA helpers take them on every SM while the kernel runs
+   of both, so the two name one instant to within a few cycles. The CUDA
+   helpers take them on every SM while the kernel runs
    (ikp_cuda_buffer_download); cycle lanes of that SM are then mapped
    piecewise through the samples within their span, which keeps them on
    the globaltimer axis while their SM clock changes speed. */
@@ -1002,8 +1003,8 @@ IKP_DEF ikp_result ikp_cuda_buffer_reset(ikp_cuda_buffer *buf, cudaStream_t stre
    compiled by nvcc and sample_every_ns is not 0: every sample_every_ns
    (or 1/1024 of the time waited so far, if longer) a grid of one small
    block per SM, on a stream of the lowest priority, locates a globaltimer
-   tick in %clock64 cycles on whichever SM runs it. The
-   blocks take no shared memory and live well under a microsecond; an SM
+   tick in %clock64 cycles on whichever SM runs it. The blocks take no
+   shared memory and live well under a microsecond; an SM
    the kernel fills gives none, and its lanes keep their two anchors. A
    sample that contradicts the one before it on its SM (the sampler held
    up between its two reads) is dropped: it would make the decoder refuse
@@ -2125,8 +2126,9 @@ static int ikp__cmp_sm_clock(const void *a, const void *b)
 /* How far the globaltimer of one SM's samples may seem to go back: a sample
    places its tick to a few cycles, but two taken at once (two sampling
    blocks on one SM) can differ by a few ns either way, and samples of
-   older versions were the mean of pairs each up to a poll late. The decoder passes over a sample that does not lie ahead of
-   the lane's last point at about its rate. */
+   older versions were the mean of pairs each up to a poll late. The
+   decoder passes over a sample that does not lie ahead of the lane's last
+   point at about its rate. */
 #define IKP__SMCLK_SLACK_NS 64u
 /* a globaltimer after 2001, cycles and globaltimer under 2^62, an SM under
    65536, the reserved word 0 */
@@ -8752,8 +8754,8 @@ static __global__ void ikp__pong(volatile unsigned long long *flag, volatile uns
    tick and the cycle at which it came, located to a few cycles as
    ikp_cuda.cuh's anchors locate theirs (there in bursts of six pairs,
    which hold fewer registers in the user's kernel). A poll of
-   %globaltimer takes about 60 cycles on an H100, one tick,
-   so the cycle read after a poll sees a tick lags it by 0-30 ns; here
+   %globaltimer takes about 60 cycles on an H100, one tick, so the cycle
+   read after a poll sees a tick lags it by 0-30 ns; here
    (clock64, globaltimer) pairs are read back to back in batches of
    IKP__SAMPLE_PAIRS until a tick falls between two pairs of one batch,
    and the sample is the tick with the cycle midway between them. None
