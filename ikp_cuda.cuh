@@ -1,4 +1,4 @@
-/* ikp_cuda.cuh - v0.9.2 - IKP intra-kernel profiler, device recorder - MIT licence (end of file)
+/* ikp_cuda.cuh - v0.10.0 - IKP intra-kernel profiler, device recorder - MIT licence (end of file)
 
    Records region begin/end timestamps from inside CUDA kernels into a
    profile buffer that ikp.h allocates, copies back and decodes. Header
@@ -60,8 +60,9 @@
        __device__ void load_tile(ikp_lane &lane, const float *src) { IKP_SCOPE(lane, EV_LOAD); ... }
    Records, which the capacity per lane counts: a region (BEGIN/END or a
    SCOPE) 2, an INSTANT 1, a DATA payload 1, an ANCHOR 2, an automatic
-   anchor 1. A record is 5 instructions in the leader thread (unstaged;
-   GUIDE.md "Cost" has the measured cost per event).
+   anchor 1. A region (begin and end) is 8 instructions in the leader
+   thread: two timer reads, two tags, two stores, one compare and one
+   decrement (GUIDE.md "Cost" has the measured cost per event).
 
    One leader thread per (block, group) writes; every other thread runs the
    same macros with its writes predicated off, so macros can sit in
@@ -128,8 +129,8 @@
 #define IKP_CUDA_CUH
 
 #define IKP_CUDA_VERSION_MAJOR 0
-#define IKP_CUDA_VERSION_MINOR 9
-#define IKP_CUDA_VERSION_PATCH 2
+#define IKP_CUDA_VERSION_MINOR 10
+#define IKP_CUDA_VERSION_PATCH 0
 #if defined(IKP_VERSION_MAJOR) && (IKP_CUDA_VERSION_MAJOR != IKP_VERSION_MAJOR || \
     IKP_CUDA_VERSION_MINOR != IKP_VERSION_MINOR || IKP_CUDA_VERSION_PATCH != IKP_VERSION_PATCH)
 #error "ikp.h and ikp_cuda.cuh are from different IKP versions: copy both headers from one release"
@@ -227,13 +228,29 @@
 
 #if IKP_ENABLE
 
+/* A record slot's address: a pointer into the profile buffer, or with
+   IKP_STAGED a shared-memory address (32 bits), which one st.shared takes */
+#if IKP_STAGED
+typedef unsigned ikp__slot_t;
+#define IKP__SLOT_STEP 8u
+#else
+typedef unsigned long long *ikp__slot_t;
+#define IKP__SLOT_STEP 1u
+#endif
+
 /* Per-thread recorder state: lives in registers. */
 struct ikp_lane {
-    unsigned long long *rec; /* this lane's record slots (staged: their shared-memory address) */
-    unsigned n;              /* records attempted (staged: since the last flush) */
-    unsigned cap;            /* bounded: record slots C (slot C is the sink); ring: slot mask */
-    unsigned on;             /* 1: this thread writes (leader of an open lane); 0: closed;
-                                2: claimed, waiting for its stage (IKP_STAGED) */
+    unsigned long long *rec; /* this lane's first record slot (0 on a thread that writes
+                                nothing; staged: the stage's first slot, a shared-memory
+                                address, once staged) */
+    ikp__slot_t p;           /* bounded: the next record's slot */
+    int left;                /* bounded: slots left before the sink (stage: before its sink);
+                                0 on a full lane and on a thread that writes nothing */
+    unsigned n;              /* ring: records attempted (staged: since the last flush) */
+    unsigned cap;            /* bounded: record slots C (staged: the stage's, 0 once it
+                                overflowed); ring: slot mask */
+    unsigned on;             /* staged: 1: this thread writes (leader of an open lane);
+                                0: closed; 2: claimed, waiting for its stage */
     unsigned bt, bk;         /* the pending begin record: its stamp and tag (bk 0: none) */
     unsigned due;            /* cycle mode: the stamp from which the next end or instant
                                 takes an anchor (IKP_ANCHOR_EVERY) */
@@ -312,7 +329,9 @@ __device__ __forceinline__ unsigned ikp__ring_mask(unsigned x) { return (1u << (
 __device__ __forceinline__ void ikp__init(ikp_lane &l, unsigned long long *buf, unsigned group,
                                          unsigned num_groups, bool is_leader)
 {
-    l.rec = buf;
+    l.rec = 0;
+    l.p = 0;
+    l.left = 0;
     l.n = 0;
     l.cap = 0;
     l.on = 0;
@@ -348,98 +367,139 @@ __device__ __forceinline__ void ikp__init(ikp_lane &l, unsigned long long *buf, 
     h[3] = g;
     h[4] = c;
     l.due = (unsigned)c + IKP_ANCHOR_EVERY;
-    l.rec = h + IKP_WIRE_LANE_WORDS;
 #if IKP_RING
-    if (cap) {
-        l.cap = ikp__ring_mask((unsigned)(cap > 0x80000000ull ? 0x80000000ull : cap));
-        l.on = IKP_STAGED ? 2 : 1;
-    }
+    if (!cap) return; /* no slots: the lane stays closed */
+    l.cap = ikp__ring_mask((unsigned)(cap > 0x80000000ull ? 0x80000000ull : cap));
 #else
-    l.cap = (unsigned)cap;
-    l.on = IKP_STAGED ? 2 : 1;
+    l.cap = (unsigned)(cap > 0x7FFFFFFFull ? 0x7FFFFFFFull : cap);
+#if !IKP_STAGED
+    l.p = h + IKP_WIRE_LANE_WORDS;
+    l.left = (int)l.cap;
 #endif
+#endif
+    l.rec = h + IKP_WIRE_LANE_WORDS;
+    l.on = IKP_STAGED ? 2 : 1;
 }
 
-/* The hot path: on the leader of an open lane, one timer read and one
-   8-byte store per record to slot min(n, C), and one increment. Slot C is
-   the lane's sink: records past the capacity land there and are counted as
-   dropped, so the write predicate is the loop-invariant "leader of an open
-   lane" and no compare sits between an event and its timer read. The
-   compiler turns the small conditionals into predicated instructions (@P
-   CS2R.32, @P IMAD.WIDE, @P MOV, @P STG.E.64 and the slot's VIMNMX: 5 SASS
-   instructions per record; tests/sass/check_sass.py checks the count and
-   that no branch is left). Predicated, the read stays a CS2R on the leader
-   rather than a warp-uniform S2UR, which measured slower. The timer read's
-   "memory" clobber keeps memory operations on their side of the stamp.
-   A begin keeps its stamp in registers, and the lane's next record stores
-   it (ikp__begin): a store reads its registers late, and the first later
-   instruction that writes one of them waits (~20 cycles) for that, so a
-   begin stored at once put that wait inside its region. */
-__device__ __forceinline__ unsigned ikp__timer32()
+/* The hot path. On the writing thread (the leader of an open lane) a
+   record is one timer read and one 8-byte store (v2.u32: tag, then stamp).
+   Bounded mode keeps the next record's slot p and the slots left; a record
+   is stored when any are left (one compare), so the stored records are the
+   lane's first ones. A begin keeps its stamp in registers and the lane's
+   next record stores it beside its own, on one compare: when only one slot
+   is left, the second lands in the lane's sink (slot C), which the decoder
+   ignores. p advances by a constant for every record, whether stored or
+   not (it counts them for the drops), so the compiler folds the slots of a
+   loop iteration into constant offsets from one address, and the compares
+   into compares with constants: per region (begin and end) two timer
+   reads, two tag moves, one compare, one saturating decrement and two
+   stores (tests/sass/check_sass.py counts them). The slots left saturate
+   at 0, so no count wraps however many records a lane attempts.
+   Ring mode stores every record of the writing thread at slot n mod R.
+   The timer read and each store are single asm statements that test their
+   predicate themselves: the compiler cannot turn them into branches
+   around several events (a branch on a lane-dependent value would make
+   the warp diverge), and the read stays a per-thread CS2R rather than a
+   read through the warp's uniform datapath (S2UR) and a move, which
+   measured slower. The read's "memory" clobber keeps memory operations on
+   their side of the stamp. A begin's stamp is stored by the next record
+   because a store reads its registers late, and the first later
+   instruction that writes one of them waits for that (~20 cycles): stored
+   at once, that wait fell inside the region. */
+__device__ __forceinline__ unsigned ikp__stamp()
 {
-#if IKP_TIMER == IKP_TIMER_GLOBAL
     unsigned t;
+#if IKP_TIMER == IKP_TIMER_GLOBAL
     asm volatile("mov.u32 %0, %%globaltimer_lo;" : "=r"(t) :: "memory");
+#else
+    asm volatile("mov.u32 %0, %%clock;" : "=r"(t) :: "memory");
+#endif
     return t;
-#else
-    unsigned long long t;
-    asm volatile("mov.u64 %0, %%clock64;" : "=l"(t) :: "memory");
-    return (unsigned)t;
-#endif
 }
-__device__ __forceinline__ unsigned ikp__slot(const ikp_lane &l)
-{
-    unsigned i;
-#if IKP_RING
-    i = l.n & l.cap;
-#else
-    i = l.n < l.cap ? l.n : l.cap;
-#endif
-    asm volatile("" : "+r"(i)); /* computed before the conditional, which stays small */
-    return i;
-}
-/* "this thread writes", opaque to the optimiser at each event so that each
-   event keeps its own predicated store: one branch hoisted around several
-   events, or a loop unswitched on this lane-dependent flag, would make the
-   warp diverge */
-__device__ __forceinline__ bool ikp__writes(const ikp_lane &l)
-{
-    unsigned on;
-    asm volatile("mov.u32 %0, %1;" : "=r"(on) : "r"(l.on));
-    return on == 1;
-}
-/* the store itself: a plain store into the profile buffer, or a shared-
-   memory store into the stage, whose shared-memory address a staged lane
-   keeps in rec (a generic store to shared memory would take the global
-   path, which is what staging avoids) */
-__device__ __forceinline__ void ikp__put(const ikp_lane &l, unsigned i, unsigned long long v)
+/* the record (tag, v) at slot s, where w */
+__device__ __forceinline__ void ikp__st(unsigned w, ikp__slot_t s, unsigned tag, unsigned v)
 {
 #if IKP_STAGED
-    asm volatile("st.shared.u64 [%0], %1;" :: "r"((unsigned)(unsigned long long)l.rec + i * 8u), "l"(v));
+    asm volatile("{\n\t.reg .pred q;\n\tsetp.ne.u32 q, %0, 0;\n\t@q st.shared.v2.u32 [%1], {%2, %3};\n\t}"
+                 :: "r"(w), "r"(s), "r"(tag), "r"(v) : "memory");
 #else
-    l.rec[i] = v;
+    asm volatile("{\n\t.reg .pred q;\n\tsetp.ne.u32 q, %0, 0;\n\t@q st.global.v2.u32 [%1], {%2, %3};\n\t}"
+                 :: "r"(w), "l"(s), "r"(tag), "r"(v) : "memory");
 #endif
 }
-/* a record in lane order: after the pending begin record, if any. A
-   pending begin is stored by the lane's next record, whatever it is, so
-   the records stay in time order. w: ikp__writes, read once per event. */
-__device__ __forceinline__ void ikp__put_next(ikp_lane &l, bool w, unsigned long long v)
+/* 1 on the writing thread, opaque to the optimiser at each event: a flag
+   that it could see is loop-invariant would let it unswitch a loop on it,
+   which makes the warp diverge */
+__device__ __forceinline__ unsigned ikp__writes(const ikp_lane &l)
 {
-    unsigned i = ikp__slot(l);
-    if (w) ikp__put(l, i, v);
+#if IKP_STAGED
+    unsigned w = l.on == 1u;
+#else
+    unsigned w = l.rec != 0;
+#endif
+    asm volatile("" : "+r"(w));
+    return w;
+}
+/* 1 where the next record is stored: bounded, while slots are left (0 on
+   any other thread); ring, on the writing thread */
+__device__ __forceinline__ unsigned ikp__room(const ikp_lane &l)
+{
+#if IKP_RING
+    return ikp__writes(l);
+#else
+    return l.left > 0;
+#endif
+}
+#if IKP_RING
+__device__ __forceinline__ ikp__slot_t ikp__ring_slot(const ikp_lane &l)
+{
+#if IKP_STAGED
+    return (unsigned)(unsigned long long)l.rec + (l.n & l.cap) * 8u;
+#else
+    return l.rec + (l.n & l.cap);
+#endif
+}
+#else
+/* bounded: k records (1 or 2) taken from the slots left */
+__device__ __forceinline__ void ikp__take(ikp_lane &l, int k)
+{
+    l.p += k * IKP__SLOT_STEP;
+    l.left = __viaddmax_s32(l.left, -k, 0); /* max(left - k, 0) in one instruction (sm_90) */
+}
+#endif
+/* one record, (tag, v), where w */
+__device__ __forceinline__ void ikp__put1(ikp_lane &l, unsigned w, unsigned tag, unsigned v)
+{
+#if IKP_RING
+    ikp__st(w, ikp__ring_slot(l), tag, v);
     l.n++;
+#else
+    ikp__st(w, l.p, tag, v);
+    ikp__take(l, 1);
+#endif
 }
-__device__ __forceinline__ void ikp__settle(ikp_lane &l, bool w)
+/* the pending begin, if any, then (tag, v): in lane order, on one check w */
+__device__ __forceinline__ void ikp__put(ikp_lane &l, unsigned w, unsigned tag, unsigned v)
 {
-    if (l.bk) ikp__put_next(l, w, (unsigned long long)l.bt << 32 | l.bk);
+    if (l.bk) {
+#if IKP_RING
+        ikp__put1(l, w, l.bk, l.bt);
+#else
+        ikp__st(w, l.p, l.bk, l.bt);
+        ikp__st(w, l.p + IKP__SLOT_STEP, tag, v);
+        ikp__take(l, 2);
+        l.bk = 0;
+        return;
+#endif
+    }
     l.bk = 0;
+    ikp__put1(l, w, tag, v);
 }
-__device__ __forceinline__ void ikp__settle(ikp_lane &l) { ikp__settle(l, ikp__writes(l)); }
-__device__ __forceinline__ void ikp__store(ikp_lane &l, unsigned long long v)
+/* stores the pending begin, if any */
+__device__ __forceinline__ void ikp__settle(ikp_lane &l)
 {
-    const bool w = ikp__writes(l);
-    ikp__settle(l, w);
-    ikp__put_next(l, w, v);
+    if (l.bk) ikp__put1(l, ikp__room(l), l.bk, l.bt);
+    l.bk = 0;
 }
 /* Automatic anchors (cycle mode, IKP_ANCHOR_EVERY > 0): an end or instant
    whose stamp t has reached l.due is followed by one more record, taken
@@ -457,29 +517,19 @@ __device__ __forceinline__ void ikp__auto_anchor(ikp_lane &l, unsigned t)
     const unsigned d = (unsigned)c - t;
     l.due = (unsigned)c + IKP_ANCHOR_EVERY;
     if (d <= IKP_WIRE_AUTO_DELTA_MAX)
-        ikp__put_next(l, true, g << 32 | IKP_WIRE_DATA_MARK | IKP_WIRE_ANCHOR | d << IKP_WIRE_AUTO_DELTA_SHIFT |
-                                  IKP_WIRE_AUTO_ANCHOR_ID << IKP_WIRE_EVENT_SHIFT);
+        ikp__put1(l, ikp__room(l), IKP_WIRE_DATA_MARK | IKP_WIRE_ANCHOR | d << IKP_WIRE_AUTO_DELTA_SHIFT |
+                                       IKP_WIRE_AUTO_ANCHOR_ID << IKP_WIRE_EVENT_SHIFT, (unsigned)g);
 }
 /* A stamped record (end, instant; a begin with IKP_DEFER_BEGIN=0): the
-   stamp first, then the stores (a store's late register read can hold up
-   the next instruction that writes that register: here that wait falls
-   after the stamp, outside the region that ends). The read is predicated
-   like the stores, which keeps it a CS2R on the leader rather than a
-   warp-uniform S2UR and a move, which measured slower. Returns 1 on the
-   writing thread, with its stamp in *t. */
+   stamp first, then the stores, so that their cost falls after the stamp,
+   outside the region that ends. Returns 1 where it was stored, with its
+   stamp in *t. */
 __device__ __forceinline__ bool ikp__stamped(ikp_lane &l, unsigned tag, unsigned *t)
 {
-    const bool w = ikp__writes(l);
-    unsigned long long v;
-    if (w) {
-        *t = ikp__timer32();
-        v = (unsigned long long)*t << 32 | tag;
-    }
-    ikp__settle(l, w);
-    const unsigned i = ikp__slot(l);
-    if (w) ikp__put(l, i, v); /* v is read only where it was set */
-    l.n++;
-    return w;
+    const unsigned w = ikp__room(l);
+    *t = ikp__stamp();
+    ikp__put(l, w, tag, *t);
+    return w != 0;
 }
 /* end, instant: after the record, an automatic anchor when one is due
    (never after a begin: the anchor would sit inside the region) */
@@ -493,16 +543,15 @@ __device__ __forceinline__ void ikp__record(ikp_lane &l, unsigned tag)
     (void)w;
 #endif
 }
-/* begin: the stores of earlier records, then the stamp, kept in registers
-   and stored by the lane's next record. Nothing of the profiler runs
-   between a region's begin stamp and its first instruction. With
+/* begin: the pending begin's store, if any, then the stamp, kept in
+   registers and stored by the lane's next record. Nothing of the profiler
+   runs between a region's begin stamp and its first instruction. With
    IKP_DEFER_BEGIN=0, a record like the others. */
 __device__ __forceinline__ void ikp__begin(ikp_lane &l, unsigned tag)
 {
 #if IKP_DEFER_BEGIN
-    const bool w = ikp__writes(l);
-    ikp__settle(l, w);
-    if (w) l.bt = ikp__timer32();
+    ikp__settle(l);
+    l.bt = ikp__stamp();
     l.bk = tag;
 #else
     unsigned t;
@@ -511,7 +560,7 @@ __device__ __forceinline__ void ikp__begin(ikp_lane &l, unsigned tag)
 }
 __device__ __forceinline__ void ikp__data(ikp_lane &l, unsigned tag, unsigned value)
 {
-    ikp__store(l, (unsigned long long)value << 32 | tag);
+    ikp__put(l, ikp__room(l), tag, value);
 }
 
 /* IKP_ANCHOR: a (globaltimer, clock) pair taken like the lane's own anchors,
@@ -525,8 +574,8 @@ __device__ __forceinline__ void ikp__anchor_record(ikp_lane &l)
 #if IKP_TIMER == IKP_TIMER_CYCLES
     unsigned long long g = 0, c = 0;
     if (ikp__writes(l)) ikp__anchor(&g, &c);
-    ikp__store(l, g << 32 | IKP_WIRE_TAG(0, IKP_WIRE_DATA_MARK | IKP_WIRE_ANCHOR));
-    ikp__store(l, c << 32 | IKP_WIRE_TAG(1, IKP_WIRE_DATA_MARK | IKP_WIRE_ANCHOR));
+    ikp__put(l, ikp__room(l), IKP_WIRE_TAG(0, IKP_WIRE_DATA_MARK | IKP_WIRE_ANCHOR), (unsigned)g);
+    ikp__put1(l, ikp__room(l), IKP_WIRE_TAG(1, IKP_WIRE_DATA_MARK | IKP_WIRE_ANCHOR), (unsigned)c);
 #else
     (void)l;
 #endif
@@ -550,17 +599,22 @@ __device__ __forceinline__ void ikp__anchor_record(ikp_lane &l)
    mode the stage is a ring of the largest power of two <= S and the buffer
    keeps the newest records. Records made before IKP_STAGE, and every record
    of a lane whose stage was not usable, are dropped and counted. */
-/* the lane's slots start at p (keeps their shared-memory address in rec) */
-__device__ __forceinline__ void ikp__stage_at(ikp_lane &l, unsigned long long *p)
+/* the lane's slots start at s (keeps their shared-memory address in rec;
+   bounded: the next record goes there, with the stage's S slots left) */
+__device__ __forceinline__ void ikp__stage_at(ikp_lane &l, unsigned long long *s)
 {
-    l.rec = (unsigned long long *)(unsigned long long)__cvta_generic_to_shared(p);
+    l.rec = (unsigned long long *)(unsigned long long)__cvta_generic_to_shared(s);
+#if !IKP_RING
+    l.p = (unsigned)(unsigned long long)l.rec;
+    l.left = (int)(l.cap > 0x7FFFFFFFu ? 0x7FFFFFFFu : l.cap);
+#endif
 }
 /* bounded mode: the slots start where they have dst's address mod 16 */
 __device__ __forceinline__ void ikp__stage_place(ikp_lane &l, unsigned long long *hd, const unsigned long long *dst)
 {
-    unsigned long long *p = hd + IKP_STAGE_HEADER_WORDS;
-    if (((unsigned long long)p ^ (unsigned long long)dst) & 8u) *p++ = (unsigned long long)hd;
-    ikp__stage_at(l, p);
+    unsigned long long *s = hd + IKP_STAGE_HEADER_WORDS;
+    if (((unsigned long long)s ^ (unsigned long long)dst) & 8u) *s++ = (unsigned long long)hd;
+    ikp__stage_at(l, s);
 }
 /* the stage's slots as a generic pointer */
 __device__ __forceinline__ unsigned long long *ikp__stage_slots(const ikp_lane &l)
@@ -583,9 +637,9 @@ __device__ __forceinline__ void ikp__stage(ikp_lane &l, unsigned long long *st, 
     ikp__stage_at(l, hd + IKP_STAGE_HEADER_WORDS);
 #else
     hd[1] = l.cap;
-    hd[2] = l.n;
-    ikp__stage_place(l, hd, l.rec);
+    hd[2] = l.p / IKP__SLOT_STEP; /* the records before the stage (p counted them from 0) */
     l.cap = records;
+    ikp__stage_place(l, hd, l.rec);
 #endif
     l.n = 0;
     l.on = 1;
@@ -598,15 +652,17 @@ __device__ __forceinline__ void ikp__flush(ikp_lane &l)
     if (l.on != 1u) return;
     unsigned long long *slots = ikp__stage_slots(l), *hd = (unsigned long long *)slots[-1];
     unsigned long long *out = (unsigned long long *)hd[0];
-    unsigned C = (unsigned)hd[1], g = (unsigned)(hd[1] >> 32), m = l.n;
+    unsigned C = (unsigned)hd[1], g = (unsigned)(hd[1] >> 32);
 #if IKP_RING
-    unsigned S = l.cap + 1, k = m < S ? m : S, valid = (unsigned)(hd[2] >> 32);
+    unsigned m = l.n, S = l.cap + 1, k = m < S ? m : S, valid = (unsigned)(hd[2] >> 32);
     for (unsigned j = m - k; j < m; j++) out[(g + j) & C] = slots[j & l.cap];
     valid = m > S ? S : valid + m;
     if (valid > C + 1) valid = C + 1;
     hd[1] = C | (unsigned long long)(g + m) << 32;
     hd[2] = (unsigned long long)valid << 32;
 #else
+    /* m records since the last flush, the first min(m, S) of them in the stage */
+    const unsigned m = (l.p - (unsigned)(unsigned long long)l.rec) / IKP__SLOT_STEP;
     unsigned k = m < l.cap ? m : l.cap, room = C - g;
     if (k > room) k = room;
     const unsigned moved = k;
@@ -633,10 +689,14 @@ __device__ __forceinline__ void ikp__flush(ikp_lane &) {}
 
 __device__ __forceinline__ void ikp__finalize(ikp_lane &l)
 {
+#if IKP_STAGED
     if (!l.on) return;
+#else
+    if (!l.rec) return;
+#endif
     ikp__settle(l);
-    unsigned long long *h, g, c;
-    unsigned stored, dropped;
+    unsigned long long *h, g, c, dropped;
+    unsigned stored;
 #if IKP_STAGED
     if (l.on == 1u) { /* flush, then read the counts from the stage */
         ikp__flush(l);
@@ -647,29 +707,35 @@ __device__ __forceinline__ void ikp__finalize(ikp_lane &l)
         dropped = (unsigned)(hd[1] >> 32) - stored;
 #else
         stored = (unsigned)(hd[1] >> 32);
-        dropped = (unsigned)hd[2];
+        dropped = hd[2];
         asm volatile("cp.async.bulk.wait_group 0;" ::: "memory"); /* the copies have landed */
 #endif
     } else { /* never staged: every record was dropped */
         h = l.rec - IKP_WIRE_LANE_WORDS;
         stored = 0;
+#if IKP_RING
         dropped = l.n;
+#else
+        dropped = l.p / IKP__SLOT_STEP;
+#endif
     }
 #else
-#if IKP_RING
-    unsigned room = l.cap + 1;
-#else
-    unsigned room = l.cap;
-#endif
     h = l.rec - IKP_WIRE_LANE_WORDS;
-    stored = l.n < room ? l.n : room;
+#if IKP_RING
+    stored = l.n < l.cap + 1 ? l.n : l.cap + 1;
     dropped = l.n - stored;
+#else
+    stored = l.cap - (unsigned)l.left;
+    dropped = (unsigned long long)(l.p - l.rec) - stored;
+    l.left = 0;
+#endif
 #endif
     ikp__anchor(&g, &c);
     h[5] = g;
     h[6] = c;
-    h[7] = IKP_WIRE_FINALIZED | stored | (unsigned long long)(dropped & 0x7FFFFFFFu) << 32;
+    h[7] = IKP_WIRE_FINALIZED | stored | (dropped < 0x7FFFFFFFull ? dropped : 0x7FFFFFFFull) << 32;
     l.on = 0; /* a second finalize, or records after it, write nothing */
+    l.rec = 0;
 }
 
 /* Keeps the computation of a value on its side of the stamps: the compiler
