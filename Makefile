@@ -6,7 +6,9 @@
 #   make fuzz       each libFuzzer harness for FUZZ_SECONDS (default 60)
 #   make gpu-test   device tests and examples on a machine with a GPU
 #   make gpu-test-multi  the two-GPU checks (skipped, and said, with one GPU)
-#   make bench-gpu  per-event cost of IKP and other recorders on the GPU
+#   make bench-gpu  per-event cost of IKP's public macros (this version and the
+#                   previous release) beside Triton's Proton, one table; then the
+#                   internal-path and GEMM benchmarks as extra rows
 CC      ?= cc
 NVCC    ?= nvcc
 CUDA    ?= $(patsubst %/bin/nvcc,%,$(shell command -v $(NVCC)))
@@ -125,7 +127,17 @@ ACC_SRCS  = tests/gpu/test_accuracy.cu tests/gpu/accuracy_gt.cu tests/gpu/accura
 DEV_TESTS = test_device test_accuracy test_trap test_multi
 EXAMPLES  = minimal warp_specialized persistent peer_ring gemm
 GEMM_VARIANTS = $(foreach v,0 1 2 3 4 5 6 7,$(B)/gemm_v$(v).o)
-DEVICE_BINS = $(addprefix $(B)/,$(EXAMPLES) $(DEV_TESTS) overhead gemm_bench)
+# make bench-gpu's events programs: bench/events.cu built four ways, against the
+# current headers and against the previous release's (bench/prev)
+EVENTS_BUILDS = default ring staged staged_ring
+EVENTS_DEFS_default =
+EVENTS_DEFS_ring = -DIKP_RING=1
+EVENTS_DEFS_staged = -DIKP_STAGED=1
+EVENTS_DEFS_staged_ring = -DIKP_STAGED=1 -DIKP_RING=1
+EVENTS_CUR  = $(addprefix $(B)/events_,$(EVENTS_BUILDS))
+EVENTS_PREV = $(addprefix $(B)/events_prev_,$(EVENTS_BUILDS))
+PREV_HDRS   = bench/prev/ikp.h bench/prev/ikp_cuda.cuh
+DEVICE_BINS = $(addprefix $(B)/,$(EXAMPLES) $(DEV_TESTS) overhead gemm_bench) $(EVENTS_CUR) $(EVENTS_PREV)
 
 $(B)/minimal: examples/minimal.cu $(DEV_HDRS) | $(B)
 	$(NVCC) $(NVFLAGS) $(SM90) -o $@ $<
@@ -145,6 +157,10 @@ $(B)/test_multi: tests/gpu/test_multi.cu examples/peer_ring.cuh tests/check.h $(
 	$(NVCC) $(NVFLAGS) $(SM90) -o $@ $<
 $(B)/overhead: bench/overhead.cu $(DEV_HDRS) | $(B)
 	$(NVCC) $(NVFLAGS) $(SM90) -o $@ $<
+$(EVENTS_CUR): $(B)/events_%: bench/events.cu $(DEV_HDRS) | $(B)
+	$(NVCC) $(NVFLAGS) $(SM90) -I. $(EVENTS_DEFS_$*) -o $@ $<
+$(EVENTS_PREV): $(B)/events_prev_%: bench/events.cu $(PREV_HDRS) | $(B)
+	$(NVCC) $(NVFLAGS) $(SM90) -Ibench/prev $(EVENTS_DEFS_$*) -o $@ $<
 $(B)/gemm_v%.o: bench/gemm_variant.cu $(GEMM_HDRS) | $(B)
 	$(NVCC) $(NVFLAGS) $(SM90A) -DGV=$* -c -o $@ $<
 $(B)/gemm_bench: bench/gemm_bench.cu $(GEMM_VARIANTS) $(GEMM_HDRS) | $(B)
@@ -248,9 +264,16 @@ gpu-test-multi: device $(B)/ikp
 gpu-accuracy: device
 	@sh tests/run_all.sh "$(B)/test_accuracy"
 
-bench-gpu: $(B)/overhead $(B)/gemm_bench
-	$(B)/overhead
-	$(B)/gemm_bench
+# The table: bench/bench_gpu.py runs the events programs and Proton, twice
+# (BENCH_GPU_ARGS=--quick: a short run). Then the extra rows; without a GPU
+# each part says it skipped.
+BENCH_GPU_ARGS ?=
+bench-gpu: $(EVENTS_CUR) $(EVENTS_PREV) $(B)/overhead $(B)/gemm_bench
+	$(PYTHON) bench/bench_gpu.py --bin $(B) $(BENCH_GPU_ARGS)
+	@if nvidia-smi -L >/dev/null 2>&1; then \
+	  echo "== extra rows: $(B)/overhead (calls IKP's internal entry points, not the public macros)" && $(B)/overhead && \
+	  echo "== extra rows: $(B)/gemm_bench" && $(B)/gemm_bench; \
+	else echo "skipped: $(B)/overhead and $(B)/gemm_bench (no GPU on this machine)"; fi
 
 bench: $(B)/bench_host $(B)/ikp
 	$(B)/bench_host $(B)/ikp

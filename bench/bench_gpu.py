@@ -1,0 +1,223 @@
+#!/usr/bin/env python3
+"""make bench-gpu: the cost per event of IKP through its public macros, this
+version and the previous release (bench/prev), beside Triton's Proton, on
+the same eight kernel shapes, printed as one Markdown table for
+BENCHMARKS.md.
+
+Two rounds, each running DIR/events_<build> and DIR/events_prev_<build> in
+turn for every build (default, ring, staged, staged_ring), then
+bench/proton_events.py: alternating keeps a slow drift of the GPU (clocks,
+temperature) from favouring one side. The table gives the ns per event (the
+mean of the two rounds), ratios (each computed per round, the worse round
+shown) and the goals; a second table gives each round's values. The goals
+are reported, not enforced: the exit status is 1 only when a program fails
+or a capture check (every record kept, or the ring full) fails.
+
+Usage: bench_gpu.py --bin DIR [--quick]   (--quick: K = 200 instead of 4000)
+"""
+import argparse
+import datetime
+import json
+import os
+import re
+import shlex
+import subprocess
+import sys
+
+BUILDS = ["default", "ring", "staged", "staged ring"]
+CONFIGS = [(4, 1, 16), (4, 4, 16), (16, 1, 16), (16, 4, 16), (4, 1, 256), (4, 4, 256), (16, 1, 256), (16, 4, 256)]
+PROTON = {"default": "Proton", "default:optimizations=clock32": "Proton clock32"}
+CLOCK32 = "Proton clock32"
+ROUNDS = 2
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def label(cfg):
+    wps, r, w = cfg
+    return f"{wps}w R{r} {w}"
+
+
+def programs(bindir, quick):
+    """(row prefix, command) for one round, in the order they run"""
+    extra = ["--quick"] if quick else []
+    out = []
+    for build in BUILDS:
+        name = build.replace(" ", "_")
+        out.append(("", [os.path.join(bindir, f"events_{name}")] + extra))
+        out.append(("prev ", [os.path.join(bindir, f"events_prev_{name}")] + extra))
+    out.append(("proton", [sys.executable, os.path.join(HERE, "proton_events.py")] + extra))
+    return out
+
+
+def have_gpu():
+    try:
+        return subprocess.run(["nvidia-smi", "-L"], capture_output=True).returncode == 0
+    except OSError:
+        return False
+
+
+class Results:
+    def __init__(self):
+        self.ns = {}            # (row, cfg) -> [ns per event of each round]
+        self.passed = 0         # capture checks
+        self.failed = 0
+        self.problems = []      # failed checks and programs, said at the end
+        self.device = None
+        self.versions = {}      # "" / "prev " -> IKP version
+        self.k = None
+        self.triton = None
+        self.proton_skipped = None
+
+    def add(self, row, cfg, rnd, value):
+        self.ns.setdefault((row, cfg), [None] * ROUNDS)[rnd] = value
+
+    def parse(self, prefix, cmd, rnd, out):
+        """reads one program's output; the events programs' capture checks are counted"""
+        checked = set()
+        for line in out.splitlines():
+            m = re.match(r"events: (.*), (\d+) SMs, IKP (\S+) \(.*\), K=(\d+)", line)
+            if m:
+                self.device = self.device or f"{m.group(1)}, {m.group(2)} SMs"
+                self.versions[prefix] = m.group(3)
+                self.k = m.group(4)
+            m = re.match(r"proton: .*, triton (\S+),", line)
+            if m:
+                self.triton = m.group(1)
+            if line.startswith("skipped: Proton"):
+                self.proton_skipped = line[len("skipped: Proton "):].strip("()")
+            if line.startswith("events {"):
+                d = json.loads(line[len("events "):])
+                cfg = (d["wps"], d["R"], d["W"])
+                self.add(prefix + d["build"], cfg, rnd, d["ns_per_event"])
+                checked.add(cfg)
+                if d["check"] == "ok":
+                    self.passed += 1
+                else:
+                    self.failed += 1
+                    self.problems.append(f"round {rnd + 1}, {cmd[0]}, {label(cfg)}: capture check: {d['check']}")
+            if line.startswith("proton {"):
+                d = json.loads(line[len("proton "):])
+                self.add(PROTON[d["mode"]], (d["wps"], d["R"], d["W"]), rnd, d["ns_per_event"])
+        if prefix != "proton":
+            for cfg in CONFIGS:
+                if cfg not in checked:  # a program that stopped early: its checks fail
+                    self.failed += 1
+                    self.problems.append(f"round {rnd + 1}, {cmd[0]}, {label(cfg)}: no result")
+
+
+def run_all(bindir, quick, res):
+    for rnd in range(ROUNDS):
+        for prefix, cmd in programs(bindir, quick):
+            print(f"round {rnd + 1}: {shlex.join(cmd)}", file=sys.stderr, flush=True)
+            try:
+                p = subprocess.run(cmd, capture_output=True, text=True, timeout=1800)
+                out, err, rc = p.stdout, p.stderr, p.returncode
+            except (OSError, subprocess.TimeoutExpired) as e:
+                out, err, rc = "", str(e), None
+            res.parse(prefix, cmd, rnd, out)
+            if rc != 0:
+                res.problems.append(f"round {rnd + 1}, {shlex.join(cmd)}: " +
+                                  (f"did not run: {err}" if rc is None else f"exit {rc}"))
+                sys.stderr.write(out[-3000:] + err[-3000:])
+
+
+def fmt(x, nd=2):
+    return "n/a" if x is None else f"{x:.{nd}f}"
+
+
+def ratio_rounds(res, num, den, cfg):
+    """num / den in each round; None where a value is missing or den <= 0"""
+    a, b = res.ns.get((num, cfg)), res.ns.get((den, cfg))
+    if not a or not b:
+        return None
+    out = [x / y if x is not None and y is not None and y > 0 else None for x, y in zip(a, b)]
+    return None if None in out else out
+
+
+def worse(res, num, den, cfg):
+    r = ratio_rounds(res, num, den, cfg)
+    return None if r is None else max(r)
+
+
+def table(header, rows):
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(r) + " |" for r in rows]
+    return "\n".join(lines)
+
+
+def report(res, cmd):
+    cols = [label(c) for c in CONFIGS]
+    ns_rows = BUILDS + ["prev " + b for b in BUILDS] + list(PROTON.values())
+    skipped = res.proton_skipped is not None
+
+    def cell(row, cfg, each):
+        v = res.ns.get((row, cfg))
+        if row in PROTON.values() and skipped:
+            return "skipped"
+        if not v or None in v:
+            return "n/a"
+        return " / ".join(fmt(x) for x in v) if each else fmt(sum(v) / len(v))
+
+    # ns per event (mean of the rounds), ratios (worse round), goals
+    rows = [[f"{r} (ns)"] + [cell(r, c, False) for c in CONFIGS] for r in ns_rows]
+    ratios = [("default", CLOCK32), ("staged", CLOCK32), ("staged ring", CLOCK32)] + [(b, "prev " + b) for b in BUILDS]
+    for num, den in ratios:
+        rows.append([f"{num} / {den}"] + [
+            "skipped" if den == CLOCK32 and skipped else fmt(worse(res, num, den, c)) for c in CONFIGS])
+    goals = {"PASS": 0, "FAIL": 0, "not measured": 0}
+
+    def judge(num, den, cfg, limit):
+        """a goal in one column, on the worse round's ratio"""
+        v = None if den == CLOCK32 and skipped else worse(res, num, den, cfg)
+        verdict = "not measured" if v is None else "PASS" if v <= limit else "FAIL"
+        goals[verdict] += 1
+        return verdict
+
+    rows.append(["goal: staged <= 0.9 x Proton clock32"] + [judge("staged", CLOCK32, c, 0.9) for c in CONFIGS])
+    rows.append(["goal: default <= 1.0 x (R1), 1.2 x (R4) Proton clock32"] +
+                [judge("default", CLOCK32, c, 1.0 if c[1] == 1 else 1.2) for c in CONFIGS])
+    for b in BUILDS:
+        rows.append([f"goal: {b} <= 1.03 x prev {b}"] + [judge(b, "prev " + b, c, 1.03) for c in CONFIGS])
+
+    now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    cur, prev = res.versions.get("", "?"), res.versions.get("prev ", "?")
+    print(f"device: {res.device or 'unknown'}; {now}")
+    print(f"command: {cmd}")
+    print(f"IKP {cur} (current headers; rows without 'prev') and {prev} (bench/prev; rows 'prev'), K={res.k}, "
+          f"median of 20 launches after 5 warm-ups, {ROUNDS} rounds; Proton: "
+          f"{'triton ' + res.triton if res.triton else 'not measured'}")
+    print()
+    print(table(["ns per event (mean of the rounds); ratios: the worse round"] + cols, rows))
+    print()
+    print(f"Goals (reported, not enforced): {goals['PASS']} PASS, {goals['FAIL']} FAIL, "
+          f"{goals['not measured']} not measured.")
+    if skipped:
+        print(f"Proton skipped ({res.proton_skipped}): its rows and the goals against it are not measured "
+              f"({len(CONFIGS)} columns skipped).")
+    print()
+    print(table(["ns per event, round 1 / round 2"] + cols, [[r] + [cell(r, c, True) for c in CONFIGS] for r in ns_rows]))
+    print()
+    for p in res.problems:
+        print(f"FAILED: {p}")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--bin", required=True, help="the directory of the events binaries (make's build/)")
+    ap.add_argument("--quick", action="store_true", help="K = 200 instead of 4000")
+    args = ap.parse_args()
+    n = ROUNDS * len(programs(args.bin, args.quick))
+    if not have_gpu():
+        print(f"skipped: {n} GPU measurements (no GPU on this machine)")
+        print(f"0 passed, 0 failed, {n} skipped")
+        return 0
+    res = Results()
+    run_all(args.bin, args.quick, res)
+    report(res, shlex.join([os.path.basename(sys.executable)] + sys.argv))
+    tail = f", {len(CONFIGS)} skipped" if res.proton_skipped else ""
+    print(f"{res.passed} passed, {res.failed} failed{tail}")
+    return 1 if res.problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,196 @@
+// make bench-gpu: the cost per event of IKP as a user records events, through
+// the public macros only, on the kernel shape of bench/proton_events.py.
+// Built four ways (default; -DIKP_RING=1; -DIKP_STAGED=1; both) against the
+// current headers (-I.) and the previous release's (-Ibench/prev); run by
+// bench/bench_gpu.py, which puts them beside Triton's Proton in one table.
+//
+// Kernel: SMs * WPS / 4 blocks of 128 threads, one IKP lane per warp (its
+// lane 0 records). K iterations of R regions, each W/R dependent FMAs; the
+// event id is computed at run time ((it & 3) * R + r), as when a kernel's
+// events depend on its loop. ON=false: the same kernel with no IKP macro.
+// Capacity: every record kept (2*R*K + 64 a lane) in bounded builds; a
+// 256-record ring a lane in ring builds, like Proton's per-warp ring.
+// Staged bounded builds flush every 512/R iterations (1024 records: the
+// stage's size), staged ring builds only at IKP_FINALIZE.
+// Timing: cudaEvents around each launch, median of 20 after 5 warm-ups; the
+// buffer is reset before each recording launch, outside the timed span.
+// After each configuration the capture is decoded and its record counts
+// checked. Prints one JSON line per configuration; exit 1 on a failed check.
+//
+// Usage: events [--quick]     (--quick: K = 200 instead of 4000)
+#include "ikp_cuda.cuh"
+#define IKP_IMPLEMENTATION
+#include "ikp.h"
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#define CK(x)                                                                                      \
+    do {                                                                                           \
+        cudaError_t e_ = (x);                                                                      \
+        if (e_ != cudaSuccess) {                                                                   \
+            fprintf(stderr, "events: %s:%d: %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
+            exit(1);                                                                               \
+        }                                                                                          \
+    } while (0)
+
+static const int N_WARM = 5, N_RUNS = 20, RING = 256;
+// stage records a lane: staged ring, the ring itself; staged bounded, room for
+// the 1024 records made between two flushes (unstaged builds declare no stage)
+#define STAGE (IKP_RING ? 256 : 1024)
+static const char *BUILD = IKP_STAGED ? (IKP_RING ? "staged ring" : "staged") : (IKP_RING ? "ring" : "default");
+
+template <bool ON, int R, int W>
+__global__ void __launch_bounds__(128) events_kernel(float *sink, int k, uint64_t *prof)
+{
+    const unsigned warp = threadIdx.x / 32;
+    float x = (threadIdx.x % 128) * 1e-3f;
+    IKP_SHARED_STAGE(stage, 4, STAGE);
+    IKP_LANE(lane);
+    if constexpr (ON) {
+        IKP_INIT(lane, prof, warp, 4, threadIdx.x % 32 == 0);
+        IKP_STAGE(lane, stage[warp], STAGE);
+    }
+    // not unrolled, as Triton leaves Proton's loop: unrolling by 4 would make
+    // the event ids compile-time constants
+#pragma unroll 1
+    for (int it = 0; it < k; it++) {
+        const unsigned ev0 = (it & 3) * R;
+#pragma unroll
+        for (int r = 0; r < R; r++) {
+            if constexpr (ON) IKP_BEGIN(lane, ev0 + r);
+#pragma unroll
+            for (int j = 0; j < W / R; j++) x = fmaf(x, 1.0001f, 0.5f);
+            if constexpr (ON) IKP_END(lane, ev0 + r);
+        }
+        // a bounded stage is flushed before it fills (no code unless staged)
+        if constexpr (ON) {
+            if (!IKP_RING && (it + 1) % (512 / R) == 0) IKP_FLUSH(lane);
+        }
+    }
+    if constexpr (ON) IKP_FINALIZE(lane);
+    if (x == 12345.f) sink[blockIdx.x * 128 + threadIdx.x] = x;
+}
+
+// median launch time (ms) of N_RUNS after `warm` warm-ups
+template <bool ON, int R, int W>
+static float timed(int blocks, float *sink, int k, ikp_cuda_buffer *buf, int warm)
+{
+    cudaEvent_t a, b;
+    CK(cudaEventCreate(&a));
+    CK(cudaEventCreate(&b));
+    std::vector<float> ms;
+    for (int i = 0; i < warm + N_RUNS; i++) {
+        if (ON) {
+            ikp_error err;
+            if (ikp_cuda_buffer_reset(buf, 0, &err) != IKP_OK) {
+                fprintf(stderr, "events: ikp_cuda_buffer_reset: %s\n", err.message);
+                exit(1);
+            }
+        }
+        CK(cudaEventRecord(a));
+        events_kernel<ON, R, W><<<blocks, 128>>>(sink, k, buf->device);
+        CK(cudaGetLastError());
+        CK(cudaEventRecord(b));
+        CK(cudaEventSynchronize(b));
+        float t;
+        CK(cudaEventElapsedTime(&t, a, b));
+        if (i >= warm) ms.push_back(t);
+    }
+    CK(cudaEventDestroy(a));
+    CK(cudaEventDestroy(b));
+    std::sort(ms.begin(), ms.end());
+    return (ms[N_RUNS / 2 - 1] + ms[N_RUNS / 2]) / 2;
+}
+
+// "ok", or what differs from the expected counts (no quotes: it goes into JSON)
+static std::string check(ikp_cuda_buffer *buf, unsigned lanes, unsigned long long per_lane)
+{
+    std::vector<uint64_t> words(buf->num_words);
+    CK(cudaMemcpy(words.data(), buf->device, words.size() * sizeof(uint64_t), cudaMemcpyDeviceToHost));
+    ikp_capture *cap = NULL;
+    ikp_error err;
+    char msg[512];
+    if (ikp_capture_open(words.data(), words.size(), NULL, &cap, &err) != IKP_OK) {
+        snprintf(msg, sizeof msg, "decode failed: %s", err.message);
+    } else {
+        const ikp_capture_info *in = ikp_capture_get_info(cap);
+        const unsigned long long want = per_lane * lanes;
+        if (in->active_lanes != lanes || in->records != want || (!IKP_RING && in->dropped != 0))
+            snprintf(msg, sizeof msg, "%u lanes, %llu records, %llu dropped; expected %u lanes, %llu records%s",
+                     in->active_lanes, (unsigned long long)in->records, (unsigned long long)in->dropped, lanes, want,
+                     IKP_RING ? "" : ", 0 dropped");
+        else
+            snprintf(msg, sizeof msg, "ok");
+        ikp_capture_free(cap);
+    }
+    for (char *c = msg; *c; c++)
+        if (*c == '"' || *c == '\\' || (unsigned char)*c < 32) *c = '\'';
+    return msg;
+}
+
+static unsigned pow2_floor(unsigned x)
+{
+    unsigned p = 1;
+    while (p * 2 <= x) p *= 2;
+    return p;
+}
+
+// one configuration: off, on, check, off again; false when the check failed
+template <int R, int W>
+static bool config(int sms, int wps, int k)
+{
+    const int blocks = sms * wps / 4;
+    const unsigned lanes = blocks * 4;
+    const unsigned long long events = 2ull * R * k; // per lane
+    const unsigned capacity = IKP_RING ? RING : (unsigned)events + 64;
+    unsigned ring = pow2_floor(capacity);                      // ring builds: the buffer's ring,
+    if (IKP_STAGED) ring = std::min(ring, pow2_floor(STAGE));  // and the stage's
+    const unsigned long long per_lane = IKP_RING ? std::min<unsigned long long>(events, ring) : events;
+    float *sink;
+    ikp_cuda_buffer buf;
+    ikp_error err;
+    CK(cudaMalloc(&sink, (size_t)blocks * 128 * sizeof(float)));
+    if (ikp_cuda_buffer_create(&buf, lanes, capacity, &err) != IKP_OK) {
+        fprintf(stderr, "events: ikp_cuda_buffer_create(%u lanes, %u records): %s\n", lanes, capacity, err.message);
+        exit(1);
+    }
+    const float off = timed<false, R, W>(blocks, sink, k, &buf, N_WARM);
+    const float on = timed<true, R, W>(blocks, sink, k, &buf, N_WARM);
+    const std::string ok = check(&buf, lanes, per_lane);
+    const float off2 = timed<false, R, W>(blocks, sink, k, &buf, N_WARM);
+    printf("events {\"build\":\"%s\",\"version\":\"%d.%d.%d\",\"wps\":%d,\"R\":%d,\"W\":%d,\"K\":%d,"
+           "\"off_ms\":%.5f,\"off2_ms\":%.5f,\"on_ms\":%.5f,\"ns_per_event\":%.3f,\"check\":\"%s\"}\n",
+           BUILD, IKP_CUDA_VERSION_MAJOR, IKP_CUDA_VERSION_MINOR, IKP_CUDA_VERSION_PATCH, wps, R, W, k, off, off2, on,
+           (on - off) * 1e6 / events, ok.c_str());
+    fflush(stdout);
+    ikp_cuda_buffer_destroy(&buf);
+    CK(cudaFree(sink));
+    return ok == "ok";
+}
+
+int main(int argc, char **argv)
+{
+    const bool quick = argc > 1 && !strcmp(argv[1], "--quick");
+    const int k = quick ? 200 : 4000;
+    cudaDeviceProp p;
+    CK(cudaGetDeviceProperties(&p, 0));
+    const int sms = p.multiProcessorCount;
+    printf("events: %s, %d SMs, IKP %d.%d.%d (%s), K=%d, median of %d after %d warm-up\n", p.name, sms,
+           IKP_CUDA_VERSION_MAJOR, IKP_CUDA_VERSION_MINOR, IKP_CUDA_VERSION_PATCH, BUILD, k, N_RUNS, N_WARM);
+    fflush(stdout);
+    // (WPS, R, W) in the order of bench/proton_events.py
+    bool ok = true;
+    ok &= config<1, 16>(sms, 4, k);
+    ok &= config<4, 16>(sms, 4, k);
+    ok &= config<1, 16>(sms, 16, k);
+    ok &= config<4, 16>(sms, 16, k);
+    ok &= config<1, 256>(sms, 4, k);
+    ok &= config<4, 256>(sms, 4, k);
+    ok &= config<1, 256>(sms, 16, k);
+    ok &= config<4, 256>(sms, 16, k);
+    return ok ? 0 : 1;
+}

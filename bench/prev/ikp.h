@@ -1,0 +1,9284 @@
+/* ikp.h - v0.9.2 - IKP intra-kernel profiler, host library - MIT licence (end of file)
+
+   IKP records timestamps inside running CUDA kernels (see ikp_cuda.cuh) and
+   turns the buffer into a Chrome/Perfetto trace and statistics. This file is
+   the host half: buffer allocation, decoding of IKP's own wire format and of
+   the TIRx/warpscope, flashinfer, Triton-distributed and transformer_nuggets
+   formats, Chrome JSON and Perfetto protobuf writers (flows, counter
+   tracks), summary statistics, a diff of two captures with a verdict that
+   accounts for noise, a report (Markdown and an SVG picture), and merged
+   timelines of several GPUs on one clock. It is
+   plain C99
+   and needs nothing but libc; the optional ikp_cuda_* helpers need the
+   CUDA runtime (below).
+
+   QUICK START
+       Do this:
+           #define IKP_IMPLEMENTATION
+       before you include this file in *one* C or C++ file. Other files
+       include it without the define.
+
+       Decode a buffer already on the host (any compiler, no CUDA needed;
+       tests/test_snippets.py compiles these lines as C and C++):
+           int decode(const uint64_t *words, size_t num_words)
+           {
+               ikp_decode_options opts;
+               ikp_capture *cap = NULL;
+               ikp_stats *st = NULL;
+               ikp_error err;
+               memset(&opts, 0, sizeof opts);         // all-zero: the defaults
+               if (ikp_capture_open(words, num_words, &opts, &cap, &err) != IKP_OK) {
+                   fprintf(stderr, "%s\n", err.message); // says what and where
+                   return 1;
+               }
+               ikp_write_chrome_path(cap, NULL, "trace.json", &err);
+               if (ikp_stats_compute(cap, &st, &err) == IKP_OK) {
+                   ikp_stats_write_text(st, ikp_file_writer, stdout, &err);
+                   ikp_stats_free(st);
+               }
+               ikp_capture_free(cap);
+               return 0;
+           }
+       ikp_capture_open_path(path, ...) reads a file instead: an .ikp capture, a
+       bare buffer (raw little-endian words) or a NumPy .npy array.
+
+       Build: a decoder needs nothing but libc (cc -std=c99 decode.c); the
+       CUDA helpers below are compiled when nvcc compiles the file
+       (nvcc -O2 app.cu: it links the CUDA runtime itself), or by any C
+       compiler with -DIKP_CUDA and -lcudart.
+
+       Profile (the kernel uses ikp_cuda.cuh, whose opening comment shows
+       how to instrument it):
+           void profile(dim3 grid, dim3 block, cudaStream_t stream)
+           {
+               const char *names[] = {"load", "mma", "epilogue"};
+               ikp_cuda_buffer buf;
+               ikp_dump_desc d;
+               ikp_cuda_buffer_create(&buf, grid.x * 2, 1024, NULL); // 2 groups a block
+               ikp_cuda_buffer_reset(&buf, stream, NULL);
+               my_kernel<<<grid, block, 0, stream>>>(buf.device);
+               memset(&d, 0, sizeof d);
+               d.trace_path = "trace.json";
+               d.summary = stdout;
+               d.decode.event_names = names;
+               d.decode.num_event_names = 3;
+               ikp_cuda_dump(&buf, stream, &d, NULL);   // download, decode, write
+               ikp_cuda_buffer_destroy(&buf);
+           }
+
+   CONFIGURATION (define before including the implementation)
+       IKP_DEF            linkage of the API (default: extern)
+       IKP_STATIC         make the whole API static to the including file
+       IKP_MALLOC, IKP_REALLOC, IKP_FREE
+                          default allocator (all three or none; default libc);
+                          a run-time allocator goes in ikp_decode_options
+       IKP_ASSERT         internal assertions (default: assert.h)
+       IKP_CUDA           compile the ikp_cuda_* helpers (needs
+                          <cuda_runtime_api.h> and -lcudart). They are on by
+                          themselves when nvcc compiles the file (__CUDACC__)
+                          and off otherwise, so a plain C/C++ build never
+                          needs the CUDA runtime.
+       IKP_NO_CUDA        never compile them, even under nvcc
+       IKP_SM_CLOCK_EVERY_NS
+                          how often ikp_cuda_buffer_download samples the SM
+                          clocks while the kernel runs (default 25000; the
+                          buffer's sample_every_ns can change it, 0: never)
+
+   VERSIONS
+       ikp.h and ikp_cuda.cuh carry the same version; including both of
+       different versions in one file is a compile error. Copy both headers
+       from one release.
+
+   CONTENTS (declarations, then the implementation in the same order: the
+   data's path from the wire format to the tools)
+       1. wire format constants (shared with ikp_cuda.cuh; see FORMAT.md)
+       2. results and errors (and the allocator)
+       3. capture: open a buffer (IKP's or another tool's) or a file; each
+          lane's records placed in time; clock relations; the lane table
+       4. per-lane decode into events
+       5. trace writers (Chrome JSON, Perfetto protobuf); output files;
+          merged timelines of several captures
+       6. statistics; 6b. diff of two captures, report (Markdown, SVG)
+       7. capture files (.ikp) written, name lists
+       8. one-call dump; CUDA buffer helpers
+
+   The library never prints, never exits, and keeps no mutable global state:
+   a capture is read-only once opened, so any number of threads may decode
+   different (or the same) captures at once. Numbers are written the same
+   whatever the C locale.
+*/
+#ifndef IKP_H
+#define IKP_H
+
+#define IKP_VERSION_MAJOR 0
+#define IKP_VERSION_MINOR 9
+#define IKP_VERSION_PATCH 2
+#define IKP_VERSION_STRING "0.9.2"
+#if defined(IKP_CUDA_VERSION_MAJOR) && (IKP_CUDA_VERSION_MAJOR != IKP_VERSION_MAJOR || \
+    IKP_CUDA_VERSION_MINOR != IKP_VERSION_MINOR || IKP_CUDA_VERSION_PATCH != IKP_VERSION_PATCH)
+#error "ikp.h and ikp_cuda.cuh are from different IKP versions: copy both headers from one release"
+#endif
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#ifndef IKP_DEF
+#ifdef IKP_STATIC
+#if defined(__GNUC__)
+#define IKP_DEF static __attribute__((unused)) /* no warning for the calls a file does not make */
+#else
+#define IKP_DEF static
+#endif
+#else
+#define IKP_DEF extern
+#endif
+#endif
+
+#ifndef IKP_SM_CLOCK_EVERY_NS
+#define IKP_SM_CLOCK_EVERY_NS 25000u
+#endif
+
+/* CUDA helpers: under nvcc, or asked for with IKP_CUDA; never with IKP_NO_CUDA */
+#if !defined(IKP_NO_CUDA) && (defined(IKP_CUDA) || defined(__CUDACC__))
+#define IKP_HAS_CUDA 1
+#else
+#define IKP_HAS_CUDA 0
+#endif
+#if IKP_HAS_CUDA
+#if defined(__GNUC__) && !defined(__CUDACC__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wpedantic" /* the CUDA headers use unnamed unions */
+#endif
+#include <cuda_runtime_api.h>
+#if defined(__GNUC__) && !defined(__CUDACC__)
+#pragma GCC diagnostic pop
+#endif
+#endif
+
+/* ---- 1. wire format (FORMAT.md) -------------------------------------------
+   Kept identical in ikp_cuda.cuh (tests/sass/check_sass.py checks it). */
+#ifndef IKP_WIRE_DEFINED
+#define IKP_WIRE_DEFINED
+#define IKP_WIRE_MAGIC 0x31504B49u        /* "IKP1", buffer word 0 bits 0..31 */
+#define IKP_WIRE_VERSION 1u               /* buffer word 0 bits 32..47 */
+#define IKP_WIRE_HEADER_WORDS 8u          /* buffer header size in words */
+#define IKP_WIRE_LANE_WORDS 8u            /* lane header size in words */
+#define IKP_WIRE_SINK_SLOTS 1u            /* slots after the C record slots: the overflow sink */
+#define IKP_WIRE_LANE_MAGIC 0x4C41u       /* lane word 0 bits 0..15 */
+#define IKP_WIRE_LANE_CYCLES 0x1u         /* lane flag: records stamp SM cycles */
+#define IKP_WIRE_LANE_RING 0x2u           /* lane flag: ring buffer (newest kept) */
+#define IKP_WIRE_FINALIZED (1ull << 63)   /* lane word 7: lane closed */
+#define IKP_WIRE_KIND_DATA 0u             /* record kinds, tag bits 0..1 */
+#define IKP_WIRE_KIND_BEGIN 1u
+#define IKP_WIRE_KIND_END 2u
+#define IKP_WIRE_KIND_INSTANT 3u
+#define IKP_WIRE_DATA_MARK 0x80000000u    /* tag bit 31: set on data records */
+#define IKP_WIRE_ANCHOR 0x40000000u       /* tag bit 30, on data records: an anchor half */
+#define IKP_WIRE_MAX_EVENTS 16384u        /* event ids 0..16383, tag bits 2..15 */
+#define IKP_WIRE_KIND_MASK 0x3u           /* tag bits 0..1: the kind */
+#define IKP_WIRE_EVENT_SHIFT 2u           /* tag bits 2..15: the event id */
+#define IKP_WIRE_EVENT_MASK 0x3FFFu
+#define IKP_WIRE_AUTO_ANCHOR_ID 2u        /* anchor records of this id: automatic anchors */
+#define IKP_WIRE_AUTO_DELTA_SHIFT 16u     /* their tag bits 16..29: cycles after the previous stamp */
+#define IKP_WIRE_AUTO_DELTA_MAX 0x3FFFu
+#define IKP_WIRE_LANE_FLAGS_SHIFT 16u     /* lane word 0 bits 16..23: the lane flags */
+#define IKP_WIRE_TAG(event, kind) ((((unsigned)(event) & IKP_WIRE_EVENT_MASK) << IKP_WIRE_EVENT_SHIFT) | (kind))
+#endif
+#if IKP_WIRE_VERSION != 1
+#error "ikp.h reads IKP wire format version 1; an ikp_cuda.cuh of another version was included first"
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- 2. results and errors ------------------------------------------------ */
+typedef enum ikp_result {
+    IKP_OK = 0,
+    IKP_ERR_INVALID_ARGUMENT, /* a NULL or out-of-range argument */
+    IKP_ERR_OUT_OF_MEMORY,
+    IKP_ERR_EMPTY,            /* no data at all */
+    IKP_ERR_TRUNCATED,        /* data ends before what its header claims */
+    IKP_ERR_BAD_MAGIC,        /* not an IKP buffer or capture file (or never initialised) */
+    IKP_ERR_BAD_VERSION,      /* a newer format version */
+    IKP_ERR_BAD_HEADER,       /* a header field out of range */
+    IKP_ERR_SIZE_OVERFLOW,    /* sizes that overflow 64-bit arithmetic */
+    IKP_ERR_UNKNOWN_FORMAT,   /* auto-detection found no format */
+    IKP_ERR_BAD_NAMES,        /* malformed name list */
+    IKP_ERR_IO,               /* a file could not be read or written */
+    IKP_ERR_WRITE,            /* an output callback failed */
+    IKP_ERR_CUDA,             /* a CUDA runtime call failed */
+    IKP_ERR_NO_CUDA,          /* built without the CUDA runtime */
+    IKP_RESULT_COUNT
+} ikp_result;
+
+/* Where a failure was found: byte offset in the input and/or lane, -1 if n/a. */
+typedef struct ikp_error {
+    ikp_result code;
+    int64_t offset;
+    int64_t lane;
+    char message[256];
+} ikp_error;
+
+IKP_DEF const char *ikp_result_string(ikp_result r);
+
+/* ---- 3. capture ----------------------------------------------------------- */
+typedef enum ikp_format {
+    IKP_FORMAT_AUTO = 0,
+    IKP_FORMAT_IKP,
+    IKP_FORMAT_TIRX,       /* TVM TIRx CudaProfiler / warpscope */
+    IKP_FORMAT_FLASHINFER, /* flashinfer profiler.cuh */
+    IKP_FORMAT_TRITON_DIST,/* Triton-distributed triton_dist.tools.profiler */
+    IKP_FORMAT_NUGGETS,    /* transformer_nuggets CuTe DSL profiler, 4-word records */
+    IKP_FORMAT_NUGGETS_COMPACT, /* transformer_nuggets, compact 1-word records */
+    IKP_FORMAT_COUNT
+} ikp_format;
+
+/* The sane window of an SM clock, for header clocks and cycles_per_ns:
+   50 MHz .. 20 GHz. Values outside it are rejected, not used. */
+#define IKP_MIN_CYCLES_PER_NS 0.05
+#define IKP_MAX_CYCLES_PER_NS 20.0
+/* Names (from files or the API): at most this many bytes each, and at most
+   IKP_WIRE_MAX_EVENTS names per list. */
+#define IKP_MAX_NAME_BYTES 255u
+
+IKP_DEF const char *ikp_format_name(ikp_format f);
+/* "auto", "ikp", "tirx", "flashinfer", "triton-dist", "nuggets",
+   "nuggets-compact" -> format; IKP_FORMAT_COUNT if unknown */
+IKP_DEF ikp_format ikp_format_from_name(const char *name);
+
+/* One reading of a GPU's %globaltimer against the host's CLOCK_REALTIME:
+   at the moment the GPU read gpu_ns, the host clock read host_ns, to within
+   uncertainty_ns either way (for a reading taken by a ping through mapped
+   host memory: half the best round trip). Given in ikp_decode_options.clock
+   and kept in capture files. */
+typedef struct ikp_clock_sync {
+    int64_t host_ns;                /* CLOCK_REALTIME, ns since the Unix epoch */
+    uint64_t gpu_ns;                /* %globaltimer, ns */
+    uint32_t uncertainty_ns;
+    uint32_t reserved;              /* 0 */
+} ikp_clock_sync;
+/* At most this many readings per capture. */
+#define IKP_MAX_CLOCK_SYNCS 1024u
+
+/* Which GPU a capture comes from: given in ikp_decode_options.device (the
+   CUDA helpers fill it), kept in capture files. Merging tells GPUs apart
+   by uuid and trusts host readings between captures of one host. */
+typedef struct ikp_device_id {
+    uint8_t uuid[16];               /* the GPU's UUID (cudaDeviceProp.uuid); all zero: unknown */
+    char host[64];                  /* host name, NUL-terminated; "": unknown */
+    int32_t ordinal;                /* CUDA device number in the writing process; -1: unknown */
+    int32_t rank;                   /* the program's rank (MPI, NCCL, ...); -1: none */
+    uint32_t pci_domain, pci_bus, pci_device;
+    uint32_t reserved;              /* 0 */
+} ikp_device_id;
+
+/* One measurement of another GPU's %globaltimer against this capture's
+   GPU: when this GPU's clock read gpu_ns, the peer's read gpu_ns +
+   offset_ns, to within uncertainty_ns either way (over peer memory: half
+   the best round trip of a ping-pong; through the host: the two GPUs'
+   host readings' uncertainties added). Given in ikp_decode_options.peers,
+   kept in capture files, used by ikp_merge_align. */
+typedef struct ikp_peer_clock {
+    uint8_t peer_uuid[16];          /* the other GPU */
+    uint64_t gpu_ns;                /* this GPU's %globaltimer */
+    int64_t offset_ns;              /* peer clock minus this clock */
+    uint32_t uncertainty_ns;
+    uint32_t round_trip_ns;         /* the best round trip over peer memory; 0: through the host */
+} ikp_peer_clock;
+/* At most this many peer measurements per capture. */
+#define IKP_MAX_PEER_CLOCKS 1024u
+
+/* One sample of an SM's clocks: a %globaltimer tick on SM sm and the
+   %clock64 cycle at which it came, located between two back-to-back reads
+   of both, so the two name one instant to within a few cycles. The CUDA
+   helpers take them on every SM while the kernel runs
+   (ikp_cuda_buffer_download); cycle lanes of that SM are then mapped
+   piecewise through the samples within their span, which keeps them on
+   the globaltimer axis while their SM clock changes speed. */
+typedef struct ikp_sm_clock {
+    uint64_t gpu_ns;                /* %globaltimer */
+    uint64_t cycles;                /* %clock64 of that SM */
+    uint32_t sm;                    /* %smid */
+    uint32_t reserved;              /* 0 */
+} ikp_sm_clock;
+/* At most this many SM clock samples per capture. */
+#define IKP_MAX_SM_CLOCKS (1u << 22)
+
+/* A run-time allocator: all three functions, or none (all NULL: the
+   default); one that sets only some is refused (IKP_ERR_INVALID_ARGUMENT). */
+typedef struct ikp_allocator {
+    void *(*alloc)(size_t size, void *user);
+    void *(*realloc)(void *ptr, size_t size, void *user);
+    void (*free)(void *ptr, void *user);
+    void *user;
+} ikp_allocator;
+
+/* All-zero means: auto-detect, default names, default allocator. Set it
+   with memset(&o, 0, sizeof o) (compiles as C and C++). */
+typedef struct ikp_decode_options {
+    ikp_format format;
+    const char *const *event_names; /* name of event id i; NULL entries allowed; each
+                                       at most IKP_MAX_NAME_BYTES, at most
+                                       IKP_WIRE_MAX_EVENTS names (else IKP_ERR_BAD_NAMES) */
+    uint32_t num_event_names;
+    const char *const *group_names; /* name of group i; same limits */
+    uint32_t num_group_names;
+    ikp_allocator allocator;
+    double cycles_per_ns;           /* cycle lanes: force this rate (0 = from anchors);
+                                       else within IKP_MIN/MAX_CYCLES_PER_NS */
+    int keep_after_finalize;        /* tirx: also decode a lane's records after its
+                                       finalize record (stale records of an earlier
+                                       launch, when the buffer was not zeroed); they
+                                       are counted in after_finalize either way */
+    uint32_t num_units;             /* nuggets formats: units (slices) in the buffer; the
+                                       buffer does not say. 0 = infer from the data */
+    uint32_t timer_unit_ps;         /* peer formats: picoseconds per timer tick (0 = 1000,
+                                       globaltimer ns; 10000 for the 10 ns stamps of
+                                       Triton-distributed's AMD captures) */
+    const ikp_clock_sync *clock;    /* the GPU's clock against the host's (copied; given
+                                       here, they replace those of a capture file) */
+    uint32_t num_clock;             /* at most IKP_MAX_CLOCK_SYNCS */
+    const ikp_device_id *device;    /* the GPU (copied; given here, it replaces a file's) */
+    const ikp_peer_clock *peers;    /* other GPUs' clocks against this one (copied; given
+                                       here, they replace a file's) */
+    uint32_t num_peers;             /* at most IKP_MAX_PEER_CLOCKS */
+    const ikp_sm_clock *sm_clock;   /* samples of the SM clocks (copied; given here, they
+                                       replace a file's) */
+    uint32_t num_sm_clock;          /* at most IKP_MAX_SM_CLOCKS */
+} ikp_decode_options;
+
+#define IKP_NO_SM 0xFFFFFFFFu
+
+enum {
+    IKP_LANE_STARTED = 1u << 0,   /* the lane was opened by a kernel */
+    IKP_LANE_FINALIZED = 1u << 1, /* the lane was closed (end anchors and counts valid) */
+    IKP_LANE_CYCLES = 1u << 2,    /* records stamp SM cycles (else ns) */
+    IKP_LANE_RING = 1u << 3,      /* ring mode: dropped = oldest records overwritten */
+    IKP_LANE_CORRUPT = 1u << 4,   /* lane header unreadable; lane skipped */
+    IKP_LANE_DUPLICATE = 1u << 5  /* another lane (duplicate_of) claims the same (block,
+                                     group): shown on tracks of its own, not merged */
+};
+
+typedef struct ikp_lane_info {
+    uint32_t block, group, sm;    /* sm = IKP_NO_SM when unknown */
+    uint32_t flags;               /* IKP_LANE_* */
+    uint64_t records;             /* records present in the buffer (anchors included) */
+    uint64_t anchors;             /* of those, anchors (automatic and IKP_ANCHOR halves) */
+    uint64_t dropped;             /* records the device could not keep */
+    uint64_t invalid;             /* records that could not be decoded (skipped) */
+    uint64_t backwards;           /* records stamped earlier than the one before */
+    uint64_t after_finalize;      /* tirx: records after the lane's finalize record */
+    int64_t first_ps, last_ps;    /* earliest / latest record, ps after capture start
+                                     (INT64_MIN when the lane has no timed record) */
+    double cycles_per_ns;         /* cycle lanes: rate used to place them */
+    uint32_t duplicate_of;        /* IKP_LANE_DUPLICATE: the first lane of that (block, group) */
+} ikp_lane_info;
+
+typedef struct ikp_capture ikp_capture;
+
+/* Opens a buffer of little-endian 64-bit words. The words are borrowed and
+   must outlive the capture. Names are copied. */
+IKP_DEF ikp_result ikp_capture_open(const uint64_t *words, size_t num_words,
+                                    const ikp_decode_options *opt, ikp_capture **out,
+                                    ikp_error *err);
+/* Opens the contents of a file in memory: an .ikp capture file or a bare
+   buffer (raw little-endian words). Data are copied. Names given in opt win
+   over names stored in the file. */
+IKP_DEF ikp_result ikp_capture_open_data(const void *data, size_t size,
+                                         const ikp_decode_options *opt,
+                                         ikp_capture **out, ikp_error *err);
+/* Reads and opens a file: an .ikp capture, a bare buffer or a NumPy .npy
+   array of little-endian uint64/int64. Only regular files are read (a FIFO,
+   a device or a directory is refused at once), with one allocation of the
+   file's size that the capture keeps: no second copy of the words. */
+IKP_DEF ikp_result ikp_capture_open_path(const char *path, const ikp_decode_options *opt,
+                                         ikp_capture **out, ikp_error *err);
+IKP_DEF void ikp_capture_free(ikp_capture *cap);
+
+typedef struct ikp_capture_info {
+    ikp_format format;
+    uint32_t num_lanes;           /* lanes the buffer has room for */
+    uint32_t active_lanes;        /* lanes with a started header or records */
+    uint32_t num_blocks, num_groups;
+    uint32_t grid[3];             /* grid dimensions when the format records them, else 0 */
+    uint64_t records, dropped, invalid, backwards;
+    uint64_t anchors;             /* records that are anchors (part of records) */
+    uint64_t unfinalized_lanes;   /* lanes opened but never closed (kernel died?) */
+    uint64_t corrupt_lanes;       /* lane headers that could not be read */
+    uint64_t refused_lanes;       /* lanes the device found no room for */
+    uint64_t lanes_needed;        /* lanes the grid needed when some were refused */
+    uint64_t claimed_twice;       /* lanes opened twice: buffer not reset, or two leaders */
+    uint64_t out_of_range;        /* peer formats: records naming a lane past the header */
+    uint64_t after_finalize;      /* tirx: records after their lane's finalize record
+                                     (left out unless keep_after_finalize) */
+    uint64_t duplicate_lanes;     /* lanes whose (block, group) an earlier lane claims */
+    int64_t span_ps;              /* earliest to latest record */
+    int timer_cycles;             /* 1 if any lane stamps cycles */
+    int drops_known;              /* 1 if the format counts dropped records (ikp);
+                                     peer formats cannot: dropped is then 0 and means n/a */
+    int after_finalize_kept;      /* 1 if keep_after_finalize decoded those records */
+    /* auto-detection between peer formats: records weighed and, of those,
+       how many fit each format (detect_fit[IKP_FORMAT_TIRX]...). All zero
+       when the format was given or is found by its magic. */
+    uint64_t detect_records;
+    uint64_t detect_fit[IKP_FORMAT_COUNT];
+    int detect_tie;               /* another format fits as well: the choice is a guess */
+    int units_inferred;           /* nuggets: the number of units was inferred (num_blocks) */
+    uint32_t unit_words;          /* nuggets: words per unit (slice) */
+    uint64_t may_wrap;            /* nuggets-compact: regions whose 24-bit duration may
+                                     have wrapped (flagged IKP_EVENT_MAY_WRAP) */
+    uint32_t timer_unit_ps;       /* peer formats: ps per timer tick used */
+    int gpu_time_known;           /* 1 if the GPU time of time 0 is known (ikp format) */
+    uint64_t gpu_zero_ns;         /* then: %globaltimer at time 0, whole ns ... */
+    uint32_t gpu_zero_ps;         /* ... plus these ps (0 .. 999) */
+    uint32_t clock_syncs;         /* readings of the GPU clock against the host's */
+    int host_time_known;          /* 1 if time 0 is known on the host clock: */
+    int64_t host_zero_ns;         /* CLOCK_REALTIME at time 0 (ikp_capture_host_zero) */
+    uint32_t host_zero_uncertainty_ns;
+    int device_known;             /* 1 if the capture names its GPU (ikp_capture_device) */
+    uint32_t peer_clocks;         /* measurements of other GPUs' clocks (ikp_capture_peers) */
+    uint32_t sm_clocks;           /* samples of the SM clocks (ikp_capture_sm_clock) */
+    uint32_t sm_clock_sms;        /* the SMs they cover */
+    uint32_t sampled_lanes;       /* cycle lanes placed through at least one of them */
+} ikp_capture_info;
+
+IKP_DEF const ikp_capture_info *ikp_capture_get_info(const ikp_capture *cap);
+/* Fills *out for one lane (lane < num_lanes; else IKP_ERR_INVALID_ARGUMENT).
+   Peer-format lanes are not stored: their figures are computed here, in
+   time linear in the lane's records. */
+IKP_DEF ikp_result ikp_capture_lane(const ikp_capture *cap, uint32_t lane, ikp_lane_info *out, ikp_error *err);
+/* The capture's readings of its GPU clock against the host's, in GPU time
+   order (sorted when opened); returns how many. */
+IKP_DEF uint32_t ikp_capture_clock(const ikp_capture *cap, const ikp_clock_sync **syncs);
+/* Host CLOCK_REALTIME (ns since the epoch) of the capture's time 0, and how
+   far it may be off: the GPU-host offset interpolated between the readings
+   around time 0 (the nearest one's outside them, plus 10 ns per ms beyond
+   it for drift). IKP_ERR_EMPTY with a message when the capture has no
+   readings or its format does not give the GPU's absolute time. */
+IKP_DEF ikp_result ikp_capture_host_zero(const ikp_capture *cap, int64_t *host_ns, uint32_t *uncertainty_ns,
+                                         ikp_error *err);
+/* The GPU the capture names, or NULL when it names none. */
+IKP_DEF const ikp_device_id *ikp_capture_device(const ikp_capture *cap);
+/* The capture's measurements of other GPUs' clocks, sorted by peer
+   (uuid), then GPU time; returns how many. */
+IKP_DEF uint32_t ikp_capture_peers(const ikp_capture *cap, const ikp_peer_clock **peers);
+/* The capture's samples of its SM clocks, sorted by SM, then cycles;
+   returns how many. */
+IKP_DEF uint32_t ikp_capture_sm_clock(const ikp_capture *cap, const ikp_sm_clock **samples);
+/* Name of event id / group, or NULL when unnamed (shown as "event N" / "group N"). */
+IKP_DEF const char *ikp_event_name(const ikp_capture *cap, uint32_t id);
+IKP_DEF const char *ikp_group_name(const ikp_capture *cap, uint32_t group);
+/* The id of the event called name ("event N" for an unnamed id N too), or
+   IKP_NO_EVENT. */
+#define IKP_NO_EVENT 0xFFFFFFFFu
+IKP_DEF uint32_t ikp_event_id(const ikp_capture *cap, const char *name);
+
+/* ---- 4. per-lane decode --------------------------------------------------- */
+typedef enum ikp_event_kind {
+    IKP_EVENT_REGION = 0,          /* begin..end */
+    IKP_EVENT_INSTANT,
+    IKP_EVENT_UNMATCHED_BEGIN,     /* a begin with no end (start = end = begin time) */
+    IKP_EVENT_UNMATCHED_END,       /* an end with no begin */
+    IKP_EVENT_KIND_COUNT
+} ikp_event_kind;
+
+enum {
+    IKP_EVENT_HAS_BEGIN_DATA = 1u,
+    IKP_EVENT_HAS_END_DATA = 2u,
+    IKP_EVENT_HAS_TID = 4u,    /* nuggets: the record's tid field is in tid */
+    IKP_EVENT_MAY_WRAP = 8u    /* nuggets-compact: the duration is kept modulo 2^24 ticks
+                                  (16.78 ms) and the unit ran long enough for this region
+                                  to have lasted longer: end_ps may be short by a multiple */
+};
+
+typedef struct ikp_event {
+    int64_t start_ps, end_ps;  /* ps after capture start; end = start for points */
+    uint32_t id;               /* event id */
+    uint16_t kind;             /* ikp_event_kind */
+    uint16_t flags;            /* IKP_EVENT_HAS_* */
+    uint32_t track;            /* 0.. : regions of a lane that overlap without nesting go on extra tracks */
+    uint32_t begin_data, end_data; /* payloads (IKP_DATA records) */
+    uint32_t tid;              /* IKP_EVENT_HAS_TID: the record's own tid field */
+    uint32_t link_;            /* internal */
+} ikp_event;
+
+/* Zero-initialise once; reuse across lanes; free with ikp_lane_events_free. */
+typedef struct ikp_lane_events {
+    ikp_event *events;         /* in start order (ties: outer region first) */
+    size_t count;
+    uint32_t num_tracks;       /* 1 + highest track used */
+    uint64_t regions, instants, unmatched_begin, unmatched_end;
+    int64_t busy_ps;           /* union of this lane's regions */
+    int64_t first_ps, last_ps; /* earliest / latest timed record (INT64_MIN: none) */
+    void *scratch_;            /* internal */
+    size_t capacity_;
+} ikp_lane_events;
+
+IKP_DEF ikp_result ikp_decode_lane(const ikp_capture *cap, uint32_t lane,
+                                   ikp_lane_events *out, ikp_error *err);
+IKP_DEF void ikp_lane_events_free(const ikp_capture *cap, ikp_lane_events *ev);
+
+/* ---- 5. traces: Chrome JSON and Perfetto ------------------------------------ */
+/* Output callback: returns 0 on success, non-zero to stop with IKP_ERR_WRITE. */
+typedef int (*ikp_write_fn)(void *user, const void *data, size_t size);
+/* A ready callback for a FILE* passed as user. */
+IKP_DEF int ikp_file_writer(void *user, const void *data, size_t size);
+
+typedef enum ikp_group_by {
+    IKP_BY_BLOCK = 0,  /* a process per block, a thread per lane (its group) */
+    IKP_BY_SM,         /* a process per SM, a thread per lane */
+    IKP_BY_COUNT
+} ikp_group_by;
+
+/* A flow: arrows from each `from` event to its `to` event in the same block.
+   Within a block every lane that holds `from` events is paired with every
+   lane that holds `to` events (itself included): the k-th `from` of one
+   lane links to the k-th `to` of the other, in start order; when both
+   events carry a payload (IKP_DATA on the begin record), the k-th `from`
+   with payload p links to the k-th `to` with payload p. Regions and
+   instants take part; unmatched markers do not. */
+typedef struct ikp_flow_pair {
+    uint32_t from, to;         /* event ids (different) */
+} ikp_flow_pair;
+
+/* What a writer drew (optional output, see ikp_trace_options.stats). */
+typedef struct ikp_trace_stats {
+    uint64_t flows;            /* arrows written */
+    uint64_t flows_unordered;  /* links not drawn: the `to` event does not come after
+                                  the `from` event where the format binds arrows */
+    uint64_t flow_unpaired;    /* `from` or `to` events that found no partner */
+    uint64_t counter_tracks;   /* counter tracks written */
+} ikp_trace_stats;
+
+/* All-zero means: a process per block, no flows, no counters. */
+typedef struct ikp_trace_options {
+    ikp_group_by by;
+    const ikp_flow_pair *flows;    /* arrows between related events */
+    uint32_t num_flows;
+    const uint32_t *counters;      /* event ids: per block, a counter track of how many
+                                      regions of the event are open (pipeline depth) */
+    uint32_t num_counters;
+    ikp_trace_stats *stats;        /* if not NULL: filled by a successful write */
+    uint64_t time_base_ns;         /* added to every timestamp (ns); 0: times from the
+                                      capture's start. ikp_capture_host_zero gives
+                                      host time */
+    const char *time_note;         /* what the times are, stated in the trace (JSON
+                                      "otherData"; Perfetto: a track name); NULL: none;
+                                      at most IKP_MAX_NAME_BYTES bytes */
+} ikp_trace_options;
+typedef ikp_trace_options ikp_chrome_options; /* its name before 0.4 */
+
+/* Chrome trace JSON ("traceEvents"): opens in ui.perfetto.dev and
+   chrome://tracing. pid = block + 1 (or SM + 1), tid = lane track + 1: 0
+   is the idle process and thread in Perfetto, whose events it drops. */
+IKP_DEF ikp_result ikp_write_chrome(const ikp_capture *cap, const ikp_trace_options *opt,
+                                    ikp_write_fn fn, void *user, ikp_error *err);
+IKP_DEF ikp_result ikp_write_chrome_file(const ikp_capture *cap, const ikp_trace_options *opt,
+                                         FILE *f, ikp_error *err);
+/* Writes to path through an ikp_output (below): a failure leaves any
+   earlier file at path untouched and no partial file behind. */
+IKP_DEF ikp_result ikp_write_chrome_path(const ikp_capture *cap, const ikp_trace_options *opt,
+                                         const char *path, ikp_error *err);
+
+/* Perfetto's native protobuf trace (.pftrace): the same processes, threads,
+   slices, instants and arguments as the JSON, about a third of its size;
+   regions of a lane that overlap without nesting go on child tracks of the
+   lane's track; names are interned; times are ns, exact to the decoded
+   value rounded to the ns, as in the JSON. See FORMAT.md. */
+IKP_DEF ikp_result ikp_write_perfetto(const ikp_capture *cap, const ikp_trace_options *opt,
+                                      ikp_write_fn fn, void *user, ikp_error *err);
+IKP_DEF ikp_result ikp_write_perfetto_file(const ikp_capture *cap, const ikp_trace_options *opt,
+                                           FILE *f, ikp_error *err);
+IKP_DEF ikp_result ikp_write_perfetto_path(const ikp_capture *cap, const ikp_trace_options *opt,
+                                           const char *path, ikp_error *err);
+/* 1 if path names a Perfetto trace (ends in .pftrace or .perfetto-trace) */
+IKP_DEF int ikp_is_perfetto_path(const char *path);
+
+/* Merged timelines: several captures (GPUs, ranks, launches; from one
+   process or many) on one time axis. Each capture is placed by the most
+   exact chain of measurements that links it to capture 0, the reference:
+   a capture of the same GPU (one clock: exact), a measurement of one GPU's
+   clock against the other's (ikp_peer_clock, either capture may hold it),
+   or both GPUs' readings against the clock of one host (ikp_clock_sync;
+   captures naming different hosts are not linked this way). Uncertainties
+   add along the chain. Links that disagree by more than their
+   uncertainties are refused (IKP_ERR_BAD_HEADER), as are a capture given
+   twice, captures that do not give their GPU's time (peer formats), and a
+   capture no chain reaches (IKP_ERR_EMPTY) unless raw is set. */
+typedef enum ikp_align_via {
+    IKP_ALIGN_REFERENCE = 0,  /* capture 0 */
+    IKP_ALIGN_SAME_GPU,       /* the clock of the same GPU as `from` */
+    IKP_ALIGN_PEER,           /* a measurement between the two GPUs */
+    IKP_ALIGN_HOST,           /* both GPUs' readings against the host clock */
+    IKP_ALIGN_RAW,            /* raw %globaltimer, as if every GPU shared one clock:
+                                 wrong across GPUs by their offset (~100 us), a check only */
+    IKP_ALIGN_COUNT
+} ikp_align_via;
+
+typedef struct ikp_alignment {
+    int64_t zero_ns;          /* the capture's time 0 on the merged axis (>= 0; the
+                                 earliest capture's time 0 is 0) */
+    int64_t offset_ns;        /* its GPU's clock minus the reference GPU's clock */
+    uint32_t uncertainty_ns;  /* how far zero_ns may be off against the reference */
+    ikp_align_via via;        /* the last link of the chain from the reference */
+    uint32_t from;            /* the capture that link starts from */
+    uint32_t links;           /* links in the chain (0 for the reference) */
+} ikp_alignment;
+
+/* Places n captures (out: n entries). raw: IKP_ALIGN_RAW for all. */
+IKP_DEF ikp_result ikp_merge_align(const ikp_capture *const *caps, uint32_t n, int raw, ikp_alignment *out,
+                                   ikp_error *err);
+/* "rank 1 GPU 3", "GPU 3" or "capture 2" (index + 1 when the capture
+   names no GPU); " #k" added where two captures would read the same. */
+IKP_DEF void ikp_merge_label(const ikp_capture *const *caps, uint32_t n, uint32_t index, char *buf, size_t size);
+/* Host CLOCK_REALTIME of the merged time 0 (placed by al), from the capture
+   whose host time and placement together are the most exact;
+   IKP_ERR_EMPTY when none holds host readings. */
+IKP_DEF ikp_result ikp_merge_host_zero(const ikp_capture *const *caps, uint32_t n, const ikp_alignment *al,
+                                       int64_t *host_ns, uint32_t *uncertainty_ns, ikp_error *err);
+
+typedef struct ikp_merge_options {
+    ikp_trace_options trace;  /* for every capture: grouping, flows, counters; time_base_ns
+                                 and time_note as for one capture */
+    int raw;                  /* place captures by raw %globaltimer (a check: see above) */
+    const char *const *labels;/* a name per capture (NULL, or NULL entries: ikp_merge_label) */
+    ikp_alignment *alignment; /* if not NULL: n entries, filled */
+} ikp_merge_options;
+
+/* One trace of n captures, each in processes of its own (pids disjoint,
+   each process name starting with the capture's label), placed by
+   ikp_merge_align; the trace states each capture's placement and
+   uncertainty (JSON "otherData"; Perfetto: a track per capture). */
+IKP_DEF ikp_result ikp_write_merged(const ikp_capture *const *caps, uint32_t n, const ikp_merge_options *opt,
+                                    int perfetto, ikp_write_fn fn, void *user, ikp_error *err);
+/* Same to path (Perfetto when ikp_is_perfetto_path), replaced whole or not at all. */
+IKP_DEF ikp_result ikp_write_merged_path(const ikp_capture *const *caps, uint32_t n,
+                                         const ikp_merge_options *opt, const char *path, ikp_error *err);
+
+/* Output files that are replaced whole or not at all. ikp_output_open
+   creates a new temporary file next to path (a random name ending in
+   ".ikp-tmp", created exclusively: never an existing file, never through a
+   symbolic link); ikp_output_write (an ikp_write_fn) appends to it;
+   ikp_output_commit renames it over path (or, if a write failed, removes
+   it and says why: IKP_ERR_IO), ikp_output_abort removes it. Any
+   number of writers may write the same path at once: each has its own
+   temporary file, and path always holds one writer's whole output. A path
+   that names a device or a FIFO (/dev/null, /dev/stdout) is written in
+   place. Errors say why (the system's message). */
+typedef struct ikp_output {
+    char tmp_path[4096];       /* the temporary file while open, else "" */
+    const char *path;          /* the target (borrowed) */
+    int fd_, in_place_, errno_;
+    void *file_;
+} ikp_output;
+IKP_DEF ikp_result ikp_output_open(ikp_output *out, const char *path, ikp_error *err);
+IKP_DEF int ikp_output_write(void *output, const void *data, size_t size);
+IKP_DEF ikp_result ikp_output_commit(ikp_output *out, ikp_error *err);
+IKP_DEF void ikp_output_abort(ikp_output *out);
+
+/* ---- 6. statistics -------------------------------------------------------- */
+typedef struct ikp_event_stats {
+    uint32_t id;
+    const char *name;
+    uint64_t count;
+    double total_ns, min_ns, mean_ns, p50_ns, p90_ns, p99_ns, max_ns;
+} ikp_event_stats;
+
+typedef struct ikp_group_stats {
+    uint32_t group;
+    const char *name;
+    uint32_t lanes;            /* lanes of this group with records */
+    double busy_ns, span_ns;   /* sums over those lanes */
+    double busy_fraction;      /* busy / span */
+} ikp_group_stats;
+
+typedef struct ikp_stats {
+    ikp_capture_info info;
+    uint64_t regions, instants, unmatched_begin, unmatched_end;
+    ikp_event_stats *events;   /* regions per event id, by id */
+    uint32_t num_events;
+    ikp_group_stats *groups;
+    uint32_t num_groups;
+    ikp_allocator allocator_;
+    char *names_;              /* internal: copies of names */
+} ikp_stats;
+
+IKP_DEF ikp_result ikp_stats_compute(const ikp_capture *cap, ikp_stats **out, ikp_error *err);
+IKP_DEF void ikp_stats_free(ikp_stats *st);
+IKP_DEF ikp_result ikp_stats_write_text(const ikp_stats *st, ikp_write_fn fn, void *user, ikp_error *err);
+IKP_DEF ikp_result ikp_stats_write_json(const ikp_stats *st, ikp_write_fn fn, void *user, ikp_error *err);
+/* Text: format, blocks, groups, lanes, records, dropped, unmatched, span and
+   warnings (also the head of ikp_stats_write_text). */
+IKP_DEF ikp_result ikp_info_write_text(const ikp_stats *st, ikp_write_fn fn, void *user, ikp_error *err);
+
+/* ---- 6b. diff and report ---------------------------------------------------
+   ikp_diff compares two captures of one kernel (a base and a new version)
+   event by event, matched by name; ikp_report explains one capture: stage
+   table, pipeline overlap of the groups, balance across SMs and blocks, and
+   a picture (SVG). Both decode every lane once. */
+typedef enum ikp_verdict {
+    IKP_VERDICT_SAME = 0,      /* no change beyond noise, or a change below the threshold */
+    IKP_VERDICT_FASTER,
+    IKP_VERDICT_SLOWER,
+    IKP_VERDICT_ONLY_BASE,     /* in the base capture only */
+    IKP_VERDICT_ONLY_NEW,      /* in the new capture only */
+    IKP_VERDICT_COUNT
+} ikp_verdict;
+/* "same", "faster", "slower", "only-base", "only-new" */
+IKP_DEF const char *ikp_verdict_name(ikp_verdict v);
+
+/* All-zero means the defaults. */
+typedef struct ikp_diff_options {
+    double threshold;          /* smallest |median change| that counts, a fraction
+                                  (0 = 0.02); below it the verdict is `same` */
+    double alpha;              /* false-alarm rate for the whole comparison, split over
+                                  its tests (Bonferroni; 0 = 0.01) */
+    double min_change_ns;      /* smallest |median change| in ns that counts (0 = 5 ns):
+                                  short waits move by a few ns from run to run */
+} ikp_diff_options;
+
+/* One distribution's change. Durations are the samples: a change counts
+   when a two-sided Mann-Whitney rank test (normal approximation, ties
+   corrected) finds the two sample sets different at alpha / tests, and
+   the median moved by at least the threshold and by min_change_ns; its
+   sign says which way. */
+typedef struct ikp_diff_test {
+    double p50_change;         /* new p50 / base p50 - 1 (0 when either side is empty) */
+    double z;                  /* the rank test's z: > 0 when new durations rank higher */
+    double p_value;            /* two-sided */
+    ikp_verdict verdict;
+} ikp_diff_test;
+
+typedef struct ikp_diff_event {
+    const char *name;
+    ikp_event_stats base, next;  /* next: the new capture; count 0 on a side that lacks it */
+    ikp_diff_test test;
+} ikp_diff_event;
+
+typedef struct ikp_diff_group {
+    const char *name;
+    uint32_t base_lanes, next_lanes;   /* 0 on a side that lacks the group */
+    double base_busy, next_busy;       /* busy fraction of its blocks' spans (ikp_report_group) */
+    ikp_verdict verdict;               /* SAME, ONLY_BASE or ONLY_NEW: presence only */
+} ikp_diff_group;
+
+/* The capture as a whole: its span, and each block's span (first record
+   to last) as the samples of its verdict. */
+typedef struct ikp_diff_span {
+    double base_ns, next_ns;           /* capture spans */
+    double change;                     /* next / base - 1 */
+    ikp_event_stats base_blocks, next_blocks; /* block spans (name "block span") */
+    ikp_diff_test test;                /* over the block spans */
+} ikp_diff_span;
+
+enum {                                 /* ikp_diff.differs: what the captures do not share */
+    IKP_DIFF_FORMAT = 1u << 0,
+    IKP_DIFF_TIMER = 1u << 1,
+    IKP_DIFF_BLOCKS = 1u << 2,
+    IKP_DIFF_GROUPS = 1u << 3,
+    IKP_DIFF_GRID = 1u << 4,
+    IKP_DIFF_EVENTS = 1u << 5          /* some event names are in one capture only */
+};
+
+typedef struct ikp_diff {
+    ikp_capture_info base_info, next_info;
+    ikp_diff_options options;          /* as used (defaults filled in) */
+    uint32_t tests;                    /* rank tests made (alpha is split over them) */
+    uint32_t differs;                  /* IKP_DIFF_* */
+    ikp_diff_event *events;            /* base's events by id, then those only in new */
+    uint32_t num_events;
+    ikp_diff_group *groups;
+    uint32_t num_groups;
+    ikp_diff_span span;
+    ikp_verdict verdict;               /* the span's: the whole capture */
+    ikp_allocator allocator_;
+    char *names_;
+} ikp_diff;
+
+IKP_DEF ikp_result ikp_diff_compute(const ikp_capture *base, const ikp_capture *next,
+                                    const ikp_diff_options *opt, ikp_diff **out, ikp_error *err);
+IKP_DEF void ikp_diff_free(ikp_diff *d);
+/* 1 if an event or the span is `slower` with a median (span: capture span)
+   change above fraction, else 0 */
+IKP_DEF int ikp_diff_slower_than(const ikp_diff *d, double fraction);
+/* A table to read in one look; JSON ({"events": [...], "groups": [...],
+   "span": {...}, ...}); Markdown (the report's "vs baseline" section). */
+IKP_DEF ikp_result ikp_diff_write_text(const ikp_diff *d, ikp_write_fn fn, void *user, ikp_error *err);
+IKP_DEF ikp_result ikp_diff_write_json(const ikp_diff *d, ikp_write_fn fn, void *user, ikp_error *err);
+IKP_DEF ikp_result ikp_diff_write_markdown(const ikp_diff *d, ikp_write_fn fn, void *user, ikp_error *err);
+
+/* All-zero means the defaults. */
+typedef struct ikp_report_options {
+    const uint32_t *wait_events;       /* event ids whose regions are waiting, not work: time
+                                          in them is idle (even inside an enclosing region) */
+    uint32_t num_wait_events;
+    uint32_t timeline_sms;             /* SMs (blocks when SMs are unknown) in the picture's
+                                          timeline, spread evenly (0 = 8) */
+    uint32_t heat_bins;                /* time bins of the heatmap (0 = 100, at most 1000) */
+    const char *device;                /* a device name for the configuration (optional) */
+} ikp_report_options;
+
+typedef struct ikp_report_stage {      /* one event in one group */
+    uint32_t id, group;
+    const char *name, *group_name;
+    uint64_t count;
+    double total_ns, p50_ns, p99_ns;
+    double share;                      /* total / the group's lanes' busy time (regions
+                                          nest, so shares may add up past 1) */
+} ikp_report_stage;
+
+typedef struct ikp_report_group {
+    uint32_t group;
+    const char *name;
+    uint32_t lanes, blocks;
+    double busy_ns;                    /* work (regions less waits), summed over lanes */
+    double span_ns;                    /* the spans of the blocks it has lanes in */
+    double busy_fraction, idle_fraction; /* of span_ns */
+    double alone_ns;                   /* busy while no other group of its block is: the
+                                          time the block waits on this group */
+    uint32_t blocks_bound;             /* blocks where it is alone busy longest */
+} ikp_report_group;
+
+typedef struct ikp_report_pair {       /* two groups of the same blocks */
+    uint32_t a, b;                     /* indexes into ikp_report.groups */
+    double span_ns;                    /* the spans of the blocks with both */
+    double both, a_only, b_only, neither; /* fractions of span_ns: both busy, one busy
+                                          while the other waits, both idle */
+} ikp_report_pair;
+
+typedef struct ikp_report_block {
+    uint32_t block, sm;                /* sm = IKP_NO_SM when unknown */
+    int64_t start_ps, end_ps;          /* first and last record of its lanes */
+    double busy_ns;
+} ikp_report_block;
+
+typedef struct ikp_report_sm {
+    uint32_t sm;
+    uint32_t blocks, lanes;
+    int64_t start_ps, end_ps;
+    double busy_ns;
+} ikp_report_sm;
+
+typedef struct ikp_report_rect {       /* a bar of the timeline, merged to whole pixels */
+    uint32_t row, id;
+    uint32_t depth;                    /* nesting depth, 0 outermost */
+    float x0, x1;                      /* pixels from the left of the plot */
+} ikp_report_rect;
+
+typedef struct ikp_report {
+    ikp_stats *stats;                  /* the capture's statistics */
+    const char *device;
+    ikp_report_stage *stages;          /* by group, then event id */
+    uint32_t num_stages;
+    ikp_report_group *groups;
+    uint32_t num_groups;
+    ikp_report_pair *pairs;            /* of the first 16 groups */
+    uint32_t num_pairs;
+    ikp_report_block *blocks;          /* by end, latest first */
+    uint32_t num_blocks;
+    ikp_report_sm *sms;                /* by SM id (none when SMs are unknown) */
+    uint32_t num_sms;
+    int64_t end_p50_ps;                /* the median block's end */
+    int64_t tail_ps;                   /* last block's end - end_p50_ps */
+    uint32_t waits;                    /* wait events given */
+    /* the picture */
+    uint32_t plot_width;               /* pixels of the time axis */
+    uint32_t num_rows;                 /* timeline rows: (SM or block, group) */
+    uint32_t *row_unit, *row_group;    /* SM (or block) and group of each row */
+    int row_by_sm;
+    ikp_report_rect *rects;
+    size_t num_rects;
+    uint32_t heat_rows, heat_bins;     /* heat[row * heat_bins + bin]: mean busy lanes */
+    float *heat;
+    uint32_t *heat_unit;               /* first SM (or block) of each heat row */
+    uint32_t heat_units_per_row;       /* > 1 when there are more SMs than rows */
+    double heat_max;
+    ikp_allocator allocator_;
+    char *names_;
+} ikp_report;
+
+IKP_DEF ikp_result ikp_report_compute(const ikp_capture *cap, const ikp_report_options *opt,
+                                      ikp_report **out, ikp_error *err);
+IKP_DEF void ikp_report_free(ikp_report *r);
+/* What ikp_report_write_markdown adds (all optional). */
+typedef struct ikp_report_md_options {
+    const char *title;                 /* default "IKP report" */
+    const char *source;                /* the capture's name, shown in the configuration */
+    const char *svg_path;              /* the picture, linked as ![](svg_path) */
+    const ikp_diff *baseline;          /* a "vs baseline" section */
+} ikp_report_md_options;
+IKP_DEF ikp_result ikp_report_write_markdown(const ikp_report *r, const ikp_report_md_options *opt,
+                                             ikp_write_fn fn, void *user, ikp_error *err);
+/* The picture: a timeline of the sampled SMs (one row per SM and group,
+   coloured by event, a scale in us) above a heatmap of busy lanes per SM
+   over time. Plain SVG 1.1, no scripts, no external references. */
+IKP_DEF ikp_result ikp_report_write_svg(const ikp_report *r, ikp_write_fn fn, void *user, ikp_error *err);
+
+/* ---- 7. capture files and name lists -------------------------------------- */
+/* Writes cap as an .ikp capture file (FORMAT.md): its buffer, format, names,
+   clock readings, device, peer measurements and SM clock samples; the file
+   opened with the same decode options gives the same capture. To a
+   callback, a FILE*, or a path (through an ikp_output: replaced whole or
+   not at all). */
+IKP_DEF ikp_result ikp_capture_write(const ikp_capture *cap, ikp_write_fn fn, void *user, ikp_error *err);
+IKP_DEF ikp_result ikp_capture_write_file(const ikp_capture *cap, FILE *f, ikp_error *err);
+IKP_DEF ikp_result ikp_capture_write_path(const ikp_capture *cap, const char *path, ikp_error *err);
+
+/* Splits "a,b,,c" (len bytes, no NUL needed) into names; empty entries are
+   NULL (default name). Free with ikp_name_list_free. At most
+   IKP_WIRE_MAX_EVENTS names, each at most 255 bytes, no NUL bytes. */
+typedef struct ikp_name_list {
+    char **names;
+    uint32_t count;
+    ikp_allocator allocator_;
+} ikp_name_list;
+IKP_DEF ikp_result ikp_name_list_parse(const char *text, size_t len, char separator,
+                                       const ikp_allocator *alloc, ikp_name_list *out,
+                                       ikp_error *err);
+/* Reads a regular file of names, one per line (see ikp_name_list_parse). */
+IKP_DEF ikp_result ikp_name_list_parse_path(const char *path, const ikp_allocator *alloc,
+                                            ikp_name_list *out, ikp_error *err);
+IKP_DEF void ikp_name_list_free(ikp_name_list *list);
+
+/* ---- 8. one call: words -> trace file + capture file + summary ----------- */
+typedef struct ikp_dump_desc {
+    const char *trace_path;      /* trace (NULL: none): Perfetto protobuf when the name ends
+                                    in .pftrace or .perfetto-trace, else Chrome JSON */
+    const char *capture_path;    /* .ikp capture (NULL: none) */
+    FILE *summary;               /* text statistics (NULL: none) */
+    ikp_decode_options decode;
+    ikp_chrome_options chrome;
+} ikp_dump_desc;
+
+IKP_DEF ikp_result ikp_dump_words(const uint64_t *words, size_t num_words,
+                                  const ikp_dump_desc *desc, ikp_error *err);
+
+/* Size in words of an IKP buffer for lanes x capacity records (0 on overflow):
+   8 + lanes * (8 + capacity + 1). */
+IKP_DEF size_t ikp_buffer_words(uint32_t lanes, uint32_t capacity);
+/* Fills the IKP buffer header (words[0..7]) for lanes x capacity; the caller
+   zeroes the rest. clock_khz: nominal SM clock (0 if unknown). */
+IKP_DEF ikp_result ikp_buffer_header(uint64_t *header8, uint32_t lanes, uint32_t capacity,
+                                     uint32_t clock_khz, ikp_error *err);
+
+#if IKP_HAS_CUDA
+typedef struct ikp_cuda_buffer {
+    uint64_t *device;          /* pass to the kernel as its uint64_t* parameter */
+    size_t num_words;
+    uint32_t lanes, capacity;
+    uint32_t clock_khz;
+    ikp_device_id gpu;         /* the device it was created on */
+    ikp_clock_sync clock[2];   /* readings taken by the last reset (before the kernel)
+                                  and download (after it), when they could be taken */
+    uint32_t num_clock;
+    int device_index;          /* the CUDA device number */
+    uint32_t sample_every_ns;  /* SM clock samples while the kernel runs: one on every SM
+                                  this often (IKP_SM_CLOCK_EVERY_NS; set 0 for none) */
+    ikp_sm_clock *sm_clock;    /* the samples the last download took (host memory) */
+    uint32_t num_sm_clock;
+    uint64_t *mapped_;         /* mapped host memory for the readings (NULL: none) */
+    uint64_t *samples_;        /* device memory for the samples (NULL: none) */
+    void *sample_stream_;      /* the stream they are taken on */
+    uint32_t sms_;             /* SMs of the device */
+} ikp_cuda_buffer;
+
+/* cudaMalloc a buffer of lanes x capacity records (lanes = blocks x groups)
+   on the current device, and name the device (gpu). */
+IKP_DEF ikp_result ikp_cuda_buffer_create(ikp_cuda_buffer *buf, uint32_t lanes,
+                                          uint32_t capacity, ikp_error *err);
+/* Zero the buffer and write its header, ordered on stream. Call before each
+   launch. Also takes a reading of the GPU clock against the host's (the
+   first of clock[]), when this file is compiled by nvcc; a GPU too busy to
+   answer within 20 ms gives none (num_clock says). The first reset with
+   sample_every_ns not 0 also takes the SM clock samples' device memory
+   (24 bytes x 3072 x the SMs: 9.7 MB on a 132-SM H100); none is taken
+   while sampling is off. */
+IKP_DEF ikp_result ikp_cuda_buffer_reset(ikp_cuda_buffer *buf, cudaStream_t stream,
+                                         ikp_error *err);
+/* Synchronise stream and copy the buffer to host (num_words words); then
+   a second reading, as reset does. While the stream has work, it also
+   samples the SM clocks (sm_clock, num_sm_clock), when this file is
+   compiled by nvcc and sample_every_ns is not 0: every sample_every_ns
+   (or 1/1024 of the time waited so far, if longer) a grid of one small
+   block per SM, on a stream of the lowest priority, locates a globaltimer
+   tick in %clock64 cycles on whichever SM runs it. The blocks take no
+   shared memory and live well under a microsecond; an SM
+   the kernel fills gives none, and its lanes keep their two anchors. A
+   sample that contradicts the one before it on its SM (the sampler held
+   up between its two reads) is dropped: it would make the decoder refuse
+   the samples. */
+IKP_DEF ikp_result ikp_cuda_buffer_download(ikp_cuda_buffer *buf, cudaStream_t stream,
+                                            uint64_t *host, ikp_error *err);
+IKP_DEF void ikp_cuda_buffer_destroy(ikp_cuda_buffer *buf);
+/* Download, then ikp_dump_words; the buffer's device and clock readings go
+   with the words unless desc->decode gives its own. */
+IKP_DEF ikp_result ikp_cuda_dump(ikp_cuda_buffer *buf, cudaStream_t stream,
+                                 const ikp_dump_desc *desc, ikp_error *err);
+/* Names a CUDA device: UUID, PCI address, ordinal, this host's name (rank -1). */
+IKP_DEF ikp_result ikp_cuda_device_id(int device, ikp_device_id *out, ikp_error *err);
+/* One reading of the current device's %globaltimer against CLOCK_REALTIME:
+   the host writes a flag in mapped memory, a one-thread kernel answers
+   with its clock; the best of 32 round trips, uncertainty = half of it
+   plus one globaltimer step (32 ns). Needs this file compiled by nvcc
+   (IKP_ERR_NO_CUDA otherwise); IKP_ERR_CUDA if the GPU does not answer
+   within 20 ms (busy with other work). */
+IKP_DEF ikp_result ikp_cuda_clock_reading(ikp_clock_sync *out, ikp_error *err);
+/* Measures peer's clock against device's: over peer memory (a ping-pong of
+   two one-thread kernels, best of 64 round trips; peer access is enabled
+   if it can be) when the devices can reach each other, else through the
+   host (both devices' readings). out is from device's side: give it to
+   device's capture (ikp_decode_options.peers). Needs nvcc, as above. */
+IKP_DEF ikp_result ikp_cuda_peer_clock(int device, int peer, ikp_peer_clock *out, ikp_error *err);
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* IKP_H */
+
+/* ========================================================================== */
+/*                              IMPLEMENTATION                                */
+/* ========================================================================== */
+#ifdef IKP_IMPLEMENTATION
+#ifndef IKP_IMPLEMENTATION_INCLUDED
+#define IKP_IMPLEMENTATION_INCLUDED
+
+#include <string.h>
+#include <stdarg.h>
+#include <errno.h>
+#include <time.h>
+#if defined(__unix__) || defined(__APPLE__)
+#include <fcntl.h>
+#include <unistd.h>
+#include <sys/types.h>
+#include <sys/stat.h>
+#if IKP_HAS_CUDA
+#include <sys/utsname.h>
+#endif
+#endif
+
+#if defined(IKP_MALLOC) && defined(IKP_REALLOC) && defined(IKP_FREE)
+#elif !defined(IKP_MALLOC) && !defined(IKP_REALLOC) && !defined(IKP_FREE)
+#include <stdlib.h>
+#define IKP_MALLOC(sz) malloc(sz)
+#define IKP_REALLOC(p, sz) realloc(p, sz)
+#define IKP_FREE(p) free(p)
+#else
+#error "IKP: define all of IKP_MALLOC, IKP_REALLOC and IKP_FREE, or none of them"
+#endif
+
+#ifndef IKP_ASSERT
+#include <assert.h>
+#define IKP_ASSERT(x) assert(x)
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define IKP__SHARED_TRACKS 32u          /* tracks searched for a nesting slot */
+#define IKP__MAX_ABS_PS (1ll << 61)     /* times beyond this are corrupt */
+#define IKP__ANCHOR_MASK ((1ull << 62) - 1)
+#define IKP__RATE_MIN_SPAN_NS 50000     /* lanes shorter use the capture's cycle rate */
+#define IKP__ANCHOR_LIMIT (1ull << 46)  /* ns or cycles: anchors farther apart are corrupt */
+#define IKP__CAPT_MAGIC "IKPCAPT1"
+#define IKP__CAPT_HEADER 48u
+#define IKP__CLOCK_MAGIC "IKPCLOCK"     /* capture file version 2: the clock section */
+#define IKP__CLOCK_ENTRY 32u
+#define IKP__DEVICE_MAGIC "IKPDEVIC"    /* version 3: the device identity */
+#define IKP__DEVICE_ENTRY 104u
+#define IKP__PEERS_MAGIC "IKPPEERS"     /* version 3: other GPUs' clocks */
+#define IKP__PEERS_ENTRY 40u
+#define IKP__SMCLK_MAGIC "IKPSMCLK"     /* version 4: samples of the SM clocks */
+#define IKP__SMCLK_ENTRY 24u
+/* Byte offsets of the capture file's fields (FORMAT.md "Capture files"),
+   for the reader and the writer alike. Header: */
+#define IKP__AT_VERSION 8u
+#define IKP__AT_FORMAT 12u
+#define IKP__AT_EVENTS 16u
+#define IKP__AT_GROUPS 20u
+#define IKP__AT_NAMES_BYTES 24u
+#define IKP__AT_WORDS 32u
+/* a section: name (8), count (4), reserved (4), entries: */
+#define IKP__AT_SECTION_COUNT 8u
+#define IKP__AT_SECTION_RESERVED 12u
+#define IKP__SECTION_HEADER 16u
+/* IKPCLOCK entries: host_ns at 0 */
+#define IKP__AT_CLOCK_GPU 8u
+#define IKP__AT_CLOCK_UNCERTAINTY 16u
+/* IKPDEVIC: uuid at 0 */
+#define IKP__AT_DEVICE_HOST 16u
+#define IKP__AT_DEVICE_ORDINAL 80u
+#define IKP__AT_DEVICE_RANK 84u
+#define IKP__AT_DEVICE_PCI_DOMAIN 88u
+#define IKP__AT_DEVICE_PCI_BUS 92u
+#define IKP__AT_DEVICE_PCI_DEVICE 96u
+/* IKPPEERS: the peer's uuid at 0 */
+#define IKP__AT_PEER_GPU 16u
+#define IKP__AT_PEER_OFFSET 24u
+#define IKP__AT_PEER_UNCERTAINTY 32u
+#define IKP__AT_PEER_ROUND_TRIP 36u
+/* IKPSMCLK: globaltimer at 0 */
+#define IKP__AT_SMCLK_CYCLES 8u
+#define IKP__AT_SMCLK_SM 16u
+#define IKP__AT_SMCLK_RESERVED 20u
+
+/* ---- 2. allocation ---- */
+static void *ikp__default_alloc(size_t n, void *u) { (void)u; return IKP_MALLOC(n); }
+static void *ikp__default_realloc(void *p, size_t n, void *u) { (void)u; return IKP_REALLOC(p, n); }
+static void ikp__default_free(void *p, void *u) { (void)u; IKP_FREE(p); }
+
+static ikp_allocator ikp__allocator(const ikp_allocator *a)
+{
+    ikp_allocator r;
+    if (a && a->alloc && a->realloc && a->free) return *a;
+    r.alloc = ikp__default_alloc;
+    r.realloc = ikp__default_realloc;
+    r.free = ikp__default_free;
+    r.user = NULL;
+    return r;
+}
+static void *ikp__alloc(const ikp_allocator *a, size_t n) { return a->alloc(n ? n : 1, a->user); }
+static void ikp__free(const ikp_allocator *a, void *p) { if (p) a->free(p, a->user); }
+/* n zero bytes (all-zero doubles are 0.0 on every IEEE-754 machine) */
+static void *ikp__zalloc(const ikp_allocator *a, size_t n)
+{
+    void *p = ikp__alloc(a, n);
+    if (p) memset(p, 0, n ? n : 1);
+    return p;
+}
+
+/* grows *p (elements of size esz) to hold at least need elements */
+static int ikp__grow(const ikp_allocator *a, void **p, size_t *cap, size_t need, size_t esz)
+{
+    size_t nc;
+    void *np;
+    if (need <= *cap) return 1;
+    nc = *cap ? *cap : 16;
+    while (nc < need) {
+        if (nc > ((size_t)-1) / 2 / esz) return 0;
+        nc *= 2;
+    }
+    np = *p ? a->realloc(*p, nc * esz, a->user) : a->alloc(nc * esz, a->user);
+    if (!np) return 0;
+    *p = np;
+    *cap = nc;
+    return 1;
+}
+
+static size_t ikp__fmt_fixed(char *t, size_t n, double x, int decimals);
+
+/* ---- 2. results and errors ---- */
+IKP_DEF const char *ikp_result_string(ikp_result r)
+{
+    switch (r) {
+    case IKP_OK: return "ok";
+    case IKP_ERR_INVALID_ARGUMENT: return "invalid argument";
+    case IKP_ERR_OUT_OF_MEMORY: return "out of memory";
+    case IKP_ERR_EMPTY: return "empty input";
+    case IKP_ERR_TRUNCATED: return "input truncated";
+    case IKP_ERR_BAD_MAGIC: return "bad magic (not an IKP buffer, or never initialised)";
+    case IKP_ERR_BAD_VERSION: return "unsupported format version";
+    case IKP_ERR_BAD_HEADER: return "header field out of range";
+    case IKP_ERR_SIZE_OVERFLOW: return "size overflow";
+    case IKP_ERR_UNKNOWN_FORMAT: return "unknown buffer format";
+    case IKP_ERR_BAD_NAMES: return "malformed name list";
+    case IKP_ERR_IO: return "i/o error";
+    case IKP_ERR_WRITE: return "output callback failed";
+    case IKP_ERR_CUDA: return "CUDA runtime error";
+    case IKP_ERR_NO_CUDA: return "built without the CUDA runtime";
+    default: return "unknown result code";
+    }
+}
+
+static ikp_result ikp__fail(ikp_error *err, ikp_result code, int64_t offset, int64_t lane,
+                            const char *fmt, ...)
+{
+    if (err) {
+        va_list ap;
+        err->code = code;
+        err->offset = offset;
+        err->lane = lane;
+        va_start(ap, fmt);
+        vsnprintf(err->message, sizeof err->message, fmt, ap);
+        va_end(ap);
+    }
+    return code;
+}
+static ikp_result ikp__oom(ikp_error *err)
+{
+    return ikp__fail(err, IKP_ERR_OUT_OF_MEMORY, -1, -1, "out of memory");
+}
+static void ikp__ok(ikp_error *err)
+{
+    if (err) {
+        err->code = IKP_OK;
+        err->offset = -1;
+        err->lane = -1;
+        err->message[0] = 0;
+    }
+}
+
+/* An allocator sets all three functions or none (the default): one that
+   sets some is refused, not filled in with the default's. */
+static ikp_result ikp__check_allocator(const ikp_allocator *a, ikp_error *err)
+{
+    int n;
+    if (!a) return IKP_OK;
+    n = (a->alloc != NULL) + (a->realloc != NULL) + (a->free != NULL);
+    if (n == 0 || n == 3) return IKP_OK;
+    return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1,
+                     "the allocator sets some of its functions (alloc %s, realloc %s, free %s): set all three or none",
+                     a->alloc ? "set" : "NULL", a->realloc ? "set" : "NULL", a->free ? "set" : "NULL");
+}
+
+IKP_DEF const char *ikp_format_name(ikp_format f)
+{
+    switch (f) {
+    case IKP_FORMAT_AUTO: return "auto";
+    case IKP_FORMAT_IKP: return "ikp";
+    case IKP_FORMAT_TIRX: return "tirx";
+    case IKP_FORMAT_FLASHINFER: return "flashinfer";
+    case IKP_FORMAT_TRITON_DIST: return "triton-dist";
+    case IKP_FORMAT_NUGGETS: return "nuggets";
+    case IKP_FORMAT_NUGGETS_COMPACT: return "nuggets-compact";
+    default: return "?";
+    }
+}
+
+IKP_DEF ikp_format ikp_format_from_name(const char *name)
+{
+    int f;
+    if (!name) return IKP_FORMAT_COUNT;
+    for (f = 0; f < (int)IKP_FORMAT_COUNT; f++)
+        if (strcmp(name, ikp_format_name((ikp_format)f)) == 0) return (ikp_format)f;
+    return IKP_FORMAT_COUNT;
+}
+
+/* ---- 3. capture: a lane's records and their time ---- */
+typedef struct ikp__lane {
+    ikp_lane_info pub;
+    uint64_t base;        /* word index of slot 0 (TIRx: offset into index) */
+    uint64_t step;        /* words between slots */
+    uint64_t slots;       /* slots to visit */
+    uint64_t ring_start;  /* IKP ring: first slot */
+    uint64_t ring_size;   /* IKP: slots wrap here */
+    int64_t anchor;       /* tick at lane start: unwrap origin */
+    int64_t end_anchor;   /* tick at lane end, if has_end */
+    int has_end;
+    int64_t ref_ps;       /* ps of tick == anchor, relative to capture start */
+    double ps_per_tick;
+    int64_t rel_limit;    /* ticks from anchor beyond which a stamp is corrupt */
+    int64_t ps_per_tick_q32; /* ps_per_tick * 2^32, rounded */
+    int64_t g_start;      /* cycle lanes: start anchor's globaltimer (ns) */
+    int64_t end_ps;       /* cycle lanes with has_end: ps of the end anchor */
+    int anchored;         /* cycle lane with anchors or SM clock samples: mapped piecewise */
+    uint32_t smp_first;   /* cycle lanes: its SM's clock samples within its span: */
+    uint32_t smp_end;     /*   cap->sm_clock[smp_first .. smp_end) */
+    uint32_t grid[3];
+    uint32_t index;       /* the lane's index (tirx stride layout: the lane its words name) */
+} ikp__lane;
+
+/* Peer formats keep no per-lane state: a lane's layout and time origin
+   follow from the capture's and from its first record (ikp__peer_lane), so
+   a buffer of millions of tiny lanes costs no memory per lane. */
+struct ikp_capture {
+    ikp_allocator alloc;
+    ikp_format format;
+    const uint64_t *words;
+    size_t num_words;
+    void *owned;          /* memory holding the words, when the capture owns it */
+    ikp__lane *lanes;     /* ikp: one per lane */
+    uint32_t *index;      /* tirx, index layout: word positions grouped by lane */
+    uint64_t *index_base; /* tirx, index layout: lane i at index[index_base[i] .. index_base[i+1]) */
+    uint64_t stride;      /* tirx stride layout, flashinfer, triton-dist: words between a lane's slots */
+    uint64_t base0;       /* peer formats: word of lane 0's first slot (triton-dist: after the block words) */
+    int64_t tick_ps;      /* peer formats: ps per timer tick */
+    uint64_t unit_words;  /* nuggets: words per unit */
+    int64_t nug_ref;      /* nuggets: the middle of the stamps (the validity window's centre) */
+    uint32_t peer_vmin;   /* peer formats: the capture window's first stamp (low 32 bits) */
+    int64_t peer_shift_ps;/* peer formats: taken off every time so the earliest record is at 0 */
+    int keep_after_finalize;
+    uint64_t gref_ns;     /* ikp: the earliest start anchor's globaltimer (ns): time 0 before the shift */
+    ikp_clock_sync *clock;/* readings of the GPU clock against the host's, in gpu_ns order */
+    ikp_device_id device; /* the GPU, when info.device_known */
+    ikp_peer_clock *peers;/* other GPUs' clocks, by (peer uuid, gpu_ns) */
+    ikp_sm_clock *sm_clock;/* samples of the SM clocks, by (sm, cycles) */
+    ikp_capture_info info;
+    char **event_names;
+    uint32_t num_event_names;
+    char **group_names;
+    uint32_t num_group_names;
+};
+
+typedef struct ikp__rec {
+    unsigned kind;     /* IKP_WIRE_KIND_* or IKP__KIND_FINALIZE / IKP__KIND_INVALID */
+    uint32_t id;       /* IKP__KIND_ANCHOR_AUTO: the cycles from the previous record's stamp */
+    uint32_t hi;       /* timer low 32 bits, or payload */
+} ikp__rec;
+#define IKP__KIND_FINALIZE 4u
+#define IKP__KIND_INVALID 5u
+#define IKP__KIND_ANCHOR_G 6u /* IKP_ANCHOR: globaltimer half, then the clock half */
+#define IKP__KIND_ANCHOR_C 7u
+#define IKP__KIND_ANCHOR_AUTO 8u /* an automatic anchor: globaltimer, cycles after the record before */
+
+/* tag bits that must be 0: on an anchor half (IKP_ANCHOR), on a data
+   record, on a timed record (begin, end, instant) */
+#define IKP__TAG_ANCHOR_ZERO (IKP_WIRE_AUTO_DELTA_MAX << IKP_WIRE_AUTO_DELTA_SHIFT | IKP_WIRE_KIND_MASK)
+#define IKP__TAG_DATA_ZERO (IKP_WIRE_ANCHOR | IKP__TAG_ANCHOR_ZERO)
+#define IKP__TAG_TIMED_ZERO (~(IKP_WIRE_EVENT_MASK << IKP_WIRE_EVENT_SHIFT | IKP_WIRE_KIND_MASK))
+static inline void ikp__decode_word(ikp_format fmt, uint64_t w, ikp__rec *r)
+{
+    uint32_t tag = (uint32_t)w;
+    r->hi = (uint32_t)(w >> 32);
+    if (fmt == IKP_FORMAT_IKP) {
+        r->id = (tag >> IKP_WIRE_EVENT_SHIFT) & IKP_WIRE_EVENT_MASK;
+        if (w == 0) r->kind = IKP__KIND_INVALID;
+        else if ((tag & (IKP_WIRE_DATA_MARK | IKP_WIRE_ANCHOR)) == (IKP_WIRE_DATA_MARK | IKP_WIRE_ANCHOR)) {
+            if (r->id == IKP_WIRE_AUTO_ANCHOR_ID && !(tag & IKP_WIRE_KIND_MASK)) {
+                r->kind = IKP__KIND_ANCHOR_AUTO;
+                r->id = (tag >> IKP_WIRE_AUTO_DELTA_SHIFT) & IKP_WIRE_AUTO_DELTA_MAX;
+            } else
+                r->kind = (tag & IKP__TAG_ANCHOR_ZERO) ? IKP__KIND_INVALID
+                          : r->id == 0 ? IKP__KIND_ANCHOR_G : r->id == 1 ? IKP__KIND_ANCHOR_C : IKP__KIND_INVALID;
+        }
+        else if (tag & IKP_WIRE_DATA_MARK)
+            r->kind = ((tag & IKP__TAG_DATA_ZERO) == 0) ? IKP_WIRE_KIND_DATA : IKP__KIND_INVALID;
+        else if ((tag & IKP__TAG_TIMED_ZERO) || (tag & IKP_WIRE_KIND_MASK) == 0) r->kind = IKP__KIND_INVALID;
+        else r->kind = tag & IKP_WIRE_KIND_MASK;
+        return;
+    }
+    if (fmt == IKP_FORMAT_TRITON_DIST) { /* task_type[11:1] | is_start[0] */
+        r->id = (tag >> 1) & 0x7FFu;
+        r->kind = (tag & 1u) ? IKP_WIRE_KIND_BEGIN : IKP_WIRE_KIND_END;
+        return;
+    }
+    r->id = (tag >> 2) & 0x3FFu;
+    switch (tag & 3u) {
+    case 0: r->kind = IKP_WIRE_KIND_BEGIN; break;
+    case 1: r->kind = IKP_WIRE_KIND_END; break;
+    case 2: r->kind = IKP_WIRE_KIND_INSTANT; break;
+    default: r->kind = fmt == IKP_FORMAT_TIRX ? IKP__KIND_FINALIZE : IKP__KIND_INVALID; break;
+    }
+}
+
+/* triton-dist: an empty slot (the buffer is filled with 0x7FFF_FFFF_FFFF_FFFF,
+   0xFFFF_FFFF_FFFF_FFFF in its first release; 0 if the user zeroed it) */
+#define IKP__TD_EMPTY(x) ((x) == 0 || (x) == 0x7FFFFFFFFFFFFFFFull || (x) == 0xFFFFFFFFFFFFFFFFull)
+
+/* Walks one lane's records in order: up to two strided runs of words (an
+   IKP ring wraps once), or TIRx's index of word positions. */
+typedef struct ikp__cursor {
+    const uint64_t *p, *p2, *words;
+    const uint32_t *idx;
+    size_t step, left, left2;
+    int mode;             /* 0: every word; 1: empty (zero) words skipped (flashinfer);
+                             2: also words naming another lane (tirx stride layout);
+                             3: triton-dist's empty words skipped (0, 0x7FFF..., 0xFFFF...) */
+    uint32_t lane;
+} ikp__cursor;
+
+static void ikp__cursor_init(ikp__cursor *c, const ikp_capture *cap, const ikp__lane *l)
+{
+    c->words = cap->words;
+    c->idx = NULL;
+    c->p2 = NULL;
+    c->left2 = 0;
+    c->step = (size_t)l->step;
+    c->lane = l->index;
+    c->mode = cap->format == IKP_FORMAT_FLASHINFER ? 1 : cap->format == IKP_FORMAT_TIRX && !cap->index ? 2
+              : cap->format == IKP_FORMAT_TRITON_DIST ? 3 : 0;
+    if (cap->format == IKP_FORMAT_TIRX && cap->index) {
+        c->idx = cap->index + l->base;
+        c->p = NULL;
+        c->left = (size_t)l->slots;
+    } else if (l->ring_size && l->ring_start) {
+        c->p = cap->words + l->base + l->ring_start;
+        c->left = (size_t)(l->ring_size - l->ring_start);
+        if (c->left > l->slots) c->left = (size_t)l->slots;
+        c->p2 = cap->words + l->base;
+        c->left2 = (size_t)(l->slots - c->left);
+    } else {
+        c->p = cap->words + l->base;
+        c->left = (size_t)l->slots;
+    }
+}
+
+static inline int ikp__next_word(ikp__cursor *c, uint64_t *w)
+{
+    for (;;) {
+        while (c->left) {
+            c->left--;
+            if (c->idx) *w = c->words[*c->idx++];
+            else { *w = *c->p; c->p += c->step; }
+            if (c->mode == 0) return 1;
+            if (c->mode == 3) { if (!IKP__TD_EMPTY(*w)) return 1; }
+            else if (*w && (c->mode == 1 || ((uint32_t)*w >> 12) == c->lane)) return 1;
+        }
+        if (!c->left2) return 0;
+        c->p = c->p2;
+        c->left = c->left2;
+        c->left2 = 0;
+    }
+}
+
+/* Time state of one lane: unwraps 32-bit stamps onto the lane's 64-bit axis. */
+typedef struct ikp__clock {
+    int64_t prev;
+    uint64_t backwards;
+} ikp__clock;
+
+/* Advances the lane clock to the 32-bit stamp lo: returns 0 if the stamp
+   cannot be placed (corrupt), else 1 with ck->prev = the 64-bit tick. */
+static inline int ikp__unwrap(const ikp__lane *l, ikp__clock *ck, uint32_t lo)
+{
+    uint32_t d = lo - (uint32_t)ck->prev;
+    int64_t cand = ck->prev + (int64_t)d, rel;
+    if (l->has_end ? cand > l->end_anchor : d >= 0x80000000u)
+        cand = ck->prev + (int64_t)(int32_t)d;
+    rel = cand - l->anchor;
+    if (rel > l->rel_limit || rel < -l->rel_limit) return 0;
+    if (cand < ck->prev) ck->backwards++;
+    ck->prev = cand;
+    return 1;
+}
+
+/* tick -> ps on the capture axis (|tick - anchor| <= rel_limit) */
+#if defined(__SIZEOF_INT128__)
+__extension__ typedef __int128 ikp__i128;
+static int64_t ikp__ps(const ikp__lane *l, int64_t tick)
+{
+    /* 32.32 fixed point: exact for ns lanes, < 1 ps per 2^32 ticks for cycle lanes */
+    ikp__i128 x = (ikp__i128)(tick - l->anchor) * (ikp__i128)l->ps_per_tick_q32;
+    return l->ref_ps + (int64_t)((x + ((ikp__i128)1 << 31)) >> 32);
+}
+#else
+static int64_t ikp__ps(const ikp__lane *l, int64_t tick)
+{
+    double x = (double)(tick - l->anchor) * l->ps_per_tick;
+    return l->ref_ps + (int64_t)(x < 0 ? x - 0.5 : x + 0.5);
+}
+#endif
+
+static int ikp__timed(unsigned kind)
+{
+    return kind == IKP_WIRE_KIND_BEGIN || kind == IKP_WIRE_KIND_END ||
+           kind == IKP_WIRE_KIND_INSTANT || kind == IKP__KIND_FINALIZE;
+}
+
+/* A walk over one lane's records with its time mapping. Cycle lanes with
+   IKP_ANCHOR records are mapped piecewise: from each anchor point (the
+   lane's start, then each valid anchor) to the next valid anchor, or to the
+   lane's end anchor after the last one. An anchor is valid if it lies ahead
+   of the current point and the segment to it runs within 10% of the lane's
+   rate; others are ignored. Every walk takes the same decisions, because
+   validity only depends on the current point and the records. */
+typedef struct ikp__walk {
+    ikp__cursor c;
+    ikp__clock ck;
+    int64_t pt_tick, pt_ps; /* current anchor point */
+    double ppt;             /* ps per tick from it (segments) */
+    int seg;                /* 0: the lane's own mapping (ikp__ps) */
+    int have_g;             /* an anchor's globaltimer half was just read */
+    int after_stamp;        /* the record just read was timed and placed (at ck.prev) */
+    uint32_t g_lo;
+    uint64_t words;         /* records read so far, anchors included */
+    uint64_t anchors;       /* anchor records read so far */
+    int saw_anchor;         /* an anchor's two halves were read */
+    int stop_at_finalize;   /* tirx: a finalize record closes the lane */
+    int closed;             /* ... and was read */
+    uint32_t si;            /* the next SM clock sample ahead of the point (l->smp_end: none) */
+    int64_t s_tick, s_ps;   /* ... its tick and ps (s_tick INT64_MAX: none) */
+} ikp__walk;
+
+static inline int64_t ikp__walk_ps(const ikp__lane *l, const ikp__walk *k, int64_t tick)
+{
+    double x;
+    if (!k->seg) return ikp__ps(l, tick);
+    x = (double)(tick - k->pt_tick) * k->ppt;
+    return k->pt_ps + (int64_t)(x < 0 ? x - 0.5 : x + 0.5);
+}
+
+/* a segment from the current point to (tick, ps): ahead, and within 10% of
+   the lane's rate */
+static int ikp__segment_ok(const ikp__lane *l, const ikp__walk *k, int64_t tick, int64_t ps)
+{
+    double r;
+    if (tick <= k->pt_tick || ps <= k->pt_ps) return 0;
+    r = (double)(ps - k->pt_ps) / (double)(tick - k->pt_tick);
+    return r > l->ps_per_tick * 0.9 && r < l->ps_per_tick * 1.1;
+}
+
+/* ps of an anchor at tick whose globaltimer reads g_lo (low 32 bits), taken
+   nearest to where the lane's rate puts it; 0 if it is not valid */
+static int ikp__anchor_ps(const ikp__lane *l, const ikp__walk *k, int64_t tick, uint32_t g_lo, int64_t *ps)
+{
+    double exp_ps;
+    int64_t eg, g;
+    if (tick <= k->pt_tick) return 0;
+    exp_ps = (double)k->pt_ps + (double)(tick - k->pt_tick) * l->ps_per_tick;
+    eg = l->g_start + (int64_t)((exp_ps - (double)l->ref_ps) / 1000.0);
+    g = eg + (int32_t)(g_lo - (uint32_t)eg);
+    *ps = l->ref_ps + (g - l->g_start) * 1000;
+    return ikp__segment_ok(l, k, tick, *ps);
+}
+
+/* the next SM clock sample ahead of the current point that is valid from
+   it (k->si, s_tick, s_ps); samples not valid from it are passed over */
+static void ikp__walk_sample(const ikp_capture *cap, const ikp__lane *l, ikp__walk *k)
+{
+    for (; k->si < l->smp_end; k->si++) {
+        const ikp_sm_clock *s = &cap->sm_clock[k->si];
+        int64_t tick = (int64_t)(s->cycles & IKP__ANCHOR_MASK);
+        int64_t ps = l->ref_ps + ((int64_t)(s->gpu_ns & IKP__ANCHOR_MASK) - l->g_start) * 1000;
+        if (ikp__segment_ok(l, k, tick, ps)) {
+            k->s_tick = tick;
+            k->s_ps = ps;
+            return;
+        }
+    }
+    k->s_tick = INT64_MAX;
+}
+
+/* the mapping from the current point: to the next valid anchor or SM clock
+   sample ahead, whichever comes first */
+static void ikp__walk_segment(const ikp_capture *cap, const ikp__lane *l, ikp__walk *k)
+{
+    ikp__cursor c = k->c;
+    ikp__clock ck = k->ck;
+    int have_g = k->have_g, stamped = 0;
+    uint32_t g_lo = k->g_lo;
+    int64_t nt = 0, nps = 0;
+    uint64_t w;
+    int found = 0;
+    if (!l->anchored) { k->seg = 0; return; }
+    ikp__walk_sample(cap, l, k);
+    /* records past the next sample cannot hold an earlier anchor */
+    while (!found && ck.prev < k->s_tick && ikp__next_word(&c, &w)) {
+        ikp__rec r;
+        int was_stamped = stamped;
+        ikp__decode_word(cap->format, w, &r);
+        stamped = 0;
+        if (r.kind == IKP__KIND_ANCHOR_AUTO) {
+            if (was_stamped && ikp__anchor_ps(l, k, ck.prev + r.id, r.hi, &nps)) {
+                nt = ck.prev + r.id;
+                found = 1;
+            }
+            have_g = 0;
+            continue;
+        }
+        if (r.kind == IKP__KIND_ANCHOR_G) { have_g = 1; g_lo = r.hi; continue; }
+        if (r.kind == IKP__KIND_ANCHOR_C) {
+            if (have_g && ikp__unwrap(l, &ck, r.hi) && ikp__anchor_ps(l, k, ck.prev, g_lo, &nps)) {
+                nt = ck.prev;
+                found = 1;
+            }
+            have_g = 0;
+            continue;
+        }
+        have_g = 0;
+        if (r.kind != IKP__KIND_INVALID && ikp__timed(r.kind)) stamped = ikp__unwrap(l, &ck, r.hi);
+    }
+    if (k->s_tick != INT64_MAX && (!found || k->s_tick < nt)) {
+        nt = k->s_tick;
+        nps = k->s_ps;
+        found = 1;
+    }
+    if (!found && l->has_end && k->pt_tick != l->anchor && ikp__segment_ok(l, k, l->end_anchor, l->end_ps)) {
+        nt = l->end_anchor;
+        nps = l->end_ps;
+        found = 1;
+    }
+    if (found) {
+        k->seg = 1;
+        k->ppt = (double)(nps - k->pt_ps) / (double)(nt - k->pt_tick);
+    } else if (k->pt_tick != l->anchor) { /* past the last anchor, no end: the lane's rate */
+        k->seg = 1;
+        k->ppt = l->ps_per_tick;
+    } else {
+        k->seg = 0;
+    }
+}
+
+static void ikp__walk_init(const ikp_capture *cap, const ikp__lane *l, ikp__walk *k)
+{
+    ikp__cursor_init(&k->c, cap, l);
+    k->ck.prev = l->anchor;
+    k->ck.backwards = 0;
+    k->pt_tick = l->anchor;
+    k->pt_ps = l->ref_ps;
+    k->have_g = 0;
+    k->after_stamp = 0;
+    k->g_lo = 0;
+    k->words = 0;
+    k->anchors = 0;
+    k->saw_anchor = 0;
+    k->stop_at_finalize = cap->format == IKP_FORMAT_TIRX && !cap->keep_after_finalize;
+    k->closed = 0;
+    k->si = l->smp_first;
+    k->s_tick = INT64_MAX;
+    k->s_ps = 0;
+    ikp__walk_segment(cap, l, k);
+}
+
+/* Next record of the walk, anchors consumed (they move the mapping): 0 at
+   the end. Inline, as the per-record step of every decode. For timed records *tick_ok says whether the stamp could be
+   placed; then k->ck.prev is its tick. */
+static inline int ikp__walk_next(const ikp_capture *cap, const ikp__lane *l, ikp__walk *k, ikp__rec *r, int *tick_ok)
+{
+    uint64_t w;
+    while (!k->closed && ikp__next_word(&k->c, &w)) {
+        int stamped = k->after_stamp;
+        k->words++;
+        ikp__decode_word(cap->format, w, r);
+        k->after_stamp = 0;
+        if (r->kind == IKP__KIND_ANCHOR_AUTO || r->kind == IKP__KIND_ANCHOR_G || r->kind == IKP__KIND_ANCHOR_C)
+            k->anchors++;
+        if (r->kind == IKP__KIND_ANCHOR_AUTO) { /* at the cycles r->id after the record before */
+            int64_t ps;
+            if (stamped) k->saw_anchor = 1;
+            if (stamped && l->anchored && ikp__anchor_ps(l, k, k->ck.prev + r->id, r->hi, &ps)) {
+                k->pt_tick = k->ck.prev + r->id;
+                k->pt_ps = ps;
+                ikp__walk_segment(cap, l, k);
+            }
+            k->have_g = 0;
+            continue;
+        }
+        if (r->kind == IKP__KIND_ANCHOR_G) { k->have_g = 1; k->g_lo = r->hi; continue; }
+        if (r->kind == IKP__KIND_ANCHOR_C) {
+            int64_t ps;
+            if (k->have_g) k->saw_anchor = 1;
+            if (k->have_g && ikp__unwrap(l, &k->ck, r->hi) && l->anchored &&
+                ikp__anchor_ps(l, k, k->ck.prev, k->g_lo, &ps)) {
+                k->pt_tick = k->ck.prev;
+                k->pt_ps = ps;
+                k->have_g = 0;
+                ikp__walk_segment(cap, l, k);
+            }
+            k->have_g = 0;
+            continue;
+        }
+        k->have_g = 0;
+        /* triton-dist: the tag names its lane (20 bits, the kernel does not mask it) */
+        if (cap->format == IKP_FORMAT_TRITON_DIST && ((uint32_t)w >> 12) != (l->index & 0xFFFFFu))
+            r->kind = IKP__KIND_INVALID;
+        if (r->kind == IKP__KIND_FINALIZE && k->stop_at_finalize) k->closed = 1;
+        *tick_ok = r->kind != IKP__KIND_INVALID && ikp__timed(r->kind) && ikp__unwrap(l, &k->ck, r->hi);
+        k->after_stamp = *tick_ok;
+        while (*tick_ok && k->ck.prev >= k->s_tick) { /* past an SM clock sample: the mapping moves to it */
+            k->pt_tick = k->s_tick;
+            k->pt_ps = k->s_ps;
+            k->si++;
+            ikp__walk_segment(cap, l, k);
+        }
+        return 1;
+    }
+    return 0;
+}
+
+/* ---- 3. capture: transformer_nuggets, one slice of unit_words words per unit ----
+   nuggets (legacy): [count][start, dur, tag, tid] x max_events, 64-bit stamps
+   nuggets-compact:  [anchor][tag8 | dur24 | start_lo32] x max_events
+   A stamp is read only within IKP__NUG_WINDOW ticks of the capture's middle
+   stamp (nug_ref), and below 2^62: garbage cannot stretch the time axis. */
+#define IKP__NUG_WINDOW ((int64_t)1 << 40)  /* ~18 minutes of ns */
+#define IKP__NUG_MAX_STAMP ((uint64_t)1 << 62)
+
+static int ikp__is_nuggets(ikp_format f)
+{
+    return f == IKP_FORMAT_NUGGETS || f == IKP_FORMAT_NUGGETS_COMPACT;
+}
+
+/* a slice of S words the layout allows: compact 1 + max_events (>= 2),
+   legacy 1 + 4 x max_events (5, 9, 13, ...) */
+static int ikp__nug_shape_ok(uint64_t S, int compact)
+{
+    return compact ? S >= 2 : S >= 5 && (S - 1) % 4 == 0;
+}
+
+/* the first stamp of a nuggets buffer, the reference for telling layouts
+   apart: compact, the first word written (an anchor); legacy, the first
+   word past 32 bits (a start). 0 if none. */
+static uint64_t ikp__nug_first_stamp(const uint64_t *w, uint64_t n, int compact)
+{
+    uint64_t k;
+    for (k = 0; k < n; k++)
+        if (compact ? w[k] != 0 : (w[k] >> 32) != 0) return w[k];
+    return 0;
+}
+
+typedef struct ikp__nrec {
+    int64_t start, end;  /* ticks */
+    uint32_t id, tid;
+    int has_tid;
+} ikp__nrec;
+
+static int ikp__nug_near(uint64_t x, int64_t ref)
+{
+    int64_t rel = (int64_t)(x - (uint64_t)ref);
+    return x < IKP__NUG_MAX_STAMP && rel <= IKP__NUG_WINDOW && rel >= -IKP__NUG_WINDOW;
+}
+
+/* slot k of the unit slice q: 1 a region (in *r), 0 an empty slot, -1 a
+   record that cannot be read (a stamp outside the window, a negative or
+   huge duration, a tag past IKP_WIRE_MAX_EVENTS, no anchor) */
+static int ikp__nug_rec(const ikp_capture *cap, const uint64_t *q, uint64_t k, ikp__nrec *r)
+{
+    if (cap->format == IKP_FORMAT_NUGGETS) {
+        const uint64_t *x = q + 1 + 4 * k;
+        if (!x[0] && !x[1] && !x[2] && !x[3]) return 0;
+        if (!ikp__nug_near(x[0], cap->nug_ref) || x[1] >= (uint64_t)IKP__NUG_WINDOW || x[2] >= IKP_WIRE_MAX_EVENTS)
+            return -1;
+        r->start = (int64_t)x[0];
+        r->end = r->start + (int64_t)x[1];
+        r->id = (uint32_t)x[2];
+        r->tid = (uint32_t)x[3];
+        r->has_tid = 1;
+    } else {
+        uint64_t a = q[0], x = q[1 + k];
+        uint32_t lo;
+        if (!x) return 0;
+        if (!a || !ikp__nug_near(a, cap->nug_ref)) return -1;
+        lo = (uint32_t)x;
+        r->start = (int64_t)((a & ~(uint64_t)0xFFFFFFFFu) + lo + (lo < (uint32_t)a ? (uint64_t)1 << 32 : 0));
+        r->end = r->start + (int64_t)((x >> 32) & 0xFFFFFFu);
+        r->id = (uint32_t)(x >> 56);
+        r->tid = 0;
+        r->has_tid = 0;
+    }
+    return 1;
+}
+
+static void ikp__nug_lane(const ikp_capture *cap, uint32_t i, ikp__lane *l)
+{
+    const uint64_t S = cap->unit_words;
+    const uint64_t *q = cap->words + (uint64_t)i * S;
+    uint64_t k;
+    l->base = (uint64_t)i * S;
+    l->slots = cap->format == IKP_FORMAT_NUGGETS ? (S - 1) / 4 : S - 1;
+    l->anchor = cap->nug_ref;
+    l->ref_ps = -cap->peer_shift_ps;
+    for (k = 0; k < S; k++)
+        if (q[k]) { l->pub.flags = IKP_LANE_STARTED; break; }
+}
+
+/* counts and time range of a nuggets unit; *may_wrap (if given) counts
+   compact regions flagged IKP_EVENT_MAY_WRAP */
+static void ikp__nug_scan(const ikp_capture *cap, ikp__lane *l, uint64_t *may_wrap)
+{
+    const uint64_t *q = cap->words + l->base;
+    int64_t lo = 0, hi = 0;
+    uint64_t k, recs = 0, bad = 0;
+    int any = 0;
+    ikp__nrec r;
+    for (k = 0; k < l->slots; k++) {
+        int rc = ikp__nug_rec(cap, q, k, &r);
+        if (rc == 0) continue;
+        recs++;
+        if (rc < 0) { bad++; continue; }
+        if (!any || r.start < lo) lo = r.start;
+        if (!any || r.end > hi) hi = r.end;
+        any = 1;
+    }
+    l->pub.records = recs;
+    l->pub.invalid = bad;
+    if (cap->format == IKP_FORMAT_NUGGETS) {
+        /* atomic mode counts every region it was asked to keep */
+        if (q[0] > l->slots && q[0] < ((uint64_t)1 << 32)) l->pub.dropped = q[0] - l->slots;
+    } else if (recs && (!q[0] || !ikp__nug_near(q[0], cap->nug_ref))) {
+        l->pub.flags |= IKP_LANE_CORRUPT; /* records without a usable anchor */
+    }
+    l->pub.first_ps = any ? ikp__ps(l, lo) : INT64_MIN;
+    l->pub.last_ps = any ? ikp__ps(l, hi) : INT64_MIN;
+    if (may_wrap && any && cap->format == IKP_FORMAT_NUGGETS_COMPACT)
+        for (k = 0; k < l->slots; k++)
+            if (ikp__nug_rec(cap, q, k, &r) > 0 && r.start <= hi - ((int64_t)1 << 24)) (*may_wrap)++;
+}
+
+/* The SM clock samples of a cycle lane's SM within its span (after its
+   start anchor; before its end anchor, or within rel_limit without one). */
+static void ikp__lane_samples(const ikp_capture *cap, ikp__lane *l)
+{
+    const ikp_sm_clock *s = cap->sm_clock;
+    uint32_t lo = 0, hi = cap->info.sm_clocks, m;
+    int64_t last = l->has_end ? l->end_anchor : l->anchor + l->rel_limit;
+    l->smp_first = l->smp_end = 0;
+    if (!s || !(l->pub.flags & IKP_LANE_CYCLES) || l->pub.sm == IKP_NO_SM) return;
+    while (lo < hi) { /* first sample after (sm, anchor) */
+        m = lo + (hi - lo) / 2;
+        if (s[m].sm < l->pub.sm || (s[m].sm == l->pub.sm && (int64_t)(s[m].cycles & IKP__ANCHOR_MASK) <= l->anchor))
+            lo = m + 1;
+        else hi = m;
+    }
+    l->smp_first = lo;
+    while (lo < cap->info.sm_clocks && s[lo].sm == l->pub.sm && (int64_t)(s[lo].cycles & IKP__ANCHOR_MASK) < last) lo++;
+    l->smp_end = lo;
+}
+
+/* First pass over a lane: counts, time range. A cycle lane found to hold
+   anchors is mapped piecewise, so its time range is walked once more. */
+static void ikp__scan_lane(const ikp_capture *cap, ikp__lane *l)
+{
+    ikp__walk k;
+    ikp__rec r;
+    uint64_t invalid, after;
+    int64_t lo, hi;
+    int any, ok, fin;
+    if (ikp__is_nuggets(cap->format)) { ikp__nug_scan(cap, l, NULL); return; }
+    l->anchored = l->smp_end > l->smp_first;
+    for (;;) {
+        ikp__walk_init(cap, l, &k);
+        invalid = after = 0;
+        lo = hi = 0;
+        any = fin = 0;
+        while (ikp__walk_next(cap, l, &k, &r, &ok)) {
+            int64_t ps;
+            after += fin; /* kept after a finalize (keep_after_finalize) */
+            if (r.kind == IKP__KIND_FINALIZE) fin = 1;
+            if (r.kind == IKP__KIND_INVALID) { invalid++; continue; }
+            if (!ikp__timed(r.kind)) continue;
+            if (!ok) { invalid++; continue; }
+            ps = ikp__walk_ps(l, &k, k.ck.prev);
+            if (!any || ps < lo) lo = ps;
+            if (!any || ps > hi) hi = ps;
+            any = 1;
+        }
+        if (l->anchored || !k.saw_anchor || !(l->pub.flags & IKP_LANE_CYCLES)) break;
+        l->anchored = 1;
+    }
+    l->pub.records = k.words;
+    l->pub.anchors = k.anchors;
+    l->pub.invalid = invalid;
+    l->pub.backwards = k.ck.backwards;
+    l->pub.after_finalize = after;
+    if (k.closed) {
+        uint64_t w;
+        while (ikp__next_word(&k.c, &w)) l->pub.after_finalize++;
+    }
+    l->pub.first_ps = any ? lo : INT64_MIN; /* INT64_MIN: no timed record */
+    l->pub.last_ps = any ? hi : INT64_MIN;
+}
+
+static char *ikp__strdup_n(const ikp_allocator *a, const char *s, size_t n)
+{
+    char *d = (char *)ikp__alloc(a, n + 1);
+    if (!d) return NULL;
+    memcpy(d, s, n);
+    d[n] = 0;
+    return d;
+}
+
+/* length of s if at most max bytes, else max + 1 (never reads further) */
+static size_t ikp__strnlen(const char *s, size_t max)
+{
+    size_t n = 0;
+    while (n <= max && s[n]) n++;
+    return n;
+}
+
+/* copies names given through the API, with the limits of names from files */
+static ikp_result ikp__copy_names(const ikp_allocator *a, const char *const *src, uint32_t n,
+                                  const char *what, char ***dst, uint32_t *dn, ikp_error *err)
+{
+    uint32_t i;
+    *dst = NULL;
+    *dn = 0;
+    if (!src || !n) return IKP_OK;
+    if (n > IKP_WIRE_MAX_EVENTS)
+        return ikp__fail(err, IKP_ERR_BAD_NAMES, -1, -1, "%s names: %u given, at most %u", what, n,
+                         IKP_WIRE_MAX_EVENTS);
+    for (i = 0; i < n; i++)
+        if (src[i] && ikp__strnlen(src[i], IKP_MAX_NAME_BYTES) > IKP_MAX_NAME_BYTES)
+            return ikp__fail(err, IKP_ERR_BAD_NAMES, -1, -1, "%s name %u is longer than %u bytes", what, i,
+                             IKP_MAX_NAME_BYTES);
+    *dst = (char **)ikp__alloc(a, n * sizeof(char *));
+    if (!*dst) return ikp__oom(err);
+    for (i = 0; i < n; i++) (*dst)[i] = NULL;
+    *dn = n;
+    for (i = 0; i < n; i++)
+        if (src[i] && src[i][0]) {
+            (*dst)[i] = ikp__strdup_n(a, src[i], strlen(src[i]));
+            if (!(*dst)[i]) return ikp__oom(err);
+        }
+    return IKP_OK;
+}
+
+static void ikp__free_names(const ikp_allocator *a, char **names, uint32_t n)
+{
+    uint32_t i;
+    if (!names) return;
+    for (i = 0; i < n; i++) ikp__free(a, names[i]);
+    ikp__free(a, names);
+}
+
+IKP_DEF void ikp_capture_free(ikp_capture *cap)
+{
+    ikp_allocator a;
+    if (!cap) return;
+    a = cap->alloc;
+    ikp__free_names(&a, cap->event_names, cap->num_event_names);
+    ikp__free_names(&a, cap->group_names, cap->num_group_names);
+    ikp__free(&a, cap->owned);
+    ikp__free(&a, cap->index);
+    ikp__free(&a, cap->index_base);
+    ikp__free(&a, cap->lanes);
+    ikp__free(&a, cap->clock);
+    ikp__free(&a, cap->peers);
+    ikp__free(&a, cap->sm_clock);
+    ikp__free(&a, cap);
+}
+
+/* ---- 3. capture: clock relations (host clock, device, peer GPUs, SM clocks) ---- */
+static int ikp__cmp_sync(const void *a, const void *b)
+{
+    const ikp_clock_sync *x = (const ikp_clock_sync *)a, *y = (const ikp_clock_sync *)b;
+    return x->gpu_ns < y->gpu_ns ? -1 : x->gpu_ns > y->gpu_ns;
+}
+/* a reading's offset: GPU time minus host time, ns */
+static int64_t ikp__clock_offset(const ikp_clock_sync *s) { return (int64_t)(s->gpu_ns - (uint64_t)s->host_ns); }
+#define IKP__Y2001_NS (978307200ll * 1000000000ll) /* a plausible clock reads later than this */
+/* Two offsets of one clock against another, at GPU times ga <= gb, contradict
+   when they differ by more than their uncertainties plus 100 ns per ms
+   between them (clocks drift by microseconds per second). */
+static int ikp__contradict(uint64_t ga, int64_t oa, uint32_t ua, uint64_t gb, int64_t ob, uint32_t ub)
+{
+    return (uint64_t)(oa > ob ? oa - ob : ob - oa) > (uint64_t)ua + ub + (gb - ga) / 10000;
+}
+/* Takes n clock readings (copied, sorted by GPU time). Each must be
+   plausible (both clocks after 2001, an uncertainty under 1 s), and the
+   offsets of consecutive readings (two of the same moment too) must agree
+   within their uncertainties plus 100 ns per ms between them (the clocks
+   drift by microseconds per second). at: the byte offset of reading 0 in a
+   file (-1: given by the caller). */
+static ikp_result ikp__set_clock(ikp_capture *cap, const ikp_clock_sync *s, uint32_t n, int64_t at, ikp_error *err)
+{
+    uint32_t i;
+    const int64_t y2001 = IKP__Y2001_NS;
+    if (n > IKP_MAX_CLOCK_SYNCS)
+        return ikp__fail(err, IKP_ERR_BAD_HEADER, at, -1, "%u clock readings, at most %u", n, IKP_MAX_CLOCK_SYNCS);
+    for (i = 0; i < n; i++)
+        if (s[i].host_ns < y2001 || s[i].gpu_ns < (uint64_t)y2001 || s[i].gpu_ns > ((uint64_t)1 << 62) ||
+            s[i].uncertainty_ns >= 1000000000u)
+            return ikp__fail(err, IKP_ERR_BAD_HEADER, at < 0 ? -1 : at + (int64_t)i * 32, -1,
+                             "clock reading %u is not plausible (host %lld ns, GPU %llu ns, uncertainty %u ns): "
+                             "both clocks count ns since 1970, the uncertainty is under 1 s",
+                             i, (long long)s[i].host_ns, (unsigned long long)s[i].gpu_ns, s[i].uncertainty_ns);
+    if (!n) return IKP_OK;
+    cap->clock = (ikp_clock_sync *)ikp__alloc(&cap->alloc, (size_t)n * sizeof *s);
+    if (!cap->clock) return ikp__oom(err);
+    memcpy(cap->clock, s, (size_t)n * sizeof *s);
+    qsort(cap->clock, n, sizeof *s, ikp__cmp_sync);
+    cap->info.clock_syncs = n;
+    for (i = 1; i < n; i++) {
+        const ikp_clock_sync *a = &cap->clock[i - 1], *b = &cap->clock[i];
+        int64_t oa = ikp__clock_offset(a), ob = ikp__clock_offset(b);
+        uint64_t dt = b->gpu_ns - a->gpu_ns;
+        if (ikp__contradict(a->gpu_ns, oa, a->uncertainty_ns, b->gpu_ns, ob, b->uncertainty_ns))
+            return ikp__fail(err, IKP_ERR_BAD_HEADER, at, -1,
+                             "clock readings contradict each other: GPU - host was %lld ns, then %lld ns %.3f ms "
+                             "later (more than their uncertainties, %u + %u ns, and 100 ns per ms of drift): "
+                             "readings of another GPU, or of another run?",
+                             (long long)oa, (long long)ob, (double)dt / 1e6, a->uncertainty_ns, b->uncertainty_ns);
+    }
+    return IKP_OK;
+}
+
+/* The offset (GPU - other clock) at GPU time g from n readings sorted by
+   gpu_ns: interpolated between the two around g, the nearest one's
+   outside them plus 10 ns per ms beyond it for drift; *unc: how far off. */
+static void ikp__offset_at(const ikp_clock_sync *c, uint32_t n, uint64_t g, int64_t *off, uint64_t *unc)
+{
+    uint32_t k;
+    for (k = 0; k < n && c[k].gpu_ns <= g; k++) {}
+    if (k == 0 || k == n) {
+        const ikp_clock_sync *e = k == 0 ? &c[0] : &c[n - 1];
+        *off = ikp__clock_offset(e);
+        *unc = e->uncertainty_ns + (e->gpu_ns > g ? e->gpu_ns - g : g - e->gpu_ns) / 100000;
+    } else {
+        const ikp_clock_sync *a = &c[k - 1], *b = &c[k];
+        int64_t oa = ikp__clock_offset(a), ob = ikp__clock_offset(b);
+        double f = (double)(g - a->gpu_ns) / (double)(b->gpu_ns - a->gpu_ns);
+        *off = oa + (int64_t)((double)(ob - oa) * f + (ob > oa ? 0.5 : -0.5));
+        *unc = a->uncertainty_ns > b->uncertainty_ns ? a->uncertainty_ns : b->uncertainty_ns;
+    }
+}
+
+static int ikp__uuid_zero(const uint8_t *u)
+{
+    int i;
+    for (i = 0; i < 16; i++)
+        if (u[i]) return 0;
+    return 1;
+}
+
+/* "GPU-1a2b3c4d-..." as nvidia-smi writes a UUID */
+static const char *ikp__uuid_text(const uint8_t *u, char *t, size_t n)
+{
+    snprintf(t, n, "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0], u[1], u[2],
+             u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15]);
+    return t;
+}
+
+/* Takes the device identity (copied). The host name must end within its
+   64 bytes; ordinal and rank are -1 or more. at: its byte offset in a file
+   (-1: given by the caller). */
+static ikp_result ikp__set_device(ikp_capture *cap, const ikp_device_id *d, int64_t at, ikp_error *err)
+{
+    if (!memchr(d->host, 0, sizeof d->host))
+        return ikp__fail(err, IKP_ERR_BAD_HEADER, at < 0 ? -1 : at + 16, -1,
+                         "device identity: the host name does not end within its %u bytes", (unsigned)sizeof d->host);
+    if (d->ordinal < -1 || d->rank < -1)
+        return ikp__fail(err, IKP_ERR_BAD_HEADER, at < 0 ? -1 : at + 80, -1,
+                         "device identity: ordinal %d and rank %d must be -1 (unknown) or more", (int)d->ordinal,
+                         (int)d->rank);
+    cap->device = *d;
+    cap->device.reserved = 0;
+    cap->info.device_known = 1;
+    return IKP_OK;
+}
+
+static int ikp__cmp_peer(const void *a, const void *b)
+{
+    const ikp_peer_clock *x = (const ikp_peer_clock *)a, *y = (const ikp_peer_clock *)b;
+    int c = memcmp(x->peer_uuid, y->peer_uuid, 16);
+    if (c) return c;
+    return x->gpu_ns < y->gpu_ns ? -1 : x->gpu_ns > y->gpu_ns;
+}
+
+/* a peer measurement as a reading of this GPU against the peer's clock */
+static ikp_clock_sync ikp__peer_as_sync(const ikp_peer_clock *p)
+{
+    ikp_clock_sync c;
+    c.gpu_ns = p->gpu_ns;
+    c.host_ns = (int64_t)(p->gpu_ns + (uint64_t)p->offset_ns);
+    c.uncertainty_ns = p->uncertainty_ns;
+    c.reserved = 0;
+    return c;
+}
+
+/* Takes n peer measurements (copied, sorted). Each must be plausible (a
+   GPU time after 2001, clocks under 1000 s apart, an uncertainty under
+   1 s, a peer named, not the capture's own GPU); those of one peer must
+   agree as clock readings do (ikp__set_clock). at: the byte offset of
+   measurement 0 in a file (-1: given by the caller). */
+static ikp_result ikp__set_peers(ikp_capture *cap, const ikp_peer_clock *p, uint32_t n, int64_t at, ikp_error *err)
+{
+    uint32_t i;
+    const uint64_t y2001 = (uint64_t)IKP__Y2001_NS;
+    if (n > IKP_MAX_PEER_CLOCKS)
+        return ikp__fail(err, IKP_ERR_BAD_HEADER, at, -1, "%u peer clock measurements, at most %u", n,
+                         IKP_MAX_PEER_CLOCKS);
+    for (i = 0; i < n; i++) {
+        const char *why = ikp__uuid_zero(p[i].peer_uuid) ? "it names no peer (uuid all zero)"
+                          : cap->info.device_known && memcmp(p[i].peer_uuid, cap->device.uuid, 16) == 0
+                              ? "it names the capture's own GPU"
+                          : p[i].gpu_ns < y2001 || p[i].gpu_ns > ((uint64_t)1 << 62) ? "its GPU time is not ns since 1970"
+                          : p[i].offset_ns > 1000000000000ll || p[i].offset_ns < -1000000000000ll
+                              ? "the clocks would be over 1000 s apart"
+                          : p[i].uncertainty_ns >= 1000000000u ? "its uncertainty is a second or more" : NULL;
+        if (why)
+            return ikp__fail(err, IKP_ERR_BAD_HEADER, at < 0 ? -1 : at + (int64_t)i * 40, -1,
+                             "peer clock measurement %u is not plausible: %s", i, why);
+    }
+    if (!n) return IKP_OK;
+    cap->peers = (ikp_peer_clock *)ikp__alloc(&cap->alloc, (size_t)n * sizeof *p);
+    if (!cap->peers) return ikp__oom(err);
+    memcpy(cap->peers, p, (size_t)n * sizeof *p);
+    qsort(cap->peers, n, sizeof *p, ikp__cmp_peer);
+    cap->info.peer_clocks = n;
+    for (i = 1; i < n; i++) {
+        const ikp_peer_clock *a = &cap->peers[i - 1], *b = &cap->peers[i];
+        uint64_t dt = b->gpu_ns - a->gpu_ns;
+        char u[48];
+        if (memcmp(a->peer_uuid, b->peer_uuid, 16) != 0) continue;
+        if (ikp__contradict(a->gpu_ns, a->offset_ns, a->uncertainty_ns, b->gpu_ns, b->offset_ns, b->uncertainty_ns))
+            return ikp__fail(err, IKP_ERR_BAD_HEADER, at, -1,
+                             "peer clock measurements of %s contradict each other: it was %lld ns ahead, then "
+                             "%lld ns %.3f ms later (more than their uncertainties, %u + %u ns, and 100 ns per ms "
+                             "of drift)",
+                             ikp__uuid_text(a->peer_uuid, u, sizeof u), (long long)a->offset_ns,
+                             (long long)b->offset_ns, (double)dt / 1e6, a->uncertainty_ns, b->uncertainty_ns);
+    }
+    return IKP_OK;
+}
+
+IKP_DEF const ikp_device_id *ikp_capture_device(const ikp_capture *cap)
+{
+    return cap && cap->info.device_known ? &cap->device : NULL;
+}
+
+IKP_DEF uint32_t ikp_capture_sm_clock(const ikp_capture *cap, const ikp_sm_clock **samples)
+{
+    if (samples) *samples = cap ? cap->sm_clock : NULL;
+    return cap ? cap->info.sm_clocks : 0;
+}
+
+static int ikp__cmp_sm_clock(const void *a, const void *b)
+{
+    const ikp_sm_clock *x = (const ikp_sm_clock *)a, *y = (const ikp_sm_clock *)b;
+    if (x->sm != y->sm) return x->sm < y->sm ? -1 : 1;
+    return x->cycles < y->cycles ? -1 : x->cycles > y->cycles;
+}
+
+/* How far the globaltimer of one SM's samples may seem to go back: a sample
+   places its tick to a few cycles, but two taken at once (two sampling
+   blocks on one SM) can differ by a few ns either way, and samples of
+   older versions were the mean of pairs each up to a poll late. The
+   decoder passes over a sample that does not lie ahead of the lane's last
+   point at about its rate. */
+#define IKP__SMCLK_SLACK_NS 64u
+/* a globaltimer after 2001, cycles and globaltimer under 2^62, an SM under
+   65536, the reserved word 0 */
+static int ikp__sm_clock_plausible(const ikp_sm_clock *s)
+{
+    const uint64_t lim = (uint64_t)1 << 62;
+    return s->gpu_ns >= (uint64_t)IKP__Y2001_NS && s->gpu_ns < lim && s->cycles < lim && s->sm <= 0xFFFFu &&
+           !s->reserved;
+}
+
+/* 1 if b may follow a, two samples of one SM in cycle order: the
+   globaltimer does not go back (by more than IKP__SMCLK_SLACK_NS), nor
+   run at a rate outside IKP_MIN/MAX_CYCLES_PER_NS over a microsecond or
+   more */
+static int ikp__sm_clock_follows(const ikp_sm_clock *a, const ikp_sm_clock *b)
+{
+    double dg = (double)b->gpu_ns - (double)a->gpu_ns, rate;
+    rate = dg > 0 ? (double)(b->cycles - a->cycles) / dg : 0;
+    return b->gpu_ns + IKP__SMCLK_SLACK_NS >= a->gpu_ns &&
+           (dg < 1000 || (rate >= IKP_MIN_CYCLES_PER_NS && rate <= IKP_MAX_CYCLES_PER_NS));
+}
+
+/* Takes s, n samples of the SM clocks allocated with cap's allocator (the
+   capture keeps them; freed on failure), sorted by SM, then cycles. Each
+   must be plausible, and follow the one before it on its SM (the two
+   functions above). at: the byte offset of sample 0 in a file (-1: given
+   by the caller). */
+static ikp_result ikp__adopt_sm_clock(ikp_capture *cap, ikp_sm_clock *s, uint32_t n, int64_t at, ikp_error *err)
+{
+    uint32_t i;
+    for (i = 0; i < n; i++)
+        if (!ikp__sm_clock_plausible(&s[i])) {
+            ikp_result r = ikp__fail(err, IKP_ERR_BAD_HEADER, at < 0 ? -1 : at + (int64_t)i * IKP__SMCLK_ENTRY, -1,
+                                     "SM clock sample %u is not plausible (SM %u, globaltimer %llu ns, cycles %llu, "
+                                     "reserved %u): the globaltimer counts ns since 1970, both stay under 2^62, SMs "
+                                     "under 65536",
+                                     i, s[i].sm, (unsigned long long)s[i].gpu_ns, (unsigned long long)s[i].cycles,
+                                     s[i].reserved);
+            ikp__free(&cap->alloc, s);
+            return r;
+        }
+    cap->sm_clock = s;
+    qsort(cap->sm_clock, n, sizeof *s, ikp__cmp_sm_clock);
+    cap->info.sm_clocks = n;
+    cap->info.sm_clock_sms = 1;
+    for (i = 1; i < n; i++) {
+        const ikp_sm_clock *a = &cap->sm_clock[i - 1], *b = &cap->sm_clock[i];
+        if (a->sm != b->sm) { cap->info.sm_clock_sms++; continue; }
+        if (!ikp__sm_clock_follows(a, b))
+            return ikp__fail(err, IKP_ERR_BAD_HEADER, at, -1,
+                             "SM clock samples of SM %u contradict each other: cycles %llu at globaltimer %llu ns, "
+                             "cycles %llu at %llu ns (the globaltimer goes back, or the clock runs outside %g .. %g "
+                             "cycles/ns): samples of another GPU, or of another run?",
+                             a->sm, (unsigned long long)a->cycles, (unsigned long long)a->gpu_ns,
+                             (unsigned long long)b->cycles, (unsigned long long)b->gpu_ns, IKP_MIN_CYCLES_PER_NS,
+                             IKP_MAX_CYCLES_PER_NS);
+    }
+    return IKP_OK;
+}
+
+/* The samples given in ikp_decode_options: copied, then as above. */
+static ikp_result ikp__set_sm_clock(ikp_capture *cap, const ikp_sm_clock *s, uint32_t n, int64_t at, ikp_error *err)
+{
+    ikp_sm_clock *copy;
+    if (n > IKP_MAX_SM_CLOCKS)
+        return ikp__fail(err, IKP_ERR_BAD_HEADER, at, -1, "%u SM clock samples, at most %u", n, IKP_MAX_SM_CLOCKS);
+    if (!n) return IKP_OK;
+    copy = (ikp_sm_clock *)ikp__alloc(&cap->alloc, (size_t)n * sizeof *s);
+    if (!copy) return ikp__oom(err);
+    memcpy(copy, s, (size_t)n * sizeof *s);
+    return ikp__adopt_sm_clock(cap, copy, n, at, err);
+}
+
+IKP_DEF uint32_t ikp_capture_peers(const ikp_capture *cap, const ikp_peer_clock **peers)
+{
+    if (peers) *peers = cap ? cap->peers : NULL;
+    return cap ? cap->info.peer_clocks : 0;
+}
+
+IKP_DEF uint32_t ikp_capture_clock(const ikp_capture *cap, const ikp_clock_sync **syncs)
+{
+    if (syncs) *syncs = cap ? cap->clock : NULL;
+    return cap ? cap->info.clock_syncs : 0;
+}
+
+IKP_DEF ikp_result ikp_capture_host_zero(const ikp_capture *cap, int64_t *host_ns, uint32_t *uncertainty_ns,
+                                         ikp_error *err)
+{
+    const ikp_clock_sync *c;
+    uint32_t n;
+    uint64_t g, unc;
+    int64_t off;
+    if (!cap || !host_ns) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL argument");
+    n = cap->info.clock_syncs;
+    c = cap->clock;
+    if (!cap->info.gpu_time_known)
+        return ikp__fail(err, IKP_ERR_EMPTY, -1, -1, "the %s format does not give the GPU's absolute time",
+                         ikp_format_name(cap->format));
+    if (!n)
+        return ikp__fail(err, IKP_ERR_EMPTY, -1, -1,
+                         "the capture holds no reading of the GPU clock against the host's (none was given "
+                         "in ikp_decode_options.clock when it was saved)");
+    g = cap->info.gpu_zero_ns;
+    ikp__offset_at(c, n, g, &off, &unc);
+    *host_ns = (int64_t)(g - (uint64_t)off);
+    if (uncertainty_ns) *uncertainty_ns = unc > 0xFFFFFFFFu ? 0xFFFFFFFFu : (uint32_t)unc;
+    ikp__ok(err);
+    return IKP_OK;
+}
+
+/* ---- 3. capture: IKP buffers ---- */
+static int ikp__cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The fields of an IKP lane header (FORMAT.md "Lane header"), read out. */
+typedef struct ikp__lane_header {
+    uint32_t magic, flags, sm;            /* word 0 */
+    uint32_t block, group, num_groups;    /* word 1 */
+    uint32_t grid[3];                     /* word 2 */
+    uint64_t g_start, c_start;            /* words 3, 4: start anchors */
+    uint64_t g_end, c_end;                /* words 5, 6: end anchors */
+    uint64_t stored, dropped;             /* word 7 */
+    int opened, finalized;                /* word 0 != 0; word 7 bit 63 */
+} ikp__lane_header;
+
+static void ikp__read_lane_header(const uint64_t *h, ikp__lane_header *o)
+{
+    o->opened = h[0] != 0;
+    o->magic = (uint32_t)h[0] & 0xFFFFu;
+    o->flags = (uint32_t)(h[0] >> IKP_WIRE_LANE_FLAGS_SHIFT) & 0xFFu;
+    o->sm = (uint32_t)(h[0] >> 32);
+    o->block = (uint32_t)h[1];
+    o->group = (uint32_t)(h[1] >> 32) & 0xFFFFu;
+    o->num_groups = (uint32_t)(h[1] >> 48);
+    o->grid[0] = (uint32_t)h[2];
+    o->grid[1] = (uint32_t)(h[2] >> 32) & 0xFFFFu;
+    o->grid[2] = (uint32_t)(h[2] >> 48);
+    o->g_start = h[3];
+    o->c_start = h[4];
+    o->g_end = h[5];
+    o->c_end = h[6];
+    o->finalized = (h[7] & IKP_WIRE_FINALIZED) != 0;
+    o->stored = h[7] & 0xFFFFFFFFu;
+    o->dropped = (h[7] >> 32) & 0x7FFFFFFFu;
+}
+
+/* Words from one lane header to the next: the header, C slots, the sink. */
+static uint64_t ikp__lane_stride(uint64_t capacity)
+{
+    return IKP_WIRE_LANE_WORDS + capacity + IKP_WIRE_SINK_SLOTS;
+}
+
+static const uint64_t *ikp__lane_words(const ikp_capture *cap, uint64_t lane)
+{
+    return cap->words + IKP_WIRE_HEADER_WORDS + lane * ikp__lane_stride(cap->words[1] >> 32);
+}
+
+/* Lanes whose headers claim the same (block, group): possible only when
+   lanes disagree on num_groups (else lane = block * num_groups + group is
+   one-to-one, and the header check holds each lane to its slot). The first
+   lane keeps the pair; later ones are flagged and shown on tracks of their
+   own, so no track mixes two lanes. */
+typedef struct ikp__bg { uint64_t key; uint32_t lane; } ikp__bg;
+static int ikp__cmp_bg(const void *pa, const void *pb)
+{
+    const ikp__bg *a = (const ikp__bg *)pa, *b = (const ikp__bg *)pb;
+    if (a->key != b->key) return a->key < b->key ? -1 : 1;
+    return a->lane < b->lane ? -1 : a->lane > b->lane;
+}
+static ikp_result ikp__find_duplicates(ikp_capture *cap, ikp_error *err)
+{
+    uint32_t i, n = 0, ng0 = 0;
+    int mixed = 0;
+    ikp__bg *v;
+    for (i = 0; i < cap->info.num_lanes; i++) {
+        ikp__lane_header lh;
+        if (!(cap->lanes[i].pub.flags & IKP_LANE_STARTED)) continue;
+        ikp__read_lane_header(ikp__lane_words(cap, i), &lh);
+        if (n++ == 0) ng0 = lh.num_groups;
+        else if (lh.num_groups != ng0) mixed = 1;
+    }
+    if (!mixed) return IKP_OK;
+    v = (ikp__bg *)ikp__alloc(&cap->alloc, (size_t)n * sizeof(ikp__bg));
+    if (!v) return ikp__oom(err);
+    n = 0;
+    for (i = 0; i < cap->info.num_lanes; i++) {
+        const ikp__lane *l = &cap->lanes[i];
+        if (!(l->pub.flags & IKP_LANE_STARTED)) continue;
+        v[n].key = (uint64_t)l->pub.block << 16 | l->pub.group;
+        v[n++].lane = i;
+    }
+    qsort(v, n, sizeof *v, ikp__cmp_bg);
+    for (i = 1, ng0 = 0; i < n; i++) { /* ng0: start of the run of equal keys */
+        if (v[i].key != v[ng0].key) { ng0 = i; continue; }
+        cap->lanes[v[i].lane].pub.flags |= IKP_LANE_DUPLICATE;
+        cap->lanes[v[i].lane].pub.duplicate_of = v[ng0].lane;
+        cap->info.duplicate_lanes++;
+    }
+    ikp__free(&cap->alloc, v);
+    return IKP_OK;
+}
+
+/* The IKP buffer header (FORMAT.md "Buffer header"): checks it against the
+   buffer's size and fills the capture-wide counts. */
+static ikp_result ikp__ikp_header(ikp_capture *cap, uint64_t *lanes, uint64_t *capacity, uint32_t *clock_khz,
+                                  ikp_error *err)
+{
+    const uint64_t *w = cap->words;
+    uint64_t n = cap->num_words, need;
+    uint32_t ver, hw, lw;
+    if (n < IKP_WIRE_HEADER_WORDS)
+        return ikp__fail(err, IKP_ERR_TRUNCATED, (int64_t)(n * 8), -1,
+                         "IKP buffer header needs %u words, buffer holds %llu",
+                         IKP_WIRE_HEADER_WORDS, (unsigned long long)n);
+    ver = (uint32_t)(w[0] >> 32) & 0xFFFFu;
+    hw = (uint32_t)(w[0] >> 48) & 0xFFu;
+    lw = (uint32_t)(w[0] >> 56) & 0xFFu;
+    if (ver != IKP_WIRE_VERSION)
+        return ikp__fail(err, IKP_ERR_BAD_VERSION, 4, -1,
+                         "IKP buffer version %u, this decoder reads version %u", ver,
+                         IKP_WIRE_VERSION);
+    if (hw != IKP_WIRE_HEADER_WORDS || lw != IKP_WIRE_LANE_WORDS)
+        return ikp__fail(err, IKP_ERR_BAD_HEADER, 6, -1,
+                         "IKP header/lane header sizes %u/%u words, expected %u/%u", hw, lw,
+                         IKP_WIRE_HEADER_WORDS, IKP_WIRE_LANE_WORDS);
+    *lanes = w[1] & 0xFFFFFFFFu;
+    *capacity = w[1] >> 32;
+    *clock_khz = (uint32_t)w[2];
+    if (*lanes == 0)
+        return ikp__fail(err, IKP_ERR_BAD_HEADER, 8, -1, "IKP header claims 0 lanes");
+    if (*clock_khz && (*clock_khz < IKP_MIN_CYCLES_PER_NS * 1e6 || *clock_khz > IKP_MAX_CYCLES_PER_NS * 1e6))
+        return ikp__fail(err, IKP_ERR_BAD_HEADER, 16, -1,
+                         "IKP header clock %u kHz is outside 50 MHz .. 20 GHz (corrupt header?)", *clock_khz);
+    if (*lanes > (UINT64_MAX - IKP_WIRE_HEADER_WORDS) / ikp__lane_stride(*capacity))
+        return ikp__fail(err, IKP_ERR_SIZE_OVERFLOW, 8, -1,
+                         "IKP header: %llu lanes x %llu records overflows",
+                         (unsigned long long)*lanes, (unsigned long long)*capacity);
+    need = IKP_WIRE_HEADER_WORDS + *lanes * ikp__lane_stride(*capacity);
+    if (need > n)
+        return ikp__fail(err, IKP_ERR_TRUNCATED, (int64_t)(n * 8), -1,
+                         "IKP header claims %llu lanes x %llu records = %llu words, buffer holds %llu",
+                         (unsigned long long)*lanes, (unsigned long long)*capacity,
+                         (unsigned long long)need, (unsigned long long)n);
+    cap->info.num_lanes = (uint32_t)*lanes;
+    cap->info.drops_known = 1;
+    cap->info.refused_lanes = w[3];
+    cap->info.lanes_needed = w[4];
+    cap->info.claimed_twice = w[5];
+    return IKP_OK;
+}
+
+/* One lane's header: is it opened, well formed and in its own slot; where
+   its records are (a ring starts past the overwritten ones) and how many. */
+static void ikp__ikp_lane(ikp_capture *cap, uint64_t i, uint64_t capacity)
+{
+    ikp__lane *l = &cap->lanes[i];
+    const uint64_t *w = cap->words;
+    ikp__lane_header lh;
+    uint64_t ring = capacity, stored, k;
+    ikp__read_lane_header(ikp__lane_words(cap, i), &lh);
+    l->base = IKP_WIRE_HEADER_WORDS + i * ikp__lane_stride(capacity) + IKP_WIRE_LANE_WORDS;
+    l->step = 1;
+    l->index = (uint32_t)i;
+    l->pub.sm = IKP_NO_SM;
+    l->pub.first_ps = l->pub.last_ps = INT64_MIN;
+    if (!lh.opened) {
+        if (capacity > 0 && w[l->base] != 0) { /* records with no header */
+            l->pub.flags = IKP_LANE_CORRUPT;
+            cap->info.corrupt_lanes++;
+        }
+        return;
+    }
+    if (lh.magic != IKP_WIRE_LANE_MAGIC || lh.num_groups == 0 || lh.group >= lh.num_groups ||
+        (uint64_t)lh.block * lh.num_groups + lh.group != i) {
+        l->pub.flags = IKP_LANE_CORRUPT;
+        cap->info.corrupt_lanes++;
+        return;
+    }
+    l->pub.flags = IKP_LANE_STARTED;
+    l->pub.sm = lh.sm;
+    l->pub.block = lh.block;
+    l->pub.group = lh.group;
+    memcpy(l->grid, lh.grid, sizeof l->grid);
+    if (lh.flags & IKP_WIRE_LANE_CYCLES) l->pub.flags |= IKP_LANE_CYCLES;
+    if (lh.flags & IKP_WIRE_LANE_RING) { /* the ring: the largest power of two that fits */
+        l->pub.flags |= IKP_LANE_RING;
+        ring = 0;
+        if (capacity) { ring = 1; while (ring * 2 <= capacity) ring *= 2; }
+    }
+    if (lh.num_groups > cap->info.num_groups) cap->info.num_groups = lh.num_groups;
+    if (lh.finalized) {
+        l->pub.flags |= IKP_LANE_FINALIZED;
+        stored = lh.stored;
+        l->pub.dropped = lh.dropped;
+        if (stored > ring) { stored = ring; cap->info.corrupt_lanes++; }
+        if ((lh.flags & IKP_WIRE_LANE_RING) && ring && l->pub.dropped)
+            l->ring_start = l->pub.dropped % ring; /* record n_total - stored */
+    } else {
+        cap->info.unfinalized_lanes++;
+        for (k = 0; k < ring && w[l->base + k] != 0; k++) {}
+        stored = k;
+    }
+    l->slots = stored;
+    l->ring_size = (lh.flags & IKP_WIRE_LANE_RING) ? ring : 0;
+}
+
+/* The capture's time 0: the earliest start anchor. Start anchors more than
+   2^46 ns (19.5 hours) from their median are corrupt: those lanes are
+   flagged and left out. 0 when no lane started. */
+static ikp_result ikp__ikp_zero(ikp_capture *cap, ikp_error *err)
+{
+    uint64_t i, n = 0, median, gref = UINT64_MAX;
+    uint64_t *g0s = (uint64_t *)ikp__alloc(&cap->alloc, (size_t)cap->info.num_lanes * sizeof(uint64_t));
+    ikp__lane_header lh;
+    if (!g0s) return ikp__oom(err);
+    for (i = 0; i < cap->info.num_lanes; i++) {
+        if (!(cap->lanes[i].pub.flags & IKP_LANE_STARTED)) continue;
+        ikp__read_lane_header(ikp__lane_words(cap, i), &lh);
+        g0s[n++] = lh.g_start;
+    }
+    if (n == 0) { ikp__free(&cap->alloc, g0s); return IKP_OK; }
+    qsort(g0s, (size_t)n, sizeof(uint64_t), ikp__cmp_u64);
+    median = g0s[n / 2];
+    ikp__free(&cap->alloc, g0s);
+    for (i = 0; i < cap->info.num_lanes; i++) {
+        ikp__lane *l = &cap->lanes[i];
+        if (!(l->pub.flags & IKP_LANE_STARTED)) continue;
+        ikp__read_lane_header(ikp__lane_words(cap, i), &lh);
+        if ((lh.g_start > median ? lh.g_start - median : median - lh.g_start) > IKP__ANCHOR_LIMIT) {
+            l->pub.flags = IKP_LANE_CORRUPT;
+            cap->info.corrupt_lanes++;
+            continue;
+        }
+        if (lh.g_start < gref) gref = lh.g_start;
+    }
+    if (gref != UINT64_MAX) cap->gref_ns = gref;
+    return IKP_OK;
+}
+
+/* The capture's cycle rate: summed over the finalized cycle lanes whose
+   anchors span IKP__RATE_MIN_SPAN_NS or more (else over all of them), else
+   the header's nominal clock, else 1 cycle/ns; opt->cycles_per_ns wins. */
+static double ikp__ikp_rate(const ikp_capture *cap, uint32_t clock_khz, const ikp_decode_options *opt)
+{
+    const uint32_t want = IKP_LANE_STARTED | IKP_LANE_FINALIZED | IKP_LANE_CYCLES;
+    double sum_c = 0, sum_g = 0, sum_c_any = 0, sum_g_any = 0, rate;
+    const double nominal = clock_khz ? clock_khz / 1e6 : 1.0;
+    ikp__lane_header lh;
+    uint64_t i;
+    if (opt && opt->cycles_per_ns > 0) return opt->cycles_per_ns;
+    for (i = 0; i < cap->info.num_lanes; i++) {
+        if ((cap->lanes[i].pub.flags & want) != want) continue;
+        ikp__read_lane_header(ikp__lane_words(cap, i), &lh);
+        if (lh.g_end > lh.g_start && lh.c_end > lh.c_start && lh.g_end - lh.g_start < IKP__ANCHOR_LIMIT &&
+            lh.c_end - lh.c_start < IKP__ANCHOR_LIMIT) {
+            double dg = (double)(lh.g_end - lh.g_start), dc = (double)(lh.c_end - lh.c_start);
+            sum_c_any += dc; sum_g_any += dg;
+            if (dg >= IKP__RATE_MIN_SPAN_NS) { sum_c += dc; sum_g += dg; }
+        }
+    }
+    if (sum_g > 0) rate = sum_c / sum_g;
+    else if (sum_g_any > 0) rate = sum_c_any / sum_g_any;
+    else rate = nominal;
+    return rate >= IKP_MIN_CYCLES_PER_NS && rate <= IKP_MAX_CYCLES_PER_NS ? rate : nominal;
+}
+
+/* Where a started lane's ticks fall in time: its anchors (kept to 62 bits:
+   the unwrap needs only their low 32, and tick arithmetic near them cannot
+   overflow int64) and, for a cycle lane, its own rate when its anchors
+   span long enough and agree with the capture's within 2x. */
+static void ikp__ikp_place(ikp_capture *cap, ikp__lane *l, double rate, const ikp_decode_options *opt)
+{
+    const uint64_t lim = IKP__ANCHOR_LIMIT;
+    ikp__lane_header lh;
+    int fin = (l->pub.flags & IKP_LANE_FINALIZED) != 0;
+    ikp__read_lane_header(ikp__lane_words(cap, l->index), &lh);
+    l->ref_ps = (int64_t)(lh.g_start - cap->gref_ns) * 1000;
+    if (l->pub.flags & IKP_LANE_CYCLES) {
+        double r = rate;
+        int g_ok = lh.g_end >= lh.g_start && lh.g_end - lh.g_start < lim;
+        l->anchor = (int64_t)(lh.c_start & IKP__ANCHOR_MASK);
+        l->has_end = fin && lh.c_end >= lh.c_start && lh.c_end - lh.c_start < lim;
+        l->end_anchor = l->anchor + (l->has_end ? (int64_t)(lh.c_end - lh.c_start) : 0);
+        if (l->has_end && g_ok && lh.g_end - lh.g_start >= IKP__RATE_MIN_SPAN_NS && !(opt && opt->cycles_per_ns > 0)) {
+            double lr = (double)(lh.c_end - lh.c_start) / (double)(lh.g_end - lh.g_start);
+            if (lr > rate * 0.5 && lr < rate * 2) r = lr;
+        }
+        l->ps_per_tick = 1000.0 / r;
+        l->pub.cycles_per_ns = r;
+        l->g_start = (int64_t)(lh.g_start & IKP__ANCHOR_MASK);
+        l->end_ps = l->has_end && g_ok ? l->ref_ps + (int64_t)(lh.g_end - lh.g_start) * 1000 : l->ref_ps;
+        cap->info.timer_cycles = 1;
+    } else {
+        l->anchor = (int64_t)(lh.g_start & IKP__ANCHOR_MASK);
+        l->has_end = fin && lh.g_end >= lh.g_start && lh.g_end - lh.g_start < lim;
+        l->end_anchor = l->anchor + (l->has_end ? (int64_t)(lh.g_end - lh.g_start) : 0);
+        l->ps_per_tick = 1000.0;
+    }
+}
+
+/* An IKP buffer: the header, each lane's header, the capture's time 0 and
+   cycle rate, then each lane's place in time. */
+static ikp_result ikp__open_ikp(ikp_capture *cap, const ikp_decode_options *opt, ikp_error *err)
+{
+    ikp_capture_info *info = &cap->info;
+    uint64_t lanes = 0, capacity = 0, i;
+    uint32_t clock_khz = 0;
+    double rate;
+    ikp_result r = ikp__ikp_header(cap, &lanes, &capacity, &clock_khz, err);
+    if (r != IKP_OK) return r;
+    cap->lanes = (ikp__lane *)ikp__alloc(&cap->alloc, (size_t)lanes * sizeof(ikp__lane));
+    if (!cap->lanes) return ikp__oom(err);
+    memset(cap->lanes, 0, (size_t)lanes * sizeof(ikp__lane));
+    for (i = 0; i < lanes; i++) ikp__ikp_lane(cap, i, capacity);
+    if ((r = ikp__ikp_zero(cap, err)) != IKP_OK) return r;
+    rate = ikp__ikp_rate(cap, clock_khz, opt);
+    for (i = 0; i < lanes; i++) {
+        ikp__lane *l = &cap->lanes[i];
+        if (!(l->pub.flags & IKP_LANE_STARTED)) continue;
+        ikp__ikp_place(cap, l, rate, opt);
+        if (!info->grid[0] && l->grid[0]) memcpy(info->grid, l->grid, sizeof info->grid);
+    }
+    if (info->grid[0])
+        info->num_blocks = info->grid[0] * (info->grid[1] ? info->grid[1] : 1) *
+                           (info->grid[2] ? info->grid[2] : 1);
+    return ikp__find_duplicates(cap, err);
+}
+
+/* ---- 3. capture: other tools' buffers ---- */
+/* TIRx / flashinfer / Triton-distributed: word 0 = (num_groups << 32) |
+   num_blocks. Which of them: every non-empty word after word 0 is weighed.
+   A word fits tirx if its lane field (tag bits 12..31) names a lane of the
+   header. It fits flashinfer if it is not a finalize record, the low 12 bits
+   of its block field equal the block of the lane its position belongs to
+   (record k of lane L at word 1 + L + k * lanes, L = block * groups +
+   group), and its SM field equals that of the lane's first record (a block
+   runs on one SM). It fits triton-dist if it is an empty-slot value
+   (0x7FFF..., 0xFFFF...), or one of the num_blocks block words right after
+   word 0 reading (sm << 32) | block with a plausible SM (< 65536), or a
+   record after them whose lane field equals its position's lane (record k
+   of lane L at word 1 + num_blocks + L + k * lanes). The format more words
+   fit wins. Ties: tirx and flashinfer read alike (e.g. one group and SM 0
+   everywhere) go to tirx if its records sit in a strided layout, else to
+   flashinfer; triton-dist wins a tie when its block words are all well
+   formed (a guess, reported in detect_tie, when only one is written). ikp_capture_info keeps the
+   counts, so a verdict that is not unanimous can be reported. */
+static int ikp__tirx_stride_ok(const uint64_t *w, uint64_t n, uint64_t lanes, uint64_t s, uint64_t *oor);
+static ikp_format ikp__detect_peer(const uint64_t *w, uint64_t n, uint64_t nb, uint64_t ng,
+                                   ikp_capture_info *info, int *strided)
+{
+    uint64_t i, pos = 0, blk = 0, grp = 0, total = 0, t = 0, f = 0, d = 0, bad = 0, lanes = nb * ng;
+    uint64_t blocks_ok = 0, blocks_bad = 0, best;
+    ikp_format pick;
+    for (i = 1; i < n; i++) {
+        uint64_t x = w[i];
+        if (x) {
+            uint32_t tag = (uint32_t)x, field = tag >> 12;
+            total++;
+            if (field < lanes) { t++; bad |= field ^ pos; } /* bad: tirx not strided by the lanes */
+            if ((tag & 3u) != 3u && (field & 0xFFFu) == (blk & 0xFFFu) && (tag >> 24) == ((uint32_t)w[1 + pos] >> 24))
+                f++;
+        }
+        if (++grp == ng) { grp = 0; blk++; }
+        if (++pos == lanes) { pos = 0; blk = 0; grp = 0; }
+    }
+    if (nb + lanes <= n - 1) { /* room for triton-dist's block words and a slot per lane */
+        for (i = 0; i < nb; i++) {
+            uint64_t x = w[1 + i];
+            if (!x) continue;
+            if (IKP__TD_EMPTY(x)) d++;
+            else if ((uint32_t)x == i && (x >> 32) < 65536) { d++; blocks_ok++; }
+            else blocks_bad++;
+        }
+        for (pos = 0, i = 1 + nb; i < n; i++) {
+            uint64_t x = w[i];
+            if (x && (IKP__TD_EMPTY(x) || ((uint32_t)x >> 12) == (pos & 0xFFFFFu))) d++;
+            if (++pos == lanes) pos = 0;
+        }
+    }
+    info->detect_records = total;
+    info->detect_fit[IKP_FORMAT_TIRX] = t;
+    info->detect_fit[IKP_FORMAT_FLASHINFER] = f;
+    info->detect_fit[IKP_FORMAT_TRITON_DIST] = d;
+    *strided = bad == 0;
+    if (t != f) pick = t > f ? IKP_FORMAT_TIRX : IKP_FORMAT_FLASHINFER;
+    else pick = bad == 0 ? IKP_FORMAT_TIRX : IKP_FORMAT_FLASHINFER;
+    best = t > f ? t : f;
+    if (d > best || (d == best && d > 0 && blocks_ok && !blocks_bad)) {
+        /* a tie won by the block words alone: sure when two or more read
+           (sm << 32) | their own index, a guess with one */
+        if (d == best && blocks_ok < 2) info->detect_tie = 1;
+        pick = IKP_FORMAT_TRITON_DIST;
+    }
+    return pick;
+}
+
+/* tirx: does every record that names a lane of the header sit at
+   1 + lane + k * s? Records naming lanes past the header are counted. */
+static int ikp__tirx_stride_ok(const uint64_t *w, uint64_t n, uint64_t lanes, uint64_t s, uint64_t *oor)
+{
+    uint64_t i, pos = 0, bad = 0;
+    *oor = 0;
+    for (i = 1; i < n; i++) {
+        uint64_t x = w[i];
+        if (x) {
+            uint32_t ln = (uint32_t)x >> 12;
+            if (ln >= lanes) (*oor)++;
+            else bad |= ln ^ pos;
+        }
+        if (++pos == s) pos = 0;
+    }
+    return bad == 0;
+}
+
+/* tirx: how to walk each lane. TIRx writes record k of lane L at word
+   1 + L + k * stride, with a stride the user chooses (the lanes, or SMs x
+   groups for persistent kernels): when every record sits so, lanes are
+   walked in place. Otherwise the records' positions are grouped by lane in
+   an index (4 bytes a record). */
+static ikp_result ikp__tirx_layout(ikp_capture *cap, uint64_t lanes, int strided, ikp_error *err)
+{
+    const uint64_t *w = cap->words;
+    uint64_t n = cap->num_words, i, s = lanes, i0 = 0, i1 = 0, oor, total = 0, *cnt;
+    if (strided) { /* known from detection: every record sits at 1 + lane + k * lanes */
+        cap->stride = s;
+        cap->info.out_of_range = cap->info.detect_records - cap->info.detect_fit[IKP_FORMAT_TIRX];
+        return IKP_OK;
+    }
+    if (ikp__tirx_stride_ok(w, n, lanes, s, &oor)) {
+        cap->stride = s;
+        cap->info.out_of_range = oor;
+        return IKP_OK;
+    }
+    /* another stride: between the first two records of the first lane seen */
+    for (i = 1; i < n && !i0; i++)
+        if (w[i] && ((uint32_t)w[i] >> 12) < lanes) i0 = i;
+    for (i = i0 + 1; i0 && i < n && !i1; i++)
+        if (w[i] && ((uint32_t)w[i] >> 12) == ((uint32_t)w[i0] >> 12)) i1 = i;
+    if (i1 && ikp__tirx_stride_ok(w, n, lanes, i1 - i0, &oor)) {
+        cap->stride = i1 - i0;
+        cap->info.out_of_range = oor;
+        return IKP_OK;
+    }
+    cap->index_base = (uint64_t *)ikp__alloc(&cap->alloc, (size_t)(lanes + 1) * sizeof(uint64_t));
+    if (!cap->index_base) return ikp__oom(err);
+    cnt = cap->index_base;
+    memset(cnt, 0, (size_t)(lanes + 1) * sizeof(uint64_t));
+    cap->info.out_of_range = 0;
+    for (i = 1; i < n; i++) {
+        uint64_t ln = (uint32_t)w[i] >> 12;
+        if (!w[i]) continue;
+        if (ln >= lanes) { cap->info.out_of_range++; continue; }
+        cnt[ln + 1]++;
+        total++;
+    }
+    for (i = 0; i < lanes; i++) cnt[i + 1] += cnt[i];
+    cap->index = (uint32_t *)ikp__alloc(&cap->alloc, (size_t)total * sizeof(uint32_t));
+    if (!cap->index) return ikp__oom(err);
+    /* fill with cnt[ln] as the write cursor, then shift back to the starts */
+    for (i = 1; i < n; i++) {
+        uint64_t ln = (uint32_t)w[i] >> 12;
+        if (!w[i] || ln >= lanes) continue;
+        cap->index[cnt[ln]++] = (uint32_t)i;
+    }
+    for (i = lanes; i > 0; i--) cnt[i] = cnt[i - 1];
+    cnt[0] = 0;
+    return IKP_OK;
+}
+
+/* nuggets: does the buffer read as slices of S words of the layout? Every
+   slice: legacy, a count below 2^32 and records that are empty or well
+   formed (a start near ref, a duration below the window, a tag below
+   IKP_WIRE_MAX_EVENTS); compact, an anchor near ref (or a slice all zero)
+   and no word near ref past it (an anchor inside a slice means the slices
+   are cut wrong). At least one record. *work counts the words read. */
+static int ikp__nug_fits(const uint64_t *w, uint64_t n, uint64_t S, int compact, int64_t ref,
+                         uint64_t *work, uint64_t *records)
+{
+    uint64_t u, k, recs = 0;
+    for (u = 0; u < n / S; u++) {
+        const uint64_t *q = w + u * S;
+        if (compact) {
+            *work += S;
+            if (!q[0]) {
+                for (k = 1; k < S; k++)
+                    if (q[k]) return 0;
+                continue;
+            }
+            if (!ikp__nug_near(q[0], ref)) return 0;
+            for (k = 1; k < S; k++)
+                if (q[k]) {
+                    if (ikp__nug_near(q[k], ref)) return 0;
+                    recs++;
+                }
+        } else {
+            *work += S;
+            if (q[0] >> 32) return 0;
+            for (k = 0; k < (S - 1) / 4; k++) {
+                const uint64_t *x = q + 1 + 4 * k;
+                if (!x[0] && !x[1] && !x[2] && !x[3]) continue;
+                if (!ikp__nug_near(x[0], ref) || x[1] >= (uint64_t)IKP__NUG_WINDOW || x[2] >= IKP_WIRE_MAX_EVENTS)
+                    return 0;
+                recs++;
+            }
+        }
+    }
+    *records = recs;
+    return recs > 0;
+}
+
+/* nuggets: the slice size when the buffer does not say. Candidates are
+   the divisors S of the buffer's length that the layout allows (legacy: 1 +
+   4 x max_events), fewest units first; the first that fits (ikp__nug_fits)
+   wins. Fewest units: slices cut finer than the kernel's would also fit when
+   the tails of its slices are empty, coarser ones would not (a unit's start
+   would fall inside a slice) unless whole units are empty. 0 if none fits
+   or the search reads more than 16 times the buffer. */
+static uint64_t ikp__nug_infer(const ikp_capture *cap, int compact, uint64_t *records)
+{
+    const uint64_t *w = cap->words, n = cap->num_words;
+    uint64_t d, k, ref = ikp__nug_first_stamp(w, n, compact), work = 0, found = 0, nd = 0, cap_d = 64;
+    uint64_t *divs;
+    if (!ref || ref >= IKP__NUG_MAX_STAMP) return 0;
+    divs = (uint64_t *)ikp__alloc(&cap->alloc, (size_t)cap_d * sizeof(uint64_t));
+    if (!divs) return 0;
+    for (d = 1; d <= n / d; d++) {
+        if (n % d) continue;
+        if (nd + 2 > cap_d) {
+            size_t c = (size_t)cap_d;
+            if (!ikp__grow(&cap->alloc, (void **)&divs, &c, (size_t)nd + 2, sizeof(uint64_t))) break;
+            cap_d = c;
+        }
+        divs[nd++] = d;
+        if (d != n / d) divs[nd++] = n / d;
+    }
+    qsort(divs, (size_t)nd, sizeof(uint64_t), ikp__cmp_u64);
+    for (k = nd; k-- > 0 && !found && work <= 16 * n + (1u << 20);) {
+        uint64_t S = divs[k];
+        if (!ikp__nug_shape_ok(S, compact)) continue;
+        if (ikp__nug_fits(w, n, S, compact, (int64_t)ref, &work, records)) found = S;
+    }
+    ikp__free(&cap->alloc, divs);
+    return found;
+}
+
+/* nuggets: the middle stamp of up to 1023 units (each unit's anchor, or its
+   first record's start), the centre of the window in which stamps are read */
+static int64_t ikp__nug_middle(const ikp_capture *cap)
+{
+    uint64_t v[1023], m = 0, U = cap->info.num_lanes, S = cap->unit_words, u, k, step = U / 1023 + 1;
+    int pass;
+    for (pass = 0; pass < 2 && !m; pass++, step = 1) /* a sparse buffer: every unit */
+        for (u = 0; u < U && m < 1023; u += step) {
+            const uint64_t *q = cap->words + u * S;
+            if (cap->format == IKP_FORMAT_NUGGETS_COMPACT) {
+                if (q[0] && q[0] < IKP__NUG_MAX_STAMP) v[m++] = q[0];
+            } else {
+                for (k = 0; k < (S - 1) / 4; k++)
+                    if (q[1 + 4 * k]) {
+                        if (q[1 + 4 * k] < IKP__NUG_MAX_STAMP) v[m++] = q[1 + 4 * k];
+                        break;
+                    }
+            }
+        }
+    if (!m) return 0;
+    qsort(v, (size_t)m, sizeof(uint64_t), ikp__cmp_u64);
+    return (int64_t)v[m / 2];
+}
+
+/* auto-detection when word 0 is no header: a nuggets layout that fits
+   (with the units given, or inferred). Both or neither: the user must say. */
+static ikp_result ikp__detect_nuggets(ikp_capture *cap, uint32_t units, const char *what, ikp_error *err)
+{
+    const uint64_t *w = cap->words, n = cap->num_words;
+    uint64_t S[2] = {0, 0}, recs[2] = {0, 0}, ref, work = 0;
+    int c;
+    char why[200];
+    if (units && n % units)
+        return ikp__fail(err, IKP_ERR_BAD_HEADER, -1, -1,
+                         "a buffer of %llu words does not divide into %u units (num_units); "
+                         "each unit has a slice of the same size", (unsigned long long)n, units);
+    for (c = 0; c < 2; c++) {
+        if (!units) { S[c] = ikp__nug_infer(cap, c, &recs[c]); continue; }
+        if (n % units) continue;
+        S[c] = n / units;
+        ref = ikp__nug_first_stamp(w, n, c);
+        if (!ikp__nug_shape_ok(S[c], c) || !ref || !ikp__nug_fits(w, n, S[c], c, (int64_t)ref, &work, &recs[c]))
+            S[c] = 0;
+    }
+    if (S[0] && S[1])
+        return ikp__fail(err, IKP_ERR_UNKNOWN_FORMAT, 0, -1,
+                         "reads as a nuggets buffer (%llu units) and as a nuggets-compact one (%llu units): "
+                         "name the format (nuggets or nuggets-compact) and num_units",
+                         (unsigned long long)(n / S[0]), (unsigned long long)(n / S[1]));
+    if (!S[0] && !S[1]) {
+        if (w[0] == 0 && !what) snprintf(why, sizeof why, "word 0 is zero and no layout fits the words after it: "
+                                         "the buffer was never initialised (no IKP magic, no tirx/flashinfer/triton-dist header)");
+        else if (what) snprintf(why, sizeof why, "this is %s", what);
+        else snprintf(why, sizeof why, "word 0 = 0x%016llx is neither the IKP magic nor a tirx/flashinfer/triton-dist "
+                      "header that fits the buffer", (unsigned long long)w[0]);
+        return ikp__fail(err, what ? IKP_ERR_UNKNOWN_FORMAT : w[0] == 0 ? IKP_ERR_BAD_MAGIC : IKP_ERR_UNKNOWN_FORMAT,
+                         0, -1, "%s%s", why,
+                         what ? "" : "; for a nuggets buffer, name the format (nuggets or nuggets-compact) and num_units");
+    }
+    c = S[1] ? 1 : 0;
+    cap->format = c ? IKP_FORMAT_NUGGETS_COMPACT : IKP_FORMAT_NUGGETS;
+    cap->unit_words = S[c];
+    cap->info.units_inferred = !units;
+    cap->info.detect_records = recs[c];
+    cap->info.detect_fit[cap->format] = recs[c];
+    return IKP_OK;
+}
+
+static ikp_result ikp__open_nuggets(ikp_capture *cap, uint32_t units, ikp_error *err)
+{
+    const uint64_t n = cap->num_words;
+    ikp_capture_info *info = &cap->info;
+    uint64_t S, U, recs = 0, u;
+    const char *name = ikp_format_name(cap->format);
+    const int compact = cap->format == IKP_FORMAT_NUGGETS_COMPACT;
+    if (cap->unit_words) { /* found by auto-detection */
+        S = cap->unit_words;
+    } else if (units) {
+        if (n % units)
+            return ikp__fail(err, IKP_ERR_BAD_HEADER, -1, -1,
+                             "%s: a buffer of %llu words does not divide into %u units (num_units); "
+                             "each unit has a slice of the same size",
+                             name, (unsigned long long)n, units);
+        S = n / units;
+        if (!ikp__nug_shape_ok(S, compact))
+            return ikp__fail(err, IKP_ERR_BAD_HEADER, -1, -1,
+                             "%s: %u units of %llu words each: a %s slice is %s words (num_units wrong?)",
+                             name, units, (unsigned long long)S, name,
+                             compact ? "1 anchor + max_events (at least 2)" : "1 count + 4 x max_events (5, 9, 13, ...)");
+    } else {
+        S = ikp__nug_infer(cap, compact, &recs);
+        if (!S)
+            return ikp__fail(err, IKP_ERR_UNKNOWN_FORMAT, -1, -1,
+                             "%s: no number of units fits this buffer of %llu words: give num_units "
+                             "(the buffer does not record it)", name, (unsigned long long)n);
+        info->units_inferred = 1;
+    }
+    U = n / S;
+    if (U > 0xFFFFFFFFull)
+        return ikp__fail(err, IKP_ERR_BAD_HEADER, -1, -1, "%s: %llu units, at most 2^32 - 1", name,
+                         (unsigned long long)U);
+    cap->unit_words = S;
+    info->unit_words = (uint32_t)(S > 0xFFFFFFFFull ? 0xFFFFFFFFull : S);
+    info->num_lanes = info->num_blocks = (uint32_t)U;
+    info->num_groups = 1;
+    cap->nug_ref = ikp__nug_middle(cap);
+    if (!compact) /* counts: written by the atomic mode (and the deprecated flush) */
+        for (u = 0; u < U && !info->drops_known; u++)
+            if (cap->words[u * S]) info->drops_known = 1;
+    return IKP_OK;
+}
+
+static ikp_result ikp__open_peer(ikp_capture *cap, int strided, ikp_error *err)
+{
+    const uint64_t *w = cap->words;
+    uint64_t n = cap->num_words, nb = w[0] & 0xFFFFFFFFu, ng = w[0] >> 32, lanes;
+    ikp_capture_info *info = &cap->info;
+    if (nb == 0 || ng == 0)
+        return ikp__fail(err, IKP_ERR_BAD_HEADER, 0, -1,
+                         "%s header: %llu blocks x %llu groups (word 0 = 0x%016llx)",
+                         ikp_format_name(cap->format), (unsigned long long)nb,
+                         (unsigned long long)ng, (unsigned long long)w[0]);
+    lanes = nb * ng;
+    cap->base0 = 1;
+    if (cap->format == IKP_FORMAT_TRITON_DIST) {
+        /* the block words, then a slot per lane */
+        if (nb + lanes > n - 1)
+            return ikp__fail(err, IKP_ERR_TRUNCATED, (int64_t)(n * 8), -1,
+                             "triton-dist header claims %llu blocks x %llu groups: %llu block words and "
+                             "%llu lanes need %llu words after the header, buffer holds %llu",
+                             (unsigned long long)nb, (unsigned long long)ng, (unsigned long long)nb,
+                             (unsigned long long)lanes, (unsigned long long)(nb + lanes),
+                             (unsigned long long)(n - 1));
+        cap->base0 = 1 + nb;
+    }
+    if (cap->format == IKP_FORMAT_TIRX && lanes > (1u << 20))
+        return ikp__fail(err, IKP_ERR_BAD_HEADER, 0, -1,
+                         "tirx header claims %llu lanes; its lane field holds at most 1048576",
+                         (unsigned long long)lanes);
+    /* every lane owns at least its first slot */
+    if (lanes > n - 1)
+        return ikp__fail(err, IKP_ERR_TRUNCATED, (int64_t)(n * 8), -1,
+                         "%s header claims %llu blocks x %llu groups = %llu lanes, buffer holds %llu record slots",
+                         ikp_format_name(cap->format), (unsigned long long)nb,
+                         (unsigned long long)ng, (unsigned long long)lanes,
+                         (unsigned long long)(n - 1));
+    if (cap->format == IKP_FORMAT_TIRX && n > 0xFFFFFFFFull)
+        return ikp__fail(err, IKP_ERR_BAD_HEADER, 0, -1, "tirx buffer over 2^32 words");
+    info->num_lanes = (uint32_t)lanes;
+    info->num_blocks = (uint32_t)nb;
+    info->num_groups = (uint32_t)ng;
+    if (cap->format == IKP_FORMAT_TIRX) return ikp__tirx_layout(cap, lanes, strided, err);
+    cap->stride = lanes;
+    return IKP_OK;
+}
+
+/* A peer-format lane, made from the capture and its first record. */
+static void ikp__peer_lane(const ikp_capture *cap, uint32_t i, ikp__lane *l)
+{
+    const uint64_t n = cap->num_words;
+    uint32_t ng = cap->info.num_groups;
+    ikp__cursor c;
+    uint64_t x;
+    memset(l, 0, sizeof *l);
+    l->index = i;
+    l->pub.block = i / ng;
+    l->pub.group = i % ng;
+    l->pub.sm = IKP_NO_SM;
+    l->pub.first_ps = l->pub.last_ps = INT64_MIN;
+    l->ps_per_tick = (double)cap->tick_ps;
+    l->ps_per_tick_q32 = cap->tick_ps << 32;
+    l->rel_limit = (int64_t)(IKP__MAX_ABS_PS / cap->tick_ps);
+    if (ikp__is_nuggets(cap->format)) {
+        ikp__nug_lane(cap, i, l);
+        return;
+    }
+    if (cap->format == IKP_FORMAT_TRITON_DIST) { /* the block's word: (sm << 32) | block */
+        uint64_t b = cap->words[1 + l->pub.block];
+        if (!IKP__TD_EMPTY(b) && (uint32_t)b == l->pub.block && (b >> 32) < IKP_NO_SM) l->pub.sm = (uint32_t)(b >> 32);
+    }
+    if (cap->index) {
+        l->base = cap->index_base[i];
+        l->slots = cap->index_base[i + 1] - cap->index_base[i];
+    } else {
+        l->base = cap->base0 + (uint64_t)i;
+        l->step = cap->stride;
+        l->slots = i < cap->stride && l->base < n ? (n - l->base + cap->stride - 1) / cap->stride : 0;
+    }
+    ikp__cursor_init(&c, cap, l);
+    if (!ikp__next_word(&c, &x)) return;
+    if (cap->format == IKP_FORMAT_FLASHINFER && cap->info.num_blocks < 4096)
+        l->pub.sm = (uint32_t)(x >> 24) & 0xFFu;
+    /* unwrap from the first stamp; place it by its distance from the window start */
+    l->anchor = (int64_t)(uint32_t)(x >> 32);
+    l->ref_ps = (int64_t)(uint32_t)((uint32_t)(x >> 32) - cap->peer_vmin) * cap->tick_ps - cap->peer_shift_ps;
+    l->pub.flags = IKP_LANE_STARTED;
+}
+
+/* lane i: stored (ikp) or made in tmp (peer formats) */
+static const ikp__lane *ikp__get_lane(const ikp_capture *cap, uint32_t i, ikp__lane *tmp)
+{
+    if (cap->lanes) return &cap->lanes[i];
+    ikp__peer_lane(cap, i, tmp);
+    return tmp;
+}
+
+static int ikp__is_little_endian(void)
+{
+    const uint16_t one = 1;
+    return *(const unsigned char *)&one == 1;
+}
+
+static uint64_t ikp__rd64(const unsigned char *p)
+{
+    uint64_t v = 0;
+    int i;
+    for (i = 7; i >= 0; i--) v = (v << 8) | p[i];
+    return v;
+}
+static uint32_t ikp__rd32(const unsigned char *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* What the first bytes of data look like when they are not a profile
+   buffer: a file given where a buffer was expected, or a likely mistake.
+   NULL if nothing is recognised. */
+static const char *ikp__sniff(const unsigned char *p, size_t n)
+{
+    if (n >= 8 && memcmp(p, IKP__CAPT_MAGIC, 8) == 0)
+        return "an .ikp capture file, not a profile buffer: open it with ikp_capture_open_path() or "
+               "ikp_capture_open_data()";
+    if (n >= 6 && memcmp(p, "\x93NUMPY", 6) == 0)
+        return "a NumPy .npy file, not a bare buffer: open it with ikp_capture_open_path() or "
+               "ikp_capture_open_data()";
+    if (n >= 2 && p[0] == 0x1f && p[1] == 0x8b) return "gzip-compressed: decompress it first (gunzip)";
+    if (n >= 4 && memcmp(p, "PK\x03\x04", 4) == 0)
+        return "a zip archive (numpy.savez, torch.save?): save the buffer with numpy.save or "
+               "tensor.cpu().numpy().tofile() instead";
+    if (n >= 2 && (p[0] == '{' || p[0] == '[') && (p[1] == '"' || p[1] == '\n' || p[1] == '{' || p[1] == ' '))
+        return "JSON text (a trace or statistics written by ikp?), not a profile buffer";
+    return NULL;
+}
+
+/* Peer formats: the open-time scan of every lane in one sequential pass
+   over the buffer, with a little state per lane, instead of a strided walk
+   per lane (lanes interleave word by word, so walks jump across the whole
+   buffer). Record by record it does what ikp__scan_lane does on a walk:
+   the same unwrap, counts and time range. Used when its state is small
+   (a quarter of the buffer, or 1 MiB); tests compare it with the walks
+   lane by lane. */
+typedef struct ikp__pscan {
+    ikp__clock ck;              /* the lane's unwrap state, as in a walk */
+    int64_t lo, hi;             /* ticks on the lane's unwrapped axis */
+    uint64_t records, after, invalid;
+    uint32_t anchor;
+    uint8_t started, closed, fin, any;
+} ikp__pscan;
+
+/* the capture window: the earliest stamp in the circular sense, seen from
+   the first one (captures shorter than 2^31 ns) */
+typedef struct ikp__window { uint32_t v0; int32_t mind; int have; } ikp__window;
+static inline void ikp__window_add(ikp__window *wn, uint32_t t)
+{
+    if (!wn->have) { wn->v0 = t; wn->have = 1; }
+    if ((int32_t)(t - wn->v0) < wn->mind) wn->mind = (int32_t)(t - wn->v0);
+}
+
+static void ikp__peer_window(ikp_capture *cap)
+{
+    ikp__window wn = {0, 0, 0};
+    const int td = cap->format == IKP_FORMAT_TRITON_DIST;
+    uint64_t i;
+    for (i = cap->base0; i < cap->num_words; i++)
+        if (td ? !IKP__TD_EMPTY(cap->words[i]) : cap->words[i] != 0)
+            ikp__window_add(&wn, (uint32_t)(cap->words[i] >> 32));
+    cap->peer_vmin = wn.v0 + (uint32_t)wn.mind;
+}
+
+static int ikp__peer_pass(ikp_capture *cap, int64_t *t0, int64_t *t1)
+{
+    const uint64_t *w = cap->words;
+    const uint64_t n = cap->num_words, lanes = cap->info.num_lanes;
+    const uint64_t s = cap->index ? lanes : cap->stride;
+    const int tirx = cap->format == IKP_FORMAT_TIRX, stop = tirx && !cap->keep_after_finalize;
+    const int td = cap->format == IKP_FORMAT_TRITON_DIST;
+    ikp_capture_info *info = &cap->info;
+    ikp__pscan *st;
+    ikp__lane tl; /* what ikp__unwrap reads of a peer lane: anchor, no end, the limit */
+    ikp__window wn = {0, 0, 0};
+    uint64_t i, pos = 0;
+    /* at most a quarter of the buffer, or 1 MiB */
+    if (lanes * sizeof(ikp__pscan) > n * 2 && lanes * sizeof(ikp__pscan) > (1u << 20)) return 0;
+    st = (ikp__pscan *)ikp__alloc(&cap->alloc, (size_t)lanes * sizeof(ikp__pscan));
+    if (!st) return 0;
+    memset(st, 0, (size_t)lanes * sizeof(ikp__pscan));
+    memset(&tl, 0, sizeof tl);
+    tl.rel_limit = (int64_t)(IKP__MAX_ABS_PS / cap->tick_ps);
+    for (i = cap->base0; i < n; i++, pos = pos + 1 == s ? 0 : pos + 1) {
+        uint64_t x = w[i], ln;
+        ikp__pscan *p;
+        uint32_t lo, type;
+        if (td ? IKP__TD_EMPTY(x) : !x) continue;
+        lo = (uint32_t)(x >> 32);
+        ikp__window_add(&wn, lo);
+        ln = (uint32_t)x >> 12;
+        if (tirx) {
+            if (ln >= lanes || (!cap->index && ln != pos)) continue; /* out of range: counted at open */
+        } else ln = pos;
+        p = &st[ln];
+        if (p->closed) { p->after++; continue; }
+        p->records++;
+        if (p->fin) p->after++;
+        type = (uint32_t)x & 3u;
+        if (!p->started) { p->started = 1; p->anchor = lo; p->ck.prev = lo; }
+        if (td) {
+            if (((uint32_t)x >> 12) != (pos & 0xFFFFFu)) { p->invalid++; continue; } /* names another lane */
+        } else if (type == 3u) {
+            if (!tirx) { p->invalid++; continue; } /* flashinfer has no kind 3 */
+            p->fin = 1;
+            p->closed = (uint8_t)stop;
+        }
+        tl.anchor = p->anchor;
+        if (!ikp__unwrap(&tl, &p->ck, lo)) { p->invalid++; continue; }
+        if (!p->any || p->ck.prev < p->lo) p->lo = p->ck.prev;
+        if (!p->any || p->ck.prev > p->hi) p->hi = p->ck.prev;
+        p->any = 1;
+    }
+    cap->peer_vmin = wn.v0 + (uint32_t)wn.mind;
+    for (i = 0; i < lanes; i++) {
+        const ikp__pscan *p = &st[i];
+        int64_t ref;
+        if (!p->started) continue;
+        info->active_lanes++;
+        info->records += p->records;
+        info->invalid += p->invalid;
+        info->backwards += p->ck.backwards;
+        info->after_finalize += p->after;
+        if (!p->any) continue;
+        ref = (int64_t)(uint32_t)(p->anchor - cap->peer_vmin) * cap->tick_ps;
+        if (ref + (p->lo - (int64_t)p->anchor) * cap->tick_ps < *t0) *t0 = ref + (p->lo - (int64_t)p->anchor) * cap->tick_ps;
+        if (ref + (p->hi - (int64_t)p->anchor) * cap->tick_ps > *t1) *t1 = ref + (p->hi - (int64_t)p->anchor) * cap->tick_ps;
+    }
+    ikp__free(&cap->alloc, st);
+    return 1;
+}
+
+/* ---- 3. capture: opening words ---- */
+/* Which format the words are in (auto-detection, or a check of the one
+   given), and whether the options given suit it. */
+static ikp_result ikp__choose_format(ikp_capture *cap, uint32_t units, int *strided, ikp_error *err)
+{
+    const uint64_t *w = cap->words;
+    const char *what = ikp__sniff((const unsigned char *)w, cap->num_words * 8);
+    ikp_result r;
+    if (cap->format == IKP_FORMAT_AUTO) {
+        uint64_t nb = w[0] & 0xFFFFFFFFu, ng = w[0] >> 32;
+        if ((w[0] & 0xFFFFFFFFu) == IKP_WIRE_MAGIC) cap->format = IKP_FORMAT_IKP;
+        else if (nb && ng && ng <= 0xFFFFFu && nb * ng <= cap->num_words - 1 && !units)
+            cap->format = ikp__detect_peer(w, cap->num_words, nb, ng, &cap->info, strided);
+        else if ((r = ikp__detect_nuggets(cap, units, what, err)) != IKP_OK)
+            return r;
+    } else if (cap->format == IKP_FORMAT_IKP && (w[0] & 0xFFFFFFFFu) != IKP_WIRE_MAGIC) {
+        if (what) return ikp__fail(err, IKP_ERR_BAD_MAGIC, 0, -1, "this is %s", what);
+        return ikp__fail(err, IKP_ERR_BAD_MAGIC, 0, -1,
+                         "word 0 = 0x%016llx has no IKP magic (buffer not reset by ikp_cuda_buffer_reset?)",
+                         (unsigned long long)w[0]);
+    }
+    cap->info.format = cap->format;
+    if (units && !ikp__is_nuggets(cap->format))
+        return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1,
+                         "num_units is for nuggets buffers; this is a %s buffer", ikp_format_name(cap->format));
+    if (cap->format == IKP_FORMAT_IKP && cap->tick_ps != 1000)
+        return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1,
+                         "timer_unit_ps is for peer formats; ikp buffers carry their own clock");
+    if (cap->format != IKP_FORMAT_IKP) cap->info.timer_unit_ps = (uint32_t)cap->tick_ps;
+    return IKP_OK;
+}
+
+/* Each lane's records: counted, checked and added to the capture's
+   figures; [*t0, *t1] widened to the earliest and latest record. */
+static void ikp__scan_lanes(ikp_capture *cap, int64_t *t0, int64_t *t1)
+{
+    ikp_capture_info *info = &cap->info;
+    uint32_t i = 0;
+    if (!cap->lanes && !ikp__is_nuggets(cap->format)) {
+        if (ikp__peer_pass(cap, t0, t1)) return; /* done: the window too */
+        ikp__peer_window(cap);
+    }
+    for (; i < info->num_lanes; i++) {
+        ikp__lane tmp, *l = cap->lanes ? &cap->lanes[i] : &tmp;
+        if (cap->lanes) {
+            double lim;
+            if (!(l->pub.flags & IKP_LANE_STARTED)) continue;
+            l->ps_per_tick_q32 = (int64_t)(l->ps_per_tick * 4294967296.0 + 0.5);
+            lim = (double)IKP__MAX_ABS_PS / l->ps_per_tick;
+            l->rel_limit = lim < (double)(1ll << 52) ? (int64_t)lim : (1ll << 52);
+            ikp__lane_samples(cap, l);
+            if (l->smp_end > l->smp_first) info->sampled_lanes++;
+        } else {
+            ikp__peer_lane(cap, i, l);
+            if (!(l->pub.flags & IKP_LANE_STARTED)) continue;
+        }
+        if (ikp__is_nuggets(cap->format)) {
+            ikp__nug_scan(cap, l, &info->may_wrap);
+            if (l->pub.flags & IKP_LANE_CORRUPT) info->corrupt_lanes++;
+        } else ikp__scan_lane(cap, l);
+        info->active_lanes++;
+        info->records += l->pub.records;
+        info->anchors += l->pub.anchors;
+        info->dropped += l->pub.dropped;
+        info->invalid += l->pub.invalid;
+        info->backwards += l->pub.backwards;
+        info->after_finalize += l->pub.after_finalize;
+        if (l->pub.first_ps != INT64_MIN) {
+            if (l->pub.first_ps < *t0) *t0 = l->pub.first_ps;
+            if (l->pub.last_ps > *t1) *t1 = l->pub.last_ps;
+        }
+    }
+}
+
+/* The capture's time 0 is its earliest record (t0): the span, the GPU time
+   of time 0 (IKP: gref + t0), and every lane moved to it. */
+static void ikp__set_zero(ikp_capture *cap, int64_t t0, int64_t t1)
+{
+    ikp_capture_info *info = &cap->info;
+    uint32_t i;
+    if (t0 == INT64_MAX) t0 = t1 = 0;
+    info->span_ps = t1 - t0;
+    cap->peer_shift_ps = t0;
+    if (cap->format == IKP_FORMAT_IKP && cap->gref_ns) {
+        int64_t whole = t0 >= 0 ? t0 / 1000 : -((-t0 + 999) / 1000);
+        info->gpu_time_known = 1;
+        info->gpu_zero_ns = cap->gref_ns + (uint64_t)whole;
+        info->gpu_zero_ps = (uint32_t)(t0 - whole * 1000);
+    }
+    for (i = 0; cap->lanes && i < info->num_lanes; i++) {
+        ikp__lane *l = &cap->lanes[i];
+        l->ref_ps -= t0;
+        l->end_ps -= t0;
+        if (l->pub.first_ps != INT64_MIN) { l->pub.first_ps -= t0; l->pub.last_ps -= t0; }
+        if ((l->pub.flags & IKP_LANE_STARTED) && l->pub.block >= info->num_blocks && !info->grid[0])
+            info->num_blocks = l->pub.block + 1;
+    }
+}
+
+/* Clock readings, the device and peer measurements given in opt replace
+   those of a capture file; a file's peer measurements must not name the
+   device given. */
+static ikp_result ikp__replace_relations(ikp_capture *cap, const ikp_decode_options *opt, ikp_error *err)
+{
+    ikp_capture_info *info = &cap->info;
+    ikp_result r;
+    uint32_t k;
+    if (opt && opt->num_clock) {
+        ikp__free(&cap->alloc, cap->clock);
+        cap->clock = NULL;
+        info->clock_syncs = 0;
+        if (!opt->clock) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "num_clock without clock readings");
+        if ((r = ikp__set_clock(cap, opt->clock, opt->num_clock, -1, err)) != IKP_OK) return r;
+    }
+    if (opt && opt->device) {
+        info->device_known = 0;
+        if ((r = ikp__set_device(cap, opt->device, -1, err)) != IKP_OK) return r;
+    }
+    if (opt && opt->num_peers) {
+        ikp__free(&cap->alloc, cap->peers);
+        cap->peers = NULL;
+        info->peer_clocks = 0;
+        if (!opt->peers) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "num_peers without peer measurements");
+        return ikp__set_peers(cap, opt->peers, opt->num_peers, -1, err);
+    }
+    for (k = 0; info->device_known && k < info->peer_clocks; k++)
+        if (memcmp(cap->peers[k].peer_uuid, cap->device.uuid, 16) == 0)
+            return ikp__fail(err, IKP_ERR_BAD_HEADER, -1, -1,
+                             "peer clock measurement %u names the capture's own GPU", k);
+    return IKP_OK;
+}
+
+/* Opens cap->words: the format, SM clock samples given in opt (they
+   replace a file's), the lane table, each lane's scan, time 0, then the
+   clock relations and the host time of time 0. */
+static ikp_result ikp__finish_open(ikp_capture *cap, const ikp_decode_options *opt, ikp_error *err)
+{
+    ikp_result r;
+    int64_t t0 = INT64_MAX, t1 = INT64_MIN;
+    ikp_capture_info *info = &cap->info;
+    int strided = 0;
+    const uint32_t units = opt ? opt->num_units : 0;
+    if (cap->num_words == 0) return ikp__fail(err, IKP_ERR_EMPTY, 0, -1, "empty buffer");
+    if ((r = ikp__choose_format(cap, units, &strided, err)) != IKP_OK) return r;
+    if (opt && opt->num_sm_clock) {
+        ikp__free(&cap->alloc, cap->sm_clock);
+        cap->sm_clock = NULL;
+        info->sm_clocks = info->sm_clock_sms = 0;
+        if (!opt->sm_clock) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "num_sm_clock without SM clock samples");
+        if ((r = ikp__set_sm_clock(cap, opt->sm_clock, opt->num_sm_clock, -1, err)) != IKP_OK) return r;
+    }
+    r = cap->format == IKP_FORMAT_IKP ? ikp__open_ikp(cap, opt, err)
+        : ikp__is_nuggets(cap->format) ? ikp__open_nuggets(cap, units, err) : ikp__open_peer(cap, strided, err);
+    if (r != IKP_OK) return r;
+    ikp__scan_lanes(cap, &t0, &t1);
+    ikp__set_zero(cap, t0, t1);
+    if ((r = ikp__replace_relations(cap, opt, err)) != IKP_OK) return r;
+    info->host_time_known = info->clock_syncs && info->gpu_time_known &&
+                            ikp_capture_host_zero(cap, &info->host_zero_ns, &info->host_zero_uncertainty_ns, NULL) == IKP_OK;
+    if (!info->num_groups) info->num_groups = 1;
+    ikp__ok(err);
+    return IKP_OK;
+}
+
+static ikp_result ikp__new_capture(const ikp_decode_options *opt, ikp_capture **out, ikp_error *err)
+{
+    ikp_allocator a = ikp__allocator(opt ? &opt->allocator : NULL);
+    ikp_capture *cap;
+    ikp_result r;
+    *out = NULL;
+    if (opt && (r = ikp__check_allocator(&opt->allocator, err)) != IKP_OK) return r;
+    if (opt && (unsigned)opt->format >= (unsigned)IKP_FORMAT_COUNT)
+        return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "unknown format %d", (int)opt->format);
+    if (opt && opt->cycles_per_ns != 0 &&
+        !(opt->cycles_per_ns >= IKP_MIN_CYCLES_PER_NS && opt->cycles_per_ns <= IKP_MAX_CYCLES_PER_NS)) {
+        char v[400];
+        if (opt->cycles_per_ns != opt->cycles_per_ns) memcpy(v, "nan", 4);
+        else if (opt->cycles_per_ns > 1e300 || opt->cycles_per_ns < -1e300) memcpy(v, "infinite", 9);
+        else ikp__fmt_fixed(v, sizeof v, opt->cycles_per_ns, 12);
+        return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1,
+                         "cycles_per_ns %s is outside 0.05 .. 20 (an SM clock of 50 MHz .. 20 GHz; 0 = from the anchors)", v);
+    }
+    if (opt && opt->timer_unit_ps > 1000000u)
+        return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1,
+                         "timer_unit_ps %u is over 1000000 (a timer tick of 1 us)", opt->timer_unit_ps);
+    if (opt && opt->num_units && opt->format != IKP_FORMAT_AUTO && !ikp__is_nuggets(opt->format))
+        return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "num_units is for nuggets buffers, not %s",
+                         ikp_format_name(opt->format));
+    cap = (ikp_capture *)ikp__alloc(&a, sizeof(ikp_capture));
+    if (!cap) return ikp__oom(err);
+    memset(cap, 0, sizeof *cap);
+    cap->alloc = a;
+    cap->format = opt ? opt->format : IKP_FORMAT_AUTO;
+    cap->keep_after_finalize = opt ? opt->keep_after_finalize != 0 : 0;
+    cap->tick_ps = opt && opt->timer_unit_ps ? (int64_t)opt->timer_unit_ps : 1000;
+    cap->info.after_finalize_kept = cap->keep_after_finalize;
+    *out = cap;
+    if (!opt) return IKP_OK;
+    r = ikp__copy_names(&a, opt->event_names, opt->num_event_names, "event", &cap->event_names,
+                        &cap->num_event_names, err);
+    if (r == IKP_OK)
+        r = ikp__copy_names(&a, opt->group_names, opt->num_group_names, "group", &cap->group_names,
+                            &cap->num_group_names, err);
+    return r;
+}
+
+IKP_DEF ikp_result ikp_capture_open(const uint64_t *words, size_t num_words,
+                                    const ikp_decode_options *opt, ikp_capture **out,
+                                    ikp_error *err)
+{
+    ikp_result r;
+    ikp_capture *cap = NULL;
+    if (!out || (!words && num_words))
+        return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL argument");
+    *out = NULL;
+    r = ikp__new_capture(opt, &cap, err);
+    if (r == IKP_OK) {
+        cap->words = words;
+        cap->num_words = num_words;
+        r = ikp__finish_open(cap, opt, err);
+    }
+    if (r != IKP_OK) { ikp_capture_free(cap); return r; }
+    *out = cap;
+    return IKP_OK;
+}
+
+/* ---- 3. capture: opening files (.ikp captures, .npy arrays, bare buffers) ---- */
+/* names section of a capture file: u32 length + bytes, repeated */
+static ikp_result ikp__read_names(ikp_capture *cap, const unsigned char *p, uint64_t size,
+                                  uint64_t base, uint32_t count, char ***dst, uint32_t *dn,
+                                  uint64_t *used, ikp_error *err)
+{
+    uint32_t i;
+    uint64_t off = *used;
+    *dst = NULL;
+    *dn = 0;
+    if (!count) return IKP_OK;
+    if (count > IKP_WIRE_MAX_EVENTS)
+        return ikp__fail(err, IKP_ERR_BAD_HEADER, (int64_t)base, -1,
+                         "capture claims %u names (at most %u)", count, IKP_WIRE_MAX_EVENTS);
+    *dst = (char **)ikp__alloc(&cap->alloc, count * sizeof(char *));
+    if (!*dst) return ikp__oom(err);
+    for (i = 0; i < count; i++) (*dst)[i] = NULL;
+    *dn = count;
+    for (i = 0; i < count; i++) {
+        uint32_t len;
+        if (size - off < 4)
+            return ikp__fail(err, IKP_ERR_TRUNCATED, (int64_t)(base + off), -1,
+                             "capture names end inside the length of name %u", i);
+        len = ikp__rd32(p + off);
+        off += 4;
+        if (len > size - off)
+            return ikp__fail(err, IKP_ERR_TRUNCATED, (int64_t)(base + off), -1,
+                             "capture name %u claims %u bytes, %llu left", i, len,
+                             (unsigned long long)(size - off));
+        if (len > 255 || memchr(p + off, 0, len))
+            return ikp__fail(err, IKP_ERR_BAD_NAMES, (int64_t)(base + off), -1,
+                             "capture name %u: %s", i,
+                             len > 255 ? "longer than 255 bytes" : "contains a NUL byte");
+        if (len) {
+            (*dst)[i] = ikp__strdup_n(&cap->alloc, (const char *)p + off, len);
+            if (!(*dst)[i]) return ikp__oom(err);
+        }
+        off += len;
+    }
+    *used = off;
+    return IKP_OK;
+}
+
+/* NumPy .npy (format versions 1 to 3): "\x93NUMPY", major, minor, the
+   header's length (2 bytes in version 1, else 4), then a Python dict
+   literal such as {'descr': '<u8', 'fortran_order': False, 'shape': (N,), }
+   padded to the start of the data. Only little-endian 64-bit integers are
+   profile buffers. */
+static const char *ikp__npy_key(const char *h, size_t n, const char *key)
+{
+    size_t k = strlen(key), i;
+    for (i = 0; i + k + 2 <= n; i++)
+        if ((h[i] == '\'' || h[i] == '"') && memcmp(h + i + 1, key, k) == 0 && h[i + 1 + k] == h[i]) {
+            i += k + 2;
+            while (i < n && (h[i] == ' ' || h[i] == ':')) i++;
+            return i < n ? h + i : NULL;
+        }
+    return NULL;
+}
+
+static ikp_result ikp__parse_npy(const unsigned char *p, size_t size, uint64_t *off, uint64_t *nwords,
+                                 ikp_error *err)
+{
+    uint64_t hl, hs, count = 1, dims = 0, big = 0;
+    const char *h, *v, *end;
+    char descr[16];
+    size_t dl = 0;
+    int fortran = 0;
+    if (size < 10) return ikp__fail(err, IKP_ERR_TRUNCATED, (int64_t)size, -1, "npy file ends inside its header");
+    if (p[6] == 1) { hl = (uint64_t)p[8] | (uint64_t)p[9] << 8; hs = 10; }
+    else if (p[6] == 2 || p[6] == 3) {
+        if (size < 12) return ikp__fail(err, IKP_ERR_TRUNCATED, (int64_t)size, -1, "npy file ends inside its header");
+        hl = ikp__rd32(p + 8);
+        hs = 12;
+    } else
+        return ikp__fail(err, IKP_ERR_BAD_VERSION, 6, -1, "npy format version %u.%u (this reader knows 1 to 3)", p[6], p[7]);
+    if (hl > size - hs)
+        return ikp__fail(err, IKP_ERR_TRUNCATED, (int64_t)size, -1, "npy header claims %llu bytes, file has %llu after it",
+                         (unsigned long long)hl, (unsigned long long)(size - hs));
+    h = (const char *)p + hs;
+    end = h + hl;
+    v = ikp__npy_key(h, (size_t)hl, "descr");
+    if (v && (*v == '\'' || *v == '"')) {
+        const char *q = v + 1;
+        while (q < end && *q != *v && dl + 1 < sizeof descr) descr[dl++] = *q++;
+        if (q >= end || *q != *v) v = NULL;
+    } else v = NULL;
+    descr[dl] = 0;
+    if (!v) return ikp__fail(err, IKP_ERR_BAD_HEADER, (int64_t)hs, -1, "npy header has no readable 'descr' (dtype)");
+    if (strcmp(descr, "<u8") && strcmp(descr, "<i8")) {
+        if (!strcmp(descr, ">u8") || !strcmp(descr, ">i8"))
+            return ikp__fail(err, IKP_ERR_BAD_HEADER, (int64_t)hs, -1,
+                             "npy dtype '%s' is big-endian: save the buffer as little-endian ('<u8')", descr);
+        return ikp__fail(err, IKP_ERR_BAD_HEADER, (int64_t)hs, -1,
+                         "npy dtype '%s' is not a profile buffer: save it as uint64 or int64 (numpy: a.view(np.uint64); "
+                         "torch: t.view(torch.int64))", descr);
+    }
+    v = ikp__npy_key(h, (size_t)hl, "fortran_order");
+    if (!v || (end - v < 4 || (memcmp(v, "True", 4) && (end - v < 5 || memcmp(v, "False", 5)))))
+        return ikp__fail(err, IKP_ERR_BAD_HEADER, (int64_t)hs, -1, "npy header has no readable 'fortran_order'");
+    fortran = *v == 'T';
+    v = ikp__npy_key(h, (size_t)hl, "shape");
+    if (!v || *v != '(') return ikp__fail(err, IKP_ERR_BAD_HEADER, (int64_t)hs, -1, "npy header has no readable 'shape'");
+    for (v++; v < end && *v != ')';) {
+        uint64_t d = 0;
+        if (*v == ' ' || *v == ',') { v++; continue; }
+        if (*v < '0' || *v > '9') return ikp__fail(err, IKP_ERR_BAD_HEADER, (int64_t)hs, -1, "npy 'shape' is not a tuple of sizes");
+        while (v < end && *v >= '0' && *v <= '9') {
+            if (d > (UINT64_MAX - 9) / 10) return ikp__fail(err, IKP_ERR_SIZE_OVERFLOW, (int64_t)hs, -1, "npy shape overflows");
+            d = d * 10 + (uint64_t)(*v++ - '0');
+        }
+        if (d && count > UINT64_MAX / 8 / d) return ikp__fail(err, IKP_ERR_SIZE_OVERFLOW, (int64_t)hs, -1, "npy shape overflows");
+        count *= d;
+        dims++;
+        if (d > 1) big++;
+    }
+    if (v >= end) return ikp__fail(err, IKP_ERR_BAD_HEADER, (int64_t)hs, -1, "npy 'shape' is not a tuple of sizes");
+    if (fortran && big > 1)
+        return ikp__fail(err, IKP_ERR_BAD_HEADER, (int64_t)hs, -1,
+                         "npy array of %llu dimensions in Fortran (column) order: save np.ascontiguousarray(a) instead",
+                         (unsigned long long)dims);
+    *off = hs + hl;
+    if (count * 8 > size - *off)
+        return ikp__fail(err, IKP_ERR_TRUNCATED, (int64_t)size, -1, "npy array of %llu words needs %llu bytes, file has %llu",
+                         (unsigned long long)count, (unsigned long long)(count * 8), (unsigned long long)(size - *off));
+    if (count * 8 < size - *off)
+        return ikp__fail(err, IKP_ERR_BAD_HEADER, (int64_t)(*off + count * 8), -1, "npy file has %llu bytes after its array",
+                         (unsigned long long)(size - *off - count * 8));
+    *nwords = count;
+    return IKP_OK;
+}
+
+/* The sections after a capture file's buffer, from at to the end: each an
+   8-byte name, a count, 4 zero bytes and count entries. Version 2 has the
+   clock section only; version 3 any of clock, device (one entry) and peers,
+   each at most once; version 4 also the SM clock samples. */
+static ikp_result ikp__read_sections(ikp_capture *cap, const unsigned char *p, uint64_t size, uint64_t at,
+                                     uint32_t ver, ikp_error *err)
+{
+    static const char *const names[4] = {IKP__CLOCK_MAGIC, IKP__DEVICE_MAGIC, IKP__PEERS_MAGIC, IKP__SMCLK_MAGIC};
+    static const uint32_t entry[4] = {IKP__CLOCK_ENTRY, IKP__DEVICE_ENTRY, IKP__PEERS_ENTRY, IKP__SMCLK_ENTRY};
+    static const uint32_t most[4] = {IKP_MAX_CLOCK_SYNCS, 1, IKP_MAX_PEER_CLOCKS, IKP_MAX_SM_CLOCKS};
+    static const char *const what[4] = {"clock", "device", "peers", "SM clock"};
+    uint64_t where[4] = {0, 0, 0, 0};
+    uint32_t count[4] = {0, 0, 0, 0}, k;
+    int seen[4] = {0, 0, 0, 0}, j;
+    ikp_result r = IKP_OK;
+    if (ver == 2 && (size - at < IKP__SECTION_HEADER || memcmp(p + at, IKP__CLOCK_MAGIC, 8) != 0))
+        return ikp__fail(err, IKP_ERR_BAD_HEADER, (int64_t)at, -1,
+                         "capture file version 2 has no clock section after its buffer (%llu bytes there)",
+                         (unsigned long long)(size - at));
+    while (at < size) {
+        uint32_t n;
+        if (size - at < IKP__SECTION_HEADER)
+            return ikp__fail(err, IKP_ERR_TRUNCATED, (int64_t)at, -1,
+                             "capture file: %llu bytes after the last section, a section header needs %u",
+                             (unsigned long long)(size - at), IKP__SECTION_HEADER);
+        for (j = 0; j < 4 && memcmp(p + at, names[j], 8) != 0; j++) {}
+        if (j == 4 || (ver == 2 && j != 0) || (ver == 3 && j == 3)) {
+            char t[9];
+            for (k = 0; k < 8; k++) t[k] = p[at + k] >= 32 && p[at + k] < 127 ? (char)p[at + k] : '?';
+            t[8] = 0;
+            return ikp__fail(err, IKP_ERR_BAD_HEADER, (int64_t)at, -1,
+                             "capture file version %u: unknown section \"%s\" after the buffer", ver, t);
+        }
+        if (seen[j])
+            return ikp__fail(err, IKP_ERR_BAD_HEADER, (int64_t)at, -1, "capture file: a second %s section", what[j]);
+        n = ikp__rd32(p + at + IKP__AT_SECTION_COUNT);
+        if (n > most[j] || ikp__rd32(p + at + IKP__AT_SECTION_RESERVED) != 0)
+            return ikp__fail(err, IKP_ERR_BAD_HEADER, (int64_t)(at + IKP__AT_SECTION_COUNT), -1,
+                             "capture %s section claims %u entries (at most %u) and %u in its reserved word",
+                             what[j], n, most[j], ikp__rd32(p + at + IKP__AT_SECTION_RESERVED));
+        if ((uint64_t)n * entry[j] > size - at - IKP__SECTION_HEADER)
+            return ikp__fail(err, IKP_ERR_TRUNCATED, (int64_t)(at + IKP__AT_SECTION_COUNT), -1,
+                             "capture %s section claims %u entries (%u bytes each), %llu bytes follow", what[j], n,
+                             entry[j], (unsigned long long)(size - at - IKP__SECTION_HEADER));
+        seen[j] = 1;
+        count[j] = n;
+        where[j] = at + IKP__SECTION_HEADER;
+        at += IKP__SECTION_HEADER + (uint64_t)n * entry[j];
+    }
+    if (seen[1] && count[1] == 1) { /* the device first: peer measurements are checked against it */
+        const unsigned char *e = p + where[1];
+        ikp_device_id d;
+        memcpy(d.uuid, e, 16);
+        memcpy(d.host, e + IKP__AT_DEVICE_HOST, 64);
+        d.ordinal = (int32_t)ikp__rd32(e + IKP__AT_DEVICE_ORDINAL);
+        d.rank = (int32_t)ikp__rd32(e + IKP__AT_DEVICE_RANK);
+        d.pci_domain = ikp__rd32(e + IKP__AT_DEVICE_PCI_DOMAIN);
+        d.pci_bus = ikp__rd32(e + IKP__AT_DEVICE_PCI_BUS);
+        d.pci_device = ikp__rd32(e + IKP__AT_DEVICE_PCI_DEVICE);
+        d.reserved = 0;
+        if ((r = ikp__set_device(cap, &d, (int64_t)where[1], err)) != IKP_OK) return r;
+    }
+    if (count[2]) {
+        ikp_peer_clock *pc = (ikp_peer_clock *)ikp__alloc(&cap->alloc, (size_t)count[2] * sizeof *pc);
+        if (!pc) return ikp__oom(err);
+        for (k = 0; k < count[2]; k++) {
+            const unsigned char *e = p + where[2] + (uint64_t)k * IKP__PEERS_ENTRY;
+            memcpy(pc[k].peer_uuid, e, 16);
+            pc[k].gpu_ns = ikp__rd64(e + IKP__AT_PEER_GPU);
+            pc[k].offset_ns = (int64_t)ikp__rd64(e + IKP__AT_PEER_OFFSET);
+            pc[k].uncertainty_ns = ikp__rd32(e + IKP__AT_PEER_UNCERTAINTY);
+            pc[k].round_trip_ns = ikp__rd32(e + IKP__AT_PEER_ROUND_TRIP);
+        }
+        r = ikp__set_peers(cap, pc, count[2], (int64_t)where[2], err);
+        ikp__free(&cap->alloc, pc);
+        if (r != IKP_OK) return r;
+    }
+    if (count[0]) {
+        ikp_clock_sync *cs = (ikp_clock_sync *)ikp__alloc(&cap->alloc, (size_t)count[0] * sizeof *cs);
+        if (!cs) return ikp__oom(err);
+        for (k = 0; k < count[0]; k++) {
+            const unsigned char *e = p + where[0] + (uint64_t)k * IKP__CLOCK_ENTRY;
+            cs[k].host_ns = (int64_t)ikp__rd64(e);
+            cs[k].gpu_ns = ikp__rd64(e + IKP__AT_CLOCK_GPU);
+            cs[k].uncertainty_ns = ikp__rd32(e + IKP__AT_CLOCK_UNCERTAINTY);
+            cs[k].reserved = 0;
+        }
+        r = ikp__set_clock(cap, cs, count[0], (int64_t)where[0], err);
+        ikp__free(&cap->alloc, cs);
+        if (r != IKP_OK) return r;
+    }
+    if (count[3]) {
+        ikp_sm_clock *sc = (ikp_sm_clock *)ikp__alloc(&cap->alloc, (size_t)count[3] * sizeof *sc);
+        if (!sc) return ikp__oom(err);
+        for (k = 0; k < count[3]; k++) {
+            const unsigned char *e = p + where[3] + (uint64_t)k * IKP__SMCLK_ENTRY;
+            sc[k].gpu_ns = ikp__rd64(e);
+            sc[k].cycles = ikp__rd64(e + IKP__AT_SMCLK_CYCLES);
+            sc[k].sm = ikp__rd32(e + IKP__AT_SMCLK_SM);
+            sc[k].reserved = ikp__rd32(e + IKP__AT_SMCLK_RESERVED);
+        }
+        r = ikp__adopt_sm_clock(cap, sc, count[3], (int64_t)where[3], err); /* the capture keeps sc */
+        if (r != IKP_OK) return r;
+    }
+    return r;
+}
+
+/* Opens file contents. owned: data is this block of cap's allocator, and
+   the capture may keep it rather than copy the words (*took says if it
+   did; the caller frees it otherwise). */
+static ikp_result ikp__open_data(const unsigned char *p, size_t size, void *owned, const ikp_decode_options *opt,
+                                 ikp_capture **out, int *took, ikp_error *err)
+{
+    ikp_capture *cap = NULL;
+    ikp_result r;
+    uint64_t words_off = 0, nwords = 0, i;
+    ikp_decode_options o;
+    *took = 0;
+    if (opt) o = *opt; else memset(&o, 0, sizeof o);
+    r = ikp__new_capture(&o, &cap, err);
+    if (r != IKP_OK) goto fail;
+    if (size == 0) { r = ikp__fail(err, IKP_ERR_EMPTY, 0, -1, "empty file"); goto fail; }
+    if (size >= 8 && memcmp(p, IKP__CAPT_MAGIC, 8) == 0) {
+        uint32_t ver, fmt, nev, ngr;
+        uint64_t names_bytes, used = 0, pad;
+        char **en = NULL, **gn = NULL;
+        uint32_t nen = 0, ngn = 0;
+        if (size < IKP__CAPT_HEADER) {
+            r = ikp__fail(err, IKP_ERR_TRUNCATED, (int64_t)size, -1,
+                          "capture header needs %u bytes, file has %llu", IKP__CAPT_HEADER,
+                          (unsigned long long)size);
+            goto fail;
+        }
+        ver = ikp__rd32(p + IKP__AT_VERSION);
+        fmt = ikp__rd32(p + IKP__AT_FORMAT);
+        nev = ikp__rd32(p + IKP__AT_EVENTS);
+        ngr = ikp__rd32(p + IKP__AT_GROUPS);
+        names_bytes = ikp__rd64(p + IKP__AT_NAMES_BYTES);
+        nwords = ikp__rd64(p + IKP__AT_WORDS);
+        if (ver < 1 || ver > 4) {
+            r = ikp__fail(err, IKP_ERR_BAD_VERSION, 8, -1, "capture file version %u, this library reads 1 to 4", ver);
+            goto fail;
+        }
+        if (fmt >= (uint32_t)IKP_FORMAT_COUNT) {
+            r = ikp__fail(err, IKP_ERR_BAD_HEADER, 12, -1, "capture file format id %u unknown", fmt);
+            goto fail;
+        }
+        if (names_bytes > size - IKP__CAPT_HEADER) {
+            r = ikp__fail(err, IKP_ERR_TRUNCATED, 24, -1,
+                          "capture names claim %llu bytes, file has %llu after the header",
+                          (unsigned long long)names_bytes,
+                          (unsigned long long)(size - IKP__CAPT_HEADER));
+            goto fail;
+        }
+        r = ikp__read_names(cap, p + IKP__CAPT_HEADER, names_bytes, IKP__CAPT_HEADER, nev, &en,
+                            &nen, &used, err);
+        if (r == IKP_OK)
+            r = ikp__read_names(cap, p + IKP__CAPT_HEADER, names_bytes, IKP__CAPT_HEADER, ngr,
+                                &gn, &ngn, &used, err);
+        if (r == IKP_OK && used != names_bytes)
+            r = ikp__fail(err, IKP_ERR_BAD_HEADER, (int64_t)(IKP__CAPT_HEADER + used), -1,
+                          "capture names section has %llu bytes left over",
+                          (unsigned long long)(names_bytes - used));
+        if (!cap->event_names) { cap->event_names = en; cap->num_event_names = nen; en = NULL; }
+        if (!cap->group_names) { cap->group_names = gn; cap->num_group_names = ngn; gn = NULL; }
+        ikp__free_names(&cap->alloc, en, nen);
+        ikp__free_names(&cap->alloc, gn, ngn);
+        if (r != IKP_OK) goto fail;
+        words_off = IKP__CAPT_HEADER + names_bytes;
+        pad = (8 - words_off % 8) % 8;
+        words_off += pad;
+        if (words_off > size || nwords > (size - words_off) / 8) {
+            r = ikp__fail(err, IKP_ERR_TRUNCATED, (int64_t)size, -1,
+                          "capture claims %llu buffer words at offset %llu, file has %llu bytes",
+                          (unsigned long long)nwords, (unsigned long long)words_off,
+                          (unsigned long long)size);
+            goto fail;
+        }
+        if (ver >= 2) { /* sections after the buffer (version 2: the clock section only) */
+            r = ikp__read_sections(cap, p, size, words_off + nwords * 8, ver, err);
+            if (r != IKP_OK) goto fail;
+        } else if ((size - words_off) != nwords * 8) {
+            r = ikp__fail(err, IKP_ERR_BAD_HEADER, (int64_t)(words_off + nwords * 8), -1,
+                          "capture file has %llu bytes after its buffer",
+                          (unsigned long long)(size - words_off - nwords * 8));
+            goto fail;
+        }
+        if (cap->format == IKP_FORMAT_AUTO) cap->format = (ikp_format)fmt;
+    } else if (size >= 6 && memcmp(p, "\x93NUMPY", 6) == 0) {
+        r = ikp__parse_npy(p, size, &words_off, &nwords, err);
+        if (r != IKP_OK) goto fail;
+    } else {
+        const char *what = o.format == IKP_FORMAT_AUTO ? ikp__sniff(p, size) : NULL;
+        if (size % 8) {
+            if (what) r = ikp__fail(err, IKP_ERR_UNKNOWN_FORMAT, 0, -1, "this is %s", what);
+            else
+                r = ikp__fail(err, IKP_ERR_TRUNCATED, (int64_t)(size - size % 8), -1,
+                              "bare buffer of %llu bytes is not a whole number of 64-bit words",
+                              (unsigned long long)size);
+            goto fail;
+        }
+        nwords = size / 8;
+    }
+    if (nwords == 0) { r = ikp__fail(err, IKP_ERR_EMPTY, (int64_t)words_off, -1, "buffer holds no words"); goto fail; }
+    if (owned && ((uintptr_t)(p + words_off) & 7u) == 0) {
+        /* keep the file's memory: the words are read in place (swapped in place on a big-endian host) */
+        uint64_t *ww = (uint64_t *)(void *)((unsigned char *)owned + words_off);
+        if (!ikp__is_little_endian())
+            for (i = 0; i < nwords; i++) ww[i] = ikp__rd64((const unsigned char *)(ww + i));
+        cap->owned = owned;
+        *took = 1;
+        cap->words = ww;
+    } else {
+        uint64_t *ww = (uint64_t *)ikp__alloc(&cap->alloc, (size_t)nwords * 8);
+        if (!ww) { r = ikp__oom(err); goto fail; }
+        if (ikp__is_little_endian()) memcpy(ww, p + words_off, (size_t)nwords * 8);
+        else for (i = 0; i < nwords; i++) ww[i] = ikp__rd64(p + words_off + i * 8);
+        cap->owned = ww;
+        cap->words = ww;
+    }
+    cap->num_words = (size_t)nwords;
+    r = ikp__finish_open(cap, &o, err);
+    if (r != IKP_OK) {
+        /* offsets in the buffer are relative to its start in the file */
+        if (err && err->offset >= 0) err->offset += (int64_t)words_off;
+        goto fail;
+    }
+    *out = cap;
+    return IKP_OK;
+fail:
+    ikp_capture_free(cap);
+    return r;
+}
+
+IKP_DEF ikp_result ikp_capture_open_data(const void *data, size_t size,
+                                         const ikp_decode_options *opt,
+                                         ikp_capture **out, ikp_error *err)
+{
+    int took;
+    if (!out || (!data && size))
+        return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL argument");
+    *out = NULL;
+    return ikp__open_data((const unsigned char *)data, size, NULL, opt, out, &took, err);
+}
+
+/* Reads a whole regular file into one block of exactly its size. Anything
+   else (a directory, a FIFO, a device such as /dev/zero) is refused before
+   a byte is read: a FIFO is opened without waiting for a writer. */
+static ikp_result ikp__read_file(const char *path, const ikp_allocator *a, unsigned char **data,
+                                 size_t *size, ikp_error *err)
+{
+#if defined(__unix__) || defined(__APPLE__)
+    struct stat sb;
+    size_t got = 0;
+    int fd, e;
+    *data = NULL;
+    *size = 0;
+    fd = open(path, O_RDONLY | O_NONBLOCK);
+    if (fd < 0) {
+        e = errno;
+        return ikp__fail(err, IKP_ERR_IO, -1, -1, "cannot open '%s' for reading: %s", path, strerror(e));
+    }
+    if (fstat(fd, &sb) != 0) {
+        e = errno;
+        close(fd);
+        return ikp__fail(err, IKP_ERR_IO, -1, -1, "cannot stat '%s': %s", path, strerror(e));
+    }
+    if (!S_ISREG(sb.st_mode)) {
+        const char *kind = S_ISDIR(sb.st_mode) ? "a directory" : S_ISFIFO(sb.st_mode) ? "a FIFO (pipe)"
+                           : S_ISCHR(sb.st_mode) ? "a character device" : S_ISBLK(sb.st_mode) ? "a block device"
+                           : "not a regular file";
+        close(fd);
+        return ikp__fail(err, IKP_ERR_IO, -1, -1, "'%s' is %s: give a regular file (save the data to a file first)",
+                         path, kind);
+    }
+    if ((uint64_t)sb.st_size > (uint64_t)((size_t)-1) / 2) {
+        close(fd);
+        return ikp__fail(err, IKP_ERR_SIZE_OVERFLOW, -1, -1, "'%s' is too large to read into memory", path);
+    }
+    *size = (size_t)sb.st_size;
+    *data = (unsigned char *)ikp__alloc(a, *size);
+    if (!*data) { close(fd); return ikp__oom(err); }
+    while (got < *size) {
+        ssize_t n = read(fd, *data + got, *size - got);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) {
+            e = n < 0 ? errno : 0;
+            close(fd);
+            ikp__free(a, *data);
+            *data = NULL;
+            if (n == 0)
+                return ikp__fail(err, IKP_ERR_IO, (int64_t)got, -1, "'%s' shrank while it was read (%llu of %llu bytes)",
+                                 path, (unsigned long long)got, (unsigned long long)*size);
+            return ikp__fail(err, IKP_ERR_IO, (int64_t)got, -1, "cannot read '%s': %s", path, strerror(e));
+        }
+        got += (size_t)n;
+    }
+    close(fd);
+    return IKP_OK;
+#else
+    FILE *f = fopen(path, "rb");
+    long sz;
+    *data = NULL;
+    *size = 0;
+    if (!f) return ikp__fail(err, IKP_ERR_IO, -1, -1, "cannot open '%s' for reading: %s", path, strerror(errno));
+    if (fseek(f, 0, SEEK_END) != 0 || (sz = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0) {
+        fclose(f);
+        return ikp__fail(err, IKP_ERR_IO, -1, -1, "'%s' is not a regular file", path);
+    }
+    *size = (size_t)sz;
+    *data = (unsigned char *)ikp__alloc(a, *size);
+    if (!*data) { fclose(f); return ikp__oom(err); }
+    if (fread(*data, 1, *size, f) != *size) {
+        fclose(f);
+        ikp__free(a, *data);
+        *data = NULL;
+        return ikp__fail(err, IKP_ERR_IO, -1, -1, "cannot read '%s'", path);
+    }
+    fclose(f);
+    return IKP_OK;
+#endif
+}
+
+IKP_DEF ikp_result ikp_capture_open_path(const char *path, const ikp_decode_options *opt,
+                                         ikp_capture **out, ikp_error *err)
+{
+    unsigned char *buf;
+    size_t n;
+    int took = 0;
+    ikp_result r;
+    ikp_allocator a = ikp__allocator(opt ? &opt->allocator : NULL);
+    if (!path || !out) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL argument");
+    *out = NULL;
+    if (opt && (r = ikp__check_allocator(&opt->allocator, err)) != IKP_OK) return r;
+    r = ikp__read_file(path, &a, &buf, &n, err);
+    if (r != IKP_OK) return r;
+    r = ikp__open_data(buf, n, buf, opt, out, &took, err);
+    if (!took) ikp__free(&a, buf);
+    return r;
+}
+
+IKP_DEF const ikp_capture_info *ikp_capture_get_info(const ikp_capture *cap)
+{
+    return cap ? &cap->info : NULL;
+}
+
+IKP_DEF ikp_result ikp_capture_lane(const ikp_capture *cap, uint32_t lane, ikp_lane_info *out, ikp_error *err)
+{
+    ikp__lane tmp;
+    if (!cap || !out) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL argument");
+    if (lane >= cap->info.num_lanes)
+        return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, (int64_t)lane, "lane %u is past the capture's %u lanes",
+                         lane, cap->info.num_lanes);
+    ikp__ok(err);
+    if (cap->lanes) { *out = cap->lanes[lane].pub; return IKP_OK; }
+    ikp__peer_lane(cap, lane, &tmp);
+    if (tmp.pub.flags & IKP_LANE_STARTED) ikp__scan_lane(cap, &tmp);
+    *out = tmp.pub;
+    return IKP_OK;
+}
+
+IKP_DEF const char *ikp_event_name(const ikp_capture *cap, uint32_t id)
+{
+    if (cap && id < cap->num_event_names && cap->event_names[id]) return cap->event_names[id];
+    return NULL;
+}
+
+IKP_DEF uint32_t ikp_event_id(const ikp_capture *cap, const char *name)
+{
+    uint32_t i;
+    char tmp[32];
+    if (!cap || !name) return IKP_NO_EVENT;
+    for (i = 0; i < cap->num_event_names; i++)
+        if (cap->event_names[i] && strcmp(cap->event_names[i], name) == 0) return i;
+    if (strncmp(name, "event ", 6) == 0 && name[6] >= '0' && name[6] <= '9' && strlen(name) < 16) {
+        i = (uint32_t)strtoul(name + 6, NULL, 10); /* "event N": the default name of an unnamed id */
+        snprintf(tmp, sizeof tmp, "event %u", i);
+        if (i < IKP_WIRE_MAX_EVENTS && !ikp_event_name(cap, i) && strcmp(tmp, name) == 0) return i;
+    }
+    return IKP_NO_EVENT;
+}
+
+IKP_DEF const char *ikp_group_name(const ikp_capture *cap, uint32_t group)
+{
+    if (cap && group < cap->num_group_names && cap->group_names[group]) return cap->group_names[group];
+    return NULL;
+}
+
+/* ---- 4. per-lane decode ---- */
+#define IKP__NONE 0xFFFFFFFFu
+typedef struct ikp__scratch {
+    uint32_t heads[IKP_WIRE_MAX_EVENTS]; /* innermost open begin per event id */
+    uint32_t touched[IKP_WIRE_MAX_EVENTS];
+    uint8_t is_touched[IKP_WIRE_MAX_EVENTS];
+    uint32_t ntouched;
+    int64_t *stack[IKP__SHARED_TRACKS];  /* per track: ends of the open regions */
+    size_t stack_n[IKP__SHARED_TRACKS], stack_cap[IKP__SHARED_TRACKS];
+} ikp__scratch;
+
+IKP_DEF void ikp_lane_events_free(const ikp_capture *cap, ikp_lane_events *ev)
+{
+    ikp_allocator a;
+    if (!ev) return;
+    a = cap ? cap->alloc : ikp__allocator(NULL);
+    if (ev->scratch_) {
+        ikp__scratch *s = (ikp__scratch *)ev->scratch_;
+        uint32_t t;
+        for (t = 0; t < IKP__SHARED_TRACKS; t++) ikp__free(&a, s->stack[t]);
+        ikp__free(&a, s);
+    }
+    ikp__free(&a, ev->events);
+    memset(ev, 0, sizeof *ev);
+}
+
+static int ikp__cmp_event(const void *pa, const void *pb)
+{
+    const ikp_event *a = (const ikp_event *)pa, *b = (const ikp_event *)pb;
+    if (a->start_ps != b->start_ps) return a->start_ps < b->start_ps ? -1 : 1;
+    return a->link_ < b->link_ ? -1 : a->link_ > b->link_;
+}
+
+static ikp_event *ikp__push_event(const ikp_capture *cap, ikp_lane_events *ev)
+{
+    ikp_event *e;
+    if (ev->count == ev->capacity_ &&
+        !ikp__grow(&cap->alloc, (void **)&ev->events, &ev->capacity_, ev->count + 1, sizeof(ikp_event)))
+        return NULL;
+    e = &ev->events[ev->count++];
+    e->flags = 0;
+    e->track = e->begin_data = e->end_data = e->link_ = e->tid = 0;
+    return e;
+}
+
+/* nuggets: regions in start order; at equal starts the longer (outer) first */
+static int ikp__cmp_region(const void *pa, const void *pb)
+{
+    const ikp_event *a = (const ikp_event *)pa, *b = (const ikp_event *)pb;
+    if (a->start_ps != b->start_ps) return a->start_ps < b->start_ps ? -1 : 1;
+    if (a->end_ps != b->end_ps) return a->end_ps > b->end_ps ? -1 : 1;
+    return a->link_ < b->link_ ? -1 : a->link_ > b->link_;
+}
+
+/* nuggets: a unit's regions (recorded whole, at their end), sorted */
+static ikp_result ikp__nug_events(const ikp_capture *cap, const ikp__lane *l, ikp_lane_events *out)
+{
+    const uint64_t *q = cap->words + l->base;
+    const int64_t wrap_ps = ((int64_t)1 << 24) * cap->tick_ps;
+    int64_t lmax = INT64_MIN;
+    uint64_t k;
+    size_t j;
+    ikp__nrec r;
+    for (k = 0; k < l->slots; k++) {
+        ikp_event *e;
+        if (ikp__nug_rec(cap, q, k, &r) <= 0) continue;
+        if (!(e = ikp__push_event(cap, out))) return IKP_ERR_OUT_OF_MEMORY;
+        e->start_ps = ikp__ps(l, r.start);
+        e->end_ps = ikp__ps(l, r.end);
+        e->id = r.id;
+        e->kind = IKP_EVENT_REGION;
+        e->link_ = (uint32_t)k;
+        if (r.has_tid) { e->flags = IKP_EVENT_HAS_TID; e->tid = r.tid; }
+        if (out->first_ps == INT64_MIN || e->start_ps < out->first_ps) out->first_ps = e->start_ps;
+        if (out->last_ps == INT64_MIN || e->end_ps > out->last_ps) out->last_ps = e->end_ps;
+        if (e->end_ps > lmax) lmax = e->end_ps;
+    }
+    /* compact: a duration is kept modulo 2^24 ticks; a region may have
+       lasted longer if its unit still recorded 2^24 ticks after it began */
+    if (cap->format == IKP_FORMAT_NUGGETS_COMPACT)
+        for (j = 0; j < out->count; j++)
+            if (out->events[j].start_ps <= lmax - wrap_ps) out->events[j].flags |= IKP_EVENT_MAY_WRAP;
+    if (out->count > 1) qsort(out->events, out->count, sizeof(ikp_event), ikp__cmp_region);
+    return IKP_OK;
+}
+
+/* the events of a lane of one-word records, in start order */
+static ikp_result ikp__walk_events(const ikp_capture *cap, const ikp__lane *l, ikp__scratch *s,
+                                   ikp_lane_events *out, ikp_error *err)
+{
+    ikp__walk wk;
+    uint32_t last = IKP__NONE, i;
+    int last_end = 0;
+    size_t k;
+    ikp__walk_init(cap, l, &wk);
+    for (;;) {
+        ikp__rec r;
+        ikp_event *e;
+        int64_t ps;
+        int ok;
+        if (!ikp__walk_next(cap, l, &wk, &r, &ok)) break;
+        if (r.kind == IKP__KIND_INVALID) continue;
+        if (r.kind == IKP_WIRE_KIND_DATA) {
+            if (last != IKP__NONE && out->events[last].id == r.id) {
+                if (last_end) { out->events[last].end_data = r.hi; out->events[last].flags |= IKP_EVENT_HAS_END_DATA; }
+                else { out->events[last].begin_data = r.hi; out->events[last].flags |= IKP_EVENT_HAS_BEGIN_DATA; }
+            }
+            continue;
+        }
+        if (!ok) continue;
+        ps = ikp__walk_ps(l, &wk, wk.ck.prev);
+        if (out->first_ps == INT64_MIN || ps < out->first_ps) out->first_ps = ps;
+        if (out->last_ps == INT64_MIN || ps > out->last_ps) out->last_ps = ps;
+        if (r.kind == IKP__KIND_FINALIZE) continue;
+        if (r.kind == IKP_WIRE_KIND_END && s->heads[r.id] != IKP__NONE) {
+            e = &out->events[s->heads[r.id]];
+            last = s->heads[r.id];
+            s->heads[r.id] = e->link_;
+            e->end_ps = ps < e->start_ps ? e->start_ps : ps;
+            e->kind = IKP_EVENT_REGION;
+            last_end = 1;
+            continue;
+        }
+        if (!(e = ikp__push_event(cap, out))) return ikp__oom(err);
+        e->start_ps = e->end_ps = ps;
+        e->id = r.id;
+        last = (uint32_t)(out->count - 1);
+        last_end = 0;
+        if (r.kind == IKP_WIRE_KIND_BEGIN) {
+            e->kind = IKP_EVENT_UNMATCHED_BEGIN; /* until its end comes */
+            e->link_ = s->heads[r.id];
+            s->heads[r.id] = last;
+            if (!s->is_touched[r.id]) { s->is_touched[r.id] = 1; s->touched[s->ntouched++] = r.id; }
+        } else if (r.kind == IKP_WIRE_KIND_END) {
+            e->kind = IKP_EVENT_UNMATCHED_END;
+            last_end = 1;
+        } else {
+            e->kind = IKP_EVENT_INSTANT;
+        }
+    }
+    for (i = 0; i < s->ntouched; i++) {
+        s->heads[s->touched[i]] = IKP__NONE;
+        s->is_touched[s->touched[i]] = 0;
+    }
+    s->ntouched = 0;
+    for (k = 0; k < out->count; k++) out->events[k].link_ = (uint32_t)k;
+    if (wk.ck.backwards && out->count > 1) qsort(out->events, out->count, sizeof(ikp_event), ikp__cmp_event);
+    return IKP_OK;
+}
+
+/* decodes lane l (stored, or made by ikp__get_lane) into out */
+static ikp_result ikp__decode(const ikp_capture *cap, const ikp__lane *l, ikp_lane_events *out, ikp_error *err)
+{
+    ikp__scratch *s;
+    ikp_result r;
+    uint32_t i, t, ntr = 0, overflow = IKP__SHARED_TRACKS, maxtr = 0;
+    int64_t cs = 0, ce = 0;
+    int open = 0;
+    size_t k;
+    out->count = 0;
+    out->num_tracks = 0;
+    out->regions = out->instants = out->unmatched_begin = out->unmatched_end = 0;
+    out->busy_ps = 0;
+    out->first_ps = out->last_ps = INT64_MIN;
+    if (!(l->pub.flags & IKP_LANE_STARTED)) return IKP_OK;
+    if (!out->scratch_) {
+        out->scratch_ = ikp__alloc(&cap->alloc, sizeof(ikp__scratch));
+        if (!out->scratch_) return ikp__oom(err);
+        s = (ikp__scratch *)out->scratch_;
+        memset(s, 0, sizeof *s);
+        for (i = 0; i < IKP_WIRE_MAX_EVENTS; i++) s->heads[i] = IKP__NONE;
+    }
+    s = (ikp__scratch *)out->scratch_;
+    r = ikp__is_nuggets(cap->format) ? ikp__nug_events(cap, l, out) : ikp__walk_events(cap, l, s, out, err);
+    if (r != IKP_OK) return r == IKP_ERR_OUT_OF_MEMORY ? ikp__oom(err) : r;
+    for (t = 0; t < IKP__SHARED_TRACKS; t++) s->stack_n[t] = 0;
+    for (k = 0; k < out->count; k++) {
+        ikp_event *e = &out->events[k];
+        e->link_ = 0;
+        switch (e->kind) {
+        case IKP_EVENT_INSTANT: out->instants++; break;
+        case IKP_EVENT_UNMATCHED_BEGIN: out->unmatched_begin++; break;
+        case IKP_EVENT_UNMATCHED_END: out->unmatched_end++; break;
+        default: out->regions++; break;
+        }
+        if (e->kind != IKP_EVENT_REGION) { e->track = 0; continue; }
+        /* busy: union of regions */
+        if (!open || e->start_ps > ce) {
+            if (open) out->busy_ps += ce - cs;
+            cs = e->start_ps; ce = e->end_ps; open = 1;
+        } else if (e->end_ps > ce) ce = e->end_ps;
+        /* track: the first whose open regions this one nests in */
+        for (t = 0; t < ntr; t++) {
+            size_t *n = &s->stack_n[t];
+            while (*n && s->stack[t][*n - 1] <= e->start_ps) (*n)--;
+            if (*n == 0 || s->stack[t][*n - 1] >= e->end_ps) break;
+        }
+        if (t == ntr) {
+            if (ntr < IKP__SHARED_TRACKS) ntr++;
+            else t = overflow++; /* a track of its own */
+        }
+        if (t < IKP__SHARED_TRACKS) {
+            if (!ikp__grow(&cap->alloc, (void **)&s->stack[t], &s->stack_cap[t], s->stack_n[t] + 1,
+                           sizeof(int64_t)))
+                return ikp__oom(err);
+            s->stack[t][s->stack_n[t]++] = e->end_ps;
+        }
+        e->track = t;
+        if (t + 1 > maxtr) maxtr = t + 1;
+    }
+    if (open) out->busy_ps += ce - cs;
+    out->num_tracks = maxtr ? maxtr : 1;
+    return IKP_OK;
+}
+
+IKP_DEF ikp_result ikp_decode_lane(const ikp_capture *cap, uint32_t lane, ikp_lane_events *out,
+                                   ikp_error *err)
+{
+    ikp__lane tmp;
+    if (!cap || !out) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL argument");
+    if (lane >= cap->info.num_lanes)
+        return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, (int64_t)lane,
+                         "lane %u out of range (capture has %u)", lane, cap->info.num_lanes);
+    return ikp__decode(cap, ikp__get_lane(cap, lane, &tmp), out, err);
+}
+
+/* ---- 5. traces: buffered output ---- */
+typedef struct ikp__out {
+    ikp_write_fn fn;
+    void *user;
+    char *buf;
+    size_t n, cap;
+    int failed;
+} ikp__out;
+
+static void ikp__flush(ikp__out *o)
+{
+    if (o->n && !o->failed && o->fn(o->user, o->buf, o->n) != 0) o->failed = 1;
+    o->n = 0;
+}
+static void ikp__put(ikp__out *o, const char *s, size_t len)
+{
+    if (o->n + len > o->cap) {
+        ikp__flush(o);
+        if (len > o->cap) {
+            if (!o->failed && o->fn(o->user, s, len) != 0) o->failed = 1;
+            return;
+        }
+    }
+    memcpy(o->buf + o->n, s, len);
+    o->n += len;
+}
+static void ikp__puts(ikp__out *o, const char *s) { ikp__put(o, s, strlen(s)); }
+static void ikp__out_init(ikp__out *o, ikp_write_fn fn, void *user, char *buf, size_t n)
+{
+    o->fn = fn; o->user = user; o->buf = buf; o->n = 0; o->cap = n; o->failed = 0;
+}
+/* Flushes o; a write that failed is IKP_ERR_WRITE, "writing the <what> failed". */
+static ikp_result ikp__out_end(ikp__out *o, ikp_error *err, const char *what)
+{
+    ikp__flush(o);
+    if (o->failed) return ikp__fail(err, IKP_ERR_WRITE, -1, -1, "writing the %s failed", what);
+    ikp__ok(err);
+    return IKP_OK;
+}
+#define IKP__PUT_LIT(o, lit) ikp__put(o, lit, sizeof(lit) - 1)
+static void ikp__put_u64(ikp__out *o, uint64_t v)
+{
+    char t[24];
+    int i = 24;
+    do { t[--i] = (char)('0' + v % 10); v /= 10; } while (v);
+    ikp__put(o, t + i, (size_t)(24 - i));
+}
+/* raw formatting into a buffer the caller has made room in */
+#define IKP__CPY(p, lit) (memcpy(p, lit, sizeof(lit) - 1), p += sizeof(lit) - 1)
+#define IKP__HEAD 32  /* the most a trace event writes before its name */
+#define IKP__TAIL 320 /* ... and after it */
+static const char ikp__digits2[201] =
+    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+    "8081828384858687888990919293949596979899";
+/* decimal digits, two at a time */
+static char *ikp__fmt_u64(char *p, uint64_t v)
+{
+    char t[24];
+    int i = 24;
+    while (v >= 100) {
+        unsigned d = (unsigned)(v % 100) * 2;
+        v /= 100;
+        t[--i] = ikp__digits2[d + 1];
+        t[--i] = ikp__digits2[d];
+    }
+    if (v >= 10) {
+        t[--i] = ikp__digits2[v * 2 + 1];
+        t[--i] = ikp__digits2[v * 2];
+    } else t[--i] = (char)('0' + v);
+    memcpy(p, t + i, (size_t)(24 - i));
+    return p + (24 - i);
+}
+/* ns as microseconds with 3 decimals */
+static char *ikp__fmt_us(char *p, uint64_t ns)
+{
+    uint64_t frac = ns % 1000;
+    p = ikp__fmt_u64(p, ns / 1000);
+    p[0] = '.';
+    p[1] = (char)('0' + frac / 100);
+    p[2] = (char)('0' + frac / 10 % 10);
+    p[3] = (char)('0' + frac % 10);
+    return p + 4;
+}
+/* x with `decimals` digits after a '.', whatever the C locale (snprintf
+   gives the digits; the locale's decimal separator, which may be ',' or
+   several bytes, becomes '.'). Never nan or inf. Returns the length. */
+static size_t ikp__fmt_fixed(char *t, size_t n, double x, int decimals)
+{
+    char b[400];
+    size_t i, k = 0;
+    int point = 0;
+    if (!(x == x) || x > 1e300 || x < -1e300) x = 0;
+    snprintf(b, sizeof b, "%.*f", decimals, x);
+    for (i = 0; b[i] && k + 1 < n; i++) {
+        char c = b[i];
+        if ((c >= '0' && c <= '9') || (c == '-' && k == 0)) t[k++] = c;
+        else if (!point && k && t[k - 1] >= '0' && t[k - 1] <= '9') { t[k++] = '.'; point = 1; }
+    }
+    t[k] = 0;
+    return k;
+}
+static void ikp__put_f(ikp__out *o, double x, int decimals)
+{
+    char t[400];
+    ikp__put(o, t, ikp__fmt_fixed(t, sizeof t, x, decimals));
+}
+/* right-aligned in w columns */
+static void ikp__put_f_w(ikp__out *o, double x, int decimals, size_t w)
+{
+    char t[400];
+    size_t n = ikp__fmt_fixed(t, sizeof t, x, decimals);
+    for (; n < w; w--) ikp__put(o, " ", 1);
+    ikp__put(o, t, n);
+}
+
+/* length of a valid UTF-8 sequence at s (n bytes left), 0 if invalid */
+static size_t ikp__utf8_len(const unsigned char *s, size_t n)
+{
+    unsigned c = s[0];
+    size_t len, i;
+    uint32_t cp;
+    if (c < 0x80) return 1;
+    if (c >= 0xC2 && c <= 0xDF) { len = 2; cp = c & 0x1F; }
+    else if (c >= 0xE0 && c <= 0xEF) { len = 3; cp = c & 0x0F; }
+    else if (c >= 0xF0 && c <= 0xF4) { len = 4; cp = c & 0x07; }
+    else return 0;
+    if (n < len) return 0;
+    for (i = 1; i < len; i++) {
+        if ((s[i] & 0xC0) != 0x80) return 0;
+        cp = (cp << 6) | (s[i] & 0x3F);
+    }
+    if ((len == 3 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) ||
+        (len == 4 && (cp < 0x10000 || cp > 0x10FFFF)))
+        return 0;
+    return len;
+}
+
+/* JSON string body: escapes '"', '\\', bytes below 0x20; invalid UTF-8 -> U+FFFD */
+static void ikp__put_json_chars(ikp__out *o, const char *str)
+{
+    static const char hex[] = "0123456789abcdef";
+    const unsigned char *s = (const unsigned char *)str;
+    size_t n = strlen(str), i = 0, run = 0;
+    while (i < n) {
+        unsigned c = s[i];
+        size_t len = c >= 0x20 && c != '"' && c != '\\' ? ikp__utf8_len(s + i, n - i) : 0;
+        if (len) { i += len; run += len; continue; }
+        if (run) ikp__put(o, (const char *)s + i - run, run);
+        run = 0;
+        if (c == '"') ikp__put(o, "\\\"", 2);
+        else if (c == '\\') ikp__put(o, "\\\\", 2);
+        else if (c == '\n') ikp__put(o, "\\n", 2);
+        else if (c == '\t') ikp__put(o, "\\t", 2);
+        else if (c < 0x20) {
+            char u[6] = {'\\', 'u', '0', '0', 0, 0};
+            u[4] = hex[c >> 4];
+            u[5] = hex[c & 15];
+            ikp__put(o, u, 6);
+        } else ikp__put(o, "\\ufffd", 6);
+        i++;
+    }
+    if (run) ikp__put(o, (const char *)s + n - run, run);
+}
+
+IKP_DEF int ikp_file_writer(void *user, const void *data, size_t size)
+{
+    return fwrite(data, 1, size, (FILE *)user) == size ? 0 : 1;
+}
+
+/* the display name of an event / group (default when unnamed) */
+static const char *ikp__ev_name(const ikp_capture *cap, uint32_t id, char *tmp, size_t n)
+{
+    const char *s = ikp_event_name(cap, id);
+    if (s) return s;
+    snprintf(tmp, n, "event %u", id);
+    return tmp;
+}
+static const char *ikp__gr_name(const ikp_capture *cap, uint32_t g, char *tmp, size_t n)
+{
+    const char *s = ikp_group_name(cap, g);
+    if (s) return s;
+    snprintf(tmp, n, "group %u", g);
+    return tmp;
+}
+
+/* ---- 5. traces: Chrome JSON ---- */
+typedef struct ikp__namecache {
+    uint32_t off[IKP_WIRE_MAX_EVENTS + 1]; /* escaped name of id: pool[off..off+len) */
+    uint32_t len[IKP_WIRE_MAX_EVENTS + 1];
+    uint8_t have[IKP_WIRE_MAX_EVENTS + 1];
+    char *pool;
+    size_t n, cap;
+} ikp__namecache;
+
+typedef struct ikp__pool_ctx {
+    const ikp_allocator *a;
+    ikp__namecache *nc;
+    int failed;
+} ikp__pool_ctx;
+
+static int ikp__append_pool(void *user, const void *data, size_t size)
+{
+    ikp__pool_ctx *p = (ikp__pool_ctx *)user;
+    if (!ikp__grow(p->a, (void **)&p->nc->pool, &p->nc->cap, p->nc->n + size, 1)) { p->failed = 1; return 1; }
+    memcpy(p->nc->pool + p->nc->n, data, size);
+    p->nc->n += size;
+    return 0;
+}
+
+/* escaped name of event id, cached */
+static int ikp__cached_name(const ikp_capture *cap, ikp__namecache *nc, uint32_t id,
+                            const char **s, size_t *len)
+{
+    if (!nc->have[id]) {
+        char tmp[32], ob[256];
+        ikp__pool_ctx pc;
+        ikp__out o;
+        size_t start = nc->n;
+        pc.a = &cap->alloc; pc.nc = nc; pc.failed = 0;
+        o.fn = ikp__append_pool; o.user = &pc; o.buf = ob; o.n = 0; o.cap = sizeof ob; o.failed = 0;
+        ikp__put_json_chars(&o, ikp__ev_name(cap, id, tmp, sizeof tmp));
+        ikp__flush(&o);
+        if (pc.failed || o.failed) return 0;
+        nc->off[id] = (uint32_t)start;
+        nc->len[id] = (uint32_t)(nc->n - start);
+        nc->have[id] = 1;
+    }
+    *s = nc->pool + nc->off[id];
+    *len = nc->len[id];
+    return 1;
+}
+
+/* "block 3", "block 3 (1,2,0)" for 2D/3D grids, "unit 3" (nuggets) */
+static const char *ikp__block_name(char *t, size_t n, const ikp_capture *cap, const ikp__lane *l)
+{
+    if (ikp__is_nuggets(cap->format)) snprintf(t, n, "unit %u", l->pub.block);
+    else if (l->grid[1] > 1 || l->grid[2] > 1) {
+        uint32_t gx = l->grid[0] ? l->grid[0] : 1, gy = l->grid[1] ? l->grid[1] : 1;
+        snprintf(t, n, "block %u (%u,%u,%u)", l->pub.block, l->pub.block % gx, (l->pub.block / gx) % gy,
+                 l->pub.block / gx / gy);
+    } else snprintf(t, n, "block %u", l->pub.block);
+    return t;
+}
+
+static const char *ikp__process_name(char *t, size_t n, const ikp_capture *cap, const ikp__lane *l, ikp_group_by by)
+{
+    if (by == IKP_BY_SM) snprintf(t, n, "SM %u", l->pub.sm);
+    else ikp__block_name(t, n, cap, l);
+    return t;
+}
+
+/* a lane's track: its group (by SM: block and group), " [t]" for extra
+   tracks, and which lane it duplicates */
+static const char *ikp__thread_name(char *t, size_t n, const ikp_capture *cap, const ikp__lane *l, uint32_t lane,
+                                    ikp_group_by by, uint32_t track)
+{
+    char g[32];
+    size_t k = 0;
+    t[0] = 0;
+    if (by == IKP_BY_SM) { ikp__block_name(t, n, cap, l); k = strlen(t); }
+    snprintf(t + k, n - k, "%s%s", k ? " " : "", ikp__gr_name(cap, l->pub.group, g, sizeof g));
+    k = strlen(t);
+    if (track) { snprintf(t + k, n - k, " [%u]", track); k = strlen(t); }
+    if (l->pub.flags & IKP_LANE_DUPLICATE)
+        snprintf(t + k, n - k, " (lane %u, a duplicate of lane %u)", lane, l->pub.duplicate_of);
+    return t;
+}
+
+/* checks shared by the writers; by SM: the table of SMs seen */
+static ikp_result ikp__trace_begin(const ikp_capture *cap, ikp_group_by by, uint8_t **sm_seen, ikp_error *err)
+{
+    uint32_t i;
+    *sm_seen = NULL;
+    if (by != IKP_BY_SM) return IKP_OK;
+    for (i = 0; i < cap->info.num_lanes; i++) {
+        ikp__lane lt;
+        const ikp__lane *l = ikp__get_lane(cap, i, &lt);
+        if ((l->pub.flags & IKP_LANE_STARTED) && (!cap->lanes || l->pub.records) && l->pub.sm == IKP_NO_SM)
+            return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, (int64_t)i,
+                             "grouping by SM: this %s capture does not record SM ids (lane %u)",
+                             ikp_format_name(cap->format), i);
+    }
+    *sm_seen = (uint8_t *)ikp__alloc(&cap->alloc, 65536 / 8);
+    if (!*sm_seen) return ikp__oom(err);
+    memset(*sm_seen, 0, 65536 / 8);
+    return IKP_OK;
+}
+
+/* ---- 5. traces: the walk over lanes block by block, flows, counters ---- */
+/* The writers visit lanes in order, one block at a time when flows or
+   counters need a block's lanes together (else one lane at a time: the
+   memory of one lane's events). */
+static int64_t ikp__ns(int64_t ps) { return ps < 0 ? 0 : (ps + 500) / 1000; }
+
+typedef struct ikp__fend {     /* one end of a flow, on event idx of a slot */
+    uint32_t slot, idx;
+    uint64_t id;
+    int64_t src_ns;            /* the `from` event's start */
+    int64_t dst_json_ns;       /* where the JSON binds the `to` end: its end, or its
+                                  start when regions nest inside it on its track */
+    int64_t dst_pb_ns;         /* where the protobuf binds it: the `to` event's end */
+    int out;                   /* 1: the `from` end */
+} ikp__fend;
+
+typedef struct ikp__step { int64_t ns; int32_t d; } ikp__step; /* a counter step, then a level */
+
+typedef struct ikp__tw {
+    const ikp_capture *cap;
+    ikp_trace_stats st;
+    const ikp_flow_pair *flows;
+    uint32_t num_flows;
+    uint32_t *order, norder, pos; /* the lanes to write: order[pos] by (block, lane) when
+                                     grouped, else pos itself */
+    int grouped;
+    ikp_lane_events *ev;          /* the current block: one slot per lane with events */
+    uint32_t *lane, n, ncap;
+    ikp__fend *fe;                /* its flow ends, by (slot, idx) */
+    size_t nfe, fecap, *fe_at;    /* slot s: fe[fe_at[s] .. fe_at[s + 1]) */
+    size_t fe_atcap;
+    uint64_t next_flow;
+    uint64_t *ka, *ks, *kb;       /* scratch of the matching: `from` keys in start order and
+                                     sorted by payload, `to` keys */
+    size_t kacap, kscap, kbcap;
+    uint8_t *mark;                /* per event of the block: paired */
+    size_t *mark_at, markcap, mark_atcap;
+    ikp__step *cs;                /* counter steps */
+    size_t ncs, cscap;
+} ikp__tw;
+
+static ikp_result ikp__tw_order(ikp__tw *w, ikp_error *err);
+/* the checks of ikp_trace_options shared by every writer */
+static ikp_result ikp__check_trace_options(const ikp_trace_options *opt, ikp_error *err)
+{
+    uint32_t k;
+    if (!opt) return IKP_OK;
+    if ((opt->num_flows && !opt->flows) || (opt->num_counters && !opt->counters))
+        return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL flows or counters with a non-zero count");
+    for (k = 0; k < opt->num_flows; k++)
+        if (opt->flows[k].from >= IKP_WIRE_MAX_EVENTS || opt->flows[k].to >= IKP_WIRE_MAX_EVENTS ||
+            opt->flows[k].from == opt->flows[k].to)
+            return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "flow %u: event ids %u -> %u must differ and be below %u",
+                             k, opt->flows[k].from, opt->flows[k].to, IKP_WIRE_MAX_EVENTS);
+    for (k = 0; k < opt->num_counters; k++)
+        if (opt->counters[k] >= IKP_WIRE_MAX_EVENTS)
+            return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "counter %u: event id %u is not below %u", k,
+                             opt->counters[k], IKP_WIRE_MAX_EVENTS);
+    if (opt->time_note && strlen(opt->time_note) > IKP_MAX_NAME_BYTES)
+        return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "time_note of %llu bytes, at most %u",
+                         (unsigned long long)strlen(opt->time_note), IKP_MAX_NAME_BYTES);
+    return IKP_OK;
+}
+
+static ikp_result ikp__tw_init(ikp__tw *w, const ikp_capture *cap, const ikp_trace_options *opt, ikp_error *err)
+{
+    ikp_result r;
+    memset(w, 0, sizeof *w);
+    w->cap = cap;
+    w->next_flow = 1;
+    if ((r = ikp__check_trace_options(opt, err)) != IKP_OK) return r;
+    if (opt) {
+        w->flows = opt->flows;
+        w->num_flows = opt->num_flows;
+        w->grouped = opt->num_flows || opt->num_counters;
+    }
+    return ikp__tw_order(w, err);
+}
+
+/* the lanes' order: (block, lane) keys, sorted, when grouped; else lane
+   order, nothing stored */
+static ikp_result ikp__tw_order(ikp__tw *w, ikp_error *err)
+{
+    const ikp_capture *cap = w->cap;
+    uint32_t i;
+    w->norder = cap->info.num_lanes;
+    if (w->grouped) {
+        uint64_t *key = (uint64_t *)ikp__alloc(&cap->alloc, (size_t)w->norder * sizeof(uint64_t));
+        w->order = (uint32_t *)ikp__alloc(&cap->alloc, (size_t)w->norder * sizeof(uint32_t));
+        if (!key || !w->order) {
+            ikp__free(&cap->alloc, key); ikp__free(&cap->alloc, w->order); w->order = NULL;
+            return ikp__oom(err);
+        }
+        for (i = 0; i < w->norder; i++) {
+            ikp__lane lt;
+            key[i] = (uint64_t)ikp__get_lane(cap, i, &lt)->pub.block << 32 | i;
+        }
+        qsort(key, w->norder, sizeof *key, ikp__cmp_u64);
+        for (i = 0; i < w->norder; i++) w->order[i] = (uint32_t)key[i];
+        ikp__free(&cap->alloc, key);
+    }
+    return IKP_OK;
+}
+
+static void ikp__tw_free(ikp__tw *w)
+{
+    const ikp_allocator *a = &w->cap->alloc;
+    uint32_t s;
+    for (s = 0; s < w->ncap; s++) ikp_lane_events_free(w->cap, &w->ev[s]);
+    ikp__free(a, w->ev); ikp__free(a, w->lane); ikp__free(a, w->order); ikp__free(a, w->fe);
+    ikp__free(a, w->fe_at); ikp__free(a, w->ka); ikp__free(a, w->ks); ikp__free(a, w->kb); ikp__free(a, w->mark);
+    ikp__free(a, w->mark_at); ikp__free(a, w->cs);
+}
+
+static int ikp__cmp_fend(const void *pa, const void *pb)
+{
+    const ikp__fend *a = (const ikp__fend *)pa, *b = (const ikp__fend *)pb;
+    if (a->slot != b->slot) return a->slot < b->slot ? -1 : 1;
+    if (a->idx != b->idx) return a->idx < b->idx ? -1 : 1;
+    return a->id < b->id ? -1 : a->id > b->id;
+}
+
+static int ikp__flow_event(const ikp_event *e, uint32_t id)
+{
+    return e->id == id && (e->kind == IKP_EVENT_REGION || e->kind == IKP_EVENT_INSTANT);
+}
+
+/* where the JSON can bind a flow's `to` end on e: its end, unless a region
+   or instant starts inside it on its track (the end would bind to that) */
+static int64_t ikp__json_dst_ns(const ikp_lane_events *ev, uint32_t idx)
+{
+    const ikp_event *e = &ev->events[idx];
+    int64_t s = ikp__ns(e->start_ps), t = ikp__ns(e->end_ps);
+    size_t k, seen = 0;
+    for (k = (size_t)idx + 1; k < ev->count && ikp__ns(ev->events[k].start_ps) <= t; k++) {
+        if (ev->events[k].track == e->track) return s;
+        if (++seen > 64) return s; /* a long scan: the safe binding */
+    }
+    return t;
+}
+
+static ikp_result ikp__tw_link(ikp__tw *w, uint32_t sa, uint32_t a, uint32_t sb, uint32_t b, ikp_error *err)
+{
+    const ikp_event *ea = &w->ev[sa].events[a], *eb = &w->ev[sb].events[b];
+    ikp__fend f;
+    if (!ikp__grow(&w->cap->alloc, (void **)&w->fe, &w->fecap, w->nfe + 2, sizeof(ikp__fend))) return ikp__oom(err);
+    f.id = w->next_flow++;
+    f.src_ns = ikp__ns(ea->start_ps);
+    f.dst_json_ns = ikp__json_dst_ns(&w->ev[sb], b);
+    f.dst_pb_ns = ikp__ns(eb->end_ps);
+    f.slot = sa; f.idx = a; f.out = 1;
+    w->fe[w->nfe++] = f;
+    f.slot = sb; f.idx = b; f.out = 0;
+    w->fe[w->nfe++] = f;
+    w->mark[w->mark_at[sa] + a] = 1;
+    w->mark[w->mark_at[sb] + b] = 1;
+    return IKP_OK;
+}
+
+/* the events of slot s that are id, as keys payload << 32 | index in start
+   order (*all_payload: every one carries a payload); returns the count */
+static int64_t ikp__tw_keys(ikp__tw *w, uint32_t s, uint32_t id, uint64_t *k, int *all_payload)
+{
+    const ikp_lane_events *ev = &w->ev[s];
+    size_t i, n = 0;
+    *all_payload = 1;
+    for (i = 0; i < ev->count; i++)
+        if (ikp__flow_event(&ev->events[i], id)) {
+            if (!(ev->events[i].flags & IKP_EVENT_HAS_BEGIN_DATA)) *all_payload = 0;
+            k[n++] = (uint64_t)ev->events[i].begin_data << 32 | (uint32_t)i;
+        }
+    return (int64_t)n;
+}
+
+static ikp_result ikp__tw_flows(ikp__tw *w, ikp_error *err)
+{
+    const ikp_allocator *al = &w->cap->alloc;
+    uint32_t p, sa, sb, s;
+    size_t most = 0, total = 0, i;
+    w->nfe = 0;
+    if (!ikp__grow(al, (void **)&w->fe_at, &w->fe_atcap, (size_t)w->n + 1, sizeof(size_t)) ||
+        !ikp__grow(al, (void **)&w->mark_at, &w->mark_atcap, (size_t)w->n + 1, sizeof(size_t)))
+        return ikp__oom(err);
+    for (s = 0; s < w->n; s++) {
+        w->mark_at[s] = total;
+        total += w->ev[s].count;
+        if (w->ev[s].count > most) most = w->ev[s].count;
+    }
+    w->mark_at[w->n] = total;
+    if (w->num_flows) {
+        if (!ikp__grow(al, (void **)&w->ka, &w->kacap, most, sizeof(uint64_t)) ||
+            !ikp__grow(al, (void **)&w->ks, &w->kscap, most, sizeof(uint64_t)) ||
+            !ikp__grow(al, (void **)&w->kb, &w->kbcap, most, sizeof(uint64_t)) ||
+            !ikp__grow(al, (void **)&w->mark, &w->markcap, total, 1))
+            return ikp__oom(err);
+    }
+    for (p = 0; p < w->num_flows; p++) {
+        uint32_t from = w->flows[p].from, to = w->flows[p].to;
+        memset(w->mark, 0, total);
+        for (sa = 0; sa < w->n; sa++) {
+            int pa, pb;
+            int64_t na = ikp__tw_keys(w, sa, from, w->ka, &pa);
+            if (na == 0) continue;
+            if (pa) { /* sorted by (payload, index) once, for every `to` lane */
+                memcpy(w->ks, w->ka, (size_t)na * sizeof(uint64_t));
+                qsort(w->ks, (size_t)na, sizeof(uint64_t), ikp__cmp_u64);
+            }
+            for (sb = 0; sb < w->n; sb++) {
+                int64_t nb = ikp__tw_keys(w, sb, to, w->kb, &pb), x = 0, y = 0;
+                if (nb == 0) continue;
+                if (pa && pb) { /* by payload: the k-th of each payload value */
+                    qsort(w->kb, (size_t)nb, sizeof(uint64_t), ikp__cmp_u64);
+                    while (x < na && y < nb) {
+                        uint32_t va = (uint32_t)(w->ks[x] >> 32), vb = (uint32_t)(w->kb[y] >> 32);
+                        if (va < vb) x++;
+                        else if (vb < va) y++;
+                        else {
+                            ikp_result r = ikp__tw_link(w, sa, (uint32_t)w->ks[x], sb, (uint32_t)w->kb[y], err);
+                            if (r != IKP_OK) return r;
+                            x++; y++;
+                        }
+                    }
+                } else /* by order */
+                    for (; x < na && x < nb; x++) {
+                        ikp_result r = ikp__tw_link(w, sa, (uint32_t)w->ka[x], sb, (uint32_t)w->kb[x], err);
+                        if (r != IKP_OK) return r;
+                    }
+            }
+        }
+        for (s = 0; s < w->n; s++)
+            for (i = 0; i < w->ev[s].count; i++) {
+                const ikp_event *e = &w->ev[s].events[i];
+                if ((ikp__flow_event(e, from) || ikp__flow_event(e, to)) && !w->mark[w->mark_at[s] + i])
+                    w->st.flow_unpaired++;
+            }
+    }
+    if (w->nfe > 1) qsort(w->fe, w->nfe, sizeof(ikp__fend), ikp__cmp_fend);
+    for (s = 0, i = 0; s <= w->n; s++) {
+        while (i < w->nfe && w->fe[i].slot < s) i++;
+        w->fe_at[s] = i;
+    }
+    return IKP_OK;
+}
+
+/* the next block (or lane): w->n slots, 0 at the end */
+static ikp_result ikp__tw_next(ikp__tw *w, ikp_error *err)
+{
+    const ikp_capture *cap = w->cap;
+    uint32_t block = 0;
+    w->n = 0;
+    while (w->pos < w->norder) {
+        ikp__lane lt;
+        uint32_t i = w->order ? w->order[w->pos] : w->pos;
+        const ikp__lane *l = ikp__get_lane(cap, i, &lt);
+        ikp_result r;
+        if (!(l->pub.flags & IKP_LANE_STARTED) || (cap->lanes && l->pub.records == 0)) { w->pos++; continue; }
+        if (w->n && (!w->grouped || l->pub.block != block)) break;
+        if (w->n == w->ncap) {
+            uint32_t c = w->ncap ? w->ncap * 2 : 4;
+            ikp_lane_events *ev = (ikp_lane_events *)ikp__alloc(&cap->alloc, (size_t)c * sizeof *ev);
+            uint32_t *ln = (uint32_t *)ikp__alloc(&cap->alloc, (size_t)c * sizeof *ln);
+            if (!ev || !ln) { ikp__free(&cap->alloc, ev); ikp__free(&cap->alloc, ln); return ikp__oom(err); }
+            memset(ev, 0, (size_t)c * sizeof *ev);
+            if (w->ncap) { memcpy(ev, w->ev, (size_t)w->ncap * sizeof *ev); memcpy(ln, w->lane, (size_t)w->ncap * sizeof *ln); }
+            ikp__free(&cap->alloc, w->ev); ikp__free(&cap->alloc, w->lane);
+            w->ev = ev; w->lane = ln; w->ncap = c;
+        }
+        r = ikp__decode(cap, l, &w->ev[w->n], err);
+        if (r != IKP_OK) return r;
+        w->pos++;
+        if (w->ev[w->n].count == 0) continue; /* nothing to show: no tracks, no names */
+        block = l->pub.block;
+        w->lane[w->n++] = i;
+    }
+    if (w->n && w->grouped) return ikp__tw_flows(w, err);
+    if (w->n) {
+        if (!ikp__grow(&cap->alloc, (void **)&w->fe_at, &w->fe_atcap, 2, sizeof(size_t))) return ikp__oom(err);
+        w->nfe = 0; w->fe_at[0] = w->fe_at[1] = 0;
+    }
+    return IKP_OK;
+}
+
+static int ikp__cmp_step(const void *pa, const void *pb)
+{
+    const ikp__step *a = (const ikp__step *)pa, *b = (const ikp__step *)pb;
+    if (a->ns != b->ns) return a->ns < b->ns ? -1 : 1;
+    return a->d < b->d ? -1 : a->d > b->d; /* ends first: no false peak */
+}
+
+/* the current block's levels of "regions of id open": w->cs[0 .. ncs), each
+   (ns, d = the count after every step at ns), in time order; ncs 0 if none */
+static ikp_result ikp__tw_counter(ikp__tw *w, uint32_t id, ikp_error *err)
+{
+    uint32_t s;
+    size_t i, n;
+    int32_t v = 0;
+    w->ncs = 0;
+    for (s = 0; s < w->n; s++)
+        for (i = 0; i < w->ev[s].count; i++) {
+            const ikp_event *e = &w->ev[s].events[i];
+            if (e->id != id || e->kind != IKP_EVENT_REGION) continue;
+            if (!ikp__grow(&w->cap->alloc, (void **)&w->cs, &w->cscap, w->ncs + 2, sizeof(ikp__step))) return ikp__oom(err);
+            w->cs[w->ncs].ns = ikp__ns(e->start_ps); w->cs[w->ncs++].d = 1;
+            w->cs[w->ncs].ns = ikp__ns(e->end_ps); w->cs[w->ncs++].d = -1;
+        }
+    if (w->ncs > 1) qsort(w->cs, w->ncs, sizeof(ikp__step), ikp__cmp_step);
+    for (i = 0, n = 0; i < w->ncs; i++) { /* steps -> one level per time */
+        v += w->cs[i].d;
+        if (i + 1 < w->ncs && w->cs[i + 1].ns == w->cs[i].ns) continue;
+        w->cs[n].ns = w->cs[i].ns;
+        w->cs[n++].d = v < 0 ? 0 : v;
+    }
+    w->ncs = n;
+    return IKP_OK;
+}
+
+/* a lane's process id in both writers: its block (by SM: its SM) + 1, as
+   Perfetto drops the events of pid 0 (its idle process) */
+/* One capture of a merged trace: its pids follow pid_base, its process
+   names start with label, its track uuids (Perfetto) continue from *uuid;
+   *first: no event written yet (JSON). The merged writer writes the file's
+   opening and closing. NULL: a trace of one capture. */
+typedef struct ikp__part {
+    uint64_t pid_base, tid_base; /* tid_base: Perfetto thread ids (unique in the trace) */
+    const char *label;
+    int *first;
+    uint64_t *uuid;
+} ikp__part;
+
+static uint64_t ikp__trace_pid(const ikp__lane *l, ikp_group_by by)
+{
+    return (uint64_t)(by == IKP_BY_BLOCK ? l->pub.block : l->pub.sm) + 1;
+}
+
+/* a process seen for the first time (by block: a new block; by SM: a new SM) */
+static int ikp__new_pid(uint8_t *seen, uint64_t *last, uint64_t pid)
+{
+    int fresh = pid != *last && !(seen && pid < 65536 && (seen[pid >> 3] >> (pid & 7) & 1));
+    if (fresh && seen && pid < 65536) seen[pid >> 3] |= (uint8_t)(1u << (pid & 7));
+    *last = pid;
+    return fresh;
+}
+
+/* "load in flight" (by SM: "load, block 3 in flight"), raw UTF-8 */
+static void ikp__counter_name(char *t, size_t n, const ikp_capture *cap, ikp_group_by by, uint32_t id, uint32_t block)
+{
+    char tmp[32];
+    const char *nm = ikp__ev_name(cap, id, tmp, sizeof tmp);
+    if (by == IKP_BY_SM) snprintf(t, n, "%s, block %u in flight", nm, block);
+    else snprintf(t, n, "%s in flight", nm);
+}
+
+static ikp_result ikp__chrome(const ikp_capture *cap, const ikp_trace_options *opt, const ikp__part *part,
+                              ikp_write_fn fn, void *user, ikp_error *err);
+IKP_DEF ikp_result ikp_write_chrome(const ikp_capture *cap, const ikp_trace_options *opt,
+                                    ikp_write_fn fn, void *user, ikp_error *err)
+{
+    return ikp__chrome(cap, opt, NULL, fn, user, err);
+}
+
+/* a process name, after the capture's label in a merged trace */
+static const char *ikp__part_process_name(char *t, size_t n, const ikp__part *part, const ikp_capture *cap,
+                                          const ikp__lane *l, ikp_group_by by)
+{
+    size_t k = 0;
+    if (part && part->label) { snprintf(t, n, "%s ", part->label); k = strlen(t); }
+    ikp__process_name(t + k, n - k, cap, l, by);
+    return t;
+}
+
+static ikp_result ikp__chrome(const ikp_capture *cap, const ikp_trace_options *opt, const ikp__part *part,
+                              ikp_write_fn fn, void *user, ikp_error *err)
+{
+    ikp__out o;
+    ikp__namecache *nc;
+    ikp__tw w;
+    ikp_result r;
+    ikp_group_by by = opt ? opt->by : IKP_BY_BLOCK;
+    uint32_t t, s, c, ng, *track_next = NULL;
+    uint64_t last_pid = UINT64_MAX, base_ns = opt ? opt->time_base_ns : 0, pid_base = part ? part->pid_base : 0;
+    uint8_t *sm_seen = NULL;
+    int first_own = 1, *first = part ? part->first : &first_own;
+    char cn[512];
+    if (!cap || !fn) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL argument");
+    if ((unsigned)by >= (unsigned)IKP_BY_COUNT)
+        return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "unknown grouping %d", (int)by);
+    r = ikp__trace_begin(cap, by, &sm_seen, err);
+    if (r != IKP_OK) return r;
+    if (cap->info.duplicate_lanes) {
+        /* a duplicate lane's tracks follow those of the first lane of its (block, group) */
+        track_next = (uint32_t *)ikp__alloc(&cap->alloc, (size_t)cap->info.num_lanes * sizeof(uint32_t));
+        if (!track_next) { ikp__free(&cap->alloc, sm_seen); return ikp__oom(err); }
+        memset(track_next, 0, (size_t)cap->info.num_lanes * sizeof(uint32_t));
+    }
+    nc = (ikp__namecache *)ikp__alloc(&cap->alloc, sizeof(ikp__namecache));
+    o.buf = (char *)ikp__alloc(&cap->alloc, 1 << 16);
+    if (!nc || !o.buf || (r = ikp__tw_init(&w, cap, opt, err)) != IKP_OK) {
+        ikp__free(&cap->alloc, nc); ikp__free(&cap->alloc, o.buf); ikp__free(&cap->alloc, sm_seen);
+        ikp__free(&cap->alloc, track_next);
+        return nc && o.buf ? r : ikp__oom(err);
+    }
+    memset(nc->have, 0, sizeof nc->have);
+    nc->pool = NULL; nc->n = nc->cap = 0;
+    ikp__out_init(&o, fn, user, o.buf, 1 << 16);
+    ng = cap->info.num_groups ? cap->info.num_groups : 1;
+    if (!part) ikp__puts(&o, "{\"traceEvents\":[");
+    while (!o.failed && (r = ikp__tw_next(&w, err)) == IKP_OK && w.n) {
+        uint64_t block_pid = 0, block_tid = 0;
+        for (s = 0; s < w.n && r == IKP_OK; s++) {
+            const ikp_lane_events *ev = &w.ev[s];
+            ikp__lane lt;
+            uint32_t i = w.lane[s];
+            const ikp__lane *l = ikp__get_lane(cap, i, &lt);
+            const ikp__fend *fe = w.fe ? w.fe + w.fe_at[s] : NULL, *fe_end = w.fe ? w.fe + w.fe_at[s + 1] : NULL;
+            uint64_t pid, tid0, tstride;
+            uint32_t tbase = 0;
+            size_t k;
+            int fresh;
+            if (track_next) {
+                uint32_t owner = (l->pub.flags & IKP_LANE_DUPLICATE) ? l->pub.duplicate_of : i;
+                tbase = track_next[owner];
+                track_next[owner] += ev->num_tracks;
+            }
+            /* 1-based: Perfetto drops the events of pid 0 / tid 0 (its idle process) */
+            pid = ikp__trace_pid(l, by);
+            if (by == IKP_BY_BLOCK) { tid0 = (uint64_t)l->pub.group + 1; tstride = ng; }
+            else { tid0 = (uint64_t)i + 1; tstride = cap->info.num_lanes; tbase = 0; }
+            fresh = ikp__new_pid(sm_seen, &last_pid, pid);
+            pid += pid_base;
+            if (s == 0) { block_pid = pid; block_tid = tid0 + (uint64_t)tbase * tstride; }
+            if (fresh) {
+                ikp__puts(&o, *first ? "\n" : ",\n");
+                *first = 0;
+                ikp__puts(&o, "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":");
+                ikp__put_u64(&o, pid);
+                ikp__puts(&o, ",\"args\":{\"name\":\"");
+                ikp__put_json_chars(&o, ikp__part_process_name(cn, sizeof cn, part, cap, l, by));
+                ikp__puts(&o, "\"}},\n{\"ph\":\"M\",\"name\":\"process_sort_index\",\"pid\":");
+                ikp__put_u64(&o, pid);
+                ikp__puts(&o, ",\"args\":{\"sort_index\":");
+                ikp__put_u64(&o, pid);
+                ikp__puts(&o, "}}");
+            }
+            for (t = 0; t < ev->num_tracks; t++) {
+                uint64_t tid = tid0 + (uint64_t)(tbase + t) * tstride;
+                ikp__puts(&o, *first ? "\n" : ",\n");
+                *first = 0;
+                ikp__puts(&o, "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":");
+                ikp__put_u64(&o, pid);
+                ikp__puts(&o, ",\"tid\":");
+                ikp__put_u64(&o, tid);
+                ikp__puts(&o, ",\"args\":{\"name\":\"");
+                ikp__put_json_chars(&o, ikp__thread_name(cn, sizeof cn, cap, l, i, by, tbase + t));
+                ikp__puts(&o, "\"}},\n{\"ph\":\"M\",\"name\":\"thread_sort_index\",\"pid\":");
+                ikp__put_u64(&o, pid);
+                ikp__puts(&o, ",\"tid\":");
+                ikp__put_u64(&o, tid);
+                ikp__puts(&o, ",\"args\":{\"sort_index\":");
+                ikp__put_u64(&o, tid);
+                ikp__puts(&o, "}}");
+            }
+            for (k = 0; k < ev->count; k++) {
+                const ikp_event *e = &ev->events[k];
+                const char *nm;
+                size_t nl;
+                char *p;
+                uint64_t tid = tid0 + (uint64_t)(tbase + e->track) * tstride;
+                int64_t s0 = ikp__ns(e->start_ps), s1 = ikp__ns(e->end_ps);
+                if (!ikp__cached_name(cap, nc, e->id, &nm, &nl)) { r = ikp__oom(err); break; }
+                /* the head (at most IKP__HEAD bytes), the name, the tail (fixed
+                   text, numbers, args: at most IKP__TAIL bytes). One bound check
+                   when all fit the buffer; else the name goes through ikp__put,
+                   whatever its length. */
+                if (o.n + IKP__HEAD + nl + IKP__TAIL > o.cap) ikp__flush(&o);
+                p = o.buf + o.n;
+                if (!*first) *p++ = ',';
+                *first = 0;
+                if (e->kind == IKP_EVENT_REGION) IKP__CPY(p, "\n{\"ph\":\"X\",\"name\":\"");
+                else IKP__CPY(p, "\n{\"ph\":\"i\",\"s\":\"t\",\"name\":\"");
+                if (IKP__HEAD + nl + IKP__TAIL <= o.cap) {
+                    memcpy(p, nm, nl);
+                    p += nl;
+                } else {
+                    o.n = (size_t)(p - o.buf);
+                    ikp__put(&o, nm, nl);
+                    if (o.n + IKP__TAIL > o.cap) ikp__flush(&o);
+                    p = o.buf + o.n;
+                }
+                if (e->kind == IKP_EVENT_UNMATCHED_BEGIN) IKP__CPY(p, " (unmatched begin)");
+                else if (e->kind == IKP_EVENT_UNMATCHED_END) IKP__CPY(p, " (unmatched end)");
+                IKP__CPY(p, "\",\"pid\":");
+                p = ikp__fmt_u64(p, pid);
+                IKP__CPY(p, ",\"tid\":");
+                p = ikp__fmt_u64(p, tid);
+                IKP__CPY(p, ",\"ts\":");
+                p = ikp__fmt_us(p, (uint64_t)s0 + base_ns);
+                if (e->kind == IKP_EVENT_REGION) {
+                    IKP__CPY(p, ",\"dur\":");
+                    p = ikp__fmt_us(p, (uint64_t)(s1 - s0));
+                }
+                if (e->flags || e->kind == IKP_EVENT_UNMATCHED_BEGIN || e->kind == IKP_EVENT_UNMATCHED_END) {
+                    int na = 0; /* args written: the next one needs a comma */
+#define IKP__ARG(lit) (na++ ? (void)(*p++ = ',') : (void)0, IKP__CPY(p, lit))
+                    IKP__CPY(p, ",\"args\":{");
+                    if (e->kind == IKP_EVENT_UNMATCHED_BEGIN) IKP__ARG("\"unmatched\":\"begin\"");
+                    if (e->kind == IKP_EVENT_UNMATCHED_END) IKP__ARG("\"unmatched\":\"end\"");
+                    if (e->flags & IKP_EVENT_HAS_BEGIN_DATA) { IKP__ARG("\"begin_data\":"); p = ikp__fmt_u64(p, e->begin_data); }
+                    if (e->flags & IKP_EVENT_HAS_END_DATA) { IKP__ARG("\"end_data\":"); p = ikp__fmt_u64(p, e->end_data); }
+                    if (e->flags & IKP_EVENT_HAS_TID) { IKP__ARG("\"tid\":"); p = ikp__fmt_u64(p, e->tid); }
+                    if (e->flags & IKP_EVENT_MAY_WRAP) IKP__ARG("\"may_wrap\":true");
+#undef IKP__ARG
+                    *p++ = '}';
+                }
+                *p++ = '}';
+                o.n = (size_t)(p - o.buf);
+                /* flow ends on this event: "s" right after the source (bound to
+                   it, the innermost slice open there), "f" bound to the
+                   enclosing slice where the destination is innermost */
+                for (; fe < fe_end && fe->idx == k; fe++) {
+                    if (fe->src_ns >= fe->dst_json_ns) { w.st.flows_unordered += (uint64_t)fe->out; continue; }
+                    if (o.n + 160 > o.cap) ikp__flush(&o);
+                    p = o.buf + o.n;
+                    if (fe->out) { IKP__CPY(p, ",\n{\"ph\":\"s\",\"id\":"); w.st.flows++; }
+                    else IKP__CPY(p, ",\n{\"ph\":\"f\",\"bp\":\"e\",\"id\":");
+                    p = ikp__fmt_u64(p, fe->id);
+                    IKP__CPY(p, ",\"cat\":\"flow\",\"name\":\"flow\",\"pid\":");
+                    p = ikp__fmt_u64(p, pid);
+                    IKP__CPY(p, ",\"tid\":");
+                    p = ikp__fmt_u64(p, tid);
+                    IKP__CPY(p, ",\"ts\":");
+                    p = ikp__fmt_us(p, (uint64_t)(fe->out ? fe->src_ns : fe->dst_json_ns));
+                    *p++ = '}';
+                    o.n = (size_t)(p - o.buf);
+                }
+            }
+        }
+        /* counters: per block, regions of the event open */
+        for (c = 0; r == IKP_OK && opt && c < opt->num_counters; c++) {
+            size_t k;
+            ikp__lane lt;
+            uint32_t block = ikp__get_lane(cap, w.lane[0], &lt)->pub.block;
+            if ((r = ikp__tw_counter(&w, opt->counters[c], err)) != IKP_OK || !w.ncs) continue;
+            w.st.counter_tracks++;
+            ikp__counter_name(cn, sizeof cn, cap, by, opt->counters[c], block);
+            for (k = 0; k < w.ncs; k++) {
+                ikp__puts(&o, ",\n{\"ph\":\"C\",\"name\":\"");
+                ikp__put_json_chars(&o, cn);
+                ikp__puts(&o, "\",\"pid\":");
+                ikp__put_u64(&o, block_pid);
+                ikp__puts(&o, ",\"tid\":");
+                ikp__put_u64(&o, block_tid);
+                ikp__puts(&o, ",\"ts\":");
+                {
+                    char b[32];
+                    ikp__put(&o, b, (size_t)(ikp__fmt_us(b, (uint64_t)w.cs[k].ns + base_ns) - b));
+                }
+                ikp__puts(&o, ",\"args\":{\"value\":");
+                ikp__put_u64(&o, (uint64_t)w.cs[k].d);
+                ikp__puts(&o, "}}");
+            }
+        }
+        if (r != IKP_OK) break;
+    }
+    if (!part) {
+        ikp__puts(&o, "\n],\"displayTimeUnit\":\"ns\"");
+        if (opt && opt->time_note) { /* what the times are */
+            ikp__puts(&o, ",\"otherData\":{\"ikp_time\":\"");
+            ikp__put_json_chars(&o, opt->time_note);
+            ikp__puts(&o, "\",\"ikp_time_base_ns\":\"");
+            ikp__put_u64(&o, base_ns);
+            ikp__puts(&o, "\"}");
+        }
+        ikp__puts(&o, "}\n");
+    }
+    ikp__flush(&o);
+    if (r == IKP_OK && opt && opt->stats && !o.failed) *opt->stats = w.st;
+    ikp__tw_free(&w);
+    ikp__free(&cap->alloc, nc->pool);
+    ikp__free(&cap->alloc, nc);
+    ikp__free(&cap->alloc, o.buf);
+    ikp__free(&cap->alloc, sm_seen);
+    ikp__free(&cap->alloc, track_next);
+    if (r != IKP_OK) return r;
+    if (o.failed) return ikp__fail(err, IKP_ERR_WRITE, -1, -1, "writing the trace failed");
+    ikp__ok(err);
+    return IKP_OK;
+}
+
+typedef ikp_result (*ikp__trace_fn)(const ikp_capture *cap, const ikp_trace_options *opt, ikp_write_fn fn,
+                                    void *user, ikp_error *err);
+/* a trace writer to a FILE*, flushed */
+static ikp_result ikp__trace_file(const ikp_capture *cap, const ikp_trace_options *opt, ikp__trace_fn write,
+                                  FILE *f, ikp_error *err)
+{
+    ikp_result r;
+    if (!f) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL FILE");
+    r = write(cap, opt, ikp_file_writer, f, err);
+    if (r == IKP_OK && fflush(f) != 0)
+        return ikp__fail(err, IKP_ERR_IO, -1, -1, "writing the trace failed: %s", strerror(errno));
+    return r;
+}
+
+IKP_DEF ikp_result ikp_write_chrome_file(const ikp_capture *cap, const ikp_trace_options *opt,
+                                         FILE *f, ikp_error *err)
+{
+    return ikp__trace_file(cap, opt, ikp_write_chrome, f, err);
+}
+
+/* ---- 5. traces: Perfetto protobuf ---- */
+/* Field numbers and wire types of the messages written (Perfetto's
+   protos/perfetto/trace/...; FORMAT.md lists them). A tag is
+   field << 3 | wire type: 0 varint, 1 fixed64, 2 length-delimited. */
+#define IKP__PB_TAG(f, wt) ((uint64_t)(f) << 3 | (wt))
+enum {
+    IKP__PB_PACKET = 1,                                  /* Trace.packet */
+    IKP__PB_CLOCK_SNAPSHOT = 6, IKP__PB_TIMESTAMP = 8,   /* TracePacket */
+    IKP__PB_SEQ_ID = 10, IKP__PB_TRACK_EVENT = 11, IKP__PB_INTERNED = 12, IKP__PB_SEQ_FLAGS = 13,
+    IKP__PB_CLOCK_ID = 58, IKP__PB_DEFAULTS = 59, IKP__PB_TRACK_DESCRIPTOR = 60,
+    IKP__PB_TE_ANNOTATION = 4, IKP__PB_TE_TYPE = 9,      /* TrackEvent */
+    IKP__PB_TE_NAME_IID = 10, IKP__PB_TE_TRACK = 11, IKP__PB_TE_COUNTER = 30,
+    IKP__PB_TE_FLOW = 47, IKP__PB_TE_FLOW_END = 48,
+    IKP__PB_TD_UUID = 1, IKP__PB_TD_NAME = 2, IKP__PB_TD_PROCESS = 3, /* TrackDescriptor */
+    IKP__PB_TD_THREAD = 4, IKP__PB_TD_PARENT = 5, IKP__PB_TD_COUNTER = 8,
+    IKP__PB_TD_CHILD_ORDER = 11, IKP__PB_TD_RANK = 12,
+    IKP__PB_PROC_PID = 1, IKP__PB_PROC_NAME = 6,         /* ProcessDescriptor */
+    IKP__PB_THR_PID = 1, IKP__PB_THR_TID = 2, IKP__PB_THR_NAME = 5, /* ThreadDescriptor */
+    IKP__PB_ANN_NAME_IID = 1, IKP__PB_ANN_BOOL = 2,      /* DebugAnnotation */
+    IKP__PB_ANN_UINT = 3, IKP__PB_ANN_STRING = 6,
+    IKP__PB_IN_EVENT_NAMES = 2, IKP__PB_IN_ANN_NAMES = 3, /* InternedData */
+    IKP__PB_IID = 1, IKP__PB_IID_NAME = 2,               /* EventName, DebugAnnotationName */
+    IKP__PB_CLOCK = 1,                                   /* ClockSnapshot.clocks */
+    IKP__PB_CLK_ID = 1, IKP__PB_CLK_TS = 2, IKP__PB_CLK_INCREMENTAL = 3, /* ClockSnapshot.Clock */
+    IKP__PB_DEF_TRACK_EVENT = 11, IKP__PB_DEF_TRACK = 11 /* TracePacketDefaults, TrackEventDefaults */
+};
+#define IKP__PB_SLICE_BEGIN 1u /* TrackEvent.Type */
+#define IKP__PB_SLICE_END 2u
+#define IKP__PB_INSTANT 3u
+#define IKP__PB_COUNTER 4u
+#define IKP__PB_SEQ 1u         /* the one packet sequence; cleared at each lane */
+#define IKP__PB_CLEARED 1u     /* sequence_flags: incremental state cleared */
+#define IKP__PB_LANE_CLOCK 64u /* a sequence-scoped clock of ns deltas */
+#define IKP__PB_BOOTTIME 6u    /* the trace clock */
+#define IKP__PB_EXPLICIT 3u    /* child_ordering: by sibling_order_rank */
+#define IKP__PB_UUID0 ((uint64_t)1 << 33) /* track uuids from here; a process's uuid is its pid */
+#define IKP__PB_PID(x) ((x) % 0x7FFFFFFFu + 1) /* pid/tid fields are int32; 0 is the idle process */
+/* debug annotation names, interned with fixed ids */
+enum { IKP__ANN_UNMATCHED = 1, IKP__ANN_BEGIN_DATA, IKP__ANN_END_DATA, IKP__ANN_TID, IKP__ANN_MAY_WRAP, IKP__ANN_COUNT };
+static const char *const ikp__ann_names[IKP__ANN_COUNT] = {"", "unmatched", "begin_data", "end_data", "tid", "may_wrap"};
+
+static unsigned char *ikp__pb_v(unsigned char *p, uint64_t v)
+{
+    while (v >= 0x80) { *p++ = (unsigned char)(v | 0x80); v >>= 7; }
+    *p++ = (unsigned char)v;
+    return p;
+}
+static unsigned char *ikp__pb_field(unsigned char *p, unsigned f, uint64_t v)
+{
+    return ikp__pb_v(ikp__pb_v(p, IKP__PB_TAG(f, 0)), v);
+}
+static unsigned char *ikp__pb_bytes(unsigned char *p, unsigned f, const void *d, size_t n)
+{
+    p = ikp__pb_v(ikp__pb_v(p, IKP__PB_TAG(f, 2)), n);
+    memcpy(p, d, n);
+    return p + n;
+}
+static unsigned char *ikp__pb_fixed(unsigned char *p, unsigned f, uint64_t v)
+{
+    int i;
+    p = ikp__pb_v(p, IKP__PB_TAG(f, 1));
+    for (i = 0; i < 8; i++) *p++ = (unsigned char)(v >> (8 * i));
+    return p;
+}
+/* a string with invalid UTF-8 replaced by U+FFFD, as in the JSON: at most 3x
+   the bytes (+ its tag and length) */
+static unsigned char *ikp__pb_str(unsigned char *p, unsigned f, const char *str, unsigned char *tmp)
+{
+    const unsigned char *s = (const unsigned char *)str;
+    size_t n = strlen(str), i = 0, k = 0;
+    while (i < n) {
+        size_t len = ikp__utf8_len(s + i, n - i);
+        if (len) { memcpy(tmp + k, s + i, len); k += len; i += len; }
+        else { tmp[k++] = 0xEF; tmp[k++] = 0xBF; tmp[k++] = 0xBD; i++; }
+    }
+    return ikp__pb_bytes(p, f, tmp, k);
+}
+
+typedef struct ikp__pbw {
+    ikp__out o;
+    unsigned char *a, *b, *c, *t; /* scratch: inner message, packet, interned data, a string */
+    size_t acap, bcap, ccap, tcap;
+    uint32_t *iid, *iid_gen;      /* event name (id * 3 + variant) -> iid, valid in generation gen */
+    uint32_t gen, next_iid;
+    unsigned ann;                 /* annotation names interned in this generation (bits) */
+    int64_t last_ns;              /* the sequence clock */
+    uint64_t next_uuid;
+    uint64_t base_ns;             /* the trace clock at time 0 (ikp_trace_options.time_base_ns) */
+} ikp__pbw;
+
+static void ikp__pbw_free(const ikp_capture *cap, ikp__pbw *w)
+{
+    ikp__free(&cap->alloc, w->o.buf); ikp__free(&cap->alloc, w->iid); ikp__free(&cap->alloc, w->iid_gen);
+    ikp__free(&cap->alloc, w->a); ikp__free(&cap->alloc, w->b); ikp__free(&cap->alloc, w->c);
+    ikp__free(&cap->alloc, w->t);
+}
+
+static void ikp__pb_packet(ikp__out *o, const unsigned char *body, size_t n)
+{
+    unsigned char h[12];
+    ikp__put(o, (const char *)h, (size_t)(ikp__pb_v(ikp__pb_v(h, IKP__PB_TAG(IKP__PB_PACKET, 2)), n) - h));
+    ikp__put(o, (const char *)body, n);
+}
+
+/* room for a packet with this many flow ids and strings of up to 1 KiB */
+static int ikp__pb_reserve(const ikp_capture *cap, ikp__pbw *w, size_t flows)
+{
+    size_t need = 8192 + 16 * flows;
+    return ikp__grow(&cap->alloc, (void **)&w->a, &w->acap, need, 1) &&
+           ikp__grow(&cap->alloc, (void **)&w->b, &w->bcap, need + 8192, 1) &&
+           ikp__grow(&cap->alloc, (void **)&w->c, &w->ccap, 4096, 1) &&
+           ikp__grow(&cap->alloc, (void **)&w->t, &w->tcap, 4096, 1);
+}
+
+/* a new generation of the sequence: interned names and the clock start
+   over; events default to track default_track (0: none) */
+static void ikp__pb_clear(ikp__pbw *w, uint64_t default_track)
+{
+    unsigned char q0[64], d0[40], e0[16], k0[24], s0[64], *q = q0, *d = d0, *e = e0, *k = k0, *sn = s0;
+    if (++w->gen == 0) { memset(w->iid_gen, 0, 3 * IKP_WIRE_MAX_EVENTS * sizeof(uint32_t)); w->gen = 1; }
+    w->next_iid = 1;
+    w->ann = 0;
+    w->last_ns = 0;
+    q = ikp__pb_field(q, IKP__PB_SEQ_ID, IKP__PB_SEQ);
+    q = ikp__pb_field(q, IKP__PB_SEQ_FLAGS, IKP__PB_CLEARED);
+    /* defaults: timestamps on the lane clock, events on the lane's track */
+    d = ikp__pb_field(d, IKP__PB_CLOCK_ID, IKP__PB_LANE_CLOCK);
+    if (default_track) {
+        e = ikp__pb_field(e, IKP__PB_DEF_TRACK, default_track);
+        d = ikp__pb_bytes(d, IKP__PB_DEF_TRACK_EVENT, e0, (size_t)(e - e0));
+    }
+    q = ikp__pb_bytes(q, IKP__PB_DEFAULTS, d0, (size_t)(d - d0));
+    /* the lane clock: ns deltas from 0, where the trace clock is 0 */
+    k = ikp__pb_field(k, IKP__PB_CLK_ID, IKP__PB_LANE_CLOCK);
+    k = ikp__pb_field(k, IKP__PB_CLK_TS, 0);
+    k = ikp__pb_field(k, IKP__PB_CLK_INCREMENTAL, 1);
+    sn = ikp__pb_bytes(sn, IKP__PB_CLOCK, k0, (size_t)(k - k0));
+    k = k0;
+    k = ikp__pb_field(k, IKP__PB_CLK_ID, IKP__PB_BOOTTIME);
+    k = ikp__pb_field(k, IKP__PB_CLK_TS, w->base_ns);
+    sn = ikp__pb_bytes(sn, IKP__PB_CLOCK, k0, (size_t)(k - k0));
+    q = ikp__pb_bytes(q, IKP__PB_CLOCK_SNAPSHOT, s0, (size_t)(sn - s0));
+    ikp__pb_packet(&w->o, q0, (size_t)(q - q0));
+}
+
+/* a TrackDescriptor packet of these fields */
+static void ikp__pb_descriptor(ikp__pbw *w, const unsigned char *fields, size_t n)
+{
+    unsigned char *q = ikp__pb_bytes(w->b, IKP__PB_TRACK_DESCRIPTOR, fields, n);
+    ikp__pb_packet(&w->o, w->b, (size_t)(q - w->b));
+}
+
+/* the iid of an event name in this generation; new names go to the interned
+   data being built at *in */
+static uint32_t ikp__pb_name(const ikp_capture *cap, ikp__pbw *w, const ikp_event *e, unsigned char **in)
+{
+    unsigned v = e->kind == IKP_EVENT_UNMATCHED_BEGIN ? 1 : e->kind == IKP_EVENT_UNMATCHED_END ? 2 : 0;
+    uint32_t key = e->id * 3 + v;
+    if (w->iid_gen[key] != w->gen) {
+        char tmp[32], nm[IKP_MAX_NAME_BYTES + 32];
+        unsigned char ent[3 * IKP_MAX_NAME_BYTES + 128], *p = ent;
+        snprintf(nm, sizeof nm, "%s%s", ikp__ev_name(cap, e->id, tmp, sizeof tmp),
+                 v == 1 ? " (unmatched begin)" : v == 2 ? " (unmatched end)" : "");
+        w->iid_gen[key] = w->gen;
+        w->iid[key] = w->next_iid++;
+        p = ikp__pb_field(p, IKP__PB_IID, w->iid[key]);
+        p = ikp__pb_str(p, IKP__PB_IID_NAME, nm, w->t);
+        *in = ikp__pb_bytes(*in, IKP__PB_IN_EVENT_NAMES, ent, (size_t)(p - ent));
+    }
+    return w->iid[key];
+}
+
+static unsigned char *ikp__pb_ann(ikp__pbw *w, unsigned char *p, unsigned char **in, unsigned name, unsigned f,
+                                  uint64_t v, const char *s)
+{
+    unsigned char a[64], *q = a;
+    if (!(w->ann >> name & 1)) {
+        unsigned char ent[32], *r = ent;
+        w->ann |= 1u << name;
+        r = ikp__pb_field(r, IKP__PB_IID, name);
+        r = ikp__pb_bytes(r, IKP__PB_IID_NAME, ikp__ann_names[name], strlen(ikp__ann_names[name]));
+        *in = ikp__pb_bytes(*in, IKP__PB_IN_ANN_NAMES, ent, (size_t)(r - ent));
+    }
+    q = ikp__pb_field(q, IKP__PB_ANN_NAME_IID, name);
+    q = s ? ikp__pb_bytes(q, f, s, strlen(s)) : ikp__pb_field(q, f, v);
+    return ikp__pb_bytes(p, IKP__PB_TE_ANNOTATION, a, (size_t)(q - a));
+}
+
+static size_t ikp__pb_vlen(uint64_t v)
+{
+    size_t n = 1;
+    while (v >= 0x80) { v >>= 7; n++; }
+    return n;
+}
+
+/* one event packet: the TrackEvent te (te_n bytes), the interned data in c
+   (in_n bytes); written straight into the output buffer */
+static void ikp__pb_emit(ikp__pbw *w, int64_t ns, const unsigned char *te, size_t te_n, size_t in_n)
+{
+    unsigned char hdr[24], *h = hdr, *q;
+    size_t body;
+    if (ns < w->last_ns) ns = w->last_ns; /* never: the merge keeps time order */
+    h = ikp__pb_field(h, IKP__PB_TIMESTAMP, (uint64_t)(ns - w->last_ns));
+    w->last_ns = ns;
+    h = ikp__pb_field(h, IKP__PB_SEQ_ID, IKP__PB_SEQ);
+    body = (size_t)(h - hdr) + 1 + ikp__pb_vlen(te_n) + te_n + (in_n ? 1 + ikp__pb_vlen(in_n) + in_n : 0);
+    if (w->o.n + body + 12 > w->o.cap) ikp__flush(&w->o);
+    q = body + 12 <= w->o.cap ? (unsigned char *)w->o.buf + w->o.n : w->b; /* else a packet larger than the buffer */
+    {
+        unsigned char *q0 = q;
+        q = ikp__pb_v(ikp__pb_v(q, IKP__PB_TAG(IKP__PB_PACKET, 2)), body);
+        memcpy(q, hdr, (size_t)(h - hdr));
+        q += h - hdr;
+        if (in_n) q = ikp__pb_bytes(q, IKP__PB_INTERNED, w->c, in_n);
+        q = ikp__pb_bytes(q, IKP__PB_TRACK_EVENT, te, te_n);
+        if (q0 == w->b) ikp__put(&w->o, (const char *)w->b, (size_t)(q - w->b));
+        else w->o.n += (size_t)(q - q0);
+    }
+}
+
+typedef struct ikp__hend { int64_t ns; uint32_t idx; } ikp__hend; /* a pending slice end */
+static int ikp__hend_before(const ikp__hend *x, const ikp__hend *y)
+{
+    return x->ns < y->ns || (x->ns == y->ns && x->idx > y->idx); /* later begun, ended first */
+}
+static void ikp__heap_push(ikp__hend *h, size_t *n, ikp__hend v)
+{
+    size_t i = (*n)++;
+    while (i && ikp__hend_before(&v, &h[(i - 1) / 2])) { h[i] = h[(i - 1) / 2]; i = (i - 1) / 2; }
+    h[i] = v;
+}
+static ikp__hend ikp__heap_pop(ikp__hend *h, size_t *n)
+{
+    ikp__hend top = h[0], v = h[--*n];
+    size_t i = 0;
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= *n) break;
+        if (c + 1 < *n && ikp__hend_before(&h[c + 1], &h[c])) c++;
+        if (!ikp__hend_before(&h[c], &v)) break;
+        h[i] = h[c];
+        i = c;
+    }
+    if (*n) h[i] = v;
+    return top;
+}
+
+/* the flow ends of event idx in [lo, hi) (sorted by idx): [*first, return) */
+static const ikp__fend *ikp__fends_of(const ikp__fend *lo, const ikp__fend *hi, uint32_t idx, const ikp__fend **first)
+{
+    const ikp__fend *a = lo, *b = hi;
+    while (a < b) {
+        const ikp__fend *m = a + (b - a) / 2;
+        if (m->idx < idx) a = m + 1; else b = m;
+    }
+    *first = a;
+    while (a < hi && a->idx == idx) a++;
+    return a;
+}
+
+/* the common packet, written in place: an event with no arguments, no flows
+   and a name already interned (iid; 0 for a slice end) */
+static inline void ikp__pb_plain(ikp__pbw *w, int64_t ns, unsigned type, uint64_t track, uint32_t iid)
+{
+    unsigned char *q;
+    uint64_t d = (uint64_t)(ns < w->last_ns ? 0 : ns - w->last_ns);
+    size_t te = 2 + (track ? 1 + ikp__pb_vlen(track) : 0) + (iid ? 1 + ikp__pb_vlen(iid) : 0);
+    size_t body = 1 + ikp__pb_vlen(d) + 2 + 2 + te; /* te < 128: one length byte */
+    if (w->o.n + body + 2 > w->o.cap) ikp__flush(&w->o);
+    w->last_ns += (int64_t)d;
+    q = (unsigned char *)w->o.buf + w->o.n;
+    *q++ = (unsigned char)IKP__PB_TAG(IKP__PB_PACKET, 2);
+    *q++ = (unsigned char)body; /* < 128 */
+    *q++ = (unsigned char)IKP__PB_TAG(IKP__PB_TIMESTAMP, 0);
+    q = ikp__pb_v(q, d);
+    *q++ = (unsigned char)IKP__PB_TAG(IKP__PB_SEQ_ID, 0);
+    *q++ = (unsigned char)IKP__PB_SEQ;
+    *q++ = (unsigned char)IKP__PB_TAG(IKP__PB_TRACK_EVENT, 2);
+    *q++ = (unsigned char)te;
+    *q++ = (unsigned char)IKP__PB_TAG(IKP__PB_TE_TYPE, 0);
+    *q++ = (unsigned char)type;
+    if (track) { *q++ = (unsigned char)IKP__PB_TAG(IKP__PB_TE_TRACK, 0); q = ikp__pb_v(q, track); }
+    if (iid) { *q++ = (unsigned char)IKP__PB_TAG(IKP__PB_TE_NAME_IID, 0); q = ikp__pb_v(q, iid); }
+    w->o.n = (size_t)(q - (unsigned char *)w->o.buf);
+}
+
+/* the TrackEvent of a slice begin, an instant or a slice end (e NULL for an
+   end of event idx); flows from fe[first, last) */
+static void ikp__pb_track_event(const ikp_capture *cap, ikp__pbw *w, ikp__tw *tw, const ikp_event *e, unsigned type,
+                                uint64_t track, int64_t ns, const ikp__fend *f, const ikp__fend *f_end)
+{
+    unsigned char *p = w->a, *in = w->c;
+    p = ikp__pb_field(p, IKP__PB_TE_TYPE, type);
+    if (track) p = ikp__pb_field(p, IKP__PB_TE_TRACK, track);
+    if (e) {
+        p = ikp__pb_field(p, IKP__PB_TE_NAME_IID, ikp__pb_name(cap, w, e, &in));
+        if (e->kind == IKP_EVENT_UNMATCHED_BEGIN) p = ikp__pb_ann(w, p, &in, IKP__ANN_UNMATCHED, IKP__PB_ANN_STRING, 0, "begin");
+        if (e->kind == IKP_EVENT_UNMATCHED_END) p = ikp__pb_ann(w, p, &in, IKP__ANN_UNMATCHED, IKP__PB_ANN_STRING, 0, "end");
+        if (e->flags & IKP_EVENT_HAS_BEGIN_DATA) p = ikp__pb_ann(w, p, &in, IKP__ANN_BEGIN_DATA, IKP__PB_ANN_UINT, e->begin_data, NULL);
+        if (e->flags & IKP_EVENT_HAS_END_DATA) p = ikp__pb_ann(w, p, &in, IKP__ANN_END_DATA, IKP__PB_ANN_UINT, e->end_data, NULL);
+        if (e->flags & IKP_EVENT_HAS_TID) p = ikp__pb_ann(w, p, &in, IKP__ANN_TID, IKP__PB_ANN_UINT, e->tid, NULL);
+        if (e->flags & IKP_EVENT_MAY_WRAP) p = ikp__pb_ann(w, p, &in, IKP__ANN_MAY_WRAP, IKP__PB_ANN_BOOL, 1, NULL);
+    }
+    /* a flow leaves its `from` event where it begins and reaches its `to`
+       event where it ends: drawn when that comes later */
+    for (; f < f_end; f++) {
+        if (f->src_ns >= f->dst_pb_ns) { if (f->out && type != IKP__PB_SLICE_END) tw->st.flows_unordered++; continue; }
+        if (f->out && type != IKP__PB_SLICE_END) { p = ikp__pb_fixed(p, IKP__PB_TE_FLOW, f->id); tw->st.flows++; }
+        else if (!f->out && type != IKP__PB_SLICE_BEGIN) p = ikp__pb_fixed(p, IKP__PB_TE_FLOW_END, f->id);
+    }
+    ikp__pb_emit(w, ns, w->a, (size_t)(p - w->a), (size_t)(in - w->c));
+}
+
+/* an event packet: in place when it has no arguments, no flows (a == b)
+   and a name already interned, else composed; 0 when out of memory */
+static inline int ikp__pb_event(const ikp_capture *cap, ikp__pbw *w, ikp__tw *tw, const ikp_event *e, unsigned type,
+                                uint64_t track, int64_t ns, const ikp__fend *a, const ikp__fend *b)
+{
+    if (a == b && (!e || (!e->flags && e->kind <= IKP_EVENT_INSTANT && w->iid_gen[e->id * 3] == w->gen)))
+        ikp__pb_plain(w, ns, type, track, e ? w->iid[e->id * 3] : 0);
+    else {
+        if (!ikp__pb_reserve(cap, w, (size_t)(b - a))) return 0;
+        ikp__pb_track_event(cap, w, tw, e, type, track, ns, a, b);
+    }
+    return 1;
+}
+
+/* one lane on its thread track (uuid u) and child tracks u + t */
+static ikp_result ikp__pb_lane(const ikp_capture *cap, ikp__pbw *w, ikp__tw *tw, uint32_t s, uint64_t u,
+                               ikp__hend **heap, size_t *heap_cap, ikp_error *err)
+{
+    const ikp_lane_events *ev = &tw->ev[s];
+    const ikp__fend *lo = tw->fe ? tw->fe + tw->fe_at[s] : NULL, *hi = tw->fe ? tw->fe + tw->fe_at[s + 1] : NULL, *f = lo;
+    size_t k = 0, nh = 0;
+    if (!ikp__grow(&cap->alloc, (void **)heap, heap_cap, ev->count, sizeof(ikp__hend))) return ikp__oom(err);
+    while (k < ev->count || nh) {
+        const ikp_event *e = k < ev->count ? &ev->events[k] : NULL;
+        int64_t s0 = e ? ikp__ns(e->start_ps) : 0;
+        const ikp__fend *a = f, *b = f;
+        if (nh && (!e || (*heap)[0].ns <= s0)) {
+            ikp__hend h = ikp__heap_pop(*heap, &nh);
+            const ikp_event *x = &ev->events[h.idx];
+            b = lo ? ikp__fends_of(lo, hi, h.idx, &a) : a;
+            if (!ikp__pb_event(cap, w, tw, NULL, IKP__PB_SLICE_END, x->track ? u + x->track : 0, h.ns, a, b))
+                return ikp__oom(err);
+            continue;
+        }
+        while (b < hi && b->idx == k) b++;
+        f = b;
+        if (!ikp__pb_event(cap, w, tw, e, e->kind == IKP_EVENT_REGION ? IKP__PB_SLICE_BEGIN : IKP__PB_INSTANT,
+                           e->track ? u + e->track : 0, s0, a, b))
+            return ikp__oom(err);
+        if (e->kind == IKP_EVENT_REGION) {
+            ikp__hend h;
+            h.ns = ikp__ns(e->end_ps) < s0 ? s0 : ikp__ns(e->end_ps);
+            h.idx = (uint32_t)k;
+            ikp__heap_push(*heap, &nh, h);
+        }
+        k++;
+    }
+    return IKP_OK;
+}
+
+static ikp_result ikp__perfetto(const ikp_capture *cap, const ikp_trace_options *opt, const ikp__part *part,
+                                ikp_write_fn fn, void *user, ikp_error *err);
+IKP_DEF ikp_result ikp_write_perfetto(const ikp_capture *cap, const ikp_trace_options *opt,
+                                      ikp_write_fn fn, void *user, ikp_error *err)
+{
+    return ikp__perfetto(cap, opt, NULL, fn, user, err);
+}
+
+static ikp_result ikp__perfetto(const ikp_capture *cap, const ikp_trace_options *opt, const ikp__part *part,
+                                ikp_write_fn fn, void *user, ikp_error *err)
+{
+    ikp__pbw w;
+    ikp__tw tw;
+    ikp__hend *heap = NULL;
+    size_t heap_cap = 0;
+    ikp_result r;
+    ikp_group_by by = opt ? opt->by : IKP_BY_BLOCK;
+    uint32_t s, t, c;
+    uint64_t last_pid = UINT64_MAX, pid_base = part ? part->pid_base : 0, tid_base = part ? part->tid_base : 0;
+    uint8_t *sm_seen = NULL;
+    char nm[512];
+    if (!cap || !fn) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL argument");
+    if ((unsigned)by >= (unsigned)IKP_BY_COUNT)
+        return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "unknown grouping %d", (int)by);
+    r = ikp__trace_begin(cap, by, &sm_seen, err);
+    if (r != IKP_OK) return r;
+    memset(&w, 0, sizeof w);
+    w.o.buf = (char *)ikp__alloc(&cap->alloc, 1 << 16);
+    w.iid = (uint32_t *)ikp__alloc(&cap->alloc, 3 * IKP_WIRE_MAX_EVENTS * sizeof(uint32_t));
+    w.iid_gen = (uint32_t *)ikp__alloc(&cap->alloc, 3 * IKP_WIRE_MAX_EVENTS * sizeof(uint32_t));
+    if (!w.o.buf || !w.iid || !w.iid_gen || !ikp__pb_reserve(cap, &w, 0)) r = ikp__oom(err);
+    else r = ikp__tw_init(&tw, cap, opt, err);
+    if (r != IKP_OK) {
+        ikp__pbw_free(cap, &w);
+        ikp__free(&cap->alloc, sm_seen);
+        return r;
+    }
+    memset(w.iid_gen, 0, 3 * IKP_WIRE_MAX_EVENTS * sizeof(uint32_t));
+    ikp__out_init(&w.o, fn, user, w.o.buf, 1 << 16);
+    w.next_uuid = part ? *part->uuid : IKP__PB_UUID0;
+    w.base_ns = opt ? opt->time_base_ns : 0;
+    if (!part && opt && opt->time_note) { /* what the times are: the name of a track of its own */
+        unsigned char *p = w.a;
+        p = ikp__pb_field(p, IKP__PB_TD_UUID, w.next_uuid++);
+        p = ikp__pb_str(p, IKP__PB_TD_NAME, opt->time_note, w.t);
+        ikp__pb_descriptor(&w, w.a, (size_t)(p - w.a));
+    }
+    while (!w.o.failed && (r = ikp__tw_next(&tw, err)) == IKP_OK && tw.n) {
+        uint64_t block_pid = 0;
+        for (s = 0; s < tw.n && r == IKP_OK; s++) {
+            const ikp_lane_events *ev = &tw.ev[s];
+            ikp__lane lt;
+            uint32_t i = tw.lane[s];
+            const ikp__lane *l = ikp__get_lane(cap, i, &lt);
+            uint64_t pid = ikp__trace_pid(l, by), u = w.next_uuid;
+            uint64_t rank = by == IKP_BY_BLOCK ? l->pub.group : i;
+            unsigned char *p;
+            int fresh = ikp__new_pid(sm_seen, &last_pid, pid);
+            pid += pid_base;
+            w.next_uuid += ev->num_tracks;
+            if (s == 0) block_pid = pid;
+            if (fresh) {
+                unsigned char pr[1024], *q = pr;
+                q = ikp__pb_field(q, IKP__PB_PROC_PID, IKP__PB_PID(pid - 1));
+                q = ikp__pb_str(q, IKP__PB_PROC_NAME, ikp__part_process_name(nm, sizeof nm, part, cap, l, by), w.t);
+                p = w.a;
+                p = ikp__pb_field(p, IKP__PB_TD_UUID, pid);
+                p = ikp__pb_bytes(p, IKP__PB_TD_PROCESS, pr, (size_t)(q - pr));
+                p = ikp__pb_field(p, IKP__PB_TD_CHILD_ORDER, IKP__PB_EXPLICIT);
+                ikp__pb_descriptor(&w, w.a, (size_t)(p - w.a));
+            }
+            ikp__pb_clear(&w, u);
+            for (t = 0; t < ev->num_tracks; t++) {
+                p = w.a;
+                p = ikp__pb_field(p, IKP__PB_TD_UUID, u + t);
+                ikp__thread_name(nm, sizeof nm, cap, l, i, by, t);
+                if (t == 0) {
+                    unsigned char th[2048], *q = th;
+                    q = ikp__pb_field(q, IKP__PB_THR_PID, IKP__PB_PID(pid - 1));
+                    q = ikp__pb_field(q, IKP__PB_THR_TID, IKP__PB_PID(tid_base + i));
+                    q = ikp__pb_str(q, IKP__PB_THR_NAME, nm, w.t);
+                    p = ikp__pb_bytes(p, IKP__PB_TD_THREAD, th, (size_t)(q - th));
+                    p = ikp__pb_field(p, IKP__PB_TD_RANK, rank > 0x7FFFFFFF ? 0x7FFFFFFF : rank);
+                    p = ikp__pb_field(p, IKP__PB_TD_CHILD_ORDER, IKP__PB_EXPLICIT);
+                } else {
+                    p = ikp__pb_field(p, IKP__PB_TD_PARENT, u);
+                    p = ikp__pb_str(p, IKP__PB_TD_NAME, nm, w.t);
+                    p = ikp__pb_field(p, IKP__PB_TD_RANK, t);
+                }
+                ikp__pb_descriptor(&w, w.a, (size_t)(p - w.a));
+            }
+            r = ikp__pb_lane(cap, &w, &tw, s, u, &heap, &heap_cap, err);
+        }
+        /* counters: per block, regions of the event open; each its own generation */
+        for (c = 0; r == IKP_OK && opt && c < opt->num_counters; c++) {
+            size_t k;
+            ikp__lane lt;
+            uint64_t cu = w.next_uuid;
+            unsigned char *p;
+            ikp__counter_name(nm, sizeof nm, cap, by, opt->counters[c], ikp__get_lane(cap, tw.lane[0], &lt)->pub.block);
+            if ((r = ikp__tw_counter(&tw, opt->counters[c], err)) != IKP_OK || !tw.ncs) continue;
+            tw.st.counter_tracks++;
+            w.next_uuid++;
+            ikp__pb_clear(&w, 0);
+            p = w.a;
+            p = ikp__pb_field(p, IKP__PB_TD_UUID, cu);
+            p = ikp__pb_field(p, IKP__PB_TD_PARENT, block_pid);
+            p = ikp__pb_str(p, IKP__PB_TD_NAME, nm, w.t);
+            p = ikp__pb_bytes(p, IKP__PB_TD_COUNTER, "", 0);
+            ikp__pb_descriptor(&w, w.a, (size_t)(p - w.a));
+            for (k = 0; k < tw.ncs; k++) {
+                p = w.a;
+                p = ikp__pb_field(p, IKP__PB_TE_TYPE, IKP__PB_COUNTER);
+                p = ikp__pb_field(p, IKP__PB_TE_TRACK, cu);
+                p = ikp__pb_field(p, IKP__PB_TE_COUNTER, (uint64_t)tw.cs[k].d);
+                ikp__pb_emit(&w, tw.cs[k].ns, w.a, (size_t)(p - w.a), 0);
+            }
+        }
+    }
+    ikp__flush(&w.o);
+    if (part) *part->uuid = w.next_uuid;
+    if (r == IKP_OK && opt && opt->stats && !w.o.failed) *opt->stats = tw.st;
+    ikp__tw_free(&tw);
+    ikp__free(&cap->alloc, heap);
+    ikp__pbw_free(cap, &w);
+    ikp__free(&cap->alloc, sm_seen);
+    if (r != IKP_OK) return r;
+    if (w.o.failed) return ikp__fail(err, IKP_ERR_WRITE, -1, -1, "writing the trace failed");
+    ikp__ok(err);
+    return IKP_OK;
+}
+
+IKP_DEF ikp_result ikp_write_perfetto_file(const ikp_capture *cap, const ikp_trace_options *opt,
+                                           FILE *f, ikp_error *err)
+{
+    return ikp__trace_file(cap, opt, ikp_write_perfetto, f, err);
+}
+
+/* ---- 5. output files ---- */
+static uint64_t ikp__mix64(uint64_t x)
+{
+    x += 0x9E3779B97F4A7C15ull;
+    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+    x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+    return x ^ (x >> 31);
+}
+
+IKP_DEF ikp_result ikp_output_open(ikp_output *out, const char *path, ikp_error *err)
+{
+    size_t n;
+    unsigned attempt;
+    uint64_t seed;
+    int e = 0;
+    if (!out) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL output");
+    memset(out, 0, sizeof *out);
+    out->fd_ = -1;
+    if (!path) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL path");
+    if (!path[0]) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "empty output path");
+    out->path = path;
+    n = strlen(path);
+    if (n + 32 > sizeof out->tmp_path)
+        return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "output path too long (%llu bytes)", (unsigned long long)n);
+#if defined(__unix__) || defined(__APPLE__)
+    {
+        struct stat sb;
+        if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode))
+            return ikp__fail(err, IKP_ERR_IO, -1, -1, "cannot write '%s': it is a directory", path);
+        if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) { /* a device or a FIFO: written in place */
+            out->fd_ = open(path, O_WRONLY);
+            if (out->fd_ < 0) {
+                e = errno;
+                return ikp__fail(err, IKP_ERR_IO, -1, -1, "cannot open '%s' for writing: %s", path, strerror(e));
+            }
+            out->in_place_ = 1;
+            return IKP_OK;
+        }
+    }
+#endif
+    /* a fresh name each attempt: the process, the time, this call's stack */
+    seed = ikp__mix64((uint64_t)(uintptr_t)out ^ ((uint64_t)time(NULL) << 20) ^ (uint64_t)clock());
+#if defined(__unix__) || defined(__APPLE__)
+    seed = ikp__mix64(seed ^ (uint64_t)getpid());
+#endif
+    for (attempt = 0; attempt < 100; attempt++) {
+        uint64_t x = ikp__mix64(seed + attempt);
+        char *p = out->tmp_path + n;
+        int i;
+        memcpy(out->tmp_path, path, n);
+        *p++ = '.';
+        for (i = 0; i < 12; i++) { *p++ = "0123456789abcdefghijklmnopqrstuv"[x & 31]; x >>= 5; }
+        memcpy(p, ".ikp-tmp", 9);
+#if defined(__unix__) || defined(__APPLE__)
+        /* O_EXCL: fails on any existing name, a symbolic link included (never followed) */
+        out->fd_ = open(out->tmp_path, O_WRONLY | O_CREAT | O_EXCL, 0666);
+        if (out->fd_ >= 0) return IKP_OK;
+        e = errno;
+        if (e != EEXIST) break;
+#else
+        {
+            FILE *f = fopen(out->tmp_path, "rb");
+            if (f) { fclose(f); continue; }
+            out->file_ = fopen(out->tmp_path, "wb");
+            if (out->file_) return IKP_OK;
+            e = errno;
+            break;
+        }
+#endif
+    }
+    out->tmp_path[n] = 0;
+    ikp__fail(err, IKP_ERR_IO, -1, -1, "cannot create a temporary file next to '%s': %s", path,
+              e ? strerror(e) : "no free name");
+    out->tmp_path[0] = 0;
+    return IKP_ERR_IO;
+}
+
+IKP_DEF int ikp_output_write(void *output, const void *data, size_t size)
+{
+    ikp_output *out = (ikp_output *)output;
+    const char *p = (const char *)data;
+    if (!out || out->errno_) return 1;
+#if defined(__unix__) || defined(__APPLE__)
+    while (size) {
+        ssize_t w = write(out->fd_, p, size > (1u << 30) ? (1u << 30) : size);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) { out->errno_ = w < 0 ? errno : EIO; return 1; }
+        p += w;
+        size -= (size_t)w;
+    }
+    return 0;
+#else
+    if (fwrite(p, 1, size, (FILE *)out->file_) != size) { out->errno_ = errno ? errno : EIO; return 1; }
+    return 0;
+#endif
+}
+
+static int ikp__output_close(ikp_output *out)
+{
+    int rc = 0;
+#if defined(__unix__) || defined(__APPLE__)
+    if (out->fd_ >= 0 && close(out->fd_) != 0) rc = errno ? errno : EIO;
+    out->fd_ = -1;
+#else
+    if (out->file_ && fclose((FILE *)out->file_) != 0) rc = errno ? errno : EIO;
+    out->file_ = NULL;
+#endif
+    return rc;
+}
+
+IKP_DEF void ikp_output_abort(ikp_output *out)
+{
+    if (!out) return;
+    ikp__output_close(out);
+    if (out->tmp_path[0]) remove(out->tmp_path);
+    out->tmp_path[0] = 0;
+}
+
+IKP_DEF ikp_result ikp_output_commit(ikp_output *out, ikp_error *err)
+{
+    int e;
+    if (!out || !out->path) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "output not open");
+    e = out->errno_;
+    if (ikp__output_close(out) && !e) e = errno ? errno : EIO;
+    if (e) {
+        ikp__fail(err, IKP_ERR_IO, -1, -1, "cannot write '%s': %s", out->path, strerror(e));
+        ikp_output_abort(out);
+        return IKP_ERR_IO;
+    }
+    if (!out->in_place_ && rename(out->tmp_path, out->path) != 0) {
+        e = errno;
+        ikp__fail(err, IKP_ERR_IO, -1, -1, "cannot replace '%s': %s", out->path, strerror(e));
+        ikp_output_abort(out);
+        return IKP_ERR_IO;
+    }
+    out->tmp_path[0] = 0;
+    return IKP_OK;
+}
+
+/* writes through body() to an ikp_output: all or nothing */
+typedef ikp_result (*ikp__body_fn)(void *ctx, ikp_write_fn fn, void *user, ikp_error *err);
+static ikp_result ikp__write_path(const char *path, ikp__body_fn body, void *ctx, ikp_error *err)
+{
+    ikp_output out;
+    ikp_result r = ikp_output_open(&out, path, err);
+    if (r != IKP_OK) return r;
+    r = body(ctx, ikp_output_write, &out, err);
+    if (r != IKP_OK && !out.errno_) { ikp_output_abort(&out); return r; }
+    return ikp_output_commit(&out, err); /* a failed write: its reason, the file removed */
+}
+
+typedef struct ikp__trace_ctx {
+    const ikp_capture *cap;
+    const ikp_trace_options *opt;
+    ikp__trace_fn write;
+} ikp__trace_ctx;
+static ikp_result ikp__trace_body(void *ctx, ikp_write_fn fn, void *user, ikp_error *err)
+{
+    ikp__trace_ctx *c = (ikp__trace_ctx *)ctx;
+    return c->write(c->cap, c->opt, fn, user, err);
+}
+static ikp_result ikp__trace_path(const ikp_capture *cap, const ikp_trace_options *opt, ikp__trace_fn write,
+                                  const char *path, ikp_error *err)
+{
+    ikp__trace_ctx c;
+    if (!cap) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL capture");
+    c.cap = cap;
+    c.opt = opt;
+    c.write = write;
+    return ikp__write_path(path, ikp__trace_body, &c, err);
+}
+
+IKP_DEF int ikp_is_perfetto_path(const char *path)
+{
+    size_t n = path ? strlen(path) : 0;
+    return (n > 8 && strcmp(path + n - 8, ".pftrace") == 0) ||
+           (n > 15 && strcmp(path + n - 15, ".perfetto-trace") == 0);
+}
+
+IKP_DEF ikp_result ikp_write_chrome_path(const ikp_capture *cap, const ikp_trace_options *opt,
+                                         const char *path, ikp_error *err)
+{
+    return ikp__trace_path(cap, opt, ikp_write_chrome, path, err);
+}
+
+IKP_DEF ikp_result ikp_write_perfetto_path(const ikp_capture *cap, const ikp_trace_options *opt,
+                                           const char *path, ikp_error *err)
+{
+    return ikp__trace_path(cap, opt, ikp_write_perfetto, path, err);
+}
+
+/* ---- 5. merged timelines ---- */
+/* The peer measurements cap holds of the GPU uuid, as readings of cap's
+   clock against that GPU's (ikp__peer_as_sync): *n of them at *out (NULL
+   when none). Returns 0, or -1 when out of memory. */
+static int ikp__peer_syncs(const ikp_capture *cap, const uint8_t *uuid, const ikp_allocator *a, ikp_clock_sync **out,
+                           uint32_t *n)
+{
+    uint32_t k, m = 0;
+    *n = 0;
+    *out = NULL;
+    for (k = 0; k < cap->info.peer_clocks; k++) m += memcmp(cap->peers[k].peer_uuid, uuid, 16) == 0;
+    if (!m) return 0;
+    if (!(*out = (ikp_clock_sync *)ikp__alloc(a, (size_t)m * sizeof **out))) return -1;
+    for (k = 0; k < cap->info.peer_clocks; k++)
+        if (memcmp(cap->peers[k].peer_uuid, uuid, 16) == 0) (*out)[(*n)++] = ikp__peer_as_sync(&cap->peers[k]);
+    return 0;
+}
+
+/* The best link between captures i and j of kind only (IKP_ALIGN_COUNT:
+   of any kind): *val = j's clock minus i's, *unc its uncertainty; returns
+   its kind (IKP_ALIGN_COUNT: none; -1 out of memory). */
+static int ikp__merge_link(const ikp_capture *const *caps, uint32_t i, uint32_t j, int only, int64_t *val,
+                           uint64_t *unc)
+{
+    const ikp_capture *a = caps[i], *b = caps[j];
+    int via = IKP_ALIGN_COUNT, side;
+    *unc = UINT64_MAX;
+    *val = 0;
+    if ((only == IKP_ALIGN_COUNT || only == IKP_ALIGN_SAME_GPU) && a->info.device_known && b->info.device_known && !ikp__uuid_zero(a->device.uuid) &&
+        memcmp(a->device.uuid, b->device.uuid, 16) == 0) {
+        *unc = 0;
+        return IKP_ALIGN_SAME_GPU;
+    }
+    for (side = 0; side < 2 && (only == IKP_ALIGN_COUNT || only == IKP_ALIGN_PEER); side++) {
+        /* a's measurements of b, then b's of a */
+        const ikp_capture *x = side ? b : a, *y = side ? a : b;
+        ikp_clock_sync *c;
+        uint32_t n;
+        int64_t off;
+        uint64_t u;
+        if (!y->info.device_known || ikp__uuid_zero(y->device.uuid)) continue;
+        if (ikp__peer_syncs(x, y->device.uuid, &caps[0]->alloc, &c, &n)) return -1;
+        if (!n) continue;
+        ikp__offset_at(c, n, x->info.gpu_zero_ns, &off, &u); /* x's clock minus y's */
+        ikp__free(&caps[0]->alloc, c);
+        if (u < *unc) { *unc = u; *val = side ? off : -off; via = IKP_ALIGN_PEER; }
+    }
+    if ((only == IKP_ALIGN_COUNT || only == IKP_ALIGN_HOST) && a->info.clock_syncs && b->info.clock_syncs &&
+        !(a->info.device_known && b->info.device_known && a->device.host[0] && b->device.host[0] &&
+          strcmp(a->device.host, b->device.host) != 0)) {
+        int64_t ha, hb;
+        uint64_t ua, ub;
+        ikp__offset_at(a->clock, a->info.clock_syncs, a->info.gpu_zero_ns, &ha, &ua);
+        ikp__offset_at(b->clock, b->info.clock_syncs, b->info.gpu_zero_ns, &hb, &ub);
+        if (ua + ub < *unc) { *unc = ua + ub; *val = hb - ha; via = IKP_ALIGN_HOST; }
+    }
+    return via;
+}
+
+static const char *const ikp__via_text[IKP_ALIGN_COUNT] = {
+    "the reference", "the same GPU's clock", "a measurement over peer memory",
+    "both GPUs' readings against the host clock", "raw %globaltimer (not aligned)"};
+
+IKP_DEF ikp_result ikp_merge_align(const ikp_capture *const *caps, uint32_t n, int raw, ikp_alignment *out,
+                                   ikp_error *err)
+{
+    uint64_t *dist;
+    uint8_t *done;
+    uint32_t i, j, k;
+    int64_t zmin = INT64_MAX;
+    ikp_result r = IKP_OK;
+    char la[128], lb[128];
+    if (!caps || !out || n == 0) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "no captures to merge");
+    for (i = 0; i < n; i++)
+        if (!caps[i]) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "capture %u is NULL", i + 1);
+    for (i = 0; i < n && n > 1; i++) {
+        if (!caps[i]->info.gpu_time_known) {
+            ikp_merge_label(caps, n, i, la, sizeof la);
+            return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1,
+                             "%s is a %s capture, which does not give its GPU's time: it cannot be placed against "
+                             "other captures", la, ikp_format_name(caps[i]->format));
+        }
+        for (j = 0; j < i; j++)
+            if (caps[i]->info.gpu_zero_ns == caps[j]->info.gpu_zero_ns && caps[i]->num_words == caps[j]->num_words &&
+                !(caps[i]->info.device_known && caps[j]->info.device_known &&
+                  memcmp(caps[i]->device.uuid, caps[j]->device.uuid, 16) != 0) &&
+                memcmp(caps[i]->words, caps[j]->words, caps[i]->num_words * 8) == 0) {
+                ikp_merge_label(caps, n, i, la, sizeof la);
+                ikp_merge_label(caps, n, j, lb, sizeof lb);
+                return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1,
+                                 "%s is %s again (the same buffer, started at the same GPU time)", la, lb);
+            }
+    }
+    memset(out, 0, (size_t)n * sizeof *out);
+    dist = (uint64_t *)ikp__alloc(&caps[0]->alloc, (size_t)n * sizeof *dist);
+    done = (uint8_t *)ikp__alloc(&caps[0]->alloc, n);
+    if (!dist || !done) { ikp__free(&caps[0]->alloc, dist); ikp__free(&caps[0]->alloc, done); return ikp__oom(err); }
+    memset(done, 0, n);
+    for (i = 0; i < n; i++) dist[i] = i ? UINT64_MAX : 0;
+    if (raw) /* every clock taken as the reference's */
+        for (i = 1; i < n; i++) { dist[i] = 0xFFFFFFFFu; out[i].via = IKP_ALIGN_RAW; out[i].links = 1; done[i] = 1; }
+    for (k = 0; k < n && !raw; k++) { /* the chains of least uncertainty from capture 0 (Dijkstra) */
+        uint32_t m = n;
+        for (i = 0; i < n; i++)
+            if (!done[i] && dist[i] != UINT64_MAX && (m == n || dist[i] < dist[m])) m = i;
+        if (m == n) break;
+        done[m] = 1;
+        for (j = 0; j < n; j++) {
+            int64_t val;
+            uint64_t unc;
+            int via;
+            if (done[j]) continue;
+            via = ikp__merge_link(caps, m, j, IKP_ALIGN_COUNT, &val, &unc);
+            if (via < 0) { r = ikp__oom(err); goto end; }
+            if (via == IKP_ALIGN_COUNT || dist[m] + unc >= dist[j]) continue;
+            dist[j] = dist[m] + unc;
+            out[j].offset_ns = out[m].offset_ns + val;
+            out[j].via = (ikp_align_via)via;
+            out[j].from = m;
+            out[j].links = out[m].links + 1;
+        }
+    }
+    for (i = 0; i < n; i++)
+        if (dist[i] == UINT64_MAX) {
+            ikp_merge_label(caps, n, i, la, sizeof la);
+            ikp_merge_label(caps, n, 0, lb, sizeof lb);
+            r = ikp__fail(err, IKP_ERR_EMPTY, -1, -1,
+                          "%s cannot be placed against %s: no measurement links their GPUs (a capture of the same "
+                          "GPU, a peer clock measurement, or readings of both against one host's clock); raw "
+                          "alignment would put them on their GPUs' own clocks, which differ", la, lb);
+            goto end;
+        }
+    for (i = 0; i < n && !raw; i++) /* every link must agree with the placement */
+        for (j = i + 1; j < n; j++) {
+            int64_t val, d;
+            uint64_t unc;
+            int kind;
+            for (kind = IKP_ALIGN_SAME_GPU; kind <= IKP_ALIGN_HOST; kind++) {
+                int via = ikp__merge_link(caps, i, j, kind, &val, &unc);
+                if (via < 0) { r = ikp__oom(err); goto end; }
+                if (via == IKP_ALIGN_COUNT) continue;
+                d = out[j].offset_ns - out[i].offset_ns - val;
+                if ((uint64_t)(d < 0 ? -d : d) > unc + dist[i] + dist[j]) {
+                    ikp_merge_label(caps, n, i, la, sizeof la);
+                    ikp_merge_label(caps, n, j, lb, sizeof lb);
+                    r = ikp__fail(err, IKP_ERR_BAD_HEADER, -1, -1,
+                                  "the calibrations contradict each other: %s puts %s's clock %lld ns from %s's "
+                                  "(+- %llu ns), the placement %lld ns (+- %llu ns)",
+                                  ikp__via_text[via], lb, (long long)val, la, (unsigned long long)unc,
+                                  (long long)(out[j].offset_ns - out[i].offset_ns),
+                                  (unsigned long long)(dist[i] + dist[j]));
+                    goto end;
+                }
+            }
+        }
+    for (i = 0; i < n; i++) { /* time 0 of each on the reference's clock, the earliest at 0 */
+        int64_t z = (int64_t)(caps[i]->info.gpu_zero_ns - caps[0]->info.gpu_zero_ns) - out[i].offset_ns;
+        out[i].zero_ns = z;
+        out[i].uncertainty_ns = dist[i] > 0xFFFFFFFFu ? 0xFFFFFFFFu : (uint32_t)dist[i];
+        if (z < zmin) zmin = z;
+    }
+    for (i = 0; i < n; i++) out[i].zero_ns -= zmin;
+    ikp__ok(err);
+end:
+    ikp__free(&caps[0]->alloc, dist);
+    ikp__free(&caps[0]->alloc, done);
+    return r;
+}
+
+/* the label before disambiguation */
+static void ikp__merge_label0(const ikp_capture *const *caps, uint32_t n, uint32_t index, char *buf, size_t size)
+{
+    const ikp_capture *c = caps[index];
+    const ikp_device_id *d = c->info.device_known ? &c->device : NULL;
+    uint32_t i;
+    size_t k = 0;
+    int hosts = 0; /* captures name different hosts: say which */
+    buf[0] = 0;
+    if (!d) { snprintf(buf, size, "capture %u", index + 1); return; }
+    for (i = 0; i < n && d->host[0]; i++)
+        if (caps[i]->info.device_known && caps[i]->device.host[0] && strcmp(caps[i]->device.host, d->host) != 0) hosts = 1;
+    if (hosts) { snprintf(buf, size, "%s ", d->host); k = strlen(buf); }
+    if (d->rank >= 0) { snprintf(buf + k, size - k, "rank %d ", (int)d->rank); k = strlen(buf); }
+    if (d->ordinal >= 0) snprintf(buf + k, size - k, "GPU %d", (int)d->ordinal);
+    else snprintf(buf + k, size - k, "GPU %02x%02x%02x%02x", d->uuid[0], d->uuid[1], d->uuid[2], d->uuid[3]);
+}
+
+IKP_DEF void ikp_merge_label(const ikp_capture *const *caps, uint32_t n, uint32_t index, char *buf, size_t size)
+{
+    char a[128], b[128];
+    uint32_t i;
+    if (!buf || !size) return;
+    buf[0] = 0;
+    if (!caps || index >= n || !caps[index]) return;
+    ikp__merge_label0(caps, n, index, a, sizeof a);
+    for (i = 0; i < n; i++) {
+        if (i == index || !caps[i]) continue;
+        ikp__merge_label0(caps, n, i, b, sizeof b);
+        if (strcmp(a, b) == 0) break;
+    }
+    if (i < n) snprintf(buf, size, "%s #%u", a, index + 1);
+    else snprintf(buf, size, "%s", a);
+}
+
+IKP_DEF ikp_result ikp_merge_host_zero(const ikp_capture *const *caps, uint32_t n, const ikp_alignment *al,
+                                       int64_t *host_ns, uint32_t *uncertainty_ns, ikp_error *err)
+{
+    uint32_t k, best = n;
+    uint64_t bu = UINT64_MAX;
+    if (!caps || !al || !host_ns) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL argument");
+    for (k = 0; k < n; k++) {
+        uint64_t u;
+        if (!caps[k] || !caps[k]->info.host_time_known || al[k].via == IKP_ALIGN_RAW) continue;
+        u = (uint64_t)caps[k]->info.host_zero_uncertainty_ns + al[k].uncertainty_ns;
+        if (u < bu) { bu = u; best = k; }
+    }
+    if (best == n)
+        return ikp__fail(err, IKP_ERR_EMPTY, -1, -1,
+                         "no capture holds readings of its GPU clock against the host's (aligned captures only)");
+    *host_ns = caps[best]->info.host_zero_ns - al[best].zero_ns;
+    if (uncertainty_ns) *uncertainty_ns = bu > 0xFFFFFFFFu ? 0xFFFFFFFFu : (uint32_t)bu;
+    ikp__ok(err);
+    return IKP_OK;
+}
+
+/* "GPU 1: time 0 at 12.345678 ms; its clock -101.100 us from GPU 0's, +- 0.5 us, by a measurement over peer memory" */
+static void ikp__align_text(char *t, size_t size, const char *label, const char *from, const ikp_alignment *a,
+                            const ikp_capture *cap)
+{
+    char u[48];
+    size_t k;
+    snprintf(t, size, "%s", label);
+    k = strlen(t);
+    if (cap->info.device_known && !ikp__uuid_zero(cap->device.uuid)) {
+        snprintf(t + k, size - k, " (%s%s%s)", ikp__uuid_text(cap->device.uuid, u, sizeof u),
+                 cap->device.host[0] ? " on " : "", cap->device.host);
+        k = strlen(t);
+    }
+    snprintf(t + k, size - k, ": time 0 at %lld.%06lld ms", (long long)(a->zero_ns / 1000000),
+             (long long)(a->zero_ns % 1000000));
+    k = strlen(t);
+    if (a->via == IKP_ALIGN_REFERENCE) snprintf(t + k, size - k, "; the reference");
+    else if (a->via == IKP_ALIGN_RAW) snprintf(t + k, size - k, "; raw %%globaltimer, not aligned (wrong by the GPUs' clock offset)");
+    else
+        snprintf(t + k, size - k, "; clock %+.3f us from the reference's, +- %.3f us, by %s from %s", (double)a->offset_ns / 1e3,
+                 (double)a->uncertainty_ns / 1e3, ikp__via_text[a->via], from);
+}
+
+typedef struct ikp__merge_ctx {
+    const ikp_capture *const *caps;
+    uint32_t n;
+    const ikp_merge_options *opt;
+    const char *path;
+} ikp__merge_ctx;
+
+IKP_DEF ikp_result ikp_write_merged(const ikp_capture *const *caps, uint32_t n, const ikp_merge_options *opt,
+                                    int perfetto, ikp_write_fn fn, void *user, ikp_error *err)
+{
+    ikp_alignment *al;
+    char (*labels)[128] = NULL, text[512], buf[4096];
+    ikp_trace_options to;
+    ikp_trace_stats sum, st;
+    ikp__part part;
+    ikp__out o;
+    ikp_result r;
+    uint64_t pid_base = 0, tid_base = 0, uuid = IKP__PB_UUID0 + 1;
+    uint32_t k, i;
+    int first = 1;
+    if (!caps || !fn || n == 0 || !caps[0]) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "no captures");
+    al = opt && opt->alignment ? opt->alignment : (ikp_alignment *)ikp__alloc(&caps[0]->alloc, (size_t)n * sizeof *al);
+    labels = (char (*)[128])ikp__alloc(&caps[0]->alloc, (size_t)n * sizeof *labels);
+    r = !al || !labels ? ikp__oom(err) : ikp__check_trace_options(opt ? &opt->trace : NULL, err);
+    if (r == IKP_OK) r = ikp_merge_align(caps, n, opt ? opt->raw : 0, al, err);
+    if (r != IKP_OK) goto end;
+    for (k = 0; k < n; k++) {
+        if (opt && opt->labels && opt->labels[k]) snprintf(labels[k], sizeof labels[k], "%s", opt->labels[k]);
+        else ikp_merge_label(caps, n, k, labels[k], sizeof labels[k]);
+    }
+    if (opt) to = opt->trace; else memset(&to, 0, sizeof to);
+    memset(&sum, 0, sizeof sum);
+    ikp__out_init(&o, fn, user, buf, sizeof buf);
+    if (!perfetto) ikp__puts(&o, "{\"traceEvents\":[");
+    else { /* tracks that say what the times are and where each capture sits */
+        for (k = 0; k <= n; k++) { /* a name of at most 511 bytes: 3 x 511 once made valid UTF-8 */
+            unsigned char d[1600], q[1664], tmp[1536], *p = d, *e;
+            if (k == 0 && !to.time_note) continue;
+            if (k) ikp__align_text(text, sizeof text, labels[k - 1], labels[al[k - 1].from], &al[k - 1], caps[k - 1]);
+            p = ikp__pb_field(p, IKP__PB_TD_UUID, k ? uuid++ : IKP__PB_UUID0);
+            p = ikp__pb_str(p, IKP__PB_TD_NAME, k ? text : to.time_note, tmp);
+            e = ikp__pb_bytes(q, IKP__PB_TRACK_DESCRIPTOR, d, (size_t)(p - d));
+            ikp__pb_packet(&o, q, (size_t)(e - q));
+        }
+    }
+    ikp__flush(&o);
+    for (k = 0; k < n && r == IKP_OK && !o.failed; k++) {
+        const ikp_capture *c = caps[k];
+        uint64_t top = 0;
+        ikp_trace_options tk = to;
+        for (i = 0; i < c->info.num_lanes; i++) { /* the capture's largest pid */
+            ikp__lane lt;
+            const ikp__lane *l = ikp__get_lane(c, i, &lt);
+            uint64_t pid;
+            if (!(l->pub.flags & IKP_LANE_STARTED) && !l->pub.records) continue;
+            pid = ikp__trace_pid(l, to.by);
+            if (to.by == IKP_BY_SM && l->pub.sm == IKP_NO_SM) continue;
+            if (pid > top) top = pid;
+        }
+        part.pid_base = pid_base;
+        part.tid_base = tid_base;
+        part.label = labels[k];
+        part.first = &first;
+        part.uuid = &uuid;
+        tk.time_base_ns = to.time_base_ns + (uint64_t)al[k].zero_ns;
+        tk.time_note = NULL;
+        memset(&st, 0, sizeof st);
+        tk.stats = &st;
+        r = perfetto ? ikp__perfetto(c, &tk, &part, fn, user, err) : ikp__chrome(c, &tk, &part, fn, user, err);
+        sum.flows += st.flows; sum.flows_unordered += st.flows_unordered;
+        sum.flow_unpaired += st.flow_unpaired; sum.counter_tracks += st.counter_tracks;
+        pid_base += top;
+        tid_base += c->info.num_lanes;
+    }
+    if (r != IKP_OK) goto end;
+    if (!perfetto) { /* metadata: what the times are, where each capture sits */
+        ikp__puts(&o, "\n],\"displayTimeUnit\":\"ns\",\"otherData\":{");
+        if (to.time_note) {
+            ikp__puts(&o, "\"ikp_time\":\"");
+            ikp__put_json_chars(&o, to.time_note);
+            ikp__puts(&o, "\",");
+        }
+        ikp__puts(&o, "\"ikp_time_base_ns\":\"");
+        ikp__put_u64(&o, to.time_base_ns);
+        ikp__puts(&o, "\",\"ikp_merged\":\"");
+        ikp__put_u64(&o, n);
+        ikp__puts(&o, " captures\"");
+        for (k = 0; k < n; k++) {
+            ikp__align_text(text, sizeof text, labels[k], labels[al[k].from], &al[k], caps[k]);
+            ikp__puts(&o, ",\"ikp_capture_");
+            ikp__put_u64(&o, k + 1);
+            ikp__puts(&o, "\":\"");
+            ikp__put_json_chars(&o, text);
+            ikp__puts(&o, "\"");
+        }
+        ikp__puts(&o, "}}\n");
+    }
+    ikp__flush(&o);
+    if (o.failed) r = ikp__fail(err, IKP_ERR_WRITE, -1, -1, "writing the trace failed");
+    else if (to.stats) *to.stats = sum;
+end:
+    if (!(opt && opt->alignment)) ikp__free(&caps[0]->alloc, al);
+    ikp__free(&caps[0]->alloc, labels);
+    if (r == IKP_OK) ikp__ok(err);
+    return r;
+}
+
+static ikp_result ikp__merge_body(void *ctx, ikp_write_fn fn, void *user, ikp_error *err)
+{
+    ikp__merge_ctx *c = (ikp__merge_ctx *)ctx;
+    return ikp_write_merged(c->caps, c->n, c->opt, ikp_is_perfetto_path(c->path), fn, user, err);
+}
+
+IKP_DEF ikp_result ikp_write_merged_path(const ikp_capture *const *caps, uint32_t n,
+                                         const ikp_merge_options *opt, const char *path, ikp_error *err)
+{
+    ikp__merge_ctx c;
+    if (!caps || !path) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL argument");
+    c.caps = caps;
+    c.n = n;
+    c.opt = opt;
+    c.path = path;
+    return ikp__write_path(path, ikp__merge_body, &c, err);
+}
+
+/* ---- 6. statistics ---- */
+typedef struct ikp__durs {
+    uint64_t *v;
+    size_t n, cap;
+} ikp__durs;
+
+/* LSD radix sort, 11-bit digits; passes where all keys share a digit are skipped */
+static void ikp__radix_sort(uint64_t *a, uint64_t *tmp, size_t n)
+{
+    size_t cnt[2048], i;
+    int shift;
+    if (n < 2) return;
+    for (shift = 0; shift < 64; shift += 11) {
+        size_t sum = 0;
+        memset(cnt, 0, sizeof cnt);
+        for (i = 0; i < n; i++) cnt[(a[i] >> shift) & 2047]++;
+        if (cnt[(a[0] >> shift) & 2047] == n) continue;
+        for (i = 0; i < 2048; i++) { size_t c = cnt[i]; cnt[i] = sum; sum += c; }
+        for (i = 0; i < n; i++) tmp[cnt[(a[i] >> shift) & 2047]++] = a[i];
+        memcpy(a, tmp, n * sizeof *a);
+    }
+}
+
+static double ikp__pct(const uint64_t *sorted, size_t n, unsigned pct)
+{
+    size_t idx = (size_t)(((uint64_t)pct * n + 99) / 100);
+    return (double)sorted[idx ? idx - 1 : 0] / 1000.0;
+}
+
+/* fills es from n sorted durations (ps) */
+static void ikp__event_stats_fill(ikp_event_stats *es, const uint64_t *v, size_t n)
+{
+    uint64_t lo = 0, hi = 0; /* the total in 128 bits: sums of 2^62 ps never wrap */
+    size_t k;
+    es->count = n;
+    for (k = 0; k < n; k++) {
+        lo += v[k];
+        hi += lo < v[k];
+    }
+    es->total_ns = ((double)hi * 18446744073709551616.0 + (double)lo) / 1000.0;
+    es->min_ns = n ? (double)v[0] / 1000.0 : 0;
+    es->max_ns = n ? (double)v[n - 1] / 1000.0 : 0;
+    es->mean_ns = n ? es->total_ns / (double)n : 0;
+    /* the rounding of a double may step outside [min, max]; the true mean cannot */
+    if (es->mean_ns < es->min_ns) es->mean_ns = es->min_ns;
+    if (es->mean_ns > es->max_ns) es->mean_ns = es->max_ns;
+    es->p50_ns = n ? ikp__pct(v, n, 50) : 0;
+    es->p90_ns = n ? ikp__pct(v, n, 90) : 0;
+    es->p99_ns = n ? ikp__pct(v, n, 99) : 0;
+}
+
+IKP_DEF void ikp_stats_free(ikp_stats *st)
+{
+    ikp_allocator a;
+    if (!st) return;
+    a = st->allocator_;
+    ikp__free(&a, st->events);
+    ikp__free(&a, st->groups);
+    ikp__free(&a, st->names_);
+    ikp__free(&a, st);
+}
+
+/* What ikp_stats_compute gathers from the lanes before it builds its tables. */
+typedef struct ikp__stats_acc {
+    ikp__durs *durs;          /* region durations (ps) by event id */
+    double *gbusy, *gspan;    /* by group: busy time and lane spans, summed (ns) */
+    uint32_t *glanes;         /* by group: lanes with records */
+    uint32_t ng;
+} ikp__stats_acc;
+
+/* Decodes every lane once: region durations by event, busy time and span
+   by group, and the capture's counts of regions and markers. */
+static ikp_result ikp__stats_gather(const ikp_capture *cap, ikp_stats *st, ikp__stats_acc *acc, ikp_error *err)
+{
+    const ikp_allocator *a = &cap->alloc;
+    ikp_lane_events ev;
+    ikp_result r = IKP_OK;
+    uint32_t i;
+    memset(&ev, 0, sizeof ev);
+    for (i = 0; i < cap->info.num_lanes && r == IKP_OK; i++) {
+        ikp__lane lt;
+        const ikp__lane *l = ikp__get_lane(cap, i, &lt);
+        size_t k;
+        if (!(l->pub.flags & IKP_LANE_STARTED) || (cap->lanes && l->pub.records == 0)) continue;
+        if ((r = ikp__decode(cap, l, &ev, err)) != IKP_OK) break;
+        st->regions += ev.regions;
+        st->instants += ev.instants;
+        st->unmatched_begin += ev.unmatched_begin;
+        st->unmatched_end += ev.unmatched_end;
+        for (k = 0; k < ev.count; k++) {
+            const ikp_event *e = &ev.events[k];
+            ikp__durs *d = &acc->durs[e->id];
+            if (e->kind != IKP_EVENT_REGION) continue;
+            if (!ikp__grow(a, (void **)&d->v, &d->cap, d->n + 1, sizeof(uint64_t))) { r = ikp__oom(err); break; }
+            d->v[d->n++] = (uint64_t)(e->end_ps - e->start_ps);
+        }
+        if (l->pub.group < acc->ng && ev.first_ps != INT64_MIN) {
+            acc->gbusy[l->pub.group] += (double)ev.busy_ps / 1000.0;
+            acc->gspan[l->pub.group] += (double)(ev.last_ps - ev.first_ps) / 1000.0;
+            acc->glanes[l->pub.group]++;
+        }
+    }
+    ikp_lane_events_free(cap, &ev);
+    return r;
+}
+
+/* Copies name into st's name block at *pos; returns the copy. */
+static const char *ikp__stats_name(ikp_stats *st, size_t *pos, const char *name)
+{
+    size_t len = strlen(name) + 1;
+    char *p = st->names_ + *pos;
+    memcpy(p, name, len);
+    *pos += len;
+    return p;
+}
+
+/* The tables: an entry per event with regions (its durations sorted for
+   the percentiles) and per group with lanes, their names in one block. */
+static ikp_result ikp__stats_tables(const ikp_capture *cap, ikp_stats *st, ikp__stats_acc *acc, ikp_error *err)
+{
+    const ikp_allocator *a = &cap->alloc;
+    uint32_t i, id, nev = 0, ngs = 0;
+    size_t maxn = 0, names_len = 0, pos = 0;
+    uint64_t *tmp;
+    char t[40];
+    for (id = 0; id < IKP_WIRE_MAX_EVENTS; id++)
+        if (acc->durs[id].n) {
+            nev++;
+            if (acc->durs[id].n > maxn) maxn = acc->durs[id].n;
+            names_len += strlen(ikp__ev_name(cap, id, t, sizeof t)) + 1;
+        }
+    for (i = 0; i < acc->ng; i++)
+        if (acc->glanes[i]) { ngs++; names_len += strlen(ikp__gr_name(cap, i, t, sizeof t)) + 1; }
+    st->events = (ikp_event_stats *)ikp__alloc(a, nev * sizeof(ikp_event_stats));
+    st->groups = (ikp_group_stats *)ikp__alloc(a, ngs * sizeof(ikp_group_stats));
+    st->names_ = (char *)ikp__alloc(a, names_len);
+    tmp = (uint64_t *)ikp__alloc(a, maxn * sizeof(uint64_t));
+    if (!st->events || !st->groups || !st->names_ || !tmp) { ikp__free(a, tmp); return ikp__oom(err); }
+    for (id = 0; id < IKP_WIRE_MAX_EVENTS; id++) {
+        ikp__durs *d = &acc->durs[id];
+        ikp_event_stats *es;
+        if (!d->n) continue;
+        es = &st->events[st->num_events++];
+        es->name = ikp__stats_name(st, &pos, ikp__ev_name(cap, id, t, sizeof t));
+        es->id = id;
+        ikp__radix_sort(d->v, tmp, d->n);
+        ikp__event_stats_fill(es, d->v, d->n);
+    }
+    for (i = 0; i < acc->ng; i++) {
+        ikp_group_stats *gs;
+        if (!acc->glanes[i]) continue;
+        gs = &st->groups[st->num_groups++];
+        gs->name = ikp__stats_name(st, &pos, ikp__gr_name(cap, i, t, sizeof t));
+        gs->group = i;
+        gs->lanes = acc->glanes[i];
+        gs->busy_ns = acc->gbusy[i];
+        gs->span_ns = acc->gspan[i];
+        gs->busy_fraction = acc->gspan[i] > 0 ? acc->gbusy[i] / acc->gspan[i] : 0;
+    }
+    ikp__free(a, tmp);
+    return IKP_OK;
+}
+
+IKP_DEF ikp_result ikp_stats_compute(const ikp_capture *cap, ikp_stats **out, ikp_error *err)
+{
+    const ikp_allocator *a;
+    ikp_stats *st;
+    ikp__stats_acc acc;
+    ikp_result r;
+    uint32_t id;
+    if (!cap || !out) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL argument");
+    *out = NULL;
+    a = &cap->alloc;
+    st = (ikp_stats *)ikp__alloc(a, sizeof *st);
+    if (!st) return ikp__oom(err);
+    memset(st, 0, sizeof *st);
+    st->allocator_ = cap->alloc;
+    st->info = cap->info;
+    memset(&acc, 0, sizeof acc);
+    acc.ng = cap->info.num_groups ? cap->info.num_groups : 1;
+    acc.durs = (ikp__durs *)ikp__alloc(a, IKP_WIRE_MAX_EVENTS * sizeof(ikp__durs));
+    acc.gbusy = (double *)ikp__alloc(a, acc.ng * sizeof(double));
+    acc.gspan = (double *)ikp__alloc(a, acc.ng * sizeof(double));
+    acc.glanes = (uint32_t *)ikp__alloc(a, acc.ng * sizeof(uint32_t));
+    if (!acc.durs || !acc.gbusy || !acc.gspan || !acc.glanes) r = ikp__oom(err);
+    else {
+        memset(acc.durs, 0, IKP_WIRE_MAX_EVENTS * sizeof(ikp__durs));
+        for (id = 0; id < acc.ng; id++) { acc.gbusy[id] = acc.gspan[id] = 0; acc.glanes[id] = 0; }
+        r = ikp__stats_gather(cap, st, &acc, err);
+        if (r == IKP_OK) r = ikp__stats_tables(cap, st, &acc, err);
+    }
+    for (id = 0; acc.durs && id < IKP_WIRE_MAX_EVENTS; id++) ikp__free(a, acc.durs[id].v);
+    ikp__free(a, acc.durs);
+    ikp__free(a, acc.gbusy);
+    ikp__free(a, acc.gspan);
+    ikp__free(a, acc.glanes);
+    if (r != IKP_OK) { ikp_stats_free(st); return r; }
+    *out = st;
+    ikp__ok(err);
+    return IKP_OK;
+}
+
+/* text: name padded to w columns, control bytes shown as '?' */
+static void ikp__put_text_name(ikp__out *o, const char *s, size_t w)
+{
+    size_t n = 0;
+    for (; *s && n < 40; s++, n++) {
+        char c = (unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s;
+        ikp__put(o, &c, 1);
+    }
+    for (; n < w; n++) ikp__put(o, " ", 1);
+}
+static void ikp__put_col(ikp__out *o, double v)
+{
+    ikp__put_f_w(o, v, 1, 13);
+}
+
+static void ikp__put_info_text(ikp__out *o, const ikp_stats *st)
+{
+    const ikp_capture_info *in = &st->info;
+    char t[512], unit[48];
+    if (in->timer_unit_ps && in->timer_unit_ps != 1000)
+        snprintf(unit, sizeof unit, "ticks of %u ps", in->timer_unit_ps);
+    else snprintf(unit, sizeof unit, "%s", in->timer_cycles ? "SM cycles" : "globaltimer ns");
+    if (ikp__is_nuggets(in->format))
+        snprintf(t, sizeof t,
+                 "format      %s (timer: %s)\n"
+                 "units       %u of %u words each%s",
+                 ikp_format_name(in->format), unit, in->num_blocks, in->unit_words,
+                 in->units_inferred ? " (inferred from the data; give num_units if wrong)" : "");
+    else
+        snprintf(t, sizeof t,
+                 "format      %s (timer: %s)\n"
+                 "grid        %u blocks x %u groups",
+                 ikp_format_name(in->format), unit, in->num_blocks, in->num_groups);
+    ikp__puts(o, t);
+    if (in->grid[0]) {
+        snprintf(t, sizeof t, " (grid %u x %u x %u)", in->grid[0], in->grid[1], in->grid[2]);
+        ikp__puts(o, t);
+    }
+    snprintf(t, sizeof t,
+             "\nlanes       %u in buffer, %u active\n"
+             "records     %llu (regions %llu, instants %llu)\n",
+             in->num_lanes, in->active_lanes, (unsigned long long)in->records,
+             (unsigned long long)st->regions, (unsigned long long)st->instants);
+    ikp__puts(o, t);
+    if (in->drops_known) snprintf(t, sizeof t, "dropped     %llu\n", (unsigned long long)in->dropped);
+    else snprintf(t, sizeof t, "dropped     n/a (%s buffers do not count dropped records)\n", ikp_format_name(in->format));
+    ikp__puts(o, t);
+    snprintf(t, sizeof t, "unmatched   %llu begins, %llu ends\nspan        ",
+             (unsigned long long)st->unmatched_begin, (unsigned long long)st->unmatched_end);
+    ikp__puts(o, t);
+    ikp__put_f(o, (double)in->span_ps / 1e6, 3);
+    ikp__puts(o, " us\n");
+    if (in->anchors) {
+        snprintf(t, sizeof t, "anchors     %llu of the records\n", (unsigned long long)in->anchors);
+        ikp__puts(o, t);
+    }
+    if (in->host_time_known) {
+        snprintf(t, sizeof t, "host time   time 0 = CLOCK_REALTIME %lld ns +- %u ns (%u readings of the GPU clock; "
+                 "GPU %llu.%03u ns)\n", (long long)in->host_zero_ns, in->host_zero_uncertainty_ns, in->clock_syncs,
+                 (unsigned long long)in->gpu_zero_ns, in->gpu_zero_ps);
+        ikp__puts(o, t);
+    } else if (in->clock_syncs) {
+        snprintf(t, sizeof t, "host time   %u readings of the GPU clock, but the %s format does not give the GPU's time\n",
+                 in->clock_syncs, ikp_format_name(in->format));
+        ikp__puts(o, t);
+    }
+    if (in->detect_records) {
+        ikp_format f = in->format, g;
+        int unanimous = in->detect_fit[f] == in->detect_records;
+        snprintf(t, sizeof t, "detected    %s: %llu of %llu records fit it", ikp_format_name(f),
+                 (unsigned long long)in->detect_fit[f], (unsigned long long)in->detect_records);
+        ikp__puts(o, t);
+        for (g = IKP_FORMAT_TIRX; g < IKP_FORMAT_NUGGETS; g = (ikp_format)(g + 1))
+            if (g != f && (f == IKP_FORMAT_TIRX || f == IKP_FORMAT_FLASHINFER || f == IKP_FORMAT_TRITON_DIST)) {
+                snprintf(t, sizeof t, ", %llu fit %s", (unsigned long long)in->detect_fit[g], ikp_format_name(g));
+                ikp__puts(o, t);
+            }
+        ikp__puts(o, in->detect_tie ? " (another format fits as well: the choice is a guess; name the format)\n"
+                     : unanimous ? "\n" : " (not unanimous: name the format to choose)\n");
+    }
+#define IKP__WARN(cond, ...) if (cond) { snprintf(t, sizeof t, __VA_ARGS__); ikp__puts(o, t); }
+    IKP__WARN(in->invalid, "warning     %llu records could not be decoded (skipped)\n", (unsigned long long)in->invalid)
+    IKP__WARN(in->may_wrap, "warning     %llu regions may be longer than shown: compact records keep durations modulo 2^24 ticks (16.78 ms) and their units ran that long after them (marked may_wrap in the trace)\n", (unsigned long long)in->may_wrap)
+    IKP__WARN(in->backwards, "warning     %llu records stamped earlier than the one before them\n", (unsigned long long)in->backwards)
+    IKP__WARN(in->unfinalized_lanes, "warning     %llu lanes opened but never finalized (kernel stopped early?)\n", (unsigned long long)in->unfinalized_lanes)
+    IKP__WARN(in->corrupt_lanes, "warning     %llu lanes with unreadable headers or counts (skipped or clamped)\n", (unsigned long long)in->corrupt_lanes)
+    IKP__WARN(in->refused_lanes, "warning     buffer too small for the grid: %llu lanes not recorded (%llu needed, %u in buffer)\n", (unsigned long long)in->refused_lanes, (unsigned long long)in->lanes_needed, in->num_lanes)
+    IKP__WARN(in->claimed_twice, "warning     %llu lanes opened twice (buffer not reset between launches, or two leaders)\n", (unsigned long long)in->claimed_twice)
+    IKP__WARN(in->out_of_range, "warning     %llu records name a lane past the header's (skipped)\n", (unsigned long long)in->out_of_range)
+    IKP__WARN(in->after_finalize, "warning     %llu records after their lane's finalize record (stale records of an earlier launch? %s)\n", (unsigned long long)in->after_finalize, in->after_finalize_kept ? "kept, as asked" : "left out; keep_after_finalize keeps them")
+    IKP__WARN(in->duplicate_lanes, "warning     %llu lanes claim a (block, group) an earlier lane claims (corrupt headers?): shown on tracks of their own\n", (unsigned long long)in->duplicate_lanes)
+#undef IKP__WARN
+}
+
+IKP_DEF ikp_result ikp_info_write_text(const ikp_stats *st, ikp_write_fn fn, void *user, ikp_error *err)
+{
+    ikp__out o;
+    char buf[1024];
+    if (!st || !fn) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL argument");
+    ikp__out_init(&o, fn, user, buf, sizeof buf);
+    ikp__put_info_text(&o, st);
+    return ikp__out_end(&o, err, "information");
+}
+
+IKP_DEF ikp_result ikp_stats_write_text(const ikp_stats *st, ikp_write_fn fn, void *user, ikp_error *err)
+{
+    ikp__out o;
+    char buf[4096], t[160];
+    uint32_t i;
+    size_t w = 5;
+    if (!st || !fn) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL argument");
+    ikp__out_init(&o, fn, user, buf, sizeof buf);
+    ikp__put_info_text(&o, st);
+    for (i = 0; i < st->num_events; i++) {
+        size_t n = strlen(st->events[i].name);
+        if (n > w) w = n > 40 ? 40 : n;
+    }
+    ikp__puts(&o, "\n");
+    ikp__put_text_name(&o, "event", w);
+    ikp__puts(&o, "        count     total_ns       min_ns      mean_ns       p50_ns       p90_ns       p99_ns       max_ns\n");
+    for (i = 0; i < st->num_events; i++) {
+        const ikp_event_stats *e = &st->events[i];
+        ikp__put_text_name(&o, e->name, w);
+        snprintf(t, sizeof t, " %12llu", (unsigned long long)e->count);
+        ikp__puts(&o, t);
+        ikp__put_col(&o, e->total_ns); ikp__put_col(&o, e->min_ns); ikp__put_col(&o, e->mean_ns);
+        ikp__put_col(&o, e->p50_ns); ikp__put_col(&o, e->p90_ns); ikp__put_col(&o, e->p99_ns);
+        ikp__put_col(&o, e->max_ns);
+        ikp__puts(&o, "\n");
+    }
+    if (st->num_groups) {
+        ikp__puts(&o, "\n");
+        ikp__put_text_name(&o, "group", w);
+        ikp__puts(&o, "        lanes      busy_ns      span_ns   busy\n");
+        for (i = 0; i < st->num_groups; i++) {
+            const ikp_group_stats *g = &st->groups[i];
+            ikp__put_text_name(&o, g->name, w);
+            snprintf(t, sizeof t, " %12u", g->lanes);
+            ikp__puts(&o, t);
+            ikp__put_col(&o, g->busy_ns); ikp__put_col(&o, g->span_ns);
+            ikp__put_f_w(&o, g->busy_fraction * 100.0, 1, 6);
+            ikp__puts(&o, "%\n");
+        }
+    }
+    return ikp__out_end(&o, err, "summary");
+}
+
+static void ikp__put_kv_u(ikp__out *o, const char *k, uint64_t v)
+{
+    ikp__puts(o, ",\""); ikp__puts(o, k); ikp__puts(o, "\":"); ikp__put_u64(o, v);
+}
+static void ikp__put_kv_f(ikp__out *o, const char *k, double v)
+{
+    ikp__puts(o, ",\""); ikp__puts(o, k); ikp__puts(o, "\":"); ikp__put_f(o, v, 3);
+}
+
+IKP_DEF ikp_result ikp_stats_write_json(const ikp_stats *st, ikp_write_fn fn, void *user, ikp_error *err)
+{
+    ikp__out o;
+    char buf[4096];
+    const ikp_capture_info *in;
+    uint32_t i;
+    if (!st || !fn) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL argument");
+    in = &st->info;
+    ikp__out_init(&o, fn, user, buf, sizeof buf);
+    ikp__puts(&o, "{\"format\":\"");
+    ikp__puts(&o, ikp_format_name(in->format));
+    ikp__puts(&o, "\",\"timer\":\"");
+    ikp__puts(&o, in->timer_cycles ? "cycles" : "globaltimer");
+    ikp__puts(&o, "\"");
+    ikp__put_kv_u(&o, "blocks", in->num_blocks);
+    ikp__put_kv_u(&o, "num_groups", in->num_groups);
+    ikp__put_kv_u(&o, "lanes", in->num_lanes);
+    ikp__put_kv_u(&o, "active_lanes", in->active_lanes);
+    ikp__put_kv_u(&o, "records", in->records);
+    ikp__put_kv_u(&o, "regions", st->regions);
+    ikp__put_kv_u(&o, "instants", st->instants);
+    if (in->drops_known) ikp__put_kv_u(&o, "dropped", in->dropped);
+    else ikp__puts(&o, ",\"dropped\":null");
+    ikp__put_kv_u(&o, "unmatched_begin", st->unmatched_begin);
+    ikp__put_kv_u(&o, "unmatched_end", st->unmatched_end);
+    ikp__put_kv_u(&o, "invalid", in->invalid);
+    ikp__put_kv_u(&o, "backwards", in->backwards);
+    ikp__put_kv_u(&o, "unfinalized_lanes", in->unfinalized_lanes);
+    ikp__put_kv_u(&o, "corrupt_lanes", in->corrupt_lanes);
+    ikp__put_kv_u(&o, "refused_lanes", in->refused_lanes);
+    ikp__put_kv_u(&o, "claimed_twice", in->claimed_twice);
+    ikp__put_kv_u(&o, "out_of_range", in->out_of_range);
+    ikp__put_kv_u(&o, "after_finalize", in->after_finalize);
+    ikp__put_kv_u(&o, "duplicate_lanes", in->duplicate_lanes);
+    ikp__put_kv_f(&o, "span_ns", (double)in->span_ps / 1000.0);
+    ikp__puts(&o, ",\"events\":[");
+    for (i = 0; i < st->num_events; i++) {
+        const ikp_event_stats *e = &st->events[i];
+        ikp__puts(&o, i ? ",\n{\"name\":\"" : "\n{\"name\":\"");
+        ikp__put_json_chars(&o, e->name);
+        ikp__puts(&o, "\"");
+        ikp__put_kv_u(&o, "id", e->id);
+        ikp__put_kv_u(&o, "count", e->count);
+        ikp__put_kv_f(&o, "total_ns", e->total_ns);
+        ikp__put_kv_f(&o, "min_ns", e->min_ns);
+        ikp__put_kv_f(&o, "mean_ns", e->mean_ns);
+        ikp__put_kv_f(&o, "p50_ns", e->p50_ns);
+        ikp__put_kv_f(&o, "p90_ns", e->p90_ns);
+        ikp__put_kv_f(&o, "p99_ns", e->p99_ns);
+        ikp__put_kv_f(&o, "max_ns", e->max_ns);
+        ikp__puts(&o, "}");
+    }
+    ikp__puts(&o, "],\"groups\":[");
+    for (i = 0; i < st->num_groups; i++) {
+        const ikp_group_stats *g = &st->groups[i];
+        ikp__puts(&o, i ? ",\n{\"name\":\"" : "\n{\"name\":\"");
+        ikp__put_json_chars(&o, g->name);
+        ikp__puts(&o, "\"");
+        ikp__put_kv_u(&o, "group", g->group);
+        ikp__put_kv_u(&o, "lanes", g->lanes);
+        ikp__put_kv_f(&o, "busy_ns", g->busy_ns);
+        ikp__put_kv_f(&o, "span_ns", g->span_ns);
+        ikp__puts(&o, ",\"busy_fraction\":");
+        ikp__put_f(&o, g->busy_fraction, 6);
+        ikp__puts(&o, "}");
+    }
+    ikp__puts(&o, "]}\n");
+    return ikp__out_end(&o, err, "statistics");
+}
+
+/* ---- 6b. analysis: one walk for statistics, diff and report ---- */
+/* qsort, which must not be given NULL even for no elements */
+static void ikp__sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+    if (n > 1) qsort(base, n, size, cmp);
+}
+/* sqrt and e^x without libm: the library links with libc alone */
+static double ikp__sqrt(double x)
+{
+    double g = 1;
+    int i;
+    if (!(x > 0) || x > 1e300) return x > 1e300 ? 1e150 : 0;
+    while (g * g < x) g *= 2;
+    while (g * g > 4 * x) g *= 0.5;
+    for (i = 0; i < 8; i++) g = 0.5 * (g + x / g);
+    return g;
+}
+static double ikp__exp(double y)
+{
+    double x = y < 0 ? -y : y, term = 1, sum = 1;
+    int k = 0, i;
+    if (x > 700) return y < 0 ? 0 : 1e300;
+    while (x > 0.5) { x *= 0.5; k++; }
+    for (i = 1; i < 20; i++) { term *= -x / i; sum += term; }
+    while (k--) sum *= sum;
+    return y < 0 ? sum : 1 / sum;      /* sum = e^-|y| */
+}
+/* erfc(x), x >= 0: Chebyshev fit, relative error below 1.2e-7 */
+static double ikp__erfc(double x)
+{
+    double t = 1.0 / (1.0 + 0.5 * x);
+    return t * ikp__exp(-x * x - 1.26551223 + t * (1.00002368 + t * (0.37409196 + t * (0.09678418 +
+           t * (-0.18628806 + t * (0.27886807 + t * (-1.13520398 + t * (1.48851587 +
+           t * (-0.82215223 + t * 0.17087277)))))))));
+}
+
+/* Two-sided Mann-Whitney rank test of sorted a[0..na) against sorted
+   b[0..nb): z > 0 when b ranks higher; normal approximation with the tie
+   correction and a continuity correction. */
+static void ikp__rank_test(const uint64_t *a, size_t na, const uint64_t *b, size_t nb, double *z, double *p)
+{
+    size_t i = 0, j = 0;
+    double r1 = 0, ties = 0, rank = 1, n = (double)na + (double)nb, var, d;
+    *z = 0;
+    *p = 1;
+    if (!na || !nb) return;
+    while (i < na || j < nb) {
+        uint64_t v = i < na && (j >= nb || a[i] <= b[j]) ? a[i] : b[j];
+        size_t ca = 0, cb = 0;
+        double t;
+        while (i < na && a[i] == v) { i++; ca++; }
+        while (j < nb && b[j] == v) { j++; cb++; }
+        t = (double)(ca + cb);
+        r1 += (double)ca * (rank + (t - 1) / 2); /* the mean rank of the tie group */
+        ties += t * t * t - t;
+        rank += t;
+    }
+    var = (double)na * (double)nb / 12 * ((n + 1) - ties / (n * (n - 1)));
+    if (!(var > 0)) return;
+    d = r1 - (double)na * ((double)na + 1) / 2 - (double)na * (double)nb / 2; /* U of a, less its mean */
+    d = d > 0.5 ? d - 0.5 : d < -0.5 ? d + 0.5 : 0;
+    *z = d == 0 ? 0 : -d / ikp__sqrt(var);
+    *p = ikp__erfc((*z < 0 ? -*z : *z) / 1.4142135623730951);
+    if (*p > 1) *p = 1;
+}
+
+typedef struct ikp__iv { int64_t s, e; } ikp__iv;   /* [s, e) in ps */
+typedef struct ikp__ser { uint64_t key; uint64_t *v; size_t n, cap; } ikp__ser; /* durations, ps */
+typedef struct ikp__bnd { int64_t t; int32_t d; uint32_t g; } ikp__bnd;        /* a busy edge */
+
+#define IKP__PAIR_GROUPS 16u
+#define IKP__DEPTHS 4u
+
+typedef struct ikp__an {
+    const ikp_capture *cap;
+    const ikp_allocator *a;
+    const uint8_t *wait;       /* per event id, or NULL */
+    /* duration series by key (id << 32 | group when full, id alone else) */
+    ikp__ser *ser;
+    size_t nser, sercap;
+    uint32_t *hash;            /* open addressing: ser index + 1, 0 empty */
+    size_t hcap;
+    uint64_t regions, instants, unmatched_begin, unmatched_end;
+    /* per group (ids below ng) */
+    uint32_t ng;
+    double *g_region, *g_lspan, *g_work, *g_bspan, *g_alone;
+    uint32_t *g_lanes, *g_blocks, *g_bound, *g_mark; /* g_mark: the last block counted + 1 */
+    uint32_t *g_open;          /* a block's sweep: open intervals per group */
+    double *p_span, *p_both, *p_a, *p_b; /* pairs, [a * 16 + b] */
+    ikp_report_block *blk;
+    size_t nblk, blkcap;
+    /* scratch of a block */
+    ikp__iv *iv, *iv2;
+    size_t iv_n, iv_cap, iv2_cap, *iv_at, iv_atcap;
+    uint64_t *gs;              /* (group << 32 | slot), sorted */
+    size_t gscap;
+    ikp__bnd *bd;
+    size_t bdcap;
+    double *alone;
+    /* the picture */
+    uint32_t *units;           /* SMs (or blocks), sorted */
+    size_t nunits;
+    int by_sm;
+    uint64_t *rows;            /* (unit << 32 | group) of the timeline, sorted */
+    size_t nrows;
+    double px_per_ps;
+    uint32_t width;
+    ikp_report_rect *rects;
+    size_t nrects, rectcap;
+    size_t *last;              /* per row and depth: rect index + 1 */
+    int64_t *stack;
+    size_t stackcap;
+    uint32_t heat_rows, heat_bins, upr;
+    double *heat;
+} ikp__an;
+
+static uint64_t ikp__an_unit(const ikp__an *an, const ikp__lane *l)
+{
+    return an->by_sm ? l->pub.sm : l->pub.block;
+}
+
+/* the series of key, created when new; NULL when out of memory */
+static ikp__ser *ikp__an_ser(ikp__an *an, uint64_t key)
+{
+    size_t h, i;
+    if (an->nser * 2 >= an->hcap) { /* grow and rehash */
+        size_t nc = an->hcap ? an->hcap * 2 : 64;
+        uint32_t *nh = (uint32_t *)ikp__alloc(an->a, nc * sizeof(uint32_t));
+        if (!nh) return NULL;
+        memset(nh, 0, nc * sizeof(uint32_t));
+        for (i = 0; i < an->nser; i++) {
+            h = (size_t)(ikp__mix64(an->ser[i].key) & (nc - 1));
+            while (nh[h]) h = (h + 1) & (nc - 1);
+            nh[h] = (uint32_t)(i + 1);
+        }
+        ikp__free(an->a, an->hash);
+        an->hash = nh;
+        an->hcap = nc;
+    }
+    h = (size_t)(ikp__mix64(key) & (an->hcap - 1));
+    while (an->hash[h]) {
+        if (an->ser[an->hash[h] - 1].key == key) return &an->ser[an->hash[h] - 1];
+        h = (h + 1) & (an->hcap - 1);
+    }
+    if (!ikp__grow(an->a, (void **)&an->ser, &an->sercap, an->nser + 1, sizeof(ikp__ser))) return NULL;
+    memset(&an->ser[an->nser], 0, sizeof(ikp__ser));
+    an->ser[an->nser].key = key;
+    an->hash[h] = (uint32_t)(++an->nser);
+    return &an->ser[an->nser - 1];
+}
+
+static void ikp__an_free(ikp__an *an)
+{
+    size_t i;
+    const ikp_allocator *a = an->a;
+    for (i = 0; i < an->nser; i++) ikp__free(a, an->ser[i].v);
+    ikp__free(a, an->ser); ikp__free(a, an->hash);
+    ikp__free(a, an->g_region); ikp__free(a, an->g_lspan); ikp__free(a, an->g_work); ikp__free(a, an->g_bspan);
+    ikp__free(a, an->g_alone); ikp__free(a, an->g_lanes); ikp__free(a, an->g_blocks); ikp__free(a, an->g_bound);
+    ikp__free(a, an->g_mark); ikp__free(a, an->g_open);
+    ikp__free(a, an->p_span); ikp__free(a, an->p_both); ikp__free(a, an->p_a); ikp__free(a, an->p_b);
+    ikp__free(a, an->blk); ikp__free(a, an->iv); ikp__free(a, an->iv2); ikp__free(a, an->iv_at);
+    ikp__free(a, an->gs); ikp__free(a, an->bd); ikp__free(a, an->alone); ikp__free(a, an->units);
+    ikp__free(a, an->rows); ikp__free(a, an->rects); ikp__free(a, an->last); ikp__free(a, an->stack);
+    ikp__free(a, an->heat);
+}
+
+static int ikp__cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+static int ikp__cmp_iv(const void *pa, const void *pb)
+{
+    const ikp__iv *a = (const ikp__iv *)pa, *b = (const ikp__iv *)pb;
+    return a->s < b->s ? -1 : a->s > b->s;
+}
+static int ikp__cmp_bnd(const void *pa, const void *pb)
+{
+    const ikp__bnd *a = (const ikp__bnd *)pa, *b = (const ikp__bnd *)pb;
+    if (a->t != b->t) return a->t < b->t ? -1 : 1;
+    return a->d < b->d ? -1 : a->d > b->d; /* ends first */
+}
+static int ikp__cmp_blk_end(const void *pa, const void *pb)
+{
+    const ikp_report_block *a = (const ikp_report_block *)pa, *b = (const ikp_report_block *)pb;
+    if (a->end_ps != b->end_ps) return a->end_ps > b->end_ps ? -1 : 1; /* latest first */
+    return a->block < b->block ? -1 : a->block > b->block;
+}
+
+static size_t ikp__find_u64(const uint64_t *v, size_t n, uint64_t key) /* n if absent */
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t m = lo + (hi - lo) / 2;
+        if (v[m] < key) lo = m + 1; else hi = m;
+    }
+    return lo < n && v[lo] == key ? lo : n;
+}
+static size_t ikp__find_u32(const uint32_t *v, size_t n, uint32_t key)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t m = lo + (hi - lo) / 2;
+        if (v[m] < key) lo = m + 1; else hi = m;
+    }
+    return lo < n && v[lo] == key ? lo : n;
+}
+
+/* adds [s, e) to the sorted disjoint list ending at iv[n) (s >= the last start) */
+static void ikp__iv_add(ikp__iv *iv, size_t base, size_t *n, int64_t s, int64_t e)
+{
+    if (*n > base && s <= iv[*n - 1].e) { if (e > iv[*n - 1].e) iv[*n - 1].e = e; }
+    else { iv[*n].s = s; iv[*n].e = e; (*n)++; }
+}
+
+/* the work intervals of one lane: its regions' union less its waits'
+   union, appended to an->iv; returns their total length */
+static ikp_result ikp__an_work(ikp__an *an, const ikp_lane_events *ev, int64_t *work, ikp_error *err)
+{
+    size_t k, base = an->iv_n, n = base, w0, wn, i, j;
+    int64_t sum = 0;
+    if (!ikp__grow(an->a, (void **)&an->iv, &an->iv_cap, an->iv_n + 2 * ev->count + 1, sizeof(ikp__iv)))
+        return ikp__oom(err);
+    for (k = 0; k < ev->count; k++) {
+        const ikp_event *e = &ev->events[k];
+        if (e->kind == IKP_EVENT_REGION && !(an->wait && an->wait[e->id]) && e->end_ps > e->start_ps)
+            ikp__iv_add(an->iv, base, &n, e->start_ps, e->end_ps);
+    }
+    if (an->wait) { /* the waits' union after the work list, then subtract in place */
+        w0 = wn = n;
+        for (k = 0; k < ev->count; k++) {
+            const ikp_event *e = &ev->events[k];
+            if (e->kind == IKP_EVENT_REGION && an->wait[e->id] && e->end_ps > e->start_ps)
+                ikp__iv_add(an->iv, w0, &wn, e->start_ps, e->end_ps);
+        }
+        if (wn > w0) {
+            size_t out = base;
+            if (!ikp__grow(an->a, (void **)&an->iv2, &an->iv2_cap, wn - base + 1, sizeof(ikp__iv))) return ikp__oom(err);
+            memcpy(an->iv2, an->iv + base, (wn - base) * sizeof(ikp__iv));
+            j = w0 - base;
+            for (i = 0; i < w0 - base; i++) {
+                int64_t s = an->iv2[i].s, e = an->iv2[i].e;
+                while (j < wn - base && an->iv2[j].e <= s) j++;
+                for (k = j; k < wn - base && an->iv2[k].s < e; k++) {
+                    if (an->iv2[k].s > s) { an->iv[out].s = s; an->iv[out].e = an->iv2[k].s; out++; }
+                    if (an->iv2[k].e > s) s = an->iv2[k].e;
+                }
+                if (s < e) { an->iv[out].s = s; an->iv[out].e = e; out++; }
+            }
+            n = out;
+        }
+    }
+    for (k = base; k < n; k++) sum += an->iv[k].e - an->iv[k].s;
+    an->iv_n = n;
+    *work = sum;
+    return IKP_OK;
+}
+
+/* the timeline's bars of one lane (its row), merged to whole pixels */
+static ikp_result ikp__an_bars(ikp__an *an, const ikp_lane_events *ev, size_t row, ikp_error *err)
+{
+    size_t k, ns = 0;
+    for (k = 0; k < ev->count; k++) {
+        const ikp_event *e = &ev->events[k];
+        size_t d, *last;
+        float x0, x1;
+        if (e->kind != IKP_EVENT_REGION && e->kind != IKP_EVENT_INSTANT) continue;
+        { /* the regions still open: overlapping ones may end out of order */
+            size_t i, keep = 0;
+            for (i = 0; i < ns; i++) if (an->stack[i] > e->start_ps) an->stack[keep++] = an->stack[i];
+            ns = keep;
+        }
+        d = ns < IKP__DEPTHS ? ns : IKP__DEPTHS - 1;
+        if (e->kind == IKP_EVENT_REGION) {
+            if (!ikp__grow(an->a, (void **)&an->stack, &an->stackcap, ns + 1, sizeof(int64_t))) return ikp__oom(err);
+            an->stack[ns++] = e->end_ps;
+        }
+        x0 = (float)((double)e->start_ps * an->px_per_ps);
+        x1 = (float)((double)e->end_ps * an->px_per_ps);
+        last = &an->last[row * IKP__DEPTHS + d];
+        if (*last) {
+            ikp_report_rect *p = &an->rects[*last - 1];
+            if ((p->id == e->id && x0 <= p->x1 + 0.5f) || x1 <= p->x1 + 0.5f) { /* nothing new to see */
+                if (x1 > p->x1) p->x1 = x1;
+                continue;
+            }
+        }
+        if (!ikp__grow(an->a, (void **)&an->rects, &an->rectcap, an->nrects + 1, sizeof(ikp_report_rect)))
+            return ikp__oom(err);
+        an->rects[an->nrects].row = (uint32_t)row;
+        an->rects[an->nrects].id = e->id;
+        an->rects[an->nrects].depth = (uint32_t)d;
+        an->rects[an->nrects].x0 = x0;
+        an->rects[an->nrects].x1 = x1;
+        *last = ++an->nrects;
+    }
+    return IKP_OK;
+}
+
+/* busy lanes per heat bin: adds the intervals iv[b, e) of a lane on unit u */
+static void ikp__an_heat(ikp__an *an, uint32_t u, size_t b, size_t e)
+{
+    size_t ui = ikp__find_u32(an->units, an->nunits, u), k;
+    double span = (double)(an->cap->info.span_ps > 0 ? an->cap->info.span_ps : 1), bw = span / an->heat_bins;
+    double *row;
+    if (ui == an->nunits) return;
+    row = an->heat + (ui / an->upr) * an->heat_bins;
+    for (k = b; k < e; k++) {
+        double s = (double)an->iv[k].s, t = (double)an->iv[k].e;
+        size_t i = (size_t)(s / bw), last = (size_t)(t / bw);
+        if (last >= an->heat_bins) last = an->heat_bins - 1;
+        for (; i <= last && i < an->heat_bins; i++) {
+            double lo = (double)i * bw, hi = lo + bw;
+            double o = (t < hi ? t : hi) - (s > lo ? s : lo);
+            if (o > 0) row[i] += o;
+        }
+    }
+}
+
+/* The sweep over a block's nb interval bounds (an->bd): each group's
+   count of open intervals; time with one group busy is its alone time. The
+   group alone busy longest is the one the block waits on. */
+static void ikp__an_alone(ikp__an *an, size_t nb, int64_t bs)
+{
+    uint32_t i, bound = 0, cnt = 0, x = 0;
+    double best = -1;
+    int64_t prev = bs;
+    size_t k;
+    ikp__sort(an->bd, nb, sizeof(ikp__bnd), ikp__cmp_bnd);
+    for (i = 0; i < an->ng; i++) an->alone[i] = 0;
+    memset(an->g_open, 0, an->ng * sizeof(uint32_t));
+    for (k = 0; k < nb; k++) {
+        const ikp__bnd *b = &an->bd[k];
+        if (cnt == 1 && b->t > prev) an->alone[x] += (double)(b->t - prev);
+        prev = b->t;
+        if (b->d > 0) { if (an->g_open[b->g]++ == 0) { cnt++; x ^= b->g; } }
+        else if (--an->g_open[b->g] == 0) { cnt--; x ^= b->g; }
+    }
+    for (i = 0; i < an->ng; i++)
+        if (an->alone[i] > 0) {
+            an->g_alone[i] += an->alone[i] / 1000.0;
+            if (an->alone[i] > best) { best = an->alone[i]; bound = i; }
+        }
+    if (best > 0) an->g_bound[bound]++;
+}
+
+/* Pairs of a block's first 16 groups: each group's busy union (its lanes'
+   intervals merged), then each pair's time both busy, one alone, neither. */
+static ikp_result ikp__an_pairs(ikp__an *an, const ikp__tw *w, double span, ikp_error *err)
+{
+    ikp__iv *u[IKP__PAIR_GROUPS];
+    size_t un[IKP__PAIR_GROUPS], tot = 0, pos = 0;
+    int64_t busy[IKP__PAIR_GROUPS];
+    uint32_t s, i, j;
+    for (i = 0; i < IKP__PAIR_GROUPS; i++) { u[i] = NULL; un[i] = 0; busy[i] = 0; }
+    for (s = 0; s < w->n; s++) {
+        uint32_t sl = (uint32_t)an->gs[s];
+        if ((uint32_t)(an->gs[s] >> 32) < IKP__PAIR_GROUPS && (uint32_t)(an->gs[s] >> 32) < an->ng)
+            tot += an->iv_at[sl + 1] - an->iv_at[sl];
+    }
+    if (!ikp__grow(an->a, (void **)&an->iv2, &an->iv2_cap, tot + 1, sizeof(ikp__iv))) return ikp__oom(err);
+    for (s = 0; s < w->n;) {
+        uint32_t g = (uint32_t)(an->gs[s] >> 32);
+        size_t start = pos, n, m;
+        if (g >= IKP__PAIR_GROUPS || g >= an->ng) { s++; continue; }
+        for (; s < w->n && (uint32_t)(an->gs[s] >> 32) == g; s++) {
+            uint32_t sl = (uint32_t)an->gs[s];
+            memcpy(an->iv2 + pos, an->iv + an->iv_at[sl], (an->iv_at[sl + 1] - an->iv_at[sl]) * sizeof(ikp__iv));
+            pos += an->iv_at[sl + 1] - an->iv_at[sl];
+        }
+        ikp__sort(an->iv2 + start, pos - start, sizeof(ikp__iv), ikp__cmp_iv);
+        for (n = start, m = start; m < pos; m++) ikp__iv_add(an->iv2, start, &n, an->iv2[m].s, an->iv2[m].e);
+        u[g] = an->iv2 + start; /* not NULL: the group is in this block */
+        un[g] = n - start;
+        for (m = 0; m < un[g]; m++) busy[g] += u[g][m].e - u[g][m].s;
+    }
+    for (i = 0; i < IKP__PAIR_GROUPS; i++)
+        for (j = i + 1; j < IKP__PAIR_GROUPS; j++) {
+            size_t p = 0, q = 0;
+            int64_t both = 0;
+            size_t idx = i * IKP__PAIR_GROUPS + j;
+            if (!u[i] || !u[j]) continue;
+            while (p < un[i] && q < un[j]) {
+                int64_t lo = u[i][p].s > u[j][q].s ? u[i][p].s : u[j][q].s;
+                int64_t hi = u[i][p].e < u[j][q].e ? u[i][p].e : u[j][q].e;
+                if (hi > lo) both += hi - lo;
+                if (u[i][p].e < u[j][q].e) p++; else q++;
+            }
+            an->p_span[idx] += span;
+            an->p_both[idx] += (double)both;
+            an->p_a[idx] += (double)(busy[i] - both);
+            an->p_b[idx] += (double)(busy[j] - both);
+        }
+    return IKP_OK;
+}
+
+/* A block's pipeline: its lanes' slots sorted by group, the bounds of
+   their intervals, then who is alone busy and how pairs overlap. */
+static ikp_result ikp__an_pipeline(ikp__an *an, const ikp__tw *w, int64_t bs, int64_t be, ikp_error *err)
+{
+    uint32_t s, ng = 0;
+    size_t nb = 0, k;
+    if (!ikp__grow(an->a, (void **)&an->gs, &an->gscap, w->n, sizeof(uint64_t))) return ikp__oom(err);
+    for (s = 0; s < w->n; s++) {
+        ikp__lane lt;
+        uint32_t g = ikp__get_lane(an->cap, w->lane[s], &lt)->pub.group;
+        an->gs[s] = (uint64_t)g << 32 | s;
+    }
+    ikp__sort(an->gs, w->n, sizeof(uint64_t), ikp__cmp_u64);
+    if (!ikp__grow(an->a, (void **)&an->bd, &an->bdcap, 2 * an->iv_n + 1, sizeof(ikp__bnd))) return ikp__oom(err);
+    for (s = 0; s < w->n; s++) {
+        uint32_t g = (uint32_t)(an->gs[s] >> 32), sl = (uint32_t)an->gs[s];
+        if (g >= an->ng) continue;
+        if (s == 0 || (uint32_t)(an->gs[s - 1] >> 32) != g) ng++;
+        for (k = an->iv_at[sl]; k < an->iv_at[sl + 1]; k++) {
+            an->bd[nb].t = an->iv[k].s; an->bd[nb].d = 1; an->bd[nb++].g = g;
+            an->bd[nb].t = an->iv[k].e; an->bd[nb].d = -1; an->bd[nb++].g = g;
+        }
+    }
+    if (!ng) return IKP_OK;
+    ikp__an_alone(an, nb, bs);
+    return ikp__an_pairs(an, w, (double)(be - bs), err);
+}
+
+/* the units (SMs, or blocks when any lane lacks its SM), the timeline's
+   rows and the heatmap, before the walk */
+static ikp_result ikp__an_picture_init(ikp__an *an, const ikp_report_options *opt, ikp_error *err)
+{
+    const ikp_capture *cap = an->cap;
+    uint32_t i, k, nsample = opt && opt->timeline_sms ? opt->timeline_sms : 8, *chosen;
+    size_t n = 0, nc = 0, j;
+    an->by_sm = 1;
+    an->units = (uint32_t *)ikp__alloc(an->a, ((size_t)cap->info.num_lanes + 1) * sizeof(uint32_t));
+    if (!an->units) return ikp__oom(err);
+    for (i = 0; i < cap->info.num_lanes; i++) {
+        ikp__lane lt;
+        const ikp__lane *l = ikp__get_lane(cap, i, &lt);
+        if ((l->pub.flags & IKP_LANE_STARTED) && (!cap->lanes || l->pub.records) && l->pub.sm == IKP_NO_SM) an->by_sm = 0;
+    }
+    for (i = 0; i < cap->info.num_lanes; i++) {
+        ikp__lane lt;
+        const ikp__lane *l = ikp__get_lane(cap, i, &lt);
+        if ((l->pub.flags & IKP_LANE_STARTED) && (!cap->lanes || l->pub.records)) an->units[n++] = (uint32_t)ikp__an_unit(an, l);
+    }
+    ikp__sort(an->units, n, sizeof(uint32_t), ikp__cmp_u32);
+    for (j = 0; j < n; j++) if (!nc || an->units[nc - 1] != an->units[j]) an->units[nc++] = an->units[j];
+    an->nunits = nc;
+    if (nsample > nc) nsample = (uint32_t)nc;
+    /* the sampled units, spread evenly (first and last included) */
+    chosen = (uint32_t *)ikp__alloc(an->a, ((size_t)nsample + 1) * sizeof(uint32_t));
+    an->rows = (uint64_t *)ikp__alloc(an->a, ((size_t)cap->info.num_lanes + 1) * sizeof(uint64_t));
+    if (!chosen || !an->rows) { ikp__free(an->a, chosen); return ikp__oom(err); }
+    for (k = 0; k < nsample; k++) chosen[k] = an->units[nsample == 1 ? 0 : (size_t)k * (nc - 1) / (nsample - 1)];
+    for (i = 0; i < cap->info.num_lanes; i++) {
+        ikp__lane lt;
+        const ikp__lane *l = ikp__get_lane(cap, i, &lt);
+        uint32_t u = (uint32_t)ikp__an_unit(an, l);
+        if ((l->pub.flags & IKP_LANE_STARTED) && (!cap->lanes || l->pub.records) && ikp__find_u32(chosen, nsample, u) < nsample)
+            an->rows[an->nrows++] = (uint64_t)u << 32 | l->pub.group;
+    }
+    ikp__free(an->a, chosen);
+    ikp__sort(an->rows, an->nrows, sizeof(uint64_t), ikp__cmp_u64);
+    for (j = 0, n = 0; j < an->nrows; j++) if (!n || an->rows[n - 1] != an->rows[j]) an->rows[n++] = an->rows[j];
+    an->nrows = n;
+    an->width = 1000;
+    an->px_per_ps = (double)an->width / (double)(cap->info.span_ps > 0 ? cap->info.span_ps : 1);
+    an->last = (size_t *)ikp__alloc(an->a, (an->nrows + 1) * IKP__DEPTHS * sizeof(size_t));
+    an->heat_bins = opt && opt->heat_bins ? (opt->heat_bins > 1000 ? 1000 : opt->heat_bins) : 100;
+    an->upr = (uint32_t)((nc + 255) / 256);
+    if (!an->upr) an->upr = 1;
+    an->heat_rows = (uint32_t)((nc + an->upr - 1) / an->upr);
+    an->heat = (double *)ikp__alloc(an->a, ((size_t)an->heat_rows * an->heat_bins + 1) * sizeof(double));
+    if (!an->last || !an->heat) return ikp__oom(err);
+    memset(an->last, 0, (an->nrows + 1) * IKP__DEPTHS * sizeof(size_t));
+    for (j = 0; j < (size_t)an->heat_rows * an->heat_bins; j++) an->heat[j] = 0;
+    return IKP_OK;
+}
+
+/* Decodes every lane once, block by block. full: also the per-group
+   series, the pipeline and the picture. */
+static ikp_result ikp__an_run(ikp__an *an, const ikp_capture *cap, int full, const ikp_report_options *opt,
+                              const uint8_t *wait, ikp_error *err)
+{
+    ikp__tw w;
+    ikp_result r = IKP_OK;
+    uint32_t ng = cap->info.num_groups ? cap->info.num_groups : 1;
+    memset(an, 0, sizeof *an);
+    memset(&w, 0, sizeof w);
+    an->cap = cap;
+    an->a = &cap->alloc;
+    an->wait = wait;
+    an->ng = ng;
+    an->g_region = (double *)ikp__zalloc(an->a, ng * sizeof(double));
+    an->g_lspan = (double *)ikp__zalloc(an->a, ng * sizeof(double));
+    an->g_work = (double *)ikp__zalloc(an->a, ng * sizeof(double));
+    an->g_bspan = (double *)ikp__zalloc(an->a, ng * sizeof(double));
+    an->g_alone = (double *)ikp__zalloc(an->a, ng * sizeof(double));
+    an->alone = (double *)ikp__zalloc(an->a, ng * sizeof(double));
+    an->g_lanes = (uint32_t *)ikp__zalloc(an->a, ng * sizeof(uint32_t));
+    an->g_blocks = (uint32_t *)ikp__zalloc(an->a, ng * sizeof(uint32_t));
+    an->g_bound = (uint32_t *)ikp__zalloc(an->a, ng * sizeof(uint32_t));
+    an->g_mark = (uint32_t *)ikp__zalloc(an->a, ng * sizeof(uint32_t));
+    an->g_open = (uint32_t *)ikp__zalloc(an->a, ng * sizeof(uint32_t));
+    an->p_span = (double *)ikp__zalloc(an->a, IKP__PAIR_GROUPS * IKP__PAIR_GROUPS * sizeof(double));
+    an->p_both = (double *)ikp__zalloc(an->a, IKP__PAIR_GROUPS * IKP__PAIR_GROUPS * sizeof(double));
+    an->p_a = (double *)ikp__zalloc(an->a, IKP__PAIR_GROUPS * IKP__PAIR_GROUPS * sizeof(double));
+    an->p_b = (double *)ikp__zalloc(an->a, IKP__PAIR_GROUPS * IKP__PAIR_GROUPS * sizeof(double));
+    if (!an->g_region || !an->g_lspan || !an->g_work || !an->g_bspan || !an->g_alone || !an->alone || !an->g_lanes ||
+        !an->g_blocks || !an->g_bound || !an->g_mark || !an->g_open || !an->p_span || !an->p_both || !an->p_a || !an->p_b)
+        return ikp__oom(err);
+    if (full && (r = ikp__an_picture_init(an, opt, err)) != IKP_OK) return r;
+    w.cap = cap;
+    w.grouped = 1;
+    w.next_flow = 1;
+    if ((r = ikp__tw_order(&w, err)) != IKP_OK) return r;
+    while ((r = ikp__tw_next(&w, err)) == IKP_OK && w.n) {
+        int64_t bs = INT64_MAX, be = INT64_MIN, bwork = 0;
+        const ikp__lane *l0;
+        ikp__lane lt0;
+        uint32_t s;
+        an->iv_n = 0;
+        if (!ikp__grow(an->a, (void **)&an->iv_at, &an->iv_atcap, (size_t)w.n + 1, sizeof(size_t))) { r = ikp__oom(err); break; }
+        for (s = 0; s < w.n && r == IKP_OK; s++) {
+            ikp__lane lt;
+            const ikp__lane *l = ikp__get_lane(cap, w.lane[s], &lt);
+            const ikp_lane_events *ev = &w.ev[s];
+            uint32_t g = l->pub.group;
+            int64_t work = 0;
+            size_t k;
+            an->regions += ev->regions;
+            an->instants += ev->instants;
+            an->unmatched_begin += ev->unmatched_begin;
+            an->unmatched_end += ev->unmatched_end;
+            for (k = 0; k < ev->count; k++) {
+                const ikp_event *e = &ev->events[k];
+                ikp__ser *sr;
+                if (e->kind != IKP_EVENT_REGION) continue;
+                sr = ikp__an_ser(an, full ? (uint64_t)e->id << 32 | g : e->id);
+                if (!sr || !ikp__grow(an->a, (void **)&sr->v, &sr->cap, sr->n + 1, sizeof(uint64_t))) { r = ikp__oom(err); break; }
+                sr->v[sr->n++] = (uint64_t)(e->end_ps - e->start_ps);
+            }
+            an->iv_at[s] = an->iv_n;
+            if (r != IKP_OK || (r = ikp__an_work(an, ev, &work, err)) != IKP_OK) break;
+            if (ev->first_ps != INT64_MIN) {
+                if (ev->first_ps < bs) bs = ev->first_ps;
+                if (ev->last_ps > be) be = ev->last_ps;
+                if (g < ng) {
+                    an->g_region[g] += (double)ev->busy_ps / 1000.0;
+                    an->g_lspan[g] += (double)(ev->last_ps - ev->first_ps) / 1000.0;
+                    an->g_lanes[g]++;
+                }
+            }
+            if (g < ng) an->g_work[g] += (double)work / 1000.0;
+            bwork += work;
+            if (full) {
+                uint32_t u = (uint32_t)ikp__an_unit(an, l);
+                size_t row = ikp__find_u64(an->rows, an->nrows, (uint64_t)u << 32 | g);
+                ikp__an_heat(an, u, an->iv_at[s], an->iv_n);
+                if (row < an->nrows && (r = ikp__an_bars(an, ev, row, err)) != IKP_OK) break;
+            }
+        }
+        if (r != IKP_OK) break;
+        an->iv_at[w.n] = an->iv_n;
+        if (bs > be) continue;
+        for (s = 0; s < w.n; s++) { /* each group of the block once: its blocks and their spans */
+            ikp__lane lt;
+            uint32_t g = ikp__get_lane(cap, w.lane[s], &lt)->pub.group;
+            if (g < ng && an->g_mark[g] != an->nblk + 1) {
+                an->g_mark[g] = (uint32_t)(an->nblk + 1);
+                an->g_blocks[g]++;
+                an->g_bspan[g] += (double)(be - bs) / 1000.0;
+            }
+        }
+        l0 = ikp__get_lane(cap, w.lane[0], &lt0);
+        if (!ikp__grow(an->a, (void **)&an->blk, &an->blkcap, an->nblk + 1, sizeof(ikp_report_block))) { r = ikp__oom(err); break; }
+        an->blk[an->nblk].block = l0->pub.block;
+        an->blk[an->nblk].sm = l0->pub.sm;
+        an->blk[an->nblk].start_ps = bs;
+        an->blk[an->nblk].end_ps = be;
+        an->blk[an->nblk++].busy_ns = (double)bwork / 1000.0;
+        if (full && (r = ikp__an_pipeline(an, &w, bs, be, err)) != IKP_OK) break;
+    }
+    ikp__tw_free(&w);
+    return r;
+}
+
+/* sorts every series; returns the longest length */
+static ikp_result ikp__an_sort(ikp__an *an, ikp_error *err)
+{
+    size_t i, most = 0;
+    uint64_t *tmp;
+    for (i = 0; i < an->nser; i++) if (an->ser[i].n > most) most = an->ser[i].n;
+    tmp = (uint64_t *)ikp__alloc(an->a, (most + 1) * sizeof(uint64_t));
+    if (!tmp) return ikp__oom(err);
+    for (i = 0; i < an->nser; i++) ikp__radix_sort(an->ser[i].v, tmp, an->ser[i].n);
+    ikp__free(an->a, tmp);
+    return IKP_OK;
+}
+
+static int ikp__cmp_ser(const void *pa, const void *pb)
+{
+    uint64_t a = ((const ikp__ser *)pa)->key, b = ((const ikp__ser *)pb)->key;
+    return a < b ? -1 : a > b;
+}
+
+/* a names pool: strings appended, pointers fixed up once it stops moving */
+typedef struct ikp__pool { char *p; size_t n, cap; } ikp__pool;
+static int ikp__pool_add(const ikp_allocator *a, ikp__pool *pl, const char *s, size_t *at)
+{
+    size_t len = strlen(s) + 1;
+    if (!ikp__grow(a, (void **)&pl->p, &pl->cap, pl->n + len, 1)) return 0;
+    memcpy(pl->p + pl->n, s, len);
+    *at = pl->n;
+    pl->n += len;
+    return 1;
+}
+
+IKP_DEF void ikp_report_free(ikp_report *r)
+{
+    ikp_allocator a;
+    if (!r) return;
+    a = r->allocator_;
+    ikp_stats_free(r->stats);
+    ikp__free(&a, r->stages); ikp__free(&a, r->groups); ikp__free(&a, r->pairs); ikp__free(&a, r->blocks);
+    ikp__free(&a, r->sms); ikp__free(&a, r->row_unit); ikp__free(&a, r->row_group); ikp__free(&a, r->rects);
+    ikp__free(&a, r->heat); ikp__free(&a, r->heat_unit); ikp__free(&a, r->names_);
+    ikp__free(&a, r);
+}
+
+IKP_DEF ikp_result ikp_report_compute(const ikp_capture *cap, const ikp_report_options *opt, ikp_report **out,
+                                      ikp_error *err)
+{
+    const ikp_allocator *a;
+    ikp_report *rp;
+    ikp__an an;
+    ikp__pool pool;
+    ikp_result r;
+    uint8_t *wait = NULL;
+    size_t i, j, *stage_name = NULL, *group_name = NULL, dev_name = 0;
+    uint32_t g, k, gi[IKP__PAIR_GROUPS];
+    char t[40];
+    if (!cap || !out) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL argument");
+    *out = NULL;
+    if (opt && opt->num_wait_events && !opt->wait_events)
+        return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL wait_events with a non-zero count");
+    a = &cap->alloc;
+    memset(&pool, 0, sizeof pool);
+    rp = (ikp_report *)ikp__alloc(a, sizeof *rp);
+    if (!rp) return ikp__oom(err);
+    memset(rp, 0, sizeof *rp);
+    rp->allocator_ = cap->alloc;
+    if (opt && opt->num_wait_events) {
+        wait = (uint8_t *)ikp__alloc(a, IKP_WIRE_MAX_EVENTS);
+        if (!wait) { ikp__free(a, rp); return ikp__oom(err); }
+        memset(wait, 0, IKP_WIRE_MAX_EVENTS);
+        for (k = 0; k < opt->num_wait_events; k++) {
+            if (opt->wait_events[k] >= IKP_WIRE_MAX_EVENTS) {
+                ikp__free(a, wait); ikp__free(a, rp);
+                return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "wait event %u: id %u is not below %u", k,
+                                 opt->wait_events[k], IKP_WIRE_MAX_EVENTS);
+            }
+            wait[opt->wait_events[k]] = 1;
+        }
+        rp->waits = opt->num_wait_events;
+    }
+    if ((r = ikp_stats_compute(cap, &rp->stats, err)) != IKP_OK) { ikp__free(a, wait); ikp__free(a, rp); return r; }
+    r = ikp__an_run(&an, cap, 1, opt, wait, err);
+    if (r == IKP_OK) r = ikp__an_sort(&an, err);
+    if (r != IKP_OK) goto fail;
+    /* stages: series keyed (id << 32 | group), shown by group then id */
+    for (i = 0; i < an.nser; i++) an.ser[i].key = an.ser[i].key << 32 | an.ser[i].key >> 32;
+    ikp__sort(an.ser, an.nser, sizeof(ikp__ser), ikp__cmp_ser);
+    rp->stages = (ikp_report_stage *)ikp__alloc(a, (an.nser + 1) * sizeof(ikp_report_stage));
+    stage_name = (size_t *)ikp__alloc(a, (an.nser + 1) * 2 * sizeof(size_t));
+    group_name = (size_t *)ikp__alloc(a, ((size_t)an.ng + 1) * sizeof(size_t));
+    rp->groups = (ikp_report_group *)ikp__alloc(a, ((size_t)an.ng + 1) * sizeof(ikp_report_group));
+    if (!rp->stages || !stage_name || !group_name || !rp->groups) { r = ikp__oom(err); goto fail; }
+    for (i = 0; i < an.nser; i++) {
+        ikp_report_stage *st = &rp->stages[rp->num_stages++];
+        ikp_event_stats es;
+        uint32_t id = (uint32_t)an.ser[i].key;
+        g = (uint32_t)(an.ser[i].key >> 32);
+        memset(st, 0, sizeof *st);
+        ikp__event_stats_fill(&es, an.ser[i].v, an.ser[i].n);
+        st->id = id;
+        st->group = g;
+        st->count = es.count;
+        st->total_ns = es.total_ns;
+        st->p50_ns = es.p50_ns;
+        st->p99_ns = es.p99_ns;
+        st->share = g < an.ng && an.g_region[g] > 0 ? es.total_ns / an.g_region[g] : 0;
+        if (!ikp__pool_add(a, &pool, ikp__ev_name(cap, id, t, sizeof t), &stage_name[2 * i]) ||
+            !ikp__pool_add(a, &pool, ikp__gr_name(cap, g, t, sizeof t), &stage_name[2 * i + 1])) {
+            r = ikp__oom(err);
+            goto fail;
+        }
+    }
+    /* groups with lanes; pairs of the first 16 */
+    for (g = 0; g < IKP__PAIR_GROUPS; g++) gi[g] = UINT32_MAX;
+    for (g = 0; g < an.ng; g++) {
+        ikp_report_group *gr;
+        if (!an.g_lanes[g] && !an.g_blocks[g]) continue;
+        if (g < IKP__PAIR_GROUPS) gi[g] = rp->num_groups;
+        gr = &rp->groups[rp->num_groups];
+        memset(gr, 0, sizeof *gr);
+        gr->group = g;
+        gr->lanes = an.g_lanes[g];
+        gr->blocks = an.g_blocks[g];
+        gr->busy_ns = an.g_work[g];
+        gr->span_ns = an.g_bspan[g];
+        gr->busy_fraction = gr->span_ns > 0 ? gr->busy_ns / gr->span_ns : 0;
+        if (gr->busy_fraction > 1) gr->busy_fraction = 1; /* several lanes of a group in a block */
+        gr->idle_fraction = gr->span_ns > 0 ? 1 - gr->busy_fraction : 0;
+        gr->alone_ns = an.g_alone[g];
+        gr->blocks_bound = an.g_bound[g];
+        if (!ikp__pool_add(a, &pool, ikp__gr_name(cap, g, t, sizeof t), &group_name[rp->num_groups])) { r = ikp__oom(err); goto fail; }
+        rp->num_groups++;
+    }
+    rp->pairs = (ikp_report_pair *)ikp__alloc(a, (IKP__PAIR_GROUPS * IKP__PAIR_GROUPS) * sizeof(ikp_report_pair));
+    if (!rp->pairs) { r = ikp__oom(err); goto fail; }
+    for (i = 0; i < IKP__PAIR_GROUPS; i++)
+        for (j = i + 1; j < IKP__PAIR_GROUPS; j++) {
+            size_t idx = i * IKP__PAIR_GROUPS + j;
+            ikp_report_pair *pr;
+            double sp = an.p_span[idx];
+            if (!(sp > 0) || gi[i] == UINT32_MAX || gi[j] == UINT32_MAX) continue;
+            pr = &rp->pairs[rp->num_pairs++];
+            pr->a = gi[i];
+            pr->b = gi[j];
+            pr->span_ns = sp / 1000.0;
+            pr->both = an.p_both[idx] / sp;
+            pr->a_only = an.p_a[idx] / sp;
+            pr->b_only = an.p_b[idx] / sp;
+            pr->neither = 1 - pr->both - pr->a_only - pr->b_only;
+            if (pr->neither < 0) pr->neither = 0;
+        }
+    /* balance: blocks latest first, the median end, SMs */
+    rp->blocks = an.blk;
+    rp->num_blocks = (uint32_t)an.nblk;
+    an.blk = NULL;
+    ikp__sort(rp->blocks, rp->num_blocks, sizeof(ikp_report_block), ikp__cmp_blk_end);
+    if (rp->num_blocks) {
+        rp->end_p50_ps = rp->blocks[rp->num_blocks / 2].end_ps;
+        rp->tail_ps = rp->blocks[0].end_ps - rp->end_p50_ps;
+    }
+    if (an.by_sm) {
+        rp->sms = (ikp_report_sm *)ikp__alloc(a, (an.nunits + 1) * sizeof(ikp_report_sm));
+        if (!rp->sms) { r = ikp__oom(err); goto fail; }
+        for (i = 0; i < an.nunits; i++) {
+            memset(&rp->sms[i], 0, sizeof(ikp_report_sm));
+            rp->sms[i].sm = an.units[i];
+            rp->sms[i].start_ps = INT64_MAX;
+            rp->sms[i].end_ps = INT64_MIN;
+        }
+        rp->num_sms = (uint32_t)an.nunits;
+        for (i = 0; i < rp->num_blocks; i++) {
+            const ikp_report_block *b = &rp->blocks[i];
+            size_t u = ikp__find_u32(an.units, an.nunits, b->sm);
+            if (u == an.nunits) continue;
+            rp->sms[u].blocks++;
+            rp->sms[u].busy_ns += b->busy_ns;
+            if (b->start_ps < rp->sms[u].start_ps) rp->sms[u].start_ps = b->start_ps;
+            if (b->end_ps > rp->sms[u].end_ps) rp->sms[u].end_ps = b->end_ps;
+        }
+        for (i = 0; i < rp->num_sms; i++) {
+            if (rp->sms[i].start_ps == INT64_MAX) rp->sms[i].start_ps = rp->sms[i].end_ps = 0;
+        }
+    }
+    /* the picture */
+    rp->plot_width = an.width;
+    rp->row_by_sm = an.by_sm;
+    rp->num_rows = (uint32_t)an.nrows;
+    rp->row_unit = (uint32_t *)ikp__alloc(a, (an.nrows + 1) * sizeof(uint32_t));
+    rp->row_group = (uint32_t *)ikp__alloc(a, (an.nrows + 1) * sizeof(uint32_t));
+    rp->heat_unit = (uint32_t *)ikp__alloc(a, ((size_t)an.heat_rows + 1) * sizeof(uint32_t));
+    rp->heat = (float *)ikp__alloc(a, ((size_t)an.heat_rows * an.heat_bins + 1) * sizeof(float));
+    if (!rp->row_unit || !rp->row_group || !rp->heat_unit || !rp->heat) { r = ikp__oom(err); goto fail; }
+    for (i = 0; i < an.nrows; i++) { rp->row_unit[i] = (uint32_t)(an.rows[i] >> 32); rp->row_group[i] = (uint32_t)an.rows[i]; }
+    rp->rects = an.rects;
+    rp->num_rects = an.nrects;
+    an.rects = NULL;
+    rp->heat_rows = an.heat_rows;
+    rp->heat_bins = an.heat_bins;
+    rp->heat_units_per_row = an.upr;
+    {
+        double bw = (double)(cap->info.span_ps > 0 ? cap->info.span_ps : 1) / an.heat_bins;
+        for (i = 0; i < (size_t)an.heat_rows * an.heat_bins; i++) {
+            double v = an.heat[i] / bw / an.upr;
+            rp->heat[i] = (float)v;
+            if (v > rp->heat_max) rp->heat_max = v;
+        }
+        for (i = 0; i < an.heat_rows; i++) rp->heat_unit[i] = an.units[i * an.upr];
+    }
+    /* names, now that the pool stops growing */
+    if (opt && opt->device && !ikp__pool_add(a, &pool, opt->device, &dev_name)) { r = ikp__oom(err); goto fail; }
+    rp->names_ = pool.p;
+    pool.p = NULL;
+    for (i = 0; i < rp->num_stages; i++) {
+        rp->stages[i].name = rp->names_ + stage_name[2 * i];
+        rp->stages[i].group_name = rp->names_ + stage_name[2 * i + 1];
+    }
+    for (i = 0; i < rp->num_groups; i++) rp->groups[i].name = rp->names_ + group_name[i];
+    if (opt && opt->device) rp->device = rp->names_ + dev_name;
+    ikp__free(a, stage_name);
+    ikp__free(a, group_name);
+    ikp__free(a, wait);
+    ikp__an_free(&an);
+    *out = rp;
+    ikp__ok(err);
+    return IKP_OK;
+fail:
+    ikp__free(a, stage_name);
+    ikp__free(a, group_name);
+    ikp__free(a, wait);
+    ikp__free(a, pool.p);
+    ikp__an_free(&an);
+    ikp_report_free(rp);
+    return r;
+}
+
+IKP_DEF const char *ikp_verdict_name(ikp_verdict v)
+{
+    switch (v) {
+    case IKP_VERDICT_SAME: return "same";
+    case IKP_VERDICT_FASTER: return "faster";
+    case IKP_VERDICT_SLOWER: return "slower";
+    case IKP_VERDICT_ONLY_BASE: return "only-base";
+    case IKP_VERDICT_ONLY_NEW: return "only-new";
+    default: return "unknown";
+    }
+}
+
+/* b / a - 1; a base of 0 counts as 1 ps */
+static double ikp__change(double a, double b)
+{
+    return a > 0 ? b / a - 1 : b > 0 ? b * 1000.0 - 1 : 0;
+}
+
+static void ikp__judge(ikp_diff_test *t, const uint64_t *a, size_t na, const uint64_t *b, size_t nb,
+                       const ikp_diff_options *o, uint32_t tests)
+{
+    double pa = na ? ikp__pct(a, na, 50) : 0, pb = nb ? ikp__pct(b, nb, 50) : 0; /* ns */
+    ikp__rank_test(a, na, b, nb, &t->z, &t->p_value);
+    t->p50_change = na && nb ? ikp__change(pa, pb) : 0;
+    t->verdict = IKP_VERDICT_SAME;
+    if (na && nb && t->p_value < o->alpha / (tests ? tests : 1) &&
+        (t->p50_change >= o->threshold || t->p50_change <= -o->threshold) &&
+        (pb - pa >= o->min_change_ns || pa - pb >= o->min_change_ns))
+        t->verdict = t->p50_change > 0 ? IKP_VERDICT_SLOWER : IKP_VERDICT_FASTER;
+}
+
+IKP_DEF void ikp_diff_free(ikp_diff *d)
+{
+    ikp_allocator a;
+    if (!d) return;
+    a = d->allocator_;
+    ikp__free(&a, d->events);
+    ikp__free(&a, d->groups);
+    ikp__free(&a, d->names_);
+    ikp__free(&a, d);
+}
+
+typedef struct ikp__named { const char *name; size_t i; } ikp__named;
+static int ikp__cmp_named(const void *pa, const void *pb)
+{
+    const ikp__named *a = (const ikp__named *)pa, *b = (const ikp__named *)pb;
+    int c = strcmp(a->name, b->name);
+    return c ? c : a->i < b->i ? -1 : a->i > b->i;
+}
+/* the first entry named name not yet taken (names may repeat: the k-th of
+   a name pairs with the k-th); n if none */
+static size_t ikp__find_named(const ikp__named *v, size_t n, const char *name, const uint8_t *taken)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t m = lo + (hi - lo) / 2;
+        if (strcmp(v[m].name, name) < 0) lo = m + 1; else hi = m;
+    }
+    while (lo < n && taken[lo] && !strcmp(v[lo].name, name)) lo++;
+    return lo < n && !strcmp(v[lo].name, name) ? lo : n;
+}
+
+/* the block spans of an analysis, sorted (ps) */
+static uint64_t *ikp__block_spans(const ikp__an *an, ikp_error *err)
+{
+    uint64_t *v = (uint64_t *)ikp__alloc(an->a, (an->nblk + 1) * sizeof(uint64_t)), *tmp;
+    size_t i;
+    if (!v) { ikp__oom(err); return NULL; }
+    for (i = 0; i < an->nblk; i++) v[i] = (uint64_t)(an->blk[i].end_ps - an->blk[i].start_ps);
+    tmp = (uint64_t *)ikp__alloc(an->a, (an->nblk + 1) * sizeof(uint64_t));
+    if (!tmp) { ikp__free(an->a, v); ikp__oom(err); return NULL; }
+    ikp__radix_sort(v, tmp, an->nblk);
+    ikp__free(an->a, tmp);
+    return v;
+}
+
+IKP_DEF ikp_result ikp_diff_compute(const ikp_capture *base, const ikp_capture *next, const ikp_diff_options *opt,
+                                    ikp_diff **out, ikp_error *err)
+{
+    const ikp_allocator *a;
+    ikp__an an[2];
+    ikp__named *nm[2] = {NULL, NULL};
+    const ikp_capture *cap[2];
+    ikp_diff *d;
+    ikp__pool pool, gpool;
+    ikp_result r = IKP_OK;
+    uint64_t *bs[2] = {NULL, NULL};
+    size_t *eo[2] = {NULL, NULL};
+    size_t i, k, *ev_name = NULL, *gr_name = NULL, ngr;
+    uint32_t both = 0, side;
+    uint8_t *matched = NULL;
+    char t[40];
+    if (!base || !next || !out) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL argument");
+    *out = NULL;
+    if (opt && (!(opt->threshold >= 0 && opt->threshold < 1e6) || !(opt->alpha >= 0 && opt->alpha < 1) ||
+                !(opt->min_change_ns >= 0 && opt->min_change_ns < 1e15)))
+        return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1,
+                         "diff options: threshold must be a fraction >= 0, alpha in [0, 1) and min_change_ns >= 0");
+    a = &base->alloc;
+    cap[0] = base;
+    cap[1] = next;
+    memset(&pool, 0, sizeof pool);
+    memset(&gpool, 0, sizeof gpool);
+    memset(an, 0, sizeof an);
+    d = (ikp_diff *)ikp__alloc(a, sizeof *d);
+    if (!d) return ikp__oom(err);
+    memset(d, 0, sizeof *d);
+    d->allocator_ = base->alloc;
+    d->options.threshold = opt && opt->threshold > 0 ? opt->threshold : 0.02;
+    d->options.alpha = opt && opt->alpha > 0 ? opt->alpha : 0.01;
+    d->options.min_change_ns = opt && opt->min_change_ns > 0 ? opt->min_change_ns : 5;
+    d->base_info = base->info;
+    d->next_info = next->info;
+    for (side = 0; side < 2 && r == IKP_OK; side++) {
+        r = ikp__an_run(&an[side], cap[side], 0, NULL, NULL, err);
+        if (r == IKP_OK) r = ikp__an_sort(&an[side], err);
+        if (r == IKP_OK) {
+            ikp__sort(an[side].ser, an[side].nser, sizeof(ikp__ser), ikp__cmp_ser); /* by event id */
+            nm[side] = (ikp__named *)ikp__alloc(a, (an[side].nser + 1) * sizeof(ikp__named));
+            if (!nm[side]) r = ikp__oom(err);
+        }
+        if (r == IKP_OK && !(eo[side] = (size_t *)ikp__alloc(a, (an[side].nser + 1) * sizeof(size_t)))) r = ikp__oom(err);
+        for (i = 0; r == IKP_OK && i < an[side].nser; i++) /* event names: offsets until the pool settles */
+            if (!ikp__pool_add(a, &pool, ikp__ev_name(cap[side], (uint32_t)an[side].ser[i].key, t, sizeof t), &eo[side][i]))
+                r = ikp__oom(err);
+        if (r == IKP_OK && !(bs[side] = ikp__block_spans(&an[side], err))) r = IKP_ERR_OUT_OF_MEMORY;
+    }
+    if (r != IKP_OK) goto done;
+    for (side = 0; side < 2; side++)
+        for (i = 0; i < an[side].nser; i++) { nm[side][i].name = pool.p + eo[side][i]; nm[side][i].i = i; }
+    /* the new side's names sorted, for lookups; events in base order, then new only */
+    ikp__sort(nm[1], an[1].nser, sizeof(ikp__named), ikp__cmp_named);
+    matched = (uint8_t *)ikp__alloc(a, an[1].nser + 1);
+    d->events = (ikp_diff_event *)ikp__alloc(a, (an[0].nser + an[1].nser + 1) * sizeof(ikp_diff_event));
+    ev_name = (size_t *)ikp__alloc(a, (an[0].nser + an[1].nser + 1) * sizeof(size_t));
+    if (!matched || !d->events || !ev_name) { r = ikp__oom(err); goto done; }
+    memset(matched, 0, an[1].nser + 1);
+    for (i = 0; i < an[0].nser; i++) {
+        size_t j = ikp__find_named(nm[1], an[1].nser, nm[0][i].name, matched);
+        if (j < an[1].nser) { both++; matched[j] = 1; }
+    }
+    d->tests = both + 1; /* the events in both, and the span */
+    memset(matched, 0, an[1].nser + 1);
+    for (i = 0; i < an[0].nser; i++) {
+        ikp_diff_event *e = &d->events[d->num_events];
+        const ikp__ser *sa = &an[0].ser[i];
+        size_t j = ikp__find_named(nm[1], an[1].nser, nm[0][i].name, matched);
+        memset(e, 0, sizeof *e);
+        ev_name[d->num_events++] = (size_t)(nm[0][i].name - pool.p);
+        ikp__event_stats_fill(&e->base, sa->v, sa->n);
+        e->base.id = (uint32_t)sa->key;
+        if (j < an[1].nser) {
+            const ikp__ser *sb = &an[1].ser[nm[1][j].i];
+            matched[j] = 1;
+            ikp__event_stats_fill(&e->next, sb->v, sb->n);
+            e->next.id = (uint32_t)sb->key;
+            ikp__judge(&e->test, sa->v, sa->n, sb->v, sb->n, &d->options, d->tests);
+        } else {
+            e->test.verdict = IKP_VERDICT_ONLY_BASE;
+            e->test.p_value = 1;
+            d->differs |= IKP_DIFF_EVENTS;
+        }
+    }
+    for (k = 0; k < an[1].nser; k++) eo[1][nm[1][k].i] = k; /* series -> its place among the sorted names */
+    for (k = 0; k < an[1].nser; k++) { /* new only, by id */
+        size_t j = eo[1][k];
+        if (!matched[j]) {
+            ikp_diff_event *e = &d->events[d->num_events];
+            const ikp__ser *sb = &an[1].ser[k];
+            memset(e, 0, sizeof *e);
+            ev_name[d->num_events++] = (size_t)(nm[1][j].name - pool.p);
+            ikp__event_stats_fill(&e->next, sb->v, sb->n);
+            e->next.id = (uint32_t)sb->key;
+            e->test.verdict = IKP_VERDICT_ONLY_NEW;
+            e->test.p_value = 1;
+            d->differs |= IKP_DIFF_EVENTS;
+        }
+    }
+    /* groups by name */
+    ngr = (size_t)an[0].ng + an[1].ng;
+    d->groups = (ikp_diff_group *)ikp__alloc(a, (ngr + 1) * sizeof(ikp_diff_group));
+    gr_name = (size_t *)ikp__alloc(a, (ngr + 1) * sizeof(size_t));
+    if (!d->groups || !gr_name) { r = ikp__oom(err); goto done; }
+    for (side = 0; side < 2; side++)
+        for (k = 0; k < an[side].ng; k++) {
+            const ikp__an *x = &an[side];
+            const char *name;
+            ikp_diff_group *g = NULL;
+            size_t at;
+            if (!x->g_lanes[k]) continue;
+            name = ikp__gr_name(cap[side], (uint32_t)k, t, sizeof t);
+            for (i = 0; i < d->num_groups && !g; i++)
+                if (!strcmp(gpool.p + gr_name[i], name)) g = &d->groups[i];
+            if (!g) {
+                if (!ikp__pool_add(a, &gpool, name, &at)) { r = ikp__oom(err); goto done; }
+                g = &d->groups[d->num_groups];
+                memset(g, 0, sizeof *g);
+                gr_name[d->num_groups++] = at;
+                g->verdict = side ? IKP_VERDICT_ONLY_NEW : IKP_VERDICT_ONLY_BASE;
+            } else if (side) g->verdict = IKP_VERDICT_SAME;
+            if (side) { g->next_lanes = x->g_lanes[k]; g->next_busy = x->g_bspan[k] > 0 ? x->g_work[k] / x->g_bspan[k] : 0; }
+            else { g->base_lanes = x->g_lanes[k]; g->base_busy = x->g_bspan[k] > 0 ? x->g_work[k] / x->g_bspan[k] : 0; }
+        }
+    /* the span: the capture's, and each block's as the samples */
+    d->span.base_ns = (double)base->info.span_ps / 1000.0;
+    d->span.next_ns = (double)next->info.span_ps / 1000.0;
+    d->span.change = ikp__change(d->span.base_ns, d->span.next_ns);
+    ikp__event_stats_fill(&d->span.base_blocks, bs[0], an[0].nblk);
+    ikp__event_stats_fill(&d->span.next_blocks, bs[1], an[1].nblk);
+    ikp__judge(&d->span.test, bs[0], an[0].nblk, bs[1], an[1].nblk, &d->options, d->tests);
+    d->verdict = d->span.test.verdict;
+    if (base->format != next->format) d->differs |= IKP_DIFF_FORMAT;
+    if (base->info.timer_cycles != next->info.timer_cycles) d->differs |= IKP_DIFF_TIMER;
+    if (base->info.num_blocks != next->info.num_blocks) d->differs |= IKP_DIFF_BLOCKS;
+    if (base->info.num_groups != next->info.num_groups) d->differs |= IKP_DIFF_GROUPS;
+    if (memcmp(base->info.grid, next->info.grid, sizeof base->info.grid)) d->differs |= IKP_DIFF_GRID;
+    /* names last: the group names after the event names, in one block */
+    if (!ikp__grow(a, (void **)&pool.p, &pool.cap, pool.n + gpool.n + 1, 1)) { r = ikp__oom(err); goto done; }
+    if (gpool.n) memcpy(pool.p + pool.n, gpool.p, gpool.n);
+    d->names_ = pool.p;
+    for (i = 0; i < d->num_events; i++) {
+        d->events[i].name = d->names_ + ev_name[i];
+        d->events[i].base.name = d->events[i].next.name = d->events[i].name;
+    }
+    for (i = 0; i < d->num_groups; i++) d->groups[i].name = d->names_ + pool.n + gr_name[i];
+    pool.p = NULL;
+    d->span.base_blocks.name = d->span.next_blocks.name = "block span";
+done:
+    for (side = 0; side < 2; side++) {
+        ikp__an_free(&an[side]); ikp__free(a, nm[side]); ikp__free(a, bs[side]); ikp__free(a, eo[side]);
+    }
+    ikp__free(a, gpool.p);
+    ikp__free(a, matched);
+    ikp__free(a, ev_name);
+    ikp__free(a, gr_name);
+    ikp__free(a, pool.p);
+    if (r != IKP_OK) { ikp_diff_free(d); return r; }
+    *out = d;
+    ikp__ok(err);
+    return IKP_OK;
+}
+
+IKP_DEF int ikp_diff_slower_than(const ikp_diff *d, double fraction)
+{
+    uint32_t i;
+    if (!d) return 0;
+    for (i = 0; i < d->num_events; i++)
+        if (d->events[i].test.verdict == IKP_VERDICT_SLOWER && d->events[i].test.p50_change > fraction) return 1;
+    return d->span.test.verdict == IKP_VERDICT_SLOWER && d->span.change > fraction;
+}
+
+/* ---- 6b. diff and report writers ---- */
+/* a signed percentage: "+10.0%", "-3.2%" */
+static void ikp__put_pct(ikp__out *o, double frac, size_t w)
+{
+    char t[64];
+    size_t n;
+    t[0] = frac >= 0 ? '+' : '-';
+    n = 1 + ikp__fmt_fixed(t + 1, sizeof t - 2, frac < 0 ? -frac * 100 : frac * 100, 1);
+    t[n++] = '%';
+    for (; n < w; w--) ikp__put(o, " ", 1);
+    ikp__put(o, t, n);
+}
+/* a probability in JSON's number syntax: 0.0123, 1.2e-30, 0 */
+static void ikp__put_prob(ikp__out *o, double p)
+{
+    char t[64];
+    int e = 0;
+    if (!(p > 0)) { ikp__puts(o, "0"); return; }
+    if (p >= 0.001) { ikp__put_f(o, p, 4); return; }
+    while (p < 1 && e > -330) { p *= 10; e--; }
+    ikp__put(o, t, ikp__fmt_fixed(t, sizeof t, p, 1));
+    snprintf(t, sizeof t, "e%d", e);
+    ikp__puts(o, t);
+}
+
+/* the capture spans: "<base> us -> <new> us (<change>)" */
+static void ikp__put_span_change(ikp__out *o, const ikp_diff *d)
+{
+    ikp__put_f(o, d->span.base_ns / 1000.0, 3);
+    ikp__puts(o, " us -> ");
+    ikp__put_f(o, d->span.next_ns / 1000.0, 3);
+    ikp__puts(o, " us (");
+    ikp__put_pct(o, d->span.change, 0);
+    ikp__puts(o, ")");
+}
+
+/* what a change must pass: "<p>", between, "<threshold>% and <min> ns" */
+static void ikp__put_diff_rule(ikp__out *o, const ikp_diff *d, const char *between)
+{
+    ikp__put_prob(o, d->options.alpha / d->tests);
+    ikp__puts(o, between);
+    ikp__put_f(o, d->options.threshold * 100, 1);
+    ikp__puts(o, "% and ");
+    ikp__put_f(o, d->options.min_change_ns, 1);
+    ikp__puts(o, " ns");
+}
+
+static const char *ikp__differs_text(uint32_t bit)
+{
+    switch (bit) {
+    case IKP_DIFF_FORMAT: return "formats";
+    case IKP_DIFF_TIMER: return "timers";
+    case IKP_DIFF_BLOCKS: return "block counts";
+    case IKP_DIFF_GROUPS: return "group counts";
+    case IKP_DIFF_GRID: return "grids";
+    default: return "event sets";
+    }
+}
+
+/* the text comparison's event table, names in w columns */
+static void ikp__diff_text_events(ikp__out *o, const ikp_diff *d, size_t w)
+{
+    char t[256];
+    uint32_t i;
+    ikp__put_text_name(o, "event", w);
+    ikp__puts(o, "   count base/new    p50 base ns     p50 new ns     p50     p90     p99     max   total  verdict\n");
+    for (i = 0; i < d->num_events; i++) {
+        const ikp_diff_event *e = &d->events[i];
+        int has2 = e->base.count && e->next.count;
+        ikp__put_text_name(o, e->name, w);
+        snprintf(t, sizeof t, " %9llu/%-9llu", (unsigned long long)e->base.count, (unsigned long long)e->next.count);
+        ikp__puts(o, t);
+        ikp__put_f_w(o, e->base.p50_ns, 1, 12);
+        ikp__put_f_w(o, e->next.p50_ns, 1, 15);
+        if (has2) {
+            ikp__put_pct(o, e->test.p50_change, 8);
+            ikp__put_pct(o, ikp__change(e->base.p90_ns, e->next.p90_ns), 8);
+            ikp__put_pct(o, ikp__change(e->base.p99_ns, e->next.p99_ns), 8);
+            ikp__put_pct(o, ikp__change(e->base.max_ns, e->next.max_ns), 8);
+            ikp__put_pct(o, ikp__change(e->base.total_ns, e->next.total_ns), 8);
+        } else ikp__puts(o, "       -       -       -       -       -");
+        ikp__puts(o, "  ");
+        ikp__puts(o, ikp_verdict_name(e->test.verdict));
+        if (has2) { ikp__puts(o, " (p="); ikp__put_prob(o, e->test.p_value); ikp__puts(o, ")"); }
+        ikp__puts(o, "\n");
+    }
+}
+
+/* its group table: lanes and busy fractions */
+static void ikp__diff_text_groups(ikp__out *o, const ikp_diff *d, size_t w)
+{
+    char t[256];
+    uint32_t i;
+    if (d->num_groups) {
+        ikp__puts(o, "\n");
+        ikp__put_text_name(o, "group", w);
+        ikp__puts(o, "   lanes base/new  busy base  busy new  change\n");
+        for (i = 0; i < d->num_groups; i++) {
+            const ikp_diff_group *g = &d->groups[i];
+            ikp__put_text_name(o, g->name, w);
+            snprintf(t, sizeof t, " %9u/%-9u", g->base_lanes, g->next_lanes);
+            ikp__puts(o, t);
+            ikp__put_f_w(o, g->base_busy * 100, 1, 9); ikp__puts(o, "%");
+            ikp__put_f_w(o, g->next_busy * 100, 1, 9); ikp__puts(o, "%");
+            if (g->verdict == IKP_VERDICT_SAME) {
+                ikp__put_f_w(o, (g->next_busy - g->base_busy) * 100, 1, 7);
+                ikp__puts(o, " pt\n");
+            } else { ikp__puts(o, "  "); ikp__puts(o, ikp_verdict_name(g->verdict)); ikp__puts(o, "\n"); }
+        }
+    }
+}
+
+/* its span and verdict lines, and what the captures do not share */
+static void ikp__diff_text_span(ikp__out *o, const ikp_diff *d)
+{
+    char t[256];
+    uint32_t i, bit;
+    ikp__puts(o, "\nspan      ");
+    ikp__put_span_change(o, d);
+    ikp__puts(o, "; block spans p50 ");
+    ikp__put_f(o, d->span.base_blocks.p50_ns / 1000.0, 3);
+    ikp__puts(o, " -> ");
+    ikp__put_f(o, d->span.next_blocks.p50_ns / 1000.0, 3);
+    snprintf(t, sizeof t, " us (%llu and %llu blocks, ", (unsigned long long)d->span.base_blocks.count,
+             (unsigned long long)d->span.next_blocks.count);
+    ikp__puts(o, t);
+    ikp__put_pct(o, d->span.test.p50_change, 0);
+    ikp__puts(o, ", p=");
+    ikp__put_prob(o, d->span.test.p_value);
+    ikp__puts(o, ")\nverdict   ");
+    ikp__puts(o, ikp_verdict_name(d->verdict));
+    ikp__puts(o, " (a change counts when the rank test's p < ");
+    ikp__put_diff_rule(o, d, " and the median moved by at least ");
+    ikp__puts(o, ")\n");
+    for (bit = 1; bit <= IKP_DIFF_EVENTS; bit <<= 1)
+        if (d->differs & bit) {
+            snprintf(t, sizeof t, "note      the captures' %s differ", ikp__differs_text(bit));
+            ikp__puts(o, t);
+            if (bit == IKP_DIFF_EVENTS) {
+                ikp__puts(o, ": compared by name; only in one:");
+                for (i = 0; i < d->num_events; i++)
+                    if (d->events[i].test.verdict >= IKP_VERDICT_ONLY_BASE) {
+                        ikp__puts(o, " ");
+                        ikp__put_text_name(o, d->events[i].name, 0);
+                        ikp__puts(o, d->events[i].test.verdict == IKP_VERDICT_ONLY_BASE ? " (base)" : " (new)");
+                    }
+            }
+            if (bit == IKP_DIFF_BLOCKS) {
+                snprintf(t, sizeof t, ": %u and %u", d->base_info.num_blocks, d->next_info.num_blocks);
+                ikp__puts(o, t);
+            }
+            if (bit == IKP_DIFF_GROUPS) {
+                snprintf(t, sizeof t, ": %u and %u", d->base_info.num_groups, d->next_info.num_groups);
+                ikp__puts(o, t);
+            }
+            ikp__puts(o, "\n");
+        }
+}
+
+IKP_DEF ikp_result ikp_diff_write_text(const ikp_diff *d, ikp_write_fn fn, void *user, ikp_error *err)
+{
+    ikp__out o;
+    char buf[4096];
+    uint32_t i;
+    size_t w = 10;
+    if (!d || !fn) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL argument");
+    ikp__out_init(&o, fn, user, buf, sizeof buf);
+    for (i = 0; i < d->num_events; i++) {
+        size_t n = strlen(d->events[i].name);
+        if (n > w) w = n > 40 ? 40 : n;
+    }
+    ikp__diff_text_events(&o, d, w);
+    ikp__diff_text_groups(&o, d, w);
+    ikp__diff_text_span(&o, d);
+    return ikp__out_end(&o, err, "comparison");
+}
+
+static void ikp__put_json_dist(ikp__out *o, const ikp_event_stats *e)
+{
+    ikp__puts(o, "{\"count\":");
+    ikp__put_u64(o, e->count);
+    ikp__put_kv_f(o, "total_ns", e->total_ns);
+    ikp__put_kv_f(o, "p50_ns", e->p50_ns);
+    ikp__put_kv_f(o, "p90_ns", e->p90_ns);
+    ikp__put_kv_f(o, "p99_ns", e->p99_ns);
+    ikp__put_kv_f(o, "max_ns", e->max_ns);
+    ikp__puts(o, "}");
+}
+static void ikp__put_json_test(ikp__out *o, const ikp_diff_test *t)
+{
+    ikp__puts(o, ",\"p50_change\":");
+    ikp__put_f(o, t->p50_change, 6);
+    ikp__puts(o, ",\"z\":");
+    ikp__put_f(o, t->z, 3);
+    ikp__puts(o, ",\"p_value\":");
+    ikp__put_prob(o, t->p_value);
+    ikp__puts(o, ",\"verdict\":\"");
+    ikp__puts(o, ikp_verdict_name(t->verdict));
+    ikp__puts(o, "\"");
+}
+static void ikp__put_json_capture(ikp__out *o, const ikp_capture_info *in)
+{
+    ikp__puts(o, "{\"format\":\"");
+    ikp__puts(o, ikp_format_name(in->format));
+    ikp__puts(o, "\"");
+    ikp__put_kv_u(o, "blocks", in->num_blocks);
+    ikp__put_kv_u(o, "num_groups", in->num_groups);
+    ikp__put_kv_u(o, "records", in->records);
+    ikp__puts(o, "}");
+}
+
+/* one event of the JSON comparison: both sides' figures, changes, test */
+static void ikp__diff_json_event(ikp__out *o, const ikp_diff_event *e, int first)
+{
+    ikp__puts(o, first ? "\n{\"name\":\"" : ",\n{\"name\":\"");
+    ikp__put_json_chars(o, e->name);
+    ikp__puts(o, "\",\"base\":");
+    if (e->base.count) ikp__put_json_dist(o, &e->base); else ikp__puts(o, "null");
+    ikp__puts(o, ",\"new\":");
+    if (e->next.count) ikp__put_json_dist(o, &e->next); else ikp__puts(o, "null");
+    if (e->base.count && e->next.count) {
+        ikp__puts(o, ",\"changes\":{\"count\":");
+        ikp__put_f(o, ikp__change((double)e->base.count, (double)e->next.count), 6);
+        ikp__puts(o, ",\"total\":");
+        ikp__put_f(o, ikp__change(e->base.total_ns, e->next.total_ns), 6);
+        ikp__puts(o, ",\"p90\":");
+        ikp__put_f(o, ikp__change(e->base.p90_ns, e->next.p90_ns), 6);
+        ikp__puts(o, ",\"p99\":");
+        ikp__put_f(o, ikp__change(e->base.p99_ns, e->next.p99_ns), 6);
+        ikp__puts(o, ",\"max\":");
+        ikp__put_f(o, ikp__change(e->base.max_ns, e->next.max_ns), 6);
+        ikp__puts(o, "}");
+        ikp__put_json_test(o, &e->test);
+    } else {
+        ikp__puts(o, ",\"p50_change\":null,\"verdict\":\"");
+        ikp__puts(o, ikp_verdict_name(e->test.verdict));
+        ikp__puts(o, "\"");
+    }
+    ikp__puts(o, "}");
+}
+
+/* one group of the JSON comparison: lanes and busy fraction of each side */
+static void ikp__diff_json_group(ikp__out *o, const ikp_diff_group *g, int first)
+{
+    ikp__puts(o, first ? "\n{\"name\":\"" : ",\n{\"name\":\"");
+    ikp__put_json_chars(o, g->name);
+    ikp__puts(o, "\",\"base\":");
+    if (g->base_lanes) {
+        ikp__puts(o, "{\"lanes\":"); ikp__put_u64(o, g->base_lanes);
+        ikp__puts(o, ",\"busy_fraction\":"); ikp__put_f(o, g->base_busy, 6); ikp__puts(o, "}");
+    } else ikp__puts(o, "null");
+    ikp__puts(o, ",\"new\":");
+    if (g->next_lanes) {
+        ikp__puts(o, "{\"lanes\":"); ikp__put_u64(o, g->next_lanes);
+        ikp__puts(o, ",\"busy_fraction\":"); ikp__put_f(o, g->next_busy, 6); ikp__puts(o, "}");
+    } else ikp__puts(o, "null");
+    ikp__puts(o, ",\"verdict\":\"");
+    ikp__puts(o, ikp_verdict_name(g->verdict));
+    ikp__puts(o, "\"}");
+}
+
+IKP_DEF ikp_result ikp_diff_write_json(const ikp_diff *d, ikp_write_fn fn, void *user, ikp_error *err)
+{
+    ikp__out o;
+    char buf[4096];
+    uint32_t i, bit, n = 0;
+    if (!d || !fn) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL argument");
+    ikp__out_init(&o, fn, user, buf, sizeof buf);
+    ikp__puts(&o, "{\"base\":");
+    ikp__put_json_capture(&o, &d->base_info);
+    ikp__puts(&o, ",\"new\":");
+    ikp__put_json_capture(&o, &d->next_info);
+    ikp__puts(&o, ",\"options\":{\"threshold\":");
+    ikp__put_f(&o, d->options.threshold, 6);
+    ikp__puts(&o, ",\"alpha\":");
+    ikp__put_prob(&o, d->options.alpha);
+    ikp__puts(&o, ",\"min_change_ns\":");
+    ikp__put_f(&o, d->options.min_change_ns, 3);
+    ikp__put_kv_u(&o, "tests", d->tests);
+    ikp__puts(&o, "},\"differs\":[");
+    for (bit = 1; bit <= IKP_DIFF_EVENTS; bit <<= 1)
+        if (d->differs & bit) {
+            ikp__puts(&o, n++ ? ",\"" : "\"");
+            ikp__puts(&o, ikp__differs_text(bit));
+            ikp__puts(&o, "\"");
+        }
+    ikp__puts(&o, "],\"events\":[");
+    for (i = 0; i < d->num_events; i++) ikp__diff_json_event(&o, &d->events[i], i == 0);
+    ikp__puts(&o, "],\"groups\":[");
+    for (i = 0; i < d->num_groups; i++) ikp__diff_json_group(&o, &d->groups[i], i == 0);
+    ikp__puts(&o, "],\"span\":{\"base_ns\":");
+    ikp__put_f(&o, d->span.base_ns, 3);
+    ikp__puts(&o, ",\"new_ns\":");
+    ikp__put_f(&o, d->span.next_ns, 3);
+    ikp__puts(&o, ",\"change\":");
+    ikp__put_f(&o, d->span.change, 6);
+    ikp__puts(&o, ",\"blocks\":{\"base\":");
+    ikp__put_json_dist(&o, &d->span.base_blocks);
+    ikp__puts(&o, ",\"new\":");
+    ikp__put_json_dist(&o, &d->span.next_blocks);
+    ikp__puts(&o, "}");
+    ikp__put_json_test(&o, &d->span.test);
+    ikp__puts(&o, "},\"verdict\":\"");
+    ikp__puts(&o, ikp_verdict_name(d->verdict));
+    ikp__puts(&o, "\"}\n");
+    return ikp__out_end(&o, err, "comparison");
+}
+
+/* Markdown table cell text: '|', '\\', '<', '>', '&' and control bytes made harmless */
+static void ikp__put_md(ikp__out *o, const char *s)
+{
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '|') ikp__puts(o, "\\|");
+        else if (c == '\\') ikp__puts(o, "\\\\");
+        else if (c == '<') ikp__puts(o, "&lt;");
+        else if (c == '>') ikp__puts(o, "&gt;");
+        else if (c == '&') ikp__puts(o, "&amp;");
+        else if (c == '`' || c == '*' || c == '_' || c == '[' || c == ']') { ikp__put(o, "\\", 1); ikp__put(o, s, 1); }
+        else if (c < 0x20 || c == 0x7f) ikp__put(o, "?", 1);
+        else ikp__put(o, s, 1);
+    }
+}
+
+static void ikp__put_diff_md(ikp__out *o, const ikp_diff *d)
+{
+    uint32_t i;
+    ikp__puts(o, "| event | count base / new | p50 base (ns) | p50 new (ns) | p50 | p90 | p99 | total | verdict |\n"
+                 "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n");
+    for (i = 0; i < d->num_events; i++) {
+        const ikp_diff_event *e = &d->events[i];
+        char t[96];
+        ikp__puts(o, "| ");
+        ikp__put_md(o, e->name);
+        snprintf(t, sizeof t, " | %llu / %llu | ", (unsigned long long)e->base.count, (unsigned long long)e->next.count);
+        ikp__puts(o, t);
+        ikp__put_f(o, e->base.p50_ns, 1); ikp__puts(o, " | ");
+        ikp__put_f(o, e->next.p50_ns, 1); ikp__puts(o, " | ");
+        if (e->base.count && e->next.count) {
+            ikp__put_pct(o, e->test.p50_change, 0); ikp__puts(o, " | ");
+            ikp__put_pct(o, ikp__change(e->base.p90_ns, e->next.p90_ns), 0); ikp__puts(o, " | ");
+            ikp__put_pct(o, ikp__change(e->base.p99_ns, e->next.p99_ns), 0); ikp__puts(o, " | ");
+            ikp__put_pct(o, ikp__change(e->base.total_ns, e->next.total_ns), 0); ikp__puts(o, " | ");
+        } else ikp__puts(o, "- | - | - | - | ");
+        ikp__puts(o, e->test.verdict == IKP_VERDICT_SLOWER || e->test.verdict == IKP_VERDICT_FASTER ? "**" : "");
+        ikp__puts(o, ikp_verdict_name(e->test.verdict));
+        ikp__puts(o, e->test.verdict == IKP_VERDICT_SLOWER || e->test.verdict == IKP_VERDICT_FASTER ? "**" : "");
+        ikp__puts(o, " |\n");
+    }
+    ikp__puts(o, "\nSpan: ");
+    ikp__put_span_change(o, d);
+    ikp__puts(o, "; median block span ");
+    ikp__put_pct(o, d->span.test.p50_change, 0);
+    ikp__puts(o, ". **Verdict: ");
+    ikp__puts(o, ikp_verdict_name(d->verdict));
+    ikp__puts(o, "** (Mann-Whitney rank test per event, p < ");
+    ikp__put_diff_rule(o, d, ", and a median change of at least ");
+    ikp__puts(o, ").\n");
+}
+
+IKP_DEF ikp_result ikp_diff_write_markdown(const ikp_diff *d, ikp_write_fn fn, void *user, ikp_error *err)
+{
+    ikp__out o;
+    char buf[4096];
+    if (!d || !fn) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL argument");
+    ikp__out_init(&o, fn, user, buf, sizeof buf);
+    ikp__put_diff_md(&o, d);
+    return ikp__out_end(&o, err, "comparison");
+}
+
+static void ikp__put_us(ikp__out *o, int64_t ps)
+{
+    ikp__put_f(o, (double)ps / 1e6, 3);
+}
+static void ikp__put_share(ikp__out *o, double frac) /* "12.3%" */
+{
+    ikp__put_f(o, frac * 100, 1);
+    ikp__puts(o, "%");
+}
+
+IKP_DEF ikp_result ikp_report_write_markdown(const ikp_report *r, const ikp_report_md_options *opt,
+                                             ikp_write_fn fn, void *user, ikp_error *err)
+{
+    ikp__out o;
+    char buf[8192], t[512];
+    const ikp_stats *st;
+    const ikp_capture_info *in;
+    uint32_t i, best = 0, show;
+    if (!r || !fn || !r->stats) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL argument");
+    st = r->stats;
+    in = &st->info;
+    ikp__out_init(&o, fn, user, buf, sizeof buf);
+    ikp__puts(&o, "# ");
+    ikp__put_md(&o, opt && opt->title ? opt->title : "IKP report");
+    ikp__puts(&o, "\n\n## Configuration\n\n| | |\n| --- | --- |\n");
+    if (opt && opt->source) { ikp__puts(&o, "| capture | "); ikp__put_md(&o, opt->source); ikp__puts(&o, " |\n"); }
+    ikp__puts(&o, "| device | ");
+    ikp__put_md(&o, r->device ? r->device : "not recorded in the capture");
+    snprintf(t, sizeof t, " |\n| format | %s (timer: %s) |\n| grid | %u blocks x %u groups", ikp_format_name(in->format),
+             in->timer_cycles ? "SM cycles" : "globaltimer ns", in->num_blocks, in->num_groups);
+    ikp__puts(&o, t);
+    if (in->grid[0]) { snprintf(t, sizeof t, " (grid %u x %u x %u)", in->grid[0], in->grid[1], in->grid[2]); ikp__puts(&o, t); }
+    snprintf(t, sizeof t, " |\n| lanes | %u in the buffer, %u active |\n| records | %llu (%llu regions, %llu instants) |\n| span | ",
+             in->num_lanes, in->active_lanes, (unsigned long long)in->records, (unsigned long long)st->regions,
+             (unsigned long long)st->instants);
+    ikp__puts(&o, t);
+    ikp__put_us(&o, in->span_ps);
+    ikp__puts(&o, " us |\n");
+    if (in->drops_known) { snprintf(t, sizeof t, "| dropped | %llu |\n", (unsigned long long)in->dropped); ikp__puts(&o, t); }
+    if (in->invalid || in->backwards || in->unfinalized_lanes || in->corrupt_lanes || in->refused_lanes || in->claimed_twice ||
+        in->out_of_range || in->after_finalize || in->duplicate_lanes || in->may_wrap || st->unmatched_begin || st->unmatched_end) {
+        snprintf(t, sizeof t, "| warnings | %llu unmatched begins, %llu unmatched ends, %llu invalid, %llu backwards, "
+                 "%llu lanes unfinalized, %llu corrupt, %llu refused: see the capture's info |\n",
+                 (unsigned long long)st->unmatched_begin, (unsigned long long)st->unmatched_end,
+                 (unsigned long long)in->invalid, (unsigned long long)in->backwards,
+                 (unsigned long long)in->unfinalized_lanes, (unsigned long long)in->corrupt_lanes,
+                 (unsigned long long)in->refused_lanes);
+        ikp__puts(&o, t);
+    }
+
+    ikp__puts(&o, "\n## Stages\n\nEach event's regions per group: count, total time, share of the group's lanes' "
+                  "time inside regions (regions nest, so shares can add up past 100%), median and 99th percentile.\n\n"
+                  "| group | event | count | total (us) | share | p50 (ns) | p99 (ns) |\n"
+                  "| --- | --- | ---: | ---: | ---: | ---: | ---: |\n");
+    for (i = 0; i < r->num_stages; i++) {
+        const ikp_report_stage *s = &r->stages[i];
+        ikp__puts(&o, "| ");
+        ikp__put_md(&o, s->group_name);
+        ikp__puts(&o, " | ");
+        ikp__put_md(&o, s->name);
+        snprintf(t, sizeof t, " | %llu | ", (unsigned long long)s->count);
+        ikp__puts(&o, t);
+        ikp__put_f(&o, s->total_ns / 1000.0, 3); ikp__puts(&o, " | ");
+        ikp__put_share(&o, s->share); ikp__puts(&o, " | ");
+        ikp__put_f(&o, s->p50_ns, 1); ikp__puts(&o, " | ");
+        ikp__put_f(&o, s->p99_ns, 1); ikp__puts(&o, " |\n");
+    }
+
+    ikp__puts(&o, "\n## Pipeline\n\nPer group, over the spans of the blocks it has lanes in: busy (inside a region");
+    ikp__puts(&o, r->waits ? ", less the wait events'" : "");
+    ikp__puts(&o, "), idle, and alone: busy while no other group of its block is, the time the block waits on it.\n\n"
+                  "| group | lanes | busy | idle | alone | alone (us) | bounds blocks |\n"
+                  "| --- | ---: | ---: | ---: | ---: | ---: | ---: |\n");
+    for (i = 0; i < r->num_groups; i++) {
+        const ikp_report_group *g = &r->groups[i];
+        ikp__puts(&o, "| ");
+        ikp__put_md(&o, g->name);
+        snprintf(t, sizeof t, " | %u | ", g->lanes);
+        ikp__puts(&o, t);
+        ikp__put_share(&o, g->busy_fraction); ikp__puts(&o, " | ");
+        ikp__put_share(&o, g->idle_fraction); ikp__puts(&o, " | ");
+        ikp__put_share(&o, g->span_ns > 0 ? g->alone_ns / g->span_ns : 0); ikp__puts(&o, " | ");
+        ikp__put_f(&o, g->alone_ns / 1000.0, 3);
+        snprintf(t, sizeof t, " | %u of %u |\n", g->blocks_bound, g->blocks);
+        ikp__puts(&o, t);
+        if (g->alone_ns > r->groups[best].alone_ns) best = i;
+    }
+    if (r->num_groups > 1 && r->groups[best].alone_ns > 0) {
+        const ikp_report_group *g = &r->groups[best];
+        ikp__puts(&o, "\n**Bound by ");
+        ikp__put_md(&o, g->name);
+        ikp__puts(&o, "**: it is the only busy group ");
+        ikp__put_share(&o, g->span_ns > 0 ? g->alone_ns / g->span_ns : 0);
+        snprintf(t, sizeof t, " of its blocks' time and the longest alone in %u of %u blocks.\n", g->blocks_bound, g->blocks);
+        ikp__puts(&o, t);
+    }
+    if (r->num_pairs) {
+        ikp__puts(&o, "\nPairs of groups in the same blocks, as fractions of those blocks' spans:\n\n"
+                      "| A | B | both busy | A works, B waits | B works, A waits | both idle |\n"
+                      "| --- | --- | ---: | ---: | ---: | ---: |\n");
+        for (i = 0; i < r->num_pairs; i++) {
+            const ikp_report_pair *p = &r->pairs[i];
+            ikp__puts(&o, "| ");
+            ikp__put_md(&o, r->groups[p->a].name);
+            ikp__puts(&o, " | ");
+            ikp__put_md(&o, r->groups[p->b].name);
+            ikp__puts(&o, " | ");
+            ikp__put_share(&o, p->both); ikp__puts(&o, " | ");
+            ikp__put_share(&o, p->a_only); ikp__puts(&o, " | ");
+            ikp__put_share(&o, p->b_only); ikp__puts(&o, " | ");
+            ikp__put_share(&o, p->neither); ikp__puts(&o, " |\n");
+        }
+    }
+
+    ikp__puts(&o, "\n## Balance\n\n");
+    if (r->num_blocks) {
+        snprintf(t, sizeof t, "%u blocks. The median block ends at ", r->num_blocks);
+        ikp__puts(&o, t);
+        ikp__put_us(&o, r->end_p50_ps);
+        ikp__puts(&o, " us and the last at ");
+        ikp__put_us(&o, r->blocks[0].end_ps);
+        ikp__puts(&o, " us: a tail of ");
+        ikp__put_us(&o, r->tail_ps);
+        ikp__puts(&o, " us (");
+        ikp__put_share(&o, in->span_ps > 0 ? (double)r->tail_ps / (double)in->span_ps : 0);
+        ikp__puts(&o, " of the span) in which fewer than half the blocks still run.\n");
+    }
+    if (r->num_sms) {
+        int64_t s0 = INT64_MAX, s1 = INT64_MIN, e0 = INT64_MAX, e1 = INT64_MIN;
+        for (i = 0; i < r->num_sms; i++) {
+            const ikp_report_sm *s = &r->sms[i];
+            if (s->start_ps < s0) s0 = s->start_ps;
+            if (s->start_ps > s1) s1 = s->start_ps;
+            if (s->end_ps < e0) e0 = s->end_ps;
+            if (s->end_ps > e1) e1 = s->end_ps;
+        }
+        snprintf(t, sizeof t, "%u SMs: their first records from ", r->num_sms);
+        ikp__puts(&o, t);
+        ikp__put_us(&o, s0); ikp__puts(&o, " to "); ikp__put_us(&o, s1);
+        ikp__puts(&o, " us, their last from ");
+        ikp__put_us(&o, e0); ikp__puts(&o, " to "); ikp__put_us(&o, e1);
+        ikp__puts(&o, " us.\n");
+    }
+    show = r->num_blocks < 8 ? r->num_blocks : 8;
+    if (show) {
+        ikp__puts(&o, "\nThe blocks that end last (busy: summed over the block's lanes):\n\n| block | SM | start (us) | end (us) | span (us) | busy (us) |\n"
+                      "| ---: | ---: | ---: | ---: | ---: | ---: |\n");
+        for (i = 0; i < show; i++) {
+            const ikp_report_block *b = &r->blocks[i];
+            snprintf(t, sizeof t, "| %u | ", b->block);
+            ikp__puts(&o, t);
+            if (b->sm != IKP_NO_SM) { snprintf(t, sizeof t, "%u", b->sm); ikp__puts(&o, t); } else ikp__puts(&o, "-");
+            ikp__puts(&o, " | ");
+            ikp__put_us(&o, b->start_ps); ikp__puts(&o, " | ");
+            ikp__put_us(&o, b->end_ps); ikp__puts(&o, " | ");
+            ikp__put_us(&o, b->end_ps - b->start_ps); ikp__puts(&o, " | ");
+            ikp__put_f(&o, b->busy_ns / 1000.0, 3); ikp__puts(&o, " |\n");
+        }
+    }
+    if (r->num_sms) {
+        ikp__puts(&o, "\n<details><summary>Per SM</summary>\n\n| SM | blocks | first start (us) | last end (us) | busy (us) |\n"
+                      "| ---: | ---: | ---: | ---: | ---: |\n");
+        for (i = 0; i < r->num_sms; i++) {
+            const ikp_report_sm *s = &r->sms[i];
+            snprintf(t, sizeof t, "| %u | %u | ", s->sm, s->blocks);
+            ikp__puts(&o, t);
+            ikp__put_us(&o, s->start_ps); ikp__puts(&o, " | ");
+            ikp__put_us(&o, s->end_ps); ikp__puts(&o, " | ");
+            ikp__put_f(&o, s->busy_ns / 1000.0, 3); ikp__puts(&o, " |\n");
+        }
+        ikp__puts(&o, "\n</details>\n");
+    }
+    if (opt && opt->svg_path) {
+        ikp__puts(&o, "\n## Picture\n\n");
+        {
+        uint32_t units = 0;
+        for (i = 0; i < r->num_rows; i++) if (!i || r->row_unit[i] != r->row_unit[i - 1]) units++;
+        snprintf(t, sizeof t, "Timeline of %u sampled %s (one row per %s and group, coloured by event) and the busy "
+                 "lanes of every %s over time.\n\n![IKP timeline and heatmap](", units,
+                 r->row_by_sm ? "SMs" : "blocks", r->row_by_sm ? "SM" : "block", r->row_by_sm ? "SM" : "block");
+        ikp__puts(&o, t);
+        }
+        ikp__put_md(&o, opt->svg_path);
+        ikp__puts(&o, ")\n");
+    }
+    if (opt && opt->baseline) {
+        ikp__puts(&o, "\n## vs baseline\n\n");
+        ikp__put_diff_md(&o, opt->baseline);
+    }
+    return ikp__out_end(&o, err, "report");
+}
+
+/* XML text: escapes, control bytes and invalid UTF-8 as '?' */
+static void ikp__put_xml(ikp__out *o, const char *str)
+{
+    const unsigned char *s = (const unsigned char *)str;
+    size_t n = strlen(str), i = 0;
+    while (i < n) {
+        unsigned c = s[i];
+        size_t len = c >= 0x20 && c != 0x7f ? ikp__utf8_len(s + i, n - i) : 0;
+        if (c == '&') ikp__puts(o, "&amp;");
+        else if (c == '<') ikp__puts(o, "&lt;");
+        else if (c == '>') ikp__puts(o, "&gt;");
+        else if (c == '"') ikp__puts(o, "&quot;");
+        else if (len) { ikp__put(o, (const char *)s + i, len); i += len; continue; }
+        else ikp__puts(o, "?");
+        i++;
+    }
+}
+
+static const char *const ikp__palette[12] = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948",
+                                            "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac", "#1f77b4", "#8c564b"};
+
+static void ikp__put_num(ikp__out *o, double v) { ikp__put_f(o, v, 1); }
+
+/* the time axis at y: ticks of 1, 2 or 5 x 10^k us */
+static void ikp__svg_axis(ikp__out *o, double x0, double y, double w, int64_t span_ps)
+{
+    double us = (double)span_ps / 1e6, step = 1e-3, v;
+    int k;
+    if (!(us > 0)) us = 1e-3;
+    while (us / step > 10) {
+        if (us / (step * 2) <= 10) { step *= 2; break; }
+        if (us / (step * 5) <= 10) { step *= 5; break; }
+        step *= 10;
+    }
+    ikp__puts(o, "<line x1=\""); ikp__put_num(o, x0); ikp__puts(o, "\" y1=\""); ikp__put_num(o, y);
+    ikp__puts(o, "\" x2=\""); ikp__put_num(o, x0 + w); ikp__puts(o, "\" y2=\""); ikp__put_num(o, y);
+    ikp__puts(o, "\" stroke=\"#333\"/>\n");
+    for (k = 0, v = 0; v <= us * 1.0000001 && k < 64; k++, v = k * step) {
+        double x = x0 + v / us * w;
+        ikp__puts(o, "<line x1=\""); ikp__put_num(o, x); ikp__puts(o, "\" y1=\""); ikp__put_num(o, y);
+        ikp__puts(o, "\" x2=\""); ikp__put_num(o, x); ikp__puts(o, "\" y2=\""); ikp__put_num(o, y + 5);
+        ikp__puts(o, "\" stroke=\"#333\"/><text x=\""); ikp__put_num(o, x); ikp__puts(o, "\" y=\"");
+        ikp__put_num(o, y + 17); ikp__puts(o, "\" text-anchor=\"middle\">");
+        ikp__put_f(o, v, step < 0.01 ? 3 : step < 0.1 ? 2 : step < 1 ? 1 : 0);
+        ikp__puts(o, k ? "" : " us");
+        ikp__puts(o, "</text>\n");
+    }
+}
+
+static size_t ikp__event_index(const ikp_stats *st, uint32_t id)
+{
+    size_t lo = 0, hi = st->num_events;
+    while (lo < hi) {
+        size_t m = lo + (hi - lo) / 2;
+        if (st->events[m].id < id) lo = m + 1; else hi = m;
+    }
+    return lo;
+}
+
+/* the heatmap's shade of a bin: 0 (nothing busy) .. 32 (heat_max) */
+static int ikp__shade(const ikp_report *r, uint32_t row, uint32_t bin)
+{
+    double v = r->heat_max > 0 ? r->heat[(size_t)row * r->heat_bins + bin] / r->heat_max : 0;
+    int q = (int)(v * 32 + 0.5);
+    return v > 0 && q == 0 ? 1 : q > 32 ? 32 : q;
+}
+
+/* The picture's layout: the plot's left edge and width, each timeline
+   row's top, the heatmap's row height. */
+typedef struct ikp__svg {
+    double L, W;               /* plot left edge and width */
+    double *rowy;              /* top of each timeline row */
+    double bottom;             /* below the last row */
+    double hh;                 /* heatmap row height */
+    uint32_t units;            /* SMs (or blocks) in the timeline */
+    const char *unit;          /* "SM" or "block" */
+} ikp__svg;
+
+/* Row labels ("SM 3 producer") and their grey backgrounds. */
+static void ikp__svg_rows(ikp__out *o, const ikp_report *r, const ikp__svg *s)
+{
+    uint32_t i, g;
+    char t[160];
+    for (i = 0; i < r->num_rows; i++) {
+        const char *gname = NULL;
+        ikp__puts(o, "<text x=\"");
+        ikp__put_num(o, s->L - 6);
+        ikp__puts(o, "\" y=\"");
+        ikp__put_num(o, s->rowy[i] + 12);
+        snprintf(t, sizeof t, "\" text-anchor=\"end\">%s %u ", s->unit, r->row_unit[i]);
+        ikp__puts(o, t);
+        for (g = 0; g < r->num_groups; g++) if (r->groups[g].group == r->row_group[i]) gname = r->groups[g].name;
+        if (gname) ikp__put_xml(o, gname);
+        else { snprintf(t, sizeof t, "group %u", r->row_group[i]); ikp__puts(o, t); }
+        ikp__puts(o, "</text>\n<rect x=\"");
+        ikp__put_num(o, s->L);
+        ikp__puts(o, "\" y=\"");
+        ikp__put_num(o, s->rowy[i]);
+        ikp__puts(o, "\" width=\"");
+        ikp__put_num(o, s->W);
+        ikp__puts(o, "\" height=\"16\" fill=\"#f3f3f3\"/>\n");
+    }
+}
+
+/* The bars: outer first so inner ones paint over them, thinner the deeper
+   they nest; one path per depth and colour. */
+static void ikp__svg_bars(ikp__out *o, const ikp_report *r, const ikp__svg *s)
+{
+    static const double dh[IKP__DEPTHS] = {16, 10, 6, 3};
+    const double rh = 16;
+    uint32_t d, c;
+    size_t k;
+    for (d = 0; d < IKP__DEPTHS; d++)
+        for (c = 0; c < 12; c++) {
+            int any = 0;
+            for (k = 0; k < r->num_rects; k++) {
+                const ikp_report_rect *b = &r->rects[k];
+                double w = b->x1 - b->x0;
+                if (b->depth != d || b->row >= r->num_rows || ikp__event_index(r->stats, b->id) % 12 != c) continue;
+                if (w < 0.6) w = 0.6;
+                if (!any) { ikp__puts(o, "<path fill=\""); ikp__puts(o, ikp__palette[c]); ikp__puts(o, "\" d=\""); any = 1; }
+                ikp__puts(o, "M");
+                ikp__put_num(o, s->L + b->x0);
+                ikp__puts(o, " ");
+                ikp__put_num(o, s->rowy[b->row] + (rh - dh[d]) / 2);
+                ikp__puts(o, "h");
+                ikp__put_f(o, w, 2);
+                ikp__puts(o, "v");
+                ikp__put_num(o, dh[d]);
+                ikp__puts(o, "h-");
+                ikp__put_f(o, w, 2);
+                ikp__puts(o, "z");
+            }
+            if (any) ikp__puts(o, "\"/>\n");
+        }
+}
+
+/* The legend, five events a line, from y; returns the last line's y. */
+static double ikp__svg_legend(ikp__out *o, const ikp_stats *st, const ikp__svg *s, double y)
+{
+    uint32_t i;
+    for (i = 0; i < st->num_events; i++) {
+        double lx = s->L + (double)(i % 5) * (s->W / 5);
+        if (i && i % 5 == 0) y += 20;
+        ikp__puts(o, "<rect x=\""); ikp__put_num(o, lx); ikp__puts(o, "\" y=\""); ikp__put_num(o, y - 10);
+        ikp__puts(o, "\" width=\"12\" height=\"12\" fill=\""); ikp__puts(o, ikp__palette[i % 12]);
+        ikp__puts(o, "\"/><text x=\""); ikp__put_num(o, lx + 17); ikp__puts(o, "\" y=\""); ikp__put_num(o, y);
+        ikp__puts(o, "\">");
+        ikp__put_xml(o, st->events[i].name);
+        ikp__puts(o, "</text>\n");
+    }
+    return y;
+}
+
+/* The heatmap from y: title, row labels (every row when there is room),
+   then 32 shades, one path each; a run of bins of one shade is one
+   rectangle of it, and nothing busy is the background. */
+static void ikp__svg_heatmap(ikp__out *o, const ikp_report *r, const ikp__svg *s, double y)
+{
+    const double hh = s->hh;
+    uint32_t i, b, e2;
+    char t[160];
+    int q;
+    snprintf(t, sizeof t, "<text x=\"10\" y=\"%d\" font-size=\"15\" font-weight=\"bold\">Busy lanes per %s over time "
+             "(mean per bin%s; darkest = ", (int)(y - 10), s->unit,
+             r->heat_units_per_row > 1 ? ", rows merge neighbours" : "");
+    ikp__puts(o, t);
+    ikp__put_f(o, r->heat_max, 2);
+    ikp__puts(o, ")</text>\n");
+    for (i = 0; i < r->heat_rows; i++) {
+        if (hh >= 8 || i % (uint32_t)(10 / hh + 1) == 0) {
+            ikp__puts(o, "<text x=\"");
+            ikp__put_num(o, s->L - 6);
+            ikp__puts(o, "\" y=\"");
+            ikp__put_num(o, y + hh * i + (hh >= 8 ? hh - 1 : 8));
+            snprintf(t, sizeof t, "\" text-anchor=\"end\" font-size=\"%d\">%s %u</text>\n", hh >= 8 ? 9 : 8,
+                     s->unit, r->heat_unit[i]);
+            ikp__puts(o, t);
+        }
+    }
+    for (q = 1; q <= 32; q++) {
+        int any = 0;
+        for (i = 0; i < r->heat_rows; i++)
+            for (b = 0; b < r->heat_bins; b = e2) {
+                int sq = ikp__shade(r, i, b);
+                double bw;
+                for (e2 = b + 1; e2 < r->heat_bins && ikp__shade(r, i, e2) == sq; e2++) {}
+                if (sq != q) continue;
+                if (!any) {
+                    snprintf(t, sizeof t, "<path fill=\"#%02x%02x%02x\" d=\"", 247 - q * (247 - 8) / 32,
+                             251 - q * (251 - 48) / 32, 255 - q * (255 - 107) / 32);
+                    ikp__puts(o, t);
+                    any = 1;
+                }
+                bw = s->W * (e2 - b) / r->heat_bins + 0.05;
+                ikp__puts(o, "M");
+                ikp__put_num(o, s->L + s->W * b / r->heat_bins);
+                ikp__puts(o, " ");
+                ikp__put_num(o, y + hh * i);
+                ikp__puts(o, "h");
+                ikp__put_f(o, bw, 2);
+                ikp__puts(o, "v");
+                ikp__put_f(o, hh + 0.05, 2);
+                ikp__puts(o, "h-");
+                ikp__put_f(o, bw, 2);
+                ikp__puts(o, "z");
+            }
+        if (any) ikp__puts(o, "\"/>\n");
+    }
+    ikp__svg_axis(o, s->L, y + hh * r->heat_rows + 4, s->W, r->stats->info.span_ps);
+}
+
+/* The layout first: each row's top (a gap between units), the heatmap's
+   row height; then the timeline, its axis, the legend and the heatmap. */
+IKP_DEF ikp_result ikp_report_write_svg(const ikp_report *r, ikp_write_fn fn, void *user, ikp_error *err)
+{
+    ikp__out o;
+    char buf[8192], t[160];
+    const double pitch = 18;
+    double y = 46, ly, height;
+    uint32_t i;
+    ikp__svg s;
+    if (!r || !fn || !r->stats) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL argument");
+    memset(&s, 0, sizeof s);
+    s.L = 190;
+    s.W = (double)r->plot_width;
+    s.unit = r->row_by_sm ? "SM" : "block";
+    s.rowy = (double *)r->allocator_.alloc(((size_t)r->num_rows + 1) * sizeof(double), r->allocator_.user);
+    if (!s.rowy) return ikp__oom(err);
+    for (i = 0; i < r->num_rows; i++) {
+        if (i && r->row_unit[i] != r->row_unit[i - 1]) y += 6;
+        if (!i || r->row_unit[i] != r->row_unit[i - 1]) s.units++;
+        s.rowy[i] = y;
+        y += pitch;
+    }
+    s.hh = r->heat_rows ? 360.0 / r->heat_rows : 0;
+    if (s.hh > 10) s.hh = 10;
+    if (s.hh < 2) s.hh = 2;
+    height = y + 30 + 20 * ((r->stats->num_events + 4) / 5) + 40 + s.hh * r->heat_rows + 70;
+    ikp__out_init(&o, fn, user, buf, sizeof buf);
+    ikp__puts(&o, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"");
+    ikp__put_num(&o, s.L + s.W + 30);
+    ikp__puts(&o, "\" height=\"");
+    ikp__put_num(&o, height);
+    ikp__puts(&o, "\" font-family=\"DejaVu Sans, Arial, sans-serif\" font-size=\"11\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n");
+    snprintf(t, sizeof t, "<text x=\"10\" y=\"24\" font-size=\"15\" font-weight=\"bold\">Timeline of %u %s%s, one row per %s and group</text>\n",
+             s.units, s.unit, s.units == 1 ? "" : "s", s.unit);
+    ikp__puts(&o, t);
+    ikp__svg_rows(&o, r, &s);
+    ikp__svg_bars(&o, r, &s);
+    r->allocator_.free(s.rowy, r->allocator_.user);
+    y += 4;
+    ikp__svg_axis(&o, s.L, y, s.W, r->stats->info.span_ps);
+    ly = ikp__svg_legend(&o, r->stats, &s, y + 40);
+    ikp__svg_heatmap(&o, r, &s, ly + 36);
+    ikp__puts(&o, "</svg>\n");
+    return ikp__out_end(&o, err, "picture");
+}
+
+/* ---- 7. capture files (writing; opening is in 3) ---- */
+static void ikp__wr32(unsigned char *p, uint32_t v)
+{
+    p[0] = (unsigned char)v; p[1] = (unsigned char)(v >> 8);
+    p[2] = (unsigned char)(v >> 16); p[3] = (unsigned char)(v >> 24);
+}
+static void ikp__wr64(unsigned char *p, uint64_t v)
+{
+    ikp__wr32(p, (uint32_t)v);
+    ikp__wr32(p + 4, (uint32_t)(v >> 32));
+}
+
+static uint64_t ikp__names_bytes(const char *const *names, uint32_t n)
+{
+    uint64_t b = 0;
+    uint32_t i;
+    for (i = 0; i < n; i++) b += 4 + (names && names[i] ? strlen(names[i]) : 0);
+    return b;
+}
+
+static int ikp__write_names(const char *const *names, uint32_t n, ikp_write_fn fn, void *user)
+{
+    uint32_t i;
+    for (i = 0; i < n; i++) {
+        unsigned char l[4];
+        size_t len = names && names[i] ? strlen(names[i]) : 0;
+        ikp__wr32(l, (uint32_t)len);
+        if (fn(user, l, 4) || (len && fn(user, names[i], len))) return 1;
+    }
+    return 0;
+}
+
+/* a section's header: name, count, 4 zero bytes */
+static int ikp__write_section(const char *name, uint32_t n, ikp_write_fn fn, void *user)
+{
+    unsigned char h[IKP__SECTION_HEADER];
+    memset(h, 0, sizeof h);
+    memcpy(h, name, 8);
+    ikp__wr32(h + IKP__AT_SECTION_COUNT, n);
+    return fn(user, h, sizeof h);
+}
+
+/* The file's header and names (FORMAT.md "Capture files"): version 1; 2
+   with a clock section after the buffer; 3 when it names its device or
+   holds peer measurements; 4 with SM clock samples. */
+static int ikp__write_capture_header(const ikp_capture *cap, ikp_write_fn fn, void *user)
+{
+    static const unsigned char zeros[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    const char *const *ev = (const char *const *)cap->event_names, *const *gr = (const char *const *)cap->group_names;
+    const ikp_capture_info *in = &cap->info;
+    unsigned char h[IKP__CAPT_HEADER];
+    uint64_t nb = ikp__names_bytes(ev, cap->num_event_names) + ikp__names_bytes(gr, cap->num_group_names);
+    uint32_t ver = in->sm_clocks ? 4 : in->device_known || in->peer_clocks ? 3 : in->clock_syncs ? 2 : 1;
+    memset(h, 0, sizeof h);
+    memcpy(h, IKP__CAPT_MAGIC, 8);
+    ikp__wr32(h + IKP__AT_VERSION, ver);
+    ikp__wr32(h + IKP__AT_FORMAT, (uint32_t)cap->format);
+    ikp__wr32(h + IKP__AT_EVENTS, cap->num_event_names);
+    ikp__wr32(h + IKP__AT_GROUPS, cap->num_group_names);
+    ikp__wr64(h + IKP__AT_NAMES_BYTES, nb);
+    ikp__wr64(h + IKP__AT_WORDS, (uint64_t)cap->num_words);
+    return fn(user, h, sizeof h) || ikp__write_names(ev, cap->num_event_names, fn, user) ||
+           ikp__write_names(gr, cap->num_group_names, fn, user) ||
+           ((IKP__CAPT_HEADER + nb) % 8 && fn(user, zeros, (size_t)(8 - (IKP__CAPT_HEADER + nb) % 8)));
+}
+
+/* The buffer's words, little-endian, a chunk at a time. */
+static int ikp__write_words(const uint64_t *w, size_t n, ikp_write_fn fn, void *user)
+{
+    unsigned char chunk[4096];
+    size_t i, j;
+    for (i = 0; i < n; i += sizeof chunk / 8) {
+        size_t m = n - i < sizeof chunk / 8 ? n - i : sizeof chunk / 8;
+        for (j = 0; j < m; j++) ikp__wr64(chunk + j * 8, w[i + j]);
+        if (fn(user, chunk, m * 8)) return 1;
+    }
+    return 0;
+}
+
+static int ikp__write_clock(const ikp_clock_sync *c, uint32_t n, ikp_write_fn fn, void *user)
+{
+    unsigned char e[IKP__CLOCK_ENTRY];
+    uint32_t k;
+    if (ikp__write_section(IKP__CLOCK_MAGIC, n, fn, user)) return 1;
+    for (k = 0; k < n; k++) {
+        memset(e, 0, sizeof e);
+        ikp__wr64(e, (uint64_t)c[k].host_ns);
+        ikp__wr64(e + IKP__AT_CLOCK_GPU, c[k].gpu_ns);
+        ikp__wr32(e + IKP__AT_CLOCK_UNCERTAINTY, c[k].uncertainty_ns);
+        if (fn(user, e, sizeof e)) return 1;
+    }
+    return 0;
+}
+
+static int ikp__write_device(const ikp_device_id *d, ikp_write_fn fn, void *user)
+{
+    unsigned char e[IKP__DEVICE_ENTRY];
+    memset(e, 0, sizeof e);
+    memcpy(e, d->uuid, 16);
+    memcpy(e + IKP__AT_DEVICE_HOST, d->host, 64);
+    e[IKP__AT_DEVICE_HOST + 63] = 0;
+    ikp__wr32(e + IKP__AT_DEVICE_ORDINAL, (uint32_t)d->ordinal);
+    ikp__wr32(e + IKP__AT_DEVICE_RANK, (uint32_t)d->rank);
+    ikp__wr32(e + IKP__AT_DEVICE_PCI_DOMAIN, d->pci_domain);
+    ikp__wr32(e + IKP__AT_DEVICE_PCI_BUS, d->pci_bus);
+    ikp__wr32(e + IKP__AT_DEVICE_PCI_DEVICE, d->pci_device);
+    return ikp__write_section(IKP__DEVICE_MAGIC, 1, fn, user) || fn(user, e, sizeof e);
+}
+
+static int ikp__write_peers(const ikp_peer_clock *p, uint32_t n, ikp_write_fn fn, void *user)
+{
+    unsigned char e[IKP__PEERS_ENTRY];
+    uint32_t k;
+    if (ikp__write_section(IKP__PEERS_MAGIC, n, fn, user)) return 1;
+    for (k = 0; k < n; k++) {
+        memcpy(e, p[k].peer_uuid, 16);
+        ikp__wr64(e + IKP__AT_PEER_GPU, p[k].gpu_ns);
+        ikp__wr64(e + IKP__AT_PEER_OFFSET, (uint64_t)p[k].offset_ns);
+        ikp__wr32(e + IKP__AT_PEER_UNCERTAINTY, p[k].uncertainty_ns);
+        ikp__wr32(e + IKP__AT_PEER_ROUND_TRIP, p[k].round_trip_ns);
+        if (fn(user, e, sizeof e)) return 1;
+    }
+    return 0;
+}
+
+static int ikp__write_sm_clock(const ikp_sm_clock *s, uint32_t n, ikp_write_fn fn, void *user)
+{
+    unsigned char chunk[IKP__SMCLK_ENTRY * 170];
+    size_t i, j;
+    if (ikp__write_section(IKP__SMCLK_MAGIC, n, fn, user)) return 1;
+    for (i = 0; i < n; i += sizeof chunk / IKP__SMCLK_ENTRY) {
+        size_t m = n - i < sizeof chunk / IKP__SMCLK_ENTRY ? n - i : sizeof chunk / IKP__SMCLK_ENTRY;
+        for (j = 0; j < m; j++) {
+            unsigned char *e = chunk + j * IKP__SMCLK_ENTRY;
+            ikp__wr64(e, s[i + j].gpu_ns);
+            ikp__wr64(e + IKP__AT_SMCLK_CYCLES, s[i + j].cycles);
+            ikp__wr32(e + IKP__AT_SMCLK_SM, s[i + j].sm);
+            ikp__wr32(e + IKP__AT_SMCLK_RESERVED, 0);
+        }
+        if (fn(user, chunk, m * IKP__SMCLK_ENTRY)) return 1;
+    }
+    return 0;
+}
+
+IKP_DEF ikp_result ikp_capture_write(const ikp_capture *cap, ikp_write_fn fn, void *user, ikp_error *err)
+{
+    const ikp_capture_info *in;
+    if (!cap || !fn) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL argument");
+    in = &cap->info;
+    if (ikp__write_capture_header(cap, fn, user))
+        return ikp__fail(err, IKP_ERR_WRITE, -1, -1, "writing the capture header failed");
+    if (ikp__write_words(cap->words, cap->num_words, fn, user))
+        return ikp__fail(err, IKP_ERR_WRITE, -1, -1, "writing the capture buffer failed");
+    if (in->clock_syncs && ikp__write_clock(cap->clock, in->clock_syncs, fn, user))
+        return ikp__fail(err, IKP_ERR_WRITE, -1, -1, "writing the capture's clock failed");
+    if (in->device_known && ikp__write_device(&cap->device, fn, user))
+        return ikp__fail(err, IKP_ERR_WRITE, -1, -1, "writing the capture's device failed");
+    if (in->peer_clocks && ikp__write_peers(cap->peers, in->peer_clocks, fn, user))
+        return ikp__fail(err, IKP_ERR_WRITE, -1, -1, "writing the capture's peer clocks failed");
+    if (in->sm_clocks && ikp__write_sm_clock(cap->sm_clock, in->sm_clocks, fn, user))
+        return ikp__fail(err, IKP_ERR_WRITE, -1, -1, "writing the capture's SM clock samples failed");
+    ikp__ok(err);
+    return IKP_OK;
+}
+
+IKP_DEF ikp_result ikp_capture_write_file(const ikp_capture *cap, FILE *f, ikp_error *err)
+{
+    if (!f) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL file");
+    return ikp_capture_write(cap, ikp_file_writer, f, err);
+}
+
+static ikp_result ikp__capture_body(void *ctx, ikp_write_fn fn, void *user, ikp_error *err)
+{
+    return ikp_capture_write((const ikp_capture *)ctx, fn, user, err);
+}
+
+IKP_DEF ikp_result ikp_capture_write_path(const ikp_capture *cap, const char *path, ikp_error *err)
+{
+    if (!cap || !path) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL argument");
+    return ikp__write_path(path, ikp__capture_body, (void *)(uintptr_t)cap, err);
+}
+
+/* ---- 7. name lists ---- */
+IKP_DEF void ikp_name_list_free(ikp_name_list *list)
+{
+    if (!list) return;
+    ikp__free_names(&list->allocator_, list->names, list->count);
+    list->names = NULL;
+    list->count = 0;
+}
+
+IKP_DEF ikp_result ikp_name_list_parse(const char *text, size_t len, char separator,
+                                       const ikp_allocator *alloc, ikp_name_list *out,
+                                       ikp_error *err)
+{
+    size_t i, start = 0, n = 1, k = 0;
+    if (!out || (!text && len)) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL argument");
+    memset(out, 0, sizeof *out);
+    if (ikp__check_allocator(alloc, err) != IKP_OK) return IKP_ERR_INVALID_ARGUMENT;
+    out->allocator_ = ikp__allocator(alloc);
+    if (separator == '\n' && len && text[len - 1] == '\n') len--; /* final newline ends the list */
+    for (i = 0; i < len; i++) {
+        if (text[i] == 0)
+            return ikp__fail(err, IKP_ERR_BAD_NAMES, (int64_t)i, -1, "name list: NUL byte at offset %llu", (unsigned long long)i);
+        if (text[i] == separator) n++;
+    }
+    if (n > IKP_WIRE_MAX_EVENTS)
+        return ikp__fail(err, IKP_ERR_BAD_NAMES, -1, -1, "name list: %llu names, at most %u",
+                         (unsigned long long)n, IKP_WIRE_MAX_EVENTS);
+    out->names = (char **)ikp__alloc(&out->allocator_, n * sizeof(char *));
+    if (!out->names) return ikp__oom(err);
+    for (i = 0; i < n; i++) out->names[i] = NULL;
+    out->count = (uint32_t)n;
+    for (i = 0; i <= len; i++) {
+        if (i == len || text[i] == separator) {
+            size_t l = i - start;
+            if (separator == '\n' && l && text[i - 1] == '\r') l--;
+            if (l > 255) {
+                ikp_name_list_free(out);
+                return ikp__fail(err, IKP_ERR_BAD_NAMES, (int64_t)start, -1,
+                                 "name list: name %llu is %llu bytes long (at most 255)",
+                                 (unsigned long long)k, (unsigned long long)l);
+            }
+            if (l) {
+                out->names[k] = ikp__strdup_n(&out->allocator_, text + start, l);
+                if (!out->names[k]) { ikp_name_list_free(out); return ikp__oom(err); }
+            }
+            k++;
+            start = i + 1;
+        }
+    }
+    ikp__ok(err);
+    return IKP_OK;
+}
+
+static ikp_result ikp__read_file(const char *path, const ikp_allocator *a, unsigned char **data,
+                                 size_t *size, ikp_error *err);
+IKP_DEF ikp_result ikp_name_list_parse_path(const char *path, const ikp_allocator *alloc,
+                                            ikp_name_list *out, ikp_error *err)
+{
+    ikp_allocator a = ikp__allocator(alloc);
+    unsigned char *buf;
+    size_t n;
+    ikp_result r;
+    if (!path || !out) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL argument");
+    memset(out, 0, sizeof *out);
+    if ((r = ikp__check_allocator(alloc, err)) != IKP_OK) return r;
+    r = ikp__read_file(path, &a, &buf, &n, err);
+    if (r != IKP_OK) return r;
+    r = ikp_name_list_parse((const char *)buf, n, '\n', alloc, out, err);
+    ikp__free(&a, buf);
+    return r;
+}
+
+/* ---- 8. buffers and the one-call dump ---- */
+IKP_DEF size_t ikp_buffer_words(uint32_t lanes, uint32_t capacity)
+{
+    uint64_t stride = ikp__lane_stride(capacity), n;
+    if ((uint64_t)lanes > (UINT64_MAX - IKP_WIRE_HEADER_WORDS) / stride) return 0;
+    n = IKP_WIRE_HEADER_WORDS + (uint64_t)lanes * stride;
+    if (n > (uint64_t)((size_t)-1) / 8) return 0;
+    return (size_t)n;
+}
+
+IKP_DEF ikp_result ikp_buffer_header(uint64_t *h, uint32_t lanes, uint32_t capacity, uint32_t clock_khz,
+                                     ikp_error *err)
+{
+    uint32_t i;
+    if (!h) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL argument");
+    if (lanes == 0 || !ikp_buffer_words(lanes, capacity))
+        return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "%u lanes x %u records: %s", lanes, capacity,
+                         lanes ? "the buffer's size overflows" : "a buffer needs at least one lane");
+    ikp__ok(err);
+    for (i = 0; i < IKP_WIRE_HEADER_WORDS; i++) h[i] = 0;
+    h[0] = (uint64_t)IKP_WIRE_MAGIC | (uint64_t)IKP_WIRE_VERSION << 32 |
+           (uint64_t)IKP_WIRE_HEADER_WORDS << 48 | (uint64_t)IKP_WIRE_LANE_WORDS << 56;
+    h[1] = (uint64_t)lanes | (uint64_t)capacity << 32;
+    h[2] = clock_khz;
+    return IKP_OK;
+}
+
+IKP_DEF ikp_result ikp_dump_words(const uint64_t *words, size_t num_words, const ikp_dump_desc *desc,
+                                  ikp_error *err)
+{
+    ikp_capture *cap = NULL;
+    ikp_stats *st = NULL;
+    ikp_result r;
+    if (!desc) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL desc");
+    r = ikp_capture_open(words, num_words, &desc->decode, &cap, err);
+    if (r == IKP_OK && desc->capture_path) r = ikp_capture_write_path(cap, desc->capture_path, err);
+    if (r == IKP_OK && desc->trace_path)
+        r = ikp__trace_path(cap, &desc->chrome, ikp_is_perfetto_path(desc->trace_path) ? ikp_write_perfetto
+                                                                                       : ikp_write_chrome,
+                            desc->trace_path, err);
+    if (r == IKP_OK && desc->summary) {
+        r = ikp_stats_compute(cap, &st, err);
+        if (r == IKP_OK) r = ikp_stats_write_text(st, ikp_file_writer, desc->summary, err);
+    }
+    ikp_stats_free(st);
+    ikp_capture_free(cap);
+    return r;
+}
+
+#if IKP_HAS_CUDA
+static ikp_result ikp__cuda_fail(ikp_error *err, cudaError_t e, const char *what)
+{
+    return ikp__fail(err, IKP_ERR_CUDA, -1, -1, "%s: %s", what, cudaGetErrorString(e));
+}
+
+IKP_DEF ikp_result ikp_cuda_device_id(int device, ikp_device_id *out, ikp_error *err)
+{
+    struct cudaDeviceProp prop;
+    cudaError_t e;
+    if (!out) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL argument");
+    memset(out, 0, sizeof *out);
+    out->ordinal = out->rank = -1;
+    e = cudaGetDeviceProperties(&prop, device);
+    if (e != cudaSuccess) return ikp__cuda_fail(err, e, "cudaGetDeviceProperties");
+    memcpy(out->uuid, prop.uuid.bytes, 16);
+    out->ordinal = device;
+    out->pci_domain = (uint32_t)prop.pciDomainID;
+    out->pci_bus = (uint32_t)prop.pciBusID;
+    out->pci_device = (uint32_t)prop.pciDeviceID;
+#if defined(__unix__) || defined(__APPLE__)
+    {
+        struct utsname u;
+        if (uname(&u) == 0) {
+            size_t k = strlen(u.nodename);
+            if (k >= sizeof out->host) k = sizeof out->host - 1; /* a longer name is cut */
+            memcpy(out->host, u.nodename, k);
+        }
+    }
+#endif
+    ikp__ok(err);
+    return IKP_OK;
+}
+
+#if defined(__CUDACC__)
+#define IKP__PINGS 32       /* round trips per host reading */
+#define IKP__PEER_PINGS 64  /* round trips per GPU-GPU measurement */
+#define IKP__PING_WAIT_NS 20000000ll   /* the host waits this long for an answer */
+#define IKP__PONG_WAIT_NS 100000000ull /* a kernel waits this long for a ping */
+#define IKP__PING_QUIT (~0ull)
+#define IKP__SAMPLE_ROUNDS 3072u /* grids of SM clock samples per download, at most */
+#define IKP__GT_STEP_NS 32u /* %globaltimer's step */
+
+static __device__ __forceinline__ unsigned long long ikp__gt(void)
+{
+    unsigned long long t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t)::"memory");
+    return t;
+}
+
+/* answers the host's pings: for s = 1..n, waits for flag == s, then
+   writes its clock to reply[s]; leaves on IKP__PING_QUIT or when no ping
+   comes for IKP__PONG_WAIT_NS */
+static __global__ void ikp__pong(volatile unsigned long long *flag, volatile unsigned long long *reply, int n)
+{
+    int s;
+    for (s = 1; s <= n; s++) {
+        unsigned long long f, t, t0 = ikp__gt();
+        do {
+            f = *flag;
+            t = ikp__gt();
+            if (f == IKP__PING_QUIT || t - t0 > IKP__PONG_WAIT_NS) return;
+        } while (f != (unsigned long long)s);
+        reply[s] = t;
+        __threadfence_system();
+    }
+}
+
+/* One sample of the clocks of the SM that runs the block: a globaltimer
+   tick and the cycle at which it came, located to a few cycles as
+   ikp_cuda.cuh's anchors locate theirs (there in bursts of six pairs,
+   which hold fewer registers in the user's kernel). A poll of
+   %globaltimer takes about 60 cycles on an H100, one tick, so the cycle
+   read after a poll sees a tick lags it by 0-30 ns; here
+   (clock64, globaltimer) pairs are read back to back in batches of
+   IKP__SAMPLE_PAIRS until a tick falls between two pairs of one batch,
+   and the sample is the tick with the cycle midway between them. None
+   within IKP__SAMPLE_BATCHES batches, or the two pairs held more than
+   IKP__SAMPLE_WIDTH cycles apart (a tool such as compute-sanitizer
+   slowing the reads, or a busy SM): no sample. *count counts the samples,
+   out[i] is sample i (the host copies them as they are). */
+#define IKP__SAMPLE_PAIRS 8
+#define IKP__SAMPLE_BATCHES 64
+#define IKP__SAMPLE_WIDTH 32u
+static __global__ void ikp__sample_sm(unsigned long long *count, ikp_sm_clock *out, unsigned cap)
+{
+    unsigned long long cc[IKP__SAMPLE_PAIRS], gg[IKP__SAMPLE_PAIRS], g = 0, c = 0, w = 0;
+    unsigned sm, i;
+    int b, k;
+    if (threadIdx.x) return;
+    for (b = 0; b < IKP__SAMPLE_BATCHES && w == 0; b++) {
+#pragma unroll
+        for (k = 0; k < IKP__SAMPLE_PAIRS; k++)
+            asm volatile("mov.u64 %0, %%clock64;\n\tmov.u64 %1, %%globaltimer;" : "=l"(cc[k]), "=l"(gg[k])::"memory");
+#pragma unroll
+        for (k = 1; k < IKP__SAMPLE_PAIRS; k++)
+            if (w == 0 && gg[k] != gg[k - 1]) {
+                g = gg[k];
+                w = cc[k] - cc[k - 1] + 1; /* + 1: never 0 once found */
+                c = cc[k - 1] + (w - 1) / 2;
+            }
+    }
+    if (w == 0 || w - 1 > IKP__SAMPLE_WIDTH) return;
+    asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
+    i = (unsigned)atomicAdd(count, 1ull);
+    if (i >= cap) return;
+    out[i].gpu_ns = g;
+    out[i].cycles = c;
+    out[i].sm = sm;
+    out[i].reserved = 0;
+}
+
+/* A ping-pong of two GPUs through each other's memory. Role 0 stamps t0,
+   writes s to the other's flag, waits for s in its own, stamps t3; role 1
+   waits for s, stamps t1, answers. times[2s], times[2s + 1]: t0, t3 (role
+   0) or t1 (role 1); times[0] = 1 if a wait timed out. */
+static __global__ void ikp__pingpong(int role, volatile unsigned long long *mine, volatile unsigned long long *theirs,
+                                     unsigned long long *times, int n)
+{
+    int s;
+    for (s = 1; s <= n; s++) {
+        unsigned long long t0 = ikp__gt(), t;
+        if (role == 0) {
+            *theirs = (unsigned long long)s;
+            __threadfence_system();
+        }
+        do {
+            t = ikp__gt();
+            if (t - t0 > IKP__PONG_WAIT_NS) { times[0] = 1; return; }
+        } while (*mine != (unsigned long long)s);
+        t = ikp__gt();
+        if (role == 1) {
+            *theirs = (unsigned long long)s;
+            __threadfence_system();
+            times[2 * s] = t;
+        } else {
+            times[2 * s] = t0;
+            times[2 * s + 1] = t;
+        }
+    }
+}
+
+static int64_t ikp__realtime_ns(void)
+{
+    struct timespec ts;
+#if defined(__unix__) || defined(__APPLE__)
+    clock_gettime(CLOCK_REALTIME, &ts);
+#else
+    timespec_get(&ts, TIME_UTC);
+#endif
+    return (int64_t)ts.tv_sec * 1000000000ll + ts.tv_nsec;
+}
+
+/* One reading of the current device's clock through mapped host memory
+   (IKP__PINGS + 1 words at host, device pointer dev). */
+static ikp_result ikp__ping(uint64_t *host, uint64_t *dev, ikp_clock_sync *out, ikp_error *err)
+{
+    volatile uint64_t *h = host;
+    cudaStream_t st;
+    cudaError_t e;
+    int s, answered = 1;
+    int64_t best = INT64_MAX;
+    for (s = 0; s <= IKP__PINGS; s++) h[s] = 0;
+    e = cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking);
+    if (e != cudaSuccess) return ikp__cuda_fail(err, e, "cudaStreamCreateWithFlags");
+    /* flag in word 0 of the reply area's own page: reply[s] at host[s], s >= 1 */
+    cudaGetLastError(); /* an earlier call's error is not the launch's */
+    ikp__pong<<<1, 1, 0, st>>>((volatile unsigned long long *)dev, (volatile unsigned long long *)dev, IKP__PINGS);
+    e = cudaGetLastError();
+    for (s = 1; s <= IKP__PINGS && e == cudaSuccess && answered; s++) {
+        int64_t h0 = ikp__realtime_ns(), h1;
+        h[0] = (uint64_t)s;
+        while (h[s] == 0 && (h1 = ikp__realtime_ns()) - h0 < IKP__PING_WAIT_NS) {}
+        h1 = ikp__realtime_ns();
+        if (h[s] == 0) { answered = 0; break; }
+        if (h1 - h0 < best) {
+            best = h1 - h0;
+            out->host_ns = h0 + (h1 - h0) / 2;
+            out->gpu_ns = h[s];
+            out->uncertainty_ns = (uint32_t)((h1 - h0 + 1) / 2) + IKP__GT_STEP_NS;
+            out->reserved = 0;
+        }
+    }
+    h[0] = IKP__PING_QUIT;
+    /* a kernel that has not started (the GPU full) leaves when it sees the
+       quit flag: it is not waited for */
+    if (e == cudaSuccess && answered) e = cudaStreamSynchronize(st);
+    cudaStreamDestroy(st);
+    if (e != cudaSuccess) return ikp__cuda_fail(err, e, "the clock reading kernel");
+    if (!answered)
+        return ikp__fail(err, IKP_ERR_CUDA, -1, -1, "the GPU did not answer a clock reading within %lld ms (busy?)",
+                         IKP__PING_WAIT_NS / 1000000);
+    ikp__ok(err);
+    return IKP_OK;
+}
+
+IKP_DEF ikp_result ikp_cuda_clock_reading(ikp_clock_sync *out, ikp_error *err)
+{
+    uint64_t *host = NULL, *dev = NULL;
+    ikp_result r;
+    cudaError_t e;
+    if (!out) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL argument");
+    e = cudaHostAlloc((void **)&host, (IKP__PINGS + 1) * sizeof(uint64_t), cudaHostAllocMapped);
+    if (e != cudaSuccess) return ikp__cuda_fail(err, e, "cudaHostAlloc");
+    e = cudaHostGetDevicePointer((void **)&dev, host, 0);
+    r = e == cudaSuccess ? ikp__ping(host, dev, out, err) : ikp__cuda_fail(err, e, "cudaHostGetDevicePointer");
+    if (r != IKP_OK) cudaDeviceSynchronize(); /* a kernel that has not run yet must not find the memory gone */
+    cudaFreeHost(host);
+    return r;
+}
+
+/* peer over its memory; out from device's side */
+static ikp_result ikp__peer_pingpong(int device, int peer, ikp_peer_clock *out, ikp_error *err)
+{
+    const int n = IKP__PEER_PINGS;
+    const int dv[2] = {device, peer};
+    unsigned long long *flag[2] = {NULL, NULL}, *times[2] = {NULL, NULL};
+    uint64_t *t[2] = {NULL, NULL};
+    cudaStream_t st[2] = {NULL, NULL};
+    int enabled[2] = {0, 0}, k, s;
+    cudaError_t e = cudaSuccess;
+    ikp_result r = IKP_OK;
+    int64_t best = INT64_MAX;
+    for (k = 0; k < 2 && e == cudaSuccess; k++) {
+        if ((e = cudaSetDevice(dv[k])) != cudaSuccess) break;
+        e = cudaDeviceEnablePeerAccess(dv[1 - k], 0);
+        if (e == cudaSuccess) enabled[k] = 1;
+        else if (e == cudaErrorPeerAccessAlreadyEnabled) { cudaGetLastError(); e = cudaSuccess; }
+        if (e == cudaSuccess) e = cudaMalloc((void **)&flag[k], 64);
+        if (e == cudaSuccess) e = cudaMemset(flag[k], 0, 64);
+        if (e == cudaSuccess) e = cudaMalloc((void **)&times[k], (size_t)(2 * n + 2) * 8);
+        if (e == cudaSuccess) e = cudaMemset(times[k], 0, (size_t)(2 * n + 2) * 8);
+        if (e == cudaSuccess) e = cudaStreamCreateWithFlags(&st[k], cudaStreamNonBlocking);
+        if (e == cudaSuccess) e = cudaDeviceSynchronize();
+        t[k] = (uint64_t *)IKP_MALLOC((size_t)(2 * n + 2) * 8);
+        if (!t[k]) { r = ikp__oom(err); break; }
+    }
+    for (k = 1; k >= 0 && e == cudaSuccess && r == IKP_OK; k--) { /* the answering side first */
+        if ((e = cudaSetDevice(dv[k])) != cudaSuccess) break;
+        cudaGetLastError(); /* an earlier call's error is not the launch's */
+        ikp__pingpong<<<1, 1, 0, st[k]>>>(k, flag[k], flag[1 - k], times[k], n);
+        e = cudaGetLastError();
+    }
+    for (k = 0; k < 2 && e == cudaSuccess && r == IKP_OK; k++) {
+        if ((e = cudaSetDevice(dv[k])) == cudaSuccess) e = cudaStreamSynchronize(st[k]);
+        if (e == cudaSuccess) e = cudaMemcpy(t[k], times[k], (size_t)(2 * n + 2) * 8, cudaMemcpyDeviceToHost);
+    }
+    if (e != cudaSuccess) r = ikp__cuda_fail(err, e, "the GPU-GPU clock ping-pong");
+    else if (r == IKP_OK && (t[0][0] || t[1][0]))
+        r = ikp__fail(err, IKP_ERR_CUDA, -1, -1, "the GPU-GPU clock ping-pong timed out (a GPU busy?)");
+    for (s = 1; r == IKP_OK && s <= n; s++) { /* peer - device = t1 - (t0 + t3) / 2, within (t3 - t0) / 2 */
+        uint64_t t0 = t[0][2 * s], t3 = t[0][2 * s + 1], t1 = t[1][2 * s];
+        if (t3 < t0 || (int64_t)(t3 - t0) >= best) continue;
+        best = (int64_t)(t3 - t0);
+        out->gpu_ns = t0 + (t3 - t0) / 2;
+        out->offset_ns = (int64_t)(t1 - out->gpu_ns);
+        out->uncertainty_ns = (uint32_t)((t3 - t0 + 1) / 2) + IKP__GT_STEP_NS;
+        out->round_trip_ns = (uint32_t)(t3 - t0);
+    }
+    for (k = 0; k < 2; k++) { /* on its device; if that cannot be made current, freed from another */
+        int here = cudaSetDevice(dv[k]) == cudaSuccess;
+        if (st[k]) cudaStreamDestroy(st[k]);
+        cudaFree(flag[k]);
+        cudaFree(times[k]);
+        if (enabled[k] && here) cudaDeviceDisablePeerAccess(dv[1 - k]);
+        IKP_FREE(t[k]);
+    }
+    cudaGetLastError();
+    return r;
+}
+
+IKP_DEF ikp_result ikp_cuda_peer_clock(int device, int peer, ikp_peer_clock *out, ikp_error *err)
+{
+    ikp_device_id pd;
+    ikp_result r;
+    int cur = 0, ab = 0, ba = 0;
+    if (!out || device == peer)
+        return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "a peer clock needs two different devices");
+    memset(out, 0, sizeof *out);
+    if ((r = ikp_cuda_device_id(peer, &pd, err)) != IKP_OK) return r;
+    memcpy(out->peer_uuid, pd.uuid, 16);
+    if (cudaGetDevice(&cur) != cudaSuccess) cur = -1; /* then none to go back to */
+    if (cudaDeviceCanAccessPeer(&ab, device, peer) != cudaSuccess) ab = 0;
+    if (cudaDeviceCanAccessPeer(&ba, peer, device) != cudaSuccess) ba = 0;
+    if (ab && ba) r = ikp__peer_pingpong(device, peer, out, err);
+    else { /* through the host: both devices' readings */
+        ikp_clock_sync a, b;
+        cudaError_t e = cudaSetDevice(device);
+        r = e == cudaSuccess ? ikp_cuda_clock_reading(&a, err) : ikp__cuda_fail(err, e, "cudaSetDevice");
+        if (r == IKP_OK) {
+            e = cudaSetDevice(peer);
+            r = e == cudaSuccess ? ikp_cuda_clock_reading(&b, err) : ikp__cuda_fail(err, e, "cudaSetDevice");
+        }
+        if (r == IKP_OK) {
+            out->gpu_ns = a.gpu_ns;
+            out->offset_ns = ikp__clock_offset(&b) - ikp__clock_offset(&a);
+            out->uncertainty_ns = a.uncertainty_ns + b.uncertainty_ns;
+            out->round_trip_ns = 0;
+        }
+    }
+    if (cur >= 0) cudaSetDevice(cur);
+    cudaGetLastError();
+    if (r == IKP_OK) ikp__ok(err);
+    return r;
+}
+#else
+IKP_DEF ikp_result ikp_cuda_clock_reading(ikp_clock_sync *out, ikp_error *err)
+{
+    if (!out) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL argument");
+    return ikp__fail(err, IKP_ERR_NO_CUDA, -1, -1, "clock readings need ikp.h's implementation compiled by nvcc");
+}
+IKP_DEF ikp_result ikp_cuda_peer_clock(int device, int peer, ikp_peer_clock *out, ikp_error *err)
+{
+    if (!out || device == peer)
+        return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "a peer clock needs two different devices");
+    return ikp__fail(err, IKP_ERR_NO_CUDA, -1, -1, "peer clocks need ikp.h's implementation compiled by nvcc");
+}
+#endif
+
+#if defined(__CUDACC__)
+/* Makes buf's device current for the helpers' own launches and memory (a
+   kernel cannot be launched into a stream of another device, and cudaMalloc
+   takes the current device's memory), as when one thread drives several
+   GPUs. Returns the device to go back to (ikp__leave_device), or -1 if
+   buf's could not be made current. */
+static int ikp__enter_device(const ikp_cuda_buffer *buf)
+{
+    int cur = 0;
+    if (cudaGetDevice(&cur) != cudaSuccess) return -1;
+    if (cur != buf->device_index && cudaSetDevice(buf->device_index) != cudaSuccess) return -1;
+    return cur;
+}
+
+static void ikp__leave_device(const ikp_cuda_buffer *buf, int cur)
+{
+    if (cur >= 0 && cur != buf->device_index) cudaSetDevice(cur);
+}
+#endif
+
+/* a reading for buf, on its device, into the next free slot of clock[] */
+static void ikp__buffer_reading(ikp_cuda_buffer *buf)
+{
+#if defined(__CUDACC__)
+    int cur = -1;
+    uint64_t *dev = NULL;
+    if (buf->mapped_ && buf->num_clock < 2 && (cur = ikp__enter_device(buf)) >= 0) {
+        if (cudaHostGetDevicePointer((void **)&dev, buf->mapped_, 0) == cudaSuccess &&
+            ikp__ping(buf->mapped_, dev, &buf->clock[buf->num_clock], NULL) == IKP_OK)
+            buf->num_clock++;
+        ikp__leave_device(buf, cur);
+    }
+    cudaGetLastError(); /* a reading that could not be taken leaves no error behind */
+#else
+    (void)buf;
+#endif
+}
+
+#if defined(__CUDACC__)
+/* The samples a download took, in the decoder's order, less any that
+   contradict the one before them on their SM (a sampler block held up
+   between its two reads, say), which would make the decoder refuse them
+   all. Returns how many are kept. */
+static uint32_t ikp__sm_clock_keep(ikp_sm_clock *s, uint32_t n)
+{
+    uint32_t i, k = 0;
+    qsort(s, n, sizeof *s, ikp__cmp_sm_clock);
+    for (i = 0; i < n; i++) {
+        if (!ikp__sm_clock_plausible(&s[i])) continue;
+        if (k && s[k - 1].sm == s[i].sm && !ikp__sm_clock_follows(&s[k - 1], &s[i])) continue;
+        s[k++] = s[i];
+    }
+    return k;
+}
+
+/* Samples the SM clocks while stream has work (see the declaration of
+   ikp_cuda_buffer_download), with buf's device current; then copies them
+   to buf->sm_clock, less those that contradict the others
+   (ikp__sm_clock_keep). */
+static void ikp__sample_on_device(ikp_cuda_buffer *buf, cudaStream_t stream)
+{
+    cudaStream_t st = (cudaStream_t)buf->sample_stream_;
+    const uint32_t cap = buf->sms_ * IKP__SAMPLE_ROUNDS;
+    uint32_t rounds = 0;
+    int64_t t0 = ikp__realtime_ns(), last = 0;
+    unsigned long long n = 0;
+    ikp_sm_clock *s;
+    if (cudaMemsetAsync(buf->samples_, 0, 8, st) != cudaSuccess) { cudaGetLastError(); return; }
+    while (cudaStreamQuery(stream) == cudaErrorNotReady) {
+        int64_t now = ikp__realtime_ns(), gap = (now - t0) / 1024;
+        if (gap < (int64_t)buf->sample_every_ns) gap = (int64_t)buf->sample_every_ns;
+        if (rounds < IKP__SAMPLE_ROUNDS && (rounds == 0 || now - last >= gap)) {
+            cudaGetLastError(); /* an earlier call's error is not the launch's */
+            ikp__sample_sm<<<buf->sms_, 32, 0, st>>>((unsigned long long *)buf->samples_,
+                                                      (ikp_sm_clock *)(buf->samples_ + 1), cap);
+            if (cudaGetLastError() != cudaSuccess) break;
+            last = now;
+            rounds++;
+        }
+    }
+    cudaGetLastError(); /* a failed query is the download's to report */
+    if (!rounds || cudaStreamSynchronize(st) != cudaSuccess ||
+        cudaMemcpy(&n, buf->samples_, 8, cudaMemcpyDeviceToHost) != cudaSuccess) { cudaGetLastError(); return; }
+    if (n > cap) n = cap;
+    if (!n) return;
+    s = (ikp_sm_clock *)IKP_REALLOC(buf->sm_clock, (size_t)n * sizeof *s);
+    if (!s) return;
+    buf->sm_clock = s;
+    if (cudaMemcpy(s, buf->samples_ + 1, (size_t)n * sizeof *s, cudaMemcpyDeviceToHost) == cudaSuccess)
+        buf->num_sm_clock = ikp__sm_clock_keep(s, (uint32_t)n);
+    else cudaGetLastError();
+}
+#endif
+
+static void ikp__sample_while_running(ikp_cuda_buffer *buf, cudaStream_t stream)
+{
+#if defined(__CUDACC__)
+    int cur = -1;
+    if (!buf->sample_every_ns || !buf->samples_ || !buf->sample_stream_) return;
+    if ((cur = ikp__enter_device(buf)) >= 0) {
+        ikp__sample_on_device(buf, stream);
+        ikp__leave_device(buf, cur);
+    }
+    cudaGetLastError();
+#else
+    (void)buf; (void)stream;
+#endif
+}
+
+/* The samples' device memory, taken before the first launch that samples
+   (cudaMalloc may wait for the device, so not while the kernel runs); none
+   while sample_every_ns is 0. Without it the download takes no samples. */
+static void ikp__sample_memory(ikp_cuda_buffer *buf)
+{
+#if defined(__CUDACC__)
+    int cur = -1;
+    if (!buf->sample_every_ns || buf->samples_ || !buf->sample_stream_ || !buf->sms_) return;
+    if ((cur = ikp__enter_device(buf)) >= 0) { /* the sampler's device */
+        if (cudaMalloc((void **)&buf->samples_, 8 + (size_t)buf->sms_ * IKP__SAMPLE_ROUNDS * sizeof(ikp_sm_clock)) !=
+            cudaSuccess)
+            buf->samples_ = NULL;
+        ikp__leave_device(buf, cur);
+    }
+    cudaGetLastError();
+#else
+    (void)buf;
+#endif
+}
+
+IKP_DEF ikp_result ikp_cuda_buffer_create(ikp_cuda_buffer *buf, uint32_t lanes, uint32_t capacity,
+                                          ikp_error *err)
+{
+    cudaError_t e;
+    int dev = 0, khz = 0;
+    size_t n = ikp_buffer_words(lanes, capacity);
+    if (!buf || lanes == 0 || n == 0)
+        return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "bad buffer size %u lanes x %u records", lanes, capacity);
+    memset(buf, 0, sizeof *buf);
+    if (cudaGetDevice(&dev) == cudaSuccess &&
+        cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, dev) != cudaSuccess)
+        khz = 0;
+    e = cudaMalloc((void **)&buf->device, n * sizeof(uint64_t));
+    if (e != cudaSuccess) return ikp__cuda_fail(err, e, "cudaMalloc");
+    buf->num_words = n;
+    buf->lanes = lanes;
+    buf->capacity = capacity;
+    buf->clock_khz = khz > 0 ? (uint32_t)khz : 0;
+    buf->device_index = dev;
+    if (ikp_cuda_device_id(dev, &buf->gpu, NULL) != IKP_OK) memset(&buf->gpu, 0, sizeof buf->gpu);
+#if defined(__CUDACC__)
+    if (cudaHostAlloc((void **)&buf->mapped_, (IKP__PINGS + 1) * sizeof(uint64_t), cudaHostAllocMapped) != cudaSuccess) {
+        buf->mapped_ = NULL; /* no readings */
+        cudaGetLastError();
+    }
+    { /* SM clock samples: a stream of the lowest priority (else none); their
+         memory is taken by the first reset that samples (ikp__sample_memory) */
+        int sms = 0, least = 0, greatest = 0;
+        cudaStream_t st = NULL;
+        buf->sample_every_ns = IKP_SM_CLOCK_EVERY_NS;
+        if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) == cudaSuccess && sms > 0 &&
+            cudaDeviceGetStreamPriorityRange(&least, &greatest) == cudaSuccess &&
+            cudaStreamCreateWithPriority(&st, cudaStreamNonBlocking, least) == cudaSuccess) {
+            struct cudaFuncAttributes fa;
+            buf->sample_stream_ = (void *)st;
+            buf->sms_ = (uint32_t)sms;
+            /* loaded now: loaded lazily at its first launch, while the kernel runs, it may wait for that */
+            cudaFuncGetAttributes(&fa, ikp__sample_sm);
+        }
+        cudaGetLastError();
+    }
+#endif
+    return IKP_OK;
+}
+
+IKP_DEF ikp_result ikp_cuda_buffer_reset(ikp_cuda_buffer *buf, cudaStream_t stream, ikp_error *err)
+{
+    uint64_t h[IKP_WIRE_HEADER_WORDS];
+    cudaError_t e;
+    ikp_result r;
+    if (!buf || !buf->device) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL buffer");
+    if ((r = ikp_buffer_header(h, buf->lanes, buf->capacity, buf->clock_khz, err)) != IKP_OK) return r;
+    e = cudaMemsetAsync(buf->device, 0, buf->num_words * sizeof(uint64_t), stream);
+    if (e != cudaSuccess) return ikp__cuda_fail(err, e, "cudaMemsetAsync");
+    /* pageable source: staged before return, so h may go out of scope */
+    e = cudaMemcpyAsync(buf->device, h, sizeof h, cudaMemcpyHostToDevice, stream);
+    if (e != cudaSuccess) return ikp__cuda_fail(err, e, "cudaMemcpyAsync");
+    buf->num_clock = 0;
+    buf->num_sm_clock = 0;
+    ikp__sample_memory(buf);
+    ikp__buffer_reading(buf);
+    return IKP_OK;
+}
+
+IKP_DEF ikp_result ikp_cuda_buffer_download(ikp_cuda_buffer *buf, cudaStream_t stream,
+                                            uint64_t *host, ikp_error *err)
+{
+    cudaError_t e;
+    if (!buf || !buf->device || !host) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL argument");
+    buf->num_sm_clock = 0;
+    ikp__sample_while_running(buf, stream);
+    e = cudaStreamSynchronize(stream);
+    if (e != cudaSuccess) return ikp__cuda_fail(err, e, "kernel or stream failed");
+    e = cudaMemcpy(host, buf->device, buf->num_words * sizeof(uint64_t), cudaMemcpyDeviceToHost);
+    if (e != cudaSuccess) return ikp__cuda_fail(err, e, "cudaMemcpy");
+    ikp__buffer_reading(buf);
+    return IKP_OK;
+}
+
+IKP_DEF void ikp_cuda_buffer_destroy(ikp_cuda_buffer *buf)
+{
+    if (!buf) return;
+    if (buf->device) cudaFree(buf->device);
+    if (buf->mapped_) { /* after any reading kernel still queued (one that found the GPU full) */
+        int cur = 0;
+        if (cudaGetDevice(&cur) == cudaSuccess && cudaSetDevice(buf->device_index) == cudaSuccess) {
+            cudaDeviceSynchronize();
+            cudaSetDevice(cur);
+        }
+        cudaFreeHost(buf->mapped_);
+    }
+    if (buf->samples_) cudaFree(buf->samples_); /* after the samples' stream: cudaFree waits for the device */
+    if (buf->sample_stream_) cudaStreamDestroy((cudaStream_t)buf->sample_stream_);
+    IKP_FREE(buf->sm_clock);
+    memset(buf, 0, sizeof *buf);
+}
+
+IKP_DEF ikp_result ikp_cuda_dump(ikp_cuda_buffer *buf, cudaStream_t stream,
+                                 const ikp_dump_desc *desc, ikp_error *err)
+{
+    ikp_allocator a;
+    ikp_dump_desc d;
+    uint64_t *host;
+    ikp_result r;
+    if (!buf || !desc) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL argument");
+    if ((r = ikp__check_allocator(&desc->decode.allocator, err)) != IKP_OK) return r;
+    a = ikp__allocator(&desc->decode.allocator);
+    host = (uint64_t *)ikp__alloc(&a, buf->num_words * sizeof(uint64_t));
+    if (!host) return ikp__oom(err);
+    r = ikp_cuda_buffer_download(buf, stream, host, err);
+    d = *desc; /* the buffer's device and readings, unless the caller gives its own */
+    if (!d.decode.device && !ikp__uuid_zero(buf->gpu.uuid)) d.decode.device = &buf->gpu;
+    if (!d.decode.num_clock && buf->num_clock) { d.decode.clock = buf->clock; d.decode.num_clock = buf->num_clock; }
+    if (!d.decode.num_sm_clock && buf->num_sm_clock) {
+        d.decode.sm_clock = buf->sm_clock;
+        d.decode.num_sm_clock = buf->num_sm_clock;
+    }
+    if (r == IKP_OK) r = ikp_dump_words(host, buf->num_words, &d, err);
+    ikp__free(&a, host);
+    return r;
+}
+#endif /* IKP_HAS_CUDA */
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* IKP_IMPLEMENTATION_INCLUDED */
+#endif /* IKP_IMPLEMENTATION */
+
+/*
+MIT License
+
+Copyright (c) 2026 The IKP authors
+
+Permission is hereby granted, free of charge, to any person obtaining a copy
+of this software and associated documentation files (the "Software"), to deal
+in the Software without restriction, including without limitation the rights
+to use, copy, modify, merge, publish, distribute, sublicense, and/or sell
+copies of the Software, and to permit persons to whom the Software is
+furnished to do so, subject to the following conditions:
+
+The above copyright notice and this permission notice shall be included in all
+copies or substantial portions of the Software.
+
+THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND, EXPRESS OR
+IMPLIED, INCLUDING BUT NOT LIMITED TO THE WARRANTIES OF MERCHANTABILITY,
+FITNESS FOR A PARTICULAR PURPOSE AND NONINFRINGEMENT. IN NO EVENT SHALL THE
+AUTHORS OR COPYRIGHT HOLDERS BE LIABLE FOR ANY CLAIM, DAMAGES OR OTHER
+LIABILITY, WHETHER IN AN ACTION OF CONTRACT, TORT OR OTHERWISE, ARISING FROM,
+OUT OF OR IN CONNECTION WITH THE SOFTWARE OR THE USE OR OTHER DEALINGS IN THE
+SOFTWARE.
+*/

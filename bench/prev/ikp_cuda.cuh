@@ -1,0 +1,741 @@
+/* ikp_cuda.cuh - v0.9.2 - IKP intra-kernel profiler, device recorder - MIT licence (end of file)
+
+   Records region begin/end timestamps from inside CUDA kernels into a
+   profile buffer that ikp.h allocates, copies back and decodes. Header
+   only; no standard library in device code (NVRTC-safe).
+
+   ARCHITECTURES
+       Default build: sm_75 and newer (the oldest CUDA 13 targets; checked
+       by compiling for sm_75, 80, 86, 89, 90, 100 and 120).
+       IKP_STAGED=1: sm_90 and newer (the stage is copied out with
+       cp.async.bulk); for an older target it is a compile error that says so.
+       ikp.h and this header must be of the same version (checked when both
+       are included in one file).
+
+   QUICK START (tests/test_snippets.py compiles both kernels as written)
+       enum { EV_LOAD, EV_MATH, EV_DONE };              // event ids, named on the host
+       __global__ void k(float *x, unsigned long long *prof) // profile buffer: last parameter
+       {
+           IKP_LANE(lane);                              // per-thread recorder
+           IKP_INIT(lane, prof, threadIdx.x / 32, blockDim.x / 32, threadIdx.x % 32 == 0);
+           IKP_BEGIN(lane, EV_LOAD);
+           float v = x[threadIdx.x];
+           IKP_END(lane, EV_LOAD);
+           {
+               IKP_SCOPE(lane, EV_MATH);                // ends with the C++ scope
+               v = v * v + 1.0f;
+           }
+           x[threadIdx.x] = v;
+           IKP_INSTANT(lane, EV_DONE);
+           IKP_FINALIZE(lane);
+       }
+   Staged (-DIKP_STAGED=1, sm_90 and newer: records kept in shared memory
+   until a flush; much cheaper inside pipelined main loops, see GUIDE.md
+   "Staging"):
+       __global__ void ks(float *x, unsigned long long *prof) // 4 warps a block
+       {
+           IKP_SHARED_STAGE(stage, 4, 1024);            // block scope, static
+           IKP_LANE(lane);
+           unsigned g = threadIdx.x / 32;
+           IKP_INIT(lane, prof, g, 4, threadIdx.x % 32 == 0);
+           IKP_STAGE(lane, stage[g], 1024);
+           IKP_BEGIN(lane, EV_MATH);
+           x[threadIdx.x] *= 2.0f;
+           IKP_END(lane, EV_MATH);
+           IKP_FINALIZE(lane);                          // flushes, then closes
+       }
+   Host (ikp.h): ikp_cuda_buffer_create(&buf, blocks * groups, capacity,
+   NULL); ikp_cuda_buffer_reset(&buf, stream, NULL); launch with
+   buf.device; ikp_cuda_dump(&buf, stream, &desc, NULL).
+
+   BUILD
+       nvcc -O2 -gencode=arch=compute_90,code=sm_90 app.cu -o app
+   with `#define IKP_IMPLEMENTATION` before `#include "ikp.h"` in one .cu
+   file; nvcc links the CUDA runtime itself, nothing else is needed. For
+   production builds add -DIKP_ENABLE=0: every macro compiles to nothing.
+
+   HELPERS AND COST
+   A lane has the type ikp_lane (an empty struct with IKP_ENABLE=0, so the
+   same code compiles); __device__ helpers take it by reference:
+       __device__ void load_tile(ikp_lane &lane, const float *src) { IKP_SCOPE(lane, EV_LOAD); ... }
+   Records, which the capacity per lane counts: a region (BEGIN/END or a
+   SCOPE) 2, an INSTANT 1, a DATA payload 1, an ANCHOR 2, an automatic
+   anchor 1. A record is 5 instructions in the leader thread (unstaged;
+   GUIDE.md "Cost" has the measured cost per event).
+
+   One leader thread per (block, group) writes; every other thread runs the
+   same macros with its writes predicated off, so macros can sit in
+   warp-uniform code without branches.
+
+   CONFIGURATION (define before including)
+       IKP_ENABLE   1 (default) records; 0 compiles every macro to nothing:
+                    the kernel's machine code is identical to the kernel
+                    without IKP lines (only the unused buffer parameter stays)
+       IKP_TIMER    IKP_TIMER_CYCLES (default): SM cycle counter, ~0.5 ns
+                    resolution, placed on the global ns axis by per-lane
+                    anchors; IKP_TIMER_GLOBAL: %globaltimer_lo, ns units but
+                    32 ns steps on H100. See GUIDE.md "Timer kinds".
+       IKP_RING     0 (default): a full lane keeps its first records and
+                    counts the rest as dropped; 1: it keeps its newest
+                    records (ring of the largest power of two <= capacity)
+       IKP_STAGED   0 (default): records are stored straight into the profile
+                    buffer; 1: into a stage in shared memory that each lane
+                    is given with IKP_STAGE, copied to the buffer by
+                    IKP_FLUSH / IKP_FINALIZE. Far cheaper inside pipelined
+                    main loops (GUIDE.md "Staging"). With 0 the staging
+                    macros compile to no code, and still check their
+                    arguments.
+       IKP_DEFER_BEGIN 1 (default): a begin keeps its stamp in registers
+                    and the lane's next record stores it, so nothing of the
+                    profiler runs inside a region (an empty region reads ~2
+                    cycles); 0: a begin stores its record at once, which
+                    measured 1-4 ns per event cheaper in tight loops but
+                    adds the store and its wait (23-38 cycles) to every
+                    region.
+                    GUIDE.md "Cost" and "Timer kinds" have the figures.
+       IKP_ANCHOR_EVERY 0 (default): a lane is placed on the ns axis by its
+                    start and end anchors, any IKP_ANCHOR, and the SM clock
+                    samples that ikp.h's download takes beside the kernel
+                    (within 64 ns across SMs on lanes of 10 us .. 100 ms,
+                    at no cost to the recorder); N > 0 (cycle
+                    mode): an end or instant at least N cycles after the
+                    lane's last anchor takes an anchor itself, one more
+                    record (65536: ~33 us at 2 GHz, which keeps every SM
+                    within 64 ns of the others on lanes of 10 us .. 100 ms;
+                    GUIDE.md "Anchors"). It costs a compare and a branch per
+                    end: about 11 ns more per end in a tight loop.
+
+   MACROS
+       IKP_LANE(name)                         declare a recorder
+       IKP_INIT(lane, buf, group, num_groups, is_leader)
+       IKP_BEGIN(lane, event)  IKP_END(lane, event)  IKP_INSTANT(lane, event)
+       IKP_DATA(lane, event, u32)             attach a payload to the previous record
+       IKP_SCOPE(lane, event)                 begin now, end at the end of the scope
+       IKP_PIN(value)                         keep the computation of value inside
+                                              the region (see GUIDE.md "Meaning")
+       IKP_FINALIZE(lane)                     end anchors and counts; call once at the end
+       IKP_ANCHOR(lane)                       cycle mode: one more (globaltimer, cycles)
+                                              pair, for long lanes (GUIDE.md "Anchors");
+                                              ~140 ns: it locates a globaltimer tick
+       IKP_SHARED_STAGE(name, lanes, records) declare __shared__ staging for `lanes` lanes
+                                              (IKP_STAGED=0: a null pointer, no memory)
+       IKP_STAGE(lane, words, records)        after IKP_INIT: records go to shared memory
+                                              words (IKP_STAGE_WORDS(records) of them)
+       IKP_FLUSH(lane)                        copy staged records to the profile buffer
+   Events are integers 0..16383 (names are given on the host).
+*/
+#ifndef IKP_CUDA_CUH
+#define IKP_CUDA_CUH
+
+#define IKP_CUDA_VERSION_MAJOR 0
+#define IKP_CUDA_VERSION_MINOR 9
+#define IKP_CUDA_VERSION_PATCH 2
+#if defined(IKP_VERSION_MAJOR) && (IKP_CUDA_VERSION_MAJOR != IKP_VERSION_MAJOR || \
+    IKP_CUDA_VERSION_MINOR != IKP_VERSION_MINOR || IKP_CUDA_VERSION_PATCH != IKP_VERSION_PATCH)
+#error "ikp.h and ikp_cuda.cuh are from different IKP versions: copy both headers from one release"
+#endif
+
+#ifndef IKP_ENABLE
+#define IKP_ENABLE 1
+#endif
+#define IKP_TIMER_CYCLES 1
+#define IKP_TIMER_GLOBAL 2
+#ifndef IKP_TIMER
+#define IKP_TIMER IKP_TIMER_CYCLES
+#endif
+#ifndef IKP_RING
+#define IKP_RING 0
+#endif
+#ifndef IKP_STAGED
+#define IKP_STAGED 0
+#endif
+#ifndef IKP_DEFER_BEGIN
+#define IKP_DEFER_BEGIN 1
+#endif
+#ifndef IKP_ANCHOR_EVERY
+#define IKP_ANCHOR_EVERY 0
+#endif
+#if IKP_ENABLE && IKP_STAGED && defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
+#error "IKP_STAGED=1 needs sm_90 or newer (the stage is copied out with cp.async.bulk): build this file for sm_90+, or with -DIKP_STAGED=0 for older GPUs"
+#endif
+
+/* wire format (FORMAT.md); kept identical in ikp.h */
+#ifndef IKP_WIRE_DEFINED
+#define IKP_WIRE_DEFINED
+#define IKP_WIRE_MAGIC 0x31504B49u
+#define IKP_WIRE_VERSION 1u
+#define IKP_WIRE_HEADER_WORDS 8u
+#define IKP_WIRE_LANE_WORDS 8u
+#define IKP_WIRE_SINK_SLOTS 1u
+#define IKP_WIRE_LANE_MAGIC 0x4C41u
+#define IKP_WIRE_LANE_CYCLES 0x1u
+#define IKP_WIRE_LANE_RING 0x2u
+#define IKP_WIRE_FINALIZED (1ull << 63)
+#define IKP_WIRE_KIND_DATA 0u
+#define IKP_WIRE_KIND_BEGIN 1u
+#define IKP_WIRE_KIND_END 2u
+#define IKP_WIRE_KIND_INSTANT 3u
+#define IKP_WIRE_DATA_MARK 0x80000000u
+#define IKP_WIRE_ANCHOR 0x40000000u
+#define IKP_WIRE_MAX_EVENTS 16384u
+#define IKP_WIRE_KIND_MASK 0x3u
+#define IKP_WIRE_EVENT_SHIFT 2u
+#define IKP_WIRE_EVENT_MASK 0x3FFFu
+#define IKP_WIRE_AUTO_ANCHOR_ID 2u
+#define IKP_WIRE_AUTO_DELTA_SHIFT 16u
+#define IKP_WIRE_AUTO_DELTA_MAX 0x3FFFu
+#define IKP_WIRE_LANE_FLAGS_SHIFT 16u
+#define IKP_WIRE_TAG(event, kind) ((((unsigned)(event) & IKP_WIRE_EVENT_MASK) << IKP_WIRE_EVENT_SHIFT) | (kind))
+#endif
+#if IKP_WIRE_VERSION != 1
+#error "ikp_cuda.cuh writes IKP wire format version 1; an ikp.h of another version was included first"
+#endif
+
+/* shared-memory staging (IKP_STAGE): a header, the records, a sink, a spare word */
+#define IKP_STAGE_HEADER_WORDS 5u
+#define IKP_STAGE_WORDS(records) ((records) + IKP_STAGE_HEADER_WORDS + 2u) /* + sink, spare */
+
+#define IKP__CAT2(a, b) a##b
+#define IKP__CAT(a, b) IKP__CAT2(a, b)
+
+#if defined(__CUDACC__) || defined(__CUDACC_RTC__)
+
+#define IKP_LANE(name) ikp_lane name
+#define IKP_INIT(lane, buf, group, num_groups, is_leader) \
+    ikp__init(lane, (unsigned long long *)(buf), (unsigned)(group), (unsigned)(num_groups), (is_leader))
+#define IKP_BEGIN(lane, event) ikp__begin(lane, IKP_WIRE_TAG(event, IKP_WIRE_KIND_BEGIN))
+#define IKP_END(lane, event) ikp__record(lane, IKP_WIRE_TAG(event, IKP_WIRE_KIND_END))
+#define IKP_INSTANT(lane, event) ikp__record(lane, IKP_WIRE_TAG(event, IKP_WIRE_KIND_INSTANT))
+#define IKP_DATA(lane, event, value) \
+    ikp__data(lane, IKP_WIRE_TAG(event, IKP_WIRE_DATA_MARK), (unsigned)(value))
+#define IKP_SCOPE(lane, event) ikp__scope IKP__CAT(ikp__scope_, __LINE__)(lane, (unsigned)(event))
+#define IKP_PIN(value) ikp__pin(value)
+#define IKP_FINALIZE(lane) ikp__finalize(lane)
+#define IKP_ANCHOR(lane) ikp__anchor_record(lane)
+#if IKP_ENABLE && IKP_STAGED
+#define IKP_SHARED_STAGE(name, lanes, records) __shared__ __align__(16) unsigned long long name[lanes][IKP_STAGE_WORDS(records)]
+#define IKP_STAGE(lane, words, records) ikp__stage(lane, (unsigned long long *)(words), (unsigned)(records))
+#define IKP_FLUSH(lane) ikp__flush(lane)
+#else /* a null pointer of the stage's row type stands for the array, so that the
+         arguments are checked as in a staged build; sizeof emits no code */
+#define IKP_SHARED_STAGE(name, lanes, records)                                                     \
+    static_assert((lanes) > 0 && (records) > 0, "IKP_SHARED_STAGE: lanes and records are positive constants"); \
+    unsigned long long(*name __attribute__((unused)))[IKP_STAGE_WORDS(records)] = 0
+#define IKP_STAGE(lane, words, records) ((void)(lane), (void)sizeof(words), (void)sizeof((unsigned)(records)))
+#define IKP_FLUSH(lane) ((void)(lane))
+#endif
+
+#if IKP_ENABLE
+
+/* Per-thread recorder state: lives in registers. */
+struct ikp_lane {
+    unsigned long long *rec; /* this lane's record slots (staged: their shared-memory address) */
+    unsigned n;              /* records attempted (staged: since the last flush) */
+    unsigned cap;            /* bounded: record slots C (slot C is the sink); ring: slot mask */
+    unsigned on;             /* 1: this thread writes (leader of an open lane); 0: closed;
+                                2: claimed, waiting for its stage (IKP_STAGED) */
+    unsigned bt, bk;         /* the pending begin record: its stamp and tag (bk 0: none) */
+    unsigned due;            /* cycle mode: the stamp from which the next end or instant
+                                takes an anchor (IKP_ANCHOR_EVERY) */
+};
+
+__device__ __forceinline__ unsigned ikp__smid()
+{
+    unsigned s;
+    asm volatile("mov.u32 %0, %%smid;" : "=r"(s));
+    return s;
+}
+
+/* One (clock64, globaltimer) pair, read back to back (two CS2R). */
+__device__ __forceinline__ void ikp__pair(unsigned long long *c, unsigned long long *g)
+{
+    asm volatile("mov.u64 %0, %%clock64;\n\tmov.u64 %1, %%globaltimer;" : "=l"(*c), "=l"(*g) :: "memory");
+}
+
+/* An anchor: a globaltimer tick and the SM cycle at which it came, to
+   within a few cycles. A poll of %globaltimer (read, compare, read again)
+   takes about 60 cycles, one 32 ns tick, so it sees a tick up to ~30 ns
+   late, differently on every SM. Here six (clock, globaltimer) pairs are
+   read in a burst, about 12 cycles apart, which spans nearly one tick (63
+   cycles at 1.98 GHz); the first tick between two pairs of the burst is
+   kept, with the cycle midway between them (their low words, widened by
+   one more pair). A burst without a tick inside is read again, up to
+   IKP__ANCHOR_BURSTS times (then the last pair stands). %globaltimer's
+   ticks reach all SMs together, so the pair names one instant on every SM
+   alike. An IKP_ANCHOR took 275 cycles (median; 179 with the poll of
+   earlier versions) on an H100 (BENCHMARKS.md). */
+#define IKP__ANCHOR_BURSTS 64
+/* A pair's two low words. The reads are predicated on `on` (never 0, but
+   not known to the compiler to be the same on every thread), which keeps
+   them per-thread CS2R: unpredicated, the compiler may read some through
+   the warp's uniform datapath (S2UR, another pipe), and a pair's two reads
+   would no longer be back to back. */
+__device__ __forceinline__ void ikp__pair32(unsigned on, unsigned *c, unsigned *g)
+{
+    asm volatile("{\n\t.reg .pred q;\n\tsetp.ne.u32 q, %2, 0;\n\t@q mov.u32 %0, %%clock;\n\t@q mov.u32 %1, %%globaltimer_lo;\n\t}"
+                 : "+r"(*c), "+r"(*g) : "r"(on) : "memory");
+}
+/* the burst's pairs a (earlier) and b: a tick between them ends the search */
+#define IKP__ANCHOR_CHECK(ca, ga, cb, gb)                                                          \
+    if (ga != gb) {                                                                                  \
+        c0 = ca, c1 = cb, gt = gb;                                                                   \
+        break;                                                                                       \
+    }
+__device__ __forceinline__ void ikp__anchor(unsigned long long *g, unsigned long long *c)
+{
+    unsigned on, a0 = 0, b0 = 0, a1 = 0, b1 = 0, a2 = 0, b2 = 0, a3 = 0, b3 = 0, a4 = 0, b4 = 0, a5 = 0, b5 = 0;
+    unsigned c0 = 0, c1 = 0, gt = 0;
+    asm volatile("{\n\t.reg .u32 t;\n\tmov.u32 t, %%laneid;\n\tadd.u32 %0, t, 1;\n\t}" : "=r"(on));
+#pragma unroll 1
+    for (int i = 0; i < IKP__ANCHOR_BURSTS; i++) {
+        ikp__pair32(on, &a0, &b0);
+        ikp__pair32(on, &a1, &b1);
+        ikp__pair32(on, &a2, &b2);
+        ikp__pair32(on, &a3, &b3);
+        ikp__pair32(on, &a4, &b4);
+        ikp__pair32(on, &a5, &b5);
+        c0 = c1 = a5, gt = b5; /* if none is found */
+        IKP__ANCHOR_CHECK(a0, b0, a1, b1);
+        IKP__ANCHOR_CHECK(a1, b1, a2, b2);
+        IKP__ANCHOR_CHECK(a2, b2, a3, b3);
+        IKP__ANCHOR_CHECK(a3, b3, a4, b4);
+        IKP__ANCHOR_CHECK(a4, b4, a5, b5);
+    }
+    unsigned long long cn, gn;
+    ikp__pair(&cn, &gn);
+    *g = gn - (unsigned)((unsigned)gn - gt);
+    *c = cn - (unsigned)((unsigned)cn - (c0 + (c1 - c0) / 2));
+}
+/* ring masks: the largest power of two <= x (x > 0), minus one */
+__device__ __forceinline__ unsigned ikp__ring_mask(unsigned x) { return (1u << (31 - __clz(x))) - 1; }
+
+__device__ __forceinline__ void ikp__init(ikp_lane &l, unsigned long long *buf, unsigned group,
+                                         unsigned num_groups, bool is_leader)
+{
+    l.rec = buf;
+    l.n = 0;
+    l.cap = 0;
+    l.on = 0;
+    l.bt = 0;
+    l.bk = 0;
+    l.due = 0;
+    if (!is_leader || buf == 0) return;
+    unsigned long long h0 = buf[0], h1 = buf[1];
+    if ((unsigned)h0 != IKP_WIRE_MAGIC || (unsigned)(h0 >> 32 & 0xFFFFu) != IKP_WIRE_VERSION)
+        return; /* never initialised: write nothing at all */
+    unsigned long long lanes = h1 & 0xFFFFFFFFull, cap = h1 >> 32;
+    unsigned long long block = blockIdx.x + (unsigned long long)gridDim.x *
+                                                (blockIdx.y + (unsigned long long)gridDim.y * blockIdx.z);
+    unsigned long long lane = block * num_groups + group;
+    if (group >= num_groups || num_groups > 0xFFFFu || lane >= lanes) {
+        atomicAdd(&buf[3], 1ull); /* refused: the host reports the grid too large */
+        atomicMax(&buf[4], lane + 1);
+        return;
+    }
+    unsigned long long *h = buf + IKP_WIRE_HEADER_WORDS + lane * (IKP_WIRE_LANE_WORDS + cap + IKP_WIRE_SINK_SLOTS);
+    unsigned long long flags = (IKP_TIMER == IKP_TIMER_CYCLES ? IKP_WIRE_LANE_CYCLES : 0u) |
+                               (IKP_RING ? IKP_WIRE_LANE_RING : 0u);
+    unsigned long long l0 = IKP_WIRE_LANE_MAGIC | flags << IKP_WIRE_LANE_FLAGS_SHIFT | (unsigned long long)ikp__smid() << 32;
+    if (atomicCAS(&h[0], 0ull, l0) != 0ull) {
+        atomicAdd(&buf[5], 1ull); /* claimed twice: not reset, or two leaders */
+        return;
+    }
+    h[1] = block | (unsigned long long)group << 32 | (unsigned long long)num_groups << 48;
+    h[2] = gridDim.x | (unsigned long long)(gridDim.y & 0xFFFFu) << 32 |
+           (unsigned long long)(gridDim.z & 0xFFFFu) << 48;
+    unsigned long long g, c;
+    ikp__anchor(&g, &c);
+    h[3] = g;
+    h[4] = c;
+    l.due = (unsigned)c + IKP_ANCHOR_EVERY;
+    l.rec = h + IKP_WIRE_LANE_WORDS;
+#if IKP_RING
+    if (cap) {
+        l.cap = ikp__ring_mask((unsigned)(cap > 0x80000000ull ? 0x80000000ull : cap));
+        l.on = IKP_STAGED ? 2 : 1;
+    }
+#else
+    l.cap = (unsigned)cap;
+    l.on = IKP_STAGED ? 2 : 1;
+#endif
+}
+
+/* The hot path: on the leader of an open lane, one timer read and one
+   8-byte store per record to slot min(n, C), and one increment. Slot C is
+   the lane's sink: records past the capacity land there and are counted as
+   dropped, so the write predicate is the loop-invariant "leader of an open
+   lane" and no compare sits between an event and its timer read. The
+   compiler turns the small conditionals into predicated instructions (@P
+   CS2R.32, @P IMAD.WIDE, @P MOV, @P STG.E.64 and the slot's VIMNMX: 5 SASS
+   instructions per record; tests/sass/check_sass.py checks the count and
+   that no branch is left). Predicated, the read stays a CS2R on the leader
+   rather than a warp-uniform S2UR, which measured slower. The timer read's
+   "memory" clobber keeps memory operations on their side of the stamp.
+   A begin keeps its stamp in registers, and the lane's next record stores
+   it (ikp__begin): a store reads its registers late, and the first later
+   instruction that writes one of them waits (~20 cycles) for that, so a
+   begin stored at once put that wait inside its region. */
+__device__ __forceinline__ unsigned ikp__timer32()
+{
+#if IKP_TIMER == IKP_TIMER_GLOBAL
+    unsigned t;
+    asm volatile("mov.u32 %0, %%globaltimer_lo;" : "=r"(t) :: "memory");
+    return t;
+#else
+    unsigned long long t;
+    asm volatile("mov.u64 %0, %%clock64;" : "=l"(t) :: "memory");
+    return (unsigned)t;
+#endif
+}
+__device__ __forceinline__ unsigned ikp__slot(const ikp_lane &l)
+{
+    unsigned i;
+#if IKP_RING
+    i = l.n & l.cap;
+#else
+    i = l.n < l.cap ? l.n : l.cap;
+#endif
+    asm volatile("" : "+r"(i)); /* computed before the conditional, which stays small */
+    return i;
+}
+/* "this thread writes", opaque to the optimiser at each event so that each
+   event keeps its own predicated store: one branch hoisted around several
+   events, or a loop unswitched on this lane-dependent flag, would make the
+   warp diverge */
+__device__ __forceinline__ bool ikp__writes(const ikp_lane &l)
+{
+    unsigned on;
+    asm volatile("mov.u32 %0, %1;" : "=r"(on) : "r"(l.on));
+    return on == 1;
+}
+/* the store itself: a plain store into the profile buffer, or a shared-
+   memory store into the stage, whose shared-memory address a staged lane
+   keeps in rec (a generic store to shared memory would take the global
+   path, which is what staging avoids) */
+__device__ __forceinline__ void ikp__put(const ikp_lane &l, unsigned i, unsigned long long v)
+{
+#if IKP_STAGED
+    asm volatile("st.shared.u64 [%0], %1;" :: "r"((unsigned)(unsigned long long)l.rec + i * 8u), "l"(v));
+#else
+    l.rec[i] = v;
+#endif
+}
+/* a record in lane order: after the pending begin record, if any. A
+   pending begin is stored by the lane's next record, whatever it is, so
+   the records stay in time order. w: ikp__writes, read once per event. */
+__device__ __forceinline__ void ikp__put_next(ikp_lane &l, bool w, unsigned long long v)
+{
+    unsigned i = ikp__slot(l);
+    if (w) ikp__put(l, i, v);
+    l.n++;
+}
+__device__ __forceinline__ void ikp__settle(ikp_lane &l, bool w)
+{
+    if (l.bk) ikp__put_next(l, w, (unsigned long long)l.bt << 32 | l.bk);
+    l.bk = 0;
+}
+__device__ __forceinline__ void ikp__settle(ikp_lane &l) { ikp__settle(l, ikp__writes(l)); }
+__device__ __forceinline__ void ikp__store(ikp_lane &l, unsigned long long v)
+{
+    const bool w = ikp__writes(l);
+    ikp__settle(l, w);
+    ikp__put_next(l, w, v);
+}
+/* Automatic anchors (cycle mode, IKP_ANCHOR_EVERY > 0): an end or instant
+   whose stamp t has reached l.due is followed by one more record, taken
+   like the lane's own anchors (a globaltimer tick, located): the tick's
+   low 32 bits, and in tag bits 16..29 the cycles from t to that tick (the
+   decoder adds them to t). The next one is due IKP_ANCHOR_EVERY cycles
+   later. The decoder maps cycles to time piecewise between anchors, so a
+   lane follows its SM clock when that changes speed, as SM clocks do by
+   up to 0.2% within milliseconds. A tick that came too late to say in 14
+   bits stores nothing. */
+__device__ __forceinline__ void ikp__auto_anchor(ikp_lane &l, unsigned t)
+{
+    unsigned long long g, c;
+    ikp__anchor(&g, &c);
+    const unsigned d = (unsigned)c - t;
+    l.due = (unsigned)c + IKP_ANCHOR_EVERY;
+    if (d <= IKP_WIRE_AUTO_DELTA_MAX)
+        ikp__put_next(l, true, g << 32 | IKP_WIRE_DATA_MARK | IKP_WIRE_ANCHOR | d << IKP_WIRE_AUTO_DELTA_SHIFT |
+                                  IKP_WIRE_AUTO_ANCHOR_ID << IKP_WIRE_EVENT_SHIFT);
+}
+/* A stamped record (end, instant; a begin with IKP_DEFER_BEGIN=0): the
+   stamp first, then the stores (a store's late register read can hold up
+   the next instruction that writes that register: here that wait falls
+   after the stamp, outside the region that ends). The read is predicated
+   like the stores, which keeps it a CS2R on the leader rather than a
+   warp-uniform S2UR and a move, which measured slower. Returns 1 on the
+   writing thread, with its stamp in *t. */
+__device__ __forceinline__ bool ikp__stamped(ikp_lane &l, unsigned tag, unsigned *t)
+{
+    const bool w = ikp__writes(l);
+    unsigned long long v;
+    if (w) {
+        *t = ikp__timer32();
+        v = (unsigned long long)*t << 32 | tag;
+    }
+    ikp__settle(l, w);
+    const unsigned i = ikp__slot(l);
+    if (w) ikp__put(l, i, v); /* v is read only where it was set */
+    l.n++;
+    return w;
+}
+/* end, instant: after the record, an automatic anchor when one is due
+   (never after a begin: the anchor would sit inside the region) */
+__device__ __forceinline__ void ikp__record(ikp_lane &l, unsigned tag)
+{
+    unsigned t;
+    const bool w = ikp__stamped(l, tag, &t);
+#if IKP_TIMER == IKP_TIMER_CYCLES && IKP_ANCHOR_EVERY > 0
+    if (w && (int)(t - l.due) >= 0) ikp__auto_anchor(l, t);
+#else
+    (void)w;
+#endif
+}
+/* begin: the stores of earlier records, then the stamp, kept in registers
+   and stored by the lane's next record. Nothing of the profiler runs
+   between a region's begin stamp and its first instruction. With
+   IKP_DEFER_BEGIN=0, a record like the others. */
+__device__ __forceinline__ void ikp__begin(ikp_lane &l, unsigned tag)
+{
+#if IKP_DEFER_BEGIN
+    const bool w = ikp__writes(l);
+    ikp__settle(l, w);
+    if (w) l.bt = ikp__timer32();
+    l.bk = tag;
+#else
+    unsigned t;
+    ikp__stamped(l, tag, &t); /* stored at once (bk stays 0: nothing is ever pending) */
+#endif
+}
+__device__ __forceinline__ void ikp__data(ikp_lane &l, unsigned tag, unsigned value)
+{
+    ikp__store(l, (unsigned long long)value << 32 | tag);
+}
+
+/* IKP_ANCHOR: a (globaltimer, clock) pair taken like the lane's own anchors,
+   stored as two data records marked IKP_WIRE_ANCHOR (event 0: the low 32
+   bits of %globaltimer, event 1: the low 32 bits of %clock64). The decoder
+   maps cycles to time piecewise between consecutive anchors, so a lane
+   follows its SM clock when that changes speed. Nothing in globaltimer
+   mode, whose stamps need no mapping. */
+__device__ __forceinline__ void ikp__anchor_record(ikp_lane &l)
+{
+#if IKP_TIMER == IKP_TIMER_CYCLES
+    unsigned long long g = 0, c = 0;
+    if (ikp__writes(l)) ikp__anchor(&g, &c);
+    ikp__store(l, g << 32 | IKP_WIRE_TAG(0, IKP_WIRE_DATA_MARK | IKP_WIRE_ANCHOR));
+    ikp__store(l, c << 32 | IKP_WIRE_TAG(1, IKP_WIRE_DATA_MARK | IKP_WIRE_ANCHOR));
+#else
+    (void)l;
+#endif
+}
+
+#if IKP_STAGED
+/* Staging. A stage is IKP_STAGE_WORDS(S) words of shared memory: a header
+   (0: the lane's slots in the profile buffer; 1: their count C, or ring
+   mask, low, and the records moved there so far, high (ring: the records
+   so far); 2: records dropped, and in ring mode, high, how many of the
+   newest are intact; 3: S; 4: the header's own address), then S record
+   slots and a sink, starting one word later when that gives them the same
+   address mod 16 as their destination (the word before the slots then
+   holds the header's address too). Records land there as they would in
+   the profile buffer (same slots, same sink; rec holds the slots' shared-
+   memory address), and a flush moves them: in bounded mode as one bulk
+   asynchronous copy, in ring mode word by word.
+   Bounded mode keeps the profile buffer's invariant that what is stored is
+   a prefix of the lane's records: a stage that overflows between flushes
+   closes the lane, and every later record is dropped and counted. In ring
+   mode the stage is a ring of the largest power of two <= S and the buffer
+   keeps the newest records. Records made before IKP_STAGE, and every record
+   of a lane whose stage was not usable, are dropped and counted. */
+/* the lane's slots start at p (keeps their shared-memory address in rec) */
+__device__ __forceinline__ void ikp__stage_at(ikp_lane &l, unsigned long long *p)
+{
+    l.rec = (unsigned long long *)(unsigned long long)__cvta_generic_to_shared(p);
+}
+/* bounded mode: the slots start where they have dst's address mod 16 */
+__device__ __forceinline__ void ikp__stage_place(ikp_lane &l, unsigned long long *hd, const unsigned long long *dst)
+{
+    unsigned long long *p = hd + IKP_STAGE_HEADER_WORDS;
+    if (((unsigned long long)p ^ (unsigned long long)dst) & 8u) *p++ = (unsigned long long)hd;
+    ikp__stage_at(l, p);
+}
+/* the stage's slots as a generic pointer */
+__device__ __forceinline__ unsigned long long *ikp__stage_slots(const ikp_lane &l)
+{
+    return (unsigned long long *)__cvta_shared_to_generic((size_t)(unsigned long long)l.rec);
+}
+__device__ __forceinline__ void ikp__stage(ikp_lane &l, unsigned long long *st, unsigned records)
+{
+    if (l.on != 2u || st == 0 || records == 0 || !__isShared(st) || ((unsigned long long)st & 7u))
+        return; /* not waiting for a stage, or this one is not usable */
+    ikp__settle(l); /* a begin before the stage is dropped like the records before it */
+    unsigned long long *hd = st;
+    hd[0] = (unsigned long long)l.rec;
+    hd[3] = records;
+    hd[4] = (unsigned long long)hd;
+#if IKP_RING
+    hd[1] = l.cap | (unsigned long long)l.n << 32;
+    hd[2] = 0;
+    l.cap = ikp__ring_mask(records);
+    ikp__stage_at(l, hd + IKP_STAGE_HEADER_WORDS);
+#else
+    hd[1] = l.cap;
+    hd[2] = l.n;
+    ikp__stage_place(l, hd, l.rec);
+    l.cap = records;
+#endif
+    l.n = 0;
+    l.on = 1;
+}
+
+/* moves the staged records to the profile buffer */
+__device__ __forceinline__ void ikp__flush(ikp_lane &l)
+{
+    ikp__settle(l);
+    if (l.on != 1u) return;
+    unsigned long long *slots = ikp__stage_slots(l), *hd = (unsigned long long *)slots[-1];
+    unsigned long long *out = (unsigned long long *)hd[0];
+    unsigned C = (unsigned)hd[1], g = (unsigned)(hd[1] >> 32), m = l.n;
+#if IKP_RING
+    unsigned S = l.cap + 1, k = m < S ? m : S, valid = (unsigned)(hd[2] >> 32);
+    for (unsigned j = m - k; j < m; j++) out[(g + j) & C] = slots[j & l.cap];
+    valid = m > S ? S : valid + m;
+    if (valid > C + 1) valid = C + 1;
+    hd[1] = C | (unsigned long long)(g + m) << 32;
+    hd[2] = (unsigned long long)valid << 32;
+#else
+    unsigned k = m < l.cap ? m : l.cap, room = C - g;
+    if (k > room) k = room;
+    const unsigned moved = k;
+    unsigned long long *src = slots, *dst = out + g;
+    if (k && ((unsigned long long)dst & 8u)) { *dst++ = *src++; k--; } /* now both 16-byte aligned */
+    if (k > 1)
+        asm volatile("fence.proxy.async.shared::cta;\n\t"
+                     "cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;\n\t"
+                     "cp.async.bulk.commit_group;\n\t"
+                     "cp.async.bulk.wait_group.read 0;"
+                     :: "l"(dst), "r"((unsigned)__cvta_generic_to_shared(src)), "r"((k & ~1u) * 8u) : "memory");
+    if (k & 1) dst[k - 1] = src[k - 1];
+    hd[1] = C | (unsigned long long)(g + moved) << 32;
+    hd[2] += m - moved;
+    l.cap = m > moved ? 0u : (unsigned)hd[3]; /* overflowed: the stored records stay a prefix */
+    ikp__stage_place(l, hd, out + g + moved);
+#endif
+    l.n = 0;
+}
+#else
+__device__ __forceinline__ void ikp__stage(ikp_lane &, unsigned long long *, unsigned) {}
+__device__ __forceinline__ void ikp__flush(ikp_lane &) {}
+#endif
+
+__device__ __forceinline__ void ikp__finalize(ikp_lane &l)
+{
+    if (!l.on) return;
+    ikp__settle(l);
+    unsigned long long *h, g, c;
+    unsigned stored, dropped;
+#if IKP_STAGED
+    if (l.on == 1u) { /* flush, then read the counts from the stage */
+        ikp__flush(l);
+        const unsigned long long *hd = (const unsigned long long *)ikp__stage_slots(l)[-1];
+        h = (unsigned long long *)hd[0] - IKP_WIRE_LANE_WORDS;
+#if IKP_RING
+        stored = (unsigned)(hd[2] >> 32);
+        dropped = (unsigned)(hd[1] >> 32) - stored;
+#else
+        stored = (unsigned)(hd[1] >> 32);
+        dropped = (unsigned)hd[2];
+        asm volatile("cp.async.bulk.wait_group 0;" ::: "memory"); /* the copies have landed */
+#endif
+    } else { /* never staged: every record was dropped */
+        h = l.rec - IKP_WIRE_LANE_WORDS;
+        stored = 0;
+        dropped = l.n;
+    }
+#else
+#if IKP_RING
+    unsigned room = l.cap + 1;
+#else
+    unsigned room = l.cap;
+#endif
+    h = l.rec - IKP_WIRE_LANE_WORDS;
+    stored = l.n < room ? l.n : room;
+    dropped = l.n - stored;
+#endif
+    ikp__anchor(&g, &c);
+    h[5] = g;
+    h[6] = c;
+    h[7] = IKP_WIRE_FINALIZED | stored | (unsigned long long)(dropped & 0x7FFFFFFFu) << 32;
+    l.on = 0; /* a second finalize, or records after it, write nothing */
+}
+
+/* Keeps the computation of a value on its side of the stamps: the compiler
+   must produce it before any later stamp and may not start it before an
+   earlier one. Costs no instruction. */
+template <typename T> __device__ __forceinline__ void ikp__pin(T &v)
+{
+    asm volatile("" : "+r"(*reinterpret_cast<unsigned *>(&v)) :: "memory");
+}
+template <> __device__ __forceinline__ void ikp__pin<float>(float &v) { asm volatile("" : "+f"(v) :: "memory"); }
+template <> __device__ __forceinline__ void ikp__pin<double>(double &v) { asm volatile("" : "+d"(v) :: "memory"); }
+template <> __device__ __forceinline__ void ikp__pin<unsigned long long>(unsigned long long &v) { asm volatile("" : "+l"(v) :: "memory"); }
+template <> __device__ __forceinline__ void ikp__pin<long long>(long long &v) { asm volatile("" : "+l"(v) :: "memory"); }
+template <> __device__ __forceinline__ void ikp__pin<unsigned long>(unsigned long &v) { asm volatile("" : "+l"(v) :: "memory"); }
+template <> __device__ __forceinline__ void ikp__pin<long>(long &v) { asm volatile("" : "+l"(v) :: "memory"); }
+
+#else /* !IKP_ENABLE: same names and types, empty bodies, no machine code */
+
+struct ikp_lane {};
+__device__ __forceinline__ void ikp__init(ikp_lane &, unsigned long long *, unsigned, unsigned, bool) {}
+__device__ __forceinline__ void ikp__record(ikp_lane &, unsigned) {}
+__device__ __forceinline__ void ikp__begin(ikp_lane &, unsigned) {}
+__device__ __forceinline__ void ikp__data(ikp_lane &, unsigned, unsigned) {}
+__device__ __forceinline__ void ikp__finalize(ikp_lane &) {}
+__device__ __forceinline__ void ikp__anchor_record(ikp_lane &) {}
+__device__ __forceinline__ void ikp__stage(ikp_lane &, unsigned long long *, unsigned) {}
+__device__ __forceinline__ void ikp__flush(ikp_lane &) {}
+template <typename T> __device__ __forceinline__ void ikp__pin(T &) {}
+
+#endif /* IKP_ENABLE */
+
+/* IKP_SCOPE: begin at construction, end at destruction */
+struct ikp__scope {
+    ikp_lane &l;
+    unsigned tag;
+    __device__ __forceinline__ ikp__scope(ikp_lane &lane, unsigned event)
+        : l(lane), tag(IKP_WIRE_TAG(event, 0u))
+    {
+        ikp__begin(l, tag | IKP_WIRE_KIND_BEGIN);
+    }
+    __device__ __forceinline__ ~ikp__scope() { ikp__record(l, tag | IKP_WIRE_KIND_END); }
+};
+
+#endif /* __CUDACC__ */
+#endif /* IKP_CUDA_CUH */
+
+/*
+MIT License
+
+Copyright (c) 2026 The IKP authors
+
+Permission is hereby granted, free of charge, to any person obtaining a copy
+of this software and associated documentation files (the "Software"), to deal
+in the Software without restriction, including without limitation the rights
+to use, copy, modify, merge, publish, distribute, sublicense, and/or sell
+copies of the Software, and to permit persons to whom the Software is
+furnished to do so, subject to the following conditions:
+
+The above copyright notice and this permission notice shall be included in all
+copies or substantial portions of the Software.
+
+THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND, EXPRESS OR
+IMPLIED, INCLUDING BUT NOT LIMITED TO THE WARRANTIES OF MERCHANTABILITY,
+FITNESS FOR A PARTICULAR PURPOSE AND NONINFRINGEMENT. IN NO EVENT SHALL THE
+AUTHORS OR COPYRIGHT HOLDERS BE LIABLE FOR ANY CLAIM, DAMAGES OR OTHER
+LIABILITY, WHETHER IN AN ACTION OF CONTRACT, TORT OR OTHERWISE, ARISING FROM,
+OUT OF OR IN CONNECTION WITH THE SOFTWARE OR THE USE OR OTHER DEALINGS IN THE
+SOFTWARE.
+*/
