@@ -430,7 +430,8 @@ typedef struct ikp_capture_info {
     uint64_t may_wrap;            /* nuggets-compact: regions whose 24-bit duration may
                                      have wrapped (flagged IKP_EVENT_MAY_WRAP) */
     uint32_t timer_unit_ps;       /* peer formats: ps per timer tick used */
-    int gpu_time_known;           /* 1 if the GPU time of time 0 is known (ikp format) */
+    int gpu_time_known;           /* 1 if the GPU time of time 0 is known (ikp format; nuggets
+                                     formats, whose stamps are %globaltimer ns) */
     uint64_t gpu_zero_ns;         /* then: %globaltimer at time 0, whole ns ... */
     uint32_t gpu_zero_ps;         /* ... plus these ps (0 .. 999) */
     uint32_t clock_syncs;         /* readings of the GPU clock against the host's */
@@ -603,10 +604,16 @@ IKP_DEF int ikp_is_perfetto_path(const char *path);
    clock against the other's (ikp_peer_clock, either capture may hold it),
    or both GPUs' readings against the clock of one host (ikp_clock_sync;
    captures naming different hosts are not linked this way). Uncertainties
-   add along the chain. Links that disagree by more than their
-   uncertainties are refused (IKP_ERR_BAD_HEADER), as are a capture given
-   twice, captures that do not give their GPU's time (peer formats), and a
-   capture no chain reaches (IKP_ERR_EMPTY) unless raw is set. */
+   add along the chain. A link that disagrees with the placement by more
+   than the uncertainties of both is not refused: it is reported
+   (disagreement_ns, disagree_via, disagree_with on both captures), and
+   the uncertainty of the less certain capture grows to cover it, except
+   between captures of one GPU, whose clock is one clock and whose
+   placement stays exact (host readings taken seconds apart drift against
+   the GPU's clock by microseconds; ikp_merge_host_zero then states the
+   wider host-time uncertainty). Refused: a capture given twice, captures
+   that do not give their GPU's time (peer formats), and a capture no chain
+   reaches (IKP_ERR_EMPTY) unless raw is set. */
 typedef enum ikp_align_via {
     IKP_ALIGN_REFERENCE = 0,  /* capture 0 */
     IKP_ALIGN_SAME_GPU,       /* the clock of the same GPU as `from` */
@@ -614,6 +621,8 @@ typedef enum ikp_align_via {
     IKP_ALIGN_HOST,           /* both GPUs' readings against the host clock */
     IKP_ALIGN_RAW,            /* raw %globaltimer, as if every GPU shared one clock:
                                  wrong across GPUs by their offset (~100 us), a check only */
+    IKP_ALIGN_START,          /* by its first record, at a time the user gives (0 if none):
+                                 no clock links it; for captures without GPU time */
     IKP_ALIGN_COUNT
 } ikp_align_via;
 
@@ -625,17 +634,29 @@ typedef struct ikp_alignment {
     ikp_align_via via;        /* the last link of the chain from the reference */
     uint32_t from;            /* the capture that link starts from */
     uint32_t links;           /* links in the chain (0 for the reference) */
+    uint32_t disagreement_ns; /* how far another link put this capture's clock from its
+                                 placement beyond the uncertainties of both (0: every link
+                                 agrees; the largest of them) */
+    ikp_align_via disagree_via; /* that link's kind (IKP_ALIGN_REFERENCE when none) */
+    uint32_t disagree_with;   /* the capture at its other end */
 } ikp_alignment;
 
 /* Places n captures (out: n entries). raw: IKP_ALIGN_RAW for all. */
 IKP_DEF ikp_result ikp_merge_align(const ikp_capture *const *caps, uint32_t n, int raw, ikp_alignment *out,
                                    ikp_error *err);
+/* Places each capture's time 0 (its first record) at start_ns[k] (NULL:
+   all at 0), then shifts them so that the earliest is at 0: for captures
+   whose stamps do not give their GPU's time (32-bit peer formats), or to
+   line launches up by their starts. IKP_ALIGN_START, uncertainty unknown. */
+IKP_DEF ikp_result ikp_merge_align_start(const ikp_capture *const *caps, uint32_t n, const int64_t *start_ns,
+                                         ikp_alignment *out, ikp_error *err);
 /* "rank 1 GPU 3", "GPU 3" or "capture 2" (index + 1 when the capture
    names no GPU); " #k" added where two captures would read the same. */
 IKP_DEF void ikp_merge_label(const ikp_capture *const *caps, uint32_t n, uint32_t index, char *buf, size_t size);
 /* Host CLOCK_REALTIME of the merged time 0 (placed by al), from the capture
-   whose host time and placement together are the most exact;
-   IKP_ERR_EMPTY when none holds host readings. */
+   whose host time and placement together are the most exact; the
+   uncertainty also covers the largest disagreement of host readings in al
+   (IKP_ALIGN_HOST). IKP_ERR_EMPTY when none holds host readings. */
 IKP_DEF ikp_result ikp_merge_host_zero(const ikp_capture *const *caps, uint32_t n, const ikp_alignment *al,
                                        int64_t *host_ns, uint32_t *uncertainty_ns, ikp_error *err);
 
@@ -643,6 +664,8 @@ typedef struct ikp_merge_options {
     ikp_trace_options trace;  /* for every capture: grouping, flows, counters; time_base_ns
                                  and time_note as for one capture */
     int raw;                  /* place captures by raw %globaltimer (a check: see above) */
+    int align_start;          /* place them by their first records (ikp_merge_align_start) */
+    const int64_t *start_ns;  /* ... at these times (n entries; NULL: all at 0) */
     const char *const *labels;/* a name per capture (NULL, or NULL entries: ikp_merge_label) */
     ikp_alignment *alignment; /* if not NULL: n entries, filled */
 } ikp_merge_options;
@@ -3207,10 +3230,14 @@ static void ikp__set_zero(ikp_capture *cap, int64_t t0, int64_t t1)
     if (t0 == INT64_MAX) t0 = t1 = 0;
     info->span_ps = t1 - t0;
     cap->peer_shift_ps = t0;
-    if (cap->format == IKP_FORMAT_IKP && cap->gref_ns) {
+    if ((cap->format == IKP_FORMAT_IKP && cap->gref_ns) ||
+        (ikp__is_nuggets(cap->format) && cap->tick_ps == 1000 && cap->nug_ref > 0)) {
+        /* ikp: the earliest start anchor's globaltimer; nuggets: the stamps
+           are 64-bit %globaltimer ns themselves (with the default 1 ns tick) */
         int64_t whole = t0 >= 0 ? t0 / 1000 : -((-t0 + 999) / 1000);
+        uint64_t ref = cap->format == IKP_FORMAT_IKP ? cap->gref_ns : (uint64_t)cap->nug_ref;
         info->gpu_time_known = 1;
-        info->gpu_zero_ns = cap->gref_ns + (uint64_t)whole;
+        info->gpu_zero_ns = ref + (uint64_t)whole;
         info->gpu_zero_ps = (uint32_t)(t0 - whole * 1000);
     }
     for (i = 0; cap->lanes && i < info->num_lanes; i++) {
@@ -5746,7 +5773,17 @@ static int ikp__merge_link(const ikp_capture *const *caps, uint32_t i, uint32_t 
 
 static const char *const ikp__via_text[IKP_ALIGN_COUNT] = {
     "the reference", "the same GPU's clock", "a measurement over peer memory",
-    "both GPUs' readings against the host clock", "raw %globaltimer (not aligned)"};
+    "both GPUs' readings against the host clock", "raw %globaltimer (not aligned)",
+    "its first record (align_start)"};
+
+/* a's largest disagreement so far (by kind, with capture `with`) */
+static void ikp__disagree(ikp_alignment *a, uint64_t by, ikp_align_via via, uint32_t with)
+{
+    if (by <= a->disagreement_ns) return;
+    a->disagreement_ns = by > 0xFFFFFFFFu ? 0xFFFFFFFFu : (uint32_t)by;
+    a->disagree_via = via;
+    a->disagree_with = with;
+}
 
 IKP_DEF ikp_result ikp_merge_align(const ikp_capture *const *caps, uint32_t n, int raw, ikp_alignment *out,
                                    ikp_error *err)
@@ -5764,8 +5801,9 @@ IKP_DEF ikp_result ikp_merge_align(const ikp_capture *const *caps, uint32_t n, i
         if (!caps[i]->info.gpu_time_known) {
             ikp_merge_label(caps, n, i, la, sizeof la);
             return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1,
-                             "%s is a %s capture, which does not give its GPU's time: it cannot be placed against "
-                             "other captures", la, ikp_format_name(caps[i]->format));
+                             "%s is a %s capture, which does not give its GPU's time: no clock places it against "
+                             "other captures; align_start places each capture by its first record", la,
+                             ikp_format_name(caps[i]->format));
         }
         for (j = 0; j < i; j++)
             if (caps[i]->info.gpu_zero_ns == caps[j]->info.gpu_zero_ns && caps[i]->num_words == caps[j]->num_words &&
@@ -5817,27 +5855,23 @@ IKP_DEF ikp_result ikp_merge_align(const ikp_capture *const *caps, uint32_t n, i
                           "alignment would put them on their GPUs' own clocks, which differ", la, lb);
             goto end;
         }
-    for (i = 0; i < n && !raw; i++) /* every link must agree with the placement */
+    for (i = 0; i < n && !raw; i++) /* links that disagree with the placement: said, and covered */
         for (j = i + 1; j < n; j++) {
             int64_t val, d;
-            uint64_t unc;
+            uint64_t unc, ad, tol;
             int kind;
             for (kind = IKP_ALIGN_SAME_GPU; kind <= IKP_ALIGN_HOST; kind++) {
                 int via = ikp__merge_link(caps, i, j, kind, &val, &unc);
                 if (via < 0) { r = ikp__oom(err); goto end; }
                 if (via == IKP_ALIGN_COUNT) continue;
                 d = out[j].offset_ns - out[i].offset_ns - val;
-                if ((uint64_t)(d < 0 ? -d : d) > unc + dist[i] + dist[j]) {
-                    ikp_merge_label(caps, n, i, la, sizeof la);
-                    ikp_merge_label(caps, n, j, lb, sizeof lb);
-                    r = ikp__fail(err, IKP_ERR_BAD_HEADER, -1, -1,
-                                  "the calibrations contradict each other: %s puts %s's clock %lld ns from %s's "
-                                  "(+- %llu ns), the placement %lld ns (+- %llu ns)",
-                                  ikp__via_text[via], lb, (long long)val, la, (unsigned long long)unc,
-                                  (long long)(out[j].offset_ns - out[i].offset_ns),
-                                  (unsigned long long)(dist[i] + dist[j]));
-                    goto end;
-                }
+                ad = (uint64_t)(d < 0 ? -d : d);
+                tol = unc + dist[i] + dist[j];
+                if (ad <= tol) continue;
+                ikp__disagree(&out[i], ad - tol, (ikp_align_via)via, j);
+                ikp__disagree(&out[j], ad - tol, (ikp_align_via)via, i);
+                /* one GPU's captures stay exact; otherwise the less certain grows */
+                if (dist[i] + dist[j]) dist[dist[j] >= dist[i] ? j : i] += ad - tol;
             }
         }
     for (i = 0; i < n; i++) { /* time 0 of each on the reference's clock, the earliest at 0 */
@@ -5852,6 +5886,31 @@ end:
     ikp__free(&caps[0]->alloc, dist);
     ikp__free(&caps[0]->alloc, done);
     return r;
+}
+
+IKP_DEF ikp_result ikp_merge_align_start(const ikp_capture *const *caps, uint32_t n, const int64_t *start_ns,
+                                         ikp_alignment *out, ikp_error *err)
+{
+    uint32_t i;
+    int64_t zmin = INT64_MAX;
+    if (!caps || !out || n == 0) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "no captures to merge");
+    for (i = 0; i < n; i++) {
+        if (!caps[i]) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "capture %u is NULL", i + 1);
+        if (start_ns && (start_ns[i] > IKP__MAX_ABS_PS / 1000 || start_ns[i] < -(IKP__MAX_ABS_PS / 1000)))
+            return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "start %lld ns of capture %u is out of range",
+                             (long long)start_ns[i], i + 1);
+    }
+    memset(out, 0, (size_t)n * sizeof *out);
+    for (i = 0; i < n; i++) {
+        out[i].zero_ns = start_ns ? start_ns[i] : 0;
+        out[i].via = i ? IKP_ALIGN_START : IKP_ALIGN_REFERENCE;
+        out[i].uncertainty_ns = i ? 0xFFFFFFFFu : 0;
+        out[i].links = i ? 1 : 0;
+        if (out[i].zero_ns < zmin) zmin = out[i].zero_ns;
+    }
+    for (i = 0; i < n; i++) out[i].zero_ns -= zmin;
+    ikp__ok(err);
+    return IKP_OK;
 }
 
 /* the label before disambiguation */
@@ -5893,14 +5952,16 @@ IKP_DEF ikp_result ikp_merge_host_zero(const ikp_capture *const *caps, uint32_t 
                                        int64_t *host_ns, uint32_t *uncertainty_ns, ikp_error *err)
 {
     uint32_t k, best = n;
-    uint64_t bu = UINT64_MAX;
+    uint64_t bu = UINT64_MAX, wide = 0;
     if (!caps || !al || !host_ns) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL argument");
     for (k = 0; k < n; k++) {
         uint64_t u;
+        if (al[k].disagree_via == IKP_ALIGN_HOST && al[k].disagreement_ns > wide) wide = al[k].disagreement_ns;
         if (!caps[k] || !caps[k]->info.host_time_known || al[k].via == IKP_ALIGN_RAW) continue;
         u = (uint64_t)caps[k]->info.host_zero_uncertainty_ns + al[k].uncertainty_ns;
         if (u < bu) { bu = u; best = k; }
     }
+    if (best < n) bu += wide; /* host readings that disagree: none is better than the spread */
     if (best == n)
         return ikp__fail(err, IKP_ERR_EMPTY, -1, -1,
                          "no capture holds readings of its GPU clock against the host's (aligned captures only)");
@@ -5911,8 +5972,8 @@ IKP_DEF ikp_result ikp_merge_host_zero(const ikp_capture *const *caps, uint32_t 
 }
 
 /* "GPU 1: time 0 at 12.345678 ms; its clock -101.100 us from GPU 0's, +- 0.5 us, by a measurement over peer memory" */
-static void ikp__align_text(char *t, size_t size, const char *label, const char *from, const ikp_alignment *a,
-                            const ikp_capture *cap)
+static void ikp__align_text(char *t, size_t size, const char *label, const char *from, const char *with,
+                            const ikp_alignment *a, const ikp_capture *cap)
 {
     char u[48];
     size_t k;
@@ -5928,9 +5989,15 @@ static void ikp__align_text(char *t, size_t size, const char *label, const char 
     k = strlen(t);
     if (a->via == IKP_ALIGN_REFERENCE) snprintf(t + k, size - k, "; the reference");
     else if (a->via == IKP_ALIGN_RAW) snprintf(t + k, size - k, "; raw %%globaltimer, not aligned (wrong by the GPUs' clock offset)");
+    else if (a->via == IKP_ALIGN_START)
+        snprintf(t + k, size - k, "; placed by its first record (align_start): no clock measurement, uncertainty unknown");
     else
         snprintf(t + k, size - k, "; clock %+.3f us from the reference's, +- %.3f us, by %s from %s", (double)a->offset_ns / 1e3,
                  (double)a->uncertainty_ns / 1e3, ikp__via_text[a->via], from);
+    k = strlen(t);
+    if (a->disagreement_ns)
+        snprintf(t + k, size - k, "; %s with %s disagree%s by %.3f us beyond their uncertainties", ikp__via_text[a->disagree_via],
+                 with, a->disagree_via == IKP_ALIGN_HOST ? "" : "s", (double)a->disagreement_ns / 1e3);
 }
 
 typedef struct ikp__merge_ctx {
@@ -5957,7 +6024,9 @@ IKP_DEF ikp_result ikp_write_merged(const ikp_capture *const *caps, uint32_t n, 
     al = opt && opt->alignment ? opt->alignment : (ikp_alignment *)ikp__alloc(&caps[0]->alloc, (size_t)n * sizeof *al);
     labels = (char (*)[128])ikp__alloc(&caps[0]->alloc, (size_t)n * sizeof *labels);
     r = !al || !labels ? ikp__oom(err) : ikp__check_trace_options(opt ? &opt->trace : NULL, err);
-    if (r == IKP_OK) r = ikp_merge_align(caps, n, opt ? opt->raw : 0, al, err);
+    if (r == IKP_OK)
+        r = opt && opt->align_start ? ikp_merge_align_start(caps, n, opt->start_ns, al, err)
+                                    : ikp_merge_align(caps, n, opt ? opt->raw : 0, al, err);
     if (r != IKP_OK) goto end;
     for (k = 0; k < n; k++) {
         if (opt && opt->labels && opt->labels[k]) snprintf(labels[k], sizeof labels[k], "%s", opt->labels[k]);
@@ -5971,7 +6040,8 @@ IKP_DEF ikp_result ikp_write_merged(const ikp_capture *const *caps, uint32_t n, 
         for (k = 0; k <= n; k++) { /* a name of at most 511 bytes: 3 x 511 once made valid UTF-8 */
             unsigned char d[1600], q[1664], tmp[1536], *p = d, *e;
             if (k == 0 && !to.time_note) continue;
-            if (k) ikp__align_text(text, sizeof text, labels[k - 1], labels[al[k - 1].from], &al[k - 1], caps[k - 1]);
+            if (k) ikp__align_text(text, sizeof text, labels[k - 1], labels[al[k - 1].from], labels[al[k - 1].disagree_with],
+                                   &al[k - 1], caps[k - 1]);
             p = ikp__pb_field(p, IKP__PB_TD_UUID, k ? uuid++ : IKP__PB_UUID0);
             p = ikp__pb_str(p, IKP__PB_TD_NAME, k ? text : to.time_note, tmp);
             e = ikp__pb_bytes(q, IKP__PB_TRACK_DESCRIPTOR, d, (size_t)(p - d));
@@ -6021,7 +6091,7 @@ IKP_DEF ikp_result ikp_write_merged(const ikp_capture *const *caps, uint32_t n, 
         ikp__put_u64(&o, n);
         ikp__puts(&o, " captures\"");
         for (k = 0; k < n; k++) {
-            ikp__align_text(text, sizeof text, labels[k], labels[al[k].from], &al[k], caps[k]);
+            ikp__align_text(text, sizeof text, labels[k], labels[al[k].from], labels[al[k].disagree_with], &al[k], caps[k]);
             ikp__puts(&o, ",\"ikp_capture_");
             ikp__put_u64(&o, k + 1);
             ikp__puts(&o, "\":\"");

@@ -5,7 +5,8 @@
    twice). Then the SM clock samples that place a cycle lane while its
    clock changes speed, their file section and their bad inputs. The clocks are made up here with exact offsets, so every
    placement is known to the nanosecond. Also writes build/test-out/
-   merge_a.ikp and merge_b.ikp for tests/test_perfetto.py. */
+   merge_a.ikp, merge_b.ikp, launch1.ikp and launch2.ikp for
+   tests/test_perfetto.py. */
 #define IKP_IMPLEMENTATION
 #define IKP_NO_CUDA
 #include "../ikp.h"
@@ -183,13 +184,24 @@ static void test_peer_placement(void)
         }
     }
     ikp_capture_free(caps[0]);
-    /* a measurement 5 us off what the host readings say, +- 100 ns: they contradict */
+    /* a measurement 5 us off what the host readings say, +- 100 ns: they
+       disagree; placed by the measurement, the disagreement said on both
+       and B's uncertainty grown by exactly it, not refused */
     peer_of(&pc[0], 0xB0, G0 - 400000, B_AHEAD + 5000, 100);
     peer_of(&pc[1], 0xB0, G0 + 400000, B_AHEAD + 5000, 100);
     caps[0] = gpu_capture(wa, 0, &da, ca, 2, pc, 2, IKP_OK, &e);
     if (caps[0] && caps[1]) {
-        CHECK_EQ(ikp_merge_align((const ikp_capture *const *)caps, 2, 0, al, &e), IKP_ERR_BAD_HEADER);
-        CHECK(strstr(e.message, "contradict") != NULL && strstr(e.message, "host clock") != NULL);
+        CHECK_EQ(ikp_merge_align((const ikp_capture *const *)caps, 2, 0, al, &e), IKP_OK);
+        CHECK_EQ(al[1].via, IKP_ALIGN_PEER);
+        CHECK_EQ(al[1].offset_ns, B_AHEAD + 5000);
+        CHECK_EQ(al[1].disagree_via, IKP_ALIGN_HOST);
+        CHECK_EQ(al[1].disagree_with, 0);
+        CHECK_EQ(al[0].disagree_with, 1);
+        CHECK_EQ(al[0].disagreement_ns, al[1].disagreement_ns);
+        /* the host link says B_AHEAD within its uncertainty h: 5000 = h + 100 + the excess */
+        CHECK(al[1].disagreement_ns > 3000 && al[1].disagreement_ns < 4900);
+        CHECK_EQ(al[1].uncertainty_ns, 100 + al[1].disagreement_ns);
+        CHECK_EQ(al[0].uncertainty_ns, 0);
     }
     ikp_capture_free(caps[0]);
     /* only a peer measurement, no host readings: placed by it alone */
@@ -264,9 +276,63 @@ static void test_same_gpu_and_twice(void)
         /* one capture alone: the reference */
         CHECK_EQ(ikp_merge_align((const ikp_capture *const *)caps, 1, 0, al, &e), IKP_OK);
         CHECK_EQ(al[0].zero_ns, 0);
+        CHECK_EQ(al[0].disagreement_ns, 0);
     }
     ikp_capture_free(caps[0]);
     ikp_capture_free(caps[2]);
+    /* placed by their first records (align_start): at the times given, the
+       earliest at 0, no clock involved; bad times refused */
+    caps[0] = gpu_capture(wa, 0, &da, NULL, 0, NULL, 0, IKP_OK, &e);
+    caps[1] = gpu_capture(wb, 1, &db, NULL, 0, NULL, 0, IKP_OK, &e);
+    if (caps[0] && caps[1]) {
+        const int64_t at[2] = {0, -5000}, far[2] = {0, (int64_t)1 << 62};
+        CHECK_EQ(ikp_merge_align_start((const ikp_capture *const *)caps, 2, at, al, &e), IKP_OK);
+        CHECK(al[0].zero_ns == 5000 && al[1].zero_ns == 0);
+        CHECK(al[0].via == IKP_ALIGN_REFERENCE && al[1].via == IKP_ALIGN_START);
+        CHECK_EQ(al[1].uncertainty_ns, 0xFFFFFFFFu);
+        CHECK_EQ(ikp_merge_align_start((const ikp_capture *const *)caps, 2, NULL, al, &e), IKP_OK);
+        CHECK(al[0].zero_ns == 0 && al[1].zero_ns == 0);
+        CHECK_EQ(ikp_merge_align_start((const ikp_capture *const *)caps, 2, far, al, &e), IKP_ERR_INVALID_ARGUMENT);
+        CHECK(strstr(e.message, "out of range") != NULL);
+        CHECK_EQ(ikp_merge_align_start((const ikp_capture *const *)caps, 0, NULL, al, &e), IKP_ERR_INVALID_ARGUMENT);
+    }
+    ikp_capture_free(caps[0]);
+    ikp_capture_free(caps[1]);
+    /* two launches on GPU A whose host readings disagree by 5 us (taken in
+       two processes, the host clock drifting against the GPU's): placed by
+       the GPU's one clock, exactly, never refused; the host time of the
+       merged axis is that much less certain */
+    {
+        ikp_clock_sync c1[2], c2[2];
+        int64_t hz = 0, hz1 = 0;
+        uint32_t hu = 0, hu1 = 0;
+        host_readings(c1, 0, 700);
+        host_readings(c2, 0, 700);
+        c2[0].host_ns += 5000;
+        c2[1].host_ns += 5000;
+        caps[0] = gpu_capture(wa, 0, &da, c1, 2, NULL, 0, IKP_OK, &e);
+        caps[1] = gpu_capture(wb, 1, &da, c2, 2, NULL, 0, IKP_OK, &e);
+        if (caps[0] && caps[1]) {
+            CHECK_EQ(ikp_merge_align((const ikp_capture *const *)caps, 2, 0, al, &e), IKP_OK);
+            CHECK_EQ(al[1].via, IKP_ALIGN_SAME_GPU);
+            CHECK_EQ(al[1].uncertainty_ns, 0);
+            CHECK_EQ(al[1].zero_ns, B_AHEAD + 600);
+            CHECK_EQ(al[1].disagree_via, IKP_ALIGN_HOST);
+            CHECK(al[1].disagreement_ns > 2000 && al[1].disagreement_ns < 5000);
+            CHECK_EQ(ikp_merge_host_zero((const ikp_capture *const *)caps, 2, al, &hz, &hu, &e), IKP_OK);
+            al[2] = al[0]; /* capture 0 placed alone, no disagreement */
+            al[2].disagreement_ns = 0;
+            al[2].disagree_via = IKP_ALIGN_REFERENCE;
+            CHECK_EQ(ikp_merge_host_zero((const ikp_capture *const *)caps, 1, al + 2, &hz1, &hu1, &e), IKP_OK);
+            CHECK_EQ(hz, hz1); /* from capture 0's readings */
+            CHECK_EQ(hu, hu1 + al[1].disagreement_ns);
+            /* for tests/test_perfetto.py: the tool warns and merges them */
+            CHECK_EQ(ikp_capture_write_path(caps[0], "build/test-out/launch1.ikp", &e), IKP_OK);
+            CHECK_EQ(ikp_capture_write_path(caps[1], "build/test-out/launch2.ikp", &e), IKP_OK);
+        }
+        ikp_capture_free(caps[0]);
+        ikp_capture_free(caps[1]);
+    }
     /* captures that name no device: placed by host readings, labelled by position */
     {
         ikp_clock_sync ca[2], cb[2];

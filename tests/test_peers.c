@@ -278,6 +278,9 @@ static void test_nuggets_legacy(void)
         CHECK_EQ(lane_info(cap, 3).dropped, 2);
         CHECK_EQ(lane_info(cap, 2).flags & IKP_LANE_STARTED, 0);
         CHECK_EQ(in->span_ps, 1000 * NS);
+        /* the stamps are %globaltimer ns: the GPU time of time 0 is the first start */
+        CHECK_EQ(in->gpu_time_known, 1);
+        CHECK_EQ(in->gpu_zero_ns, T0);
         check_peer_totals(cap);
         CHECK(nesting_ok(cap));
         nev = regions(cap, 0, ev, 8);
@@ -293,6 +296,12 @@ static void test_nuggets_legacy(void)
         j = chrome(cap, IKP_BY_BLOCK);
         CHECK(j && strstr(j, "\"name\":\"unit 3\"") && strstr(j, "\"tid\":40}"));
         free(j);
+        ikp_capture_free(cap);
+    }
+    { /* another tick than 1 ns: the stamps are not GPU time */
+        ikp_error e;
+        ikp_capture *cap = open_opt(w, 68, IKP_FORMAT_NUGGETS, 4, 10000, IKP_OK, &e);
+        if (cap) CHECK_EQ(ikp_capture_get_info(cap)->gpu_time_known, 0);
         ikp_capture_free(cap);
     }
     /* bad records are counted and never stretch the time axis */

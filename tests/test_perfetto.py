@@ -552,6 +552,21 @@ def merged(tmp):
     rc, out, _ = run("info", a, b)
     check(rc == 0 and b"alignment   2 captures" in out and b"+- 0.100 us (peer memory" in out,
           "info of two captures: their placement")
+    # two launches of one GPU whose host readings disagree (test_merge): placed
+    # by the GPU's clock, merged with a warning, never refused
+    l1 = os.path.join(ROOT, "build", "test-out", "launch1.ikp")
+    l2 = os.path.join(ROOT, "build", "test-out", "launch2.ikp")
+    rc, js, err = run("merge", l1, l2, "-o", "-")
+    d = strict_json(js) if rc == 0 else {}
+    od = d.get("otherData", {}).get("ikp_capture_2", "")
+    check(rc == 0 and b"warning: the host clock link between GPU 0 #1 and GPU 0 #2" in err
+          and b"host times are this much less certain" in err,
+          "merge of two launches whose host readings disagree: a warning, exit 0 (%r)" % err[-300:])
+    check("+- 0.000 us, by the same GPU's clock" in od and "disagree by" in od,
+          "JSON: otherData states the exact placement and the disagreement (%r)" % od)
+    rc, out, _ = run("info", l1, l2)
+    check(rc == 0 and b"disagreement: the host clock link with GPU 0 #1" in out,
+          "info of the two launches: the disagreement (%r)" % out[-300:])
 
 
 def sm_clock(tmp):

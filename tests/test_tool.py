@@ -343,6 +343,34 @@ def main():
     check(any(e.get("ph") == "M" and e["args"].get("name") == "warp1" for e in evs), "group names from --groups")
     rc, so, se = run("info", bare)
     check(rc == 0 and b"tirx" in so and b"2 blocks x 2 groups" in so, "tirx info")
+    # two TIRx captures: 32-bit stamps give no GPU time, so no clock places
+    # them; the refusal names --align start, which puts each one's first
+    # record at 0 or at the times given; info and merge take --format
+    bare2 = os.path.join(tmp, "tirx2.bin")
+    with open(bare2, "wb") as f:
+        f.write(struct.pack("<%dQ" % len(words), *words))
+    mo = os.path.join(tmp, "tirx-merged.json")
+    rc, so, se = run("merge", bare, bare2, "-o", mo)
+    check(rc == 1 and b"--align start" in se and b"align_start" not in se and not os.path.exists(mo),
+          "merge of two tirx captures refused, naming --align start (%r)" % se[-300:])
+    rc, so, se = run("merge", bare, bare2, "-o", mo, "--align", "start=0,5000", "--format", "tirx")
+    d = strict_json(open(mo, "rb").read()) if rc == 0 else {}
+    starts = sorted({(e["pid"] > 2, round(float(e["ts"]) * 1000)) for e in d.get("traceEvents", [])
+                     if e.get("ph") == "X" and e.get("tid") == 1 and e["pid"] in (1, 3)})
+    od = d.get("otherData", {})
+    check(rc == 0 and b"first record" in se and "placed by its first record" in od.get("ikp_capture_2", ""),
+          "--align start: placed by first records, said (%r, %r)" % (se[-200:], od))
+    check(starts == [(False, 0), (True, 5000)], "--align start=0,5000: the second capture 5 us later (%r)" % starts)
+    for args, why, msg in ((["--align", "start=1"], "one start for two captures", b"gives 1 start times"),
+                           (["--align", "start=1,x"], "a start that is no number", b"whole ns"),
+                           (["--align", "sideways"], "an unknown --align", b"--align takes"),
+                           (["--align", "start", "--raw"], "--raw with --align start", b"choose one"),
+                           (["--format", "nope"], "an unknown --format", b"unknown format")):
+        rc, so, se = run("merge", bare, bare2, "-o", mo, *args)
+        check(rc == 2 and msg in se, "merge: %s is a usage error (%r)" % (why, se[-200:]))
+    rc, so, se = run("info", bare, bare2, "--format", "tirx", "--timer-unit", "10ns")
+    check(rc == 0 and so.count(b"tirx") >= 2 and b"alignment   none" in so,
+          "info of two captures takes --format and --timer-unit (%r)" % so[-300:])
     rc, so, se = run("trace", bare, "-o", out, "--by", "sm")
     check(rc == 1 and b"SM ids" in se, "--by sm on a format without SM ids is an error")
 

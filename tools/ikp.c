@@ -18,8 +18,8 @@ static const char *usage =
     "       ikp summary IN [options] [--json]\n"
     "       ikp info    IN [IN2 ...] [options]\n"
     "       ikp merge   IN IN2 [...] [-o OUT.json|OUT.pftrace | -o -] [--raw] [--labels a,b,...]\n"
-    "                   [--by block|sm] [--output-format json|perfetto] [--time capture|host]\n"
-    "                   [--names ...] [--groups ...]\n"
+    "                   [--align clocks|start|start=T1,T2,...] [--by block|sm]\n"
+    "                   [--output-format json|perfetto] [--time capture|host] [options]\n"
     "       ikp diff    BASE NEW [options] [--json] [--threshold PCT] [--min-change NS]\n"
     "                   [--fail-if-slower PCT]\n"
     "       ikp report  IN [-o REPORT.md] [--svg FILE.svg] [--base BASE] [--wait EVENT,...]\n"
@@ -50,8 +50,10 @@ static const char *usage =
     "merge: one trace of captures of several GPUs, ranks or launches (default\n"
     "      merged.json), each in processes of its own, placed on one time axis by\n"
     "      the best clock measurements they hold (same GPU, GPU-GPU, host). --raw:\n"
-    "      on each GPU's own clock (wrong across GPUs; a check). --labels: names of\n"
-    "      the captures (default: rank and GPU).\n"
+    "      on each GPU's own clock (wrong across GPUs; a check). --align start: each\n"
+    "      capture's first record at 0, or at T1, T2, ... ns (captures whose stamps\n"
+    "      give no GPU time: tirx, flashinfer, triton-dist). --labels: names of the\n"
+    "      captures (default: rank and GPU). Links that disagree are said, not refused.\n"
     "report: Markdown (standard output without -o) and, beside REPORT.md, the picture\n"
     "      REPORT.svg (or --svg FILE). --wait: events that are waiting, not work.\n"
     "      --base: add a comparison with BASE. --sms: SMs in the timeline (8).\n"
@@ -75,6 +77,7 @@ static void on_signal(int sig)
 static const char *const tool_words[][2] = {
     {"give num_units", "pass --units N"}, {"num_units", "--units"}, {"name the format", "pass --format"},
     {"timer_unit_ps", "--timer-unit"}, {"keep_after_finalize", "--keep-after-finalize"},
+    {"align_start", "ikp merge --align start"},
 };
 
 /* writes text[0..n) to f with the library's option names as the tool's flags */
@@ -330,7 +333,8 @@ static void print_device(const ikp_capture *cap)
                in->sm_clock_sms, in->sampled_lanes);
 }
 
-static const char *const via_name[IKP_ALIGN_COUNT] = {"reference", "same GPU", "peer memory", "host clock", "raw"};
+static const char *const via_name[IKP_ALIGN_COUNT] = {"reference", "same GPU", "peer memory", "host clock", "raw",
+                                                      "first record"};
 
 /* the placement table of `ikp info A B ...` and `ikp merge` */
 static void print_alignment(FILE *f, const ikp_capture *const *caps, const char *const *files, uint32_t n,
@@ -347,9 +351,35 @@ static void print_alignment(FILE *f, const ikp_capture *const *caps, const char 
         fprintf(f, "  %-16s %s: starts at %.3f us; ", lab, files[k], (double)al[k].zero_ns / 1e3);
         if (al[k].via == IKP_ALIGN_REFERENCE) fprintf(f, "the reference\n");
         else if (al[k].via == IKP_ALIGN_RAW) fprintf(f, "raw GPU clock, not aligned (uncertainty unknown)\n");
+        else if (al[k].via == IKP_ALIGN_START) fprintf(f, "placed by its first record (--align start; uncertainty unknown)\n");
         else
             fprintf(f, "clock %+.3f us from the reference's, +- %.3f us (%s, from %s)\n", (double)al[k].offset_ns / 1e3,
                     (double)al[k].uncertainty_ns / 1e3, via_name[al[k].via], from);
+        if (al[k].disagreement_ns) {
+            char with[128];
+            if (labels && labels[al[k].disagree_with]) snprintf(with, sizeof with, "%s", labels[al[k].disagree_with]);
+            else ikp_merge_label(caps, n, al[k].disagree_with, with, sizeof with);
+            fprintf(f, "  %-16s   disagreement: the %s link with %s is %.3f us off beyond its uncertainty%s\n", "",
+                    via_name[al[k].disagree_via], with, (double)al[k].disagreement_ns / 1e3,
+                    al[k].disagree_via == IKP_ALIGN_HOST ? " (host time uncertainty widened)" : "");
+        }
+    }
+}
+
+/* one warning line for each pair of captures whose links disagree */
+static void warn_disagreements(const ikp_capture *const *caps, uint32_t n, const ikp_alignment *al)
+{
+    uint32_t k;
+    for (k = 0; k < n; k++) {
+        char a[128], b[128];
+        if (!al[k].disagreement_ns || al[k].disagree_with > k) continue;
+        ikp_merge_label(caps, n, k, a, sizeof a);
+        ikp_merge_label(caps, n, al[k].disagree_with, b, sizeof b);
+        fprintf(stderr, "ikp: warning: the %s link between %s and %s is %.3f us off their placement beyond the "
+                "stated uncertainties; %s\n", via_name[al[k].disagree_via], b, a, (double)al[k].disagreement_ns / 1e3,
+                al[k].disagree_via == IKP_ALIGN_HOST && al[k].via == IKP_ALIGN_SAME_GPU
+                    ? "one GPU's clock places them exactly; host times are this much less certain"
+                    : "the placement's uncertainty is widened to cover it");
     }
 }
 
@@ -422,14 +452,51 @@ static int layout_option(int argc, char **argv, int *i, ikp_trace_options *t, in
     return 1;
 }
 
+static int decode_option(ikp_decode_options *o, ikp_name_list *names, ikp_name_list *groups, int argc, char **argv,
+                         int *i, int *rc);
+
 /* What `ikp merge` and `ikp info A B ...` were asked. */
 typedef struct merge_args {
     const char *out, **files;
     uint32_t n;
     ikp_name_list names, groups, labels;
     ikp_merge_options mo;
+    ikp_decode_options opt;
+    int64_t *start_ns; /* --align start=T,T,...: n entries */
     int out_format, host_time;
 } merge_args;
+
+/* --align clocks | start | start=T1,T2,... (ns; one a capture): 0 ok, 2 usage.
+   mo.align_start holds 1 + the number of times given, checked against n later. */
+static int parse_align(const char *v, merge_args *m)
+{
+    const char *p;
+    int k = 0;
+    if (!strcmp(v, "clocks")) { m->mo.align_start = 0; return 0; }
+    if (!strcmp(v, "start")) { m->mo.align_start = 1; return 0; }
+    if (strncmp(v, "start=", 6) != 0 || !v[6]) {
+        fprintf(stderr, "ikp: error: --align takes clocks, start or start=T1,T2,... (ns, one per capture), not '%s'\n", v);
+        return 2;
+    }
+    free(m->start_ns);
+    m->start_ns = (int64_t *)calloc(strlen(v), sizeof *m->start_ns);
+    if (!m->start_ns) { fprintf(stderr, "ikp: error: out of memory\n"); return 2; }
+    for (p = v + 6;; p++) {
+        char *end;
+        long long t;
+        errno = 0;
+        t = strtoll(p, &end, 10);
+        if (end == p || errno || (*end != ',' && *end)) {
+            fprintf(stderr, "ikp: error: --align start= takes whole ns, one per capture, comma-separated; '%s' is not\n", p);
+            return 2;
+        }
+        m->start_ns[k++] = t;
+        p = end;
+        if (!*p) break;
+    }
+    m->mo.align_start = 1 + k;
+    return 0;
+}
 
 /* 0 ok, 2 usage (said on stderr) */
 static int parse_merge(int argc, char **argv, int info, merge_args *m)
@@ -442,10 +509,10 @@ static int parse_merge(int argc, char **argv, int info, merge_args *m)
         if (!info && (output_option(argc, argv, &i, &m->out, &rc) ||
                       layout_option(argc, argv, &i, &m->mo.trace, &m->out_format, &m->host_time, &rc)))
             continue;
-        if (!strcmp(a, "--names") && has) rc = parse_names(argv[++i], "--names", &m->names);
-        else if (!strcmp(a, "--groups") && has) rc = parse_names(argv[++i], "--groups", &m->groups);
-        else if (!strcmp(a, "--labels") && has && !info) rc = parse_names(argv[++i], "--labels", &m->labels);
+        if (decode_option(&m->opt, &m->names, &m->groups, argc, argv, &i, &rc)) continue;
+        if (!strcmp(a, "--labels") && has && !info) rc = parse_names(argv[++i], "--labels", &m->labels);
         else if (!strcmp(a, "--raw")) m->mo.raw = 1;
+        else if (!strcmp(a, "--align") && has) rc = parse_align(argv[++i], m);
         else if (a[0] != '-') m->files[m->n++] = a;
         else { fprintf(stderr, "ikp: error: unexpected argument '%s'\n%s", a, usage); rc = 2; }
     }
@@ -453,6 +520,17 @@ static int parse_merge(int argc, char **argv, int info, merge_args *m)
         fprintf(stderr, "ikp: error: merge needs at least two captures\n%s", usage);
         rc = 2;
     }
+    if (rc == 0 && m->start_ns && m->mo.align_start != (int)m->n + 1) {
+        fprintf(stderr, "ikp: error: --align start= gives %d start times, %u captures are given\n",
+                m->mo.align_start - 1, m->n);
+        rc = 2;
+    }
+    if (rc == 0 && m->mo.align_start && m->mo.raw) {
+        fprintf(stderr, "ikp: error: --raw and --align start place captures two ways: choose one\n");
+        rc = 2;
+    }
+    if (m->mo.align_start) m->mo.align_start = 1;
+    m->mo.start_ns = m->start_ns;
     if (rc == 0 && m->labels.count && m->labels.count != m->n) {
         fprintf(stderr, "ikp: error: --labels names %u captures, %u are given\n", m->labels.count, m->n);
         rc = 2;
@@ -464,6 +542,13 @@ static int parse_merge(int argc, char **argv, int info, merge_args *m)
             rc = 2;
         }
     return rc;
+}
+
+/* the captures on one axis: by their clocks (--raw: raw ones), or by their first records */
+static ikp_result place(const merge_args *m, const ikp_capture *const *caps, ikp_alignment *al, ikp_error *e)
+{
+    if (m->mo.align_start) return ikp_merge_align_start(caps, m->n, m->mo.start_ns, al, e);
+    return ikp_merge_align(caps, m->n, m->mo.raw, al, e);
 }
 
 /* `ikp info A B ...`: each capture, then how they are placed */
@@ -482,7 +567,7 @@ static int merge_info(merge_args *m, ikp_capture **caps, ikp_alignment *al)
     }
     if (rc == 0 && m->n > 1) {
         printf("\n");
-        if (ikp_merge_align((const ikp_capture *const *)caps, m->n, m->mo.raw, al, &e) != IKP_OK)
+        if (place(m, (const ikp_capture *const *)caps, al, &e) != IKP_OK)
             printf("alignment   none: %s\n", e.message);
         else print_alignment(stdout, (const ikp_capture *const *)caps, m->files, m->n, al, NULL);
     }
@@ -498,7 +583,8 @@ static int merge_write(merge_args *m, ikp_capture **caps, ikp_alignment *al)
     merge_job job;
     ikp_error e;
     int rc;
-    if (ikp_merge_align(cc, m->n, m->mo.raw, al, &e) != IKP_OK) return fail("merge", &e);
+    if (place(m, cc, al, &e) != IKP_OK) return fail("merge", &e);
+    warn_disagreements(cc, m->n, al);
     if (m->host_time) {
         int64_t hz;
         uint32_t hu;
@@ -528,13 +614,11 @@ static int cmd_merge(int argc, char **argv, int info)
 {
     ikp_capture **caps = NULL;
     ikp_alignment *al = NULL;
-    ikp_decode_options opt;
     merge_args m;
     ikp_error e;
     uint32_t k;
     int rc;
     memset(&m, 0, sizeof m);
-    memset(&opt, 0, sizeof opt);
     m.out_format = -1;
     m.files = (const char **)calloc((size_t)argc, sizeof *m.files);
     if (!m.files) { fprintf(stderr, "ikp: error: out of memory\n"); return 1; }
@@ -542,17 +626,18 @@ static int cmd_merge(int argc, char **argv, int info)
     caps = (ikp_capture **)calloc(m.n ? m.n : 1, sizeof *caps);
     al = (ikp_alignment *)calloc(m.n ? m.n : 1, sizeof *al);
     if (rc == 0 && (!caps || !al)) { fprintf(stderr, "ikp: error: out of memory\n"); rc = 1; }
-    opt.event_names = (const char *const *)m.names.names;
-    opt.num_event_names = m.names.count;
-    opt.group_names = (const char *const *)m.groups.names;
-    opt.num_group_names = m.groups.count;
+    m.opt.event_names = (const char *const *)m.names.names;
+    m.opt.num_event_names = m.names.count;
+    m.opt.group_names = (const char *const *)m.groups.names;
+    m.opt.num_group_names = m.groups.count;
     for (k = 0; k < m.n && rc == 0; k++)
-        if (ikp_capture_open_path(m.files[k], &opt, &caps[k], &e) != IKP_OK) rc = fail(m.files[k], &e);
+        if (ikp_capture_open_path(m.files[k], &m.opt, &caps[k], &e) != IKP_OK) rc = fail(m.files[k], &e);
     if (rc == 0) rc = info ? merge_info(&m, caps, al) : merge_write(&m, caps, al);
     for (k = 0; caps && k < m.n; k++) ikp_capture_free(caps[k]);
     free(caps);
     free(al);
     free(m.files);
+    free(m.start_ns);
     ikp_name_list_free(&m.names);
     ikp_name_list_free(&m.groups);
     ikp_name_list_free(&m.labels);
@@ -577,31 +662,32 @@ typedef struct args {
 /* The decode options every command takes: --names, --groups, --format,
    --units, --timer-unit, --keep-after-finalize. 1 if argv[*i] is one
    (*rc: 0, or 2 on a bad value), 0 if not. */
-static int decode_option(args *g, int argc, char **argv, int *i, int *rc)
+static int decode_option(ikp_decode_options *o, ikp_name_list *names, ikp_name_list *groups, int argc, char **argv,
+                         int *i, int *rc)
 {
     const char *a = argv[*i];
     int has = *i + 1 < argc;
-    if (!strcmp(a, "--names") && has) *rc = parse_names(argv[++*i], "--names", &g->names);
-    else if (!strcmp(a, "--groups") && has) *rc = parse_names(argv[++*i], "--groups", &g->groups);
+    if (!strcmp(a, "--names") && has) *rc = parse_names(argv[++*i], "--names", names);
+    else if (!strcmp(a, "--groups") && has) *rc = parse_names(argv[++*i], "--groups", groups);
     else if (!strcmp(a, "--format") && has) {
-        g->opt.format = ikp_format_from_name(argv[++*i]);
-        if (g->opt.format == IKP_FORMAT_COUNT) {
+        o->format = ikp_format_from_name(argv[++*i]);
+        if (o->format == IKP_FORMAT_COUNT) {
             fprintf(stderr, "ikp: error: unknown format '%s' (auto, ikp, tirx, flashinfer, triton-dist, "
                     "nuggets, nuggets-compact)\n", argv[*i]);
             *rc = 2;
         }
     } else if (!strcmp(a, "--units") && has) {
-        if (!(g->opt.num_units = parse_count(argv[++*i]))) {
+        if (!(o->num_units = parse_count(argv[++*i]))) {
             fprintf(stderr, "ikp: error: --units takes a count of units from 1 to 4294967295, not '%s'\n", argv[*i]);
             *rc = 2;
         }
     } else if (!strcmp(a, "--timer-unit") && has) {
-        if (!(g->opt.timer_unit_ps = parse_tick(argv[++*i]))) {
+        if (!(o->timer_unit_ps = parse_tick(argv[++*i]))) {
             fprintf(stderr, "ikp: error: --timer-unit takes a tick such as 10ns, 1ns or 500ps "
                     "(1ps .. 1us), not '%s'\n", argv[*i]);
             *rc = 2;
         }
-    } else if (!strcmp(a, "--keep-after-finalize")) g->opt.keep_after_finalize = 1;
+    } else if (!strcmp(a, "--keep-after-finalize")) o->keep_after_finalize = 1;
     else return 0;
     return 1;
 }
@@ -654,7 +740,8 @@ static int parse_args(int argc, char **argv, args *g)
     g->is_diff = !strcmp(g->cmd, "diff");
     for (i = 2; i < argc && rc == 0; i++) {
         const char *a = argv[i];
-        if (decode_option(g, argc, argv, &i, &rc) || command_option(g, argc, argv, &i, &rc)) continue;
+        if (decode_option(&g->opt, &g->names, &g->groups, argc, argv, &i, &rc) || command_option(g, argc, argv, &i, &rc))
+            continue;
         if (a[0] != '-' && !g->in) g->in = a;
         else if (a[0] != '-' && !g->in2 && g->is_diff) g->in2 = a;
         else { fprintf(stderr, "ikp: error: unexpected argument '%s'\n%s", a, usage); rc = 2; }
