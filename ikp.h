@@ -1512,7 +1512,8 @@ typedef struct ikp__walk {
     int saw_anchor;         /* an anchor's two halves were read */
     int stop_at_finalize;   /* tirx: a finalize record closes the lane */
     int closed;             /* ... and was read */
-    uint32_t si;            /* the next SM clock sample ahead of the point (l->smp_end: none) */
+    uint32_t si;            /* the first SM clock sample not yet passed */
+    uint32_t sj;            /* the sample the current segment runs to (if s_tick is not INT64_MAX) */
     int64_t s_tick, s_ps;   /* ... its tick and ps (s_tick INT64_MAX: none) */
 } ikp__walk;
 
@@ -1548,21 +1549,36 @@ static int ikp__anchor_ps(const ikp__lane *l, const ikp__walk *k, int64_t tick, 
     return ikp__segment_ok(l, k, tick, *ps);
 }
 
-/* the next SM clock sample ahead of the current point that is valid from
-   it (k->si, s_tick, s_ps); samples not valid from it are passed over */
+/* The SM clock sample the segment from the current point runs to (k->sj,
+   s_tick, s_ps). A sample locates its tick to a few cycles either way, so
+   a knot at every sample would bend a region that spans one by the noise
+   of two (tens of cycles where two samples came close together). The
+   segment runs instead to the furthest sample such that every valid sample
+   up to it lies within IKP__SAMPLE_TOL_PS of the chord (a swinging door):
+   one straight segment while the SM clock keeps its speed, a knot where it
+   changes. Samples not valid from the point are passed over. */
+#define IKP__SAMPLE_TOL_PS 8000
 static void ikp__walk_sample(const ikp_capture *cap, const ikp__lane *l, ikp__walk *k)
 {
-    for (; k->si < l->smp_end; k->si++) {
-        const ikp_sm_clock *s = &cap->sm_clock[k->si];
+    double lo = -1e300, hi = 1e300;
+    uint32_t j;
+    k->s_tick = INT64_MAX;
+    for (j = k->si; j < l->smp_end; j++) {
+        const ikp_sm_clock *s = &cap->sm_clock[j];
         int64_t tick = (int64_t)(s->cycles & IKP__ANCHOR_MASK);
         int64_t ps = l->ref_ps + ((int64_t)(s->gpu_ns & IKP__ANCHOR_MASK) - l->g_start) * 1000;
-        if (ikp__segment_ok(l, k, tick, ps)) {
-            k->s_tick = tick;
-            k->s_ps = ps;
-            return;
-        }
+        double dt, m;
+        if (!ikp__segment_ok(l, k, tick, ps)) continue;
+        dt = (double)(tick - k->pt_tick);
+        m = (double)(ps - k->pt_ps) / dt;
+        if (m < lo || m > hi) break; /* the chord to it would leave a sample before it behind */
+        k->sj = j;
+        k->s_tick = tick;
+        k->s_ps = ps;
+        if ((double)(ps - IKP__SAMPLE_TOL_PS - k->pt_ps) / dt > lo) lo = (double)(ps - IKP__SAMPLE_TOL_PS - k->pt_ps) / dt;
+        if ((double)(ps + IKP__SAMPLE_TOL_PS - k->pt_ps) / dt < hi) hi = (double)(ps + IKP__SAMPLE_TOL_PS - k->pt_ps) / dt;
+        if (lo > hi) break;
     }
-    k->s_tick = INT64_MAX;
 }
 
 /* the mapping from the current point: to the next valid anchor or SM clock
@@ -1641,6 +1657,7 @@ static void ikp__walk_init(const ikp_capture *cap, const ikp__lane *l, ikp__walk
     k->stop_at_finalize = cap->format == IKP_FORMAT_TIRX && !cap->keep_after_finalize;
     k->closed = 0;
     k->si = l->smp_first;
+    k->sj = l->smp_first;
     k->s_tick = INT64_MAX;
     k->s_ps = 0;
     ikp__walk_segment(cap, l, k);
@@ -1694,7 +1711,7 @@ static inline int ikp__walk_next(const ikp_capture *cap, const ikp__lane *l, ikp
         while (*tick_ok && k->ck.prev >= k->s_tick) { /* past an SM clock sample: the mapping moves to it */
             k->pt_tick = k->s_tick;
             k->pt_ps = k->s_ps;
-            k->si++;
+            k->si = k->sj + 1;
             ikp__walk_segment(cap, l, k);
         }
         return 1;

@@ -568,6 +568,85 @@ static int64_t sm_lane_error(const ikp_capture *cap)
     return worst / NS;
 }
 
+/* SM clock samples do not bend regions: SM 5 runs at exactly 2.0 cycles/ns
+   for 2 ms; its samples, every 25 us, each locate their tick up to 8 cycles
+   off (as brackets of up to 16 cycles allow), and at 1 ms two come 100 ns
+   apart, 8 cycles off either way (a segment between them would run 8%
+   fast). Lane k holds one region of LEN[k] cycles across 1 ms. Decoded
+   through the samples, each region's length is the one decoded from the
+   anchors alone (a straight line: exact here) within 8 cycles, and within
+   1e-4 of it beyond 100000 cycles. */
+#define SM5_C0 7000000000000ull
+static void test_sm_clock_lengths(void)
+{
+    static const uint64_t LEN[6] = {10, 1000, 10000, 40000, 100000, 1000000};
+    enum { NL = 6, CAP = 4 };
+    uint64_t w[8 + NL * (9 + CAP)];
+    enc_rec r[NL][2];
+    enc_lane L[NL];
+    ikp_sm_clock s[90];
+    ikp_decode_options o;
+    ikp_capture *plain = NULL, *sampled = NULL;
+    ikp_error e;
+    uint32_t k, ns = 0;
+    memset(L, 0, sizeof L);
+    memset(r, 0, sizeof r);
+    for (k = 0; k < NL; k++) {
+        uint64_t b = SM5_C0 + 2000000 - LEN[k] / 3; /* a third of it before 1 ms */
+        r[k][0].kind = ENC_B; r[k][0].id = 1 + k; r[k][0].t = b;
+        r[k][1].kind = ENC_E; r[k][1].id = 1 + k; r[k][1].t = b + LEN[k];
+        L[k].block = k; L[k].sm = 5; L[k].cycles = 1; L[k].started = L[k].finalized = 1;
+        L[k].recs = r[k]; L[k].n = 2;
+        L[k].g0 = G0; L[k].c0 = SM5_C0; L[k].g1 = G0 + 2000000; L[k].c1 = SM5_C0 + 4000000;
+    }
+    enc_ikp(w, NL, CAP, 1, NL, 1, 1, L, NL);
+    for (k = 0; k <= 80; k++) {
+        int64_t noise = ((int64_t)((k * 7) % 5) - 2) * 4; /* -8 .. +8 cycles */
+        uint64_t t = 25000 * (uint64_t)k; /* ns after the lane start */
+        s[ns].gpu_ns = G0 + t;
+        s[ns].cycles = (uint64_t)((int64_t)(SM5_C0 + 2 * t) + noise);
+        s[ns].sm = 5;
+        s[ns].reserved = 0;
+        ns++;
+        if (t == 1000000) { /* the close pair */
+            s[ns - 1].cycles = SM5_C0 + 2 * t + 8;
+            s[ns].gpu_ns = G0 + t + 100;
+            s[ns].cycles = SM5_C0 + 2 * (t + 100) - 8;
+            s[ns].sm = 5;
+            s[ns].reserved = 0;
+            ns++;
+        }
+    }
+    memset(&o, 0, sizeof o);
+    CHECK_EQ(ikp_capture_open(w, sizeof w / 8, &o, &plain, &e), IKP_OK);
+    o.sm_clock = s;
+    o.num_sm_clock = ns;
+    CHECK_EQ(ikp_capture_open(w, sizeof w / 8, &o, &sampled, &e), IKP_OK);
+    if (plain && sampled) {
+        CHECK_EQ(ikp_capture_get_info(sampled)->sampled_lanes, NL);
+        for (k = 0; k < NL; k++) {
+            ikp_lane_events a, b;
+            memset(&a, 0, sizeof a);
+            memset(&b, 0, sizeof b);
+            if (ikp_decode_lane(plain, k, &a, NULL) == IKP_OK && ikp_decode_lane(sampled, k, &b, NULL) == IKP_OK &&
+                a.count == 1 && b.count == 1) {
+                /* ps; 8 cycles at 2.0 cycles/ns are 4000 ps */
+                int64_t la = a.events[0].end_ps - a.events[0].start_ps, lb = b.events[0].end_ps - b.events[0].start_ps;
+                int64_t d = la > lb ? la - lb : lb - la, lim = 4000;
+                if (LEN[k] > 100000 && (int64_t)LEN[k] * 500 / 10000 > lim) lim = (int64_t)LEN[k] * 500 / 10000;
+                CHECK(la == (int64_t)LEN[k] * 500);
+                if (d > lim) fprintf(stderr, "  a region of %llu cycles: %lld ps with samples, %lld without\n",
+                                     (unsigned long long)LEN[k], (long long)lb, (long long)la);
+                CHECK(d <= lim);
+            } else CHECK(0);
+            ikp_lane_events_free(plain, &a);
+            ikp_lane_events_free(sampled, &b);
+        }
+    }
+    ikp_capture_free(plain);
+    ikp_capture_free(sampled);
+}
+
 static void test_sm_clock(void)
 {
     uint64_t w[8 + 9 + 8];
@@ -687,5 +766,6 @@ int main(void)
     test_merged_trace();
     test_file_sections();
     test_sm_clock();
+    test_sm_clock_lengths();
     return check_report();
 }
