@@ -406,13 +406,16 @@ __device__ __forceinline__ void ikp__init(ikp_lane &l, unsigned long long *buf, 
    because a store reads its registers late, and the first later
    instruction that writes one of them waits for that (~20 cycles): stored
    at once, that wait fell inside the region. */
-__device__ __forceinline__ unsigned ikp__stamp()
+/* w, the record's check, is an input so that it is computed before the
+   stamp: a begin's check is its end's too, and nothing then stands between
+   the two stamps of an empty region */
+__device__ __forceinline__ unsigned ikp__stamp(unsigned w)
 {
     unsigned t;
 #if IKP_TIMER == IKP_TIMER_GLOBAL
-    asm volatile("mov.u32 %0, %%globaltimer_lo;" : "=r"(t) :: "memory");
+    asm volatile("mov.u32 %0, %%globaltimer_lo;" : "=r"(t) : "r"(w) : "memory");
 #else
-    asm volatile("mov.u32 %0, %%clock;" : "=r"(t) :: "memory");
+    asm volatile("mov.u32 %0, %%clock;" : "=r"(t) : "r"(w) : "memory");
 #endif
     return t;
 }
@@ -527,7 +530,7 @@ __device__ __forceinline__ void ikp__auto_anchor(ikp_lane &l, unsigned t)
 __device__ __forceinline__ bool ikp__stamped(ikp_lane &l, unsigned tag, unsigned *t)
 {
     const unsigned w = ikp__room(l);
-    *t = ikp__stamp();
+    *t = ikp__stamp(w);
     ikp__put(l, w, tag, *t);
     return w != 0;
 }
@@ -551,7 +554,7 @@ __device__ __forceinline__ void ikp__begin(ikp_lane &l, unsigned tag)
 {
 #if IKP_DEFER_BEGIN
     ikp__settle(l);
-    l.bt = ikp__stamp();
+    l.bt = ikp__stamp(ikp__room(l));
     l.bk = tag;
 #else
     unsigned t;
