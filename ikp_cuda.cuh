@@ -488,8 +488,12 @@ __device__ __forceinline__ void ikp__put(ikp_lane &l, unsigned w, unsigned tag, 
 #if IKP_RING
         ikp__put1(l, w, l.bk, l.bt);
 #else
-        ikp__st(w, l.p, l.bk, l.bt);
+        /* the later record first: a store reads its registers late, and the
+           next begin's and end's stamps wait for the stores that read their
+           registers; this way the begin's waits for the later one and the
+           end's stamp follows it at once (an empty region: 2 cycles) */
         ikp__st(w, l.p + IKP__SLOT_STEP, tag, v);
+        ikp__st(w, l.p, l.bk, l.bt);
         ikp__take(l, 2);
         l.bk = 0;
         return;
