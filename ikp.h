@@ -83,6 +83,10 @@
                           how often ikp_cuda_buffer_download samples the SM
                           clocks while the kernel runs (default 25000; the
                           buffer's sample_every_ns can change it, 0: never)
+       IKP_REALTIME_NS()  the host clock (CLOCK_REALTIME, ns, int64_t) of
+                          the CUDA helpers' clock readings, waits and sample
+                          intervals (default: clock_gettime); a test gives
+                          one it controls
 
    VERSIONS
        ikp.h and ikp_cuda.cuh carry the same version; including both of
@@ -8911,6 +8915,8 @@ static __global__ void ikp__pingpong(int role, volatile unsigned long long *mine
     }
 }
 
+#ifndef IKP_REALTIME_NS /* the host clock; a test may give its own (CONFIGURATION) */
+#define IKP_REALTIME_NS() ikp__realtime_ns()
 static int64_t ikp__realtime_ns(void)
 {
     struct timespec ts;
@@ -8921,6 +8927,7 @@ static int64_t ikp__realtime_ns(void)
 #endif
     return (int64_t)ts.tv_sec * 1000000000ll + ts.tv_nsec;
 }
+#endif
 
 /* One reading of the current device's clock through mapped host memory
    (IKP__PINGS + 1 words at host, device pointer dev). */
@@ -8939,10 +8946,10 @@ static ikp_result ikp__ping(uint64_t *host, uint64_t *dev, ikp_clock_sync *out, 
     ikp__pong<<<1, 1, 0, st>>>((volatile unsigned long long *)dev, (volatile unsigned long long *)dev, IKP__PINGS);
     e = cudaGetLastError();
     for (s = 1; s <= IKP__PINGS && e == cudaSuccess && answered; s++) {
-        int64_t h0 = ikp__realtime_ns(), h1;
+        int64_t h0 = IKP_REALTIME_NS(), h1;
         h[0] = (uint64_t)s;
-        while (h[s] == 0 && (h1 = ikp__realtime_ns()) - h0 < IKP__PING_WAIT_NS) {}
-        h1 = ikp__realtime_ns();
+        while (h[s] == 0 && (h1 = IKP_REALTIME_NS()) - h0 < IKP__PING_WAIT_NS) {}
+        h1 = IKP_REALTIME_NS();
         if (h[s] == 0) { answered = 0; break; }
         if (h1 - h0 < best) {
             best = h1 - h0;
@@ -9152,12 +9159,12 @@ static void ikp__sample_on_device(ikp_cuda_buffer *buf, cudaStream_t stream)
     cudaStream_t st = (cudaStream_t)buf->sample_stream_;
     const uint32_t cap = buf->sms_ * IKP__SAMPLE_ROUNDS;
     uint32_t rounds = 0;
-    int64_t t0 = ikp__realtime_ns(), last = 0;
+    int64_t t0 = IKP_REALTIME_NS(), last = 0;
     unsigned long long n = 0;
     ikp_sm_clock *s;
     if (cudaMemsetAsync(buf->samples_, 0, 8, st) != cudaSuccess) { cudaGetLastError(); return; }
     while (cudaStreamQuery(stream) == cudaErrorNotReady) {
-        int64_t now = ikp__realtime_ns(), gap = (now - t0) / 1024;
+        int64_t now = IKP_REALTIME_NS(), gap = (now - t0) / 1024;
         if (gap < (int64_t)buf->sample_every_ns) gap = (int64_t)buf->sample_every_ns;
         if (rounds < IKP__SAMPLE_ROUNDS && (rounds == 0 || now - last >= gap)) {
             cudaGetLastError(); /* an earlier call's error is not the launch's */

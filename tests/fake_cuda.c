@@ -73,12 +73,37 @@ static struct {
     void *stream;
 } F;
 
+/* The fake's clock, the host's and (plus an offset) every device's: the
+   test controls it, so that no result depends on how fast or loaded the
+   machine is. It follows CLOCK_REALTIME, never going back, except while a
+   kernel that answers pings runs (the clock reading's answer, a GPU-GPU
+   ping-pong): then each read moves it 1 ns and yields the CPU, so that no
+   wait for an answer runs out however long the answering thread waits for
+   a core. One counter, read atomically, orders every thread's reads. */
+static int64_t fake_clock;
+static int fake_pongs, fake_pingpongs; /* such kernels running (a ping-pong needs both sides) */
+static int fake_answering(void)
+{
+    return __atomic_load_n(&fake_pongs, __ATOMIC_ACQUIRE) > 0 || __atomic_load_n(&fake_pingpongs, __ATOMIC_ACQUIRE) > 1;
+}
 static int64_t fake_now(void)
 {
     struct timespec ts;
+    int64_t real, cur;
+    if (fake_answering()) {
+        sched_yield();
+        return __atomic_add_fetch(&fake_clock, 1, __ATOMIC_ACQ_REL);
+    }
     clock_gettime(CLOCK_REALTIME, &ts);
-    return (int64_t)ts.tv_sec * 1000000000ll + ts.tv_nsec;
+    real = (int64_t)ts.tv_sec * 1000000000ll + ts.tv_nsec;
+    cur = __atomic_load_n(&fake_clock, __ATOMIC_ACQUIRE);
+    do {
+        if (real <= cur) return __atomic_add_fetch(&fake_clock, 1, __ATOMIC_ACQ_REL);
+    } while (!__atomic_compare_exchange_n(&fake_clock, &cur, real, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE));
+    return real;
 }
+
+int64_t fake_host_ns(void) { return fake_now(); }
 
 static uint64_t fake_gt(int device)
 {
@@ -270,6 +295,7 @@ static void *fake_pong(void *arg)
         fake_store(&a->reply[s], t);
     }
 out:
+    __atomic_sub_fetch(&fake_pongs, 1, __ATOMIC_ACQ_REL);
     free(a);
     return NULL;
 }
@@ -297,6 +323,7 @@ static void *fake_pingpong(void *arg)
         }
     }
 out:
+    __atomic_sub_fetch(&fake_pingpongs, 1, __ATOMIC_ACQ_REL);
     free(a);
     return NULL;
 }
@@ -374,13 +401,19 @@ static cudaError_t fake_launch(fake_kernel *k, void **args, unsigned blocks, int
         a->flag = (unsigned long long *)fake_ptr_arg(args, 1, 8, dev, k->name);
         a->theirs = (unsigned long long *)fake_ptr_arg(args, 2, 8, dev, k->name);
         a->times = (unsigned long long *)fake_ptr_arg(args, 3, (size_t)(2 * a->n + 2) * 8, dev, k->name);
-        return fake_start(fake_pingpong, a, stream) ? cudaSuccess : cudaErrorLaunchFailure;
+        __atomic_add_fetch(&fake_pingpongs, 1, __ATOMIC_ACQ_REL);
+        if (fake_start(fake_pingpong, a, stream)) return cudaSuccess;
+        __atomic_sub_fetch(&fake_pingpongs, 1, __ATOMIC_ACQ_REL);
+        return cudaErrorLaunchFailure;
     }
     if (strstr(k->name, "ikp__pong")) {
         a->n = *(int *)args[2];
         a->flag = (unsigned long long *)fake_ptr_arg(args, 0, 8, dev, k->name);
         a->reply = (unsigned long long *)fake_ptr_arg(args, 1, (size_t)(a->n + 1) * 8, dev, k->name);
-        return fake_start(fake_pong, a, stream) ? cudaSuccess : cudaErrorLaunchFailure;
+        __atomic_add_fetch(&fake_pongs, 1, __ATOMIC_ACQ_REL);
+        if (fake_start(fake_pong, a, stream)) return cudaSuccess;
+        __atomic_sub_fetch(&fake_pongs, 1, __ATOMIC_ACQ_REL);
+        return cudaErrorLaunchFailure;
     }
     free(a);
     fake_misused("a kernel the fake does not play", k->name);

@@ -5,7 +5,7 @@
    memory is host memory; the helpers' own kernels (the clock reading's
    answer, the SM clock sampler and the GPU-GPU ping-pong) are played by
    host threads that do what the kernels do, each device with a
-   globaltimer of its own (CLOCK_REALTIME plus an offset). Any call can be
+   globaltimer of its own (the fake's clock plus an offset). Any call can be
    made to fail, and every use of memory is checked against what is
    allocated. */
 #ifndef IKP_TEST_FAKE_CUDA_H
@@ -21,12 +21,18 @@ extern "C" {
 typedef struct fake_device {
     int sms;              /* cudaDevAttrMultiProcessorCount */
     int clock_khz;        /* cudaDevAttrClockRate */
-    int64_t gt_offset_ns; /* its globaltimer = CLOCK_REALTIME + this */
+    int64_t gt_offset_ns; /* its globaltimer = fake_host_ns() + this */
     unsigned char uuid[16];
     int pci_bus;
     int peer_ok;          /* may reach the other devices' memory */
     int answers;          /* its clock-reading kernel answers (0: a GPU too busy to start it) */
 } fake_device;
+
+/* The fake's clock (CLOCK_REALTIME ns, never going back, held still while
+   a clock reading waits for its answer): every device's globaltimer is it
+   plus the device's offset, and test_cuda.c gives it to ikp.h as
+   IKP_REALTIME_NS(), so that no result depends on how loaded the machine is. */
+int64_t fake_host_ns(void);
 
 /* A fresh runtime of n devices (at most FAKE_MAX_DEVICES), all state gone;
    device i: 132 SMs, 1755 MHz, offsets and UUIDs that differ, peer access,

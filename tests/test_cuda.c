@@ -9,11 +9,12 @@
    (IKP_ERR_CUDA, with CUDA's own text) or survived with the records
    intact, with nothing leaked and no memory misused.
    Usage: test_cuda [output directory] */
+#include "fake_cuda.h"
+#define IKP_REALTIME_NS() fake_host_ns() /* the host clock: the fake's, which the test controls */
 #define IKP_IMPLEMENTATION
 #include "../ikp.h"
 #include "check.h"
 #include "encoder.h"
-#include "fake_cuda.h"
 #include <stdlib.h>
 
 #if defined(__CUDACC__)
