@@ -396,13 +396,14 @@ __device__ __forceinline__ void ikp__init(ikp_lane &l, unsigned long long *buf, 
    stores (tests/sass/check_sass.py counts them). The slots left saturate
    at 0, so no count wraps however many records a lane attempts.
    Ring mode stores every record of the writing thread at slot n mod R.
-   The timer read and each store are single asm statements that test their
-   predicate themselves: the compiler cannot turn them into branches
-   around several events (a branch on a lane-dependent value would make
-   the warp diverge), and the read stays a per-thread CS2R rather than a
-   read through the warp's uniform datapath (S2UR) and a move, which
-   measured slower. The read's "memory" clobber keeps memory operations on
-   their side of the stamp. A begin's stamp is stored by the next record
+   Each store is one asm statement that tests its predicate itself: the
+   compiler cannot turn the stores into branches around several events (a
+   branch on a lane-dependent value would make the warp diverge). The
+   timer read is one asm statement too, read on every thread: it compiles
+   to a per-thread CS2R (tests/sass/check_sass.py checks that no record
+   reads it through the warp's uniform datapath, S2UR, which measured
+   slower). Its "memory" clobber keeps memory operations on their side of
+   the stamp. A begin's stamp is stored by the next record
    because a store reads its registers late, and the first later
    instruction that writes one of them waits for that (~20 cycles): stored
    at once, that wait fell inside the region. */
