@@ -1,6 +1,6 @@
 #!/bin/sh
 # Puts an nvdisasm at $1/nvdisasm: the toolkit's if on PATH, else the one
-# NVIDIA publishes on PyPI (nvidia-cuda-nvdisasm), fetched with pip.
+# NVIDIA publishes on PyPI (nvidia-cuda-nvdisasm, pinned), fetched with pip.
 set -e
 dir=$1
 mkdir -p "$dir"
@@ -8,8 +8,9 @@ if command -v nvdisasm >/dev/null 2>&1; then
   ln -sf "$(command -v nvdisasm)" "$dir/nvdisasm"
   exit 0
 fi
-echo "fetching nvdisasm from PyPI (nvidia-cuda-nvdisasm)"
-python3 -m pip download --quiet --no-deps --only-binary=:all: -d "$dir/whl" nvidia-cuda-nvdisasm
+NVDISASM_VERSION=13.5.37
+echo "fetching nvdisasm from PyPI (nvidia-cuda-nvdisasm==$NVDISASM_VERSION)"
+python3 -m pip download --quiet --no-deps --only-binary=:all: -d "$dir/whl" "nvidia-cuda-nvdisasm==$NVDISASM_VERSION"
 python3 - "$dir" <<'PY'
 import glob, os, sys, zipfile
 d = sys.argv[1]
