@@ -17,7 +17,7 @@
 enum { NONE, TIMER, FLOOR, IKP, IKP_NOW, FENCE, FENCE_LAB, ATOMIC, MODES };
 static const char *mode_name[MODES] = {"no profiling", "timer read only", "timer + 8-byte store (floor)",
                                        "IKP (ikp_cuda.cuh)", "IKP, IKP_DEFER_BEGIN=0 (begin stored at once)", "store + __threadfence_block on every thread (flashinfer/TIRx style)",
-                                       "store + fence in the leader's branch, 64-bit globaltimer (lab/limits.cu form)",
+                                       "store + fence in the leader's branch, 64-bit globaltimer (the timing microbenchmark's form)",
                                        "atomicAdd cursor + store"};
 #define ITERS 4000
 __host__ __device__ static constexpr bool records_ikp(int mode) { return mode == IKP || mode == IKP_NOW; } // into an IKP buffer
@@ -166,7 +166,7 @@ int main()
     for (int c = 0; c < 4; c++) printf(" %.2fx |", added[IKP_NOW][c] / added[FLOOR][c]);
     printf("\n| flashinfer/TIRx style / IKP |");
     for (int c = 0; c < 4; c++) printf(" %.2fx |", added[FENCE][c] / added[IKP][c]);
-    printf("\n| lab fence form / IKP |");
+    printf("\n| fenced form / IKP |");
     for (int c = 0; c < 4; c++) printf(" %.2fx |", added[FENCE_LAB][c] / added[IKP][c]);
     printf("\n");
     return 0;
