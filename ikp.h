@@ -1571,7 +1571,7 @@ static void ikp__walk_sample(const ikp_capture *cap, const ikp__lane *l, ikp__wa
         const ikp_sm_clock *s = &cap->sm_clock[j];
         int64_t tick = (int64_t)(s->cycles & IKP__ANCHOR_MASK);
         int64_t ps = l->ref_ps + ((int64_t)(s->gpu_ns & IKP__ANCHOR_MASK) - l->g_start) * 1000;
-        double dt, m;
+        double dt, m, d_lo, d_hi;
         if (!ikp__segment_ok(l, k, tick, ps)) continue;
         dt = (double)(tick - k->pt_tick);
         m = (double)(ps - k->pt_ps) / dt;
@@ -1579,8 +1579,11 @@ static void ikp__walk_sample(const ikp_capture *cap, const ikp__lane *l, ikp__wa
         k->sj = j;
         k->s_tick = tick;
         k->s_ps = ps;
-        if ((double)(ps - IKP__SAMPLE_TOL_PS - k->pt_ps) / dt > lo) lo = (double)(ps - IKP__SAMPLE_TOL_PS - k->pt_ps) / dt;
-        if ((double)(ps + IKP__SAMPLE_TOL_PS - k->pt_ps) / dt < hi) hi = (double)(ps + IKP__SAMPLE_TOL_PS - k->pt_ps) / dt;
+        /* the slopes of the chords that pass within the tolerance of it */
+        d_lo = (double)(ps - IKP__SAMPLE_TOL_PS - k->pt_ps) / dt;
+        d_hi = (double)(ps + IKP__SAMPLE_TOL_PS - k->pt_ps) / dt;
+        if (d_lo > lo) lo = d_lo;
+        if (d_hi < hi) hi = d_hi;
         if (lo > hi) break;
     }
 }
