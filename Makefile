@@ -24,11 +24,11 @@ all: $(B)/ikp
 $(B):
 	@mkdir -p $(B)/test-out
 
-$(B)/ikp: tools/ikp.c ikp.h | $(B)
-	$(CC) $(WARN) $(CFLAGS) -o $@ tools/ikp.c
+$(B)/ikp: tools/ikp.c tools/sass.c tools/sass.h ikp.h | $(B)
+	$(CC) $(WARN) $(CFLAGS) -o $@ tools/ikp.c tools/sass.c
 
-$(B)/ikp-asan: tools/ikp.c ikp.h | $(B)
-	$(CC) $(WARN) $(SAN) -o $@ tools/ikp.c
+$(B)/ikp-asan: tools/ikp.c tools/sass.c tools/sass.h ikp.h | $(B)
+	$(CC) $(WARN) $(SAN) -o $@ tools/ikp.c tools/sass.c
 
 # The host test runners (test_host, test_peers, test_analysis, test_merge),
 # plain and under ASan+UBSan.
@@ -110,8 +110,11 @@ fuzz-seeds: | $(B)
 $(B)/test_nvrtc: tests/test_nvrtc.c tests/check.h ikp_cuda.cuh | $(B)
 	$(CC) -std=c99 -Wall -Wextra -Werror -I$(CUDA)/include -o $@ tests/test_nvrtc.c -L$(CUDA)/lib64 -lnvrtc -Wl,-rpath,$(CUDA)/lib64
 
+# nvdisasm and cuobjdump: the toolkit's, else pinned wheels from PyPI
 $(B)/tools/nvdisasm:
-	sh tests/get_nvdisasm.sh $(B)/tools
+	sh tests/get_sass_tools.sh $(B)/tools
+$(B)/tools/cuobjdump: $(B)/tools/nvdisasm
+	sh tests/get_sass_tools.sh $(B)/tools
 
 # Examples, GPU tests and GPU benchmarks: compiling them needs nvcc, no GPU.
 # Warning-free (-Werror all-warnings, host -Wall -Wextra); sm_90, and sm_90a
@@ -235,10 +238,12 @@ HOST_TESTS = "sh tests/compile_checks.sh" \
              "PYTHONPATH=$(PYDEPS) ASAN_OPTIONS=detect_leaks=1 IKP_TOOL=$(B)/ikp-asan $(PYTHON) tests/test_perfetto.py" \
              "$(B)/test_threads" \
              "NVCC=$(NVCC) NVDISASM=$(B)/tools/nvdisasm $(PYTHON) tests/sass/check_sass.py" \
+             "NVCC=$(NVCC) SASS_TOOLS=$(B)/tools $(PYTHON) tests/test_check_sass.py" \
+             "NVCC=$(NVCC) SASS_TOOLS=$(B)/tools IKP_TOOL=$(B)/ikp-asan $(PYTHON) tests/test_check_sass.py" \
              "$(B)/test_nvrtc" \
              "sh tests/fuzz_check.sh"
 
-test: check-tools $(B)/ikp $(B)/ikp-asan $(B)/test_host $(B)/test_host_asan $(B)/test_peers $(B)/test_peers_asan $(B)/test_nvrtc $(B)/tools/nvdisasm $(FUZZ_BINS) $(B)/test_threads \
+test: check-tools $(B)/ikp $(B)/ikp-asan $(B)/test_host $(B)/test_host_asan $(B)/test_peers $(B)/test_peers_asan $(B)/test_nvrtc $(B)/tools/nvdisasm $(B)/tools/cuobjdump $(FUZZ_BINS) $(B)/test_threads \
       $(B)/test_analysis $(B)/test_analysis_asan $(B)/test_merge $(B)/test_merge_asan \
       $(B)/test_cuda $(B)/test_cuda_asan $(B)/test_cuda_cc $(PYDEPS_STAMP) $(B)/locale/de_DE.UTF-8 $(B)/.rsvg-convert \
       $(DEVICE_BINS)

@@ -5,12 +5,14 @@
 #define IKP_IMPLEMENTATION
 #define IKP_NO_CUDA
 #include "../ikp.h"
+#include "sass.h"
 
 #include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static const char *usage =
@@ -24,6 +26,7 @@ static const char *usage =
     "                   [--fail-if-slower PCT]\n"
     "       ikp report  IN [-o REPORT.md] [--svg FILE.svg] [--base BASE] [--wait EVENT,...]\n"
     "                   [--device NAME] [--sms N] [options]\n"
+    "       ikp check-sass BINARY|LISTING|- [--names a,b,c|@file] [--list]\n"
     "options: --names a,b,c | --names @file   event names by id (one per line in file)\n"
     "         --groups x,y  | --groups @file  group names by index\n"
     "         --format auto|ikp|tirx|flashinfer|triton-dist|nuggets|nuggets-compact\n"
@@ -57,9 +60,17 @@ static const char *usage =
     "report: Markdown (standard output without -o) and, beside REPORT.md, the picture\n"
     "      REPORT.svg (or --svg FILE). --wait: events that are waiting, not work.\n"
     "      --base: add a comparison with BASE. --sms: SMs in the timeline (8).\n"
+    "check-sass: the regions of a compiled kernel whose stamps have none of the\n"
+    "      kernel's instructions between them (the compiler moved the work out;\n"
+    "      IKP_PIN keeps register math in place). BINARY: an executable, object or\n"
+    "      cubin, read with cuobjdump -sass ($IKP_CUOBJDUMP, else cuobjdump on PATH);\n"
+    "      LISTING: that output or nvdisasm's, a file or - for standard input.\n"
+    "      --list: every region and the kernel's instructions in it. Exit status 3\n"
+    "      when a region holds none.\n"
     "IN is an .ikp capture, a NumPy .npy array or a bare buffer of little-endian\n"
     "64-bit words. -o - writes to standard output. Exit status: 0 ok, 1 bad input or\n"
-    "a failed write, 2 bad usage, 3 (diff --fail-if-slower) slower.\n";
+    "a failed write, 2 bad usage, 3 (diff --fail-if-slower) slower, (check-sass) an\n"
+    "empty region.\n";
 
 /* The temporary output file, removed if SIGINT or SIGTERM stops the tool. */
 static char cleanup_path[sizeof(((ikp_output *)0)->tmp_path)];
@@ -931,6 +942,104 @@ static int cmd_stats(const args *g, const ikp_capture *cap)
     return rc;
 }
 
+/* ikp check-sass: see tools/sass.c. A binary (ELF or fatbin) is read
+   through cuobjdump -sass, run without a shell. */
+static int cmd_check_sass(int argc, char **argv)
+{
+    const char *in = NULL, *tool = getenv("IKP_CUOBJDUMP");
+    ikp_name_list names;
+    ikp_sass_summary sum;
+    char err[600], head[4] = {0};
+    FILE *f = NULL;
+    pid_t pid = -1;
+    int i, rc = 0, status, list = 0;
+    memset(&names, 0, sizeof names);
+    for (i = 2; i < argc; i++) {
+        if (!strcmp(argv[i], "--names")) {
+            if (i + 1 >= argc) { fprintf(stderr, "ikp: error: --names needs a value\n"); rc = 2; goto done; }
+            if (names.count) { fprintf(stderr, "ikp: error: --names given twice\n"); rc = 2; goto done; }
+            if ((rc = parse_names(argv[++i], "--names", &names))) goto done;
+        } else if (!strcmp(argv[i], "--list"))
+            list = 1;
+        else if (argv[i][0] == '-' && argv[i][1]) {
+            fprintf(stderr, "ikp: error: check-sass: unknown option '%s'\n", argv[i]);
+            rc = 2;
+            goto done;
+        } else if (in) {
+            fprintf(stderr, "ikp: error: check-sass reads one file (got '%s' and '%s')\n", in, argv[i]);
+            rc = 2;
+            goto done;
+        } else
+            in = argv[i];
+    }
+    if (!in) { fprintf(stderr, "ikp: error: check-sass needs a file (a binary, a SASS listing, or - )\n%s", usage); rc = 2; goto done; }
+    if (!strcmp(in, "-")) f = stdin;
+    else if (!(f = fopen(in, "rb"))) {
+        fprintf(stderr, "ikp: error: %s: cannot open: %s\n", in, strerror(errno));
+        rc = 1;
+        goto done;
+    }
+    if (f != stdin && fread(head, 1, 4, f) == 4 &&
+        (!memcmp(head, "\177ELF", 4) || !memcmp(head, "\x50\xed\x55\xba", 4))) {
+        int fd[2];
+        fclose(f);
+        f = NULL;
+        if (!tool || !tool[0]) tool = "cuobjdump";
+        if (pipe(fd)) { fprintf(stderr, "ikp: error: pipe: %s\n", strerror(errno)); rc = 1; goto done; }
+        fflush(NULL);
+        pid = fork();
+        if (pid < 0) { fprintf(stderr, "ikp: error: fork: %s\n", strerror(errno)); close(fd[0]); close(fd[1]); rc = 1; goto done; }
+        if (pid == 0) {
+            char *args[4];
+            args[0] = (char *)tool;
+            args[1] = (char *)"-sass";
+            args[2] = (char *)in;
+            args[3] = NULL;
+            close(fd[0]);
+            if (dup2(fd[1], 1) < 0) _exit(127);
+            close(fd[1]);
+            execvp(tool, args);
+            fprintf(stderr, "ikp: error: cannot run %s: %s (it comes with the CUDA Toolkit; or set IKP_CUOBJDUMP, "
+                            "or pass the output of cuobjdump -sass)\n", tool, strerror(errno));
+            _exit(127);
+        }
+        close(fd[1]);
+        if (!(f = fdopen(fd[0], "r"))) { close(fd[0]); fprintf(stderr, "ikp: error: fdopen: %s\n", strerror(errno)); rc = 1; goto done; }
+    } else if (f != stdin)
+        rewind(f);
+    rc = ikp_sass_check(f, in, (const char *const *)names.names, names.count, list, stdout, &sum, err, sizeof err);
+    if (pid > 0) {
+        fclose(f);
+        f = NULL;
+        if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+            if (!(WIFEXITED(status) && WEXITSTATUS(status) == 127))
+                fprintf(stderr, "ikp: error: %s -sass %s failed\n", tool, in);
+            rc = 1;
+            goto done;
+        }
+    }
+    if (rc) { fprintf(stderr, "ikp: error: %s\n", err); goto done; }
+    printf("ikp check-sass: %lu kernel%s, %lu region%s checked, %lu hold%s no instruction of the kernel's, "
+           "%lu begin%s or end%s not paired\n",
+           (unsigned long)sum.kernels, sum.kernels == 1 ? "" : "s", (unsigned long)sum.regions,
+           sum.regions == 1 ? "" : "s", (unsigned long)sum.empty, sum.empty == 1 ? "s" : "",
+           (unsigned long)sum.unpaired, sum.unpaired == 1 ? "" : "s", sum.unpaired == 1 ? "" : "s");
+    if (!sum.regions) {
+        fprintf(stderr, "ikp: error: %s: no IKP region found (no begin and end stored with a clock stamp; a build with "
+                        "-DIKP_ENABLE=0, or without IKP)\n", in);
+        rc = 1;
+    } else if (sum.empty) {
+        printf("the compiler moved their work past the stamps (a stamp orders memory operations, not register "
+               "math): pin the values the work reads and computes with IKP_PIN before and after it (README, "
+               "\"Instrument a kernel\")\n");
+        rc = 3;
+    }
+done:
+    if (f && f != stdin) fclose(f);
+    ikp_name_list_free(&names);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     ikp_capture *cap = NULL, *cap2 = NULL;
@@ -945,6 +1054,7 @@ int main(int argc, char **argv)
     }
     if (!strcmp(argv[1], "--version")) { printf("ikp %s\n", IKP_VERSION_STRING); return 0; }
     if (!strcmp(argv[1], "merge")) return cmd_merge(argc, argv, 0);
+    if (!strcmp(argv[1], "check-sass")) return cmd_check_sass(argc, argv);
     if (!strcmp(argv[1], "info")) { /* several captures: each, and their placement */
         int inputs = 0;
         for (i = 2; i < argc; i++) {

@@ -1,0 +1,201 @@
+#!/usr/bin/env python3
+"""ikp check-sass on compiled kernels (needs nvcc, no GPU).
+
+tests/sass/regions.cu built with each recorder variant; its SASS listed by
+nvdisasm and by cuobjdump (SASS_TOOLS: the folder holding both, filled by
+tests/get_sass_tools.sh), and the binary given to the tool directly:
+- the unpinned kernel of four regions of four FMAs is flagged (in the
+  default build, its first three events: the compiler moves their FMAs to
+  the fourth), with event ids constant and computed at run time;
+- the same kernel with IKP_PIN is not; nor is a region around a load and a
+  store; a region with nothing in it is;
+- the examples (built by make test) are not flagged;
+- bad input and bad usage get an exit status and a message naming them.
+Prints "N passed, N failed".
+"""
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from harness import ROOT, IKP, check, report  # noqa: E402
+
+NVCC = os.environ.get("NVCC", "nvcc")
+TOOLS = os.path.abspath(os.environ.get("SASS_TOOLS", os.path.join(ROOT, "build", "tools")))
+OUT = os.path.join(ROOT, "build", "check-sass")
+SRC = os.path.join(ROOT, "tests", "sass", "regions.cu")
+ENV = dict(os.environ, PATH=TOOLS + os.pathsep + os.environ.get("PATH", ""))
+ENV.pop("IKP_CUOBJDUMP", None)
+
+VARIANTS = {
+    "default": [],
+    "staged": ["-DIKP_STAGED=1"],
+    "ring": ["-DIKP_RING=1"],
+    "staged_ring": ["-DIKP_STAGED=1", "-DIKP_RING=1"],
+    "globaltimer": ["-DIKP_TIMER=IKP_TIMER_GLOBAL"],
+    "begin_at_once": ["-DIKP_DEFER_BEGIN=0"],
+}
+UNPINNED, PINNED = "_Z11fma_regionsILb0ELb0EEvPfiPm", "_Z11fma_regionsILb1ELb0EEvPfiPm"
+UNPINNED_RT, PINNED_RT = "_Z11fma_regionsILb0ELb1EEvPfiPm", "_Z11fma_regionsILb1ELb1EEvPfiPm"
+LINE = re.compile(r"^(\S+): (event (\d+)(?: \([^)]*\))?|event computed at run time): (\d+) of (\d+) regions? holds? ")
+LIST = re.compile(r"^(\S+): (event (\d+)(?: \([^)]*\))?|event computed at run time): stamps at /\*[0-9a-f]+\*/ and "
+                  r"/\*[0-9a-f]+\*/, (\d+) instructions? of the kernel's between$")
+
+
+def tool(*args, stdin=None, env=ENV):
+    p = subprocess.run([IKP, "check-sass"] + list(args), capture_output=True, input=stdin, env=env)
+    return p.returncode, p.stdout.decode(), p.stderr.decode()
+
+
+def build(name, flags):
+    """the variant's cubin, rebuilt when older than its sources"""
+    cubin = os.path.join(OUT, name + ".cubin")
+    srcs = [SRC, os.path.join(ROOT, "ikp_cuda.cuh")]
+    if os.path.exists(cubin) and all(os.path.getmtime(cubin) >= os.path.getmtime(s) for s in srcs):
+        return cubin
+    cmd = [NVCC, "-cubin", "-O3", "-std=c++17", "-gencode=arch=compute_90,code=sm_90"] + flags + ["-o", cubin + ".tmp", SRC]
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    if not check(p.returncode == 0, "nvcc %s: %s" % (name, p.stderr[-2000:])):
+        return None
+    os.replace(cubin + ".tmp", cubin)
+    return cubin
+
+
+def listing(cubin, how):
+    cmd = [os.path.join(TOOLS, "nvdisasm"), "-c", cubin] if how == "nvdisasm" else \
+          [os.path.join(TOOLS, "cuobjdump"), "-sass", cubin]
+    p = subprocess.run(cmd, capture_output=True, text=True, env=ENV)
+    check(p.returncode == 0 and ("CLOCKLO" in p.stdout or "GLOBALTIMERLO" in p.stdout),
+          "%s of %s: %s" % (how, cubin, p.stderr[-500:]))
+    path = cubin + "." + how + ".txt"
+    with open(path, "w") as f:
+        f.write(p.stdout)
+    return path
+
+
+def flagged(out):
+    """{(kernel, event or None): (empty, total)} from the tool's report lines"""
+    got = {}
+    for ln in out.splitlines():
+        m = LINE.match(ln)
+        if m:
+            got[(m.group(1), int(m.group(3)) if m.group(3) else None)] = (int(m.group(4)), int(m.group(5)))
+    return got
+
+
+def regions(out):
+    """{(kernel, event or None): [instructions between, ...]} from --list"""
+    got = {}
+    for ln in out.splitlines():
+        m = LIST.match(ln)
+        if m:
+            got.setdefault((m.group(1), int(m.group(3)) if m.group(3) else None), []).append(int(m.group(4)))
+    return got
+
+
+def check_variant(name, flags):
+    cubin = build(name, flags)
+    if not cubin:
+        return
+    outs = {}
+    for how in ("nvdisasm", "cuobjdump"):
+        rc, out, err = tool("--list", "--names", "e0,e1,e2,e3,e4,e5,e6,nothing,memory", listing(cubin, how))
+        outs[how] = out
+        what = "%s (%s)" % (name, how)
+        check(rc == 3, "%s: exit status %d, want 3 (empty regions): %s" % (what, rc, err))
+        got, regs = flagged(out), regions(out)
+        # the unpinned kernel: flagged; in the default build events 0-2 exactly
+        unpinned = {ev for (k, ev) in got if k == UNPINNED}
+        check(unpinned and unpinned <= {0, 1, 2, 3}, "%s: unpinned kernel not flagged: %s" % (what, unpinned))
+        if name == "default":
+            check(unpinned == {0, 1, 2}, "%s: unpinned kernel's empty events %s, want 0, 1, 2" % (what, unpinned))
+            check(all(got[(UNPINNED, ev)][0] == got[(UNPINNED, ev)][1] for ev in unpinned),
+                  "%s: some regions of the unpinned events hold work: %s" % (what, got))
+        if name in ("default", "staged", "ring", "staged_ring", "globaltimer"):
+            check((UNPINNED_RT, None) in got, "%s: unpinned kernel with run-time ids not flagged" % what)
+        # pinned: every event checked, none flagged
+        for kern in (PINNED, PINNED_RT):
+            check(not any(k == kern for (k, _) in got), "%s: pinned kernel %s flagged: %s" % (what, kern, got))
+            n = sum(len(v) for (k, _), v in regs.items() if k == kern)
+            check(n >= 4, "%s: %d regions of %s checked, want 4 or more" % (what, n, kern))
+        check(all(v >= 4 for ev in range(4) for v in regs.get((PINNED, ev), [])) and
+              all((PINNED, ev) in regs for ev in range(4)),
+              "%s: a pinned region holds fewer than its 4 FMAs: %s" % (what, {e: regs.get((PINNED, e)) for e in range(4)}))
+        # nothing in event 7 (named "nothing"), a load and a store in 8
+        check(got.get(("empty_and_memory", 7)) == (1, 1), "%s: empty region not flagged: %s" % (what, got))
+        check(("empty_and_memory", 8) not in got and regs.get(("empty_and_memory", 8), [0])[0] >= 2,
+              "%s: the region around memory: %s" % (what, regs.get(("empty_and_memory", 8))))
+        check("event 7 (nothing): 1 of 1 region holds no instruction" in out, "%s: event name in the report" % what)
+        check(not any(k == "plain" for (k, _) in regs), "%s: a region found in the kernel without IKP" % what)
+        check("IKP_PIN" in out, "%s: the advice names IKP_PIN" % what)
+    check(flagged(outs["nvdisasm"]) == flagged(outs["cuobjdump"]),
+          "%s: nvdisasm and cuobjdump listings read differently" % name)
+    # the binary itself: the tool runs cuobjdump
+    rc, out, err = tool("--list", "--names", "e0,e1,e2,e3,e4,e5,e6,nothing,memory", cubin)
+    check(rc == 3 and out == outs["cuobjdump"], "%s: the cubin read through cuobjdump: %d %s" % (name, rc, err))
+
+
+def check_examples():
+    for ex in ("minimal", "warp_specialized", "persistent", "peer_ring", "gemm"):
+        path = os.path.join(ROOT, "build", ex)
+        if not check(os.path.exists(path), "build/%s missing (make test builds it)" % ex):
+            continue
+        rc, out, err = tool(path)
+        m = re.search(r"(\d+) regions? checked, (\d+) holds? no", out)
+        check(rc == 0 and m and int(m.group(1)) >= 3 and m.group(2) == "0",
+              "example %s: exit %d, %s %s" % (ex, rc, out, err))
+
+
+def check_bad_input(tmp):
+    def write(name, data):
+        path = os.path.join(tmp, name)
+        with open(path, "wb") as f:
+            f.write(data)
+        return path
+    cases = [
+        (write("empty.txt", b""), 1, "no SASS instructions found"),
+        (write("text.txt", b"hello\nworld\n"), 1, "no SASS instructions found"),
+        (write("long.txt", b"/*0000*/ NOP ;" + b" " * 10000 + b"\n"), 1, "line 1 is longer than 4096"),
+        (write("noikp.txt", b"\tFunction : k\n        /*0000*/    MOV R1, c[0x0][0x28] ;\n        /*0010*/    EXIT ;\n"),
+         1, "no IKP region found"),
+        (write("binary.bin", bytes(range(256)) * 4), 1, "no SASS instructions found"),
+        (os.path.join(tmp, "missing.txt"), 1, "missing.txt: cannot open"),
+    ]
+    for path, want, msg in cases:
+        rc, out, err = tool(path)
+        check(rc == want and msg in err, "%s: exit %d (want %d), stderr %r" % (os.path.basename(path), rc, want, err))
+    # an ELF file when cuobjdump cannot be run
+    elf = write("fake.elf", b"\x7fELF" + b"\0" * 60)
+    rc, out, err = tool(elf, env=dict(ENV, IKP_CUOBJDUMP=os.path.join(tmp, "no-such-cuobjdump")))
+    check(rc == 1 and "cannot run" in err and "IKP_CUOBJDUMP" in err, "ELF without cuobjdump: %d %r" % (rc, err))
+    rc, out, err = tool(elf)
+    check(rc == 1 and "failed" in err, "an ELF cuobjdump refuses: %d %r" % (rc, err))
+    for args, msg in ((["--bogus", elf], "unknown option"), ([elf, elf], "one file"), ([], "needs a file"),
+                      (["--names"], "--names needs a value")):
+        rc, out, err = tool(*args)
+        check(rc == 2 and msg in err, "usage %s: exit %d, %r" % (args, rc, err))
+    # standard input
+    lst = os.path.join(OUT, "default.cubin.nvdisasm.txt")
+    if os.path.exists(lst):
+        with open(lst, "rb") as f:
+            rc, out, err = tool("-", stdin=f.read())
+        check(rc == 3 and (UNPINNED, 0) in flagged(out), "a listing on standard input: %d %r" % (rc, err))
+
+
+def main():
+    os.makedirs(OUT, exist_ok=True)
+    if not check(os.path.exists(os.path.join(TOOLS, "nvdisasm")) and os.path.exists(os.path.join(TOOLS, "cuobjdump")),
+                 "nvdisasm and cuobjdump not in %s (tests/get_sass_tools.sh puts them there)" % TOOLS):
+        return report()
+    for name, flags in VARIANTS.items():
+        check_variant(name, flags)
+    check_examples()
+    with tempfile.TemporaryDirectory() as tmp:
+        check_bad_input(tmp)
+    return report()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

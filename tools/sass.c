@@ -1,0 +1,538 @@
+/* ikp check-sass: the IKP regions of a compiled kernel that hold none of
+   its instructions.
+
+   A stamp orders memory operations, not register math: the compiler may
+   move arithmetic out of a region, and the region then measures nothing.
+   This reads the SASS listing of a binary (cuobjdump -sass, or nvdisasm of
+   a cubin) one function at a time and finds, from the records' stores:
+   - the stamps: 32-bit clock reads (CS2R.32, S2R or S2UR of SR_CLOCKLO or
+     SR_GLOBALTIMERLO) whose value a 64-bit store writes as the high word
+     of a record (tag, stamp);
+   - each record's kind and event, where its tag is a constant (an
+     immediate move); a begin and end stored together by one record of the
+     bounded recorder (the end at slot p + 1 stored first, then the begin
+     at p, from one base) pair even when their tags are computed at run
+     time;
+   - the regions: each end paired with the latest unpaired begin of its
+     event whose stamp comes before it in the listing.
+   A region is empty when every instruction between its two stamps is the
+   recorder's own (clock reads, record stores, the moves and compares of
+   its bookkeeping: MOV, IMAD.MOV, ISETP, PLOP3, SEL, VIADDMNMX, NOP, and the
+   instructions that compute a record's tag). The reading is linear (the
+   listing's order, branches not followed), which is the order in which
+   the instructions issue within straight-line code. */
+#include "sass.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define LINE_MAX_CHARS 4096
+#define NREGS (256 + 64) /* R0..R255, then UR0..UR63 */
+#define TAG_KIND_MASK 0x3u
+#define TAG_EVENT_SHIFT 2u
+#define TAG_EVENT_MASK 0x3FFFu
+#define TAG_DATA_MARK 0x80000000u
+#define KIND_BEGIN 1u
+#define KIND_END 2u
+
+enum { V_OTHER, V_CLOCK, V_CLOCK64, V_IMM, V_KIND /* low two bits known (imm), the rest not */ };
+
+typedef struct {
+    int type;
+    size_t inst;   /* the instruction that produced it */
+    unsigned imm;  /* V_IMM: the value */
+} val;
+
+typedef struct {
+    unsigned long offset;
+    unsigned char work; /* 1: may be the kernel's own work */
+} inst;
+
+typedef struct {
+    size_t stamp, store; /* instruction indices */
+    int tag_known;  /* the tag is a constant */
+    int kind_known; /* its kind is (an event id computed at run time, shifted, or-ed with a constant kind) */
+    unsigned tag;
+    char base[24];
+    long off;
+    int has_addr;
+    int used, paired;
+} record;
+
+typedef struct {
+    size_t b, e; /* stamp instruction indices */
+    long event;  /* -1: computed at run time */
+} region;
+
+typedef struct {
+    char name[512];
+    inst *in;
+    size_t n_in, cap_in;
+    record *rec;
+    size_t n_rec, cap_rec;
+    region *reg;
+    size_t n_reg, cap_reg;
+    val v[NREGS];
+    size_t last_def[NREGS];
+    int has_def[NREGS];
+} func;
+
+static int grow(void **p, size_t *cap, size_t need, size_t size)
+{
+    size_t c = *cap ? *cap : 64;
+    void *q;
+    if (need <= *cap) return 0;
+    while (c < need) {
+        if (c > ((size_t)-1) / 2 / size) return -1;
+        c *= 2;
+    }
+    q = realloc(*p, c * size);
+    if (!q) return -1;
+    *p = q;
+    *cap = c;
+    return 0;
+}
+
+static const char *skip_space(const char *s)
+{
+    while (*s == ' ' || *s == '\t') s++;
+    return s;
+}
+
+/* R<n> -> n, UR<n> -> 256 + n; RZ, URZ and anything else -> -1. Suffixes
+   such as .reuse and .64 are ignored. */
+static int reg_num(const char *s)
+{
+    int base = 0, n = 0, digits = 0;
+    if (s[0] == 'U' && s[1] == 'R') { base = 256; s += 2; }
+    else if (s[0] == 'R') s += 1;
+    else return -1;
+    while (*s >= '0' && *s <= '9' && digits < 4) { n = n * 10 + (*s - '0'); s++; digits++; }
+    if (!digits || (*s && *s != '.')) return -1;
+    if (base == 0 && n > 254) return -1;
+    if (base && n > 63) return -1;
+    return base + n;
+}
+
+static int parse_imm(const char *s, unsigned *v)
+{
+    char *end;
+    unsigned long x;
+    int neg = 0;
+    if (*s == '-') { neg = 1; s++; }
+    if (*s < '0' || *s > '9') return 0;
+    x = strtoul(s, &end, 0);
+    if (*end) return 0;
+    *v = neg ? (unsigned)(0u - (unsigned)x) : (unsigned)x;
+    return 1;
+}
+
+static int starts(const char *s, const char *p) { return strncmp(s, p, strlen(p)) == 0; }
+
+/* opcode's first component equals one of the names */
+static int op_is(const char *op, const char *const *names)
+{
+    size_t n = strcspn(op, ".");
+    for (; *names; names++)
+        if (strlen(*names) == n && !strncmp(op, *names, n)) return 1;
+    return 0;
+}
+
+static void func_reset(func *f)
+{
+    f->n_in = f->n_rec = f->n_reg = 0;
+    f->name[0] = 0;
+    memset(f->v, 0, sizeof f->v);
+    memset(f->has_def, 0, sizeof f->has_def);
+}
+
+/* the address operand's last [...]: base register text and offset */
+static void parse_addr(const char *a, record *r)
+{
+    const char *lb = strrchr(a, '['), *rb;
+    size_t n, k;
+    r->has_addr = 0;
+    if (!lb || !(rb = strchr(lb, ']'))) return;
+    lb++;
+    n = (size_t)(rb - lb);
+    for (k = 0; k < n && lb[k] != '+' && lb[k] != '-'; k++) {}
+    if (k >= sizeof r->base) return;
+    memcpy(r->base, lb, k);
+    r->base[k] = 0;
+    r->off = 0;
+    if (k < n) {
+        char tmp[32];
+        size_t m = n - k;
+        char *end;
+        if (m >= sizeof tmp) return;
+        memcpy(tmp, lb + k, m);
+        tmp[m] = 0;
+        r->off = strtol(tmp, &end, 0);
+        if (*end) return;
+    }
+    r->has_addr = 1;
+}
+
+static void set_def(func *f, int reg, val v, size_t i)
+{
+    if (reg < 0 || reg >= NREGS) return;
+    f->v[reg] = v;
+    f->last_def[reg] = i;
+    f->has_def[reg] = 1;
+}
+
+/* one instruction: opcode op, n operands ops[] */
+static int add_inst(func *f, unsigned long offset, const char *op, char **ops, int n)
+{
+    static const char *const neutral[] = {"NOP", "ISETP", "UISETP", "PLOP3", "UPLOP3", "SEL", "VIADDMNMX", "YIELD", NULL};
+    size_t i = f->n_in;
+    inst *it;
+    int d = n > 0 ? reg_num(ops[0]) : -1, k, width = 1;
+    val v;
+    if (grow((void **)&f->in, &f->cap_in, i + 1, sizeof *f->in)) return -1;
+    it = &f->in[f->n_in++];
+    it->offset = offset;
+    it->work = !op_is(op, neutral);
+    v.type = V_OTHER;
+    v.inst = i;
+    v.imm = 0;
+    if (strstr(op, ".64") || strstr(op, ".WIDE")) width = 2;
+    if (strstr(op, ".128")) width = 4;
+
+    if (op_is(op, (const char *const[]){"CS2R", "S2R", "S2UR", NULL}) && n == 2 &&
+        (starts(ops[1], "SR_CLOCKLO") || starts(ops[1], "SR_GLOBALTIMERLO"))) {
+        it->work = 0;
+        if (starts(op, "CS2R") && !strstr(op, ".32")) { /* 64-bit: an anchor's reading, not a stamp */
+            v.type = V_CLOCK64;
+            set_def(f, d, v, i);
+            v.type = V_OTHER;
+            set_def(f, d + 1, v, i);
+        } else {
+            v.type = V_CLOCK;
+            set_def(f, d, v, i);
+        }
+        return 0;
+    }
+    /* moves: MOV d, s; MOV32I d, imm; IMAD.MOV(.U32) / IMAD.U32 d, RZ, RZ, s */
+    {
+        const char *src = NULL;
+        if ((!strcmp(op, "MOV") || !strcmp(op, "UMOV") || !strcmp(op, "MOV32I")) && n == 2) src = ops[1];
+        else if ((starts(op, "IMAD.MOV") || !strcmp(op, "IMAD.U32")) && n == 4 && !strcmp(ops[1], "RZ") &&
+                 !strcmp(ops[2], "RZ"))
+            src = ops[3];
+        if (src) {
+            int s = reg_num(src);
+            it->work = 0;
+            if (s >= 0) v = f->v[s];
+            else if (parse_imm(src, &v.imm)) v.type = V_IMM;
+            set_def(f, d, v, i);
+            return 0;
+        }
+    }
+    /* a 64-bit store of a register pair: a record when the high word is a stamp */
+    if (op_is(op, (const char *const[]){"STG", "STS", "ST", NULL}) && strstr(op, ".64") && n == 2) {
+        int t = reg_num(ops[1]);
+        if (t >= 0 && t < 254 && !(t & 1) && f->v[t + 1].type == V_CLOCK) {
+            record *r;
+            if (grow((void **)&f->rec, &f->cap_rec, f->n_rec + 1, sizeof *f->rec)) return -1;
+            r = &f->rec[f->n_rec++];
+            memset(r, 0, sizeof *r);
+            r->stamp = f->v[t + 1].inst;
+            r->store = i;
+            r->tag_known = f->v[t].type == V_IMM;
+            r->kind_known = r->tag_known || f->v[t].type == V_KIND;
+            r->tag = f->v[t].imm;
+            parse_addr(ops[0], r);
+            it->work = 0;
+            if (f->has_def[t]) f->in[f->last_def[t]].work = 0; /* the tag's computation */
+        }
+        return 0;
+    }
+    /* a tag computed at run time: an event id shifted left by 2 (low bits
+       0), then or-ed or added with the kind: LOP3.LUT d, a, imm, RZ, 0xfc
+       (a | imm), IADD3 d, a, imm, RZ, VIADD d, a, imm */
+    {
+        unsigned imm;
+        if (starts(op, "LOP3.LUT") && n >= 5 && !strcmp(ops[4], "0xfc") && !strcmp(ops[3], "RZ") &&
+            parse_imm(ops[2], &imm))
+            v.type = V_KIND, v.imm = imm & TAG_KIND_MASK;
+        else if ((!strcmp(op, "IADD3") && n == 4 && !strcmp(ops[3], "RZ") && parse_imm(ops[2], &imm)) ||
+                 (!strcmp(op, "VIADD") && n == 3 && parse_imm(ops[2], &imm)))
+            v.type = V_KIND, v.imm = imm & TAG_KIND_MASK;
+    }
+    for (k = 0; k < width; k++) set_def(f, d < 0 ? -1 : d + k, v, i);
+    return 0;
+}
+
+static int cmp_size(size_t a, size_t b) { return a < b ? -1 : a > b; }
+
+static int cmp_rec_stamp(const void *pa, const void *pb)
+{
+    return cmp_size((*(const record *const *)pa)->stamp, (*(const record *const *)pb)->stamp);
+}
+
+/* records sorted by event, then stamp */
+static int cmp_rec_event(const void *pa, const void *pb)
+{
+    const record *a = *(const record *const *)pa, *b = *(const record *const *)pb;
+    unsigned ea = a->tag >> TAG_EVENT_SHIFT & TAG_EVENT_MASK, eb = b->tag >> TAG_EVENT_SHIFT & TAG_EVENT_MASK;
+    if (ea != eb) return ea < eb ? -1 : 1;
+    return cmp_size(a->stamp, b->stamp);
+}
+
+static int cmp_region(const void *pa, const void *pb)
+{
+    const region *a = (const region *)pa, *b = (const region *)pb;
+    if (a->event != b->event) return a->event < b->event ? -1 : 1;
+    if (a->b != b->b) return cmp_size(a->b, b->b);
+    return cmp_size(a->e, b->e);
+}
+
+static int add_region(func *f, size_t b, size_t e, long event)
+{
+    region *g;
+    if (grow((void **)&f->reg, &f->cap_reg, f->n_reg + 1, sizeof *f->reg)) return -1;
+    g = &f->reg[f->n_reg++];
+    g->b = b;
+    g->e = e;
+    g->event = event;
+    return 0;
+}
+
+static void put_name(FILE *out, const char *const *names, size_t num_names, long event)
+{
+    if (event >= 0 && (size_t)event < num_names && names[event] && names[event][0]) {
+        const char *s;
+        fputs(" (", out);
+        for (s = names[event]; *s; s++) fputc((unsigned char)*s < 0x20 ? '?' : *s, out);
+        fputc(')', out);
+    }
+}
+
+/* pairs the function's records into regions, checks them, reports */
+static int finish(func *f, const char *const *names, size_t num_names, int list, FILE *out, ikp_sass_summary *sum)
+{
+    record **by = NULL;
+    size_t *work = NULL; /* work[i]: work instructions before instruction i */
+    size_t i, j, n = 0, begin_of_group;
+    int rc = -1;
+    if (!f->n_in) return 0;
+    sum->kernels++;
+    sum->instructions += f->n_in;
+    sum->records += f->n_rec;
+    f->n_reg = 0;
+    /* tags of unknown kind: a begin and end stored together by one record,
+       at [base + o] and [base + o + 8], one after the other */
+    for (i = 0; i + 1 < f->n_rec; i++) {
+        record *x = &f->rec[i], *y = &f->rec[i + 1], *b, *e;
+        if (x->kind_known || y->kind_known || x->used || !x->has_addr || !y->has_addr || strcmp(x->base, y->base))
+            continue;
+        if (x->off + 8 == y->off) b = x, e = y;
+        else if (y->off + 8 == x->off) b = y, e = x;
+        else continue;
+        if (b->stamp >= e->stamp) continue;
+        if (add_region(f, b->stamp, e->stamp, -1)) goto out;
+        x->used = y->used = x->paired = y->paired = 1;
+    }
+    by = (record **)malloc((f->n_rec ? f->n_rec : 1) * sizeof *by);
+    if (!by) goto out;
+    /* kinds known, events computed at run time: in the order of the
+       stamps, each end closes the latest open begin */
+    for (i = 0; i < f->n_rec; i++) {
+        record *r = &f->rec[i];
+        unsigned kind = r->tag & TAG_KIND_MASK;
+        if (r->tag_known || !r->kind_known || (kind != KIND_BEGIN && kind != KIND_END)) continue;
+        by[n++] = r;
+    }
+    qsort(by, n, sizeof *by, cmp_rec_stamp);
+    for (i = j = 0; i < n; i++) {
+        if ((by[i]->tag & TAG_KIND_MASK) == KIND_BEGIN) by[j++] = by[i];
+        else if (j) {
+            j--;
+            if (add_region(f, by[j]->stamp, by[i]->stamp, -1)) goto out;
+            by[j]->paired = by[i]->paired = 1;
+        } else
+            sum->unpaired++;
+    }
+    sum->unpaired += j;
+    /* constant tags: by event, each end closes its event's latest open begin */
+    n = 0;
+    for (i = 0; i < f->n_rec; i++) {
+        record *r = &f->rec[i];
+        unsigned kind = r->tag & TAG_KIND_MASK;
+        if (!r->tag_known || (r->tag & TAG_DATA_MARK) || (kind != KIND_BEGIN && kind != KIND_END)) continue;
+        by[n++] = r;
+    }
+    qsort(by, n, sizeof *by, cmp_rec_event);
+    for (begin_of_group = 0; begin_of_group < n; begin_of_group = j) {
+        unsigned ev = by[begin_of_group]->tag >> TAG_EVENT_SHIFT & TAG_EVENT_MASK;
+        size_t top = begin_of_group; /* by[begin_of_group .. top) is a stack of open begins */
+        for (j = begin_of_group; j < n && (by[j]->tag >> TAG_EVENT_SHIFT & TAG_EVENT_MASK) == ev; j++) {
+            if ((by[j]->tag & TAG_KIND_MASK) == KIND_BEGIN) by[top++] = by[j];
+            else if (top > begin_of_group) {
+                top--;
+                if (add_region(f, by[top]->stamp, by[j]->stamp, (long)ev)) goto out;
+                by[top]->paired = by[j]->paired = 1;
+            } else
+                sum->unpaired++;
+        }
+        sum->unpaired += top - begin_of_group;
+    }
+    /* one region, however many stores wrote its stamps */
+    if (f->n_reg) qsort(f->reg, f->n_reg, sizeof *f->reg, cmp_region);
+    for (i = j = 0; i < f->n_reg; i++)
+        if (!j || cmp_region(&f->reg[j - 1], &f->reg[i])) f->reg[j++] = f->reg[i];
+    f->n_reg = j;
+    sum->regions += f->n_reg;
+
+    work = (size_t *)malloc((f->n_in + 1) * sizeof *work);
+    if (!work) goto out;
+    work[0] = 0;
+    for (i = 0; i < f->n_in; i++) work[i + 1] = work[i] + f->in[i].work;
+    if (list) {
+        for (i = 0; i < f->n_reg; i++) {
+            const region *g = &f->reg[i];
+            fprintf(out, "%s: ", f->name);
+            if (g->event >= 0) {
+                fprintf(out, "event %ld", g->event);
+                put_name(out, names, num_names, g->event);
+            } else
+                fputs("event computed at run time", out);
+            fprintf(out, ": stamps at /*%04lx*/ and /*%04lx*/, %lu instruction%s of the kernel's between\n",
+                    f->in[g->b].offset, f->in[g->e].offset, (unsigned long)(work[g->e] - work[g->b + 1]),
+                    work[g->e] - work[g->b + 1] == 1 ? "" : "s");
+        }
+        for (i = 0; i < f->n_rec; i++) {
+            const record *r = &f->rec[i];
+            unsigned kind = r->tag & TAG_KIND_MASK;
+            if (r->paired || !r->kind_known || (r->tag & TAG_DATA_MARK) || (kind != KIND_BEGIN && kind != KIND_END))
+                continue;
+            fprintf(out, "%s: %s of ", f->name, kind == KIND_BEGIN ? "a begin" : "an end");
+            if (r->tag_known) {
+                fprintf(out, "event %u", r->tag >> TAG_EVENT_SHIFT & TAG_EVENT_MASK);
+                put_name(out, names, num_names, (long)(r->tag >> TAG_EVENT_SHIFT & TAG_EVENT_MASK));
+            } else
+                fputs("an event computed at run time", out);
+            fprintf(out, " (stamp at /*%04lx*/) not paired\n", f->in[r->stamp].offset);
+        }
+    }
+    /* report: per event, the empty regions and the first of them */
+    for (i = 0; i < f->n_reg; i = j) {
+        size_t total = 0, empty = 0, first = 0;
+        for (j = i; j < f->n_reg && f->reg[j].event == f->reg[i].event; j++) {
+            const region *g = &f->reg[j];
+            total++;
+            if (work[g->e] - work[g->b + 1] == 0) {
+                if (!empty) first = j;
+                empty++;
+            }
+        }
+        if (!empty) continue;
+        sum->empty += empty;
+        fprintf(out, "%s: ", f->name);
+        if (f->reg[i].event >= 0) {
+            fprintf(out, "event %ld", f->reg[i].event);
+            put_name(out, names, num_names, f->reg[i].event);
+        } else
+            fputs("event computed at run time", out);
+        fprintf(out, ": %lu of %lu region%s hold%s no instruction of the kernel's (first: stamps at /*%04lx*/ and /*%04lx*/)\n",
+                (unsigned long)empty, (unsigned long)total, total == 1 ? "" : "s", empty == 1 ? "s" : "",
+                f->in[f->reg[first].b].offset, f->in[f->reg[first].e].offset);
+    }
+    rc = 0;
+out:
+    free(by);
+    free(work);
+    return rc;
+}
+
+static void set_err(char *err, size_t size, const char *fmt, ...)
+{
+    va_list ap;
+    if (!size) return;
+    va_start(ap, fmt);
+    vsnprintf(err, size, fmt, ap);
+    va_end(ap);
+}
+
+int ikp_sass_check(FILE *in, const char *label, const char *const *names, size_t num_names, int list, FILE *out,
+                   ikp_sass_summary *sum, char *err, size_t err_size)
+{
+    char line[LINE_MAX_CHARS + 2];
+    func *f = (func *)calloc(1, sizeof *f);
+    unsigned long lineno = 0;
+    int rc = 1;
+    memset(sum, 0, sizeof *sum);
+    if (!f) { set_err(err, err_size, "out of memory"); return 1; }
+    func_reset(f);
+    while (fgets(line, sizeof line, in)) {
+        const char *p = skip_space(line), *q;
+        size_t len = strlen(line);
+        lineno++;
+        if (len > LINE_MAX_CHARS) {
+            set_err(err, err_size, "%s: line %lu is longer than %d characters: not a SASS listing", label, lineno,
+                    LINE_MAX_CHARS);
+            goto out;
+        }
+        while (len && (line[len - 1] == '\n' || line[len - 1] == '\r')) line[--len] = 0;
+        /* a function starts: "Function : NAME" (cuobjdump), ".section .text.NAME," (nvdisasm) */
+        q = NULL;
+        if (starts(p, "Function : ")) q = p + 11;
+        else if (starts(p, ".section") && (q = strstr(p, ".text.")) != NULL) q += 6;
+        if (q) {
+            size_t k = strcspn(q, ", \t");
+            if (finish(f, names, num_names, list, out, sum)) { set_err(err, err_size, "out of memory"); goto out; }
+            func_reset(f);
+            if (k >= sizeof f->name) k = sizeof f->name - 1;
+            memcpy(f->name, q, k);
+            f->name[k] = 0;
+            continue;
+        }
+        /* an instruction: an offset in a comment, [@P0] OPCODE a, b, c ; */
+        if (p[0] == '/' && p[1] == '*' && ((p[2] >= '0' && p[2] <= '9') || (p[2] >= 'a' && p[2] <= 'f'))) {
+            char *body, *semi, *ops[8], *s, *end;
+            char op[64];
+            unsigned long off = strtoul(p + 2, &end, 16);
+            int n = 0;
+            size_t k;
+            if (end[0] != '*' || end[1] != '/') continue;
+            body = (char *)skip_space(end + 2);
+            if (*body == '{') body = (char *)skip_space(body + 1);
+            if (*body == '@') body = (char *)skip_space(body + strcspn(body, " \t"));
+            semi = strchr(body, ';');
+            if (!semi) continue;
+            *semi = 0;
+            k = strcspn(body, " \t");
+            if (!k || k >= sizeof op) continue;
+            memcpy(op, body, k);
+            op[k] = 0;
+            s = (char *)skip_space(body + k);
+            while (*s && n < 8) {
+                char *c = strchr(s, ','), *t;
+                if (c) *c = 0;
+                t = s + strlen(s);
+                while (t > s && (t[-1] == ' ' || t[-1] == '\t')) *--t = 0;
+                ops[n++] = s;
+                if (!c) break;
+                s = (char *)skip_space(c + 1);
+            }
+            if (!f->name[0]) strcpy(f->name, "(unnamed function)");
+            if (add_inst(f, off, op, ops, n)) { set_err(err, err_size, "out of memory"); goto out; }
+        }
+    }
+    if (ferror(in)) { set_err(err, err_size, "%s: read error", label); goto out; }
+    if (finish(f, names, num_names, list, out, sum)) { set_err(err, err_size, "out of memory"); goto out; }
+    if (!sum->instructions) {
+        set_err(err, err_size, "%s: no SASS instructions found (expected the output of cuobjdump -sass or nvdisasm)",
+                label);
+        goto out;
+    }
+    rc = 0;
+out:
+    free(f->in);
+    free(f->rec);
+    free(f->reg);
+    free(f);
+    return rc;
+}
