@@ -378,6 +378,10 @@ typedef struct ikp_lane_info {
                                      (INT64_MIN when the lane has no timed record) */
     double cycles_per_ns;         /* cycle lanes: rate used to place them */
     uint32_t duplicate_of;        /* IKP_LANE_DUPLICATE: the first lane of that (block, group) */
+    uint32_t placement_ns;        /* ikp lanes: how far a record may lie off the capture's ns
+                                     axis, at most (estimated; ikp_capture_info.cross_sm_ns) */
+    uint64_t reading_gap_ns;      /* cycle lanes: the longest distance of a record from the
+                                     lane's nearest clock reading (anchor or SM clock sample) */
 } ikp_lane_info;
 
 typedef struct ikp_capture ikp_capture;
@@ -447,9 +451,33 @@ typedef struct ikp_capture_info {
     uint32_t sm_clocks;           /* samples of the SM clocks (ikp_capture_sm_clock) */
     uint32_t sm_clock_sms;        /* the SMs they cover */
     uint32_t sampled_lanes;       /* cycle lanes placed through at least one of them */
+    /* How well lanes of different SMs line up: two records of one moment may
+       be placed up to cross_sm_ns apart (an estimate from the capture's own
+       clock readings: README "Limits"; 0 when not known), resting on
+       placement (IKP_PLACED_*). The lane placed worst and its longest
+       distance from a clock reading: */
+    uint32_t cross_sm_ns;
+    int placement;
+    uint32_t worst_lane;
+    uint64_t reading_gap_ns;
 } ikp_capture_info;
 
+/* what ikp_capture_info.cross_sm_ns rests on */
+#define IKP_PLACED_UNKNOWN 0     /* a peer format's own stamps: not mapped by IKP */
+#define IKP_PLACED_GLOBALTIMER 1 /* %globaltimer stamps: one clock on every SM, one tick apart */
+#define IKP_PLACED_SAMPLES 2     /* cycle lanes, some placed through SM clock samples */
+#define IKP_PLACED_ANCHORS 3     /* cycle lanes placed by their anchors only */
+/* placement worse than this (ns) is warned about */
+#define IKP_PLACEMENT_POOR_NS 200u
+
 IKP_DEF const ikp_capture_info *ikp_capture_get_info(const ikp_capture *cap);
+/* One line (no newline) saying how well a capture's lanes line up across
+   SMs and what that rests on (ikp_capture_info.cross_sm_ns, placement):
+   the text `ikp info`, traces and reports show. With poor not NULL, *poor
+   is 1 when the placement is worse than IKP_PLACEMENT_POOR_NS, and the
+   text then ends with what to do about it. Returns the text's length (it
+   is cut to size - 1 bytes). */
+IKP_DEF size_t ikp_capture_placement(const ikp_capture_info *info, char *text, size_t size, int *poor);
 /* Fills *out for one lane (lane < num_lanes; else IKP_ERR_INVALID_ARGUMENT).
    Peer-format lanes are not stored: their figures are computed here, in
    time linear in the lane's records. */
@@ -1519,6 +1547,8 @@ typedef struct ikp__walk {
     uint32_t si;            /* the first SM clock sample not yet passed */
     uint32_t sj;            /* the sample the current segment runs to (if s_tick is not INT64_MAX) */
     int64_t s_tick, s_ps;   /* ... its tick and ps (s_tick INT64_MAX: none) */
+    int64_t seg_end;        /* the tick of the mapping point ahead (INT64_MAX: none, the
+                               mapping runs on at a rate) */
 } ikp__walk;
 
 static inline int64_t ikp__walk_ps(const ikp__lane *l, const ikp__walk *k, int64_t tick)
@@ -1599,6 +1629,7 @@ static void ikp__walk_segment(const ikp_capture *cap, const ikp__lane *l, ikp__w
     int64_t nt = 0, nps = 0;
     uint64_t w;
     int found = 0;
+    k->seg_end = l->has_end ? l->end_anchor : INT64_MAX;
     if (!l->anchored) { k->seg = 0; return; }
     ikp__walk_sample(cap, l, k);
     /* records past the next sample cannot hold an earlier anchor */
@@ -1640,9 +1671,11 @@ static void ikp__walk_segment(const ikp_capture *cap, const ikp__lane *l, ikp__w
     if (found) {
         k->seg = 1;
         k->ppt = (double)(nps - k->pt_ps) / (double)(nt - k->pt_tick);
+        k->seg_end = nt;
     } else if (k->pt_tick != l->anchor) { /* past the last anchor, no end: the lane's rate */
         k->seg = 1;
         k->ppt = l->ps_per_tick;
+        k->seg_end = INT64_MAX;
     } else {
         k->seg = 0;
     }
@@ -1867,12 +1900,61 @@ static void ikp__lane_samples(const ikp_capture *cap, ikp__lane *l)
 
 /* First pass over a lane: counts, time range. A cycle lane found to hold
    anchors is mapped piecewise, so its time range is walked once more. */
+/* How far a cycle lane's record at k->ck.prev may lie off on the ns axis,
+   at most: a mapping point (anchor or SM clock sample) locates its tick to
+   a few cycles and a stretch between two keeps every sample within
+   IKP__SAMPLE_TOL_PS of its line (IKP__PLACE_FLOOR_PS for both); between
+   points the SM clock's rate wanders from the stretch's mean by up to
+   0.08% (IKP__PLACE_WANDER, measured on an H100), so a record d from the
+   nearer point may be off by that much of d more; past the last point,
+   where the mapping runs on at a rate, by up to 0.2% of d (the spread of
+   SM clock rates). An SM clock sample that a stretch passes over lies
+   within the tolerance of its line, so it counts as a point too (*sp: the
+   lane's first sample not behind the record). *bound and *gap (the
+   distance to the nearest point, ps) keep their largest values. */
+#define IKP__PLACE_FLOOR_PS 10000.0
+#define IKP__PLACE_WANDER 8e-4
+#define IKP__PLACE_RUNAWAY 2e-3
+#define IKP__GLOBALTIMER_TICK_NS 32u
+static void ikp__place_bound(const ikp_capture *cap, const ikp__lane *l, const ikp__walk *k, uint32_t *sp,
+                             double *bound, double *gap)
+{
+    const double ppt = k->seg ? k->ppt : l->ps_per_tick;
+    const int64_t t = k->ck.prev;
+    double d1 = (double)(t - k->pt_tick), d, b;
+    int on = k->seg_end == INT64_MAX;
+    if (d1 < 0) d1 = -d1;
+    d = d1;
+    if (!on) {
+        double d2 = (double)(k->seg_end - t);
+        if (d2 < 0) { d2 = -d2; on = 1; } /* past the end anchor */
+        if (d2 < d) d = d2;
+    }
+    while (*sp < l->smp_end && (int64_t)(cap->sm_clock[*sp].cycles & IKP__ANCHOR_MASK) < t) (*sp)++;
+    if (*sp < l->smp_end) {
+        double ds = (double)((int64_t)(cap->sm_clock[*sp].cycles & IKP__ANCHOR_MASK) - t);
+        if (ds < 0) ds = -ds; /* a record stamped earlier than the one before */
+        if (ds < d) { d = ds; on = 0; }
+    }
+    if (*sp > l->smp_first) {
+        double ds = (double)(t - (int64_t)(cap->sm_clock[*sp - 1].cycles & IKP__ANCHOR_MASK));
+        if (ds < 0) ds = -ds;
+        if (ds < d) { d = ds; on = 0; }
+    }
+    d *= ppt;
+    b = IKP__PLACE_FLOOR_PS + d * (on ? IKP__PLACE_RUNAWAY : IKP__PLACE_WANDER);
+    if (b > *bound) *bound = b;
+    if (d > *gap) *gap = d;
+}
+
 static void ikp__scan_lane(const ikp_capture *cap, ikp__lane *l)
 {
     ikp__walk k;
     ikp__rec r;
     uint64_t invalid, after;
     int64_t lo, hi;
+    double place_ps, gap_ps;
+    uint32_t sp;
     int any, ok, fin;
     if (ikp__is_nuggets(cap->format)) { ikp__nug_scan(cap, l, NULL); return; }
     l->anchored = l->smp_end > l->smp_first;
@@ -1881,6 +1963,8 @@ static void ikp__scan_lane(const ikp_capture *cap, ikp__lane *l)
         invalid = after = 0;
         lo = hi = 0;
         any = fin = 0;
+        place_ps = gap_ps = 0;
+        sp = l->smp_first;
         while (ikp__walk_next(cap, l, &k, &r, &ok)) {
             int64_t ps;
             after += fin; /* kept after a finalize (keep_after_finalize) */
@@ -1892,6 +1976,7 @@ static void ikp__scan_lane(const ikp_capture *cap, ikp__lane *l)
             if (!any || ps < lo) lo = ps;
             if (!any || ps > hi) hi = ps;
             any = 1;
+            if (l->pub.flags & IKP_LANE_CYCLES) ikp__place_bound(cap, l, &k, &sp, &place_ps, &gap_ps);
         }
         if (l->anchored || !k.saw_anchor || !(l->pub.flags & IKP_LANE_CYCLES)) break;
         l->anchored = 1;
@@ -1907,6 +1992,13 @@ static void ikp__scan_lane(const ikp_capture *cap, ikp__lane *l)
     }
     l->pub.first_ps = any ? lo : INT64_MIN; /* INT64_MIN: no timed record */
     l->pub.last_ps = any ? hi : INT64_MIN;
+    if (l->pub.flags & IKP_LANE_CYCLES) {
+        l->pub.placement_ns = any ? (uint32_t)(place_ps / 1000.0 + 0.999) : 0;
+        l->pub.reading_gap_ns = any ? (uint64_t)(gap_ps / 1000.0 + 0.5) : 0;
+    } else if (cap->format == IKP_FORMAT_IKP) {
+        l->pub.placement_ns = IKP__GLOBALTIMER_TICK_NS;
+        l->pub.reading_gap_ns = 0;
+    }
 }
 
 static char *ikp__strdup_n(const ikp_allocator *a, const char *s, size_t n)
@@ -3232,6 +3324,22 @@ static void ikp__scan_lanes(ikp_capture *cap, int64_t *t0, int64_t *t1)
             if (l->pub.flags & IKP_LANE_CORRUPT) info->corrupt_lanes++;
         } else ikp__scan_lane(cap, l);
         info->active_lanes++;
+        if (cap->format == IKP_FORMAT_IKP) {
+            uint32_t c = l->pub.flags & IKP_LANE_CYCLES ? 2 * l->pub.placement_ns : l->pub.placement_ns;
+            if (c > info->cross_sm_ns) {
+                info->cross_sm_ns = c;
+                info->worst_lane = i;
+                info->reading_gap_ns = l->pub.reading_gap_ns;
+            }
+            if (l->pub.flags & IKP_LANE_CYCLES) {
+                if (l->smp_end > l->smp_first) info->placement = IKP_PLACED_SAMPLES;
+                else if (info->placement != IKP_PLACED_SAMPLES) info->placement = IKP_PLACED_ANCHORS;
+            } else if (!info->placement)
+                info->placement = IKP_PLACED_GLOBALTIMER;
+        } else if (ikp__is_nuggets(cap->format)) {
+            info->placement = IKP_PLACED_GLOBALTIMER;
+            info->cross_sm_ns = IKP__GLOBALTIMER_TICK_NS;
+        }
         info->records += l->pub.records;
         info->anchors += l->pub.anchors;
         info->dropped += l->pub.dropped;
@@ -3877,6 +3985,53 @@ IKP_DEF ikp_result ikp_capture_open_path(const char *path, const ikp_decode_opti
 IKP_DEF const ikp_capture_info *ikp_capture_get_info(const ikp_capture *cap)
 {
     return cap ? &cap->info : NULL;
+}
+
+/* a distance in ns as text: ns, us or ms */
+static void ikp__fmt_span_ns(char *b, size_t n, uint64_t ns)
+{
+    if (ns < 10000) snprintf(b, n, "%llu ns", (unsigned long long)ns);
+    else if (ns < 10000000) snprintf(b, n, "%.1f us", (double)ns / 1e3);
+    else snprintf(b, n, "%.1f ms", (double)ns / 1e6);
+}
+
+IKP_DEF size_t ikp_capture_placement(const ikp_capture_info *in, char *text, size_t size, int *poor)
+{
+    char gap[32], m[640];
+    int bad;
+    if (poor) *poor = 0;
+    if (!in) return 0;
+    bad = in->cross_sm_ns > IKP_PLACEMENT_POOR_NS;
+    ikp__fmt_span_ns(gap, sizeof gap, in->reading_gap_ns);
+    switch (in->placement) {
+    case IKP_PLACED_GLOBALTIMER:
+        snprintf(m, sizeof m, "one moment placed within %u ns across SMs (%%globaltimer stamps: one clock on every SM, "
+                 "read in %u ns ticks)", in->cross_sm_ns, IKP__GLOBALTIMER_TICK_NS);
+        break;
+    case IKP_PLACED_SAMPLES:
+    case IKP_PLACED_ANCHORS:
+        if (in->placement == IKP_PLACED_SAMPLES)
+            snprintf(m, sizeof m, "one moment placed within %u ns across SMs (estimated; SM clock samples on %u SMs "
+                     "placed %u lanes, anchors the rest; lane %u has a record %s from its nearest clock reading)",
+                     in->cross_sm_ns, in->sm_clock_sms, in->sampled_lanes, in->worst_lane, gap);
+        else
+            snprintf(m, sizeof m, "one moment placed within %u ns across SMs (estimated; anchors only, no SM clock "
+                     "samples; lane %u has a record %s from its nearest anchor)", in->cross_sm_ns, in->worst_lane, gap);
+        if (bad) {
+            size_t k = strlen(m);
+            snprintf(m + k, sizeof m - k, ": poor. Download with ikp_cuda_buffer_download (or ikp_cuda_dump) right "
+                     "after the launch, so that it samples the SM clocks while the kernel runs, or add IKP_ANCHOR at "
+                     "cold points, or build with -DIKP_ANCHOR_EVERY=65536");
+        }
+        break;
+    default:
+        bad = 0;
+        snprintf(m, sizeof m, "not known (the %s format's own stamps, which IKP does not map to one clock)",
+                 ikp_format_name(in->format));
+    }
+    if (poor) *poor = bad;
+    if (size) snprintf(text, size, "%s", m);
+    return strlen(m) < size ? strlen(m) : size ? size - 1 : 0;
 }
 
 IKP_DEF ikp_result ikp_capture_lane(const ikp_capture *cap, uint32_t lane, ikp_lane_info *out, ikp_error *err)
@@ -5000,15 +5155,19 @@ static ikp_result ikp__chrome(const ikp_capture *cap, const ikp_trace_options *o
         if (r != IKP_OK) break;
     }
     if (!part) {
-        ikp__puts(&o, "\n],\"displayTimeUnit\":\"ns\"");
+        char pl[640];
+        ikp_capture_placement(&cap->info, pl, sizeof pl, NULL);
+        ikp__puts(&o, "\n],\"displayTimeUnit\":\"ns\",\"otherData\":{");
         if (opt && opt->time_note) { /* what the times are */
-            ikp__puts(&o, ",\"otherData\":{\"ikp_time\":\"");
+            ikp__puts(&o, "\"ikp_time\":\"");
             ikp__put_json_chars(&o, opt->time_note);
             ikp__puts(&o, "\",\"ikp_time_base_ns\":\"");
             ikp__put_u64(&o, base_ns);
-            ikp__puts(&o, "\"}");
+            ikp__puts(&o, "\",");
         }
-        ikp__puts(&o, "}\n");
+        ikp__puts(&o, "\"ikp_placement\":\""); /* how well its lanes line up */
+        ikp__put_json_chars(&o, pl);
+        ikp__puts(&o, "\"}}\n");
     }
     ikp__flush(&o);
     if (r == IKP_OK && opt && opt->stats && !o.failed) *opt->stats = w.st;
@@ -5452,6 +5611,15 @@ static ikp_result ikp__perfetto(const ikp_capture *cap, const ikp_trace_options 
         unsigned char *p = w.a;
         p = ikp__pb_field(p, IKP__PB_TD_UUID, w.next_uuid++);
         p = ikp__pb_str(p, IKP__PB_TD_NAME, opt->time_note, w.t);
+        ikp__pb_descriptor(&w, w.a, (size_t)(p - w.a));
+    }
+    if (!part) { /* how well its lanes line up: a track of its own */
+        char pl[640], nm[680];
+        unsigned char *p = w.a;
+        ikp_capture_placement(&cap->info, pl, sizeof pl, NULL);
+        snprintf(nm, sizeof nm, "placement: %s", pl);
+        p = ikp__pb_field(p, IKP__PB_TD_UUID, w.next_uuid++);
+        p = ikp__pb_str(p, IKP__PB_TD_NAME, nm, w.t);
         ikp__pb_descriptor(&w, w.a, (size_t)(p - w.a));
     }
     while (!w.o.failed && (r = ikp__tw_next(&tw, err)) == IKP_OK && tw.n) {
@@ -6409,6 +6577,14 @@ static void ikp__put_info_text(ikp__out *o, const ikp_stats *st)
     if (in->anchors) {
         snprintf(t, sizeof t, "anchors     %llu of the records\n", (unsigned long long)in->anchors);
         ikp__puts(o, t);
+    }
+    {
+        char pl[640];
+        int poor;
+        ikp_capture_placement(in, pl, sizeof pl, &poor);
+        ikp__puts(o, poor ? "warning     placement: " : "placement   ");
+        ikp__puts(o, pl);
+        ikp__puts(o, "\n");
     }
     if (in->host_time_known) {
         snprintf(t, sizeof t, "host time   time 0 = CLOCK_REALTIME %lld ns +- %u ns (%u readings of the GPU clock; "
@@ -8061,6 +8237,14 @@ IKP_DEF ikp_result ikp_report_write_markdown(const ikp_report *r, const ikp_repo
     ikp__put_us(&o, in->span_ps);
     ikp__puts(&o, " us |\n");
     if (in->drops_known) { snprintf(t, sizeof t, "| dropped | %llu |\n", (unsigned long long)in->dropped); ikp__puts(&o, t); }
+    {
+        char pl[640];
+        int poor;
+        ikp_capture_placement(in, pl, sizeof pl, &poor);
+        ikp__puts(&o, poor ? "| placement (poor) | " : "| placement | ");
+        ikp__put_md(&o, pl);
+        ikp__puts(&o, " |\n");
+    }
     if (in->invalid || in->backwards || in->unfinalized_lanes || in->corrupt_lanes || in->refused_lanes || in->claimed_twice ||
         in->out_of_range || in->after_finalize || in->duplicate_lanes || in->may_wrap || st->unmatched_begin || st->unmatched_end) {
         snprintf(t, sizeof t, "| warnings | %llu unmatched begins, %llu unmatched ends, %llu invalid, %llu backwards, "

@@ -647,6 +647,111 @@ static void test_sm_clock_lengths(void)
     ikp_capture_free(sampled);
 }
 
+/* How well lanes line up, as the capture states it (ikp_capture_info
+   cross_sm_ns, placement; ikp_capture_placement): a record d ns from its
+   lane's nearest clock reading (anchor, or SM clock sample) may lie
+   10 ns + 8e-4 d off, two lanes twice that apart. Lanes of 2 ms (2 cycles
+   a ns), regions around their middle: by their anchors only about 1 ms
+   from a reading, with samples every 25 us at most 12.5 us; a globaltimer
+   capture one 32 ns tick. */
+static double test_placement_expect(const uint64_t *ticks, int n, const ikp_sm_clock *s, uint32_t ns)
+{
+    double worst = 0;
+    int i;
+    uint32_t j;
+    for (i = 0; i < n; i++) {
+        double t = (double)(ticks[i] - SM5_C0), d = t < 4000000 - t ? t : 4000000 - t;
+        for (j = 0; j < ns; j++) {
+            double ds = (double)(int64_t)(s[j].cycles - SM5_C0) - t;
+            if (ds < 0) ds = -ds;
+            if (ds < d) d = ds;
+        }
+        d = 10.0 + 8e-4 * d * 0.5; /* cycles -> ns at 2 cycles a ns */
+        if (d > worst) worst = d;
+    }
+    return 2 * worst;
+}
+
+static void test_placement(void)
+{
+    enum { NL = 3, CAP = 4 };
+    uint64_t w[8 + NL * (9 + CAP)], ticks[2 * NL];
+    enc_rec r[NL][2];
+    enc_lane L[NL];
+    ikp_sm_clock s[81];
+    ikp_decode_options o;
+    ikp_capture *plain = NULL, *sampled = NULL, *gt = NULL;
+    ikp_error e;
+    char text[700];
+    int poor = -1;
+    uint32_t k;
+    memset(L, 0, sizeof L);
+    memset(r, 0, sizeof r);
+    for (k = 0; k < NL; k++) {
+        uint64_t b = SM5_C0 + 1700000 + 310000 * k; /* 0.85 .. 1.16 ms into the lane */
+        r[k][0].kind = ENC_B; r[k][0].id = 1; r[k][0].t = b;
+        r[k][1].kind = ENC_E; r[k][1].id = 1; r[k][1].t = b + 4321;
+        ticks[2 * k] = b;
+        ticks[2 * k + 1] = b + 4321;
+        L[k].block = k; L[k].sm = 5; L[k].cycles = 1; L[k].started = L[k].finalized = 1;
+        L[k].recs = r[k]; L[k].n = 2;
+        L[k].g0 = G0; L[k].c0 = SM5_C0; L[k].g1 = G0 + 2000000; L[k].c1 = SM5_C0 + 4000000;
+    }
+    enc_ikp(w, NL, CAP, 1, NL, 1, 1, L, NL);
+    for (k = 0; k <= 80; k++) {
+        s[k].gpu_ns = G0 + 25000 * (uint64_t)k;
+        s[k].cycles = SM5_C0 + 50000 * (uint64_t)k + (k % 3); /* a cycle or two of noise */
+        s[k].sm = 5;
+        s[k].reserved = 0;
+    }
+    memset(&o, 0, sizeof o);
+    CHECK_EQ(ikp_capture_open(w, sizeof w / 8, &o, &plain, &e), IKP_OK);
+    o.sm_clock = s;
+    o.num_sm_clock = 81;
+    CHECK_EQ(ikp_capture_open(w, sizeof w / 8, &o, &sampled, &e), IKP_OK);
+    if (plain && sampled) {
+        const ikp_capture_info *a = ikp_capture_get_info(plain), *b = ikp_capture_get_info(sampled);
+        double ea = test_placement_expect(ticks, 2 * NL, s, 0), eb = test_placement_expect(ticks, 2 * NL, s, 81);
+        ikp_lane_info li;
+        CHECK_EQ(a->placement, IKP_PLACED_ANCHORS);
+        CHECK(a->cross_sm_ns >= ea - 2 && a->cross_sm_ns <= ea + 2);
+        CHECK(a->reading_gap_ns >= 840000 && a->reading_gap_ns <= 1000000); /* the region nearest the middle */
+        CHECK_EQ(b->placement, IKP_PLACED_SAMPLES);
+        CHECK(b->cross_sm_ns >= eb - 2 && b->cross_sm_ns <= eb + 2);
+        CHECK(b->cross_sm_ns <= 2 * (10 + 8e-4 * 12500) + 2);
+        CHECK(b->reading_gap_ns <= 12500);
+        if (a->cross_sm_ns < ea - 2 || a->cross_sm_ns > ea + 2 || b->cross_sm_ns < eb - 2 || b->cross_sm_ns > eb + 2)
+            fprintf(stderr, "  placement %u ns (want %.1f), sampled %u ns (want %.1f)\n", a->cross_sm_ns, ea,
+                    b->cross_sm_ns, eb);
+        CHECK_EQ(ikp_capture_lane(sampled, b->worst_lane, &li, &e), IKP_OK);
+        CHECK(2 * li.placement_ns == b->cross_sm_ns);
+        /* the text: poor without samples (and what to do), not with them */
+        CHECK(ikp_capture_placement(a, text, sizeof text, &poor) == strlen(text));
+        CHECK(poor == 1 && strstr(text, "anchors only") && strstr(text, "poor") && strstr(text, "IKP_ANCHOR"));
+        ikp_capture_placement(b, text, sizeof text, &poor);
+        CHECK(poor == 0 && strstr(text, "SM clock samples on 1 SMs placed 3 lanes") && !strstr(text, "poor"));
+        CHECK(ikp_capture_placement(b, text, 8, NULL) == 7 && strlen(text) == 7); /* cut to size */
+    } else CHECK(0);
+    /* %globaltimer stamps: one clock, one tick */
+    for (k = 0; k < NL; k++) {
+        L[k].cycles = 0;
+        r[k][0].t = G0 + 1000 * k;
+        r[k][1].t = G0 + 1000 * k + 500;
+    }
+    enc_ikp(w, NL, CAP, 1, NL, 1, 1, L, NL);
+    memset(&o, 0, sizeof o);
+    CHECK_EQ(ikp_capture_open(w, sizeof w / 8, &o, &gt, &e), IKP_OK);
+    if (gt) {
+        CHECK_EQ(ikp_capture_get_info(gt)->placement, IKP_PLACED_GLOBALTIMER);
+        CHECK_EQ(ikp_capture_get_info(gt)->cross_sm_ns, 32);
+        ikp_capture_placement(ikp_capture_get_info(gt), text, sizeof text, &poor);
+        CHECK(poor == 0 && strstr(text, "globaltimer"));
+    }
+    ikp_capture_free(plain);
+    ikp_capture_free(sampled);
+    ikp_capture_free(gt);
+}
+
 static void test_sm_clock(void)
 {
     uint64_t w[8 + 9 + 8];
@@ -767,5 +872,6 @@ int main(void)
     test_file_sections();
     test_sm_clock();
     test_sm_clock_lengths();
+    test_placement();
     return check_report();
 }

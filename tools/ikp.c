@@ -118,6 +118,19 @@ static int fail(const char *in, const ikp_error *e)
     return 1;
 }
 
+/* a warning when the lanes of IN line up poorly across SMs */
+static void warn_placement(const char *in, const ikp_capture_info *ci)
+{
+    char pl[640];
+    int poor;
+    ikp_capture_placement(ci, pl, sizeof pl, &poor);
+    if (poor) {
+        fprintf(stderr, "ikp: warning: %s: ", in);
+        put_tool_text(stderr, pl, strlen(pl));
+        fputc('\n', stderr);
+    }
+}
+
 /* "a,b,c" or "@file" (one name per line): 0 ok, 1 bad file, 2 usage */
 static int parse_names(const char *arg, const char *what, ikp_name_list *out)
 {
@@ -845,6 +858,7 @@ static int cmd_report(args *g, const ikp_capture *cap, const ikp_capture *base)
     if ((rc = write_out(out, report_body, &job, "report"))) goto done;
     if (strcmp(out, "-")) fprintf(stderr, "ikp: wrote %s%s%s\n", out, svg_path ? " and " : "", svg_path ? svg_path : "");
     else if (svg_path) fprintf(stderr, "ikp: wrote %s\n", svg_path);
+    warn_placement(g->in, ikp_capture_get_info(cap));
 done:
     ikp_report_free(rep);
     ikp_diff_free(diff);
@@ -856,6 +870,7 @@ done:
 /* what `ikp trace` says after writing: flows, counters, warnings */
 static void trace_notes(const args *g, const ikp_capture_info *ci, const ikp_trace_stats *tst)
 {
+    warn_placement(g->in, ci);
     if (g->copt.num_flows)
         fprintf(stderr, "ikp: %llu flows drawn; %llu links not drawn (the TO event does not come after the FROM "
                 "event); %llu events without a partner\n", (unsigned long long)tst->flows,

@@ -332,7 +332,8 @@ static long long truth_ps(const unsigned long long *t, long long zero, double cy
 // SM clock samples given (or none); *placed: lanes placed through samples.
 static long long moment_spread(const std::vector<uint64_t> &w, const ikp_sm_clock *smp, uint32_t nsmp, int sms,
                                int moments, uint32_t capacity, const std::vector<unsigned long long> &truth,
-                               uint32_t *placed, long long *band_lo, long long *band_hi, unsigned long long *width)
+                               uint32_t *placed, long long *band_lo, long long *band_hi, unsigned long long *width,
+                               uint32_t *stated = NULL)
 {
     ikp_decode_options o;
     memset(&o, 0, sizeof o);
@@ -349,6 +350,7 @@ static long long moment_spread(const std::vector<uint64_t> &w, const ikp_sm_cloc
     const ikp_capture_info *in = ikp_capture_get_info(cap);
     CHECK_EQ(in->dropped, 0);
     *placed = in->sampled_lanes;
+    if (stated) *stated = in->cross_sm_ns; // what the capture says of itself
     std::vector<long long> lo(moments, LLONG_MAX), hi(moments, LLONG_MIN);
     *band_lo = LLONG_MAX;
     *band_hi = LLONG_MIN;
@@ -422,7 +424,12 @@ static void anchored_moment(int kind, int sms)
 // reported beside, not checked: the SM clocks change speed by up to 0.2%
 // within milliseconds, each SM pair its own way, and two anchors per lane
 // cannot follow that.
-static void cross_sm(int kind, int sms, unsigned long long lane_ns)
+// late: the download comes after a cudaDeviceSynchronize and the truth's
+// copy, when the kernel has ended (no SM clock samples: the lanes keep
+// their anchors). In both orders the capture's own statement of how far
+// apart it may place one moment (ikp_capture_info.cross_sm_ns) must bound
+// the spread measured against the truth, with the samples and without.
+static void cross_sm(int kind, int sms, unsigned long long lane_ns, bool late = false)
 {
     const int moments = 20;
     const long long region_cycles = (long long)((double)lane_ns / moments / 64 * 1.2); // ~60% busy at 2 GHz
@@ -442,23 +449,32 @@ static void cross_sm(int kind, int sms, unsigned long long lane_ns)
     else if (kind == CYCLES_STAGED) st_cross_sm(start, sms, lane_ns, moments, region_cycles, dtruth, b.device);
     else au_cross_sm(start, sms, lane_ns, moments, region_cycles, dtruth, b.device);
     CK(cudaGetLastError());
-    CHECK_EQ(ikp_cuda_buffer_download(&b, 0, w.data(), NULL), IKP_OK);
     std::vector<unsigned long long> truth((size_t)sms * moments * 3);
-    CK(cudaMemcpy(truth.data(), dtruth, truth.size() * 8, cudaMemcpyDeviceToHost));
-    uint32_t placed = 0, unplaced = 0;
+    if (late) {
+        CK(cudaDeviceSynchronize());
+        CK(cudaMemcpy(truth.data(), dtruth, truth.size() * 8, cudaMemcpyDeviceToHost));
+    }
+    CHECK_EQ(ikp_cuda_buffer_download(&b, 0, w.data(), NULL), IKP_OK);
+    if (!late) CK(cudaMemcpy(truth.data(), dtruth, truth.size() * 8, cudaMemcpyDeviceToHost));
+    uint32_t placed = 0, unplaced = 0, stated = 0, stated0 = 0;
     long long lo = 0, hi = 0, lo0 = 0, hi0 = 0;
     unsigned long long width = 0;
-    const long long worst = moment_spread(w, b.sm_clock, b.num_sm_clock, sms, moments, capacity, truth, &placed, &lo, &hi, &width);
-    const long long worst0 = moment_spread(w, NULL, 0, sms, moments, capacity, truth, &unplaced, &lo0, &hi0, &width);
-    CHECK(worst <= 64000);
+    const long long worst = moment_spread(w, b.sm_clock, b.num_sm_clock, sms, moments, capacity, truth, &placed, &lo, &hi,
+                                          &width, &stated);
+    const long long worst0 = moment_spread(w, NULL, 0, sms, moments, capacity, truth, &unplaced, &lo0, &hi0, &width,
+                                           &stated0);
+    if (!late) CHECK(worst <= 64000);
     CHECK(width <= 32); // every moment's tick located to within 32 cycles
-    if (lane_ns >= 1000000) CHECK_EQ(placed, (uint32_t)sms); // every lane of 1 ms or more had samples of its SM
+    if (lane_ns >= 1000000 && !late) CHECK_EQ(placed, (uint32_t)sms); // every lane of 1 ms or more had samples of its SM
     CHECK_EQ(unplaced, 0u);
-    printf("  %s lanes of %8.3f ms on %d SMs, no IKP_ANCHOR%s: worst spread of a moment %.1f ns (stamp - truth "
-           "%.1f .. %.1f ns; %u SM clock samples, %u lanes placed through them); without the samples %.1f ns "
-           "(not checked); ticks located within %llu cycles\n",
+    CHECK(worst <= (long long)stated * 1000);
+    CHECK(worst0 <= (long long)stated0 * 1000);
+    printf("  %s lanes of %8.3f ms on %d SMs, no IKP_ANCHOR%s%s: worst spread of a moment %.1f ns, stated %u ns (stamp - "
+           "truth %.1f .. %.1f ns; %u SM clock samples, %u lanes placed through them); without the samples %.1f ns, "
+           "stated %u ns; ticks located within %llu cycles\n",
            kind_name[kind], lane_ns / 1e6, sms, kind == CYCLES_AUTO ? ", IKP_ANCHOR_EVERY=65536" : "",
-           worst / 1000.0, lo / 1000.0, hi / 1000.0, b.num_sm_clock, placed, worst0 / 1000.0, width);
+           late ? ", downloaded late" : "", worst / 1000.0, stated, lo / 1000.0, hi / 1000.0, b.num_sm_clock, placed,
+           worst0 / 1000.0, stated0, width);
     ikp_cuda_buffer_destroy(&b);
     CK(cudaFree(start));
     CK(cudaFree(dtruth));
@@ -542,6 +558,8 @@ int main()
         cross_sm(CYCLES_STAGED, p.multiProcessorCount, ns);
         cross_sm(CYCLES_AUTO, p.multiProcessorCount, ns);
     }
+    cross_sm(CYCLES, p.multiProcessorCount, 1000000, true);
+    cross_sm(CYCLES_STAGED, p.multiProcessorCount, 1000000, true);
     long_run(p.multiProcessorCount);
     return check_report();
 }
