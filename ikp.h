@@ -5614,12 +5614,12 @@ static ikp_result ikp__perfetto(const ikp_capture *cap, const ikp_trace_options 
         ikp__pb_descriptor(&w, w.a, (size_t)(p - w.a));
     }
     if (!part) { /* how well its lanes line up: a track of its own */
-        char pl[640], nm[680];
+        char pl[640], track[680];
         unsigned char *p = w.a;
         ikp_capture_placement(&cap->info, pl, sizeof pl, NULL);
-        snprintf(nm, sizeof nm, "placement: %s", pl);
+        snprintf(track, sizeof track, "placement: %s", pl);
         p = ikp__pb_field(p, IKP__PB_TD_UUID, w.next_uuid++);
-        p = ikp__pb_str(p, IKP__PB_TD_NAME, nm, w.t);
+        p = ikp__pb_str(p, IKP__PB_TD_NAME, track, w.t);
         ikp__pb_descriptor(&w, w.a, (size_t)(p - w.a));
     }
     while (!w.o.failed && (r = ikp__tw_next(&tw, err)) == IKP_OK && tw.n) {
