@@ -9,12 +9,13 @@
      SR_GLOBALTIMERLO) whose value a 64-bit store writes as the high word
      of a record (tag, stamp);
    - each record's kind and event, where its tag is a constant (an
-     immediate move); a begin and end stored together by one record of the
-     bounded recorder (the end at slot p + 1 stored first, then the begin
-     at p, from one base) pair even when their tags are computed at run
-     time;
+     immediate move), or its kind alone, where an event id computed at
+     run time is or-ed or added with a constant kind;
    - the regions: each end paired with the latest unpaired begin of its
-     event whose stamp comes before it in the listing.
+     event (of any event, for ids computed at run time) whose stamp comes
+     before it in the listing; where not even the kind is known, a begin
+     and end that the bounded recorder stores together (at slots p and
+     p + 1 of one base, one store after the other).
    A region is empty when every instruction between its two stamps is the
    recorder's own (clock reads, record stores, the moves and compares of
    its bookkeeping: MOV, IMAD.MOV, ISETP, PLOP3, SEL, VIADDMNMX, NOP, and the
