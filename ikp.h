@@ -1583,6 +1583,12 @@ static int ikp__anchor_ps(const ikp__lane *l, const ikp__walk *k, int64_t tick, 
     return ikp__segment_ok(l, k, tick, *ps);
 }
 
+/* an SM clock sample's cycle on a cycle lane's tick axis */
+static int64_t ikp__sample_tick(const ikp_sm_clock *s)
+{
+    return (int64_t)(s->cycles & IKP__ANCHOR_MASK);
+}
+
 /* The SM clock sample the segment from the current point runs to (k->sj,
    s_tick, s_ps). A sample locates its tick to a few cycles either way, so
    a knot at every sample would bend a region that spans one by the noise
@@ -1599,7 +1605,7 @@ static void ikp__walk_sample(const ikp_capture *cap, const ikp__lane *l, ikp__wa
     k->s_tick = INT64_MAX;
     for (j = k->si; j < l->smp_end; j++) {
         const ikp_sm_clock *s = &cap->sm_clock[j];
-        int64_t tick = (int64_t)(s->cycles & IKP__ANCHOR_MASK);
+        int64_t tick = ikp__sample_tick(s);
         int64_t ps = l->ref_ps + ((int64_t)(s->gpu_ns & IKP__ANCHOR_MASK) - l->g_start) * 1000;
         double dt, m, d_lo, d_hi;
         if (!ikp__segment_ok(l, k, tick, ps)) continue;
@@ -1889,17 +1895,15 @@ static void ikp__lane_samples(const ikp_capture *cap, ikp__lane *l)
     if (!s || !(l->pub.flags & IKP_LANE_CYCLES) || l->pub.sm == IKP_NO_SM) return;
     while (lo < hi) { /* first sample after (sm, anchor) */
         m = lo + (hi - lo) / 2;
-        if (s[m].sm < l->pub.sm || (s[m].sm == l->pub.sm && (int64_t)(s[m].cycles & IKP__ANCHOR_MASK) <= l->anchor))
+        if (s[m].sm < l->pub.sm || (s[m].sm == l->pub.sm && ikp__sample_tick(&s[m]) <= l->anchor))
             lo = m + 1;
         else hi = m;
     }
     l->smp_first = lo;
-    while (lo < cap->info.sm_clocks && s[lo].sm == l->pub.sm && (int64_t)(s[lo].cycles & IKP__ANCHOR_MASK) < last) lo++;
+    while (lo < cap->info.sm_clocks && s[lo].sm == l->pub.sm && ikp__sample_tick(&s[lo]) < last) lo++;
     l->smp_end = lo;
 }
 
-/* First pass over a lane: counts, time range. A cycle lane found to hold
-   anchors is mapped piecewise, so its time range is walked once more. */
 /* How far a cycle lane's record at k->ck.prev may lie off on the ns axis,
    at most: a mapping point (anchor or SM clock sample) locates its tick to
    a few cycles and a stretch between two keeps every sample within
@@ -1923,6 +1927,7 @@ static void ikp__place_bound(const ikp_capture *cap, const ikp__lane *l, const i
     const int64_t t = k->ck.prev;
     double d1 = (double)(t - k->pt_tick), d, b;
     int on = k->seg_end == INT64_MAX;
+    uint32_t j;
     if (d1 < 0) d1 = -d1;
     d = d1;
     if (!on) {
@@ -1930,15 +1935,10 @@ static void ikp__place_bound(const ikp_capture *cap, const ikp__lane *l, const i
         if (d2 < 0) { d2 = -d2; on = 1; } /* past the end anchor */
         if (d2 < d) d = d2;
     }
-    while (*sp < l->smp_end && (int64_t)(cap->sm_clock[*sp].cycles & IKP__ANCHOR_MASK) < t) (*sp)++;
-    if (*sp < l->smp_end) {
-        double ds = (double)((int64_t)(cap->sm_clock[*sp].cycles & IKP__ANCHOR_MASK) - t);
-        if (ds < 0) ds = -ds; /* a record stamped earlier than the one before */
-        if (ds < d) { d = ds; on = 0; }
-    }
-    if (*sp > l->smp_first) {
-        double ds = (double)(t - (int64_t)(cap->sm_clock[*sp - 1].cycles & IKP__ANCHOR_MASK));
-        if (ds < 0) ds = -ds;
+    while (*sp < l->smp_end && ikp__sample_tick(&cap->sm_clock[*sp]) < t) (*sp)++;
+    for (j = *sp > l->smp_first ? *sp - 1 : *sp; j <= *sp && j < l->smp_end; j++) { /* the samples either side */
+        double ds = (double)(ikp__sample_tick(&cap->sm_clock[j]) - t);
+        if (ds < 0) ds = -ds; /* before it (or after a record stamped earlier than the one before) */
         if (ds < d) { d = ds; on = 0; }
     }
     d *= ppt;
@@ -1947,6 +1947,8 @@ static void ikp__place_bound(const ikp_capture *cap, const ikp__lane *l, const i
     if (d > *gap) *gap = d;
 }
 
+/* First pass over a lane: counts, time range. A cycle lane found to hold
+   anchors is mapped piecewise, so its time range is walked once more. */
 static void ikp__scan_lane(const ikp_capture *cap, ikp__lane *l)
 {
     ikp__walk k;
@@ -3336,9 +3338,6 @@ static void ikp__scan_lanes(ikp_capture *cap, int64_t *t0, int64_t *t1)
                 else if (info->placement != IKP_PLACED_SAMPLES) info->placement = IKP_PLACED_ANCHORS;
             } else if (!info->placement)
                 info->placement = IKP_PLACED_GLOBALTIMER;
-        } else if (ikp__is_nuggets(cap->format)) {
-            info->placement = IKP_PLACED_GLOBALTIMER;
-            info->cross_sm_ns = IKP__GLOBALTIMER_TICK_NS;
         }
         info->records += l->pub.records;
         info->anchors += l->pub.anchors;
@@ -3350,6 +3349,10 @@ static void ikp__scan_lanes(ikp_capture *cap, int64_t *t0, int64_t *t1)
             if (l->pub.first_ps < *t0) *t0 = l->pub.first_ps;
             if (l->pub.last_ps > *t1) *t1 = l->pub.last_ps;
         }
+    }
+    if (ikp__is_nuggets(cap->format) && info->active_lanes) { /* 64-bit %globaltimer stamps */
+        info->placement = IKP_PLACED_GLOBALTIMER;
+        info->cross_sm_ns = IKP__GLOBALTIMER_TICK_NS;
     }
 }
 
@@ -3998,6 +4001,7 @@ static void ikp__fmt_span_ns(char *b, size_t n, uint64_t ns)
 IKP_DEF size_t ikp_capture_placement(const ikp_capture_info *in, char *text, size_t size, int *poor)
 {
     char gap[32], m[640];
+    size_t k;
     int bad;
     if (poor) *poor = 0;
     if (!in) return 0;
@@ -4018,7 +4022,7 @@ IKP_DEF size_t ikp_capture_placement(const ikp_capture_info *in, char *text, siz
             snprintf(m, sizeof m, "one moment placed within %u ns across SMs (estimated; anchors only, no SM clock "
                      "samples; lane %u has a record %s from its nearest anchor)", in->cross_sm_ns, in->worst_lane, gap);
         if (bad) {
-            size_t k = strlen(m);
+            k = strlen(m);
             snprintf(m + k, sizeof m - k, ": poor. Download with ikp_cuda_buffer_download (or ikp_cuda_dump) right "
                      "after the launch, so that it samples the SM clocks while the kernel runs, or add IKP_ANCHOR at "
                      "cold points, or build with -DIKP_ANCHOR_EVERY=65536");
@@ -4031,7 +4035,8 @@ IKP_DEF size_t ikp_capture_placement(const ikp_capture_info *in, char *text, siz
     }
     if (poor) *poor = bad;
     if (size) snprintf(text, size, "%s", m);
-    return strlen(m) < size ? strlen(m) : size ? size - 1 : 0;
+    k = strlen(m);
+    return k < size ? k : size ? size - 1 : 0;
 }
 
 IKP_DEF ikp_result ikp_capture_lane(const ikp_capture *cap, uint32_t lane, ikp_lane_info *out, ikp_error *err)

@@ -75,24 +75,24 @@ def listing(cubin, how):
     return path
 
 
-def flagged(out):
-    """{(kernel, event or None): (empty, total)} from the tool's report lines"""
+def matches(out, pattern, value):
+    """{(kernel, event or None): [value(match), ...]} over the lines pattern matches"""
     got = {}
     for ln in out.splitlines():
-        m = LINE.match(ln)
+        m = pattern.match(ln)
         if m:
-            got[(m.group(1), int(m.group(3)) if m.group(3) else None)] = (int(m.group(4)), int(m.group(5)))
+            got.setdefault((m.group(1), int(m.group(3)) if m.group(3) else None), []).append(value(m))
     return got
+
+
+def flagged(out):
+    """{(kernel, event or None): (empty, total)} from the tool's report lines"""
+    return {k: v[-1] for k, v in matches(out, LINE, lambda m: (int(m.group(4)), int(m.group(5)))).items()}
 
 
 def regions(out):
     """{(kernel, event or None): [instructions between, ...]} from --list"""
-    got = {}
-    for ln in out.splitlines():
-        m = LIST.match(ln)
-        if m:
-            got.setdefault((m.group(1), int(m.group(3)) if m.group(3) else None), []).append(int(m.group(4)))
-    return got
+    return matches(out, LIST, lambda m: int(m.group(4)))
 
 
 def check_variant(name, flags):

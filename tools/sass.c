@@ -58,7 +58,7 @@ typedef struct {
     char base[24];
     long off;
     int has_addr;
-    int used, paired;
+    int paired; /* in a region */
 } record;
 
 typedef struct {
@@ -327,14 +327,14 @@ static int finish(func *f, const char *const *names, size_t num_names, int list,
        at [base + o] and [base + o + 8], one after the other */
     for (i = 0; i + 1 < f->n_rec; i++) {
         record *x = &f->rec[i], *y = &f->rec[i + 1], *b, *e;
-        if (x->kind_known || y->kind_known || x->used || !x->has_addr || !y->has_addr || strcmp(x->base, y->base))
+        if (x->kind_known || y->kind_known || x->paired || !x->has_addr || !y->has_addr || strcmp(x->base, y->base))
             continue;
         if (x->off + 8 == y->off) b = x, e = y;
         else if (y->off + 8 == x->off) b = y, e = x;
         else continue;
         if (b->stamp >= e->stamp) continue;
         if (add_region(f, b->stamp, e->stamp, -1)) goto out;
-        x->used = y->used = x->paired = y->paired = 1;
+        x->paired = y->paired = 1;
     }
     by = (record **)malloc((f->n_rec ? f->n_rec : 1) * sizeof *by);
     if (!by) goto out;
