@@ -224,6 +224,7 @@ HOST_TESTS = "sh tests/compile_checks.sh" \
              "PYTHONPATH=$(PYDEPS) $(PYTHON) tests/test_tool.py" \
              "PYTHONPATH=$(PYDEPS) ASAN_OPTIONS=detect_leaks=1 IKP_TOOL=$(B)/ikp-asan $(PYTHON) tests/test_tool.py" \
              "PYTHONPATH=$(PYDEPS) $(PYTHON) tests/test_peers_tool.py" \
+             "$(PYTHON) tests/test_bounds.py" \
              "PYTHONPATH=$(PYDEPS) ASAN_OPTIONS=detect_leaks=1 IKP_TOOL=$(B)/ikp-asan $(PYTHON) tests/test_peers_tool.py" \
              "mkdir -p $(B)/test-out/analysis; IKP_ANALYSIS_OUT=$(B)/test-out/analysis $(B)/test_analysis" \
              "ASAN_OPTIONS=detect_leaks=1 $(B)/test_analysis_asan" \

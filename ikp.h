@@ -374,6 +374,8 @@ typedef struct ikp_lane_info {
     uint64_t invalid;             /* records that could not be decoded (skipped) */
     uint64_t backwards;           /* records stamped earlier than the one before */
     uint64_t after_finalize;      /* tirx: records after the lane's finalize record */
+    uint64_t past_count;          /* nuggets atomic mode: records in slots past the unit's
+                                     count (stale records of an earlier launch; left out) */
     int64_t first_ps, last_ps;    /* earliest / latest record, ps after capture start
                                      (INT64_MIN when the lane has no timed record) */
     double cycles_per_ns;         /* cycle lanes: rate used to place them */
@@ -421,6 +423,8 @@ typedef struct ikp_capture_info {
     uint64_t out_of_range;        /* peer formats: records naming a lane past the header */
     uint64_t after_finalize;      /* tirx: records after their lane's finalize record
                                      (left out unless keep_after_finalize) */
+    uint64_t past_count;          /* nuggets atomic mode: records in slots past their unit's
+                                     count word (stale records of an earlier launch; left out) */
     uint64_t duplicate_lanes;     /* lanes whose (block, group) an earlier lane claims */
     int64_t span_ps;              /* earliest to latest record */
     int timer_cycles;             /* 1 if any lane stamps cycles */
@@ -565,13 +569,18 @@ typedef enum ikp_group_by {
     IKP_BY_COUNT
 } ikp_group_by;
 
-/* A flow: arrows from each `from` event to its `to` event in the same block.
-   Within a block every lane that holds `from` events is paired with every
-   lane that holds `to` events (itself included): the k-th `from` of one
-   lane links to the k-th `to` of the other, in start order; when both
-   events carry a payload (IKP_DATA on the begin record), the k-th `from`
-   with payload p links to the k-th `to` with payload p. Regions and
-   instants take part; unmatched markers do not. */
+/* A flow: arrows from `from` events to `to` events of the same block; each
+   `to` event gets at most one, so there are never more arrows than records.
+   A lane that holds `from` events links its own `to` events to them; a
+   lane with only `to` events links to the block's one lane with `from`
+   events (a producer's load to each consumer's wait). Between two lanes
+   the k-th `to` links to the k-th `from`, in start order; when both carry
+   a payload (IKP_DATA on the begin record), the k-th `to` with payload p to
+   the k-th `from` with payload p. When several lanes of the block hold
+   `from` events, a lane with only `to` events links by payload to the
+   block's k-th `from` with that payload in time order, and without
+   payloads not at all (counted as unpaired). Regions and instants take
+   part; unmatched markers do not. */
 typedef struct ikp_flow_pair {
     uint32_t from, to;         /* event ids (different) */
 } ikp_flow_pair;
@@ -594,7 +603,8 @@ typedef struct ikp_trace_options {
                                       regions of the event are open (pipeline depth) */
     uint32_t num_counters;
     ikp_trace_stats *stats;        /* if not NULL: filled by a successful write */
-    uint64_t time_base_ns;         /* added to every timestamp (ns); 0: times from the
+    uint64_t time_base_ns;         /* added to every timestamp (ns; with the span at most
+                                      2^63 - 1, else refused); 0: times from the
                                       capture's start. ikp_capture_host_zero gives
                                       host time */
     const char *time_note;         /* what the times are, stated in the trace (JSON
@@ -858,6 +868,13 @@ IKP_DEF void ikp_diff_free(ikp_diff *d);
 /* 1 if an event or the span is `slower` with a median (span: capture span)
    change above fraction, else 0 */
 IKP_DEF int ikp_diff_slower_than(const ikp_diff *d, double fraction);
+/* 1 if the new capture cannot stand in for the base, whatever its speed:
+   it holds no records, an event of the base is missing from it, or it has
+   fewer than `fraction` (0: 0.5) of the base's records or of an event's
+   count. Writes the first such reason as one line (no newline; control
+   bytes of names as '?') into why when size > 0. Else 0 (why: ""). A CI
+   gate fails on either this or ikp_diff_slower_than. */
+IKP_DEF int ikp_diff_incomplete(const ikp_diff *d, double fraction, char *why, size_t size);
 /* A table to read in one look; JSON ({"events": [...], "groups": [...],
    "span": {...}, ...}); Markdown (the report's "vs baseline" section). */
 IKP_DEF ikp_result ikp_diff_write_text(const ikp_diff *d, ikp_write_fn fn, void *user, ikp_error *err);
@@ -884,7 +901,7 @@ typedef struct ikp_report_stage {      /* one event in one group */
                                           nest, so shares may add up past 1) */
 } ikp_report_stage;
 
-typedef struct ikp_report_group {
+typedef struct ikp_report_group {   /* in ikp_report.groups in group order */
     uint32_t group;
     const char *name;
     uint32_t lanes, blocks;
@@ -1838,13 +1855,23 @@ static int ikp__nug_rec(const ikp_capture *cap, const uint64_t *q, uint64_t k, i
     return 1;
 }
 
+/* the record slots of a unit */
+static uint64_t ikp__nug_slots(const ikp_capture *cap)
+{
+    return cap->format == IKP_FORMAT_NUGGETS ? (cap->unit_words - 1) / 4 : cap->unit_words - 1;
+}
+
 static void ikp__nug_lane(const ikp_capture *cap, uint32_t i, ikp__lane *l)
 {
     const uint64_t S = cap->unit_words;
     const uint64_t *q = cap->words + (uint64_t)i * S;
     uint64_t k;
     l->base = (uint64_t)i * S;
-    l->slots = cap->format == IKP_FORMAT_NUGGETS ? (S - 1) / 4 : S - 1;
+    l->slots = ikp__nug_slots(cap);
+    /* atomic mode: the unit's count says how many slots this launch wrote;
+       those past it hold what an earlier launch left, and are not read (a
+       count of 0 is the static mode's, which counts nothing) */
+    if (cap->format == IKP_FORMAT_NUGGETS && q[0] && q[0] < l->slots) l->slots = q[0];
     l->anchor = cap->nug_ref;
     l->ref_ps = -cap->peer_shift_ps;
     for (k = 0; k < S; k++)
@@ -1860,6 +1887,8 @@ static void ikp__nug_scan(const ikp_capture *cap, ikp__lane *l, uint64_t *may_wr
     uint64_t k, recs = 0, bad = 0;
     int any = 0;
     ikp__nrec r;
+    for (k = l->slots; k < ikp__nug_slots(cap); k++)
+        if (ikp__nug_rec(cap, q, k, &r)) l->pub.past_count++;
     for (k = 0; k < l->slots; k++) {
         int rc = ikp__nug_rec(cap, q, k, &r);
         if (rc == 0) continue;
@@ -1873,7 +1902,7 @@ static void ikp__nug_scan(const ikp_capture *cap, ikp__lane *l, uint64_t *may_wr
     l->pub.invalid = bad;
     if (cap->format == IKP_FORMAT_NUGGETS) {
         /* atomic mode counts every region it was asked to keep */
-        if (q[0] > l->slots && q[0] < ((uint64_t)1 << 32)) l->pub.dropped = q[0] - l->slots;
+        if (q[0] > l->slots && q[0] < ((uint64_t)1 << 32)) l->pub.dropped = q[0] - l->slots; /* never bounded */
     } else if (recs && (!q[0] || !ikp__nug_near(q[0], cap->nug_ref))) {
         l->pub.flags |= IKP_LANE_CORRUPT; /* records without a usable anchor */
     }
@@ -2381,6 +2410,11 @@ IKP_DEF ikp_result ikp_capture_host_zero(const ikp_capture *cap, int64_t *host_n
 }
 
 /* ---- 3. capture: IKP buffers ---- */
+/* qsort, which must not be given NULL even for no elements */
+static void ikp__sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+    if (n > 1) qsort(base, n, size, cmp);
+}
 static int ikp__cmp_u64(const void *a, const void *b)
 {
     uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -2717,8 +2751,10 @@ static ikp_result ikp__open_ikp(ikp_capture *cap, const ikp_decode_options *opt,
    fit wins. Ties: tirx and flashinfer read alike (e.g. one group and SM 0
    everywhere) go to tirx if its records sit in a strided layout, else to
    flashinfer; triton-dist wins a tie when its block words are all well
-   formed (a guess, reported in detect_tie, when only one is written). ikp_capture_info keeps the
-   counts, so a verdict that is not unanimous can be reported. */
+   formed (a guess, reported in detect_tie, when only one is written), and
+   loses it when none is (block 0 on SM 0 reads as an empty word; also
+   reported in detect_tie). ikp_capture_info keeps the counts, so a verdict
+   that is not unanimous can be reported. */
 static int ikp__tirx_stride_ok(const uint64_t *w, uint64_t n, uint64_t lanes, uint64_t s, uint64_t *oor);
 static ikp_format ikp__detect_peer(const uint64_t *w, uint64_t n, uint64_t nb, uint64_t ng,
                                    ikp_capture_info *info, int *strided)
@@ -2765,7 +2801,8 @@ static ikp_format ikp__detect_peer(const uint64_t *w, uint64_t n, uint64_t nb, u
            (sm << 32) | their own index, a guess with one */
         if (d == best && blocks_ok < 2) info->detect_tie = 1;
         pick = IKP_FORMAT_TRITON_DIST;
-    }
+    } else if (d == best && d > 0)
+        info->detect_tie = 1; /* triton-dist fits every word the winner does, and no block word says which */
     return pick;
 }
 
@@ -3345,6 +3382,7 @@ static void ikp__scan_lanes(ikp_capture *cap, int64_t *t0, int64_t *t1)
         info->invalid += l->pub.invalid;
         info->backwards += l->pub.backwards;
         info->after_finalize += l->pub.after_finalize;
+        info->past_count += l->pub.past_count;
         if (l->pub.first_ps != INT64_MIN) {
             if (l->pub.first_ps < *t0) *t0 = l->pub.first_ps;
             if (l->pub.last_ps > *t1) *t1 = l->pub.last_ps;
@@ -4092,17 +4130,21 @@ typedef struct ikp__scratch {
     size_t stack_n[IKP__SHARED_TRACKS], stack_cap[IKP__SHARED_TRACKS];
 } ikp__scratch;
 
+static void ikp__scratch_free(const ikp_allocator *a, void *p)
+{
+    ikp__scratch *s = (ikp__scratch *)p;
+    uint32_t t;
+    if (!s) return;
+    for (t = 0; t < IKP__SHARED_TRACKS; t++) ikp__free(a, s->stack[t]);
+    ikp__free(a, s);
+}
+
 IKP_DEF void ikp_lane_events_free(const ikp_capture *cap, ikp_lane_events *ev)
 {
     ikp_allocator a;
     if (!ev) return;
     a = cap ? cap->alloc : ikp__allocator(NULL);
-    if (ev->scratch_) {
-        ikp__scratch *s = (ikp__scratch *)ev->scratch_;
-        uint32_t t;
-        for (t = 0; t < IKP__SHARED_TRACKS; t++) ikp__free(&a, s->stack[t]);
-        ikp__free(&a, s);
-    }
+    ikp__scratch_free(&a, ev->scratch_);
     ikp__free(&a, ev->events);
     memset(ev, 0, sizeof *ev);
 }
@@ -4173,7 +4215,7 @@ static ikp_result ikp__walk_events(const ikp_capture *cap, const ikp__lane *l, i
 {
     ikp__walk wk;
     uint32_t last = IKP__NONE, i;
-    int last_end = 0;
+    int last_end = 0, oom = 0;
     size_t k;
     ikp__walk_init(cap, l, &wk);
     for (;;) {
@@ -4204,7 +4246,7 @@ static ikp_result ikp__walk_events(const ikp_capture *cap, const ikp__lane *l, i
             last_end = 1;
             continue;
         }
-        if (!(e = ikp__push_event(cap, out))) return ikp__oom(err);
+        if (!(e = ikp__push_event(cap, out))) { oom = 1; break; }
         e->start_ps = e->end_ps = ps;
         e->id = r.id;
         last = (uint32_t)(out->count - 1);
@@ -4221,11 +4263,12 @@ static ikp_result ikp__walk_events(const ikp_capture *cap, const ikp__lane *l, i
             e->kind = IKP_EVENT_INSTANT;
         }
     }
-    for (i = 0; i < s->ntouched; i++) {
+    for (i = 0; i < s->ntouched; i++) { /* the scratch left clean for the next lane */
         s->heads[s->touched[i]] = IKP__NONE;
         s->is_touched[s->touched[i]] = 0;
     }
     s->ntouched = 0;
+    if (oom) return ikp__oom(err);
     for (k = 0; k < out->count; k++) out->events[k].link_ = (uint32_t)k;
     if (wk.ck.backwards && out->count > 1) qsort(out->events, out->count, sizeof(ikp_event), ikp__cmp_event);
     return IKP_OK;
@@ -4624,13 +4667,18 @@ typedef struct ikp__tw {
     int grouped;
     ikp_lane_events *ev;          /* the current block: one slot per lane with events */
     uint32_t *lane, n, ncap;
+    void *scratch;                /* the decoder's scratch (about 150 KB), one for all slots */
     ikp__fend *fe;                /* its flow ends, by (slot, idx) */
     size_t nfe, fecap, *fe_at;    /* slot s: fe[fe_at[s] .. fe_at[s + 1]) */
     size_t fe_atcap;
     uint64_t next_flow;
-    uint64_t *ka, *ks, *kb;       /* scratch of the matching: `from` keys in start order and
-                                     sorted by payload, `to` keys */
-    size_t kacap, kscap, kbcap;
+    uint64_t *ka, *ks, *kb;       /* scratch of the matching: the block's `from` keys by slot
+                                     in start order (slot s: ka[fa_at[s] .. fa_at[s + 1])), the
+                                     same sorted by payload, one slot's `to` keys */
+    size_t kacap, kscap, kbcap, *fa_at, fa_atcap;
+    struct ikp__fkey *fk;         /* the block's `from` events by (payload, start) */
+    size_t fkcap, fpaycap;
+    uint8_t *fpay;                /* per slot: its `from` events all carry a payload */
     uint8_t *mark;                /* per event of the block: paired */
     size_t *mark_at, markcap, mark_atcap;
     ikp__step *cs;                /* counter steps */
@@ -4660,6 +4708,13 @@ static ikp_result ikp__check_trace_options(const ikp_trace_options *opt, ikp_err
     return IKP_OK;
 }
 
+/* 1 if base + a + b stays at most 2^63 - 1 (trace timestamps are int64 ns) */
+static int ikp__base_fits(uint64_t base, uint64_t a, uint64_t b)
+{
+    const uint64_t top = (uint64_t)INT64_MAX;
+    return a <= top && b <= top - a && base <= top - a - b;
+}
+
 static ikp_result ikp__tw_init(ikp__tw *w, const ikp_capture *cap, const ikp_trace_options *opt, ikp_error *err)
 {
     ikp_result r;
@@ -4667,6 +4722,11 @@ static ikp_result ikp__tw_init(ikp__tw *w, const ikp_capture *cap, const ikp_tra
     w->cap = cap;
     w->next_flow = 1;
     if ((r = ikp__check_trace_options(opt, err)) != IKP_OK) return r;
+    if (opt && !ikp__base_fits(opt->time_base_ns, 0, (uint64_t)ikp__ns(cap->info.span_ps)))
+        return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1,
+                         "time_base_ns %llu plus the capture's span (%llu ns) passes 2^63 - 1 ns, where "
+                         "trace timestamps end", (unsigned long long)opt->time_base_ns,
+                         (unsigned long long)ikp__ns(cap->info.span_ps));
     if (opt) {
         w->flows = opt->flows;
         w->num_flows = opt->num_flows;
@@ -4705,8 +4765,10 @@ static void ikp__tw_free(ikp__tw *w)
     const ikp_allocator *a = &w->cap->alloc;
     uint32_t s;
     for (s = 0; s < w->ncap; s++) ikp_lane_events_free(w->cap, &w->ev[s]);
+    ikp__scratch_free(a, w->scratch);
     ikp__free(a, w->ev); ikp__free(a, w->lane); ikp__free(a, w->order); ikp__free(a, w->fe);
     ikp__free(a, w->fe_at); ikp__free(a, w->ka); ikp__free(a, w->ks); ikp__free(a, w->kb); ikp__free(a, w->mark);
+    ikp__free(a, w->fa_at); ikp__free(a, w->fk); ikp__free(a, w->fpay);
     ikp__free(a, w->mark_at); ikp__free(a, w->cs);
 }
 
@@ -4770,14 +4832,61 @@ static int64_t ikp__tw_keys(ikp__tw *w, uint32_t s, uint32_t id, uint64_t *k, in
     return (int64_t)n;
 }
 
+typedef struct ikp__fkey { uint32_t v, slot, idx; int64_t ps; } ikp__fkey;
+static int ikp__cmp_fkey(const void *pa, const void *pb)
+{
+    const ikp__fkey *a = (const ikp__fkey *)pa, *b = (const ikp__fkey *)pb;
+    if (a->v != b->v) return a->v < b->v ? -1 : 1;
+    if (a->ps != b->ps) return a->ps < b->ps ? -1 : 1;
+    if (a->slot != b->slot) return a->slot < b->slot ? -1 : 1;
+    return a->idx < b->idx ? -1 : a->idx > b->idx;
+}
+
+/* links the `to` events of slot sb (keys kb[0 .. nb), sorted by payload
+   when pb) to the `from` events of slot sa: by payload (the k-th `to` with
+   payload p to the k-th `from` with p) when both carry one, else by order */
+static ikp_result ikp__tw_pair(ikp__tw *w, uint32_t sa, int pa, uint32_t sb, const uint64_t *kb, int64_t nb, int pb,
+                               ikp_error *err)
+{
+    const uint64_t *ka = w->ka + w->fa_at[sa], *ks = w->ks + w->fa_at[sa];
+    int64_t na = (int64_t)(w->fa_at[sa + 1] - w->fa_at[sa]), x, y;
+    ikp_result r;
+    if (pa && pb) {
+        for (y = 0; y < nb;) { /* a run of one payload, from its first `from` (found by bisection) */
+            uint64_t v = kb[y] >> 32;
+            int64_t lo = 0, hi = na;
+            while (lo < hi) {
+                int64_t mid = lo + (hi - lo) / 2;
+                if (ks[mid] >> 32 < v) lo = mid + 1;
+                else hi = mid;
+            }
+            for (; y < nb && kb[y] >> 32 == v; y++, lo++)
+                if (lo < na && ks[lo] >> 32 == v &&
+                    (r = ikp__tw_link(w, sa, (uint32_t)ks[lo], sb, (uint32_t)kb[y], err)) != IKP_OK)
+                    return r;
+        }
+    } else
+        for (x = 0; x < na && x < nb; x++)
+            if ((r = ikp__tw_link(w, sa, (uint32_t)ka[x], sb, (uint32_t)kb[x], err)) != IKP_OK) return r;
+    return IKP_OK;
+}
+
+/* The block's flows. Each `to` event gets at most one link, so there are
+   at most as many as records: a lane with `from` events links its own `to`
+   events to them; a lane with only `to` events links to the block's one
+   lane with `from` events, or, when several lanes have them, by payload to
+   the block's k-th `from` event with that payload in time order (without
+   payloads nothing says which lane: not linked, counted as unpaired). */
 static ikp_result ikp__tw_flows(ikp__tw *w, ikp_error *err)
 {
     const ikp_allocator *al = &w->cap->alloc;
-    uint32_t p, sa, sb, s;
+    uint32_t p, s;
     size_t most = 0, total = 0, i;
     w->nfe = 0;
     if (!ikp__grow(al, (void **)&w->fe_at, &w->fe_atcap, (size_t)w->n + 1, sizeof(size_t)) ||
-        !ikp__grow(al, (void **)&w->mark_at, &w->mark_atcap, (size_t)w->n + 1, sizeof(size_t)))
+        !ikp__grow(al, (void **)&w->mark_at, &w->mark_atcap, (size_t)w->n + 1, sizeof(size_t)) ||
+        !ikp__grow(al, (void **)&w->fa_at, &w->fa_atcap, (size_t)w->n + 1, sizeof(size_t)) ||
+        !ikp__grow(al, (void **)&w->fpay, &w->fpaycap, (size_t)w->n + 1, 1))
         return ikp__oom(err);
     for (s = 0; s < w->n; s++) {
         w->mark_at[s] = total;
@@ -4786,43 +4895,70 @@ static ikp_result ikp__tw_flows(ikp__tw *w, ikp_error *err)
     }
     w->mark_at[w->n] = total;
     if (w->num_flows) {
-        if (!ikp__grow(al, (void **)&w->ka, &w->kacap, most, sizeof(uint64_t)) ||
-            !ikp__grow(al, (void **)&w->ks, &w->kscap, most, sizeof(uint64_t)) ||
+        if (!ikp__grow(al, (void **)&w->ka, &w->kacap, total, sizeof(uint64_t)) ||
+            !ikp__grow(al, (void **)&w->ks, &w->kscap, total, sizeof(uint64_t)) ||
             !ikp__grow(al, (void **)&w->kb, &w->kbcap, most, sizeof(uint64_t)) ||
             !ikp__grow(al, (void **)&w->mark, &w->markcap, total, 1))
             return ikp__oom(err);
     }
     for (p = 0; p < w->num_flows; p++) {
-        uint32_t from = w->flows[p].from, to = w->flows[p].to;
+        uint32_t from = w->flows[p].from, to = w->flows[p].to, flanes = 0, fone = 0;
+        size_t nf = 0, nfk = 0;
+        int all_pay = 1;
         memset(w->mark, 0, total);
-        for (sa = 0; sa < w->n; sa++) {
-            int pa, pb;
-            int64_t na = ikp__tw_keys(w, sa, from, w->ka, &pa);
-            if (na == 0) continue;
-            if (pa) { /* sorted by (payload, index) once, for every `to` lane */
-                memcpy(w->ks, w->ka, (size_t)na * sizeof(uint64_t));
-                qsort(w->ks, (size_t)na, sizeof(uint64_t), ikp__cmp_u64);
+        for (s = 0; s < w->n; s++) { /* every slot's `from` keys, and sorted by payload */
+            int pa;
+            int64_t na;
+            w->fa_at[s] = nf;
+            na = ikp__tw_keys(w, s, from, w->ka + nf, &pa);
+            w->fpay[s] = (uint8_t)pa;
+            if (!na) continue;
+            memcpy(w->ks + nf, w->ka + nf, (size_t)na * sizeof(uint64_t));
+            ikp__sort(w->ks + nf, (size_t)na, sizeof(uint64_t), ikp__cmp_u64);
+            if (!pa) all_pay = 0;
+            flanes++;
+            fone = s;
+            nf += (size_t)na;
+        }
+        w->fa_at[w->n] = nf;
+        for (s = 0; s < w->n; s++) {
+            int pb;
+            int64_t nb = ikp__tw_keys(w, s, to, w->kb, &pb), j;
+            ikp_result r;
+            if (!nb) continue;
+            if (pb) ikp__sort(w->kb, (size_t)nb, sizeof(uint64_t), ikp__cmp_u64);
+            if (w->fa_at[s + 1] > w->fa_at[s] || flanes == 1) { /* its own, or the block's one */
+                uint32_t sa = w->fa_at[s + 1] > w->fa_at[s] ? s : fone;
+                if ((r = ikp__tw_pair(w, sa, w->fpay[sa], s, w->kb, nb, pb, err)) != IKP_OK) return r;
+                continue;
             }
-            for (sb = 0; sb < w->n; sb++) {
-                int64_t nb = ikp__tw_keys(w, sb, to, w->kb, &pb), x = 0, y = 0;
-                if (nb == 0) continue;
-                if (pa && pb) { /* by payload: the k-th of each payload value */
-                    qsort(w->kb, (size_t)nb, sizeof(uint64_t), ikp__cmp_u64);
-                    while (x < na && y < nb) {
-                        uint32_t va = (uint32_t)(w->ks[x] >> 32), vb = (uint32_t)(w->kb[y] >> 32);
-                        if (va < vb) x++;
-                        else if (vb < va) y++;
-                        else {
-                            ikp_result r = ikp__tw_link(w, sa, (uint32_t)w->ks[x], sb, (uint32_t)w->kb[y], err);
-                            if (r != IKP_OK) return r;
-                            x++; y++;
-                        }
+            if (!flanes || !all_pay || !pb) continue; /* nothing says which `from` */
+            if (!nfk) { /* the block's `from` events by (payload, start), made once */
+                if (!ikp__grow(al, (void **)&w->fk, &w->fkcap, nf, sizeof(ikp__fkey))) return ikp__oom(err);
+                for (i = 0; i < w->n; i++) {
+                    size_t k;
+                    for (k = w->fa_at[i]; k < w->fa_at[i + 1]; k++) {
+                        ikp__fkey *f = &w->fk[nfk++];
+                        f->v = (uint32_t)(w->ka[k] >> 32);
+                        f->slot = (uint32_t)i;
+                        f->idx = (uint32_t)w->ka[k];
+                        f->ps = w->ev[i].events[f->idx].start_ps;
                     }
-                } else /* by order */
-                    for (; x < na && x < nb; x++) {
-                        ikp_result r = ikp__tw_link(w, sa, (uint32_t)w->ka[x], sb, (uint32_t)w->kb[x], err);
-                        if (r != IKP_OK) return r;
-                    }
+                }
+                ikp__sort(w->fk, nfk, sizeof(ikp__fkey), ikp__cmp_fkey);
+            }
+            for (j = 0; j < nb;) { /* a run of one payload: its k-th to the block's k-th */
+                uint32_t v = (uint32_t)(w->kb[j] >> 32);
+                size_t lo = 0, hi = nfk;
+                while (lo < hi) {
+                    size_t mid = lo + (hi - lo) / 2;
+                    if (w->fk[mid].v < v) lo = mid + 1;
+                    else hi = mid;
+                }
+                for (; j < nb && (uint32_t)(w->kb[j] >> 32) == v; j++, lo++)
+                    if (lo < nfk && w->fk[lo].v == v &&
+                        (r = ikp__tw_link(w, w->fk[lo].slot, w->fk[lo].idx, s, (uint32_t)w->kb[j], err)) != IKP_OK)
+                        return r;
             }
         }
         for (s = 0; s < w->n; s++)
@@ -4863,7 +4999,10 @@ static ikp_result ikp__tw_next(ikp__tw *w, ikp_error *err)
             ikp__free(&cap->alloc, w->ev); ikp__free(&cap->alloc, w->lane);
             w->ev = ev; w->lane = ln; w->ncap = c;
         }
+        w->ev[w->n].scratch_ = w->scratch; /* lent for the decode (NULL: made there) */
         r = ikp__decode(cap, l, &w->ev[w->n], err);
+        w->scratch = w->ev[w->n].scratch_;
+        w->ev[w->n].scratch_ = NULL;
         if (r != IKP_OK) return r;
         w->pos++;
         if (w->ev[w->n].count == 0) continue; /* nothing to show: no tracks, no names */
@@ -6230,6 +6369,14 @@ IKP_DEF ikp_result ikp_write_merged(const ikp_capture *const *caps, uint32_t n, 
         else ikp_merge_label(caps, n, k, labels[k], sizeof labels[k]);
     }
     if (opt) to = opt->trace; else memset(&to, 0, sizeof to);
+    for (k = 0; k < n; k++) /* refused before anything is written */
+        if (!ikp__base_fits(to.time_base_ns, (uint64_t)al[k].zero_ns, (uint64_t)ikp__ns(caps[k]->info.span_ps))) {
+            r = ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "time_base_ns %llu plus capture %u's start on the "
+                          "merged axis (%lld ns) and span (%llu ns) passes 2^63 - 1 ns, where trace timestamps end",
+                          (unsigned long long)to.time_base_ns, k + 1, (long long)al[k].zero_ns,
+                          (unsigned long long)ikp__ns(caps[k]->info.span_ps));
+            goto end;
+        }
     memset(&sum, 0, sizeof sum);
     ikp__out_init(&o, fn, user, buf, sizeof buf);
     if (!perfetto) ikp__puts(&o, "{\"traceEvents\":[");
@@ -6528,12 +6675,17 @@ IKP_DEF ikp_result ikp_stats_compute(const ikp_capture *cap, ikp_stats **out, ik
 }
 
 /* text: name padded to w columns, control bytes shown as '?' */
-static void ikp__put_text_name(ikp__out *o, const char *s, size_t w)
+/* a name in a text table: at most 40 characters, control bytes and bytes
+   that are not UTF-8 as '?', padded to w */
+static void ikp__put_text_name(ikp__out *o, const char *str, size_t w)
 {
-    size_t n = 0;
-    for (; *s && n < 40; s++, n++) {
-        char c = (unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s;
-        ikp__put(o, &c, 1);
+    const unsigned char *s = (const unsigned char *)str;
+    size_t len = strlen(str), i = 0, n = 0;
+    for (; i < len && n < 40; n++) {
+        size_t k = s[i] >= 0x20 && s[i] != 0x7f ? ikp__utf8_len(s + i, len - i) : 0;
+        if (k) ikp__put(o, str + i, k);
+        else ikp__put(o, "?", 1);
+        i += k ? k : 1;
     }
     for (; n < w; n++) ikp__put(o, " ", 1);
 }
@@ -6619,6 +6771,7 @@ static void ikp__put_info_text(ikp__out *o, const ikp_stats *st)
     IKP__WARN(in->invalid, "warning     %llu records could not be decoded (skipped)\n", (unsigned long long)in->invalid)
     IKP__WARN(in->may_wrap, "warning     %llu regions may be longer than shown: compact records keep durations modulo 2^24 ticks (16.78 ms) and their units ran that long after them (marked may_wrap in the trace)\n", (unsigned long long)in->may_wrap)
     IKP__WARN(in->backwards, "warning     %llu records stamped earlier than the one before them\n", (unsigned long long)in->backwards)
+    IKP__WARN(in->past_count, "warning     %llu records in slots past their unit's count (stale records of an earlier launch? left out)\n", (unsigned long long)in->past_count)
     IKP__WARN(in->unfinalized_lanes, "warning     %llu lanes opened but never finalized (kernel stopped early?)\n", (unsigned long long)in->unfinalized_lanes)
     IKP__WARN(in->corrupt_lanes, "warning     %llu lanes with unreadable headers or counts (skipped or clamped)\n", (unsigned long long)in->corrupt_lanes)
     IKP__WARN(in->refused_lanes, "warning     buffer too small for the grid: %llu lanes not recorded (%llu needed, %u in buffer)\n", (unsigned long long)in->refused_lanes, (unsigned long long)in->lanes_needed, in->num_lanes)
@@ -6724,6 +6877,7 @@ IKP_DEF ikp_result ikp_stats_write_json(const ikp_stats *st, ikp_write_fn fn, vo
     ikp__put_kv_u(&o, "claimed_twice", in->claimed_twice);
     ikp__put_kv_u(&o, "out_of_range", in->out_of_range);
     ikp__put_kv_u(&o, "after_finalize", in->after_finalize);
+    ikp__put_kv_u(&o, "past_count", in->past_count);
     ikp__put_kv_u(&o, "duplicate_lanes", in->duplicate_lanes);
     ikp__put_kv_f(&o, "span_ns", (double)in->span_ps / 1000.0);
     ikp__puts(&o, ",\"events\":[");
@@ -6762,11 +6916,6 @@ IKP_DEF ikp_result ikp_stats_write_json(const ikp_stats *st, ikp_write_fn fn, vo
 }
 
 /* ---- 6b. analysis: one walk for statistics, diff and report ---- */
-/* qsort, which must not be given NULL even for no elements */
-static void ikp__sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
-{
-    if (n > 1) qsort(base, n, size, cmp);
-}
 /* sqrt and e^x without libm: the library links with libc alone */
 static double ikp__sqrt(double x)
 {
@@ -7020,6 +7169,26 @@ static ikp_result ikp__an_work(ikp__an *an, const ikp_lane_events *ev, int64_t *
     return IKP_OK;
 }
 
+/* region ends as a min-heap, h[0 .. n) */
+static void ikp__ends_push(int64_t *h, size_t *n, int64_t v)
+{
+    size_t i = (*n)++;
+    while (i && h[(i - 1) / 2] > v) { h[i] = h[(i - 1) / 2]; i = (i - 1) / 2; }
+    h[i] = v;
+}
+static void ikp__ends_pop(int64_t *h, size_t *n)
+{
+    size_t i = 0, c;
+    int64_t v = h[--*n];
+    while ((c = 2 * i + 1) < *n) {
+        if (c + 1 < *n && h[c + 1] < h[c]) c++;
+        if (h[c] >= v) break;
+        h[i] = h[c];
+        i = c;
+    }
+    if (*n) h[i] = v;
+}
+
 /* the timeline's bars of one lane (its row), merged to whole pixels */
 static ikp_result ikp__an_bars(ikp__an *an, const ikp_lane_events *ev, size_t row, ikp_error *err)
 {
@@ -7029,15 +7198,13 @@ static ikp_result ikp__an_bars(ikp__an *an, const ikp_lane_events *ev, size_t ro
         size_t d, *last;
         float x0, x1;
         if (e->kind != IKP_EVENT_REGION && e->kind != IKP_EVENT_INSTANT) continue;
-        { /* the regions still open: overlapping ones may end out of order */
-            size_t i, keep = 0;
-            for (i = 0; i < ns; i++) if (an->stack[i] > e->start_ps) an->stack[keep++] = an->stack[i];
-            ns = keep;
-        }
+        /* the regions still open, a min-heap of their ends (overlapping
+           regions may end out of order): those ended by e's start leave */
+        while (ns && an->stack[0] <= e->start_ps) ikp__ends_pop(an->stack, &ns);
         d = ns < IKP__DEPTHS ? ns : IKP__DEPTHS - 1;
         if (e->kind == IKP_EVENT_REGION) {
             if (!ikp__grow(an->a, (void **)&an->stack, &an->stackcap, ns + 1, sizeof(int64_t))) return ikp__oom(err);
-            an->stack[ns++] = e->end_ps;
+            ikp__ends_push(an->stack, &ns, e->end_ps);
         }
         x0 = (float)((double)e->start_ps * an->px_per_ps);
         x1 = (float)((double)e->end_ps * an->px_per_ps);
@@ -7625,23 +7792,42 @@ IKP_DEF void ikp_diff_free(ikp_diff *d)
 }
 
 typedef struct ikp__named { const char *name; size_t i; } ikp__named;
+/* a group of one side of a diff: its name (at, in the pool), side << 32 |
+   group, and the first sight of its name */
+typedef struct ikp__gkey { const char *name; size_t at, run; uint64_t first, pos; } ikp__gkey;
+static int ikp__cmp_gkey(const void *pa, const void *pb)
+{
+    const ikp__gkey *a = (const ikp__gkey *)pa, *b = (const ikp__gkey *)pb;
+    int c = strcmp(a->name, b->name);
+    return c ? c : a->first < b->first ? -1 : a->first > b->first;
+}
+static int ikp__cmp_gpos(const void *pa, const void *pb)
+{
+    const ikp__gkey *a = (const ikp__gkey *)pa, *b = (const ikp__gkey *)pb;
+    if (a->pos != b->pos) return a->pos < b->pos ? -1 : 1;
+    return a->first < b->first ? -1 : a->first > b->first;
+}
 static int ikp__cmp_named(const void *pa, const void *pb)
 {
     const ikp__named *a = (const ikp__named *)pa, *b = (const ikp__named *)pb;
     int c = strcmp(a->name, b->name);
     return c ? c : a->i < b->i ? -1 : a->i > b->i;
 }
-/* the first entry named name not yet taken (names may repeat: the k-th of
-   a name pairs with the k-th); n if none */
-static size_t ikp__find_named(const ikp__named *v, size_t n, const char *name, const uint8_t *taken)
+/* the first entry named name not yet taken, and takes it (names may
+   repeat: the k-th of a name pairs with the k-th; taken[first of a name]
+   counts those of it taken); n if none */
+static size_t ikp__take_named(const ikp__named *v, size_t n, const char *name, size_t *taken)
 {
-    size_t lo = 0, hi = n;
+    size_t lo = 0, hi = n, j;
     while (lo < hi) {
         size_t m = lo + (hi - lo) / 2;
         if (strcmp(v[m].name, name) < 0) lo = m + 1; else hi = m;
     }
-    while (lo < n && taken[lo] && !strcmp(v[lo].name, name)) lo++;
-    return lo < n && !strcmp(v[lo].name, name) ? lo : n;
+    if (lo == n) return n;
+    j = lo + taken[lo];
+    if (j >= n || strcmp(v[j].name, name)) return n;
+    taken[lo]++;
+    return j;
 }
 
 /* the block spans of an analysis, sorted (ps) */
@@ -7671,6 +7857,8 @@ IKP_DEF ikp_result ikp_diff_compute(const ikp_capture *base, const ikp_capture *
     uint64_t *bs[2] = {NULL, NULL};
     size_t *eo[2] = {NULL, NULL};
     size_t i, k, *ev_name = NULL, *gr_name = NULL, ngr;
+    ikp__gkey *gk = NULL;
+    size_t *taken = NULL;
     uint32_t both = 0, side;
     uint8_t *matched = NULL;
     char t[40];
@@ -7715,20 +7903,20 @@ IKP_DEF ikp_result ikp_diff_compute(const ikp_capture *base, const ikp_capture *
     /* the new side's names sorted, for lookups; events in base order, then new only */
     ikp__sort(nm[1], an[1].nser, sizeof(ikp__named), ikp__cmp_named);
     matched = (uint8_t *)ikp__alloc(a, an[1].nser + 1);
+    taken = (size_t *)ikp__alloc(a, (an[1].nser + 1) * sizeof(size_t));
     d->events = (ikp_diff_event *)ikp__alloc(a, (an[0].nser + an[1].nser + 1) * sizeof(ikp_diff_event));
     ev_name = (size_t *)ikp__alloc(a, (an[0].nser + an[1].nser + 1) * sizeof(size_t));
-    if (!matched || !d->events || !ev_name) { r = ikp__oom(err); goto done; }
+    if (!matched || !taken || !d->events || !ev_name) { r = ikp__oom(err); goto done; }
     memset(matched, 0, an[1].nser + 1);
-    for (i = 0; i < an[0].nser; i++) {
-        size_t j = ikp__find_named(nm[1], an[1].nser, nm[0][i].name, matched);
-        if (j < an[1].nser) { both++; matched[j] = 1; }
-    }
+    memset(taken, 0, (an[1].nser + 1) * sizeof(size_t));
+    for (i = 0; i < an[0].nser; i++)
+        if (ikp__take_named(nm[1], an[1].nser, nm[0][i].name, taken) < an[1].nser) both++;
     d->tests = both + 1; /* the events in both, and the span */
-    memset(matched, 0, an[1].nser + 1);
+    memset(taken, 0, (an[1].nser + 1) * sizeof(size_t));
     for (i = 0; i < an[0].nser; i++) {
         ikp_diff_event *e = &d->events[d->num_events];
         const ikp__ser *sa = &an[0].ser[i];
-        size_t j = ikp__find_named(nm[1], an[1].nser, nm[0][i].name, matched);
+        size_t j = ikp__take_named(nm[1], an[1].nser, nm[0][i].name, taken);
         memset(e, 0, sizeof *e);
         ev_name[d->num_events++] = (size_t)(nm[0][i].name - pool.p);
         ikp__event_stats_fill(&e->base, sa->v, sa->n);
@@ -7760,31 +7948,50 @@ IKP_DEF ikp_result ikp_diff_compute(const ikp_capture *base, const ikp_capture *
             d->differs |= IKP_DIFF_EVENTS;
         }
     }
-    /* groups by name */
+    /* groups by name: every named group of both sides, sorted by (name,
+       side, group), then one diff group per name, in order of first sight
+       (the base's groups, then the new side's own) */
     ngr = (size_t)an[0].ng + an[1].ng;
     d->groups = (ikp_diff_group *)ikp__alloc(a, (ngr + 1) * sizeof(ikp_diff_group));
     gr_name = (size_t *)ikp__alloc(a, (ngr + 1) * sizeof(size_t));
-    if (!d->groups || !gr_name) { r = ikp__oom(err); goto done; }
-    for (side = 0; side < 2; side++)
-        for (k = 0; k < an[side].ng; k++) {
-            const ikp__an *x = &an[side];
-            const char *name;
-            ikp_diff_group *g = NULL;
-            size_t at;
-            if (!x->g_lanes[k]) continue;
-            name = ikp__gr_name(cap[side], (uint32_t)k, t, sizeof t);
-            for (i = 0; i < d->num_groups && !g; i++)
-                if (!strcmp(gpool.p + gr_name[i], name)) g = &d->groups[i];
-            if (!g) {
-                if (!ikp__pool_add(a, &gpool, name, &at)) { r = ikp__oom(err); goto done; }
-                g = &d->groups[d->num_groups];
-                memset(g, 0, sizeof *g);
-                gr_name[d->num_groups++] = at;
-                g->verdict = side ? IKP_VERDICT_ONLY_NEW : IKP_VERDICT_ONLY_BASE;
-            } else if (side) g->verdict = IKP_VERDICT_SAME;
-            if (side) { g->next_lanes = x->g_lanes[k]; g->next_busy = x->g_bspan[k] > 0 ? x->g_work[k] / x->g_bspan[k] : 0; }
-            else { g->base_lanes = x->g_lanes[k]; g->base_busy = x->g_bspan[k] > 0 ? x->g_work[k] / x->g_bspan[k] : 0; }
+    gk = (ikp__gkey *)ikp__alloc(a, (ngr + 1) * sizeof(ikp__gkey));
+    if (!d->groups || !gr_name || !gk) { r = ikp__oom(err); goto done; }
+    for (side = 0, k = 0; side < 2; side++)
+        for (i = 0; i < an[side].ng; i++) {
+            if (!an[side].g_lanes[i]) continue;
+            if (!ikp__pool_add(a, &gpool, ikp__gr_name(cap[side], (uint32_t)i, t, sizeof t), &gk[k].at)) {
+                r = ikp__oom(err);
+                goto done;
+            }
+            gk[k].first = (uint64_t)side << 32 | i;
+            gk[k++].name = NULL;
         }
+    for (i = 0; i < k; i++) gk[i].name = gpool.p + gk[i].at; /* the pool has settled */
+    ikp__sort(gk, k, sizeof(ikp__gkey), ikp__cmp_gkey);
+    for (i = 0; i < k;) { /* one name: its first sight, for every entry of it */
+        size_t j = i;
+        while (j < k && !strcmp(gk[j].name, gk[i].name)) gk[j++].run = i;
+        i = j;
+    }
+    for (i = 0; i < k; i++) gk[i].pos = gk[gk[i].run].first;
+    ikp__sort(gk, k, sizeof(ikp__gkey), ikp__cmp_gpos); /* by first sight, then side and group */
+    for (i = 0; i < k; i++) {
+        const ikp__an *x = &an[gk[i].first >> 32];
+        size_t g_at = (size_t)(uint32_t)gk[i].first;
+        ikp_diff_group *g;
+        double busy = x->g_bspan[g_at] > 0 ? x->g_work[g_at] / x->g_bspan[g_at] : 0;
+        if (!i || gk[i].pos != gk[i - 1].pos) {
+            g = &d->groups[d->num_groups];
+            memset(g, 0, sizeof *g);
+            gr_name[d->num_groups++] = gk[i].at;
+            g->verdict = gk[i].first >> 32 ? IKP_VERDICT_ONLY_NEW : IKP_VERDICT_ONLY_BASE;
+        } else {
+            g = &d->groups[d->num_groups - 1];
+            if (gk[i].first >> 32 && g->verdict == IKP_VERDICT_ONLY_BASE) g->verdict = IKP_VERDICT_SAME;
+        }
+        if (gk[i].first >> 32) { g->next_lanes = x->g_lanes[g_at]; g->next_busy = busy; }
+        else { g->base_lanes = x->g_lanes[g_at]; g->base_busy = busy; }
+    }
     /* the span: the capture's, and each block's as the samples */
     d->span.base_ns = (double)base->info.span_ps / 1000.0;
     d->span.next_ns = (double)next->info.span_ps / 1000.0;
@@ -7817,6 +8024,8 @@ done:
     ikp__free(a, matched);
     ikp__free(a, ev_name);
     ikp__free(a, gr_name);
+    ikp__free(a, gk);
+    ikp__free(a, taken);
     ikp__free(a, pool.p);
     if (r != IKP_OK) { ikp_diff_free(d); return r; }
     *out = d;
@@ -7831,6 +8040,53 @@ IKP_DEF int ikp_diff_slower_than(const ikp_diff *d, double fraction)
     for (i = 0; i < d->num_events; i++)
         if (d->events[i].test.verdict == IKP_VERDICT_SLOWER && d->events[i].test.p50_change > fraction) return 1;
     return d->span.test.verdict == IKP_VERDICT_SLOWER && d->span.change > fraction;
+}
+
+static int ikp__incomplete(const ikp_diff *d, double fraction, char *why, size_t size)
+{
+    uint64_t rb = d->base_info.records - d->base_info.anchors, rn = d->next_info.records - d->next_info.anchors;
+    uint32_t i;
+    if (!(fraction > 0)) fraction = 0.5;
+    if (rn == 0 && rb > 0) {
+        snprintf(why, size, "the new capture holds no records (the base %llu)", (unsigned long long)rb);
+        return 1;
+    }
+    for (i = 0; i < d->num_events; i++) {
+        const ikp_diff_event *e = &d->events[i];
+        if (e->base.count && !e->next.count) {
+            snprintf(why, size, "event '%.64s' (%llu in the base) is missing from the new capture", e->name,
+                     (unsigned long long)e->base.count);
+            return 1;
+        }
+        if ((double)e->next.count < fraction * (double)e->base.count) {
+            snprintf(why, size, "event '%.64s' occurs %llu times in the new capture against %llu in the base", e->name,
+                     (unsigned long long)e->next.count, (unsigned long long)e->base.count);
+            return 1;
+        }
+    }
+    if ((double)rn < fraction * (double)rb) {
+        snprintf(why, size, "the new capture holds %llu records against %llu in the base", (unsigned long long)rn,
+                 (unsigned long long)rb);
+        return 1;
+    }
+    return 0;
+}
+IKP_DEF int ikp_diff_incomplete(const ikp_diff *d, double fraction, char *why, size_t size)
+{
+    char tmp[2];
+    int r;
+    size_t k;
+    if (!why || !size) { why = tmp; size = sizeof tmp; }
+    why[0] = 0;
+    if (!d) return 0;
+    r = ikp__incomplete(d, fraction, why, size);
+    for (k = 0; why[k];) { /* one line of UTF-8 */
+        size_t n = (unsigned char)why[k] >= 0x20 && why[k] != 0x7f
+                       ? ikp__utf8_len((const unsigned char *)why + k, strlen(why + k)) : 0;
+        if (!n) why[k] = '?';
+        k += n ? n : 1;
+    }
+    return r;
 }
 
 /* ---- 6b. diff and report writers ---- */
@@ -7967,6 +8223,11 @@ static void ikp__diff_text_span(ikp__out *o, const ikp_diff *d)
     ikp__puts(o, " (a change counts when the rank test's p < ");
     ikp__put_diff_rule(o, d, " and the median moved by at least ");
     ikp__puts(o, ")\n");
+    if (ikp_diff_incomplete(d, 0, t, sizeof t)) {
+        ikp__puts(o, "warning   the new capture is incomplete: ");
+        ikp__puts(o, t);
+        ikp__puts(o, " (a gate fails on it)\n");
+    }
     for (bit = 1; bit <= IKP_DIFF_EVENTS; bit <<= 1)
         if (d->differs & bit) {
             snprintf(t, sizeof t, "note      the captures' %s differ", ikp__differs_text(bit));
@@ -8097,7 +8358,7 @@ static void ikp__diff_json_group(ikp__out *o, const ikp_diff_group *g, int first
 IKP_DEF ikp_result ikp_diff_write_json(const ikp_diff *d, ikp_write_fn fn, void *user, ikp_error *err)
 {
     ikp__out o;
-    char buf[4096];
+    char buf[4096], why[256];
     uint32_t i, bit, n = 0;
     if (!d || !fn) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL argument");
     ikp__out_init(&o, fn, user, buf, sizeof buf);
@@ -8137,23 +8398,52 @@ IKP_DEF ikp_result ikp_diff_write_json(const ikp_diff *d, ikp_write_fn fn, void 
     ikp__put_json_test(&o, &d->span.test);
     ikp__puts(&o, "},\"verdict\":\"");
     ikp__puts(&o, ikp_verdict_name(d->verdict));
-    ikp__puts(&o, "\"}\n");
+    ikp__puts(&o, "\",\"incomplete\":");
+    if (ikp_diff_incomplete(d, 0, why, sizeof why)) {
+        ikp__puts(&o, "\"");
+        ikp__put_json_chars(&o, why);
+        ikp__puts(&o, "\"}\n");
+    } else ikp__puts(&o, "null}\n");
     return ikp__out_end(&o, err, "comparison");
 }
 
-/* Markdown table cell text: '|', '\\', '<', '>', '&' and control bytes made harmless */
-static void ikp__put_md(ikp__out *o, const char *s)
+/* Markdown table cell text: '|', '\\', '<', '>', '&' and control bytes made
+   harmless, bytes that are not UTF-8 written as '?' */
+static void ikp__put_md(ikp__out *o, const char *str)
 {
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
+    const unsigned char *s = (const unsigned char *)str;
+    size_t n = strlen(str), i = 0;
+    while (i < n) {
+        unsigned c = s[i];
+        size_t len = c >= 0x20 && c != 0x7f ? ikp__utf8_len(s + i, n - i) : 0;
         if (c == '|') ikp__puts(o, "\\|");
         else if (c == '\\') ikp__puts(o, "\\\\");
         else if (c == '<') ikp__puts(o, "&lt;");
         else if (c == '>') ikp__puts(o, "&gt;");
         else if (c == '&') ikp__puts(o, "&amp;");
-        else if (c == '`' || c == '*' || c == '_' || c == '[' || c == ']') { ikp__put(o, "\\", 1); ikp__put(o, s, 1); }
-        else if (c < 0x20 || c == 0x7f) ikp__put(o, "?", 1);
-        else ikp__put(o, s, 1);
+        else if (c == '`' || c == '*' || c == '_' || c == '[' || c == ']') { ikp__put(o, "\\", 1); ikp__put(o, str + i, 1); }
+        else if (len) { ikp__put(o, str + i, len); i += len; continue; }
+        else ikp__put(o, "?", 1);
+        i++;
+    }
+}
+
+/* a link destination: bytes other than letters, digits, '-', '.', '_',
+   '~' and '/' percent-encoded, so that spaces, parentheses and any other
+   byte keep the link whole (CommonMark) */
+static void ikp__put_url(ikp__out *o, const char *s)
+{
+    static const char hex[] = "0123456789ABCDEF";
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '.' ||
+            c == '_' || c == '~' || c == '/')
+            ikp__put(o, s, 1);
+        else {
+            char t[3];
+            t[0] = '%'; t[1] = hex[c >> 4]; t[2] = hex[c & 15];
+            ikp__put(o, t, 3);
+        }
     }
 }
 
@@ -8251,7 +8541,7 @@ IKP_DEF ikp_result ikp_report_write_markdown(const ikp_report *r, const ikp_repo
         ikp__puts(&o, " |\n");
     }
     if (in->invalid || in->backwards || in->unfinalized_lanes || in->corrupt_lanes || in->refused_lanes || in->claimed_twice ||
-        in->out_of_range || in->after_finalize || in->duplicate_lanes || in->may_wrap || st->unmatched_begin || st->unmatched_end) {
+        in->out_of_range || in->after_finalize || in->past_count || in->duplicate_lanes || in->may_wrap || st->unmatched_begin || st->unmatched_end) {
         snprintf(t, sizeof t, "| warnings | %llu unmatched begins, %llu unmatched ends, %llu invalid, %llu backwards, "
                  "%llu lanes unfinalized, %llu corrupt, %llu refused: see the capture's info |\n",
                  (unsigned long long)st->unmatched_begin, (unsigned long long)st->unmatched_end,
@@ -8393,7 +8683,7 @@ IKP_DEF ikp_result ikp_report_write_markdown(const ikp_report *r, const ikp_repo
                  r->row_by_sm ? "SMs" : "blocks", r->row_by_sm ? "SM" : "block", r->row_by_sm ? "SM" : "block");
         ikp__puts(&o, t);
         }
-        ikp__put_md(&o, opt->svg_path);
+        ikp__put_url(&o, opt->svg_path);
         ikp__puts(&o, ")\n");
     }
     if (opt && opt->baseline) {
@@ -8494,7 +8784,14 @@ static void ikp__svg_rows(ikp__out *o, const ikp_report *r, const ikp__svg *s)
         ikp__put_num(o, s->rowy[i] + 12);
         snprintf(t, sizeof t, "\" text-anchor=\"end\">%s %u ", s->unit, r->row_unit[i]);
         ikp__puts(o, t);
-        for (g = 0; g < r->num_groups; g++) if (r->groups[g].group == r->row_group[i]) gname = r->groups[g].name;
+        { /* its group's name: the groups are in group order */
+            uint32_t lo = 0, hi = r->num_groups;
+            while (lo < hi) {
+                g = lo + (hi - lo) / 2;
+                if (r->groups[g].group < r->row_group[i]) lo = g + 1; else hi = g;
+            }
+            if (lo < r->num_groups && r->groups[lo].group == r->row_group[i]) gname = r->groups[lo].name;
+        }
         if (gname) ikp__put_xml(o, gname);
         else { snprintf(t, sizeof t, "group %u", r->row_group[i]); ikp__puts(o, t); }
         ikp__puts(o, "</text>\n<rect x=\"");

@@ -121,13 +121,54 @@ static void walk(const unsigned char *p, size_t n, const fld *spec, on_field cb,
     }
 }
 
-/* the state a packet sequence carries */
+/* A set of 64-bit values, of any size: open addressing in a table at most
+   half full (cap 0 or a power of 2), a 0 slot empty, the value 0 kept aside. */
+typedef struct u64set { uint64_t *v; size_t n, cap; int zero; } u64set;
+static size_t set_at(const u64set *s, uint64_t x) { return (size_t)((x * 0x9E3779B97F4A7C15ull) >> 32) & (s->cap - 1); }
+static int set_has(const u64set *s, uint64_t x)
+{
+    size_t i;
+    if (!x) return s->zero;
+    if (!s->cap) return 0;
+    for (i = set_at(s, x); s->v[i]; i = (i + 1) & (s->cap - 1))
+        if (s->v[i] == x) return 1;
+    return 0;
+}
+static void set_put(u64set *s, uint64_t x) /* x nonzero, not in s, room for it */
+{
+    size_t i;
+    for (i = set_at(s, x); s->v[i]; i = (i + 1) & (s->cap - 1)) {}
+    s->v[i] = x;
+    s->n++;
+}
+static void set_add(u64set *s, uint64_t x)
+{
+    if (!x) { s->zero = 1; return; }
+    if (set_has(s, x)) return;
+    if (2 * (s->n + 1) > s->cap) {
+        u64set g;
+        size_t i;
+        memset(&g, 0, sizeof g);
+        g.cap = s->cap ? 2 * s->cap : 64;
+        g.v = (uint64_t *)calloc(g.cap, sizeof(uint64_t));
+        g.zero = s->zero;
+        REQUIRE(g.v != NULL);
+        for (i = 0; i < s->cap; i++)
+            if (s->v[i]) set_put(&g, s->v[i]);
+        free(s->v);
+        *s = g;
+    }
+    set_put(s, x);
+}
+static void set_free(u64set *s) { free(s->v); memset(s, 0, sizeof *s); }
+
+/* the state a packet sequence carries; every table grows as needed */
 typedef struct pstate {
     int cleared, clock;
-    uint64_t names[64], nnames, ann_mask;  /* interned iids (the few the harness's captures use) */
-    uint64_t uuids[4096], nuuids;          /* described tracks */
-    uint64_t used[4096], nused;            /* tracks events name */
-    uint64_t open[256], nopen;             /* open slices: their track */
+    u64set names, anns;       /* interned event and annotation name iids */
+    u64set uuids;             /* described tracks */
+    u64set used;              /* tracks events name */
+    uint64_t *open, nopen, open_cap; /* open slices: their track, oldest first */
 } pstate;
 typedef struct pkt { int has_seq, has_ts, flags, event, interned, snapshot, defaults, desc; const unsigned char *te, *in, *dd; size_t nte, nin, ndd; } pkt;
 static void on_packet(void *ctx, unsigned f, uint64_t v, const unsigned char *d, size_t n)
@@ -167,8 +208,8 @@ static void on_interned(void *ctx, unsigned f, uint64_t v, const unsigned char *
     memset(&x, 0, sizeof x);
     walk(d, n, f_iname, on_kv, &x);
     REQUIRE(x.have[1] && x.have[2]);
-    if (f == 2 && g_ps->nnames < 64) g_ps->names[g_ps->nnames++] = x.v[1];
-    if (f == 3) g_ps->ann_mask |= 1ull << (x.v[1] & 63);
+    if (f == 2) set_add(&g_ps->names, x.v[1]);
+    if (f == 3) set_add(&g_ps->anns, x.v[1]);
 }
 static void on_ann(void *ctx, unsigned f, uint64_t v, const unsigned char *d, size_t n)
 {
@@ -177,17 +218,11 @@ static void on_ann(void *ctx, unsigned f, uint64_t v, const unsigned char *d, si
     if (f != 4) return;
     memset(&x, 0, sizeof x);
     walk(d, n, f_ann, on_kv, &x);
-    REQUIRE(x.have[1] && (g_ps->ann_mask >> (x.v[1] & 63) & 1)); /* annotation name interned */
-}
-static int has(const uint64_t *a, uint64_t n, uint64_t v)
-{
-    uint64_t i;
-    for (i = 0; i < n; i++) if (a[i] == v) return 1;
-    return 0;
+    REQUIRE(x.have[1] && set_has(&g_ps->anns, x.v[1])); /* annotation name interned */
 }
 static void check_perfetto(const unsigned char *p, size_t n)
 {
-    static pstate ps;
+    pstate ps;
     const unsigned char *e;
     uint64_t def_track = 0, i;
     if (n == 0) return; /* nothing to show: an empty trace */
@@ -207,14 +242,14 @@ static void check_perfetto(const unsigned char *p, size_t n)
             kv x;
             memset(&x, 0, sizeof x);
             walk(k.dd, k.ndd, f_desc, on_kv, &x);
-            REQUIRE(x.have[1] && !has(ps.uuids, ps.nuuids, x.v[1]));
-            if (ps.nuuids < 4096) ps.uuids[ps.nuuids++] = x.v[1];
+            REQUIRE(x.have[1] && !set_has(&ps.uuids, x.v[1]));
+            set_add(&ps.uuids, x.v[1]);
             continue;
         }
         REQUIRE(k.has_seq);
         if (k.flags & 1) {
             REQUIRE(ps.nopen == 0); /* a lane's slices all closed before the next */
-            ps.cleared = 1; ps.nnames = 0; ps.ann_mask = 0; ps.clock = 0; def_track = 0;
+            ps.cleared = 1; set_free(&ps.names); set_free(&ps.anns); ps.clock = 0; def_track = 0;
         }
         REQUIRE(ps.cleared);
         if (k.defaults) {
@@ -236,9 +271,16 @@ static void check_perfetto(const unsigned char *p, size_t n)
             REQUIRE(x.have[9] && x.v[9] >= 1 && x.v[9] <= 4);
             track = x.have[11] ? x.v[11] : def_track;
             REQUIRE(track != 0);
-            if (ps.nused < 4096 && !has(ps.used, ps.nused, track)) ps.used[ps.nused++] = track;
-            if (x.v[9] == 1 || x.v[9] == 3) REQUIRE(x.have[10] && has(ps.names, ps.nnames, x.v[10]));
-            if (x.v[9] == 1) { REQUIRE(ps.nopen < 256); ps.open[ps.nopen++] = track; }
+            set_add(&ps.used, track);
+            if (x.v[9] == 1 || x.v[9] == 3) REQUIRE(x.have[10] && set_has(&ps.names, x.v[10]));
+            if (x.v[9] == 1) {
+                if (ps.nopen == ps.open_cap) {
+                    ps.open_cap = ps.open_cap ? 2 * ps.open_cap : 256;
+                    ps.open = (uint64_t *)realloc(ps.open, (size_t)ps.open_cap * sizeof(uint64_t));
+                    REQUIRE(ps.open != NULL);
+                }
+                ps.open[ps.nopen++] = track;
+            }
             if (x.v[9] == 2) {
                 for (i = ps.nopen; i > 0 && ps.open[i - 1] != track; i--) {}
                 REQUIRE(i > 0); /* an end closes an open slice of its track */
@@ -249,7 +291,9 @@ static void check_perfetto(const unsigned char *p, size_t n)
         }
     }
     REQUIRE(ps.nopen == 0);
-    for (i = 0; i < ps.nused; i++) REQUIRE(has(ps.uuids, ps.nuuids, ps.used[i]));
+    for (i = 0; i < ps.used.cap; i++) REQUIRE(!ps.used.v[i] || set_has(&ps.uuids, ps.used.v[i]));
+    set_free(&ps.names); set_free(&ps.anns); set_free(&ps.uuids); set_free(&ps.used);
+    free(ps.open);
 }
 
 static void use(ikp_capture *cap, ikp_group_by by)

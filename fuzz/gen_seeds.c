@@ -151,5 +151,28 @@ int main(void)
         put("nuggetscompact", "units3", nc, sizeof nc);
         put("e2e", "nuggets_compact", nc + 8, 3 * 3 * 8);
     }
+    { /* beyond the sizes the Perfetto reader once held in fixed tables:
+         one lane of 300 nested regions, each of its own event (300 names
+         and 300 open slices on one track); 2100 TIRx blocks (4201 tracks) */
+        static enc_rec deep[600];
+        static enc_rec one[2] = {{ENC_B, 0, 1000, 0}, {ENC_E, 0, 1100, 0}};
+        static enc_lane many[2100];
+        static uint64_t wd[8 + 9 + 600], tm[1 + 2 * 2100];
+        enc_lane D;
+        unsigned k;
+        for (k = 0; k < 300; k++) {
+            deep[k].kind = ENC_B; deep[k].id = k; deep[k].t = 1000 + 10 * k;
+            deep[599 - k].kind = ENC_E; deep[599 - k].id = k; deep[599 - k].t = 20000 - 10 * k;
+        }
+        memset(&D, 0, sizeof D);
+        D.started = D.finalized = 1; D.recs = deep; D.n = 600; D.g0 = 900; D.g1 = 30000;
+        enc_ikp(wd, 1, 600, 1, 1, 1, 1, &D, 1);
+        put("ikp", "deep_many_names", wd, sizeof wd);
+        put("e2e", "ikp_deep_many_names", wd, sizeof wd);
+        for (k = 0; k < 2100; k++) { many[k].block = k; many[k].recs = one; many[k].n = 2; }
+        enc_tirx(tm, sizeof tm / 8, 2100, 1, 2100, many, 2100);
+        put("tirx", "many_lanes", tm, sizeof tm);
+        put("e2e", "tirx_many_lanes", tm, sizeof tm);
+    }
     return 0;
 }

@@ -450,6 +450,59 @@ static void test_diff_mismatch(void)
     free(b);
 }
 
+/* The gate's other half: a new capture that cannot stand in for the base
+   (no records, an event missing, far fewer records of an event) is
+   incomplete, with a line saying why; the same shape is not. */
+static void test_diff_incomplete(void)
+{
+    static const double one[3] = {1, 1, 1};
+    size_t na, nb, nc, ne;
+    uint64_t *a = pipeline(16, 8, 7, one, 0, 0, &na), *b = pipeline(16, 8, 8, one, 0, 0, &nb);
+    uint64_t *c = pipeline(16, 8, 9, one, 0, 1, &nc), *f = pipeline(16, 3, 10, one, 0, 0, &ne);
+    uint64_t *empty = (uint64_t *)calloc(na, 8);
+    char why[256];
+    membuf m = {0, 0, 0};
+    ikp_diff *d;
+    /* the same shape: complete */
+    d = diff_of(a, na, b, nb, NULL);
+    CHECK(d && ikp_diff_incomplete(d, 0, why, sizeof why) == 0 && why[0] == 0);
+    ikp_diff_free(d);
+    /* load missing from the new capture */
+    d = diff_of(a, na, c, nc, NULL);
+    CHECK(d && ikp_diff_incomplete(d, 0, why, sizeof why) == 1);
+    CHECK(strstr(why, "event 'load' (128 in the base) is missing from the new capture") != NULL);
+    CHECK(d && ikp_diff_slower_than(d, 0.05) == 0); /* not slower: the other half of the gate */
+    CHECK(d && ikp_diff_write_text(d, mem_write, &m, NULL) == IKP_OK);
+    CHECK(m.p && strstr(m.p, "warning   the new capture is incomplete: event 'load'"));
+    free(m.p);
+    m.p = NULL; m.n = m.cap = 0;
+    CHECK(d && ikp_diff_write_json(d, mem_write, &m, NULL) == IKP_OK);
+    CHECK(m.p && strstr(m.p, "\"incomplete\":\"event 'load' (128 in the base) is missing"));
+    free(m.p);
+    m.p = NULL; m.n = m.cap = 0;
+    ikp_diff_free(d);
+    /* 3 tiles a block against 8: mma 48 against 128 */
+    d = diff_of(a, na, f, ne, NULL);
+    CHECK(d && ikp_diff_incomplete(d, 0, why, sizeof why) == 1);
+    CHECK(strstr(why, "occurs 48 times in the new capture against 128 in the base") != NULL);
+    CHECK(d && ikp_diff_incomplete(d, 0.3, NULL, 0) == 0); /* above 30%: complete */
+    ikp_diff_free(d);
+    /* a buffer of the same size that no kernel wrote: header only */
+    memcpy(empty, a, 8 * 8);
+    d = diff_of(a, na, empty, na, NULL);
+    CHECK(d != NULL);
+    if (d) {
+        CHECK(ikp_diff_incomplete(d, 0, why, sizeof why) == 1);
+        CHECK(strstr(why, "the new capture holds no records") != NULL);
+        CHECK_EQ(ikp_diff_write_json(d, mem_write, &m, NULL), IKP_OK);
+        CHECK(m.p && strstr(m.p, "\"incomplete\":\"the new capture holds no records"));
+        free(m.p);
+    }
+    CHECK(ikp_diff_incomplete(NULL, 0, why, sizeof why) == 0 && why[0] == 0);
+    ikp_diff_free(d);
+    free(a); free(b); free(c); free(f); free(empty);
+}
+
 /* the rank test against a hand computation: 1..10 against 11..20 (no
    overlap) gives U = 0, z = (50 - 0.5) / sqrt(175) = 3.7418, two-sided
    p = erfc(3.7418 / sqrt 2) = 1.827e-4 */
@@ -536,6 +589,28 @@ static void test_diff_api(void)
     free(a);
 }
 
+/* 1 if p[0 .. n) is UTF-8 (RFC 3629: no overlong forms, no surrogates) */
+static int utf8_ok(const char *p, size_t n)
+{
+    const unsigned char *s = (const unsigned char *)p;
+    size_t i = 0;
+    while (i < n) {
+        unsigned c = s[i], k, need, cp, min;
+        if (c < 0x80) { i++; continue; }
+        if ((c & 0xE0) == 0xC0) { need = 1; cp = c & 0x1F; min = 0x80; }
+        else if ((c & 0xF0) == 0xE0) { need = 2; cp = c & 0x0F; min = 0x800; }
+        else if ((c & 0xF8) == 0xF0) { need = 3; cp = c & 0x07; min = 0x10000; }
+        else return 0;
+        for (k = 1; k <= need; k++) {
+            if (i + k >= n || (s[i + k] & 0xC0) != 0x80) return 0;
+            cp = cp << 6 | (s[i + k] & 0x3F);
+        }
+        if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
+        i += need + 1;
+    }
+    return 1;
+}
+
 /* names that need escaping in Markdown and SVG; an empty capture */
 static void test_escaping_and_empty(void)
 {
@@ -556,7 +631,31 @@ static void test_escaping_and_empty(void)
         m.p = NULL; m.n = m.cap = 0;
         CHECK_EQ(ikp_report_write_markdown(r, NULL, mem_write, &m, NULL), IKP_OK);
         CHECK(m.p && strstr(m.p, "| a\\|b&lt;c&gt;&amp;\" |"));
+        CHECK(m.p && strstr(m.p, "| ?? bad utf-8 |") && utf8_ok(m.p, m.n));
         free(m.p);
+        {   /* the picture's link: spaces and parentheses percent-encoded */
+            ikp_report_md_options mo;
+            memset(&mo, 0, sizeof mo);
+            mo.svg_path = "my pics/p (1)\xc3\xa9.svg";
+            m.p = NULL; m.n = m.cap = 0;
+            CHECK_EQ(ikp_report_write_markdown(r, &mo, mem_write, &m, NULL), IKP_OK);
+            CHECK(m.p && strstr(m.p, "](my%20pics/p%20%281%29%C3%A9.svg)\n"));
+            free(m.p);
+        }
+        {   /* the text writers: valid UTF-8 whatever the names */
+            ikp_diff *dd = NULL;
+            ikp_stats *st = NULL;
+            CHECK_EQ(ikp_diff_compute(cap, cap, NULL, &dd, &e), IKP_OK);
+            m.p = NULL; m.n = m.cap = 0;
+            CHECK(dd && ikp_diff_write_text(dd, mem_write, &m, NULL) == IKP_OK);
+            CHECK(dd && ikp_diff_write_markdown(dd, mem_write, &m, NULL) == IKP_OK);
+            CHECK_EQ(ikp_stats_compute(cap, &st, NULL), IKP_OK);
+            CHECK(st && ikp_stats_write_text(st, mem_write, &m, NULL) == IKP_OK);
+            CHECK(m.p && strstr(m.p, "?? bad utf-8") && utf8_ok(m.p, m.n));
+            free(m.p);
+            ikp_stats_free(st);
+            ikp_diff_free(dd);
+        }
         CHECK_EQ(r->num_pairs, 0); /* one group */
         ikp_report_free(r);
     }
@@ -591,6 +690,7 @@ int main(void)
     test_diff_finds_change();
     test_diff_same();
     test_diff_mismatch();
+    test_diff_incomplete();
     test_diff_api();
     test_escaping_and_empty();
     return check_report();

@@ -1584,6 +1584,62 @@ static void test_npy(void)
 
 static int fail_sink(void *u, const void *d, size_t n) { (void)u; (void)d; (void)n; return 1; }
 
+/* Flows pair within what the data supports, each `to` event at most once:
+   so a block of many lanes that all have both events draws one arrow per
+   `to`, not lanes^2 (each lane links to itself); a lane with only `to`
+   events links to the block's one `from` lane, or by payload in time order
+   when there are several, and without payloads it is not linked at all. */
+static void test_flow_pairing(void)
+{
+    /* lanes 0, 1: load then wait, twice, each on its own lane (no payload);
+       lane 2: wait only, twice: two `from` lanes and no payload, unpaired */
+    static const enc_rec self[] = {{ENC_B, 0, 1000, 0}, {ENC_E, 0, 1010, 0}, {ENC_B, 1, 1020, 0}, {ENC_E, 1, 1030, 0},
+                                   {ENC_B, 0, 1100, 0}, {ENC_E, 0, 1110, 0}, {ENC_B, 1, 1120, 0}, {ENC_E, 1, 1130, 0}};
+    static const enc_rec waits[] = {{ENC_B, 1, 1040, 0}, {ENC_E, 1, 1050, 0}, {ENC_B, 1, 1140, 0}, {ENC_E, 1, 1150, 0}};
+    /* by payload across lanes: lane 1's load 0 comes first (1000), lane 0's
+       second (2000); lane 2 waits for payload 0 at 1500 and 2500 and for
+       payload 1 at 2600 (lane 1's load 1 at 1200): linked in time order,
+       every arrow drawn (by lane order the first would point back in time) */
+    static const enc_rec p0[] = {{ENC_B, 0, 2000, 0}, {ENC_D, 0, 0, 0}, {ENC_E, 0, 2010, 0}};
+    static const enc_rec p1[] = {{ENC_B, 0, 1000, 0}, {ENC_D, 0, 0, 0}, {ENC_E, 0, 1010, 0},
+                                 {ENC_B, 0, 1200, 0}, {ENC_D, 0, 0, 1}, {ENC_E, 0, 1210, 0}};
+    static const enc_rec p2[] = {{ENC_B, 1, 1500, 0}, {ENC_D, 1, 0, 0}, {ENC_E, 1, 1600, 0},
+                                 {ENC_B, 1, 2500, 0}, {ENC_D, 1, 0, 0}, {ENC_E, 1, 2550, 0},
+                                 {ENC_B, 1, 2600, 0}, {ENC_D, 1, 0, 1}, {ENC_E, 1, 2650, 0}};
+    enc_lane L[3];
+    uint64_t w[8 + 3 * (9 + 16)];
+    ikp_capture *cap;
+    ikp_trace_options o;
+    ikp_trace_stats st;
+    ikp_flow_pair fl = {0, 1};
+    ikp_error e;
+    size_t n = 0;
+    int k;
+    memset(&o, 0, sizeof o);
+    o.flows = &fl; o.num_flows = 1; o.stats = &st;
+    for (k = 0; k < 2; k++) {
+        memset(L, 0, sizeof L);
+        L[0].started = L[0].finalized = 1; L[0].recs = k ? p0 : self; L[0].n = k ? 3 : 8;
+        L[1].started = L[1].finalized = 1; L[1].recs = k ? p1 : self; L[1].n = k ? 6 : 8;
+        L[2].started = L[2].finalized = 1; L[2].recs = k ? p2 : waits; L[2].n = k ? 9 : 4;
+        L[0].g0 = L[1].g0 = L[2].g0 = 900; L[0].g1 = L[1].g1 = L[2].g1 = 3000;
+        L[1].group = 1; L[2].group = 2;
+        enc_ikp(w, 3, 16, 3, 1, 1, 1, L, 3);
+        CHECK_EQ(ikp_capture_open(w, sizeof w / 8, NULL, &cap, &e), IKP_OK);
+        if (!cap) return;
+        memset(&st, 0xFF, sizeof st);
+        CHECK_EQ(ikp_write_chrome(cap, &o, count_sink, &n, &e), IKP_OK);
+        CHECK_EQ(st.flows, k ? 3 : 4);
+        CHECK_EQ(st.flows_unordered, 0);
+        CHECK_EQ(st.flow_unpaired, k ? 0 : 2);
+        memset(&st, 0xFF, sizeof st);
+        CHECK_EQ(ikp_write_perfetto(cap, &o, count_sink, &n, &e), IKP_OK);
+        CHECK_EQ(st.flows, k ? 3 : 4);
+        CHECK_EQ(st.flows_unordered, 0);
+        ikp_capture_free(cap);
+    }
+}
+
 /* The trace writers' options and the Perfetto writer's API: flows counted
    as drawn, bad options refused with a message, names to ids, output files.
    (test_perfetto.py checks the traces themselves against Perfetto's schema.) */
@@ -1668,6 +1724,21 @@ static void test_trace_options(void)
     o.by = IKP_BY_COUNT;
     CHECK_EQ(ikp_write_perfetto(cap, &o, count_sink, &n, &e), IKP_ERR_INVALID_ARGUMENT);
     o.by = IKP_BY_BLOCK;
+    /* a time base that would carry timestamps past 2^63 - 1 ns: refused,
+       in both writers, before anything is written; the largest that fits
+       (2^63 - 1 less the span, 550 ns) is taken */
+    o.time_base_ns = UINT64_MAX - 5;
+    n = 0;
+    CHECK_EQ(ikp_write_perfetto(cap, &o, count_sink, &n, &e), IKP_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(e.message, "time_base_ns 18446744073709551610 plus the capture's span (550 ns) passes 2^63 - 1 ns") != NULL);
+    CHECK_EQ(ikp_write_chrome(cap, &o, count_sink, &n, &e), IKP_ERR_INVALID_ARGUMENT);
+    CHECK_EQ(n, 0);
+    o.time_base_ns = (uint64_t)INT64_MAX - 549;
+    CHECK_EQ(ikp_write_chrome(cap, &o, count_sink, &n, &e), IKP_ERR_INVALID_ARGUMENT);
+    o.time_base_ns = (uint64_t)INT64_MAX - 550;
+    CHECK_EQ(ikp_write_chrome(cap, &o, count_sink, &n, &e), IKP_OK);
+    CHECK_EQ(ikp_write_perfetto(cap, &o, count_sink, &n, &e), IKP_OK);
+    o.time_base_ns = 0;
     CHECK_EQ(ikp_write_perfetto(NULL, &o, count_sink, &n, &e), IKP_ERR_INVALID_ARGUMENT);
     CHECK_EQ(ikp_write_perfetto(cap, &o, NULL, &n, &e), IKP_ERR_INVALID_ARGUMENT);
     CHECK_EQ(ikp_write_perfetto(cap, NULL, fail_sink, NULL, &e), IKP_ERR_WRITE);
@@ -1722,6 +1793,7 @@ int main(void)
     test_peer_memory();
     test_files();
     test_npy();
+    test_flow_pairing();
     test_trace_options();
     test_locale();
     return check_report();

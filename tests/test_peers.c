@@ -210,6 +210,27 @@ static void test_triton_dist_detection(void)
             ikp_capture_free(cap);
         }
     }
+    /* one block on SM 0 (its block word reads 0, like an empty word), every
+       slot written: tirx fits every record as well, and nothing says which:
+       a guess, said so whichever wins */
+    L[0].sm = 0;
+    enc_triton_dist(w, 1 + 1 + 2, 1, 1, 0, L, 1);
+    CHECK_EQ(w[1], 0);
+    {
+        ikp_capture *cap = open_opt(w, 1 + 1 + 2, IKP_FORMAT_AUTO, 0, 0, IKP_OK, &e);
+        if (cap) {
+            CHECK_EQ(ikp_capture_get_info(cap)->detect_fit[IKP_FORMAT_TRITON_DIST],
+                     ikp_capture_get_info(cap)->detect_fit[IKP_FORMAT_TIRX]);
+            CHECK_EQ(ikp_capture_get_info(cap)->detect_tie, 1);
+            ikp_capture_free(cap);
+        }
+        cap = open_opt(w, 1 + 1 + 2, IKP_FORMAT_TRITON_DIST, 0, 0, IKP_OK, &e); /* named: read as told */
+        if (cap) {
+            CHECK_EQ(ikp_capture_get_info(cap)->detect_tie, 0);
+            CHECK(has_region(cap, 0, 1, 0, 10));
+            ikp_capture_free(cap);
+        }
+    }
 }
 
 /* random triton-dist buffers: the open-time pass and the walks agree */
@@ -315,6 +336,27 @@ static void test_nuggets_legacy(void)
         if (cap) {
             CHECK_EQ(ikp_capture_get_info(cap)->invalid, 3);
             CHECK_EQ(ikp_capture_get_info(cap)->span_ps, 1000 * NS);
+            check_peer_totals(cap);
+            ikp_capture_free(cap);
+        }
+    }
+    /* atomic mode: slots past the count hold an earlier launch's records
+       (unit 3 counts 2 this time; slots 2 and 3 are a second older): left
+       out and counted, the span stays this launch's */
+    w[3 * 17] = 2;
+    w[3 * 17 + 1 + 4 * 2] -= 1000000000;
+    w[3 * 17 + 1 + 4 * 3] -= 1000000000;
+    {
+        ikp_error e;
+        ikp_capture *cap = open_opt(w, 68, IKP_FORMAT_NUGGETS, 4, 0, IKP_OK, &e);
+        if (cap) {
+            const ikp_capture_info *in = ikp_capture_get_info(cap);
+            CHECK_EQ(in->past_count, 2);
+            CHECK_EQ(lane_info(cap, 3).past_count, 2);
+            CHECK_EQ(lane_info(cap, 3).records, 2);
+            CHECK_EQ(lane_info(cap, 3).dropped, 0);
+            CHECK_EQ(in->span_ps, 1000 * NS);
+            CHECK(has_region(cap, 3, 3, 510, 515) && !has_region(cap, 3, 3, 530, 535));
             check_peer_totals(cap);
             ikp_capture_free(cap);
         }

@@ -243,35 +243,50 @@ def identities(slices):
 
 
 def expected_links(slices, pairs):
-    """links recomputed from the JSON's slices: (src identity, dst identity, src, dst)"""
+    """links recomputed from the JSON's slices: (src identity, dst identity, src, dst).
+    The rule (GUIDE.md, --flow): each TO gets at most one link; a lane with FROM
+    events links its own TOs to them; a lane with only TOs links to the block's
+    one FROM lane, or, when several lanes have FROMs, by payload to the block's
+    k-th FROM of that payload in time order (without payloads: no link).
+    Between two lanes: by payload when both sides carry one, else by order."""
     ids = identities(slices)
     lanes = {}
     for i, s in enumerate(slices):
         if "unmatched" in s[5]:
             continue
         lanes.setdefault(s[0], {}).setdefault(s[1], []).append(i)
+
+    def paid(idx):
+        return all("begin_data" in slices[i][5] for i in idx)
+
     out = []
     for frm, to in pairs:
         for proc, ls in lanes.items():
-            for la, ia in ls.items():
-                A = sorted((i for i in ia if slices[i][2] == frm), key=lambda i: ids[i][3])
-                for lb, ib in ls.items():
-                    B = sorted((i for i in ib if slices[i][2] == to), key=lambda i: ids[i][3])
-                    if not A or not B:
-                        continue
-                    if all("begin_data" in slices[i][5] for i in A + B):
-                        byp = {}
-                        for i in B:
-                            byp.setdefault(slices[i][5]["begin_data"], []).append(i)
-                        seen = {}
-                        for i in A:
-                            v = slices[i][5]["begin_data"]
-                            k = seen.get(v, 0)
-                            seen[v] = k + 1
-                            if k < len(byp.get(v, [])):
-                                out.append((i, byp[v][k]))
-                    else:
-                        out.extend(zip(A, B))
+            A = {la: sorted((i for i in ia if slices[i][2] == frm), key=lambda i: ids[i][3]) for la, ia in ls.items()}
+            A = {la: v for la, v in A.items() if v}
+            for lb, ib in sorted(ls.items()):
+                B = sorted((i for i in ib if slices[i][2] == to), key=lambda i: ids[i][3])
+                if not B:
+                    continue
+                if lb in A or len(A) == 1:
+                    src = A[lb] if lb in A else next(iter(A.values()))
+                elif len(A) > 1 and paid(B) and all(paid(v) for v in A.values()):
+                    src = sorted((i for v in A.values() for i in v), key=lambda i: (slices[i][3], slices[i][1], ids[i][3]))
+                else:
+                    continue
+                if paid(src) and paid(B):
+                    byp = {}
+                    for i in src:
+                        byp.setdefault(slices[i][5]["begin_data"], []).append(i)
+                    seen = {}
+                    for i in B:
+                        v = slices[i][5]["begin_data"]
+                        k = seen.get(v, 0)
+                        seen[v] = k + 1
+                        if k < len(byp.get(v, [])):
+                            out.append((byp[v][k], i))
+                else:
+                    out.extend(zip(src, B))
     return [(ids[a], ids[b], slices[a], slices[b]) for a, b in out]
 
 

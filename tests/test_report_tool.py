@@ -13,7 +13,7 @@ import tempfile
 import zlib
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import ROOT, check, report, run, strict_json  # noqa: E402
+from harness import IKP, ROOT, check, report, run, strict_json  # noqa: E402
 
 A = os.path.join(ROOT, "build", "test-out", "analysis")
 SAMPLE = os.path.join(ROOT, "examples", "data", "sample.ikp")
@@ -137,6 +137,42 @@ def main():
     check(b"Timeline of 2 sampled SMs" in so, "--sms 2: two SMs in the timeline")
     if os.path.exists(svg2):
         check(render(svg2, os.path.join(tmp, "pic.png")), "the --svg picture renders")
+
+    # the picture's link is relative to the report, wherever each goes, and
+    # stays one link whatever the name holds; a picture over the report is refused
+    os.makedirs(os.path.join(tmp, "d"))
+    os.makedirs(os.path.join(tmp, "my pics"))
+    for svg_arg, link in ((os.path.join("d", "p.svg"), "p.svg"),
+                          (os.path.join("my pics", "p (1).svg"), "../my%20pics/p%20%281%29.svg"),
+                          (os.path.join(tmp, "top.svg"), "../top.svg")):
+        rc, so, se = subprocess.run([os.path.abspath(IKP), "report",
+                                     os.path.abspath(cap("base")), "-o", os.path.join("d", "r.md"), "--svg", svg_arg],
+                                    cwd=tmp, capture_output=True).returncode, None, None
+        text = open(os.path.join(tmp, "d", "r.md")).read() if rc == 0 else ""
+        check(rc == 0 and "](%s)\n" % link in text and os.path.exists(os.path.join(tmp, svg_arg)),
+              "report -o d/r.md --svg %s: linked as %s" % (svg_arg, link))
+    rc, so, se = run("report", cap("base"), "-o", os.path.join(tmp, "same.md"), "--svg", os.path.join(tmp, "same.md"))
+    check(rc == 2 and b"are one file" in se and not os.path.exists(os.path.join(tmp, "same.md")),
+          "report -o X.md --svg X.md: refused, nothing written (%d: %s)" % (rc, se))
+    rc, so, se = run("report", cap("base"), "-o", os.path.join(tmp, "d", "s.md"), "--svg",
+                     os.path.join(tmp, "d", "..", "d", "s.md"))
+    check(rc == 2 and b"are one file" in se, "the same file by another path: refused")
+
+    # the gate: a new capture that cannot stand in for the base fails it,
+    # with the reason, even when nothing is slower
+    empty = os.path.join(tmp, "empty.bin")
+    with open(empty, "wb") as f:  # an IKP buffer reset and never written: 1 lane of 4 slots
+        f.write(struct.pack("<21Q", 0x31504B49 | 1 << 32 | 8 << 48 | 8 << 56, 1 | 4 << 32, 1980000, *([0] * 18)))
+    for new, why in ((empty, b"holds no records"), (cap("extra"), b"event 'load' (2048 in the base) is missing")):
+        rc, so, se = run("diff", cap("base"), new, "--fail-if-slower", "5")
+        check(rc == 3 and b"cannot stand in for" in se and why in se, "diff --fail-if-slower, %s: exit 3 (%d: %s)" % (
+            os.path.basename(new), rc, se.decode(errors="replace").strip()))
+        check(re.search(b"\nwarning   the new capture is incomplete: [^\n]*" + re.escape(why), so) is not None,
+              "the text says why")
+        rc, so, se = run("diff", cap("base"), new, "--json")
+        check(rc == 0 and why.decode() in (strict_json(so).get("incomplete") or ""), "JSON incomplete says why")
+    rc, so, se = run("diff", cap("base"), cap("base2"), "--json")
+    check(rc == 0 and strict_json(so)["incomplete"] is None, "a complete capture: incomplete null")
 
     # diff: the known 10% change, JSON as the contract says
     rc, so, se = run("diff", cap("base"), cap("mma10"), "--json")

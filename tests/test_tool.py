@@ -175,6 +175,72 @@ def outputs_and_inputs(tmp, bare):
     check(rc == 2 and b"at most 255" in se, "a 300-byte name on the command line is refused (%r)" % se)
 
 
+def name_lists(tmp, bare, bare2, names_file):
+    """--names, --groups and --labels given twice: the later list replaces the
+    earlier, which is freed (no LeakSanitizer report from the ASan build).
+    A bad --names/--groups @FILE: exit 1 and one error line naming the file
+    and the problem."""
+    env = dict(os.environ)
+    env["ASAN_OPTIONS"] = (env.get("ASAN_OPTIONS", "") + ":detect_leaks=1").lstrip(":")
+
+    def tool(*args):
+        p = subprocess.run([IKP] + list(args), capture_output=True, env=env)
+        return p.returncode, p.stdout, p.stderr
+
+    def trace_names(path):
+        try:
+            evs = strict_json(open(path, "rb").read())["traceEvents"]
+        except (ValueError, OSError, KeyError):
+            return set(), set()
+        return ({e["name"] for e in evs if e.get("ph") == "X"},
+                {e["args"]["name"] for e in evs if e.get("ph") == "M" and e.get("name") in ("thread_name", "process_name")})
+
+    out = os.path.join(tmp, "twice.json")
+    for what, args, want, gone in (
+            ("--names list then @FILE, --groups twice",
+             ["--names", "first,list", "--names", "@" + names_file, "--groups", "g0,g1", "--groups", "warp0,warp1"],
+             {'quote " back \\ tab\t\x01', "warp1"}, {"first", "list", "g1"}),
+            ("--names @FILE then list",
+             ["--names", "@" + names_file, "--names", "load,mma"], {"load", "mma"}, {'quote " back \\ tab\t\x01'})):
+        rc, so, se = tool("trace", bare, "-o", out, *args)
+        xs, meta = trace_names(out)
+        check(rc == 0 and b"LeakSanitizer" not in se, "trace with %s: exit 0, nothing leaked (%r)" % (what, se[-600:]))
+        check(want <= xs | meta and not gone & (xs | meta), "trace with %s: the later list counts (%r)" % (what, xs | meta))
+    rc, so, se = tool("summary", SAMPLE, "--names", "a,b", "--names", "c,d,e", "--groups", "x", "--groups", "y")
+    check(rc == 0 and b"LeakSanitizer" not in se and b"\nd " in so and b"\nb " not in so,
+          "summary with --names and --groups twice: the later names, nothing leaked (%r)" % se[-600:])
+    mo = os.path.join(tmp, "twice-merged.json")
+    rc, so, se = tool("merge", bare, bare2, "-o", mo, "--align", "start", "--names", "a,b", "--names", "c,d",
+                      "--groups", "g,h", "--groups", "w0,w1", "--labels", "one,two", "--labels", "left,right")
+    xs, meta = trace_names(mo)
+    check(rc == 0 and b"LeakSanitizer" not in se, "merge with lists twice: exit 0, nothing leaked (%r)" % se[-600:])
+    check(xs == {"c", "d"} and "w1" in meta and "right block 0" in meta and not {"a", "g", "one block 0"} & (xs | meta),
+          "merge with lists twice: the later lists count (%r)" % (xs | meta))
+    rc, so, se = tool("info", bare, bare2, "--format", "tirx", "--names", "a", "--names", "b", "--groups", "g",
+                      "--groups", "w")
+    check(rc == 0 and b"LeakSanitizer" not in se, "info of two captures with lists twice: nothing leaked (%r)" % se[-600:])
+    # a bad file: one line, once "error:", naming the file and what is wrong
+    nul = os.path.join(tmp, "nul-names.txt")
+    with open(nul, "wb") as f:
+        f.write(b"load\nm\0ma\n")
+    long_name = os.path.join(tmp, "long-names.txt")
+    with open(long_name, "wb") as f:
+        f.write(b"load\n" + b"x" * 300 + b"\n")
+    missing = os.path.join(tmp, "no-such-names.txt")
+    for what, path, needle in (("a missing file", missing, b"No such file or directory"),
+                               ("a file with a NUL byte", nul, b"NUL byte at offset 6"),
+                               ("a file with a 300-byte name", long_name, b"at most 255"),
+                               ("a directory", tmp, b"is a directory")):
+        for opt in ("--names", "--groups"):
+            for cmd in (["trace", bare, "-o", out], ["merge", bare, bare2, "-o", mo, "--align", "start"]):
+                rc, so, se = tool(*(cmd + ["--names", "first,list", opt, "@" + path]))
+                lines = se.strip().split(b"\n")
+                check(rc == 1 and se.count(b"error:") == 1 and len(lines) == 1 and lines[0].startswith(b"ikp: error: ")
+                      and opt.encode() in lines[0] and path.encode() in lines[0] and needle in lines[0],
+                      "%s %s @FILE, %s: exit 1, one error line naming the file and the problem (%r)"
+                      % (cmd[0], opt, what, se))
+
+
 def duplicates_and_detection(tmp):
     """Duplicate (block, group) claims; a stray TIRx record; finalize; n/a drops."""
     # IKP buffer: 6 lanes x 4 records; lane 3 = block 1 group 1 of 2, lane 4 = block 1 group 1 of 3
@@ -373,6 +439,7 @@ def main():
           "info of two captures takes --format and --timer-unit (%r)" % so[-300:])
     rc, so, se = run("trace", bare, "-o", out, "--by", "sm")
     check(rc == 1 and b"SM ids" in se, "--by sm on a format without SM ids is an error")
+    name_lists(tmp, bare, bare2, names_file)
 
     # bad input: non-zero exit, one line naming the problem, no output left behind
     good = open(out, "rb").read()

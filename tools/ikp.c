@@ -2,6 +2,7 @@
    or Perfetto trace, print statistics, compare two captures, write a
    report. See README.md. */
 #define _POSIX_C_SOURCE 200809L
+#define _XOPEN_SOURCE 700 /* realpath */
 #define IKP_IMPLEMENTATION
 #define IKP_NO_CUDA
 #include "../ikp.h"
@@ -131,21 +132,37 @@ static void warn_placement(const char *in, const ikp_capture_info *ci)
     }
 }
 
-/* "a,b,c" or "@file" (one name per line): 0 ok, 1 bad file, 2 usage */
+/* 1 if text holds 'word' (in single quotes), as the library names files */
+static int quotes(const char *text, const char *word)
+{
+    size_t n = strlen(word);
+    for (; (text = strchr(text, '\'')) != NULL; text++)
+        if (!strncmp(text + 1, word, n) && text[n + 1] == '\'') return 1;
+    return 0;
+}
+
+/* "a,b,c" or "@file" (one name per line): 0 ok, 1 bad file, 2 usage. A
+   list given again replaces the earlier one. A bad file is said on one
+   line naming it (unless the library's message quotes it already). */
 static int parse_names(const char *arg, const char *what, ikp_name_list *out)
 {
+    ikp_name_list list;
     ikp_error e;
     if (arg[0] == '@') {
-        if (ikp_name_list_parse_path(arg + 1, NULL, out, &e) != IKP_OK) {
-            fprintf(stderr, "ikp: error: %s file: ", what);
-            return fail(arg + 1, &e);
+        if (ikp_name_list_parse_path(arg + 1, NULL, &list, &e) != IKP_OK) {
+            const char *m = e.message[0] ? e.message : ikp_result_string(e.code);
+            int named = quotes(m, arg + 1);
+            fprintf(stderr, "ikp: error: %s file%s%s: %s", what, named ? "" : " ", named ? "" : arg + 1, m);
+            if (e.offset >= 0 && !strstr(m, "offset")) fprintf(stderr, " (at byte offset %lld)", (long long)e.offset);
+            fputc('\n', stderr);
+            return 1;
         }
-        return 0;
-    }
-    if (ikp_name_list_parse(arg, strlen(arg), ',', NULL, out, &e) != IKP_OK) {
+    } else if (ikp_name_list_parse(arg, strlen(arg), ',', NULL, &list, &e) != IKP_OK) {
         fprintf(stderr, "ikp: error: %s: %s\n", what, e.message);
         return 2;
     }
+    ikp_name_list_free(out);
+    *out = list;
     return 0;
 }
 
@@ -789,12 +806,16 @@ static int cmd_diff(const args *g, const ikp_capture *base, const ikp_capture *n
 {
     ikp_diff *diff = NULL;
     ikp_error e;
+    char why[256];
     int rc;
     if (ikp_diff_compute(base, next, &g->dopt, &diff, &e) != IKP_OK) return fail(g->in2, &e);
     if ((g->json ? ikp_diff_write_json : ikp_diff_write_text)(diff, ikp_file_writer, stdout, &e) != IKP_OK ||
         fflush(stdout) != 0) {
         fprintf(stderr, "ikp: error: cannot write to standard output: %s\n", strerror(errno));
         rc = 1;
+    } else if (g->fail_pct >= 0 && ikp_diff_incomplete(diff, 0, why, sizeof why)) {
+        fprintf(stderr, "ikp: %s cannot stand in for %s: %s (--fail-if-slower)\n", g->in2, g->in, why);
+        rc = 3;
     } else if (g->fail_pct >= 0 && ikp_diff_slower_than(diff, g->fail_pct / 100)) {
         fprintf(stderr, "ikp: %s is slower than %s by more than %g%% (--fail-if-slower)\n", g->in2, g->in, g->fail_pct);
         rc = 3;
@@ -819,6 +840,47 @@ static char *report_svg_path(const args *g, const char *out, int *oom)
     return svg;
 }
 
+/* path with its directory resolved (realpath), malloc'd; NULL when that
+   directory does not exist */
+static char *resolve_dir(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    char *dir = slash ? (char *)malloc((size_t)(slash - path) + 2) : NULL, *real, *out = NULL;
+    if (slash && !dir) return NULL;
+    if (dir) {
+        memcpy(dir, path, (size_t)(slash - path));
+        dir[slash == path ? 1 : slash - path] = 0; /* "/x": the root */
+    }
+    real = realpath(dir ? dir : ".", NULL);
+    if (real && (out = (char *)malloc(strlen(real) + strlen(path) + 2)) != NULL)
+        sprintf(out, "%s/%s", strcmp(real, "/") ? real : "", slash ? slash + 1 : path);
+    free(dir);
+    free(real);
+    return out;
+}
+
+/* the picture's link in the report: its path relative to the report's
+   directory (both resolved), malloc'd; NULL when either directory does
+   not exist */
+static char *relative_link(const char *report, const char *picture)
+{
+    char *a = resolve_dir(report), *b = resolve_dir(picture), *out = NULL;
+    if (a && b) {
+        size_t i = 0, common = 0, up = 0, k;
+        for (; a[i] && a[i] == b[i]; i++)
+            if (a[i] == '/') common = i + 1; /* after the last '/' both share */
+        for (k = common; a[k]; k++) up += a[k] == '/'; /* directories of the report's below it */
+        if ((out = (char *)malloc(3 * up + strlen(b + common) + 1)) != NULL) {
+            out[0] = 0;
+            for (k = 0; k < up; k++) strcat(out, "../");
+            strcat(out, b + common);
+        }
+    }
+    free(a);
+    free(b);
+    return out;
+}
+
 /* ikp report IN [--base BASE] */
 static int cmd_report(args *g, const ikp_capture *cap, const ikp_capture *base)
 {
@@ -827,7 +889,7 @@ static int cmd_report(args *g, const ikp_capture *cap, const ikp_capture *base)
     ikp_diff *diff = NULL;
     uint32_t *wait_ids = NULL, nwait = 0;
     const char *out = g->out ? g->out : "-";
-    char *svg_path = NULL;
+    char *svg_path = NULL, *link = NULL;
     report_job job;
     ikp_error e;
     int rc = 0, oom = 0;
@@ -845,12 +907,27 @@ static int cmd_report(args *g, const ikp_capture *cap, const ikp_capture *base)
         rc = 2;
         goto done;
     }
+    if (svg_path && strcmp(out, "-")) {
+        char *ro = resolve_dir(out), *rs = resolve_dir(svg_path);
+        int same = ro && rs && !strcmp(ro, rs);
+        free(ro);
+        free(rs);
+        if (same || same_file(out, svg_path)) {
+            fprintf(stderr, "ikp: error: the picture %s and the report %s are one file: choose another with --svg\n",
+                    svg_path, out);
+            rc = 2;
+            goto done;
+        }
+        /* linked relative to the report, wherever each goes */
+        if (!(link = relative_link(out, svg_path))) {
+            fprintf(stderr, "ikp: error: cannot write %s and %s: %s\n", out, svg_path, strerror(errno));
+            rc = 1;
+            goto done;
+        }
+    }
     md.source = g->in;
     md.baseline = diff;
-    if (svg_path) { /* linked by its name relative to the report when beside it */
-        const char *slash = strrchr(svg_path, '/');
-        md.svg_path = g->svg_arg ? g->svg_arg : slash ? slash + 1 : svg_path;
-    }
+    md.svg_path = link ? link : svg_path; /* on standard output: as given */
     job.rep = rep;
     job.md = NULL;
     if (svg_path && (rc = write_out(svg_path, report_body, &job, "picture"))) goto done;
@@ -864,6 +941,7 @@ done:
     ikp_diff_free(diff);
     free(wait_ids);
     free(svg_path);
+    free(link);
     return rc;
 }
 
@@ -878,7 +956,8 @@ static void trace_notes(const args *g, const ikp_capture_info *ci, const ikp_tra
     if (g->copt.num_counters)
         fprintf(stderr, "ikp: %llu counter tracks\n", (unsigned long long)tst->counter_tracks);
     if (ci->dropped || ci->invalid || ci->backwards || ci->unfinalized_lanes || ci->corrupt_lanes ||
-        ci->refused_lanes || ci->claimed_twice || ci->out_of_range || ci->after_finalize || ci->duplicate_lanes ||
+        ci->refused_lanes || ci->claimed_twice || ci->out_of_range || ci->after_finalize || ci->past_count ||
+        ci->duplicate_lanes ||
         ci->may_wrap)
         fprintf(stderr, "ikp: warning: %s has dropped, invalid, damaged or ambiguous records: see `ikp info %s`\n",
                 g->in, g->in);
