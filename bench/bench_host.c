@@ -10,9 +10,12 @@
       times within each repetition, and their gzip sizes (gzip -6 of the
       files written to build/).
    2. The whole tool as a process, file read included: `ikp trace FILE -o
-      /dev/null` (JSON and Perfetto) on a 20 M-record TIRx buffer and on the
-      IKP buffer as a bare file; wall time, records/s and the process's peak
-      memory against the file's size. The tool's path is the first argument. */
+      /dev/null` (JSON and Perfetto) on a 20 M-record TIRx buffer (4096
+      lanes, one event open at a time), on a 20 M-record TIRx buffer of 4224
+      lanes (132 blocks x 32 groups) whose three events nest, tile { load {
+      mma } } repeated, and on the IKP buffer as a bare file; wall time,
+      records/s and the process's peak memory against the file's size. The
+      tool's path is the first argument. */
 #define _DEFAULT_SOURCE
 #define _POSIX_C_SOURCE 200809L
 #define IKP_IMPLEMENTATION
@@ -63,7 +66,7 @@ static int count_write(void *u, const void *d, size_t n)
     return fwrite(d, 1, n, c->f) == n ? 0 : 1;
 }
 
-/* runs `tool trace path -o /dev/null --output-format fmt` REPS times: median
+/* runs `tool trace path -o /dev/null [--output-format perfetto]` REPS times: median
    seconds, peak RSS (MB) */
 static int run_tool(const char *tool, const char *path, const char *fmt, double *secs, double *rss_mb)
 {
@@ -77,7 +80,10 @@ static int run_tool(const char *tool, const char *path, const char *fmt, double 
         if (pid < 0) return 0;
         if (pid == 0) {
             if (!freopen("/dev/null", "w", stderr)) _exit(126);
-            execl(tool, tool, "trace", path, "-o", "/dev/null", "--output-format", fmt, (char *)NULL);
+            if (!strcmp(fmt, "json")) /* the default for /dev/null; older tools know no --output-format */
+                execl(tool, tool, "trace", path, "-o", "/dev/null", (char *)NULL);
+            else
+                execl(tool, tool, "trace", path, "-o", "/dev/null", "--output-format", fmt, (char *)NULL);
             _exit(127);
         }
         if (wait4(pid, &status, 0, &ru) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
@@ -136,6 +142,34 @@ static uint64_t *tirx_buffer(size_t *nw, uint64_t *records)
             else { ev = (k / 2) % 3; type = k % 2; } /* begin/end pairs of 3 events */
             w[1 + l + (uint64_t)k * lanes] = ((t & 0xFFFFFFFFu) << 32) | ((uint64_t)l << 12) | (ev << 2) | type;
             t += 200 + (seed >> 24);
+        }
+    }
+    *records = (uint64_t)lanes * per;
+    return w;
+}
+
+/* TIRx: 132 blocks x 32 groups, stride = lanes, 789 x tile { load { mma } }
+   a lane then a finalize (4735 records, 20,000,640 in all), globaltimer ns
+   stamps crossing 2^32 */
+static uint64_t *tirx_nested_buffer(size_t *nw, uint64_t *records)
+{
+    const uint32_t nb = 132, ng = 32, lanes = nb * ng, per = 6 * 789 + 1;
+    static const uint32_t ev[6] = {0, 1, 2, 2, 1, 0}, type[6] = {0, 0, 0, 1, 1, 1};
+    uint64_t *w;
+    uint32_t l, k;
+    *nw = 1 + (size_t)lanes * per;
+    w = (uint64_t *)calloc(*nw, 8);
+    if (!w) return NULL;
+    w[0] = ((uint64_t)ng << 32) | nb;
+    for (l = 0; l < lanes; l++) {
+        uint64_t t = 0xFFF00000ull + (uint64_t)l * 37;
+        uint32_t seed = l * 2654435761u;
+        for (k = 0; k < per; k++) {
+            uint32_t e = 0, ty = 3; /* the last: a finalize */
+            if (k < per - 1) { e = ev[k % 6]; ty = type[k % 6]; }
+            w[1 + l + (uint64_t)k * lanes] = ((t & 0xFFFFFFFFu) << 32) | ((uint64_t)l << 12) | (e << 2) | ty;
+            seed = seed * 1103515245u + 12345u;
+            t += k % 6 == 2 ? 300 + (seed >> 24) : 10 + (seed >> 28); /* mma long, the rest short */
         }
     }
     *records = (uint64_t)lanes * per;
@@ -258,30 +292,38 @@ int main(int argc, char **argv)
     }
 
     if (argc > 1) {
-        size_t tn;
-        uint64_t trec;
-        uint64_t *tw = tirx_buffer(&tn, &trec);
-        double ts_, tr_, is_, ir_;
+        size_t tn, nn;
+        uint64_t trec, nrec;
+        uint64_t *tw = tirx_buffer(&tn, &trec), *nwords;
+        double ts_, tr_, is_, ir_, ns_, nr_;
         const char *fmts[2] = {"json", "perfetto"};
         int f;
-        const char *tpath = "build/bench-tirx.bin", *ip = "build/bench-ikp.bin";
+        const char *tpath = "build/bench-tirx.bin", *np = "build/bench-tirx-nested.bin", *ip = "build/bench-ikp.bin";
         if (!tw || !save(tpath, tw, tn) || !save(ip, w, nw)) { fprintf(stderr, "bench: cannot write the bench files\n"); return 1; }
         free(tw);
+        nwords = tirx_nested_buffer(&nn, &nrec);
+        if (!nwords || !save(np, nwords, nn)) { fprintf(stderr, "bench: cannot write the bench files\n"); return 1; }
+        free(nwords);
         int k;
         printf("\nwhole process: TOOL trace FILE -o /dev/null (median of %d runs)\n", REPS);
         printf("%-36s %-28s %8s %9s %12s %14s\n", "tool", "file", "MB", "seconds", "records/s", "peak RSS/file");
-        /* argv[2], if given: a baseline tool, run alternately in the same process */
+        /* argv[2], if given: a baseline tool, run after it in the same process
+           (JSON only: older tools write no Perfetto) */
         for (k = 1; k < argc && k < 3; k++)
-            for (f = 0; f < 2; f++) {
+            for (f = 0; f < (k == 2 ? 1 : 2); f++) {
                 char label[600];
                 snprintf(label, sizeof label, "%s (%s)", argv[k], fmts[f]);
-                if (!run_tool(argv[k], tpath, fmts[f], &ts_, &tr_) || !run_tool(argv[k], ip, fmts[f], &is_, &ir_)) return 1;
+                if (!run_tool(argv[k], tpath, fmts[f], &ts_, &tr_) || !run_tool(argv[k], np, fmts[f], &ns_, &nr_) ||
+                    !run_tool(argv[k], ip, fmts[f], &is_, &ir_))
+                    return 1;
                 printf("%-36s %-28s %8.1f %9.3f %10.1f M %14.2f\n", label, "tirx, 20.0 M records", tn * 8 / 1048576.0,
                        ts_, trec / ts_ / 1e6, tr_ / (tn * 8 / 1048576.0));
+                printf("%-36s %-28s %8.1f %9.3f %10.1f M %14.2f\n", label, "tirx nested, 20.0 M records",
+                       nn * 8 / 1048576.0, ns_, nrec / ns_ / 1e6, nr_ / (nn * 8 / 1048576.0));
                 printf("%-36s %-28s %8.1f %9.3f %10.1f M %14.2f\n", label, "ikp (bare), 20.0 M records",
                        nw * 8 / 1048576.0, is_, records / is_ / 1e6, ir_ / (nw * 8 / 1048576.0));
             }
-        if (!getenv("IKP_BENCH_KEEP")) { remove(tpath); remove(ip); }
+        if (!getenv("IKP_BENCH_KEEP")) { remove(tpath); remove(np); remove(ip); }
     }
     free(w);
     return 0;
