@@ -18,7 +18,7 @@ WARN     = -std=c99 -Wall -Wextra -pedantic -Werror
 SAN      = -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 B        = build
 
-.PHONY: all run test bench clean sample check-tools gpu-test gpu-test-multi gpu-accuracy bench-gpu device fuzz fuzz-seeds
+.PHONY: all run test deps bench clean sample check-tools gpu-test gpu-test-multi gpu-accuracy bench-gpu device fuzz fuzz-seeds
 all: $(B)/ikp
 
 $(B):
@@ -140,7 +140,7 @@ EVENTS_DEFS_staged_ring = -DIKP_STAGED=1 -DIKP_RING=1
 EVENTS_CUR  = $(addprefix $(B)/events_,$(EVENTS_BUILDS))
 EVENTS_PREV = $(addprefix $(B)/events_prev_,$(EVENTS_BUILDS))
 PREV_HDRS   = bench/prev/ikp.h bench/prev/ikp_cuda.cuh
-DEVICE_BINS = $(addprefix $(B)/,$(EXAMPLES) $(DEV_TESTS) overhead gemm_bench) $(EVENTS_CUR) $(EVENTS_PREV)
+DEVICE_BINS = $(addprefix $(B)/,$(EXAMPLES) $(DEV_TESTS) overhead gemm_bench libikp_torch_example.so) $(EVENTS_CUR) $(EVENTS_PREV)
 
 $(B)/minimal: examples/minimal.cu $(DEV_HDRS) | $(B)
 	$(NVCC) $(NVFLAGS) $(SM90) -o $@ $<
@@ -164,6 +164,8 @@ $(EVENTS_CUR): $(B)/events_%: bench/events.cu $(DEV_HDRS) | $(B)
 	$(NVCC) $(NVFLAGS) $(SM90) -I. $(EVENTS_DEFS_$*) -o $@ $<
 $(EVENTS_PREV): $(B)/events_prev_%: bench/events.cu $(PREV_HDRS) | $(B)
 	$(NVCC) $(NVFLAGS) $(SM90) -Ibench/prev $(EVENTS_DEFS_$*) -o $@ $<
+$(B)/libikp_torch_example.so: tests/gpu/torch_example.cu $(DEV_HDRS) | $(B)
+	$(NVCC) $(NVFLAGS) $(SM90) -shared -Xcompiler -fPIC -o $@ $<
 $(B)/gemm_v%.o: bench/gemm_variant.cu $(GEMM_HDRS) | $(B)
 	$(NVCC) $(NVFLAGS) $(SM90A) -DGV=$* -c -o $@ $<
 $(B)/gemm_bench: bench/gemm_bench.cu $(GEMM_VARIANTS) $(GEMM_HDRS) | $(B)
@@ -225,6 +227,7 @@ HOST_TESTS = "sh tests/compile_checks.sh" \
              "PYTHONPATH=$(PYDEPS) ASAN_OPTIONS=detect_leaks=1 IKP_TOOL=$(B)/ikp-asan $(PYTHON) tests/test_tool.py" \
              "PYTHONPATH=$(PYDEPS) $(PYTHON) tests/test_peers_tool.py" \
              "$(PYTHON) tests/test_bounds.py" \
+             "$(B)/make_peers --check examples/data/peers" \
              "PYTHONPATH=$(PYDEPS) ASAN_OPTIONS=detect_leaks=1 IKP_TOOL=$(B)/ikp-asan $(PYTHON) tests/test_peers_tool.py" \
              "mkdir -p $(B)/test-out/analysis; IKP_ANALYSIS_OUT=$(B)/test-out/analysis $(B)/test_analysis" \
              "ASAN_OPTIONS=detect_leaks=1 $(B)/test_analysis_asan" \
@@ -244,16 +247,28 @@ HOST_TESTS = "sh tests/compile_checks.sh" \
              "$(B)/test_nvrtc" \
              "sh tests/fuzz_check.sh"
 
-test: check-tools $(B)/ikp $(B)/ikp-asan $(B)/test_host $(B)/test_host_asan $(B)/test_peers $(B)/test_peers_asan $(B)/test_nvrtc $(B)/tools/nvdisasm $(B)/tools/cuobjdump $(FUZZ_BINS) $(B)/test_threads \
+$(B)/make_peers: examples/data/peers/make_peers.c tests/encoder.h | $(B)
+	$(CC) $(CFLAGS) -O2 -o $@ $<
+
+# What the tests need beyond the compilers, pinned, fetched once (make test
+# runs it first; nothing is installed by the tests themselves): numpy,
+# perfetto and protobuf into build/pydeps; nvdisasm and cuobjdump wheels into
+# build/tools when the toolkit lacks them; rsvg-convert (Debian's
+# librsvg2-bin, with apt-get when run as root); a decimal-comma locale under
+# build/locale.
+deps: check-tools $(PYDEPS_STAMP) $(B)/.rsvg-convert $(B)/locale/de_DE.UTF-8 $(B)/tools/nvdisasm $(B)/tools/cuobjdump
+
+test: deps $(B)/make_peers $(B)/ikp $(B)/ikp-asan $(B)/test_host $(B)/test_host_asan $(B)/test_peers $(B)/test_peers_asan $(B)/test_nvrtc $(B)/tools/nvdisasm $(B)/tools/cuobjdump $(FUZZ_BINS) $(B)/test_threads \
       $(B)/test_analysis $(B)/test_analysis_asan $(B)/test_merge $(B)/test_merge_asan \
       $(B)/test_cuda $(B)/test_cuda_asan $(B)/test_cuda_cc $(PYDEPS_STAMP) $(B)/locale/de_DE.UTF-8 $(B)/.rsvg-convert \
       $(DEVICE_BINS)
-	@sh tests/run_all.sh $(HOST_TESTS)
+	@mkdir -p $(B)/test-out && sh tests/run_all.sh $(HOST_TESTS)
 
 GPU_TESTS = "$(B)/test_device" \
             "$(B)/test_accuracy" \
             "$(B)/test_trap" \
-            "sh tests/gpu/run_examples.sh"
+            "sh tests/gpu/run_examples.sh" \
+            "$(PYTHON) tests/gpu/torch_merge.py"
 
 gpu-test: device $(B)/ikp
 	@sh tests/run_all.sh $(GPU_TESTS)

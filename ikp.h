@@ -607,6 +607,8 @@ typedef struct ikp_trace_options {
                                       2^63 - 1, else refused); 0: times from the
                                       capture's start. ikp_capture_host_zero gives
                                       host time */
+    uint64_t pid_base;             /* added to every process id, so that the trace can join
+                                      another's without sharing its pids (at most 2^30) */
     const char *time_note;         /* what the times are, stated in the trace (JSON
                                       "otherData"; Perfetto: a track name); NULL: none;
                                       at most IKP_MAX_NAME_BYTES bytes */
@@ -4702,6 +4704,9 @@ static ikp_result ikp__check_trace_options(const ikp_trace_options *opt, ikp_err
         if (opt->counters[k] >= IKP_WIRE_MAX_EVENTS)
             return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "counter %u: event id %u is not below %u", k,
                              opt->counters[k], IKP_WIRE_MAX_EVENTS);
+    if (opt->pid_base > ((uint64_t)1 << 30))
+        return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "pid_base %llu is past 2^30",
+                         (unsigned long long)opt->pid_base);
     if (opt->time_note && strlen(opt->time_note) > IKP_MAX_NAME_BYTES)
         return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "time_note of %llu bytes, at most %u",
                          (unsigned long long)strlen(opt->time_note), IKP_MAX_NAME_BYTES);
@@ -5051,6 +5056,16 @@ static ikp_result ikp__tw_counter(ikp__tw *w, uint32_t id, ikp_error *err)
     return IKP_OK;
 }
 
+/* JSON timestamps are us with 3 decimals, read back as doubles, which
+   hold whole ns only below 2^53 ns (104 days). Times past that (host time,
+   since 1970) are written less the time base's whole seconds, stated as
+   otherData.ikp_ts_offset_ns: the ns taken off every timestamp. top: the
+   latest time written; base: the time base. */
+static uint64_t ikp__ts_offset(uint64_t base, uint64_t top)
+{
+    return top < ((uint64_t)1 << 53) ? 0 : base - base % 1000000000u;
+}
+
 /* a lane's process id in both writers: its block (by SM: its SM) + 1, as
    Perfetto drops the events of pid 0 (its idle process) */
 /* One capture of a merged trace: its pids follow pid_base, its process
@@ -5059,6 +5074,7 @@ static ikp_result ikp__tw_counter(ikp__tw *w, uint32_t id, ikp_error *err)
    opening and closing. NULL: a trace of one capture. */
 typedef struct ikp__part {
     uint64_t pid_base, tid_base; /* tid_base: Perfetto thread ids (unique in the trace) */
+    uint64_t ts_offset;          /* JSON: ns taken off every timestamp (ikp__ts_offset) */
     const char *label;
     int *first;
     uint64_t *uuid;
@@ -5114,13 +5130,16 @@ static ikp_result ikp__chrome(const ikp_capture *cap, const ikp_trace_options *o
     ikp_result r;
     ikp_group_by by = opt ? opt->by : IKP_BY_BLOCK;
     uint32_t t, s, c, ng, *track_next = NULL;
-    uint64_t last_pid = UINT64_MAX, base_ns = opt ? opt->time_base_ns : 0, pid_base = part ? part->pid_base : 0;
+    uint64_t last_pid = UINT64_MAX, base_ns = opt ? opt->time_base_ns : 0;
+    uint64_t pid_base = (part ? part->pid_base : 0) + (opt ? opt->pid_base : 0), offset;
     uint8_t *sm_seen = NULL;
     int first_own = 1, *first = part ? part->first : &first_own;
     char cn[512];
     if (!cap || !fn) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL argument");
     if ((unsigned)by >= (unsigned)IKP_BY_COUNT)
         return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "unknown grouping %d", (int)by);
+    offset = part ? part->ts_offset : ikp__ts_offset(base_ns, base_ns + (uint64_t)ikp__ns(cap->info.span_ps));
+    base_ns -= offset; /* (time_base_ns is checked below 2^63 with the span, in ikp__tw_init) */
     r = ikp__trace_begin(cap, by, &sm_seen, err);
     if (r != IKP_OK) return r;
     if (cap->info.duplicate_lanes) {
@@ -5306,7 +5325,12 @@ static ikp_result ikp__chrome(const ikp_capture *cap, const ikp_trace_options *o
             ikp__puts(&o, "\"ikp_time\":\"");
             ikp__put_json_chars(&o, opt->time_note);
             ikp__puts(&o, "\",\"ikp_time_base_ns\":\"");
-            ikp__put_u64(&o, base_ns);
+            ikp__put_u64(&o, base_ns + offset);
+            ikp__puts(&o, "\",");
+        }
+        if (offset) {
+            ikp__puts(&o, "\"ikp_ts_offset_ns\":\"");
+            ikp__put_u64(&o, offset);
             ikp__puts(&o, "\",");
         }
         ikp__puts(&o, "\"ikp_placement\":\""); /* how well its lanes line up */
@@ -5728,7 +5752,8 @@ static ikp_result ikp__perfetto(const ikp_capture *cap, const ikp_trace_options 
     ikp_result r;
     ikp_group_by by = opt ? opt->by : IKP_BY_BLOCK;
     uint32_t s, t, c;
-    uint64_t last_pid = UINT64_MAX, pid_base = part ? part->pid_base : 0, tid_base = part ? part->tid_base : 0;
+    uint64_t last_pid = UINT64_MAX, pid_base = (part ? part->pid_base : 0) + (opt ? opt->pid_base : 0);
+    uint64_t tid_base = part ? part->tid_base : 0;
     uint8_t *sm_seen = NULL;
     char nm[512];
     if (!cap || !fn) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL argument");
@@ -6353,7 +6378,7 @@ IKP_DEF ikp_result ikp_write_merged(const ikp_capture *const *caps, uint32_t n, 
     ikp__part part;
     ikp__out o;
     ikp_result r;
-    uint64_t pid_base = 0, tid_base = 0, uuid = IKP__PB_UUID0 + 1;
+    uint64_t pid_base = 0, tid_base = 0, uuid = IKP__PB_UUID0 + 1, top_ns = 0, offset;
     uint32_t k, i;
     int first = 1;
     if (!caps || !fn || n == 0 || !caps[0]) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "no captures");
@@ -6369,7 +6394,7 @@ IKP_DEF ikp_result ikp_write_merged(const ikp_capture *const *caps, uint32_t n, 
         else ikp_merge_label(caps, n, k, labels[k], sizeof labels[k]);
     }
     if (opt) to = opt->trace; else memset(&to, 0, sizeof to);
-    for (k = 0; k < n; k++) /* refused before anything is written */
+    for (k = 0; k < n; k++) { /* refused before anything is written */
         if (!ikp__base_fits(to.time_base_ns, (uint64_t)al[k].zero_ns, (uint64_t)ikp__ns(caps[k]->info.span_ps))) {
             r = ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "time_base_ns %llu plus capture %u's start on the "
                           "merged axis (%lld ns) and span (%llu ns) passes 2^63 - 1 ns, where trace timestamps end",
@@ -6377,6 +6402,10 @@ IKP_DEF ikp_result ikp_write_merged(const ikp_capture *const *caps, uint32_t n, 
                           (unsigned long long)ikp__ns(caps[k]->info.span_ps));
             goto end;
         }
+        if (to.time_base_ns + (uint64_t)al[k].zero_ns + (uint64_t)ikp__ns(caps[k]->info.span_ps) > top_ns)
+            top_ns = to.time_base_ns + (uint64_t)al[k].zero_ns + (uint64_t)ikp__ns(caps[k]->info.span_ps);
+    }
+    offset = perfetto ? 0 : ikp__ts_offset(to.time_base_ns, top_ns); /* the latest time written */
     memset(&sum, 0, sizeof sum);
     ikp__out_init(&o, fn, user, buf, sizeof buf);
     if (!perfetto) ikp__puts(&o, "{\"traceEvents\":[");
@@ -6408,6 +6437,7 @@ IKP_DEF ikp_result ikp_write_merged(const ikp_capture *const *caps, uint32_t n, 
         }
         part.pid_base = pid_base;
         part.tid_base = tid_base;
+        part.ts_offset = offset;
         part.label = labels[k];
         part.first = &first;
         part.uuid = &uuid;
@@ -6431,6 +6461,10 @@ IKP_DEF ikp_result ikp_write_merged(const ikp_capture *const *caps, uint32_t n, 
         }
         ikp__puts(&o, "\"ikp_time_base_ns\":\"");
         ikp__put_u64(&o, to.time_base_ns);
+        if (offset) {
+            ikp__puts(&o, "\",\"ikp_ts_offset_ns\":\"");
+            ikp__put_u64(&o, offset);
+        }
         ikp__puts(&o, "\",\"ikp_merged\":\"");
         ikp__put_u64(&o, n);
         ikp__puts(&o, " captures\"");
@@ -8220,9 +8254,27 @@ static void ikp__diff_text_span(ikp__out *o, const ikp_diff *d)
     ikp__put_prob(o, d->span.test.p_value);
     ikp__puts(o, ")\nverdict   ");
     ikp__puts(o, ikp_verdict_name(d->verdict));
-    ikp__puts(o, " (a change counts when the rank test's p < ");
+    ikp__puts(o, " (the span; a change counts when the rank test's p < ");
     ikp__put_diff_rule(o, d, " and the median moved by at least ");
-    ikp__puts(o, ")\n");
+    ikp__puts(o, ")\nevents    ");
+    { /* the events' verdicts in one line: slower ones, then faster ones */
+        int v, any = 0;
+        for (v = IKP_VERDICT_SLOWER; v >= IKP_VERDICT_FASTER; v--) {
+            int first = 1;
+            for (i = 0; i < d->num_events; i++) {
+                const ikp_diff_event *e = &d->events[i];
+                if ((int)e->test.verdict != v) continue;
+                ikp__puts(o, first ? (any ? "; " : "") : ", ");
+                if (first) { ikp__puts(o, ikp_verdict_name((ikp_verdict)v)); ikp__puts(o, ": "); }
+                ikp__put_text_name(o, e->name, 0);
+                ikp__puts(o, " ");
+                ikp__put_pct(o, e->test.p50_change, 0);
+                first = 0;
+                any = 1;
+            }
+        }
+        ikp__puts(o, any ? "\n" : "none slower or faster\n");
+    }
     if (ikp_diff_incomplete(d, 0, t, sizeof t)) {
         ikp__puts(o, "warning   the new capture is incomplete: ");
         ikp__puts(o, t);

@@ -69,7 +69,9 @@ int main(int argc, char **argv)
 {
     int dev = 0, sms = 0;
     CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-    const int blocks = sms * 2, tiles = 64;
+    // IKP_EXAMPLE_TILES: fewer tiles a block (the shipped captures: 16)
+    const char *tiles_env = getenv("IKP_EXAMPLE_TILES");
+    const int blocks = sms * 2, tiles = tiles_env && atoi(tiles_env) > 0 && atoi(tiles_env) <= 64 ? atoi(tiles_env) : 64;
     const size_t n = (size_t)blocks * tiles * TILE;
     const char *out = argc > 1 ? argv[1] : "warp_specialized";
     std::vector<float> hin(n), hout(blocks * 96);

@@ -358,6 +358,7 @@ static void test_diff_finds_change(void)
         CHECK_EQ(d->span.base_blocks.count, 64);
         CHECK_EQ(ikp_diff_write_text(d, mem_write, &m, NULL), IKP_OK);
         CHECK(m.p && strstr(m.p, "slower (p=") && strstr(m.p, "verdict   slower"));
+        CHECK(m.p && strstr(m.p, "\nevents    slower: mma +") && !strstr(m.p, "load +")); /* the events summed up */
         free(m.p);
     }
     ikp_diff_free(d);

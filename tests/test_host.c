@@ -282,16 +282,32 @@ static void test_host_clock(void)
         CHECK_EQ(ikp_capture_clock(cap, &got), 2);
         CHECK(got && got[0].gpu_ns < got[1].gpu_ns); /* sorted */
     }
-    { /* the trace on host time: every ts moves by the base, exactly */
+    { /* the trace on host time: every ts moves by the base, exactly; past
+         2^53 ns (where a double stops holding whole ns) the JSON's ts are
+         less the base's whole seconds, stated as ikp_ts_offset_ns */
         membuf m = {0, 0, 0};
         ikp_trace_options o;
-        char want[64];
+        char want[96];
+        const long long off = h - h % 1000000000, rel = h - off;
         memset(&o, 0, sizeof o);
         o.time_base_ns = (uint64_t)h;
         o.time_note = "host \"time\"";
+        CHECK(h > (1ll << 53));
         CHECK_EQ(ikp_write_chrome(cap, &o, mem_write, &m, &e), IKP_OK);
-        snprintf(want, sizeof want, "\"ts\":%lld.%03lld,\"dur\":2.000", (long long)(h / 1000), (long long)(h % 1000));
+        snprintf(want, sizeof want, "\"ts\":%lld.%03lld,\"dur\":2.000", rel / 1000, rel % 1000);
         CHECK(m.p && strstr(m.p, want) != NULL);
+        snprintf(want, sizeof want, "\"ikp_ts_offset_ns\":\"%lld\"", off);
+        CHECK(m.p && strstr(m.p, want) != NULL);
+        free(m.p);
+        m.p = NULL; m.n = m.cap = 0;
+        o.time_base_ns = (uint64_t)rel; /* below 2^53: as given, no offset */
+        CHECK_EQ(ikp_write_chrome(cap, &o, mem_write, &m, &e), IKP_OK);
+        snprintf(want, sizeof want, "\"ts\":%lld.%03lld,\"dur\":2.000", rel / 1000, rel % 1000);
+        CHECK(m.p && strstr(m.p, want) != NULL && strstr(m.p, "ikp_ts_offset_ns") == NULL);
+        free(m.p);
+        m.p = NULL; m.n = m.cap = 0;
+        o.time_base_ns = (uint64_t)h;
+        CHECK_EQ(ikp_write_chrome(cap, &o, mem_write, &m, &e), IKP_OK);
         CHECK(m.p && strstr(m.p, "\"otherData\":{\"ikp_time\":\"host \\\"time\\\"\"") != NULL);
         free(m.p);
         { /* a note longer than a name is refused by both writers (none written) */

@@ -3,6 +3,7 @@
 parser (no NaN/Infinity, no duplicate keys, no control bytes, valid UTF-8),
 Chrome traces are checked for proper nesting per (pid, tid), and bad input
 must give a non-zero exit, one error line, and no output file."""
+import json
 import os
 import signal
 import struct
@@ -342,6 +343,81 @@ def npy_files(tmp, bare):
     check(rc == 1 and b"zip archive" in se, "an .npz says what it is (%r)" % se)
 
 
+def host_time_and_torch(tmp):
+    """--time host keeps every ns in JSON (an offset stated beside), --into
+    lays a capture into a torch.profiler trace, and usage errors are one line.
+    The torch trace is written here in Kineto's layout (a real one, on a GPU:
+    tests/gpu/torch_merge.py)."""
+    cap = os.path.join(ROOT, "examples", "data", "launch1.ikp")
+    rc, so, se = run("info", cap)
+    import re
+    m = re.search(rb"time 0 = CLOCK_REALTIME (\d+) ns \+- (\d+) ns", so)
+    if not check(rc == 0 and m is not None, "the shipped launch has host time: %s" % so[-300:]):
+        return
+    zero = int(m.group(1))
+    out = os.path.join(tmp, "host.json")
+    rc, so, se = run("trace", cap, "--time", "host", "-o", out)
+    d = strict_json(open(out, "rb").read()) if rc == 0 else {}
+    off = int(d.get("otherData", {}).get("ikp_ts_offset_ns", "0"))
+    xs = [e for e in d.get("traceEvents", []) if e.get("ph") == "X"]
+    check(rc == 0 and off == zero - zero % 1000000000, "--time host: ikp_ts_offset_ns is time 0's whole seconds")
+    check(xs and min(round(e["ts"] * 1000) for e in xs) + off == zero,
+          "--time host: offset + ts x 1000 gives time 0 exactly, read as doubles")
+    check(xs and max(e["ts"] for e in xs) < 1e7, "--time host: ts small enough for a double to hold every ns")
+    # a trace in Kineto's layout: ts in us after baseTimeNanoseconds
+    base = zero - 3600 * 10 ** 9
+    kernel_ts = (zero - base) / 1000.0
+    torch = {"schemaVersion": 1, "deviceProperties": [{"id": 0}], "displayTimeUnit": "ms",
+             "baseTimeNanoseconds": base,
+             "traceEvents": [{"ph": "X", "cat": "kernel", "name": "pipeline", "pid": 0, "tid": 7,
+                              "ts": kernel_ts, "dur": 20.0, "args": {"device": 0}},
+                             {"ph": "X", "cat": "cpu_op", "name": "aten::mul", "pid": 4242, "tid": 4242,
+                              "ts": kernel_ts - 50, "dur": 5.0}],
+             "traceName": "t.json"}
+    tp = os.path.join(tmp, "torch.json")
+    with open(tp, "w") as f:
+        json.dump(torch, f, indent=1)
+    mo = os.path.join(tmp, "merged.json")
+    rc, so, se = run("trace", cap, "--into", tp, "-o", mo)
+    check(rc == 0 and b"laid in on its time axis" in se, "--into: exit 0 (%s)" % se.decode(errors="replace").strip())
+    if rc == 0:
+        md = strict_json(open(mo, "rb").read())
+        mine = md["traceEvents"][2:]
+        mx = [e for e in mine if e.get("ph") == "X"]
+        check({k: md[k] for k in torch if k != "traceEvents"} == {k: torch[k] for k in torch if k != "traceEvents"}
+              and md["traceEvents"][:2] == torch["traceEvents"], "--into: the torch trace kept whole")
+        check(mx and abs(min(e["ts"] for e in mx) - kernel_ts) < 0.0015, "--into: the capture's time 0 at its host time")
+        check(all(e["pid"] >= 1 << 30 for e in mine), "--into: IKP's pids from 2^30")
+    with open(os.path.join(tmp, "empty-events.json"), "w") as f:
+        json.dump({"baseTimeNanoseconds": base, "traceEvents": []}, f)
+    rc, so, se = run("trace", cap, "--into", os.path.join(tmp, "empty-events.json"), "-o", mo)
+    check(rc == 0 and strict_json(open(mo, "rb").read())["traceEvents"], "--into an empty traceEvents: valid JSON")
+    for body, why in ((b'{"traceEvents": []}', b"no baseTimeNanoseconds"),
+                      (b'{"baseTimeNanoseconds": 5, "traceEvents": [', b"malformed JSON"),
+                      (b'[1, 2]', b"not a JSON object"),
+                      (b'{"baseTimeNanoseconds": 1.5e18, "traceEvents": []}', b"not a whole number")):
+        bad = os.path.join(tmp, "bad-torch.json")
+        with open(bad, "wb") as f:
+            f.write(body)
+        rc, so, se = run("trace", cap, "--into", bad, "-o", mo)
+        check(rc == 1 and why in se and se.count(b"\n") == 1, "--into %r: exit 1, %r (%r)" % (body[:30], why, se))
+    rc, so, se = run("trace", SAMPLE, "--into", tp, "-o", mo)
+    check(rc == 1 and b"needs host time" in se, "--into a capture without clock readings: exit 1, says why")
+    rc, so, se = run("trace", cap, "--into", tp, "-o", os.path.join(tmp, "m.pftrace"))
+    check(rc == 2 and b"Chrome JSON" in se, "--into with a Perfetto output: usage error")
+    # usage errors: one line and where the help is; help on request
+    for args, want in ((("trace", cap, "--names"), b"no value after '--names'"),
+                       (("trace", cap, "-o"), b"no value after '-o'"),
+                       (("diff", cap, cap, "--threshold"), b"no value after '--threshold'"),
+                       (("trace", cap, "--nope"), b"unexpected argument '--nope'")):
+        rc, so, se = run(*args)
+        check(rc == 2 and want in se and se.count(b"\n") == 2 and b"--help" in se,
+              "%s: exit 2, one line and the help's place (%r)" % (" ".join(args[2:]), se))
+    for args in (("trace", "--help"), ("--help",), ("help",), ("report", "-h")):
+        rc, so, se = run(*args)
+        check(rc == 0 and b"usage: ikp trace" in so and b"--into" in so, "ikp %s: the help on stdout" % " ".join(args))
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="ikp-tool-")
     out = os.path.join(tmp, "t.json")
@@ -440,6 +516,7 @@ def main():
     rc, so, se = run("trace", bare, "-o", out, "--by", "sm")
     check(rc == 1 and b"SM ids" in se, "--by sm on a format without SM ids is an error")
     name_lists(tmp, bare, bare2, names_file)
+    host_time_and_torch(tmp)
 
     # bad input: non-zero exit, one line naming the problem, no output left behind
     good = open(out, "rb").read()

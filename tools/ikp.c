@@ -16,8 +16,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+/* after a usage error: one line, then where the help is */
+static const char *see_help = "(ikp --help lists every command and option)\n";
 static const char *usage =
-    "usage: ikp trace   IN [-o OUT.json|OUT.pftrace | -o -] [options] [trace options]\n"
+    "usage: ikp trace   IN [-o OUT.json|OUT.pftrace | -o -] [--into TRACE.json] [options] [trace options]\n"
     "       ikp summary IN [options] [--json]\n"
     "       ikp info    IN [IN2 ...] [options]\n"
     "       ikp merge   IN IN2 [...] [-o OUT.json|OUT.pftrace | -o -] [--raw] [--labels a,b,...]\n"
@@ -35,6 +37,9 @@ static const char *usage =
     "         --timer-unit T                  peer formats: one timer tick, e.g. 10ns (AMD\n"
     "                                         triton-dist captures), 1ns (the default), 500ps\n"
     "         --keep-after-finalize           tirx: also show records after a lane's finalize\n"
+    ;
+/* the rest of the help (one C99 string holds at most 4095 bytes) */
+static const char *usage_more =
     "trace options:\n"
     "         --by block|sm                   a process per block (default) or per SM\n"
     "         --output-format json|perfetto   the trace's format (default: from the name of OUT:\n"
@@ -45,6 +50,9 @@ static const char *usage =
     "         --counter EVENT[,EVENT...]      per block, a counter of EVENT regions in flight\n"
     "         --time capture|host             times from the capture's start (default), or host\n"
     "                                         CLOCK_REALTIME ns (captures with clock readings)\n"
+    "         --into TRACE.json               the capture laid into a torch.profiler (Kineto)\n"
+    "                                         trace of the same run: OUT is TRACE with the\n"
+    "                                         lanes added on its time axis (host time)\n"
     "diff: per event, both captures' figures and a verdict (same, faster, slower): a\n"
     "      change counts when a rank test finds it beyond noise and the median moved\n"
     "      by at least --threshold PCT percent (default 2) and --min-change NS ns\n"
@@ -467,6 +475,19 @@ static int print_stats_text(const ikp_stats *st, int info_only, const char *in)
     return r == IKP_OK ? 0 : fail(in, &e);
 }
 
+/* 1 if option a takes a value (it is an error to end the line with it) */
+static int takes_value(const char *a)
+{
+    static const char *const with_value[] = {"-o", "--names", "--groups", "--format", "--units", "--timer-unit",
+                                             "--by", "--output-format", "--time", "--flow", "--counter", "--into",
+                                             "--threshold", "--fail-if-slower", "--min-change", "--svg", "--base",
+                                             "--wait", "--device", "--sms", "--labels", "--align"};
+    size_t k;
+    for (k = 0; k < sizeof with_value / sizeof with_value[0]; k++)
+        if (!strcmp(a, with_value[k])) return 1;
+    return 0;
+}
+
 /* -o OUT: 1 if argv[*i] is it (*rc 2 for an empty name), else 0 */
 static int output_option(int argc, char **argv, int *i, const char **out, int *rc)
 {
@@ -555,10 +576,10 @@ static int parse_merge(int argc, char **argv, int info, merge_args *m)
         else if (!strcmp(a, "--raw")) m->mo.raw = 1;
         else if (!strcmp(a, "--align") && has) rc = parse_align(argv[++i], m);
         else if (a[0] != '-') m->files[m->n++] = a;
-        else { fprintf(stderr, "ikp: error: unexpected argument '%s'\n%s", a, usage); rc = 2; }
+        else { fprintf(stderr, "ikp: error: %s '%s'\n%s", takes_value(a) ? "no value after" : "unexpected argument", a, see_help); rc = 2; }
     }
     if (rc == 0 && m->n < 2 && !info) {
-        fprintf(stderr, "ikp: error: merge needs at least two captures\n%s", usage);
+        fprintf(stderr, "ikp: error: merge needs at least two captures\n%s", see_help);
         rc = 2;
     }
     if (rc == 0 && m->start_ns && m->mo.align_start != (int)m->n + 1) {
@@ -688,7 +709,7 @@ static int cmd_merge(int argc, char **argv, int info)
 /* What `ikp trace|summary|info|diff|report` were asked. */
 typedef struct args {
     const char *cmd, *in, *in2, *out, *flow_arg, *counter_arg;
-    const char *svg_arg, *base_arg, *wait_arg, *device;
+    const char *svg_arg, *base_arg, *wait_arg, *device, *into_arg;
     ikp_name_list names, groups;
     ikp_decode_options opt;
     ikp_trace_options copt;
@@ -699,6 +720,7 @@ typedef struct args {
     int json, is_trace, is_report, is_diff;
     double fail_pct; /* --fail-if-slower; -1: none */
 } args;
+static void trace_notes(const args *g, const ikp_capture_info *ci, const ikp_trace_stats *tst);
 
 /* The decode options every command takes: --names, --groups, --format,
    --units, --timer-unit, --keep-after-finalize. 1 if argv[*i] is one
@@ -742,6 +764,7 @@ static int command_option(args *g, int argc, char **argv, int *i, int *rc)
     if (g->is_trace && layout_option(argc, argv, i, &g->copt, &g->out_format, &g->host_time, rc)) return 1;
     if (!strcmp(a, "--flow") && has && g->is_trace) g->flow_arg = argv[++*i];
     else if (!strcmp(a, "--counter") && has && g->is_trace) g->counter_arg = argv[++*i];
+    else if (!strcmp(a, "--into") && has && g->is_trace) g->into_arg = argv[++*i];
     else if (!strcmp(a, "--json") && (!strcmp(g->cmd, "summary") || g->is_diff)) g->json = 1;
     else if ((!strcmp(a, "--threshold") || !strcmp(a, "--fail-if-slower")) && has && g->is_diff) {
         double v = parse_pct(argv[++*i]);
@@ -785,11 +808,11 @@ static int parse_args(int argc, char **argv, args *g)
             continue;
         if (a[0] != '-' && !g->in) g->in = a;
         else if (a[0] != '-' && !g->in2 && g->is_diff) g->in2 = a;
-        else { fprintf(stderr, "ikp: error: unexpected argument '%s'\n%s", a, usage); rc = 2; }
+        else { fprintf(stderr, "ikp: error: %s '%s'\n%s", takes_value(a) ? "no value after" : "unexpected argument", a, see_help); rc = 2; }
     }
     if (rc) return rc;
     if (!g->in || (g->is_diff && !g->in2)) {
-        fprintf(stderr, "ikp: error: %s\n%s", g->is_diff ? "diff needs two input files: BASE NEW" : "no input file", usage);
+        fprintf(stderr, "ikp: error: %s\n%s", g->is_diff ? "diff needs two input files: BASE NEW" : "no input file", see_help);
         return 2;
     }
     if (g->is_trace && !g->out) g->out = "trace.json";
@@ -879,6 +902,194 @@ static char *relative_link(const char *report, const char *picture)
     free(a);
     free(b);
     return out;
+}
+
+/* ---- --into: a torch.profiler (Kineto) Chrome trace with the capture laid in.
+   Only what is needed is read from it: the top-level "baseTimeNanoseconds"
+   (its ts are us after that many ns of CLOCK_REALTIME) and where its
+   top-level "traceEvents" array ends; the rest is copied as it is. */
+static const char *json_ws(const char *p, const char *e)
+{
+    while (p < e && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')) p++;
+    return p;
+}
+/* past the JSON value at p (NULL if malformed or deeper than 256) */
+static const char *json_skip(const char *p, const char *e)
+{
+    int depth = 0;
+    char stack[256];
+    do {
+        p = json_ws(p, e);
+        if (p >= e) return NULL;
+        if (*p == '"') {
+            for (p++; p < e && *p != '"'; p++)
+                if (*p == '\\') p++;
+            if (p >= e) return NULL;
+            p++;
+        } else if (*p == '{' || *p == '[') {
+            if (depth == (int)sizeof stack) return NULL;
+            stack[depth++] = *p == '{' ? '}' : ']';
+            p = json_ws(p + 1, e);
+            if (p < e && *p == stack[depth - 1]) { depth--; p++; }
+            else continue; /* its first member or element */
+        } else if (*p == '}' || *p == ']' || *p == ',' || *p == ':') return NULL;
+        else while (p < e && !strchr(",:]} \t\r\n", *p)) p++; /* a number or a literal */
+        for (;;) { /* after a value: the next member or element, or closes */
+            p = json_ws(p, e);
+            if (!depth) return p;
+            if (p < e && *p == ':' && stack[depth - 1] == '}') { p++; break; }
+            if (p < e && *p == ',') { p++; break; }
+            if (p < e && *p == stack[depth - 1]) { depth--; p++; continue; }
+            return NULL;
+        }
+    } while (depth);
+    return p;
+}
+/* base: baseTimeNanoseconds; *close: the ']' ending traceEvents, *empty if
+   it holds nothing. 0 ok, else a message in why */
+static int torch_scan(const char *t, size_t n, uint64_t *base, const char **close, int *empty, const char **why)
+{
+    const char *p = json_ws(t, t + n), *e = t + n;
+    int have_base = 0;
+    *close = NULL;
+    if (p >= e || *p != '{') { *why = "not a JSON object"; return 1; }
+    p = json_ws(p + 1, e);
+    while (p < e && *p == '"') {
+        const char *k = p + 1, *v, *ve;
+        size_t kl;
+        if (!(p = json_skip(p, e)) || p >= e || *p != ':') { *why = "malformed JSON"; return 1; }
+        kl = (size_t)(p - k) - 1; /* the key, less its quotes */
+        v = json_ws(p + 1, e);
+        if (!(ve = json_skip(v, e))) { *why = "malformed JSON"; return 1; }
+        if (kl == 19 && !memcmp(k, "baseTimeNanoseconds", 19)) {
+            char num[32];
+            size_t m = 0;
+            while (v + m < ve && m < sizeof num - 1 && v[m] >= '0' && v[m] <= '9') { num[m] = v[m]; m++; }
+            num[m] = 0;
+            while (ve > v && strchr(" \t\r\n", ve[-1])) ve--; /* the value ends at its last digit */
+            if (!m || m > 19 || v + m != ve) { *why = "its baseTimeNanoseconds is not a whole number of ns"; return 1; }
+            *base = strtoull(num, NULL, 10);
+            have_base = 1;
+        } else if (kl == 11 && !memcmp(k, "traceEvents", 11)) {
+            const char *q = ve;
+            if (*v != '[') { *why = "its traceEvents is not an array"; return 1; }
+            while (q > v && *q != ']') q--;
+            *close = q;
+            *empty = json_ws(v + 1, e) == q;
+        }
+        p = json_ws(ve, e);
+        if (p < e && *p == ',') p = json_ws(p + 1, e);
+    }
+    if (p >= e || *p != '}') { *why = "malformed JSON"; return 1; }
+    if (!have_base) { *why = "it has no baseTimeNanoseconds (not a torch.profiler trace?)"; return 1; }
+    if (!*close) { *why = "it has no traceEvents array"; return 1; }
+    return 0;
+}
+
+typedef struct membuf_ { char *p; size_t n, cap; } membuf_;
+static int mem_writer(void *u, const void *d, size_t n)
+{
+    membuf_ *m = (membuf_ *)u;
+    if (m->n + n > m->cap) {
+        size_t c = m->cap ? m->cap : 1 << 16;
+        char *q;
+        while (c < m->n + n) c *= 2;
+        if (!(q = (char *)realloc(m->p, c))) return 1;
+        m->p = q;
+        m->cap = c;
+    }
+    memcpy(m->p + m->n, d, n);
+    m->n += n;
+    return 0;
+}
+
+typedef struct into_job {
+    const char *torch, *close; /* the torch trace, and where its traceEvents end */
+    size_t torch_n;
+    int empty;
+    const char *events;        /* IKP's events: the inside of its traceEvents array */
+    size_t events_n;
+} into_job;
+static ikp_result into_body(const void *ctx, ikp_write_fn fn, void *user, ikp_error *e)
+{
+    const into_job *j = (const into_job *)ctx;
+    size_t head = (size_t)(j->close - j->torch);
+    if (fn(user, j->torch, head) || (!j->empty && j->events_n && fn(user, ",", 1)) ||
+        fn(user, j->events, j->events_n) || fn(user, j->close, j->torch_n - head)) {
+        if (e) snprintf(e->message, sizeof e->message, "writing the trace failed");
+        return IKP_ERR_WRITE;
+    }
+    return IKP_OK;
+}
+
+/* ikp trace IN --into TORCH.json -o OUT */
+static int trace_into(args *g, const ikp_capture *cap)
+{
+    const ikp_capture_info *ci = ikp_capture_get_info(cap);
+    membuf_ torch = {0, 0, 0}, ikp = {0, 0, 0};
+    ikp_trace_stats tst;
+    into_job job;
+    uint64_t base = 0;
+    const char *why = NULL, *end;
+    char note[320];
+    ikp_error e;
+    int rc = 1;
+    FILE *f = fopen(g->into_arg, "rb");
+    if (!f) {
+        fprintf(stderr, "ikp: error: --into %s: %s\n", g->into_arg, strerror(errno));
+        return 1;
+    }
+    for (;;) { /* the whole file */
+        char b[65536];
+        size_t k = fread(b, 1, sizeof b, f);
+        if (k && mem_writer(&torch, b, k)) { fclose(f); fprintf(stderr, "ikp: error: out of memory\n"); goto done; }
+        if (k < sizeof b) break;
+    }
+    if (ferror(f)) { fclose(f); fprintf(stderr, "ikp: error: --into %s: %s\n", g->into_arg, strerror(errno)); goto done; }
+    fclose(f);
+    if (torch_scan(torch.p ? torch.p : "", torch.n, &base, &job.close, &job.empty, &why)) {
+        fprintf(stderr, "ikp: error: --into %s: %s\n", g->into_arg, why);
+        goto done;
+    }
+    if (!ci->host_time_known) {
+        int64_t hz;
+        ikp_capture_host_zero(cap, &hz, NULL, &e);
+        fprintf(stderr, "ikp: error: --into needs host time: %s: %s\n", g->in, e.message);
+        goto done;
+    }
+    if (ci->host_zero_ns < 0 || (uint64_t)ci->host_zero_ns < base) {
+        fprintf(stderr, "ikp: error: --into %s: the capture's time 0 (%lld ns) is before the trace's "
+                "baseTimeNanoseconds (%llu): not the same run?\n", g->into_arg, (long long)ci->host_zero_ns,
+                (unsigned long long)base);
+        goto done;
+    }
+    snprintf(note, sizeof note, "IKP: times are host CLOCK_REALTIME ns less the torch.profiler trace's "
+             "baseTimeNanoseconds %llu; time 0 of the capture is %lld ns +- %u ns", (unsigned long long)base,
+             (long long)ci->host_zero_ns, ci->host_zero_uncertainty_ns);
+    g->copt.time_base_ns = (uint64_t)ci->host_zero_ns - base;
+    g->copt.time_note = note;
+    g->copt.pid_base = (uint64_t)1 << 30; /* never one of the trace's pids (process ids, devices) */
+    if (ikp_write_chrome(cap, &g->copt, mem_writer, &ikp, &e) != IKP_OK) { rc = fail(g->in, &e); goto done; }
+    /* IKP's own JSON: {"traceEvents":[ ... \n],"displayTimeUnit":... */
+    end = ikp.p ? strstr(ikp.p, "\n],\"displayTimeUnit\"") : NULL;
+    if (!end || ikp.n < 16 || memcmp(ikp.p, "{\"traceEvents\":[", 16)) {
+        fprintf(stderr, "ikp: error: internal: unexpected trace layout\n");
+        goto done;
+    }
+    job.torch = torch.p;
+    job.torch_n = torch.n;
+    job.events = ikp.p + 16;
+    job.events_n = (size_t)(end - job.events);
+    if ((rc = write_out(g->out, into_body, &job, "trace"))) goto done;
+    fprintf(stderr, "ikp: wrote %s (%s with a %s capture's %u active lanes laid in on its time axis, +- %u ns)\n",
+            strcmp(g->out, "-") ? g->out : "standard output", g->into_arg, ikp_format_name(ci->format),
+            ci->active_lanes, ci->host_zero_uncertainty_ns);
+    tst = *g->copt.stats;
+    trace_notes(g, ci, &tst);
+done:
+    free(torch.p);
+    free(ikp.p);
+    return rc;
 }
 
 /* ikp report IN [--base BASE] */
@@ -991,6 +1202,14 @@ static int cmd_trace(args *g, const ikp_capture *cap)
     g->copt.counters = counter_ids;
     g->copt.num_counters = ncounter;
     g->copt.stats = &tst;
+    if (g->into_arg) {
+        if (g->out_format || g->host_time) {
+            fprintf(stderr, "ikp: error: --into writes a Chrome JSON trace on the torch trace's time axis: "
+                    "leave out %s\n", g->out_format ? "the Perfetto output" : "--time");
+            rc = 2;
+        } else rc = trace_into(g, cap);
+        goto done;
+    }
     if (g->host_time) {
         if (!ci->host_time_known) {
             int64_t hz;
@@ -1066,7 +1285,7 @@ static int cmd_check_sass(int argc, char **argv)
         } else
             in = argv[i];
     }
-    if (!in) { fprintf(stderr, "ikp: error: check-sass needs a file (a binary, a SASS listing, or - )\n%s", usage); rc = 2; goto done; }
+    if (!in) { fprintf(stderr, "ikp: error: check-sass needs a file (a binary, a SASS listing, or - )\n%s", see_help); rc = 2; goto done; }
     if (!strcmp(in, "-")) f = stdin;
     else if (!(f = fopen(in, "rb"))) {
         fprintf(stderr, "ikp: error: %s: cannot open: %s\n", in, strerror(errno));
@@ -1142,10 +1361,17 @@ int main(int argc, char **argv)
     args g;
     int rc, i;
 
-    if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+    if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
         fputs(usage, argc < 2 ? stderr : stdout);
+        fputs(usage_more, argc < 2 ? stderr : stdout);
         return argc < 2 ? 2 : 0;
     }
+    for (i = 2; i < argc; i++) /* ikp COMMAND --help */
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            fputs(usage, stdout);
+            fputs(usage_more, stdout);
+            return 0;
+        }
     if (!strcmp(argv[1], "--version")) { printf("ikp %s\n", IKP_VERSION_STRING); return 0; }
     if (!strcmp(argv[1], "merge")) return cmd_merge(argc, argv, 0);
     if (!strcmp(argv[1], "check-sass")) return cmd_check_sass(argc, argv);
@@ -1163,7 +1389,7 @@ int main(int argc, char **argv)
     g.fail_pct = -1;
     if (strcmp(g.cmd, "trace") && strcmp(g.cmd, "summary") && strcmp(g.cmd, "info") && strcmp(g.cmd, "diff") &&
         strcmp(g.cmd, "report")) {
-        fprintf(stderr, "ikp: error: unknown command '%s'\n%s", g.cmd, usage);
+        fprintf(stderr, "ikp: error: unknown command '%s'\n%s", g.cmd, see_help);
         return 2;
     }
     if ((rc = parse_args(argc, argv, &g))) goto done;
