@@ -62,6 +62,10 @@ $(B)/test_cuda_asan: $(CUDA_TEST_DEPS) | $(B)
 $(B)/test_cuda_cc: $(CUDA_TEST_DEPS) | $(B)
 	$(CC) $(WARN) $(SAN) -DIKP_CUDA -I$(CUDA)/include -o $@ tests/test_cuda.c tests/fake_cuda.c -lpthread
 
+# The host side of a production build (-DIKP_ENABLE=0), against the fake
+$(B)/test_disabled: tests/test_disabled.c tests/fake_cuda.c tests/fake_cuda.h tests/check.h ikp.h | $(B)
+	$(CC) $(WARN) $(SAN) -DIKP_CUDA -DIKP_ENABLE=0 -I$(CUDA)/include -o $@ tests/test_disabled.c tests/fake_cuda.c -lpthread
+
 $(B)/bench_host: bench/bench_host.c tests/encoder.h ikp.h | $(B)
 	$(CC) $(WARN) -O2 -g -o $@ bench/bench_host.c
 
@@ -128,7 +132,7 @@ GEMM_HDRS = $(EX_HDRS) examples/gemm_kernel.cuh examples/gemm_common.h
 ACC_SRCS  = tests/gpu/test_accuracy.cu tests/gpu/accuracy_gt.cu tests/gpu/accuracy_staged.cu \
             tests/gpu/accuracy_now.cu tests/gpu/accuracy_auto.cu
 DEV_TESTS = test_device test_accuracy test_trap test_multi
-EXAMPLES  = minimal warp_specialized persistent peer_ring gemm
+EXAMPLES  = minimal warp_specialized persistent peer_ring gemm harness
 GEMM_VARIANTS = $(foreach v,0 1 2 3 4 5 6 7,$(B)/gemm_v$(v).o)
 # make bench-gpu's events programs: bench/events.cu built four ways, against the
 # current headers and against the previous release's (bench/prev)
@@ -144,7 +148,7 @@ DEVICE_BINS = $(addprefix $(B)/,$(EXAMPLES) $(DEV_TESTS) overhead gemm_bench lib
 
 $(B)/minimal: examples/minimal.cu $(DEV_HDRS) | $(B)
 	$(NVCC) $(NVFLAGS) $(SM90) -o $@ $<
-$(B)/warp_specialized $(B)/persistent: $(B)/%: examples/%.cu $(EX_HDRS) | $(B)
+$(B)/warp_specialized $(B)/persistent $(B)/harness: $(B)/%: examples/%.cu $(EX_HDRS) | $(B)
 	$(NVCC) $(NVFLAGS) $(SM90) -o $@ $<
 $(B)/peer_ring: examples/peer_ring.cu examples/peer_ring.cuh $(EX_HDRS) | $(B)
 	$(NVCC) $(NVFLAGS) $(SM90) -o $@ $<
@@ -236,6 +240,7 @@ HOST_TESTS = "sh tests/compile_checks.sh" \
              "$(B)/test_cuda $(B)/test-out" \
              "ASAN_OPTIONS=detect_leaks=1 $(B)/test_cuda_asan $(B)/test-out" \
              "ASAN_OPTIONS=detect_leaks=1 $(B)/test_cuda_cc $(B)/test-out" \
+             "ASAN_OPTIONS=detect_leaks=1 $(B)/test_disabled $(B)/test-out" \
              "$(B)/test_merge" \
              "ASAN_OPTIONS=detect_leaks=1 $(B)/test_merge_asan" \
              "PYTHONPATH=$(PYDEPS) $(PYTHON) tests/test_perfetto.py" \
@@ -260,7 +265,7 @@ deps: check-tools $(PYDEPS_STAMP) $(B)/.rsvg-convert $(B)/locale/de_DE.UTF-8 $(B
 
 test: deps $(B)/make_peers $(B)/ikp $(B)/ikp-asan $(B)/test_host $(B)/test_host_asan $(B)/test_peers $(B)/test_peers_asan $(B)/test_nvrtc $(B)/tools/nvdisasm $(B)/tools/cuobjdump $(FUZZ_BINS) $(B)/test_threads \
       $(B)/test_analysis $(B)/test_analysis_asan $(B)/test_merge $(B)/test_merge_asan \
-      $(B)/test_cuda $(B)/test_cuda_asan $(B)/test_cuda_cc $(PYDEPS_STAMP) $(B)/locale/de_DE.UTF-8 $(B)/.rsvg-convert \
+      $(B)/test_cuda $(B)/test_cuda_asan $(B)/test_cuda_cc $(B)/test_disabled $(PYDEPS_STAMP) $(B)/locale/de_DE.UTF-8 $(B)/.rsvg-convert \
       $(DEVICE_BINS)
 	@mkdir -p $(B)/test-out && sh tests/run_all.sh $(HOST_TESTS)
 

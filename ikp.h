@@ -1038,6 +1038,17 @@ IKP_DEF ikp_result ikp_buffer_header(uint64_t *header8, uint32_t lanes, uint32_t
                                      uint32_t clock_khz, ikp_error *err);
 
 #if IKP_HAS_CUDA
+/* With -DIKP_ENABLE=0 (the production build of the kernels, given on the
+   command line so that it reaches this file too) the helpers below take
+   and record nothing: create leaves device NULL (the kernels' macros are
+   gone, and a NULL buffer is what a recording kernel ignores), reset and
+   download do nothing, dump writes no file and says so on its summary
+   stream, destroy frees nothing. The same host code builds both ways. */
+#if defined(IKP_ENABLE) && !IKP_ENABLE
+#define IKP__CUDA_OFF 1
+#else
+#define IKP__CUDA_OFF 0
+#endif
 typedef struct ikp_cuda_buffer {
     uint64_t *device;          /* pass to the kernel as its uint64_t* parameter */
     size_t num_words;
@@ -6786,7 +6797,9 @@ static void ikp__put_info_text(ikp__out *o, const ikp_stats *st)
         snprintf(t, sizeof t, "host time   %u readings of the GPU clock, but the %s format does not give the GPU's time\n",
                  in->clock_syncs, ikp_format_name(in->format));
         ikp__puts(o, t);
-    }
+    } else
+        ikp__puts(o, "host time   not known: the capture holds no reading of the GPU clock against the host's "
+                     "(ikp_cuda_dump takes them); host time and merges by clock need one\n");
     if (in->detect_records) {
         ikp_format f = in->format, g;
         int unanimous = in->detect_fit[f] == in->detect_records;
@@ -9774,6 +9787,11 @@ IKP_DEF ikp_result ikp_cuda_buffer_create(ikp_cuda_buffer *buf, uint32_t lanes, 
     if (!buf || lanes == 0 || n == 0)
         return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "bad buffer size %u lanes x %u records", lanes, capacity);
     memset(buf, 0, sizeof *buf);
+    if (IKP__CUDA_OFF) { /* IKP_ENABLE=0: nothing to record into */
+        buf->lanes = lanes;
+        buf->capacity = capacity;
+        return IKP_OK;
+    }
     if (cudaGetDevice(&dev) == cudaSuccess &&
         cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, dev) != cudaSuccess)
         khz = 0;
@@ -9815,6 +9833,7 @@ IKP_DEF ikp_result ikp_cuda_buffer_reset(ikp_cuda_buffer *buf, cudaStream_t stre
     uint64_t h[IKP_WIRE_HEADER_WORDS];
     cudaError_t e;
     ikp_result r;
+    if (buf && IKP__CUDA_OFF) return IKP_OK; /* IKP_ENABLE=0 */
     if (!buf || !buf->device) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL buffer");
     if ((r = ikp_buffer_header(h, buf->lanes, buf->capacity, buf->clock_khz, err)) != IKP_OK) return r;
     e = cudaMemsetAsync(buf->device, 0, buf->num_words * sizeof(uint64_t), stream);
@@ -9833,6 +9852,7 @@ IKP_DEF ikp_result ikp_cuda_buffer_download(ikp_cuda_buffer *buf, cudaStream_t s
                                             uint64_t *host, ikp_error *err)
 {
     cudaError_t e;
+    if (buf && host && IKP__CUDA_OFF) return IKP_OK; /* IKP_ENABLE=0: num_words is 0 */
     if (!buf || !buf->device || !host) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL argument");
     buf->num_sm_clock = 0;
     ikp__sample_while_running(buf, stream);
@@ -9870,6 +9890,12 @@ IKP_DEF ikp_result ikp_cuda_dump(ikp_cuda_buffer *buf, cudaStream_t stream,
     uint64_t *host;
     ikp_result r;
     if (!buf || !desc) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL argument");
+    if (IKP__CUDA_OFF) { /* IKP_ENABLE=0: no file, and a line saying why */
+        if (desc->summary) fputs("IKP: built with IKP_ENABLE=0: nothing was recorded, no trace or capture written\n",
+                                 desc->summary);
+        ikp__ok(err);
+        return IKP_OK;
+    }
     if ((r = ikp__check_allocator(&desc->decode.allocator, err)) != IKP_OK) return r;
     a = ikp__allocator(&desc->decode.allocator);
     host = (uint64_t *)ikp__alloc(&a, buf->num_words * sizeof(uint64_t));

@@ -68,6 +68,19 @@
    same macros with its writes predicated off, so macros can sit in
    warp-uniform code without branches.
 
+   IN A KERNEL YOU DID NOT WRITE
+       Early returns: IKP_INIT before them, IKP_FINALIZE on every path out
+       (a lane that returns before IKP_INIT is absent; one without
+       IKP_FINALIZE keeps its records and is counted unfinalized).
+       A NULL buffer disarms the recorder (nothing written): time benchmark
+       repeats that way and record one launch outside the timed window. A
+       launch on a buffer not reset since the last one records nothing (each
+       leader finds its lane taken: one compare-and-swap and one atomic add
+       on one header word, counted as claimed_twice).
+       With -DIKP_ENABLE=0 on the command line ikp.h's CUDA helpers take and
+       write nothing, so the host code needs no #if.
+       README.md "Instrument a kernel" and GUIDE.md "Someone else's kernel".
+
    CONFIGURATION (define before including)
        IKP_ENABLE   1 (default) records; 0 compiles every macro to nothing:
                     the kernel's machine code is identical to the kernel

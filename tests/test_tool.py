@@ -413,6 +413,18 @@ def host_time_and_torch(tmp):
         rc, so, se = run(*args)
         check(rc == 2 and want in se and se.count(b"\n") == 2 and b"--help" in se,
               "%s: exit 2, one line and the help's place (%r)" % (" ".join(args[2:]), se))
+    # standard input: one input, read as a file would be
+    for path in (SAMPLE, os.path.join(ROOT, "examples", "data", "peers", "triton-dist.npy")):
+        with open(path, "rb") as f:
+            data = f.read()
+        a = subprocess.run([IKP, "summary", path, "--json"], capture_output=True)
+        b = subprocess.run([IKP, "summary", "-", "--json"], input=data, capture_output=True)
+        check(b.returncode == 0 and a.stdout == b.stdout and a.stdout, "summary - (%s on stdin) as the file" %
+              os.path.basename(path))
+    b = subprocess.run([IKP, "diff", "-", "-"], input=b"", capture_output=True)
+    check(b.returncode == 2 and b"one input only" in b.stderr, "diff - -: usage error")
+    rc, so, se = run("info", SAMPLE)
+    check(rc == 0 and b"host time   not known" in so, "info says when a capture has no clock readings")
     for args in (("trace", "--help"), ("--help",), ("help",), ("report", "-h")):
         rc, so, se = run(*args)
         check(rc == 0 and b"usage: ikp trace" in so and b"--into" in so, "ikp %s: the help on stdout" % " ".join(args))

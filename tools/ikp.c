@@ -77,7 +77,7 @@ static const char *usage_more =
     "      --list: every region and the kernel's instructions in it. Exit status 3\n"
     "      when a region holds none.\n"
     "IN is an .ikp capture, a NumPy .npy array or a bare buffer of little-endian\n"
-    "64-bit words. -o - writes to standard output. Exit status: 0 ok, 1 bad input or\n"
+    "64-bit words; - reads one from standard input. -o - writes to standard output. Exit status: 0 ok, 1 bad input or\n"
     "a failed write, 2 bad usage, 3 (diff --fail-if-slower) slower, (check-sass) an\n"
     "empty region.\n";
 
@@ -475,6 +475,42 @@ static int print_stats_text(const ikp_stats *st, int info_only, const char *in)
     return r == IKP_OK ? 0 : fail(in, &e);
 }
 
+/* 1 if a names an input: a file, or - for standard input */
+static int is_input(const char *a) { return a[0] != '-' || !strcmp(a, "-"); }
+
+/* Opens an input: a file, or "-": standard input read whole (an .ikp
+   capture, a .npy array or bare words, as in a file). */
+static ikp_result open_input(const char *path, const ikp_decode_options *opt, ikp_capture **cap, ikp_error *e)
+{
+    char *buf = NULL;
+    size_t n = 0, cap_n = 0;
+    ikp_result r;
+    if (strcmp(path, "-")) return ikp_capture_open_path(path, opt, cap, e);
+    for (;;) {
+        size_t k;
+        if (n == cap_n) {
+            char *q = (char *)realloc(buf, cap_n = cap_n ? 2 * cap_n : 1 << 20);
+            if (!q) {
+                free(buf);
+                snprintf(e->message, sizeof e->message, "out of memory reading standard input");
+                return IKP_ERR_OUT_OF_MEMORY;
+            }
+            buf = q;
+        }
+        k = fread(buf + n, 1, cap_n - n, stdin);
+        n += k;
+        if (k == 0) break;
+    }
+    if (ferror(stdin)) {
+        free(buf);
+        snprintf(e->message, sizeof e->message, "cannot read standard input: %s", strerror(errno));
+        return IKP_ERR_IO;
+    }
+    r = ikp_capture_open_data(buf, n, opt, cap, e);
+    free(buf);
+    return r;
+}
+
 /* 1 if option a takes a value (it is an error to end the line with it) */
 static int takes_value(const char *a)
 {
@@ -575,7 +611,7 @@ static int parse_merge(int argc, char **argv, int info, merge_args *m)
         if (!strcmp(a, "--labels") && has && !info) rc = parse_names(argv[++i], "--labels", &m->labels);
         else if (!strcmp(a, "--raw")) m->mo.raw = 1;
         else if (!strcmp(a, "--align") && has) rc = parse_align(argv[++i], m);
-        else if (a[0] != '-') m->files[m->n++] = a;
+        else if (is_input(a)) m->files[m->n++] = a;
         else { fprintf(stderr, "ikp: error: %s '%s'\n%s", takes_value(a) ? "no value after" : "unexpected argument", a, see_help); rc = 2; }
     }
     if (rc == 0 && m->n < 2 && !info) {
@@ -693,7 +729,7 @@ static int cmd_merge(int argc, char **argv, int info)
     m.opt.group_names = (const char *const *)m.groups.names;
     m.opt.num_group_names = m.groups.count;
     for (k = 0; k < m.n && rc == 0; k++)
-        if (ikp_capture_open_path(m.files[k], &m.opt, &caps[k], &e) != IKP_OK) rc = fail(m.files[k], &e);
+        if (open_input(m.files[k], &m.opt, &caps[k], &e) != IKP_OK) rc = fail(m.files[k], &e);
     if (rc == 0) rc = info ? merge_info(&m, caps, al) : merge_write(&m, caps, al);
     for (k = 0; caps && k < m.n; k++) ikp_capture_free(caps[k]);
     free(caps);
@@ -806,8 +842,8 @@ static int parse_args(int argc, char **argv, args *g)
         const char *a = argv[i];
         if (decode_option(&g->opt, &g->names, &g->groups, argc, argv, &i, &rc) || command_option(g, argc, argv, &i, &rc))
             continue;
-        if (a[0] != '-' && !g->in) g->in = a;
-        else if (a[0] != '-' && !g->in2 && g->is_diff) g->in2 = a;
+        if (is_input(a) && !g->in) g->in = a;
+        else if (is_input(a) && !g->in2 && g->is_diff) g->in2 = a;
         else { fprintf(stderr, "ikp: error: %s '%s'\n%s", takes_value(a) ? "no value after" : "unexpected argument", a, see_help); rc = 2; }
     }
     if (rc) return rc;
@@ -1378,7 +1414,7 @@ int main(int argc, char **argv)
     if (!strcmp(argv[1], "info")) { /* several captures: each, and their placement */
         int inputs = 0;
         for (i = 2; i < argc; i++) {
-            if (argv[i][0] != '-') inputs++;
+            if (is_input(argv[i])) inputs++;
             else if (strcmp(argv[i], "--keep-after-finalize") && strcmp(argv[i], "--raw")) i++; /* its value */
         }
         if (inputs > 1) return cmd_merge(argc, argv, 1);
@@ -1397,9 +1433,14 @@ int main(int argc, char **argv)
     g.opt.num_event_names = g.names.count;
     g.opt.group_names = (const char *const *)g.groups.names;
     g.opt.num_group_names = g.groups.count;
-    if (ikp_capture_open_path(g.in, &g.opt, &cap, &e) != IKP_OK) { rc = fail(g.in, &e); goto done; }
     second = g.in2 ? g.in2 : g.base_arg;
-    if (second && ikp_capture_open_path(second, &g.opt, &cap2, &e) != IKP_OK) { rc = fail(second, &e); goto done; }
+    if (second && !strcmp(second, "-") && !strcmp(g.in, "-")) {
+        fprintf(stderr, "ikp: error: standard input (-) can be one input only\n%s", see_help);
+        rc = 2;
+        goto done;
+    }
+    if (open_input(g.in, &g.opt, &cap, &e) != IKP_OK) { rc = fail(g.in, &e); goto done; }
+    if (second && open_input(second, &g.opt, &cap2, &e) != IKP_OK) { rc = fail(second, &e); goto done; }
     if (g.is_diff) rc = cmd_diff(&g, cap, cap2);
     else if (g.is_report) rc = cmd_report(&g, cap, cap2);
     else if (g.is_trace) rc = cmd_trace(&g, cap);

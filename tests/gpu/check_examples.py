@@ -15,7 +15,8 @@ B = os.path.join(ROOT, "build")
 def main():
     out = os.path.join(B, "gpu-out")
     os.makedirs(out, exist_ok=True)
-    for ex, extra in (("minimal", []), ("warp_specialized", []), ("persistent", []), ("gemm", ["1024"])):
+    for ex, extra in (("minimal", []), ("warp_specialized", []), ("persistent", []), ("gemm", ["1024"]),
+                      ("harness", [])):
         base = os.path.join(out, ex)
         p = subprocess.run([os.path.join(B, ex), base] + extra, capture_output=True, text=True)
         print(p.stdout[-1500:])
@@ -30,6 +31,17 @@ def main():
                   and st["unfinalized_lanes"] == 0 and st["invalid"] == 0, ex + ": clean capture (%r)" % {k: st[k] for k in ("dropped", "unmatched_begin", "unmatched_end", "backwards", "invalid")})
         except (ValueError, KeyError) as e:
             check(False, "%s summary: %s" % (ex, e))
+        if ex == "harness":
+            # the recorded launch: every lane opened and closed, the early-return lanes too
+            # (they hold no region), the timed repeats not recorded
+            xs = [e for e in evs if e.get("ph") == "X"]
+            try:
+                check(st["active_lanes"] == 500 * 8 and st["unfinalized_lanes"] == 0 and st["claimed_twice"] == 0,
+                      "harness: all 4000 lanes opened once and finalized, the early return's included (%d active)" %
+                      st["active_lanes"])
+            except (KeyError, NameError) as e:
+                check(False, "harness summary: %s" % e)
+            check(len(xs) == 3 * 3999, "harness: 3 regions a row of 3999, one launch recorded (%d regions)" % len(xs))
         if ex == "warp_specialized":
             # producer loads overlap consumer computes in the same block
             xs = [e for e in evs if e.get("ph") == "X"]
