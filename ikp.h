@@ -7,10 +7,8 @@
    formats, Chrome JSON and Perfetto protobuf writers (flows, counter
    tracks), summary statistics, a diff of two captures with a verdict that
    accounts for noise, a report (Markdown and an SVG picture), and merged
-   timelines of several GPUs on one clock. It is
-   plain C99
-   and needs nothing but libc; the optional ikp_cuda_* helpers need the
-   CUDA runtime (below).
+   timelines of several GPUs on one clock. It is plain C99 and needs nothing
+   but libc; the optional ikp_cuda_* helpers need the CUDA runtime (below).
 
    QUICK START
        Do this:
@@ -47,16 +45,17 @@
        (nvcc -O2 app.cu: it links the CUDA runtime itself), or by any C
        compiler with -DIKP_CUDA and -lcudart.
 
-       Profile (the kernel uses ikp_cuda.cuh, whose opening comment shows
-       how to instrument it):
-           void profile(dim3 grid, dim3 block, cudaStream_t stream)
+       Profile (k is the kernel of ikp_cuda.cuh's quick start, whose
+       opening comment shows how to instrument one; tests/test_snippets.py
+       compiles both quick starts in one file):
+           void profile(float *x, dim3 grid, dim3 block, cudaStream_t stream)
            {
-               const char *names[] = {"load", "mma", "epilogue"};
+               const char *names[] = {"load", "math", "done"};
                ikp_cuda_buffer buf;
                ikp_dump_desc d;
-               ikp_cuda_buffer_create(&buf, grid.x * 2, 1024, NULL); // 2 groups a block
+               ikp_cuda_buffer_create(&buf, grid.x * (block.x / 32), 1024, NULL); // a lane a warp
                ikp_cuda_buffer_reset(&buf, stream, NULL);
-               my_kernel<<<grid, block, 0, stream>>>(buf.device);
+               k<<<grid, block, 0, stream>>>(x, buf.device);
                memset(&d, 0, sizeof d);
                d.trace_path = "trace.json";
                d.summary = stdout;
@@ -65,6 +64,55 @@
                ikp_cuda_dump(&buf, stream, &d, NULL);   // download, decode, write
                ikp_cuda_buffer_destroy(&buf);
            }
+
+   CONVENTIONS
+       - Every call that can fail returns an ikp_result (IKP_OK = 0) and
+         takes an ikp_error * last: NULL is allowed; when given, it is filled
+         on failure with a message naming what and where (byte offset,
+         lane). Nothing prints, exits or keeps global state.
+       - Options are structs whose all-zero value means the defaults; a NULL
+         options pointer is the same as all-zero.
+       - Inputs: words (a buffer on the host), _data (a file's contents in
+         memory), _path (a file name). Outputs: a callback (ikp_write_fn,
+         with ikp_file_writer for a FILE *), _file (a FILE *), _path (a file
+         written whole through a temporary and a rename, or not at all).
+       - What a call returns in *out is freed by its _free; memory comes
+         from the capture's allocator (ikp_decode_options.allocator).
+       - Strings are UTF-8; every writer escapes what its format needs.
+
+   INDEX (one line a call; the declarations below say the rest)
+       Open and free a capture:
+           ikp_capture_open, _open_data, _open_path, ikp_capture_free
+       Read it: ikp_capture_get_info, ikp_capture_lane, ikp_decode_lane,
+           ikp_lane_events_free, ikp_event_name, ikp_event_id,
+           ikp_group_name, ikp_capture_placement, ikp_capture_clock,
+           ikp_capture_host_zero, ikp_capture_device, ikp_capture_peers,
+           ikp_capture_sm_clock
+       Traces: ikp_write_chrome, _chrome_file, _chrome_path,
+           ikp_write_perfetto, _perfetto_file, _perfetto_path,
+           ikp_is_perfetto_path, ikp_file_writer
+       Several captures on one clock: ikp_merge_align, ikp_merge_align_start,
+           ikp_merge_label, ikp_merge_host_zero, ikp_write_merged,
+           ikp_write_merged_path
+       Statistics: ikp_stats_compute, ikp_stats_free, ikp_stats_write_text,
+           ikp_stats_write_json, ikp_info_write_text
+       Compare two captures: ikp_diff_compute, ikp_diff_free,
+           ikp_diff_slower_than, ikp_diff_incomplete, ikp_diff_write_text,
+           _write_json, _write_markdown, ikp_verdict_name
+       Explain one: ikp_report_compute, ikp_report_free,
+           ikp_report_write_markdown, ikp_report_write_svg
+       Save a capture: ikp_capture_write, _write_file, _write_path
+       Names: ikp_name_list_parse, ikp_name_list_parse_path,
+           ikp_name_list_free, ikp_format_name, ikp_format_from_name,
+           ikp_result_string
+       Files written safely: ikp_output_open, ikp_output_write,
+           ikp_output_commit, ikp_output_abort
+       Buffers without the CUDA helpers: ikp_buffer_words,
+           ikp_buffer_header, ikp_dump_words
+       CUDA helpers (nvcc, or IKP_CUDA): ikp_cuda_buffer_create, _reset,
+           _download, _destroy, ikp_cuda_dump, ikp_cuda_device_id,
+           ikp_cuda_clock_reading, ikp_cuda_peer_clock
+       GUIDE.md "The host library" has the same by task, with examples.
 
    CONFIGURATION (define before including the implementation)
        IKP_DEF            linkage of the API (default: extern)

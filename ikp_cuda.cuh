@@ -12,9 +12,10 @@
        ikp.h and this header must be of the same version (checked when both
        are included in one file).
 
-   QUICK START (tests/test_snippets.py compiles both kernels as written)
+   QUICK START (tests/test_snippets.py compiles both kernels as written, and
+   with ikp.h's host quick start in one file; uint64_t: <cstdint>)
        enum { EV_LOAD, EV_MATH, EV_DONE };              // event ids, named on the host
-       __global__ void k(float *x, unsigned long long *prof) // profile buffer: last parameter
+       __global__ void k(float *x, uint64_t *prof)    // profile buffer (ikp_cuda_buffer.device): last
        {
            IKP_LANE(lane);                              // per-thread recorder
            IKP_INIT(lane, prof, threadIdx.x / 32, blockDim.x / 32, threadIdx.x % 32 == 0);
@@ -32,7 +33,7 @@
    Staged (-DIKP_STAGED=1, sm_90 and newer: records kept in shared memory
    until a flush; much cheaper inside pipelined main loops, see GUIDE.md
    "Staging"):
-       __global__ void ks(float *x, unsigned long long *prof) // 4 warps a block
+       __global__ void ks(float *x, uint64_t *prof)   // 4 warps a block
        {
            IKP_SHARED_STAGE(stage, 4, 1024);            // block scope, static
            IKP_LANE(lane);

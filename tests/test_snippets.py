@@ -76,22 +76,23 @@ def main():
         for cc in (["gcc", "-std=c99"], ["clang", "-std=c99"], ["g++", "-x", "c++", "-std=c++11"]):
             compile_ok("ikp.h quick start (decode) with " + cc[0], cc + W + ["-I.", "-c", src, "-o", os.path.join(tmp, "o.o")])
     profile = header_snippet("ikp.h", "void profile(")
-    if profile:
-        src = os.path.join(tmp, "h_profile.cu")
-        open(src, "w").write("#include <cstdio>\n#include <cstring>\n#include <cstdint>\n#include \"ikp_cuda.cuh\"\n"
-                             "#define IKP_IMPLEMENTATION\n#include \"ikp.h\"\n"
-                             "__global__ void my_kernel(uint64_t *prof) { IKP_LANE(l); "
-                             "IKP_INIT(l, prof, threadIdx.x / 32, 2, threadIdx.x % 32 == 0); IKP_FINALIZE(l); }\n"
-                             + profile)
-        compile_ok("ikp.h quick start (profile)", [NVCC, "-std=c++17"] + ARCH + NVW + ["-I.", "-c", src, "-o", os.path.join(tmp, "o.o")])
     enum = "enum { EV_LOAD, EV_MATH, EV_DONE };"
     k1 = header_snippet("ikp_cuda.cuh", "__global__ void k(")
     k2 = header_snippet("ikp_cuda.cuh", "__global__ void ks(")
+    if profile and k1:
+        # both quick starts in one translation unit: the host one launches the
+        # device one's kernel with ikp_cuda_buffer.device (so their types agree)
+        src = os.path.join(tmp, "h_profile.cu")
+        open(src, "w").write("#include <cstdio>\n#include <cstring>\n#include <cstdint>\n#include \"ikp_cuda.cuh\"\n"
+                             "#define IKP_IMPLEMENTATION\n#include \"ikp.h\"\n" + enum + "\n" + k1 + profile)
+        check("k<<<" in profile, "ikp.h's host quick start launches ikp_cuda.cuh's kernel k")
+        compile_ok("ikp.h and ikp_cuda.cuh quick starts in one file", [NVCC, "-std=c++17"] + ARCH + NVW +
+                   ["-I.", "-c", src, "-o", os.path.join(tmp, "o.o")])
     text = open(os.path.join(ROOT, "ikp_cuda.cuh"), encoding="utf-8").read()
     check(enum in text, "ikp_cuda.cuh quick start declares its event ids")
     if k1 and k2:
         src = os.path.join(tmp, "c_quick.cu")
-        open(src, "w").write("#include \"ikp_cuda.cuh\"\n" + enum + "\n" + k1 + k2)
+        open(src, "w").write("#include <cstdint>\n#include \"ikp_cuda.cuh\"\n" + enum + "\n" + k1 + k2)
         for staged in ("0", "1"):
             compile_ok("ikp_cuda.cuh quick start (IKP_STAGED=%s)" % staged,
                        [NVCC, "-std=c++17", "-DIKP_STAGED=" + staged] + ARCH + NVW +
