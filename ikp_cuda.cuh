@@ -86,10 +86,10 @@
        IKP_ENABLE   1 (default) records; 0 compiles every macro to nothing:
                     the kernel's machine code is identical to the kernel
                     without IKP lines (only the unused buffer parameter stays)
-       IKP_TIMER    IKP_TIMER_CYCLES (default): SM cycle counter, ~0.5 ns
-                    resolution, placed on the global ns axis by per-lane
-                    anchors; IKP_TIMER_GLOBAL: %globaltimer_lo, ns units but
-                    32 ns steps on H100. See GUIDE.md "Timer kinds".
+       IKP_TIMER    IKP_TIMER_CYCLES (default): the SM cycle counter, placed
+                    on the global ns axis by per-lane anchors;
+                    IKP_TIMER_GLOBAL: %globaltimer_lo, in ns but coarser
+                    (its step is the GPU's). See GUIDE.md "Timer kinds".
        IKP_RING     0 (default): a full lane keeps its first records and
                     counts the rest as dropped; 1: it keeps its newest
                     records (ring of the largest power of two <= capacity)
@@ -102,23 +102,19 @@
                     arguments.
        IKP_DEFER_BEGIN 1 (default): a begin keeps its stamp in registers
                     and the lane's next record stores it, so nothing of the
-                    profiler runs inside a region (an empty region reads ~2
-                    cycles); 0: a begin stores its record at once, which
-                    measured 1-4 ns per event cheaper in tight loops but
-                    adds the store and its wait (23-38 cycles) to every
-                    region.
-                    GUIDE.md "Cost" and "Timer kinds" have the figures.
+                    profiler runs inside a region; 0: a begin stores its
+                    record at once, a little cheaper in tight loops, but
+                    the store and its wait fall inside every region.
+                    GUIDE.md "Cost" and BENCHMARKS.md have the figures.
        IKP_ANCHOR_EVERY 0 (default): a lane is placed on the ns axis by its
                     start and end anchors, any IKP_ANCHOR, and the SM clock
                     samples that ikp.h's download takes beside the kernel
-                    (within 64 ns across SMs on lanes of 10 us .. 100 ms,
-                    at no cost to the recorder); N > 0 (cycle
-                    mode): an end or instant at least N cycles after the
-                    lane's last anchor takes an anchor itself, one more
-                    record (65536: ~33 us at 2 GHz, which keeps every SM
-                    within 64 ns of the others on lanes of 10 us .. 100 ms;
-                    GUIDE.md "Anchors"). It costs a compare and a branch per
-                    end: about 11 ns more per end in a tight loop.
+                    (at no cost to the recorder); N > 0 (cycle mode): an
+                    end or instant at least N cycles after the lane's last
+                    anchor takes an anchor itself, one more record, for
+                    captures downloaded without samples. It costs a compare
+                    and a branch per end. GUIDE.md "Anchors" and
+                    BENCHMARKS.md have the figures.
 
    MACROS
        IKP_LANE(name)                         declare a recorder
@@ -131,7 +127,7 @@
        IKP_FINALIZE(lane)                     end anchors and counts; call once at the end
        IKP_ANCHOR(lane)                       cycle mode: one more (globaltimer, cycles)
                                               pair, for long lanes (GUIDE.md "Anchors");
-                                              ~140 ns: it locates a globaltimer tick
+                                              slow: it waits for a globaltimer tick
        IKP_SHARED_STAGE(name, lanes, records) declare __shared__ staging for `lanes` lanes
                                               (IKP_STAGED=0: a null pointer, no memory)
        IKP_STAGE(lane, words, records)        after IKP_INIT: records go to shared memory
