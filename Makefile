@@ -39,6 +39,10 @@ $(B)/test_%: tests/test_%.c $(TEST_DEPS) | $(B)
 $(B)/test_%_asan: tests/test_%.c $(TEST_DEPS) | $(B)
 	$(CC) $(WARN) $(SAN) -o $@ $<
 
+# The core alone (-DIKP_NO_REPORT: diff and report left out), by its own runner
+$(B)/test_host_core: tests/test_host.c $(TEST_DEPS) | $(B)
+	$(CC) $(WARN) $(CFLAGS) -DIKP_NO_REPORT -o $@ tests/test_host.c
+
 $(B)/test_threads: tests/test_threads.c tests/encoder.h tests/check.h ikp.h | $(B)
 	$(CLANG) -std=c99 -Wall -Wextra -pedantic -Werror -g -O1 -fsanitize=thread -o $@ tests/test_threads.c -lpthread
 
@@ -225,6 +229,7 @@ HOST_TESTS = "sh tests/compile_checks.sh" \
              "$(PYTHON) tests/test_snippets.py" \
              "rm -rf $(B)/test-out/captures; mkdir -p $(B)/test-out/captures; LOCPATH=$(B)/locale IKP_SAVE_CAPTURES=$(B)/test-out/captures $(B)/test_host" \
              "LOCPATH=$(B)/locale ASAN_OPTIONS=detect_leaks=1 $(B)/test_host_asan" \
+             "LOCPATH=$(B)/locale $(B)/test_host_core" \
              "IKP_SAVE_CAPTURES=$(B)/test-out/captures $(B)/test_peers" \
              "ASAN_OPTIONS=detect_leaks=1 $(B)/test_peers_asan" \
              "PYTHONPATH=$(PYDEPS) $(PYTHON) tests/test_tool.py" \
@@ -263,7 +268,7 @@ $(B)/make_peers: examples/data/peers/make_peers.c tests/encoder.h | $(B)
 # build/locale.
 deps: check-tools $(PYDEPS_STAMP) $(B)/.rsvg-convert $(B)/locale/de_DE.UTF-8 $(B)/tools/nvdisasm $(B)/tools/cuobjdump
 
-test: deps $(B)/make_peers $(B)/ikp $(B)/ikp-asan $(B)/test_host $(B)/test_host_asan $(B)/test_peers $(B)/test_peers_asan $(B)/test_nvrtc $(B)/tools/nvdisasm $(B)/tools/cuobjdump $(FUZZ_BINS) $(B)/test_threads \
+test: deps $(B)/make_peers $(B)/ikp $(B)/ikp-asan $(B)/test_host $(B)/test_host_asan $(B)/test_host_core $(B)/test_peers $(B)/test_peers_asan $(B)/test_nvrtc $(B)/tools/nvdisasm $(B)/tools/cuobjdump $(FUZZ_BINS) $(B)/test_threads \
       $(B)/test_analysis $(B)/test_analysis_asan $(B)/test_merge $(B)/test_merge_asan \
       $(B)/test_cuda $(B)/test_cuda_asan $(B)/test_cuda_cc $(B)/test_disabled $(PYDEPS_STAMP) $(B)/locale/de_DE.UTF-8 $(B)/.rsvg-convert \
       $(DEVICE_BINS)

@@ -9,7 +9,8 @@
 #    sm_75 and up, IKP_STAGED=1 sm_90 and up) and IKP_STAGED=1 below sm_90
 #    stops with its own error message;
 #  - the staging macros check their arguments in every build (IKP_STAGE of an
-#    undeclared array fails staged, unstaged and disabled).
+#    undeclared array fails staged, unstaged and disabled);
+#  - IKP_NO_REPORT leaves diff and report out: the core builds alone.
 cd "$(dirname "$0")/.." || exit 1
 src=tests/compile
 out=build/compile-checks
@@ -35,6 +36,13 @@ says() {
 }
 for cc in gcc clang; do
   command -v $cc >/dev/null 2>&1 || { fail=$((fail+1)); echo "FAIL: $cc not found"; continue; }
+  # the core alone (IKP_NO_REPORT: no diff, no report): it builds, and a call
+  # of the left-out part is an error
+  try $cc-no-report ok $cc -std=c99 $W -DIKP_NO_REPORT -I. $src/impl.c -o $out/$cc-no-report
+  try $cc-no-report-run ok $out/$cc-no-report
+  try $cc-no-report-cxx ok $cc -x c++ -std=c++11 $W -DIKP_NO_REPORT -I. -c $src/impl.c -o $out/$cc-no-report.o
+  try $cc-no-report-left-out fail $cc -std=c99 $W -DIKP_NO_REPORT -I. -c $src/no_report_call.c -o $out/$cc-nr.o
+  says $cc-no-report-left-out ikp_diff_compute
   try $cc-c99 ok $cc -std=c99 $W -I. $src/impl.c -o $out/$cc-c99
   try $cc-c99-run ok $out/$cc-c99
   try $cc-c11 ok $cc -std=c11 $W -Wundef -Wshadow -Wconversion -Wno-sign-conversion -I. -c $src/impl.c -o $out/$cc-c11.o
