@@ -76,8 +76,9 @@
        A NULL buffer disarms the recorder (nothing written): time benchmark
        repeats that way and record one launch outside the timed window. A
        launch on a buffer not reset since the last one records nothing (each
-       leader finds its lane taken: one compare-and-swap and one atomic add
-       on one header word, counted as claimed_twice).
+       leader finds its lane taken: one compare-and-swap on its lane's
+       header, and one atomic add on a header word every leader adds to,
+       counted as claimed_twice).
        With -DIKP_ENABLE=0 on the command line ikp.h's CUDA helpers take and
        write nothing, so the host code needs no #if.
        README.md "Instrument a kernel" and GUIDE.md "Someone else's kernel".
