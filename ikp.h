@@ -2862,7 +2862,7 @@ static ikp_format ikp__detect_peer(const uint64_t *w, uint64_t n, uint64_t nb, u
         if (d == best && blocks_ok < 2) info->detect_tie = 1;
         pick = IKP_FORMAT_TRITON_DIST;
     } else if (d == best && d > 0)
-        info->detect_tie = 1; /* triton-dist fits every word the winner does, and no block word says which */
+        info->detect_tie = 1; /* triton-dist fits every word the winner does; its block words did not decide */
     return pick;
 }
 
@@ -4989,13 +4989,14 @@ static ikp_result ikp__tw_flows(ikp__tw *w, ikp_error *err)
             int64_t nb = ikp__tw_keys(w, s, to, w->kb, &pb), j;
             ikp_result r;
             if (!nb) continue;
-            if (pb) ikp__sort(w->kb, (size_t)nb, sizeof(uint64_t), ikp__cmp_u64);
             if (w->fa_at[s + 1] > w->fa_at[s] || flanes == 1) { /* its own, or the block's one */
                 uint32_t sa = w->fa_at[s + 1] > w->fa_at[s] ? s : fone;
+                if (pb && w->fpay[sa]) ikp__sort(w->kb, (size_t)nb, sizeof(uint64_t), ikp__cmp_u64); /* by payload */
                 if ((r = ikp__tw_pair(w, sa, w->fpay[sa], s, w->kb, nb, pb, err)) != IKP_OK) return r;
                 continue;
             }
             if (!flanes || !all_pay || !pb) continue; /* nothing says which `from` */
+            ikp__sort(w->kb, (size_t)nb, sizeof(uint64_t), ikp__cmp_u64);
             if (!nfk) { /* the block's `from` events by (payload, start), made once */
                 if (!ikp__grow(al, (void **)&w->fk, &w->fkcap, nf, sizeof(ikp__fkey))) return ikp__oom(err);
                 for (i = 0; i < w->n; i++) {
@@ -5342,7 +5343,7 @@ static ikp_result ikp__chrome(const ikp_capture *cap, const ikp_trace_options *o
                     IKP__CPY(p, ",\"tid\":");
                     p = ikp__fmt_u64(p, tid);
                     IKP__CPY(p, ",\"ts\":");
-                    p = ikp__fmt_us(p, (uint64_t)(fe->out ? fe->src_ns : fe->dst_json_ns));
+                    p = ikp__fmt_us(p, (uint64_t)(fe->out ? fe->src_ns : fe->dst_json_ns) + base_ns);
                     *p++ = '}';
                     o.n = (size_t)(p - o.buf);
                 }
@@ -8149,7 +8150,7 @@ static int ikp__incomplete(const ikp_diff *d, double fraction, char *why, size_t
     uint64_t rb = d->base_info.records - d->base_info.anchors, rn = d->next_info.records - d->next_info.anchors;
     uint32_t i;
     if (!(fraction > 0)) fraction = 0.5;
-    if (rn == 0 && rb > 0) {
+    if (rn == 0) {
         snprintf(why, size, "the new capture holds no records (the base %llu)", (unsigned long long)rb);
         return 1;
     }

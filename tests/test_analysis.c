@@ -501,6 +501,9 @@ static void test_diff_incomplete(void)
     }
     CHECK(ikp_diff_incomplete(NULL, 0, why, sizeof why) == 0 && why[0] == 0);
     ikp_diff_free(d);
+    d = diff_of(empty, na, empty, na, NULL); /* nothing against nothing: still no records to stand in */
+    CHECK(d && ikp_diff_incomplete(d, 0, why, sizeof why) == 1 && strstr(why, "holds no records (the base 0)"));
+    ikp_diff_free(d);
     free(a); free(b); free(c); free(f); free(empty);
 }
 

@@ -1652,7 +1652,35 @@ static void test_flow_pairing(void)
         CHECK_EQ(ikp_write_perfetto(cap, &o, count_sink, &n, &e), IKP_OK);
         CHECK_EQ(st.flows, k ? 3 : 4);
         CHECK_EQ(st.flows_unordered, 0);
+        if (k == 0) { /* on a time base, the arrows move with the slices */
+            membuf m = {0, 0, 0};
+            const char *fs;
+            o.time_base_ns = 5000000;
+            CHECK_EQ(ikp_write_chrome(cap, &o, mem_write, &m, &e), IKP_OK);
+            fs = m.p ? strstr(m.p, "\"ph\":\"s\"") : NULL;
+            fs = fs ? strstr(fs, "\"ts\":") : NULL;
+            CHECK(fs && strtod(fs + 5, NULL) >= 5000.0);
+            free(m.p);
+            o.time_base_ns = 0;
+        }
         ikp_capture_free(cap);
+    }
+    { /* payloads on the `to` side only: paired by order, in start order */
+        static const enc_rec one[] = {{ENC_B, 0, 1000, 0}, {ENC_E, 0, 1010, 0}, {ENC_B, 1, 1050, 0}, {ENC_D, 1, 0, 5},
+                                      {ENC_E, 1, 1060, 0}, {ENC_B, 0, 1100, 0}, {ENC_E, 0, 1110, 0},
+                                      {ENC_B, 1, 1150, 0}, {ENC_D, 1, 0, 1}, {ENC_E, 1, 1160, 0}};
+        uint64_t w1[8 + 1 * (9 + 16)];
+        memset(L, 0, sizeof L);
+        L[0].started = L[0].finalized = 1; L[0].recs = one; L[0].n = 10; L[0].g0 = 900; L[0].g1 = 3000;
+        enc_ikp(w1, 1, 16, 1, 1, 1, 1, L, 1);
+        CHECK_EQ(ikp_capture_open(w1, sizeof w1 / 8, NULL, &cap, &e), IKP_OK);
+        if (cap) {
+            memset(&st, 0xFF, sizeof st);
+            CHECK_EQ(ikp_write_chrome(cap, &o, count_sink, &n, &e), IKP_OK);
+            CHECK_EQ(st.flows, 2);
+            CHECK_EQ(st.flows_unordered, 0);
+            ikp_capture_free(cap);
+        }
     }
 }
 

@@ -476,7 +476,8 @@ def host_time(tmp):
     build/test-out/clock.ikp: time 0 is host 1794999999999960999 ns, one
     2 us region from it). Perfetto's trace clock (BOOTTIME in the snapshot)
     starts at that base and a track states it; the JSON's ts are the base
-    plus the capture times; a capture without readings is refused."""
+    plus the capture times, less the base's whole seconds (ikp_ts_offset_ns);
+    a capture without readings is refused."""
     cap = os.path.join(ROOT, "build", "test-out", "clock.ikp")
     base = 1794999999999960999
     check(os.path.exists(cap), "test_host wrote %s" % cap)
@@ -496,8 +497,12 @@ def host_time(tmp):
     rc, js, err = run("trace", cap, "-o", "-", "--time", "host")
     d = strict_json(js) if rc == 0 else {}
     xs = [e for e in d.get("traceEvents", []) if e.get("ph") == "X"]
-    check(len(xs) == 1 and re.search(rb'"ts":1794999999999960\.999,"dur":2\.000', js) is not None,
-          "JSON: ts is the base in us with ns decimals")
+    # past 2^53 ns a double would lose the ns: ts is the base less its whole
+    # seconds (stated as ikp_ts_offset_ns), in us with ns decimals
+    check(len(xs) == 1 and re.search(rb'"ts":999960\.999,"dur":2\.000', js) is not None and
+          d.get("otherData", {}).get("ikp_ts_offset_ns") == "1794999999000000000" and
+          int(d["otherData"]["ikp_ts_offset_ns"]) + round(xs[0]["ts"] * 1000) == base,
+          "JSON: ts is the base less ikp_ts_offset_ns, in us with ns decimals, exact as a double")
     check(d.get("otherData", {}).get("ikp_time_base_ns") == str(base), "JSON: otherData states the base")
     rc, _, err = run("trace", cap, "-o", "-", "--time", "capture")
     check(rc == 0, "--time capture: exit 0")

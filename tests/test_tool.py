@@ -401,6 +401,16 @@ def host_time_and_torch(tmp):
             f.write(body)
         rc, so, se = run("trace", cap, "--into", bad, "-o", mo)
         check(rc == 1 and why in se and se.count(b"\n") == 1, "--into %r: exit 1, %r (%r)" % (body[:30], why, se))
+    with open(os.path.join(tmp, "spaced.json"), "w") as f:  # valid JSON with spaces around the colons
+        f.write('{"baseTimeNanoseconds" : %d , "traceEvents" : [ ] }' % base)
+    rc, so, se = run("trace", cap, "--into", os.path.join(tmp, "spaced.json"), "-o", mo)
+    check(rc == 0 and strict_json(open(mo, "rb").read())["traceEvents"], "--into: keys with spaces before the colon")
+    with open(os.path.join(tmp, "cut.json"), "w") as f:  # cut inside traceEvents, no closing bracket
+        f.write('{"baseTimeNanoseconds":1,"traceEvents":[' + " " * 70000)
+    rc, so, se = run("trace", cap, "--into", os.path.join(tmp, "cut.json"), "-o", mo)
+    check(rc == 1 and b"malformed JSON" in se, "--into a trace cut inside traceEvents: exit 1, malformed")
+    rc, so, se = run("summary", cap, "--flow", "a:b")
+    check(rc == 2 and b"unexpected argument '--flow'" in se, "an option of another command: unexpected, not 'no value'")
     rc, so, se = run("trace", SAMPLE, "--into", tp, "-o", mo)
     check(rc == 1 and b"needs host time" in se, "--into a capture without clock readings: exit 1, says why")
     rc, so, se = run("trace", cap, "--into", tp, "-o", os.path.join(tmp, "m.pftrace"))
@@ -421,6 +431,9 @@ def host_time_and_torch(tmp):
         b = subprocess.run([IKP, "summary", "-", "--json"], input=data, capture_output=True)
         check(b.returncode == 0 and a.stdout == b.stdout and a.stdout, "summary - (%s on stdin) as the file" %
               os.path.basename(path))
+    b = subprocess.run([IKP, "info", "-"], stdin=os.open(tmp, os.O_RDONLY), capture_output=True)
+    check(b.returncode == 1 and b.stderr.count(b"\n") == 1 and b"offset" not in b.stderr and b"lane" not in b.stderr,
+          "info - from a directory: one line, no offset or lane (%r)" % b.stderr)
     b = subprocess.run([IKP, "diff", "-", "-"], input=b"", capture_output=True)
     check(b.returncode == 2 and b"one input only" in b.stderr, "diff - -: usage error")
     rc, so, se = run("info", SAMPLE)

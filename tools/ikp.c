@@ -56,8 +56,9 @@ static const char *usage_more =
     "diff: per event, both captures' figures and a verdict (same, faster, slower): a\n"
     "      change counts when a rank test finds it beyond noise and the median moved\n"
     "      by at least --threshold PCT percent (default 2) and --min-change NS ns\n"
-    "      (default 5). --fail-if-slower PCT: exit\n"
-    "      status 3 when an event or the span is slower by more than PCT percent.\n"
+    "      (default 5). --fail-if-slower PCT: exit status 3 when an event or the\n"
+    "      span is slower by more than PCT percent, or the new capture cannot stand\n"
+    "      in for the base (no records, an event missing, under half the count).\n"
     "info: with several captures, also how they are placed on one time axis.\n"
     "merge: one trace of captures of several GPUs, ranks or launches (default\n"
     "      merged.json), each in processes of its own, placed on one time axis by\n"
@@ -78,8 +79,8 @@ static const char *usage_more =
     "      when a region holds none.\n"
     "IN is an .ikp capture, a NumPy .npy array or a bare buffer of little-endian\n"
     "64-bit words; - reads one from standard input. -o - writes to standard output. Exit status: 0 ok, 1 bad input or\n"
-    "a failed write, 2 bad usage, 3 (diff --fail-if-slower) slower, (check-sass) an\n"
-    "empty region.\n";
+    "a failed write, 2 bad usage, 3 (diff --fail-if-slower) slower or incomplete,\n"
+    "(check-sass) an empty region.\n";
 
 /* The temporary output file, removed if SIGINT or SIGTERM stops the tool. */
 static char cleanup_path[sizeof(((ikp_output *)0)->tmp_path)];
@@ -492,6 +493,8 @@ static ikp_result open_input(const char *path, const ikp_decode_options *opt, ik
             char *q = (char *)realloc(buf, cap_n = cap_n ? 2 * cap_n : 1 << 20);
             if (!q) {
                 free(buf);
+                e->code = IKP_ERR_OUT_OF_MEMORY;
+                e->offset = e->lane = -1;
                 snprintf(e->message, sizeof e->message, "out of memory reading standard input");
                 return IKP_ERR_OUT_OF_MEMORY;
             }
@@ -503,6 +506,8 @@ static ikp_result open_input(const char *path, const ikp_decode_options *opt, ik
     }
     if (ferror(stdin)) {
         free(buf);
+        e->code = IKP_ERR_IO;
+        e->offset = e->lane = -1;
         snprintf(e->message, sizeof e->message, "cannot read standard input: %s", strerror(errno));
         return IKP_ERR_IO;
     }
@@ -612,7 +617,7 @@ static int parse_merge(int argc, char **argv, int info, merge_args *m)
         else if (!strcmp(a, "--raw")) m->mo.raw = 1;
         else if (!strcmp(a, "--align") && has) rc = parse_align(argv[++i], m);
         else if (is_input(a)) m->files[m->n++] = a;
-        else { fprintf(stderr, "ikp: error: %s '%s'\n%s", takes_value(a) ? "no value after" : "unexpected argument", a, see_help); rc = 2; }
+        else { fprintf(stderr, "ikp: error: %s '%s'\n%s", takes_value(a) && i + 1 >= argc ? "no value after" : "unexpected argument", a, see_help); rc = 2; }
     }
     if (rc == 0 && m->n < 2 && !info) {
         fprintf(stderr, "ikp: error: merge needs at least two captures\n%s", see_help);
@@ -844,7 +849,7 @@ static int parse_args(int argc, char **argv, args *g)
             continue;
         if (is_input(a) && !g->in) g->in = a;
         else if (is_input(a) && !g->in2 && g->is_diff) g->in2 = a;
-        else { fprintf(stderr, "ikp: error: %s '%s'\n%s", takes_value(a) ? "no value after" : "unexpected argument", a, see_help); rc = 2; }
+        else { fprintf(stderr, "ikp: error: %s '%s'\n%s", takes_value(a) && i + 1 >= argc ? "no value after" : "unexpected argument", a, see_help); rc = 2; }
     }
     if (rc) return rc;
     if (!g->in || (g->is_diff && !g->in2)) {
@@ -908,7 +913,8 @@ static char *resolve_dir(const char *path)
     if (slash && !dir) return NULL;
     if (dir) {
         memcpy(dir, path, (size_t)(slash - path));
-        dir[slash == path ? 1 : slash - path] = 0; /* "/x": the root */
+        if (slash == path) dir[0] = '/'; /* "/x": the root */
+        dir[slash == path ? 1 : slash - path] = 0;
     }
     real = realpath(dir ? dir : ".", NULL);
     if (real && (out = (char *)malloc(strlen(real) + strlen(path) + 2)) != NULL)
@@ -991,10 +997,11 @@ static int torch_scan(const char *t, size_t n, uint64_t *base, const char **clos
     if (p >= e || *p != '{') { *why = "not a JSON object"; return 1; }
     p = json_ws(p + 1, e);
     while (p < e && *p == '"') {
-        const char *k = p + 1, *v, *ve;
+        const char *k = p + 1, *v, *ve, *kend;
         size_t kl;
         if (!(p = json_skip(p, e)) || p >= e || *p != ':') { *why = "malformed JSON"; return 1; }
-        kl = (size_t)(p - k) - 1; /* the key, less its quotes */
+        for (kend = p - 1; kend > k && *kend != '"'; kend--) {} /* the key's closing quote */
+        kl = (size_t)(kend - k);
         v = json_ws(p + 1, e);
         if (!(ve = json_skip(v, e))) { *why = "malformed JSON"; return 1; }
         if (kl == 19 && !memcmp(k, "baseTimeNanoseconds", 19)) {
@@ -1007,9 +1014,10 @@ static int torch_scan(const char *t, size_t n, uint64_t *base, const char **clos
             *base = strtoull(num, NULL, 10);
             have_base = 1;
         } else if (kl == 11 && !memcmp(k, "traceEvents", 11)) {
-            const char *q = ve;
+            const char *q = ve - 1; /* the array's last byte: its ']' (json_skip ends past it) */
             if (*v != '[') { *why = "its traceEvents is not an array"; return 1; }
             while (q > v && *q != ']') q--;
+            if (q <= v) { *why = "malformed JSON"; return 1; }
             *close = q;
             *empty = json_ws(v + 1, e) == q;
         }
@@ -1106,6 +1114,7 @@ static int trace_into(args *g, const ikp_capture *cap)
     g->copt.time_note = note;
     g->copt.pid_base = (uint64_t)1 << 30; /* never one of the trace's pids (process ids, devices) */
     if (ikp_write_chrome(cap, &g->copt, mem_writer, &ikp, &e) != IKP_OK) { rc = fail(g->in, &e); goto done; }
+    if (mem_writer(&ikp, "", 1)) { fprintf(stderr, "ikp: error: out of memory\n"); goto done; } /* a C string */
     /* IKP's own JSON: {"traceEvents":[ ... \n],"displayTimeUnit":... */
     end = ikp.p ? strstr(ikp.p, "\n],\"displayTimeUnit\"") : NULL;
     if (!end || ikp.n < 16 || memcmp(ikp.p, "{\"traceEvents\":[", 16)) {
