@@ -113,7 +113,7 @@ def main():
               "the regions' span (%.3f us) fits in the kernel's duration (%.3f us)" % (last - first, kern["dur"]))
         # Where the span sits: two mappings of GPU time to host time meet here,
         # IKP's (its clock readings, +- tol) and the profiler's own (CUPTI's, which
-        # the trace does not state). Measured on an H100: the regions end 0.4-1.1
+        # the trace does not state). Measured on an H100: the regions end 0.2-1.2
         # us after the slice, beyond IKP's +- 0.9 us alone (BENCHMARKS.md). So the
         # check allows the profiler 2 us beside IKP's stated uncertainty, and says
         # where the span fell.
