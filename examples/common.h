@@ -37,6 +37,8 @@ static inline void example_dump(ikp_cuda_buffer *buf, const char *out, const cha
         fprintf(stderr, "ikp: %s\n", err.message);
         exit(1);
     }
+#if !defined(IKP_ENABLE) || IKP_ENABLE
     printf("wrote %s and %s\n", trace, capture);
+#endif
 }
 #endif
