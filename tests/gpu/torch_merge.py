@@ -12,7 +12,6 @@ host time (which it does not state; the line says whether IKP's bound alone
 held); IKP's processes do not reuse the trace's pids.
 Without PyTorch or a GPU it says so and counts nothing."""
 import ctypes
-import json
 import os
 import re
 import subprocess
@@ -20,6 +19,8 @@ import sys
 import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "tests"))
+from harness import strict_json  # noqa: E402  (the tests' strict JSON reader)
 IKP = os.path.join(ROOT, "build", "ikp")
 LIB = os.path.join(ROOT, "build", "libikp_torch_example.so")
 passed = failed = 0
@@ -35,19 +36,6 @@ def check(ok, what):
     else:
         failed += 1
     return ok
-
-
-def strict(path):
-    def no_const(x):
-        raise ValueError("not JSON: " + x)
-
-    def pairs(kv):
-        keys = [k for k, _ in kv]
-        if len(keys) != len(set(keys)):
-            raise ValueError("duplicate key")
-        return dict(kv)
-    with open(path, "rb") as f:
-        return json.loads(f.read().decode("utf-8"), parse_constant=no_const, object_pairs_hook=pairs)
 
 
 def main():
@@ -85,7 +73,7 @@ def main():
         unc = re.search(r"on its time axis, \+- (\d+) ns", err)
         unc_us = int(unc.group(1)) / 1000.0 if unc else None
         check(unc is not None, "the tool states the uncertainty (%s ns)" % (unc.group(1) if unc else "?"))
-        t, m = strict(tr), strict(out)
+        t, m = (strict_json(open(f, "rb").read()) for f in (tr, out))
         check(m["baseTimeNanoseconds"] == t["baseTimeNanoseconds"] and
               m["traceEvents"][:len(t["traceEvents"])] == t["traceEvents"],
               "the profiler's trace kept whole, base and events")
