@@ -5132,7 +5132,7 @@ static uint64_t ikp__ts_offset(uint64_t base, uint64_t top)
    *first: no event written yet (JSON). The merged writer writes the file's
    opening and closing. NULL: a trace of one capture. */
 typedef struct ikp__part {
-    uint64_t pid_base, tid_base; /* tid_base: Perfetto thread ids (unique in the trace) */
+    uint64_t pid_base;
     uint64_t ts_offset;          /* JSON: ns taken off every timestamp (ikp__ts_offset) */
     const char *label;
     int *first;
@@ -5177,6 +5177,41 @@ static const char *ikp__part_process_name(char *t, size_t n, const ikp__part *pa
     size_t k = 0;
     if (part && part->label) { snprintf(t, n, "%s ", part->label); k = strlen(t); }
     ikp__process_name(t + k, n - k, cap, l, by);
+    return t;
+}
+
+/* the label before disambiguation */
+static void ikp__merge_label0(const ikp_capture *const *caps, uint32_t n, uint32_t index, char *buf, size_t size)
+{
+    const ikp_capture *c = caps[index];
+    const ikp_device_id *d = c->info.device_known ? &c->device : NULL;
+    uint32_t i;
+    size_t k = 0;
+    int hosts = 0; /* captures name different hosts: say which */
+    buf[0] = 0;
+    if (!d) { snprintf(buf, size, "capture %u", index + 1); return; }
+    for (i = 0; i < n && d->host[0]; i++)
+        if (caps[i]->info.device_known && caps[i]->device.host[0] && strcmp(caps[i]->device.host, d->host) != 0) hosts = 1;
+    if (hosts) { snprintf(buf, size, "%s ", d->host); k = strlen(buf); }
+    if (d->rank >= 0) { snprintf(buf + k, size - k, "rank %d ", (int)d->rank); k = strlen(buf); }
+    if (d->ordinal >= 0) snprintf(buf + k, size - k, "GPU %d", (int)d->ordinal);
+    else snprintf(buf + k, size - k, "GPU %02x%02x%02x%02x", d->uuid[0], d->uuid[1], d->uuid[2], d->uuid[3]);
+}
+
+/* the launch's group: "GPU 0: launch (ikp capture, 528 lanes)"; in a
+   merged trace the capture's label leads */
+static const char *ikp__launch_name(char *t, size_t n, const ikp__part *part, const ikp_capture *cap)
+{
+    char g[128];
+    const ikp_capture *one[1];
+    one[0] = cap;
+    if (part && part->label) snprintf(g, sizeof g, "%s: ", part->label);
+    else if (cap->info.device_known) {
+        ikp__merge_label0(one, 1, 0, g, sizeof g - 2);
+        strcat(g, ": ");
+    } else g[0] = 0;
+    snprintf(t, n, "%slaunch (%s capture, %u lane%s)", g, ikp_format_name(cap->format), cap->info.active_lanes,
+             cap->info.active_lanes == 1 ? "" : "s");
     return t;
 }
 
@@ -5443,11 +5478,9 @@ enum {
     IKP__PB_TE_ANNOTATION = 4, IKP__PB_TE_TYPE = 9,      /* TrackEvent */
     IKP__PB_TE_NAME_IID = 10, IKP__PB_TE_TRACK = 11, IKP__PB_TE_COUNTER = 30,
     IKP__PB_TE_FLOW = 47, IKP__PB_TE_FLOW_END = 48,
-    IKP__PB_TD_UUID = 1, IKP__PB_TD_NAME = 2, IKP__PB_TD_PROCESS = 3, /* TrackDescriptor */
-    IKP__PB_TD_THREAD = 4, IKP__PB_TD_PARENT = 5, IKP__PB_TD_COUNTER = 8,
+    IKP__PB_TD_UUID = 1, IKP__PB_TD_NAME = 2,            /* TrackDescriptor */
+    IKP__PB_TD_PARENT = 5, IKP__PB_TD_COUNTER = 8,
     IKP__PB_TD_CHILD_ORDER = 11, IKP__PB_TD_RANK = 12,
-    IKP__PB_PROC_PID = 1, IKP__PB_PROC_NAME = 6,         /* ProcessDescriptor */
-    IKP__PB_THR_PID = 1, IKP__PB_THR_TID = 2, IKP__PB_THR_NAME = 5, /* ThreadDescriptor */
     IKP__PB_ANN_NAME_IID = 1, IKP__PB_ANN_BOOL = 2,      /* DebugAnnotation */
     IKP__PB_ANN_UINT = 3, IKP__PB_ANN_STRING = 6,
     IKP__PB_IN_EVENT_NAMES = 2, IKP__PB_IN_ANN_NAMES = 3, /* InternedData */
@@ -5466,7 +5499,7 @@ enum {
 #define IKP__PB_BOOTTIME 6u    /* the trace clock */
 #define IKP__PB_EXPLICIT 3u    /* child_ordering: by sibling_order_rank */
 #define IKP__PB_UUID0 ((uint64_t)1 << 33) /* track uuids from here; a process's uuid is its pid */
-#define IKP__PB_PID(x) ((x) % 0x7FFFFFFFu + 1) /* pid/tid fields are int32; 0 is the idle process */
+#define IKP__PB_BLOCK(pid) (((uint64_t)1 << 62) + (pid)) /* a block's (by SM: an SM's) track uuid */
 /* debug annotation names, interned with fixed ids */
 enum { IKP__ANN_UNMATCHED = 1, IKP__ANN_BEGIN_DATA, IKP__ANN_END_DATA, IKP__ANN_TID, IKP__ANN_MAY_WRAP, IKP__ANN_COUNT };
 static const char *const ikp__ann_names[IKP__ANN_COUNT] = {"", "unmatched", "begin_data", "end_data", "tid", "may_wrap"};
@@ -5811,8 +5844,7 @@ static ikp_result ikp__perfetto(const ikp_capture *cap, const ikp_trace_options 
     ikp_result r;
     ikp_group_by by = opt ? opt->by : IKP_BY_BLOCK;
     uint32_t s, t, c;
-    uint64_t last_pid = UINT64_MAX, pid_base = (part ? part->pid_base : 0) + (opt ? opt->pid_base : 0);
-    uint64_t tid_base = part ? part->tid_base : 0;
+    uint64_t last_pid = UINT64_MAX, pid_base = (part ? part->pid_base : 0) + (opt ? opt->pid_base : 0), root;
     uint8_t *sm_seen = NULL;
     char nm[512];
     if (!cap || !fn) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL argument");
@@ -5850,6 +5882,14 @@ static ikp_result ikp__perfetto(const ikp_capture *cap, const ikp_trace_options 
         p = ikp__pb_str(p, IKP__PB_TD_NAME, track, w.t);
         ikp__pb_descriptor(&w, w.a, (size_t)(p - w.a));
     }
+    { /* the launch: the blocks' (by SM: the SMs') tracks are its children */
+        unsigned char *p = w.a;
+        root = w.next_uuid++;
+        p = ikp__pb_field(p, IKP__PB_TD_UUID, root);
+        p = ikp__pb_str(p, IKP__PB_TD_NAME, ikp__launch_name(nm, sizeof nm, part, cap), w.t);
+        p = ikp__pb_field(p, IKP__PB_TD_CHILD_ORDER, IKP__PB_EXPLICIT);
+        ikp__pb_descriptor(&w, w.a, (size_t)(p - w.a));
+    }
     while (!w.o.failed && (r = ikp__tw_next(&tw, err)) == IKP_OK && tw.n) {
         uint64_t block_pid = 0;
         for (s = 0; s < tw.n && r == IKP_OK; s++) {
@@ -5864,13 +5904,12 @@ static ikp_result ikp__perfetto(const ikp_capture *cap, const ikp_trace_options 
             pid += pid_base;
             w.next_uuid += ev->num_tracks;
             if (s == 0) block_pid = pid;
-            if (fresh) {
-                unsigned char pr[1024], *q = pr;
-                q = ikp__pb_field(q, IKP__PB_PROC_PID, IKP__PB_PID(pid - 1));
-                q = ikp__pb_str(q, IKP__PB_PROC_NAME, ikp__part_process_name(nm, sizeof nm, part, cap, l, by), w.t);
+            if (fresh) { /* the block's (by SM: the SM's) track, under the launch's */
                 p = w.a;
-                p = ikp__pb_field(p, IKP__PB_TD_UUID, pid);
-                p = ikp__pb_bytes(p, IKP__PB_TD_PROCESS, pr, (size_t)(q - pr));
+                p = ikp__pb_field(p, IKP__PB_TD_UUID, IKP__PB_BLOCK(pid));
+                p = ikp__pb_field(p, IKP__PB_TD_PARENT, root);
+                p = ikp__pb_str(p, IKP__PB_TD_NAME, ikp__part_process_name(nm, sizeof nm, part, cap, l, by), w.t);
+                p = ikp__pb_field(p, IKP__PB_TD_RANK, (pid - pid_base) & 0x7FFFFFFF);
                 p = ikp__pb_field(p, IKP__PB_TD_CHILD_ORDER, IKP__PB_EXPLICIT);
                 ikp__pb_descriptor(&w, w.a, (size_t)(p - w.a));
             }
@@ -5879,15 +5918,12 @@ static ikp_result ikp__perfetto(const ikp_capture *cap, const ikp_trace_options 
                 p = w.a;
                 p = ikp__pb_field(p, IKP__PB_TD_UUID, u + t);
                 ikp__thread_name(nm, sizeof nm, cap, l, i, by, t);
-                if (t == 0) {
-                    unsigned char th[2048], *q = th;
-                    q = ikp__pb_field(q, IKP__PB_THR_PID, IKP__PB_PID(pid - 1));
-                    q = ikp__pb_field(q, IKP__PB_THR_TID, IKP__PB_PID(tid_base + i));
-                    q = ikp__pb_str(q, IKP__PB_THR_NAME, nm, w.t);
-                    p = ikp__pb_bytes(p, IKP__PB_TD_THREAD, th, (size_t)(q - th));
+                if (t == 0) { /* the lane, under its block (by SM: its SM) */
+                    p = ikp__pb_field(p, IKP__PB_TD_PARENT, IKP__PB_BLOCK(pid));
+                    p = ikp__pb_str(p, IKP__PB_TD_NAME, nm, w.t);
                     p = ikp__pb_field(p, IKP__PB_TD_RANK, rank > 0x7FFFFFFF ? 0x7FFFFFFF : rank);
                     p = ikp__pb_field(p, IKP__PB_TD_CHILD_ORDER, IKP__PB_EXPLICIT);
-                } else {
+                } else { /* a lane's further tracks (overlapping regions), under it */
                     p = ikp__pb_field(p, IKP__PB_TD_PARENT, u);
                     p = ikp__pb_str(p, IKP__PB_TD_NAME, nm, w.t);
                     p = ikp__pb_field(p, IKP__PB_TD_RANK, t);
@@ -5909,7 +5945,7 @@ static ikp_result ikp__perfetto(const ikp_capture *cap, const ikp_trace_options 
             ikp__pb_clear(&w, 0);
             p = w.a;
             p = ikp__pb_field(p, IKP__PB_TD_UUID, cu);
-            p = ikp__pb_field(p, IKP__PB_TD_PARENT, block_pid);
+            p = ikp__pb_field(p, IKP__PB_TD_PARENT, IKP__PB_BLOCK(block_pid));
             p = ikp__pb_str(p, IKP__PB_TD_NAME, nm, w.t);
             p = ikp__pb_bytes(p, IKP__PB_TD_COUNTER, "", 0);
             ikp__pb_descriptor(&w, w.a, (size_t)(p - w.a));
@@ -6333,24 +6369,6 @@ IKP_DEF ikp_result ikp_merge_align_start(const ikp_capture *const *caps, uint32_
     return IKP_OK;
 }
 
-/* the label before disambiguation */
-static void ikp__merge_label0(const ikp_capture *const *caps, uint32_t n, uint32_t index, char *buf, size_t size)
-{
-    const ikp_capture *c = caps[index];
-    const ikp_device_id *d = c->info.device_known ? &c->device : NULL;
-    uint32_t i;
-    size_t k = 0;
-    int hosts = 0; /* captures name different hosts: say which */
-    buf[0] = 0;
-    if (!d) { snprintf(buf, size, "capture %u", index + 1); return; }
-    for (i = 0; i < n && d->host[0]; i++)
-        if (caps[i]->info.device_known && caps[i]->device.host[0] && strcmp(caps[i]->device.host, d->host) != 0) hosts = 1;
-    if (hosts) { snprintf(buf, size, "%s ", d->host); k = strlen(buf); }
-    if (d->rank >= 0) { snprintf(buf + k, size - k, "rank %d ", (int)d->rank); k = strlen(buf); }
-    if (d->ordinal >= 0) snprintf(buf + k, size - k, "GPU %d", (int)d->ordinal);
-    else snprintf(buf + k, size - k, "GPU %02x%02x%02x%02x", d->uuid[0], d->uuid[1], d->uuid[2], d->uuid[3]);
-}
-
 IKP_DEF void ikp_merge_label(const ikp_capture *const *caps, uint32_t n, uint32_t index, char *buf, size_t size)
 {
     char a[128], b[128];
@@ -6437,7 +6455,7 @@ IKP_DEF ikp_result ikp_write_merged(const ikp_capture *const *caps, uint32_t n, 
     ikp__part part;
     ikp__out o;
     ikp_result r;
-    uint64_t pid_base = 0, tid_base = 0, uuid = IKP__PB_UUID0 + 1, top_ns = 0, offset;
+    uint64_t pid_base = 0, uuid = IKP__PB_UUID0 + 1, top_ns = 0, offset;
     uint32_t k, i;
     int first = 1;
     if (!caps || !fn || n == 0 || !caps[0]) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "no captures");
@@ -6495,7 +6513,6 @@ IKP_DEF ikp_result ikp_write_merged(const ikp_capture *const *caps, uint32_t n, 
             if (pid > top) top = pid;
         }
         part.pid_base = pid_base;
-        part.tid_base = tid_base;
         part.ts_offset = offset;
         part.label = labels[k];
         part.first = &first;
@@ -6508,7 +6525,6 @@ IKP_DEF ikp_result ikp_write_merged(const ikp_capture *const *caps, uint32_t n, 
         sum.flows += st.flows; sum.flows_unordered += st.flows_unordered;
         sum.flow_unpaired += st.flow_unpaired; sum.counter_tracks += st.counter_tracks;
         pid_base += top;
-        tid_base += c->info.num_lanes;
     }
     if (r != IKP_OK) goto end;
     if (!perfetto) { /* metadata: what the times are, where each capture sits */

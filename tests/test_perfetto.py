@@ -8,8 +8,10 @@ slice stacks per track, flows). For every capture the other runners open
 bundled sample and the fuzz corpus, and for captures made here with flows
 and counters:
   - every region of the JSON trace is a slice of the protobuf trace with
-    the same process, lane, name, start, duration and arguments, and no
+    the same block, lane, name, start, duration and arguments, and no
     slice is extra; instants and counters likewise;
+  - the blocks' tracks are children of one track of the launch, the lanes'
+    children of their block's (no process or thread tracks);
   - slices nest on every track; every interned id resolves;
   - flows connect the intended events (recomputed here from the JSON)."""
 import glob
@@ -159,17 +161,31 @@ def read_pftrace(data, errors):
     return slices, links, counters, tracks
 
 
+def chain(tracks, uuid):
+    """The track and its ancestors, the launch's track last ([] if one is missing
+    or the parents loop)."""
+    out = []
+    while uuid in tracks and len(out) < 8:
+        out.append(tracks[uuid])
+        if not tracks[uuid].HasField("parent_uuid"):
+            return out
+        uuid = tracks[uuid].parent_uuid
+    return []
+
+
 def lane_of(tracks, uuid):
-    """(process name, lane name) of a track: the thread track, or a child's parent."""
-    d = tracks.get(uuid)
-    if d is None:
+    """(block name, lane name) of a track: the launch's grandchild on its way
+    up (a lane's further tracks are the lane's children)."""
+    c = chain(tracks, uuid)
+    if len(c) < 3:
         return None
-    if not d.HasField("thread") and d.HasField("parent_uuid"):
-        d = tracks.get(d.parent_uuid)
-    if d is None or not d.HasField("thread"):
-        return None
-    proc = [p for p in tracks.values() if p.HasField("process") and p.process.pid == d.thread.pid]
-    return (proc[0].process.process_name if proc else None, d.thread.thread_name)
+    return (c[-2].name, c[-3].name)
+
+
+def launches(tracks):
+    """The launches' tracks: those at the top that others name as parent."""
+    parents = {d.parent_uuid for d in tracks.values() if d.HasField("parent_uuid")}
+    return {u: d for u, d in tracks.items() if not d.HasField("parent_uuid") and u in parents}
 
 
 def read_json(data, errors):
@@ -316,6 +332,19 @@ def compare(cap_args, what, pairs=(), counters=(), extra=()):
         return 0
     check(True, what + ": Perfetto's schema parses the trace")
     check(not errors, "%s: trace processor reading: %s" % (what, "; ".join(sorted(set(errors))[:5])))
+    # one launch above every block, every block above its lanes
+    top = launches(tracks)
+    names = [d.name for d in top.values()]
+    check(len(top) == (1 if slices else len(top)) and len(top) <= 1 and all(re.fullmatch(r"(GPU \S+: )?launch \(\S+ capture, \d+ lanes?\)", n) for n in names),
+          "%s: one launch track at the top (%r)" % (what, names))
+    depth = {}
+    for uuid, *_ in slices:
+        c = chain(tracks, uuid)
+        depth[len(c)] = depth.get(len(c), 0) + 1
+    check(set(depth) <= {3, 4} and all(chain(tracks, u)[-1].uuid in top for u, *_ in slices),
+          "%s: every slice under launch, block and lane (depths %r)" % (what, depth))
+    check(not any(d.HasField("process") or d.HasField("thread") for d in tracks.values()),
+          what + ": no process or thread tracks (a launch's blocks are its children)")
     jerr = []
     jsl, jlinks, jcount = read_json(jdata, jerr)
     check(not jerr, "%s: JSON reading: %s" % (what, "; ".join(sorted(set(jerr))[:5])))
@@ -327,7 +356,7 @@ def compare(cap_args, what, pairs=(), counters=(), extra=()):
                    tuple(sorted(args.items()))))
     jl = [(p, lane, n, ts, dur, tuple(sorted(a.items()))) for p, lane, n, ts, dur, a in jsl]
     check(sorted(pl, key=repr) == sorted(jl, key=repr),
-          "%s: the protobuf's %d slices are the JSON's %d (process, lane, name, start, duration, args)"
+          "%s: the protobuf's %d slices are the JSON's %d (block, lane, name, start, duration, args)"
           % (what, len(pl), len(jl)))
     # nesting per track
     per = {}
@@ -338,8 +367,8 @@ def compare(cap_args, what, pairs=(), counters=(), extra=()):
     pc = {}
     for uuid, series in pcount.items():
         d = tracks[uuid]
-        proc = tracks.get(d.parent_uuid)
-        pc[(proc.process.process_name if proc else None, d.name)] = series
+        block = tracks.get(d.parent_uuid)
+        pc[(block.name if block else None, d.name)] = series
     check(pc == jcount, "%s: counter tracks equal (%d, %d)" % (what, len(pc), len(jcount)))
     # flows
     if pairs:
@@ -517,7 +546,7 @@ def merged(tmp):
     100 us ahead of GPU 0's, a peer measurement says 100.030 us +- 100 ns;
     GPU 0 "raise" at 0 and "work" 1000..2000 ns, GPU 1 "seen" 570 ns after,
     on the merged axis). Read by Perfetto's schema and as JSON: the same
-    slices at those times, in processes of their own named by GPU, the
+    slices at those times, each capture's blocks under its launch's track, the
     placement stated; --raw leaves GPU 1 100 us late; bad merges refused."""
     a = os.path.join(ROOT, "build", "test-out", "merge_a.ikp")
     b = os.path.join(ROOT, "build", "test-out", "merge_b.ikp")
@@ -533,11 +562,14 @@ def merged(tmp):
     got = sorted((lane_of(tracks, s[0])[0], s[1], s[2], s[3]) for s in slices)
     want = sorted([("GPU 0 block 0", "raise", 0, 0), ("GPU 0 block 0", "work", 1000, 1000),
                    ("rank 1 GPU 1 block 0", "seen", 570, 0)])
-    check(got == want, "Perfetto: each GPU's events in its own process, placed (%r)" % got)
-    pids = [d.process.pid for d in tracks.values() if d.HasField("process")]
-    check(len(pids) == 2 and len(set(pids)) == 2, "Perfetto: two processes, pids apart (%r)" % pids)
-    tids = [d.thread.tid for d in tracks.values() if d.HasField("thread")]
-    check(len(tids) == 2 and len(set(tids)) == 2, "Perfetto: thread ids apart (%r)" % tids)
+    check(got == want, "Perfetto: each GPU's events in its own block track, placed (%r)" % got)
+    top = sorted(d.name for d in launches(tracks).values())
+    check(top == ["GPU 0: launch (ikp capture, 1 lane)", "rank 1 GPU 1: launch (ikp capture, 1 lane)"],
+          "Perfetto: one launch track per capture (%r)" % top)
+    under = sorted((chain(tracks, s[0])[-1].name, lane_of(tracks, s[0])[0]) for s in slices)
+    check(under == sorted([("GPU 0: launch (ikp capture, 1 lane)", "GPU 0 block 0")] * 2 +
+                          [("rank 1 GPU 1: launch (ikp capture, 1 lane)", "rank 1 GPU 1 block 0")]),
+          "Perfetto: each capture's blocks under its own launch (%r)" % under)
     notes = [d.name for d in tracks.values() if d.name.startswith("rank 1 GPU 1 (GPU-b0b0")]
     check(len(notes) == 1 and "+- 0.100 us, by a measurement over peer memory" in notes[0],
           "Perfetto: a track states GPU 1's placement and uncertainty (%r)" % notes)
