@@ -124,6 +124,10 @@
        IKP_NO_REPORT      leave out diff and report (ikp_diff_*, ikp_report_*:
                           a fifth of the code; the rest compiles in 0.7x
                           the time)
+       IKP_NO_PERFETTO    leave out the Perfetto writer (ikp_write_perfetto*;
+                          a path ending in .pftrace is then refused)
+       IKP_NO_MERGE       leave out merged timelines (ikp_merge_*,
+                          ikp_write_merged*)
        IKP_CUDA           compile the ikp_cuda_* helpers (needs
                           <cuda_runtime_api.h> and -lcudart). They are on by
                           themselves when nvcc compiles the file (__CUDACC__)
@@ -678,20 +682,26 @@ IKP_DEF ikp_result ikp_write_chrome_file(const ikp_capture *cap, const ikp_trace
 IKP_DEF ikp_result ikp_write_chrome_path(const ikp_capture *cap, const ikp_trace_options *opt,
                                          const char *path, ikp_error *err);
 
-/* Perfetto's native protobuf trace (.pftrace): the same processes, threads,
-   slices, instants and arguments as the JSON, about a third of its size;
-   regions of a lane that overlap without nesting go on child tracks of the
-   lane's track; names are interned; times are ns, exact to the decoded
-   value rounded to the ns, as in the JSON. See FORMAT.md. */
+#ifndef IKP_NO_PERFETTO /* leave the Perfetto writer out with -DIKP_NO_PERFETTO */
+/* Perfetto's native protobuf trace (.pftrace): the same blocks, lanes,
+   slices, instants and arguments as the JSON, about a third of its size,
+   as a tree of tracks (the launch, its blocks, their lanes); regions of a
+   lane that overlap without nesting go on child tracks of the lane's
+   track; names are interned; times are ns, exact to the decoded value
+   rounded to the ns, as in the JSON. See FORMAT.md. */
 IKP_DEF ikp_result ikp_write_perfetto(const ikp_capture *cap, const ikp_trace_options *opt,
                                       ikp_write_fn fn, void *user, ikp_error *err);
 IKP_DEF ikp_result ikp_write_perfetto_file(const ikp_capture *cap, const ikp_trace_options *opt,
                                            FILE *f, ikp_error *err);
 IKP_DEF ikp_result ikp_write_perfetto_path(const ikp_capture *cap, const ikp_trace_options *opt,
                                            const char *path, ikp_error *err);
-/* 1 if path names a Perfetto trace (ends in .pftrace or .perfetto-trace) */
+#endif /* IKP_NO_PERFETTO */
+/* 1 if path names a Perfetto trace (ends in .pftrace or .perfetto-trace);
+   the calls that write to a path choose the format by it (with
+   IKP_NO_PERFETTO such a path is refused: IKP_ERR_INVALID_ARGUMENT) */
 IKP_DEF int ikp_is_perfetto_path(const char *path);
 
+#ifndef IKP_NO_MERGE /* leave merged timelines out with -DIKP_NO_MERGE */
 /* Merged timelines: several captures (GPUs, ranks, launches; from one
    process or many) on one time axis. Each capture is placed by the most
    exact chain of measurements that links it to capture 0, the reference:
@@ -774,6 +784,7 @@ IKP_DEF ikp_result ikp_write_merged(const ikp_capture *const *caps, uint32_t n, 
 /* Same to path (Perfetto when ikp_is_perfetto_path), replaced whole or not at all. */
 IKP_DEF ikp_result ikp_write_merged_path(const ikp_capture *const *caps, uint32_t n,
                                          const ikp_merge_options *opt, const char *path, ikp_error *err);
+#endif /* IKP_NO_MERGE */
 
 /* Output files that are replaced whole or not at all. ikp_output_open
    creates a new temporary file next to path (a random name ending in
@@ -2276,17 +2287,6 @@ static int ikp__cmp_peer(const void *a, const void *b)
     int c = memcmp(x->peer_uuid, y->peer_uuid, 16);
     if (c) return c;
     return x->gpu_ns < y->gpu_ns ? -1 : x->gpu_ns > y->gpu_ns;
-}
-
-/* a peer measurement as a reading of this GPU against the peer's clock */
-static ikp_clock_sync ikp__peer_as_sync(const ikp_peer_clock *p)
-{
-    ikp_clock_sync c;
-    c.gpu_ns = p->gpu_ns;
-    c.host_ns = (int64_t)(p->gpu_ns + (uint64_t)p->offset_ns);
-    c.uncertainty_ns = p->uncertainty_ns;
-    c.reserved = 0;
-    return c;
 }
 
 /* Takes n peer measurements (copied, sorted). Each must be plausible (a
@@ -5180,6 +5180,7 @@ static const char *ikp__part_process_name(char *t, size_t n, const ikp__part *pa
     return t;
 }
 
+#if !defined(IKP_NO_PERFETTO) || !defined(IKP_NO_MERGE)
 /* the label before disambiguation */
 static void ikp__merge_label0(const ikp_capture *const *caps, uint32_t n, uint32_t index, char *buf, size_t size)
 {
@@ -5197,23 +5198,7 @@ static void ikp__merge_label0(const ikp_capture *const *caps, uint32_t n, uint32
     if (d->ordinal >= 0) snprintf(buf + k, size - k, "GPU %d", (int)d->ordinal);
     else snprintf(buf + k, size - k, "GPU %02x%02x%02x%02x", d->uuid[0], d->uuid[1], d->uuid[2], d->uuid[3]);
 }
-
-/* the launch's group: "GPU 0: launch (ikp capture, 528 lanes)"; in a
-   merged trace the capture's label leads */
-static const char *ikp__launch_name(char *t, size_t n, const ikp__part *part, const ikp_capture *cap)
-{
-    char g[128];
-    const ikp_capture *one[1];
-    one[0] = cap;
-    if (part && part->label) snprintf(g, sizeof g, "%s: ", part->label);
-    else if (cap->info.device_known) {
-        ikp__merge_label0(one, 1, 0, g, sizeof g - 2);
-        strcat(g, ": ");
-    } else g[0] = 0;
-    snprintf(t, n, "%slaunch (%s capture, %u lane%s)", g, ikp_format_name(cap->format), cap->info.active_lanes,
-             cap->info.active_lanes == 1 ? "" : "s");
-    return t;
-}
+#endif
 
 static ikp_result ikp__chrome(const ikp_capture *cap, const ikp_trace_options *opt, const ikp__part *part,
                               ikp_write_fn fn, void *user, ikp_error *err)
@@ -5465,6 +5450,7 @@ IKP_DEF ikp_result ikp_write_chrome_file(const ikp_capture *cap, const ikp_trace
     return ikp__trace_file(cap, opt, ikp_write_chrome, f, err);
 }
 
+#ifndef IKP_NO_PERFETTO
 /* ---- 5. traces: Perfetto protobuf ---- */
 /* Field numbers and wire types of the messages written (Perfetto's
    protos/perfetto/trace/...; FORMAT.md lists them). A tag is
@@ -5826,6 +5812,23 @@ static ikp_result ikp__pb_lane(const ikp_capture *cap, ikp__pbw *w, ikp__tw *tw,
     return IKP_OK;
 }
 
+/* the launch's group: "GPU 0: launch (ikp capture, 528 lanes)"; in a
+   merged trace the capture's label leads */
+static const char *ikp__launch_name(char *t, size_t n, const ikp__part *part, const ikp_capture *cap)
+{
+    char g[128];
+    const ikp_capture *one[1];
+    one[0] = cap;
+    if (part && part->label) snprintf(g, sizeof g, "%s: ", part->label);
+    else if (cap->info.device_known) {
+        ikp__merge_label0(one, 1, 0, g, sizeof g - 2);
+        strcat(g, ": ");
+    } else g[0] = 0;
+    snprintf(t, n, "%slaunch (%s capture, %u lane%s)", g, ikp_format_name(cap->format), cap->info.active_lanes,
+             cap->info.active_lanes == 1 ? "" : "s");
+    return t;
+}
+
 static ikp_result ikp__perfetto(const ikp_capture *cap, const ikp_trace_options *opt, const ikp__part *part,
                                 ikp_write_fn fn, void *user, ikp_error *err);
 IKP_DEF ikp_result ikp_write_perfetto(const ikp_capture *cap, const ikp_trace_options *opt,
@@ -5976,6 +5979,8 @@ IKP_DEF ikp_result ikp_write_perfetto_file(const ikp_capture *cap, const ikp_tra
 {
     return ikp__trace_file(cap, opt, ikp_write_perfetto, f, err);
 }
+
+#endif /* IKP_NO_PERFETTO */
 
 /* ---- 5. output files ---- */
 static uint64_t ikp__mix64(uint64_t x)
@@ -6162,13 +6167,27 @@ IKP_DEF ikp_result ikp_write_chrome_path(const ikp_capture *cap, const ikp_trace
     return ikp__trace_path(cap, opt, ikp_write_chrome, path, err);
 }
 
+#ifndef IKP_NO_PERFETTO
 IKP_DEF ikp_result ikp_write_perfetto_path(const ikp_capture *cap, const ikp_trace_options *opt,
                                            const char *path, ikp_error *err)
 {
     return ikp__trace_path(cap, opt, ikp_write_perfetto, path, err);
 }
+#endif
 
+#ifndef IKP_NO_MERGE
 /* ---- 5. merged timelines ---- */
+/* a peer measurement as a reading of this GPU against the peer's clock */
+static ikp_clock_sync ikp__peer_as_sync(const ikp_peer_clock *p)
+{
+    ikp_clock_sync c;
+    c.gpu_ns = p->gpu_ns;
+    c.host_ns = (int64_t)(p->gpu_ns + (uint64_t)p->offset_ns);
+    c.uncertainty_ns = p->uncertainty_ns;
+    c.reserved = 0;
+    return c;
+}
+
 /* The peer measurements cap holds of the GPU uuid, as readings of cap's
    clock against that GPU's (ikp__peer_as_sync): *n of them at *out (NULL
    when none). Returns 0, or -1 when out of memory. */
@@ -6455,10 +6474,13 @@ IKP_DEF ikp_result ikp_write_merged(const ikp_capture *const *caps, uint32_t n, 
     ikp__part part;
     ikp__out o;
     ikp_result r;
-    uint64_t pid_base = 0, uuid = IKP__PB_UUID0 + 1, top_ns = 0, offset;
+    uint64_t pid_base = 0, uuid = 0, top_ns = 0, offset;
     uint32_t k, i;
     int first = 1;
     if (!caps || !fn || n == 0 || !caps[0]) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "no captures");
+#ifdef IKP_NO_PERFETTO
+    if (perfetto) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "this build leaves the Perfetto writer out (IKP_NO_PERFETTO)");
+#endif
     al = opt && opt->alignment ? opt->alignment : (ikp_alignment *)ikp__alloc(&caps[0]->alloc, (size_t)n * sizeof *al);
     labels = (char (*)[128])ikp__alloc(&caps[0]->alloc, (size_t)n * sizeof *labels);
     r = !al || !labels ? ikp__oom(err) : ikp__check_trace_options(opt ? &opt->trace : NULL, err);
@@ -6486,7 +6508,9 @@ IKP_DEF ikp_result ikp_write_merged(const ikp_capture *const *caps, uint32_t n, 
     memset(&sum, 0, sizeof sum);
     ikp__out_init(&o, fn, user, buf, sizeof buf);
     if (!perfetto) ikp__puts(&o, "{\"traceEvents\":[");
+#ifndef IKP_NO_PERFETTO
     else { /* tracks that say what the times are and where each capture sits */
+        uuid = IKP__PB_UUID0 + 1;
         for (k = 0; k <= n; k++) { /* a name of at most 511 bytes: 3 x 511 once made valid UTF-8 */
             unsigned char d[1600], q[1664], tmp[1536], *p = d, *e;
             if (k == 0 && !to.time_note) continue;
@@ -6498,6 +6522,7 @@ IKP_DEF ikp_result ikp_write_merged(const ikp_capture *const *caps, uint32_t n, 
             ikp__pb_packet(&o, q, (size_t)(e - q));
         }
     }
+#endif
     ikp__flush(&o);
     for (k = 0; k < n && r == IKP_OK && !o.failed; k++) {
         const ikp_capture *c = caps[k];
@@ -6521,7 +6546,11 @@ IKP_DEF ikp_result ikp_write_merged(const ikp_capture *const *caps, uint32_t n, 
         tk.time_note = NULL;
         memset(&st, 0, sizeof st);
         tk.stats = &st;
-        r = perfetto ? ikp__perfetto(c, &tk, &part, fn, user, err) : ikp__chrome(c, &tk, &part, fn, user, err);
+#ifndef IKP_NO_PERFETTO
+        if (perfetto) r = ikp__perfetto(c, &tk, &part, fn, user, err);
+        else
+#endif
+            r = ikp__chrome(c, &tk, &part, fn, user, err);
         sum.flows += st.flows; sum.flows_unordered += st.flows_unordered;
         sum.flow_unpaired += st.flow_unpaired; sum.counter_tracks += st.counter_tracks;
         pid_base += top;
@@ -6580,6 +6609,8 @@ IKP_DEF ikp_result ikp_write_merged_path(const ikp_capture *const *caps, uint32_
     c.path = path;
     return ikp__write_path(path, ikp__merge_body, &c, err);
 }
+
+#endif /* IKP_NO_MERGE */
 
 /* ---- 6. statistics ---- */
 typedef struct ikp__durs {
@@ -9386,12 +9417,19 @@ IKP_DEF ikp_result ikp_dump_words(const uint64_t *words, size_t num_words, const
     ikp_stats *st = NULL;
     ikp_result r;
     if (!desc) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL desc");
+#ifdef IKP_NO_PERFETTO
+    if (desc->trace_path && ikp_is_perfetto_path(desc->trace_path)) /* refused before anything is written */
+        return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1,
+                         "%s: this build leaves the Perfetto writer out (IKP_NO_PERFETTO)", desc->trace_path);
+#endif
     r = ikp_capture_open(words, num_words, &desc->decode, &cap, err);
     if (r == IKP_OK && desc->capture_path) r = ikp_capture_write_path(cap, desc->capture_path, err);
     if (r == IKP_OK && desc->trace_path)
-        r = ikp__trace_path(cap, &desc->chrome, ikp_is_perfetto_path(desc->trace_path) ? ikp_write_perfetto
-                                                                                       : ikp_write_chrome,
-                            desc->trace_path, err);
+        r = ikp__trace_path(cap, &desc->chrome,
+#ifndef IKP_NO_PERFETTO
+                            ikp_is_perfetto_path(desc->trace_path) ? ikp_write_perfetto :
+#endif
+                            ikp_write_chrome, desc->trace_path, err);
     if (r == IKP_OK && desc->summary) {
         r = ikp_stats_compute(cap, &st, err);
         if (r == IKP_OK) r = ikp_stats_write_text(st, ikp_file_writer, desc->summary, err);

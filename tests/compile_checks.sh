@@ -10,7 +10,9 @@
 #    stops with its own error message;
 #  - the staging macros check their arguments in every build (IKP_STAGE of an
 #    undeclared array fails staged, unstaged and disabled);
-#  - IKP_NO_REPORT leaves diff and report out: the core builds alone.
+#  - IKP_NO_REPORT leaves diff and report out, IKP_NO_PERFETTO the Perfetto
+#    writer (a .pftrace path is then refused), IKP_NO_MERGE merged
+#    timelines: the core builds alone, and a call of a left-out part fails.
 cd "$(dirname "$0")/.." || exit 1
 src=tests/compile
 out=build/compile-checks
@@ -43,6 +45,19 @@ for cc in gcc clang; do
   try $cc-no-report-cxx ok $cc -x c++ -std=c++11 $W -DIKP_NO_REPORT -I. -c $src/impl.c -o $out/$cc-no-report.o
   try $cc-no-report-left-out fail $cc -std=c99 $W -DIKP_NO_REPORT -I. -c $src/no_report_call.c -o $out/$cc-nr.o
   says $cc-no-report-left-out ikp_diff_compute
+  # without the Perfetto writer and merged timelines (and report): JSON as
+  # ever, a .pftrace path refused before anything is written; their calls
+  # are errors
+  try $cc-core ok $cc -std=c99 $W -DIKP_NO_PERFETTO -DIKP_NO_MERGE -DIKP_NO_REPORT -I. $src/no_perfetto.c -o $out/$cc-core
+  try $cc-core-run ok $out/$cc-core $out
+  try $cc-core-cxx ok $cc -x c++ -std=c++11 $W -DIKP_NO_PERFETTO -DIKP_NO_MERGE -I. -c $src/impl.c -o $out/$cc-core.o
+  try $cc-no-perfetto ok $cc -std=c99 $W -DIKP_NO_PERFETTO -I. $src/no_perfetto.c -o $out/$cc-no-perfetto
+  try $cc-no-perfetto-run ok $out/$cc-no-perfetto $out
+  try $cc-no-merge ok $cc -std=c99 $W -DIKP_NO_MERGE -I. $src/impl.c -o $out/$cc-no-merge
+  try $cc-no-perfetto-left-out fail $cc -std=c99 $W -DIKP_NO_PERFETTO -I. -c $src/no_perfetto_call.c -o $out/$cc-np.o
+  says $cc-no-perfetto-left-out ikp_write_perfetto
+  try $cc-no-merge-left-out fail $cc -std=c99 $W -DIKP_NO_MERGE -I. -c $src/no_merge_call.c -o $out/$cc-nm.o
+  says $cc-no-merge-left-out ikp_write_merged
   try $cc-c99 ok $cc -std=c99 $W -I. $src/impl.c -o $out/$cc-c99
   try $cc-c99-run ok $out/$cc-c99
   try $cc-c11 ok $cc -std=c11 $W -Wundef -Wshadow -Wconversion -Wno-sign-conversion -I. -c $src/impl.c -o $out/$cc-c11.o
