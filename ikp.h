@@ -120,7 +120,6 @@
        IKP_MALLOC, IKP_REALLOC, IKP_FREE
                           default allocator (all three or none; default libc);
                           a run-time allocator goes in ikp_decode_options
-       IKP_ASSERT         internal assertions (default: assert.h)
        IKP_NO_REPORT      leave out diff and report (ikp_diff_*, ikp_report_*:
                           a fifth of the code; the rest compiles in 0.7x
                           the time)
@@ -668,7 +667,6 @@ typedef struct ikp_trace_options {
                                       "otherData"; Perfetto: a track name); NULL: none;
                                       at most IKP_MAX_NAME_BYTES bytes */
 } ikp_trace_options;
-typedef ikp_trace_options ikp_chrome_options; /* its name before 0.4 */
 
 /* Chrome trace JSON ("traceEvents"): opens in ui.perfetto.dev and
    chrome://tracing. pid = block + 1 (or SM + 1), tid = lane track + 1: 0
@@ -1088,7 +1086,7 @@ typedef struct ikp_dump_desc {
     const char *capture_path;    /* .ikp capture (NULL: none) */
     FILE *summary;               /* text statistics (NULL: none) */
     ikp_decode_options decode;
-    ikp_chrome_options chrome;
+    ikp_trace_options trace;     /* the trace's layout, flows, counters */
 } ikp_dump_desc;
 
 IKP_DEF ikp_result ikp_dump_words(const uint64_t *words, size_t num_words,
@@ -1217,11 +1215,6 @@ IKP_DEF ikp_result ikp_cuda_peer_clock(int device, int peer, ikp_peer_clock *out
 #define IKP_FREE(p) free(p)
 #else
 #error "IKP: define all of IKP_MALLOC, IKP_REALLOC and IKP_FREE, or none of them"
-#endif
-
-#ifndef IKP_ASSERT
-#include <assert.h>
-#define IKP_ASSERT(x) assert(x)
 #endif
 
 #ifdef __cplusplus
@@ -9425,7 +9418,7 @@ IKP_DEF ikp_result ikp_dump_words(const uint64_t *words, size_t num_words, const
     r = ikp_capture_open(words, num_words, &desc->decode, &cap, err);
     if (r == IKP_OK && desc->capture_path) r = ikp_capture_write_path(cap, desc->capture_path, err);
     if (r == IKP_OK && desc->trace_path)
-        r = ikp__trace_path(cap, &desc->chrome,
+        r = ikp__trace_path(cap, &desc->trace,
 #ifndef IKP_NO_PERFETTO
                             ikp_is_perfetto_path(desc->trace_path) ? ikp_write_perfetto :
 #endif
