@@ -5193,6 +5193,154 @@ static void ikp__merge_label0(const ikp_capture *const *caps, uint32_t n, uint32
 }
 #endif
 
+/* ---- the Chrome JSON writer's pieces, in the order they appear ---- */
+/* metadata of a process (tid 0: "process_name", "process_sort_index") or a
+   thread ("thread_name", "thread_sort_index"); its sort index is its id */
+static void ikp__chrome_meta(ikp__out *o, int *first, const char *what, uint64_t pid, uint64_t tid, const char *name)
+{
+    int thread = what[0] == 't';
+    ikp__puts(o, *first ? "\n" : ",\n");
+    *first = 0;
+    ikp__puts(o, "{\"ph\":\"M\",\"name\":\"");
+    ikp__puts(o, what);
+    ikp__puts(o, "_name\",\"pid\":");
+    ikp__put_u64(o, pid);
+    if (thread) { ikp__puts(o, ",\"tid\":"); ikp__put_u64(o, tid); }
+    ikp__puts(o, ",\"args\":{\"name\":\"");
+    ikp__put_json_chars(o, name);
+    ikp__puts(o, "\"}},\n{\"ph\":\"M\",\"name\":\"");
+    ikp__puts(o, what);
+    ikp__puts(o, "_sort_index\",\"pid\":");
+    ikp__put_u64(o, pid);
+    if (thread) { ikp__puts(o, ",\"tid\":"); ikp__put_u64(o, tid); }
+    ikp__puts(o, ",\"args\":{\"sort_index\":");
+    ikp__put_u64(o, thread ? tid : pid);
+    ikp__puts(o, "}}");
+}
+
+/* one region ("X") or instant ("i") of name nm (nl bytes, JSON-escaped) */
+static void ikp__chrome_event(ikp__out *o, int *first, const ikp_event *e, const char *nm, size_t nl, uint64_t pid,
+                              uint64_t tid, uint64_t base_ns)
+{
+    char *p;
+    int64_t s0 = ikp__ns(e->start_ps), s1 = ikp__ns(e->end_ps);
+    /* the head (at most IKP__HEAD bytes), the name, the tail (fixed text,
+       numbers, args: at most IKP__TAIL bytes). One bound check when all fit
+       the buffer; else the name goes through ikp__put, whatever its length. */
+    if (o->n + IKP__HEAD + nl + IKP__TAIL > o->cap) ikp__flush(o);
+    p = o->buf + o->n;
+    if (!*first) *p++ = ',';
+    *first = 0;
+    if (e->kind == IKP_EVENT_REGION) IKP__CPY(p, "\n{\"ph\":\"X\",\"name\":\"");
+    else IKP__CPY(p, "\n{\"ph\":\"i\",\"s\":\"t\",\"name\":\"");
+    if (IKP__HEAD + nl + IKP__TAIL <= o->cap) {
+        memcpy(p, nm, nl);
+        p += nl;
+    } else {
+        o->n = (size_t)(p - o->buf);
+        ikp__put(o, nm, nl);
+        if (o->n + IKP__TAIL > o->cap) ikp__flush(o);
+        p = o->buf + o->n;
+    }
+    if (e->kind == IKP_EVENT_UNMATCHED_BEGIN) IKP__CPY(p, " (unmatched begin)");
+    else if (e->kind == IKP_EVENT_UNMATCHED_END) IKP__CPY(p, " (unmatched end)");
+    IKP__CPY(p, "\",\"pid\":");
+    p = ikp__fmt_u64(p, pid);
+    IKP__CPY(p, ",\"tid\":");
+    p = ikp__fmt_u64(p, tid);
+    IKP__CPY(p, ",\"ts\":");
+    p = ikp__fmt_us(p, (uint64_t)s0 + base_ns);
+    if (e->kind == IKP_EVENT_REGION) {
+        IKP__CPY(p, ",\"dur\":");
+        p = ikp__fmt_us(p, (uint64_t)(s1 - s0));
+    }
+    if (e->flags || e->kind == IKP_EVENT_UNMATCHED_BEGIN || e->kind == IKP_EVENT_UNMATCHED_END) {
+        int na = 0; /* args written: the next one needs a comma */
+#define IKP__ARG(lit) (na++ ? (void)(*p++ = ',') : (void)0, IKP__CPY(p, lit))
+        IKP__CPY(p, ",\"args\":{");
+        if (e->kind == IKP_EVENT_UNMATCHED_BEGIN) IKP__ARG("\"unmatched\":\"begin\"");
+        if (e->kind == IKP_EVENT_UNMATCHED_END) IKP__ARG("\"unmatched\":\"end\"");
+        if (e->flags & IKP_EVENT_HAS_BEGIN_DATA) { IKP__ARG("\"begin_data\":"); p = ikp__fmt_u64(p, e->begin_data); }
+        if (e->flags & IKP_EVENT_HAS_END_DATA) { IKP__ARG("\"end_data\":"); p = ikp__fmt_u64(p, e->end_data); }
+        if (e->flags & IKP_EVENT_HAS_TID) { IKP__ARG("\"tid\":"); p = ikp__fmt_u64(p, e->tid); }
+        if (e->flags & IKP_EVENT_MAY_WRAP) IKP__ARG("\"may_wrap\":true");
+#undef IKP__ARG
+        *p++ = '}';
+    }
+    *p++ = '}';
+    o->n = (size_t)(p - o->buf);
+}
+
+/* a flow's end on the event just written: "s" right after the source
+   (bound to it, the innermost slice open there), "f" bound to the
+   enclosing slice where the destination is innermost */
+static void ikp__chrome_flow(ikp__out *o, ikp_trace_stats *st, const ikp__fend *fe, uint64_t pid, uint64_t tid,
+                             uint64_t base_ns)
+{
+    char *p;
+    if (fe->src_ns >= fe->dst_json_ns) { st->flows_unordered += (uint64_t)fe->out; return; }
+    if (o->n + 160 > o->cap) ikp__flush(o);
+    p = o->buf + o->n;
+    if (fe->out) { IKP__CPY(p, ",\n{\"ph\":\"s\",\"id\":"); st->flows++; }
+    else IKP__CPY(p, ",\n{\"ph\":\"f\",\"bp\":\"e\",\"id\":");
+    p = ikp__fmt_u64(p, fe->id);
+    IKP__CPY(p, ",\"cat\":\"flow\",\"name\":\"flow\",\"pid\":");
+    p = ikp__fmt_u64(p, pid);
+    IKP__CPY(p, ",\"tid\":");
+    p = ikp__fmt_u64(p, tid);
+    IKP__CPY(p, ",\"ts\":");
+    p = ikp__fmt_us(p, (uint64_t)(fe->out ? fe->src_ns : fe->dst_json_ns) + base_ns);
+    *p++ = '}';
+    o->n = (size_t)(p - o->buf);
+}
+
+/* a block's counter named cn: the walk's values (w->cs), on the block's
+   first track */
+static void ikp__chrome_counter(ikp__out *o, const ikp__tw *w, const char *cn, uint64_t pid, uint64_t tid,
+                                uint64_t base_ns)
+{
+    size_t k;
+    for (k = 0; k < w->ncs; k++) {
+        char b[32];
+        ikp__puts(o, ",\n{\"ph\":\"C\",\"name\":\"");
+        ikp__put_json_chars(o, cn);
+        ikp__puts(o, "\",\"pid\":");
+        ikp__put_u64(o, pid);
+        ikp__puts(o, ",\"tid\":");
+        ikp__put_u64(o, tid);
+        ikp__puts(o, ",\"ts\":");
+        ikp__put(o, b, (size_t)(ikp__fmt_us(b, (uint64_t)w->cs[k].ns + base_ns) - b));
+        ikp__puts(o, ",\"args\":{\"value\":");
+        ikp__put_u64(o, (uint64_t)w->cs[k].d);
+        ikp__puts(o, "}}");
+    }
+}
+
+/* a trace of one capture: the events' end and the metadata (what the times
+   are, the offset taken off them, how well the lanes line up) */
+static void ikp__chrome_tail(ikp__out *o, const ikp_capture *cap, const ikp_trace_options *opt, uint64_t base_ns,
+                             uint64_t offset)
+{
+    char pl[640];
+    ikp_capture_placement(&cap->info, pl, sizeof pl, NULL);
+    ikp__puts(o, "\n],\"displayTimeUnit\":\"ns\",\"otherData\":{");
+    if (opt && opt->time_note) { /* what the times are */
+        ikp__puts(o, "\"ikp_time\":\"");
+        ikp__put_json_chars(o, opt->time_note);
+        ikp__puts(o, "\",\"ikp_time_base_ns\":\"");
+        ikp__put_u64(o, base_ns + offset);
+        ikp__puts(o, "\",");
+    }
+    if (offset) {
+        ikp__puts(o, "\"ikp_ts_offset_ns\":\"");
+        ikp__put_u64(o, offset);
+        ikp__puts(o, "\",");
+    }
+    ikp__puts(o, "\"ikp_placement\":\""); /* how well its lanes line up */
+    ikp__put_json_chars(o, pl);
+    ikp__puts(o, "\"}}\n");
+}
+
 static ikp_result ikp__chrome(const ikp_capture *cap, const ikp_trace_options *opt, const ikp__part *part,
                               ikp_write_fn fn, void *user, ikp_error *err)
 {
@@ -5256,159 +5404,32 @@ static ikp_result ikp__chrome(const ikp_capture *cap, const ikp_trace_options *o
             fresh = ikp__new_pid(sm_seen, &last_pid, pid);
             pid += pid_base;
             if (s == 0) { block_pid = pid; block_tid = tid0 + (uint64_t)tbase * tstride; }
-            if (fresh) {
-                ikp__puts(&o, *first ? "\n" : ",\n");
-                *first = 0;
-                ikp__puts(&o, "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":");
-                ikp__put_u64(&o, pid);
-                ikp__puts(&o, ",\"args\":{\"name\":\"");
-                ikp__put_json_chars(&o, ikp__part_process_name(cn, sizeof cn, part, cap, l, by));
-                ikp__puts(&o, "\"}},\n{\"ph\":\"M\",\"name\":\"process_sort_index\",\"pid\":");
-                ikp__put_u64(&o, pid);
-                ikp__puts(&o, ",\"args\":{\"sort_index\":");
-                ikp__put_u64(&o, pid);
-                ikp__puts(&o, "}}");
-            }
-            for (t = 0; t < ev->num_tracks; t++) {
-                uint64_t tid = tid0 + (uint64_t)(tbase + t) * tstride;
-                ikp__puts(&o, *first ? "\n" : ",\n");
-                *first = 0;
-                ikp__puts(&o, "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":");
-                ikp__put_u64(&o, pid);
-                ikp__puts(&o, ",\"tid\":");
-                ikp__put_u64(&o, tid);
-                ikp__puts(&o, ",\"args\":{\"name\":\"");
-                ikp__put_json_chars(&o, ikp__thread_name(cn, sizeof cn, cap, l, i, by, tbase + t));
-                ikp__puts(&o, "\"}},\n{\"ph\":\"M\",\"name\":\"thread_sort_index\",\"pid\":");
-                ikp__put_u64(&o, pid);
-                ikp__puts(&o, ",\"tid\":");
-                ikp__put_u64(&o, tid);
-                ikp__puts(&o, ",\"args\":{\"sort_index\":");
-                ikp__put_u64(&o, tid);
-                ikp__puts(&o, "}}");
-            }
+            if (fresh) ikp__chrome_meta(&o, first, "process", pid, 0, ikp__part_process_name(cn, sizeof cn, part, cap, l, by));
+            for (t = 0; t < ev->num_tracks; t++)
+                ikp__chrome_meta(&o, first, "thread", pid, tid0 + (uint64_t)(tbase + t) * tstride,
+                                 ikp__thread_name(cn, sizeof cn, cap, l, i, by, tbase + t));
             for (k = 0; k < ev->count; k++) {
                 const ikp_event *e = &ev->events[k];
                 const char *nm;
                 size_t nl;
-                char *p;
                 uint64_t tid = tid0 + (uint64_t)(tbase + e->track) * tstride;
-                int64_t s0 = ikp__ns(e->start_ps), s1 = ikp__ns(e->end_ps);
                 if (!ikp__cached_name(cap, nc, e->id, &nm, &nl)) { r = ikp__oom(err); break; }
-                /* the head (at most IKP__HEAD bytes), the name, the tail (fixed
-                   text, numbers, args: at most IKP__TAIL bytes). One bound check
-                   when all fit the buffer; else the name goes through ikp__put,
-                   whatever its length. */
-                if (o.n + IKP__HEAD + nl + IKP__TAIL > o.cap) ikp__flush(&o);
-                p = o.buf + o.n;
-                if (!*first) *p++ = ',';
-                *first = 0;
-                if (e->kind == IKP_EVENT_REGION) IKP__CPY(p, "\n{\"ph\":\"X\",\"name\":\"");
-                else IKP__CPY(p, "\n{\"ph\":\"i\",\"s\":\"t\",\"name\":\"");
-                if (IKP__HEAD + nl + IKP__TAIL <= o.cap) {
-                    memcpy(p, nm, nl);
-                    p += nl;
-                } else {
-                    o.n = (size_t)(p - o.buf);
-                    ikp__put(&o, nm, nl);
-                    if (o.n + IKP__TAIL > o.cap) ikp__flush(&o);
-                    p = o.buf + o.n;
-                }
-                if (e->kind == IKP_EVENT_UNMATCHED_BEGIN) IKP__CPY(p, " (unmatched begin)");
-                else if (e->kind == IKP_EVENT_UNMATCHED_END) IKP__CPY(p, " (unmatched end)");
-                IKP__CPY(p, "\",\"pid\":");
-                p = ikp__fmt_u64(p, pid);
-                IKP__CPY(p, ",\"tid\":");
-                p = ikp__fmt_u64(p, tid);
-                IKP__CPY(p, ",\"ts\":");
-                p = ikp__fmt_us(p, (uint64_t)s0 + base_ns);
-                if (e->kind == IKP_EVENT_REGION) {
-                    IKP__CPY(p, ",\"dur\":");
-                    p = ikp__fmt_us(p, (uint64_t)(s1 - s0));
-                }
-                if (e->flags || e->kind == IKP_EVENT_UNMATCHED_BEGIN || e->kind == IKP_EVENT_UNMATCHED_END) {
-                    int na = 0; /* args written: the next one needs a comma */
-#define IKP__ARG(lit) (na++ ? (void)(*p++ = ',') : (void)0, IKP__CPY(p, lit))
-                    IKP__CPY(p, ",\"args\":{");
-                    if (e->kind == IKP_EVENT_UNMATCHED_BEGIN) IKP__ARG("\"unmatched\":\"begin\"");
-                    if (e->kind == IKP_EVENT_UNMATCHED_END) IKP__ARG("\"unmatched\":\"end\"");
-                    if (e->flags & IKP_EVENT_HAS_BEGIN_DATA) { IKP__ARG("\"begin_data\":"); p = ikp__fmt_u64(p, e->begin_data); }
-                    if (e->flags & IKP_EVENT_HAS_END_DATA) { IKP__ARG("\"end_data\":"); p = ikp__fmt_u64(p, e->end_data); }
-                    if (e->flags & IKP_EVENT_HAS_TID) { IKP__ARG("\"tid\":"); p = ikp__fmt_u64(p, e->tid); }
-                    if (e->flags & IKP_EVENT_MAY_WRAP) IKP__ARG("\"may_wrap\":true");
-#undef IKP__ARG
-                    *p++ = '}';
-                }
-                *p++ = '}';
-                o.n = (size_t)(p - o.buf);
-                /* flow ends on this event: "s" right after the source (bound to
-                   it, the innermost slice open there), "f" bound to the
-                   enclosing slice where the destination is innermost */
-                for (; fe < fe_end && fe->idx == k; fe++) {
-                    if (fe->src_ns >= fe->dst_json_ns) { w.st.flows_unordered += (uint64_t)fe->out; continue; }
-                    if (o.n + 160 > o.cap) ikp__flush(&o);
-                    p = o.buf + o.n;
-                    if (fe->out) { IKP__CPY(p, ",\n{\"ph\":\"s\",\"id\":"); w.st.flows++; }
-                    else IKP__CPY(p, ",\n{\"ph\":\"f\",\"bp\":\"e\",\"id\":");
-                    p = ikp__fmt_u64(p, fe->id);
-                    IKP__CPY(p, ",\"cat\":\"flow\",\"name\":\"flow\",\"pid\":");
-                    p = ikp__fmt_u64(p, pid);
-                    IKP__CPY(p, ",\"tid\":");
-                    p = ikp__fmt_u64(p, tid);
-                    IKP__CPY(p, ",\"ts\":");
-                    p = ikp__fmt_us(p, (uint64_t)(fe->out ? fe->src_ns : fe->dst_json_ns) + base_ns);
-                    *p++ = '}';
-                    o.n = (size_t)(p - o.buf);
-                }
+                ikp__chrome_event(&o, first, e, nm, nl, pid, tid, base_ns);
+                for (; fe < fe_end && fe->idx == k; fe++) ikp__chrome_flow(&o, &w.st, fe, pid, tid, base_ns);
             }
         }
         /* counters: per block, regions of the event open */
         for (c = 0; r == IKP_OK && opt && c < opt->num_counters; c++) {
-            size_t k;
             ikp__lane lt;
             uint32_t block = ikp__get_lane(cap, w.lane[0], &lt)->pub.block;
             if ((r = ikp__tw_counter(&w, opt->counters[c], err)) != IKP_OK || !w.ncs) continue;
             w.st.counter_tracks++;
             ikp__counter_name(cn, sizeof cn, cap, by, opt->counters[c], block);
-            for (k = 0; k < w.ncs; k++) {
-                ikp__puts(&o, ",\n{\"ph\":\"C\",\"name\":\"");
-                ikp__put_json_chars(&o, cn);
-                ikp__puts(&o, "\",\"pid\":");
-                ikp__put_u64(&o, block_pid);
-                ikp__puts(&o, ",\"tid\":");
-                ikp__put_u64(&o, block_tid);
-                ikp__puts(&o, ",\"ts\":");
-                {
-                    char b[32];
-                    ikp__put(&o, b, (size_t)(ikp__fmt_us(b, (uint64_t)w.cs[k].ns + base_ns) - b));
-                }
-                ikp__puts(&o, ",\"args\":{\"value\":");
-                ikp__put_u64(&o, (uint64_t)w.cs[k].d);
-                ikp__puts(&o, "}}");
-            }
+            ikp__chrome_counter(&o, &w, cn, block_pid, block_tid, base_ns);
         }
         if (r != IKP_OK) break;
     }
-    if (!part) {
-        char pl[640];
-        ikp_capture_placement(&cap->info, pl, sizeof pl, NULL);
-        ikp__puts(&o, "\n],\"displayTimeUnit\":\"ns\",\"otherData\":{");
-        if (opt && opt->time_note) { /* what the times are */
-            ikp__puts(&o, "\"ikp_time\":\"");
-            ikp__put_json_chars(&o, opt->time_note);
-            ikp__puts(&o, "\",\"ikp_time_base_ns\":\"");
-            ikp__put_u64(&o, base_ns + offset);
-            ikp__puts(&o, "\",");
-        }
-        if (offset) {
-            ikp__puts(&o, "\"ikp_ts_offset_ns\":\"");
-            ikp__put_u64(&o, offset);
-            ikp__puts(&o, "\",");
-        }
-        ikp__puts(&o, "\"ikp_placement\":\""); /* how well its lanes line up */
-        ikp__put_json_chars(&o, pl);
-        ikp__puts(&o, "\"}}\n");
-    }
+    if (!part) ikp__chrome_tail(&o, cap, opt, base_ns, offset);
     ikp__flush(&o);
     if (r == IKP_OK && opt && opt->stats && !o.failed) *opt->stats = w.st;
     ikp__tw_free(&w);
@@ -7701,6 +7722,154 @@ IKP_DEF void ikp_report_free(ikp_report *r)
     ikp__free(&a, r);
 }
 
+/* ---- ikp_report_compute's sections, in the order of the report ---- */
+/* stages: the analysis' series keyed (id << 32 | group), shown by group then
+   id; their names' pool offsets in stage_name (event, group) */
+static ikp_result ikp__report_stages(ikp_report *rp, ikp__an *an, const ikp_capture *cap, ikp__pool *pool,
+                                     size_t *stage_name, ikp_error *err)
+{
+    size_t i;
+    char t[40];
+    for (i = 0; i < an->nser; i++) an->ser[i].key = an->ser[i].key << 32 | an->ser[i].key >> 32;
+    ikp__sort(an->ser, an->nser, sizeof(ikp__ser), ikp__cmp_ser);
+    for (i = 0; i < an->nser; i++) {
+        ikp_report_stage *st = &rp->stages[rp->num_stages++];
+        ikp_event_stats es;
+        uint32_t id = (uint32_t)an->ser[i].key, g = (uint32_t)(an->ser[i].key >> 32);
+        memset(st, 0, sizeof *st);
+        ikp__event_stats_fill(&es, an->ser[i].v, an->ser[i].n);
+        st->id = id;
+        st->group = g;
+        st->count = es.count;
+        st->total_ns = es.total_ns;
+        st->p50_ns = es.p50_ns;
+        st->p99_ns = es.p99_ns;
+        st->share = g < an->ng && an->g_region[g] > 0 ? es.total_ns / an->g_region[g] : 0;
+        if (!ikp__pool_add(&cap->alloc, pool, ikp__ev_name(cap, id, t, sizeof t), &stage_name[2 * i]) ||
+            !ikp__pool_add(&cap->alloc, pool, ikp__gr_name(cap, g, t, sizeof t), &stage_name[2 * i + 1]))
+            return ikp__oom(err);
+    }
+    return IKP_OK;
+}
+
+/* groups with lanes (their names' pool offsets in group_name), and the
+   pairs of the first IKP__PAIR_GROUPS groups: how much of their common span
+   each works alone, both, neither */
+static ikp_result ikp__report_groups(ikp_report *rp, const ikp__an *an, const ikp_capture *cap, ikp__pool *pool,
+                                     size_t *group_name, ikp_error *err)
+{
+    uint32_t g, gi[IKP__PAIR_GROUPS];
+    size_t i, j;
+    char t[40];
+    for (g = 0; g < IKP__PAIR_GROUPS; g++) gi[g] = UINT32_MAX;
+    for (g = 0; g < an->ng; g++) {
+        ikp_report_group *gr;
+        if (!an->g_lanes[g] && !an->g_blocks[g]) continue;
+        if (g < IKP__PAIR_GROUPS) gi[g] = rp->num_groups;
+        gr = &rp->groups[rp->num_groups];
+        memset(gr, 0, sizeof *gr);
+        gr->group = g;
+        gr->lanes = an->g_lanes[g];
+        gr->blocks = an->g_blocks[g];
+        gr->busy_ns = an->g_work[g];
+        gr->span_ns = an->g_bspan[g];
+        gr->busy_fraction = gr->span_ns > 0 ? gr->busy_ns / gr->span_ns : 0;
+        if (gr->busy_fraction > 1) gr->busy_fraction = 1; /* several lanes of a group in a block */
+        gr->idle_fraction = gr->span_ns > 0 ? 1 - gr->busy_fraction : 0;
+        gr->alone_ns = an->g_alone[g];
+        gr->blocks_bound = an->g_bound[g];
+        if (!ikp__pool_add(&cap->alloc, pool, ikp__gr_name(cap, g, t, sizeof t), &group_name[rp->num_groups]))
+            return ikp__oom(err);
+        rp->num_groups++;
+    }
+    rp->pairs = (ikp_report_pair *)ikp__alloc(&cap->alloc, (IKP__PAIR_GROUPS * IKP__PAIR_GROUPS) * sizeof(ikp_report_pair));
+    if (!rp->pairs) return ikp__oom(err);
+    for (i = 0; i < IKP__PAIR_GROUPS; i++)
+        for (j = i + 1; j < IKP__PAIR_GROUPS; j++) {
+            size_t idx = i * IKP__PAIR_GROUPS + j;
+            ikp_report_pair *pr;
+            double sp = an->p_span[idx];
+            if (!(sp > 0) || gi[i] == UINT32_MAX || gi[j] == UINT32_MAX) continue;
+            pr = &rp->pairs[rp->num_pairs++];
+            pr->a = gi[i];
+            pr->b = gi[j];
+            pr->span_ns = sp / 1000.0;
+            pr->both = an->p_both[idx] / sp;
+            pr->a_only = an->p_a[idx] / sp;
+            pr->b_only = an->p_b[idx] / sp;
+            pr->neither = 1 - pr->both - pr->a_only - pr->b_only;
+            if (pr->neither < 0) pr->neither = 0;
+        }
+    return IKP_OK;
+}
+
+/* balance: blocks latest first (taken from the analysis), the median end,
+   and by SM when lanes name their SMs */
+static ikp_result ikp__report_balance(ikp_report *rp, ikp__an *an, const ikp_capture *cap, ikp_error *err)
+{
+    size_t i;
+    rp->blocks = an->blk;
+    rp->num_blocks = (uint32_t)an->nblk;
+    an->blk = NULL;
+    ikp__sort(rp->blocks, rp->num_blocks, sizeof(ikp_report_block), ikp__cmp_blk_end);
+    if (rp->num_blocks) {
+        rp->end_p50_ps = rp->blocks[rp->num_blocks / 2].end_ps;
+        rp->tail_ps = rp->blocks[0].end_ps - rp->end_p50_ps;
+    }
+    if (!an->by_sm) return IKP_OK;
+    rp->sms = (ikp_report_sm *)ikp__alloc(&cap->alloc, (an->nunits + 1) * sizeof(ikp_report_sm));
+    if (!rp->sms) return ikp__oom(err);
+    for (i = 0; i < an->nunits; i++) {
+        memset(&rp->sms[i], 0, sizeof(ikp_report_sm));
+        rp->sms[i].sm = an->units[i];
+        rp->sms[i].start_ps = INT64_MAX;
+        rp->sms[i].end_ps = INT64_MIN;
+    }
+    rp->num_sms = (uint32_t)an->nunits;
+    for (i = 0; i < rp->num_blocks; i++) {
+        const ikp_report_block *b = &rp->blocks[i];
+        size_t u = ikp__find_u32(an->units, an->nunits, b->sm);
+        if (u == an->nunits) continue;
+        rp->sms[u].blocks++;
+        rp->sms[u].busy_ns += b->busy_ns;
+        if (b->start_ps < rp->sms[u].start_ps) rp->sms[u].start_ps = b->start_ps;
+        if (b->end_ps > rp->sms[u].end_ps) rp->sms[u].end_ps = b->end_ps;
+    }
+    for (i = 0; i < rp->num_sms; i++)
+        if (rp->sms[i].start_ps == INT64_MAX) rp->sms[i].start_ps = rp->sms[i].end_ps = 0;
+    return IKP_OK;
+}
+
+/* the picture: rows, rectangles (taken from the analysis) and the heat map */
+static ikp_result ikp__report_picture(ikp_report *rp, ikp__an *an, const ikp_capture *cap, ikp_error *err)
+{
+    const ikp_allocator *a = &cap->alloc;
+    double bw = (double)(cap->info.span_ps > 0 ? cap->info.span_ps : 1) / an->heat_bins;
+    size_t i;
+    rp->plot_width = an->width;
+    rp->row_by_sm = an->by_sm;
+    rp->num_rows = (uint32_t)an->nrows;
+    rp->row_unit = (uint32_t *)ikp__alloc(a, (an->nrows + 1) * sizeof(uint32_t));
+    rp->row_group = (uint32_t *)ikp__alloc(a, (an->nrows + 1) * sizeof(uint32_t));
+    rp->heat_unit = (uint32_t *)ikp__alloc(a, ((size_t)an->heat_rows + 1) * sizeof(uint32_t));
+    rp->heat = (float *)ikp__alloc(a, ((size_t)an->heat_rows * an->heat_bins + 1) * sizeof(float));
+    if (!rp->row_unit || !rp->row_group || !rp->heat_unit || !rp->heat) return ikp__oom(err);
+    for (i = 0; i < an->nrows; i++) { rp->row_unit[i] = (uint32_t)(an->rows[i] >> 32); rp->row_group[i] = (uint32_t)an->rows[i]; }
+    rp->rects = an->rects;
+    rp->num_rects = an->nrects;
+    an->rects = NULL;
+    rp->heat_rows = an->heat_rows;
+    rp->heat_bins = an->heat_bins;
+    rp->heat_units_per_row = an->upr;
+    for (i = 0; i < (size_t)an->heat_rows * an->heat_bins; i++) {
+        double v = an->heat[i] / bw / an->upr;
+        rp->heat[i] = (float)v;
+        if (v > rp->heat_max) rp->heat_max = v;
+    }
+    for (i = 0; i < an->heat_rows; i++) rp->heat_unit[i] = an->units[i * an->upr];
+    return IKP_OK;
+}
+
 IKP_DEF ikp_result ikp_report_compute(const ikp_capture *cap, const ikp_report_options *opt, ikp_report **out,
                                       ikp_error *err)
 {
@@ -7710,9 +7879,8 @@ IKP_DEF ikp_result ikp_report_compute(const ikp_capture *cap, const ikp_report_o
     ikp__pool pool;
     ikp_result r;
     uint8_t *wait = NULL;
-    size_t i, j, *stage_name = NULL, *group_name = NULL, dev_name = 0;
-    uint32_t g, k, gi[IKP__PAIR_GROUPS];
-    char t[40];
+    size_t i, *stage_name = NULL, *group_name = NULL, dev_name = 0;
+    uint32_t k;
     if (!cap || !out) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL argument");
     *out = NULL;
     if (opt && opt->num_wait_events && !opt->wait_events)
@@ -7741,130 +7909,15 @@ IKP_DEF ikp_result ikp_report_compute(const ikp_capture *cap, const ikp_report_o
     r = ikp__an_run(&an, cap, 1, opt, wait, err);
     if (r == IKP_OK) r = ikp__an_sort(&an, err);
     if (r != IKP_OK) goto fail;
-    /* stages: series keyed (id << 32 | group), shown by group then id */
-    for (i = 0; i < an.nser; i++) an.ser[i].key = an.ser[i].key << 32 | an.ser[i].key >> 32;
-    ikp__sort(an.ser, an.nser, sizeof(ikp__ser), ikp__cmp_ser);
     rp->stages = (ikp_report_stage *)ikp__alloc(a, (an.nser + 1) * sizeof(ikp_report_stage));
     stage_name = (size_t *)ikp__alloc(a, (an.nser + 1) * 2 * sizeof(size_t));
     group_name = (size_t *)ikp__alloc(a, ((size_t)an.ng + 1) * sizeof(size_t));
     rp->groups = (ikp_report_group *)ikp__alloc(a, ((size_t)an.ng + 1) * sizeof(ikp_report_group));
     if (!rp->stages || !stage_name || !group_name || !rp->groups) { r = ikp__oom(err); goto fail; }
-    for (i = 0; i < an.nser; i++) {
-        ikp_report_stage *st = &rp->stages[rp->num_stages++];
-        ikp_event_stats es;
-        uint32_t id = (uint32_t)an.ser[i].key;
-        g = (uint32_t)(an.ser[i].key >> 32);
-        memset(st, 0, sizeof *st);
-        ikp__event_stats_fill(&es, an.ser[i].v, an.ser[i].n);
-        st->id = id;
-        st->group = g;
-        st->count = es.count;
-        st->total_ns = es.total_ns;
-        st->p50_ns = es.p50_ns;
-        st->p99_ns = es.p99_ns;
-        st->share = g < an.ng && an.g_region[g] > 0 ? es.total_ns / an.g_region[g] : 0;
-        if (!ikp__pool_add(a, &pool, ikp__ev_name(cap, id, t, sizeof t), &stage_name[2 * i]) ||
-            !ikp__pool_add(a, &pool, ikp__gr_name(cap, g, t, sizeof t), &stage_name[2 * i + 1])) {
-            r = ikp__oom(err);
-            goto fail;
-        }
-    }
-    /* groups with lanes; pairs of the first 16 */
-    for (g = 0; g < IKP__PAIR_GROUPS; g++) gi[g] = UINT32_MAX;
-    for (g = 0; g < an.ng; g++) {
-        ikp_report_group *gr;
-        if (!an.g_lanes[g] && !an.g_blocks[g]) continue;
-        if (g < IKP__PAIR_GROUPS) gi[g] = rp->num_groups;
-        gr = &rp->groups[rp->num_groups];
-        memset(gr, 0, sizeof *gr);
-        gr->group = g;
-        gr->lanes = an.g_lanes[g];
-        gr->blocks = an.g_blocks[g];
-        gr->busy_ns = an.g_work[g];
-        gr->span_ns = an.g_bspan[g];
-        gr->busy_fraction = gr->span_ns > 0 ? gr->busy_ns / gr->span_ns : 0;
-        if (gr->busy_fraction > 1) gr->busy_fraction = 1; /* several lanes of a group in a block */
-        gr->idle_fraction = gr->span_ns > 0 ? 1 - gr->busy_fraction : 0;
-        gr->alone_ns = an.g_alone[g];
-        gr->blocks_bound = an.g_bound[g];
-        if (!ikp__pool_add(a, &pool, ikp__gr_name(cap, g, t, sizeof t), &group_name[rp->num_groups])) { r = ikp__oom(err); goto fail; }
-        rp->num_groups++;
-    }
-    rp->pairs = (ikp_report_pair *)ikp__alloc(a, (IKP__PAIR_GROUPS * IKP__PAIR_GROUPS) * sizeof(ikp_report_pair));
-    if (!rp->pairs) { r = ikp__oom(err); goto fail; }
-    for (i = 0; i < IKP__PAIR_GROUPS; i++)
-        for (j = i + 1; j < IKP__PAIR_GROUPS; j++) {
-            size_t idx = i * IKP__PAIR_GROUPS + j;
-            ikp_report_pair *pr;
-            double sp = an.p_span[idx];
-            if (!(sp > 0) || gi[i] == UINT32_MAX || gi[j] == UINT32_MAX) continue;
-            pr = &rp->pairs[rp->num_pairs++];
-            pr->a = gi[i];
-            pr->b = gi[j];
-            pr->span_ns = sp / 1000.0;
-            pr->both = an.p_both[idx] / sp;
-            pr->a_only = an.p_a[idx] / sp;
-            pr->b_only = an.p_b[idx] / sp;
-            pr->neither = 1 - pr->both - pr->a_only - pr->b_only;
-            if (pr->neither < 0) pr->neither = 0;
-        }
-    /* balance: blocks latest first, the median end, SMs */
-    rp->blocks = an.blk;
-    rp->num_blocks = (uint32_t)an.nblk;
-    an.blk = NULL;
-    ikp__sort(rp->blocks, rp->num_blocks, sizeof(ikp_report_block), ikp__cmp_blk_end);
-    if (rp->num_blocks) {
-        rp->end_p50_ps = rp->blocks[rp->num_blocks / 2].end_ps;
-        rp->tail_ps = rp->blocks[0].end_ps - rp->end_p50_ps;
-    }
-    if (an.by_sm) {
-        rp->sms = (ikp_report_sm *)ikp__alloc(a, (an.nunits + 1) * sizeof(ikp_report_sm));
-        if (!rp->sms) { r = ikp__oom(err); goto fail; }
-        for (i = 0; i < an.nunits; i++) {
-            memset(&rp->sms[i], 0, sizeof(ikp_report_sm));
-            rp->sms[i].sm = an.units[i];
-            rp->sms[i].start_ps = INT64_MAX;
-            rp->sms[i].end_ps = INT64_MIN;
-        }
-        rp->num_sms = (uint32_t)an.nunits;
-        for (i = 0; i < rp->num_blocks; i++) {
-            const ikp_report_block *b = &rp->blocks[i];
-            size_t u = ikp__find_u32(an.units, an.nunits, b->sm);
-            if (u == an.nunits) continue;
-            rp->sms[u].blocks++;
-            rp->sms[u].busy_ns += b->busy_ns;
-            if (b->start_ps < rp->sms[u].start_ps) rp->sms[u].start_ps = b->start_ps;
-            if (b->end_ps > rp->sms[u].end_ps) rp->sms[u].end_ps = b->end_ps;
-        }
-        for (i = 0; i < rp->num_sms; i++) {
-            if (rp->sms[i].start_ps == INT64_MAX) rp->sms[i].start_ps = rp->sms[i].end_ps = 0;
-        }
-    }
-    /* the picture */
-    rp->plot_width = an.width;
-    rp->row_by_sm = an.by_sm;
-    rp->num_rows = (uint32_t)an.nrows;
-    rp->row_unit = (uint32_t *)ikp__alloc(a, (an.nrows + 1) * sizeof(uint32_t));
-    rp->row_group = (uint32_t *)ikp__alloc(a, (an.nrows + 1) * sizeof(uint32_t));
-    rp->heat_unit = (uint32_t *)ikp__alloc(a, ((size_t)an.heat_rows + 1) * sizeof(uint32_t));
-    rp->heat = (float *)ikp__alloc(a, ((size_t)an.heat_rows * an.heat_bins + 1) * sizeof(float));
-    if (!rp->row_unit || !rp->row_group || !rp->heat_unit || !rp->heat) { r = ikp__oom(err); goto fail; }
-    for (i = 0; i < an.nrows; i++) { rp->row_unit[i] = (uint32_t)(an.rows[i] >> 32); rp->row_group[i] = (uint32_t)an.rows[i]; }
-    rp->rects = an.rects;
-    rp->num_rects = an.nrects;
-    an.rects = NULL;
-    rp->heat_rows = an.heat_rows;
-    rp->heat_bins = an.heat_bins;
-    rp->heat_units_per_row = an.upr;
-    {
-        double bw = (double)(cap->info.span_ps > 0 ? cap->info.span_ps : 1) / an.heat_bins;
-        for (i = 0; i < (size_t)an.heat_rows * an.heat_bins; i++) {
-            double v = an.heat[i] / bw / an.upr;
-            rp->heat[i] = (float)v;
-            if (v > rp->heat_max) rp->heat_max = v;
-        }
-        for (i = 0; i < an.heat_rows; i++) rp->heat_unit[i] = an.units[i * an.upr];
-    }
+    if ((r = ikp__report_stages(rp, &an, cap, &pool, stage_name, err)) != IKP_OK ||
+        (r = ikp__report_groups(rp, &an, cap, &pool, group_name, err)) != IKP_OK ||
+        (r = ikp__report_balance(rp, &an, cap, err)) != IKP_OK || (r = ikp__report_picture(rp, &an, cap, err)) != IKP_OK)
+        goto fail;
     /* names, now that the pool stops growing */
     if (opt && opt->device && !ikp__pool_add(a, &pool, opt->device, &dev_name)) { r = ikp__oom(err); goto fail; }
     rp->names_ = pool.p;
@@ -7987,6 +8040,148 @@ static uint64_t *ikp__block_spans(const ikp__an *an, ikp_error *err)
     return v;
 }
 
+/* ---- ikp_diff_compute's sections ---- */
+/* events matched by name (nm: each side's names, pool_p their pool; eo:
+   scratch of the new side's size): the base's in its order, then the new
+   side's own, by id; *ev_name: each event's name offset in the pool */
+static ikp_result ikp__diff_events(ikp_diff *d, const ikp__an *an, ikp__named *const *nm, size_t *const *eo,
+                                   const char *pool_p, const ikp_allocator *a, size_t **ev_name_out, ikp_error *err)
+{
+    ikp_result r = IKP_OK;
+    size_t i, k, *taken, *ev_name;
+    uint32_t both = 0;
+    uint8_t *matched;
+    /* the new side's names sorted, for lookups; events in base order, then new only */
+    ikp__sort(nm[1], an[1].nser, sizeof(ikp__named), ikp__cmp_named);
+    matched = (uint8_t *)ikp__alloc(a, an[1].nser + 1);
+    taken = (size_t *)ikp__alloc(a, (an[1].nser + 1) * sizeof(size_t));
+    d->events = (ikp_diff_event *)ikp__alloc(a, (an[0].nser + an[1].nser + 1) * sizeof(ikp_diff_event));
+    *ev_name_out = ev_name = (size_t *)ikp__alloc(a, (an[0].nser + an[1].nser + 1) * sizeof(size_t));
+    if (!matched || !taken || !d->events || !ev_name) { r = ikp__oom(err); goto end; }
+    memset(matched, 0, an[1].nser + 1);
+    memset(taken, 0, (an[1].nser + 1) * sizeof(size_t));
+    for (i = 0; i < an[0].nser; i++)
+        if (ikp__take_named(nm[1], an[1].nser, nm[0][i].name, taken) < an[1].nser) both++;
+    d->tests = both + 1; /* the events in both, and the span */
+    memset(taken, 0, (an[1].nser + 1) * sizeof(size_t));
+    for (i = 0; i < an[0].nser; i++) {
+        ikp_diff_event *e = &d->events[d->num_events];
+        const ikp__ser *sa = &an[0].ser[i];
+        size_t j = ikp__take_named(nm[1], an[1].nser, nm[0][i].name, taken);
+        memset(e, 0, sizeof *e);
+        ev_name[d->num_events++] = (size_t)(nm[0][i].name - pool_p);
+        ikp__event_stats_fill(&e->base, sa->v, sa->n);
+        e->base.id = (uint32_t)sa->key;
+        if (j < an[1].nser) {
+            const ikp__ser *sb = &an[1].ser[nm[1][j].i];
+            matched[j] = 1;
+            ikp__event_stats_fill(&e->next, sb->v, sb->n);
+            e->next.id = (uint32_t)sb->key;
+            ikp__judge(&e->test, sa->v, sa->n, sb->v, sb->n, &d->options, d->tests);
+        } else {
+            e->test.verdict = IKP_VERDICT_ONLY_BASE;
+            e->test.p_value = 1;
+            d->differs |= IKP_DIFF_EVENTS;
+        }
+    }
+    for (k = 0; k < an[1].nser; k++) eo[1][nm[1][k].i] = k; /* series -> its place among the sorted names */
+    for (k = 0; k < an[1].nser; k++) { /* new only, by id */
+        size_t j = eo[1][k];
+        if (!matched[j]) {
+            ikp_diff_event *e = &d->events[d->num_events];
+            const ikp__ser *sb = &an[1].ser[k];
+            memset(e, 0, sizeof *e);
+            ev_name[d->num_events++] = (size_t)(nm[1][j].name - pool_p);
+            ikp__event_stats_fill(&e->next, sb->v, sb->n);
+            e->next.id = (uint32_t)sb->key;
+            e->test.verdict = IKP_VERDICT_ONLY_NEW;
+            e->test.p_value = 1;
+            d->differs |= IKP_DIFF_EVENTS;
+        }
+    }
+end:
+    ikp__free(a, matched);
+    ikp__free(a, taken);
+    return r;
+}
+
+/* groups by name (their name offsets in gpool, in *gr_name) */
+static ikp_result ikp__diff_groups(ikp_diff *d, const ikp__an *an, const ikp_capture *const *cap,
+                                   const ikp_allocator *a, ikp__pool *gpool, size_t **gr_name_out, ikp_error *err)
+{
+    ikp_result r = IKP_OK;
+    size_t i, k, ngr, *gr_name;
+    uint32_t side;
+    ikp__gkey *gk;
+    char t[40];
+    /* groups by name: every named group of both sides, sorted by (name,
+       side, group), then one diff group per name, in order of first sight
+       (the base's groups, then the new side's own) */
+    ngr = (size_t)an[0].ng + an[1].ng;
+    d->groups = (ikp_diff_group *)ikp__alloc(a, (ngr + 1) * sizeof(ikp_diff_group));
+    *gr_name_out = gr_name = (size_t *)ikp__alloc(a, (ngr + 1) * sizeof(size_t));
+    gk = (ikp__gkey *)ikp__alloc(a, (ngr + 1) * sizeof(ikp__gkey));
+    if (!d->groups || !gr_name || !gk) { r = ikp__oom(err); goto end; }
+    for (side = 0, k = 0; side < 2; side++)
+        for (i = 0; i < an[side].ng; i++) {
+            if (!an[side].g_lanes[i]) continue;
+            if (!ikp__pool_add(a, gpool, ikp__gr_name(cap[side], (uint32_t)i, t, sizeof t), &gk[k].at)) {
+                r = ikp__oom(err);
+                goto end;
+            }
+            gk[k].first = (uint64_t)side << 32 | i;
+            gk[k++].name = NULL;
+        }
+    for (i = 0; i < k; i++) gk[i].name = gpool->p + gk[i].at; /* the pool has settled */
+    ikp__sort(gk, k, sizeof(ikp__gkey), ikp__cmp_gkey);
+    for (i = 0; i < k;) { /* one name: its first sight, for every entry of it */
+        size_t j = i;
+        while (j < k && !strcmp(gk[j].name, gk[i].name)) gk[j++].run = i;
+        i = j;
+    }
+    for (i = 0; i < k; i++) gk[i].pos = gk[gk[i].run].first;
+    ikp__sort(gk, k, sizeof(ikp__gkey), ikp__cmp_gpos); /* by first sight, then side and group */
+    for (i = 0; i < k; i++) {
+        const ikp__an *x = &an[gk[i].first >> 32];
+        size_t g_at = (size_t)(uint32_t)gk[i].first;
+        ikp_diff_group *g;
+        double busy = x->g_bspan[g_at] > 0 ? x->g_work[g_at] / x->g_bspan[g_at] : 0;
+        if (!i || gk[i].pos != gk[i - 1].pos) {
+            g = &d->groups[d->num_groups];
+            memset(g, 0, sizeof *g);
+            gr_name[d->num_groups++] = gk[i].at;
+            g->verdict = gk[i].first >> 32 ? IKP_VERDICT_ONLY_NEW : IKP_VERDICT_ONLY_BASE;
+        } else {
+            g = &d->groups[d->num_groups - 1];
+            if (gk[i].first >> 32 && g->verdict == IKP_VERDICT_ONLY_BASE) g->verdict = IKP_VERDICT_SAME;
+        }
+        if (gk[i].first >> 32) { g->next_lanes = x->g_lanes[g_at]; g->next_busy = busy; }
+        else { g->base_lanes = x->g_lanes[g_at]; g->base_busy = busy; }
+    }
+end:
+    ikp__free(a, gk);
+    return r;
+}
+
+/* the span: the capture's, and each block's as the samples; what differs
+   in the captures' shapes */
+static void ikp__diff_span(ikp_diff *d, const ikp_capture *base, const ikp_capture *next, const ikp__an *an,
+                           uint64_t *const *bs)
+{
+    d->span.base_ns = (double)base->info.span_ps / 1000.0;
+    d->span.next_ns = (double)next->info.span_ps / 1000.0;
+    d->span.change = ikp__change(d->span.base_ns, d->span.next_ns);
+    ikp__event_stats_fill(&d->span.base_blocks, bs[0], an[0].nblk);
+    ikp__event_stats_fill(&d->span.next_blocks, bs[1], an[1].nblk);
+    ikp__judge(&d->span.test, bs[0], an[0].nblk, bs[1], an[1].nblk, &d->options, d->tests);
+    d->verdict = d->span.test.verdict;
+    if (base->format != next->format) d->differs |= IKP_DIFF_FORMAT;
+    if (base->info.timer_cycles != next->info.timer_cycles) d->differs |= IKP_DIFF_TIMER;
+    if (base->info.num_blocks != next->info.num_blocks) d->differs |= IKP_DIFF_BLOCKS;
+    if (base->info.num_groups != next->info.num_groups) d->differs |= IKP_DIFF_GROUPS;
+    if (memcmp(base->info.grid, next->info.grid, sizeof base->info.grid)) d->differs |= IKP_DIFF_GRID;
+}
+
 IKP_DEF ikp_result ikp_diff_compute(const ikp_capture *base, const ikp_capture *next, const ikp_diff_options *opt,
                                     ikp_diff **out, ikp_error *err)
 {
@@ -7999,11 +8194,8 @@ IKP_DEF ikp_result ikp_diff_compute(const ikp_capture *base, const ikp_capture *
     ikp_result r = IKP_OK;
     uint64_t *bs[2] = {NULL, NULL};
     size_t *eo[2] = {NULL, NULL};
-    size_t i, k, *ev_name = NULL, *gr_name = NULL, ngr;
-    ikp__gkey *gk = NULL;
-    size_t *taken = NULL;
-    uint32_t both = 0, side;
-    uint8_t *matched = NULL;
+    size_t i, *ev_name = NULL, *gr_name = NULL;
+    uint32_t side;
     char t[40];
     if (!base || !next || !out) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL argument");
     *out = NULL;
@@ -8043,111 +8235,10 @@ IKP_DEF ikp_result ikp_diff_compute(const ikp_capture *base, const ikp_capture *
     if (r != IKP_OK) goto done;
     for (side = 0; side < 2; side++)
         for (i = 0; i < an[side].nser; i++) { nm[side][i].name = pool.p + eo[side][i]; nm[side][i].i = i; }
-    /* the new side's names sorted, for lookups; events in base order, then new only */
-    ikp__sort(nm[1], an[1].nser, sizeof(ikp__named), ikp__cmp_named);
-    matched = (uint8_t *)ikp__alloc(a, an[1].nser + 1);
-    taken = (size_t *)ikp__alloc(a, (an[1].nser + 1) * sizeof(size_t));
-    d->events = (ikp_diff_event *)ikp__alloc(a, (an[0].nser + an[1].nser + 1) * sizeof(ikp_diff_event));
-    ev_name = (size_t *)ikp__alloc(a, (an[0].nser + an[1].nser + 1) * sizeof(size_t));
-    if (!matched || !taken || !d->events || !ev_name) { r = ikp__oom(err); goto done; }
-    memset(matched, 0, an[1].nser + 1);
-    memset(taken, 0, (an[1].nser + 1) * sizeof(size_t));
-    for (i = 0; i < an[0].nser; i++)
-        if (ikp__take_named(nm[1], an[1].nser, nm[0][i].name, taken) < an[1].nser) both++;
-    d->tests = both + 1; /* the events in both, and the span */
-    memset(taken, 0, (an[1].nser + 1) * sizeof(size_t));
-    for (i = 0; i < an[0].nser; i++) {
-        ikp_diff_event *e = &d->events[d->num_events];
-        const ikp__ser *sa = &an[0].ser[i];
-        size_t j = ikp__take_named(nm[1], an[1].nser, nm[0][i].name, taken);
-        memset(e, 0, sizeof *e);
-        ev_name[d->num_events++] = (size_t)(nm[0][i].name - pool.p);
-        ikp__event_stats_fill(&e->base, sa->v, sa->n);
-        e->base.id = (uint32_t)sa->key;
-        if (j < an[1].nser) {
-            const ikp__ser *sb = &an[1].ser[nm[1][j].i];
-            matched[j] = 1;
-            ikp__event_stats_fill(&e->next, sb->v, sb->n);
-            e->next.id = (uint32_t)sb->key;
-            ikp__judge(&e->test, sa->v, sa->n, sb->v, sb->n, &d->options, d->tests);
-        } else {
-            e->test.verdict = IKP_VERDICT_ONLY_BASE;
-            e->test.p_value = 1;
-            d->differs |= IKP_DIFF_EVENTS;
-        }
-    }
-    for (k = 0; k < an[1].nser; k++) eo[1][nm[1][k].i] = k; /* series -> its place among the sorted names */
-    for (k = 0; k < an[1].nser; k++) { /* new only, by id */
-        size_t j = eo[1][k];
-        if (!matched[j]) {
-            ikp_diff_event *e = &d->events[d->num_events];
-            const ikp__ser *sb = &an[1].ser[k];
-            memset(e, 0, sizeof *e);
-            ev_name[d->num_events++] = (size_t)(nm[1][j].name - pool.p);
-            ikp__event_stats_fill(&e->next, sb->v, sb->n);
-            e->next.id = (uint32_t)sb->key;
-            e->test.verdict = IKP_VERDICT_ONLY_NEW;
-            e->test.p_value = 1;
-            d->differs |= IKP_DIFF_EVENTS;
-        }
-    }
-    /* groups by name: every named group of both sides, sorted by (name,
-       side, group), then one diff group per name, in order of first sight
-       (the base's groups, then the new side's own) */
-    ngr = (size_t)an[0].ng + an[1].ng;
-    d->groups = (ikp_diff_group *)ikp__alloc(a, (ngr + 1) * sizeof(ikp_diff_group));
-    gr_name = (size_t *)ikp__alloc(a, (ngr + 1) * sizeof(size_t));
-    gk = (ikp__gkey *)ikp__alloc(a, (ngr + 1) * sizeof(ikp__gkey));
-    if (!d->groups || !gr_name || !gk) { r = ikp__oom(err); goto done; }
-    for (side = 0, k = 0; side < 2; side++)
-        for (i = 0; i < an[side].ng; i++) {
-            if (!an[side].g_lanes[i]) continue;
-            if (!ikp__pool_add(a, &gpool, ikp__gr_name(cap[side], (uint32_t)i, t, sizeof t), &gk[k].at)) {
-                r = ikp__oom(err);
-                goto done;
-            }
-            gk[k].first = (uint64_t)side << 32 | i;
-            gk[k++].name = NULL;
-        }
-    for (i = 0; i < k; i++) gk[i].name = gpool.p + gk[i].at; /* the pool has settled */
-    ikp__sort(gk, k, sizeof(ikp__gkey), ikp__cmp_gkey);
-    for (i = 0; i < k;) { /* one name: its first sight, for every entry of it */
-        size_t j = i;
-        while (j < k && !strcmp(gk[j].name, gk[i].name)) gk[j++].run = i;
-        i = j;
-    }
-    for (i = 0; i < k; i++) gk[i].pos = gk[gk[i].run].first;
-    ikp__sort(gk, k, sizeof(ikp__gkey), ikp__cmp_gpos); /* by first sight, then side and group */
-    for (i = 0; i < k; i++) {
-        const ikp__an *x = &an[gk[i].first >> 32];
-        size_t g_at = (size_t)(uint32_t)gk[i].first;
-        ikp_diff_group *g;
-        double busy = x->g_bspan[g_at] > 0 ? x->g_work[g_at] / x->g_bspan[g_at] : 0;
-        if (!i || gk[i].pos != gk[i - 1].pos) {
-            g = &d->groups[d->num_groups];
-            memset(g, 0, sizeof *g);
-            gr_name[d->num_groups++] = gk[i].at;
-            g->verdict = gk[i].first >> 32 ? IKP_VERDICT_ONLY_NEW : IKP_VERDICT_ONLY_BASE;
-        } else {
-            g = &d->groups[d->num_groups - 1];
-            if (gk[i].first >> 32 && g->verdict == IKP_VERDICT_ONLY_BASE) g->verdict = IKP_VERDICT_SAME;
-        }
-        if (gk[i].first >> 32) { g->next_lanes = x->g_lanes[g_at]; g->next_busy = busy; }
-        else { g->base_lanes = x->g_lanes[g_at]; g->base_busy = busy; }
-    }
-    /* the span: the capture's, and each block's as the samples */
-    d->span.base_ns = (double)base->info.span_ps / 1000.0;
-    d->span.next_ns = (double)next->info.span_ps / 1000.0;
-    d->span.change = ikp__change(d->span.base_ns, d->span.next_ns);
-    ikp__event_stats_fill(&d->span.base_blocks, bs[0], an[0].nblk);
-    ikp__event_stats_fill(&d->span.next_blocks, bs[1], an[1].nblk);
-    ikp__judge(&d->span.test, bs[0], an[0].nblk, bs[1], an[1].nblk, &d->options, d->tests);
-    d->verdict = d->span.test.verdict;
-    if (base->format != next->format) d->differs |= IKP_DIFF_FORMAT;
-    if (base->info.timer_cycles != next->info.timer_cycles) d->differs |= IKP_DIFF_TIMER;
-    if (base->info.num_blocks != next->info.num_blocks) d->differs |= IKP_DIFF_BLOCKS;
-    if (base->info.num_groups != next->info.num_groups) d->differs |= IKP_DIFF_GROUPS;
-    if (memcmp(base->info.grid, next->info.grid, sizeof base->info.grid)) d->differs |= IKP_DIFF_GRID;
+    r = ikp__diff_events(d, an, nm, eo, pool.p, a, &ev_name, err);
+    if (r == IKP_OK) r = ikp__diff_groups(d, an, cap, a, &gpool, &gr_name, err);
+    if (r != IKP_OK) goto done;
+    ikp__diff_span(d, base, next, an, bs);
     /* names last: the group names after the event names, in one block */
     if (!ikp__grow(a, (void **)&pool.p, &pool.cap, pool.n + gpool.n + 1, 1)) { r = ikp__oom(err); goto done; }
     if (gpool.n) memcpy(pool.p + pool.n, gpool.p, gpool.n);
@@ -8164,11 +8255,8 @@ done:
         ikp__an_free(&an[side]); ikp__free(a, nm[side]); ikp__free(a, bs[side]); ikp__free(a, eo[side]);
     }
     ikp__free(a, gpool.p);
-    ikp__free(a, matched);
     ikp__free(a, ev_name);
     ikp__free(a, gr_name);
-    ikp__free(a, gk);
-    ikp__free(a, taken);
     ikp__free(a, pool.p);
     if (r != IKP_OK) { ikp_diff_free(d); return r; }
     *out = d;
@@ -8664,42 +8752,36 @@ static void ikp__put_share(ikp__out *o, double frac) /* "12.3%" */
     ikp__puts(o, "%");
 }
 
-IKP_DEF ikp_result ikp_report_write_markdown(const ikp_report *r, const ikp_report_md_options *opt,
-                                             ikp_write_fn fn, void *user, ikp_error *err)
+/* # title and ## Configuration: the capture, device, grid, lanes, records, placement, warnings */
+static void ikp__md_configuration(ikp__out *o, const ikp_report *r, const ikp_report_md_options *opt)
 {
-    ikp__out o;
-    char buf[8192], t[512];
-    const ikp_stats *st;
-    const ikp_capture_info *in;
-    uint32_t i, best = 0, show;
-    if (!r || !fn || !r->stats) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL argument");
-    st = r->stats;
-    in = &st->info;
-    ikp__out_init(&o, fn, user, buf, sizeof buf);
-    ikp__puts(&o, "# ");
-    ikp__put_md(&o, opt && opt->title ? opt->title : "IKP report");
-    ikp__puts(&o, "\n\n## Configuration\n\n| | |\n| --- | --- |\n");
-    if (opt && opt->source) { ikp__puts(&o, "| capture | "); ikp__put_md(&o, opt->source); ikp__puts(&o, " |\n"); }
-    ikp__puts(&o, "| device | ");
-    ikp__put_md(&o, r->device ? r->device : "not recorded in the capture");
+    char t[512];
+    const ikp_stats *st = r->stats;
+    const ikp_capture_info *in = &st->info;
+    ikp__puts(o, "# ");
+    ikp__put_md(o, opt && opt->title ? opt->title : "IKP report");
+    ikp__puts(o, "\n\n## Configuration\n\n| | |\n| --- | --- |\n");
+    if (opt && opt->source) { ikp__puts(o, "| capture | "); ikp__put_md(o, opt->source); ikp__puts(o, " |\n"); }
+    ikp__puts(o, "| device | ");
+    ikp__put_md(o, r->device ? r->device : "not recorded in the capture");
     snprintf(t, sizeof t, " |\n| format | %s (timer: %s) |\n| grid | %u blocks x %u groups", ikp_format_name(in->format),
              in->timer_cycles ? "SM cycles" : "globaltimer ns", in->num_blocks, in->num_groups);
-    ikp__puts(&o, t);
-    if (in->grid[0]) { snprintf(t, sizeof t, " (grid %u x %u x %u)", in->grid[0], in->grid[1], in->grid[2]); ikp__puts(&o, t); }
+    ikp__puts(o, t);
+    if (in->grid[0]) { snprintf(t, sizeof t, " (grid %u x %u x %u)", in->grid[0], in->grid[1], in->grid[2]); ikp__puts(o, t); }
     snprintf(t, sizeof t, " |\n| lanes | %u in the buffer, %u active |\n| records | %llu (%llu regions, %llu instants) |\n| span | ",
              in->num_lanes, in->active_lanes, (unsigned long long)in->records, (unsigned long long)st->regions,
              (unsigned long long)st->instants);
-    ikp__puts(&o, t);
-    ikp__put_us(&o, in->span_ps);
-    ikp__puts(&o, " us |\n");
-    if (in->drops_known) { snprintf(t, sizeof t, "| dropped | %llu |\n", (unsigned long long)in->dropped); ikp__puts(&o, t); }
+    ikp__puts(o, t);
+    ikp__put_us(o, in->span_ps);
+    ikp__puts(o, " us |\n");
+    if (in->drops_known) { snprintf(t, sizeof t, "| dropped | %llu |\n", (unsigned long long)in->dropped); ikp__puts(o, t); }
     {
         char pl[640];
         int poor;
         ikp_capture_placement(in, pl, sizeof pl, &poor);
-        ikp__puts(&o, poor ? "| placement (poor) | " : "| placement | ");
-        ikp__put_md(&o, pl);
-        ikp__puts(&o, " |\n");
+        ikp__puts(o, poor ? "| placement (poor) | " : "| placement | ");
+        ikp__put_md(o, pl);
+        ikp__puts(o, " |\n");
     }
     if (in->invalid || in->backwards || in->unfinalized_lanes || in->corrupt_lanes || in->refused_lanes || in->claimed_twice ||
         in->out_of_range || in->after_finalize || in->past_count || in->duplicate_lanes || in->may_wrap || st->unmatched_begin || st->unmatched_end) {
@@ -8709,85 +8791,104 @@ IKP_DEF ikp_result ikp_report_write_markdown(const ikp_report *r, const ikp_repo
                  (unsigned long long)in->invalid, (unsigned long long)in->backwards,
                  (unsigned long long)in->unfinalized_lanes, (unsigned long long)in->corrupt_lanes,
                  (unsigned long long)in->refused_lanes);
-        ikp__puts(&o, t);
+        ikp__puts(o, t);
     }
+}
 
-    ikp__puts(&o, "\n## Stages\n\nEach event's regions per group: count, total time, share of the group's lanes' "
+/* ## Stages: each event's regions per group */
+static void ikp__md_stages(ikp__out *o, const ikp_report *r)
+{
+    char t[512];
+    uint32_t i;
+    ikp__puts(o, "\n## Stages\n\nEach event's regions per group: count, total time, share of the group's lanes' "
                   "time inside regions (regions nest, so shares can add up past 100%), median and 99th percentile.\n\n"
                   "| group | event | count | total (us) | share | p50 (ns) | p99 (ns) |\n"
                   "| --- | --- | ---: | ---: | ---: | ---: | ---: |\n");
     for (i = 0; i < r->num_stages; i++) {
         const ikp_report_stage *s = &r->stages[i];
-        ikp__puts(&o, "| ");
-        ikp__put_md(&o, s->group_name);
-        ikp__puts(&o, " | ");
-        ikp__put_md(&o, s->name);
+        ikp__puts(o, "| ");
+        ikp__put_md(o, s->group_name);
+        ikp__puts(o, " | ");
+        ikp__put_md(o, s->name);
         snprintf(t, sizeof t, " | %llu | ", (unsigned long long)s->count);
-        ikp__puts(&o, t);
-        ikp__put_f(&o, s->total_ns / 1000.0, 3); ikp__puts(&o, " | ");
-        ikp__put_share(&o, s->share); ikp__puts(&o, " | ");
-        ikp__put_f(&o, s->p50_ns, 1); ikp__puts(&o, " | ");
-        ikp__put_f(&o, s->p99_ns, 1); ikp__puts(&o, " |\n");
+        ikp__puts(o, t);
+        ikp__put_f(o, s->total_ns / 1000.0, 3); ikp__puts(o, " | ");
+        ikp__put_share(o, s->share); ikp__puts(o, " | ");
+        ikp__put_f(o, s->p50_ns, 1); ikp__puts(o, " | ");
+        ikp__put_f(o, s->p99_ns, 1); ikp__puts(o, " |\n");
     }
+}
 
-    ikp__puts(&o, "\n## Pipeline\n\nPer group, over the spans of the blocks it has lanes in: busy (inside a region");
-    ikp__puts(&o, r->waits ? ", less the wait events'" : "");
-    ikp__puts(&o, "), idle, and alone: busy while no other group of its block is, the time the block waits on it.\n\n"
+/* ## Pipeline: busy, idle and alone per group; the bound; pairs of groups */
+static void ikp__md_pipeline(ikp__out *o, const ikp_report *r)
+{
+    char t[512];
+    uint32_t i, best = 0;
+    ikp__puts(o, "\n## Pipeline\n\nPer group, over the spans of the blocks it has lanes in: busy (inside a region");
+    ikp__puts(o, r->waits ? ", less the wait events'" : "");
+    ikp__puts(o, "), idle, and alone: busy while no other group of its block is, the time the block waits on it.\n\n"
                   "| group | lanes | busy | idle | alone | alone (us) | bounds blocks |\n"
                   "| --- | ---: | ---: | ---: | ---: | ---: | ---: |\n");
     for (i = 0; i < r->num_groups; i++) {
         const ikp_report_group *g = &r->groups[i];
-        ikp__puts(&o, "| ");
-        ikp__put_md(&o, g->name);
+        ikp__puts(o, "| ");
+        ikp__put_md(o, g->name);
         snprintf(t, sizeof t, " | %u | ", g->lanes);
-        ikp__puts(&o, t);
-        ikp__put_share(&o, g->busy_fraction); ikp__puts(&o, " | ");
-        ikp__put_share(&o, g->idle_fraction); ikp__puts(&o, " | ");
-        ikp__put_share(&o, g->span_ns > 0 ? g->alone_ns / g->span_ns : 0); ikp__puts(&o, " | ");
-        ikp__put_f(&o, g->alone_ns / 1000.0, 3);
+        ikp__puts(o, t);
+        ikp__put_share(o, g->busy_fraction); ikp__puts(o, " | ");
+        ikp__put_share(o, g->idle_fraction); ikp__puts(o, " | ");
+        ikp__put_share(o, g->span_ns > 0 ? g->alone_ns / g->span_ns : 0); ikp__puts(o, " | ");
+        ikp__put_f(o, g->alone_ns / 1000.0, 3);
         snprintf(t, sizeof t, " | %u of %u |\n", g->blocks_bound, g->blocks);
-        ikp__puts(&o, t);
+        ikp__puts(o, t);
         if (g->alone_ns > r->groups[best].alone_ns) best = i;
     }
     if (r->num_groups > 1 && r->groups[best].alone_ns > 0) {
         const ikp_report_group *g = &r->groups[best];
-        ikp__puts(&o, "\n**Bound by ");
-        ikp__put_md(&o, g->name);
-        ikp__puts(&o, "**: it is the only busy group ");
-        ikp__put_share(&o, g->span_ns > 0 ? g->alone_ns / g->span_ns : 0);
+        ikp__puts(o, "\n**Bound by ");
+        ikp__put_md(o, g->name);
+        ikp__puts(o, "**: it is the only busy group ");
+        ikp__put_share(o, g->span_ns > 0 ? g->alone_ns / g->span_ns : 0);
         snprintf(t, sizeof t, " of its blocks' time and the longest alone in %u of %u blocks.\n", g->blocks_bound, g->blocks);
-        ikp__puts(&o, t);
+        ikp__puts(o, t);
     }
     if (r->num_pairs) {
-        ikp__puts(&o, "\nPairs of groups in the same blocks, as fractions of those blocks' spans:\n\n"
+        ikp__puts(o, "\nPairs of groups in the same blocks, as fractions of those blocks' spans:\n\n"
                       "| A | B | both busy | A works, B waits | B works, A waits | both idle |\n"
                       "| --- | --- | ---: | ---: | ---: | ---: |\n");
         for (i = 0; i < r->num_pairs; i++) {
             const ikp_report_pair *p = &r->pairs[i];
-            ikp__puts(&o, "| ");
-            ikp__put_md(&o, r->groups[p->a].name);
-            ikp__puts(&o, " | ");
-            ikp__put_md(&o, r->groups[p->b].name);
-            ikp__puts(&o, " | ");
-            ikp__put_share(&o, p->both); ikp__puts(&o, " | ");
-            ikp__put_share(&o, p->a_only); ikp__puts(&o, " | ");
-            ikp__put_share(&o, p->b_only); ikp__puts(&o, " | ");
-            ikp__put_share(&o, p->neither); ikp__puts(&o, " |\n");
+            ikp__puts(o, "| ");
+            ikp__put_md(o, r->groups[p->a].name);
+            ikp__puts(o, " | ");
+            ikp__put_md(o, r->groups[p->b].name);
+            ikp__puts(o, " | ");
+            ikp__put_share(o, p->both); ikp__puts(o, " | ");
+            ikp__put_share(o, p->a_only); ikp__puts(o, " | ");
+            ikp__put_share(o, p->b_only); ikp__puts(o, " | ");
+            ikp__put_share(o, p->neither); ikp__puts(o, " |\n");
         }
     }
+}
 
-    ikp__puts(&o, "\n## Balance\n\n");
+/* ## Balance: the tail, the SMs' spread, the blocks that end last, per SM */
+static void ikp__md_balance(ikp__out *o, const ikp_report *r)
+{
+    char t[512];
+    const ikp_capture_info *in = &r->stats->info;
+    uint32_t i, show;
+    ikp__puts(o, "\n## Balance\n\n");
     if (r->num_blocks) {
         snprintf(t, sizeof t, "%u blocks. The median block ends at ", r->num_blocks);
-        ikp__puts(&o, t);
-        ikp__put_us(&o, r->end_p50_ps);
-        ikp__puts(&o, " us and the last at ");
-        ikp__put_us(&o, r->blocks[0].end_ps);
-        ikp__puts(&o, " us: a tail of ");
-        ikp__put_us(&o, r->tail_ps);
-        ikp__puts(&o, " us (");
-        ikp__put_share(&o, in->span_ps > 0 ? (double)r->tail_ps / (double)in->span_ps : 0);
-        ikp__puts(&o, " of the span) in which fewer than half the blocks still run.\n");
+        ikp__puts(o, t);
+        ikp__put_us(o, r->end_p50_ps);
+        ikp__puts(o, " us and the last at ");
+        ikp__put_us(o, r->blocks[0].end_ps);
+        ikp__puts(o, " us: a tail of ");
+        ikp__put_us(o, r->tail_ps);
+        ikp__puts(o, " us (");
+        ikp__put_share(o, in->span_ps > 0 ? (double)r->tail_ps / (double)in->span_ps : 0);
+        ikp__puts(o, " of the span) in which fewer than half the blocks still run.\n");
     }
     if (r->num_sms) {
         int64_t s0 = INT64_MAX, s1 = INT64_MIN, e0 = INT64_MAX, e1 = INT64_MIN;
@@ -8799,54 +8900,69 @@ IKP_DEF ikp_result ikp_report_write_markdown(const ikp_report *r, const ikp_repo
             if (s->end_ps > e1) e1 = s->end_ps;
         }
         snprintf(t, sizeof t, "%u SMs: their first records from ", r->num_sms);
-        ikp__puts(&o, t);
-        ikp__put_us(&o, s0); ikp__puts(&o, " to "); ikp__put_us(&o, s1);
-        ikp__puts(&o, " us, their last from ");
-        ikp__put_us(&o, e0); ikp__puts(&o, " to "); ikp__put_us(&o, e1);
-        ikp__puts(&o, " us.\n");
+        ikp__puts(o, t);
+        ikp__put_us(o, s0); ikp__puts(o, " to "); ikp__put_us(o, s1);
+        ikp__puts(o, " us, their last from ");
+        ikp__put_us(o, e0); ikp__puts(o, " to "); ikp__put_us(o, e1);
+        ikp__puts(o, " us.\n");
     }
     show = r->num_blocks < 8 ? r->num_blocks : 8;
     if (show) {
-        ikp__puts(&o, "\nThe blocks that end last (busy: summed over the block's lanes):\n\n| block | SM | start (us) | end (us) | span (us) | busy (us) |\n"
+        ikp__puts(o, "\nThe blocks that end last (busy: summed over the block's lanes):\n\n| block | SM | start (us) | end (us) | span (us) | busy (us) |\n"
                       "| ---: | ---: | ---: | ---: | ---: | ---: |\n");
         for (i = 0; i < show; i++) {
             const ikp_report_block *b = &r->blocks[i];
             snprintf(t, sizeof t, "| %u | ", b->block);
-            ikp__puts(&o, t);
-            if (b->sm != IKP_NO_SM) { snprintf(t, sizeof t, "%u", b->sm); ikp__puts(&o, t); } else ikp__puts(&o, "-");
-            ikp__puts(&o, " | ");
-            ikp__put_us(&o, b->start_ps); ikp__puts(&o, " | ");
-            ikp__put_us(&o, b->end_ps); ikp__puts(&o, " | ");
-            ikp__put_us(&o, b->end_ps - b->start_ps); ikp__puts(&o, " | ");
-            ikp__put_f(&o, b->busy_ns / 1000.0, 3); ikp__puts(&o, " |\n");
+            ikp__puts(o, t);
+            if (b->sm != IKP_NO_SM) { snprintf(t, sizeof t, "%u", b->sm); ikp__puts(o, t); } else ikp__puts(o, "-");
+            ikp__puts(o, " | ");
+            ikp__put_us(o, b->start_ps); ikp__puts(o, " | ");
+            ikp__put_us(o, b->end_ps); ikp__puts(o, " | ");
+            ikp__put_us(o, b->end_ps - b->start_ps); ikp__puts(o, " | ");
+            ikp__put_f(o, b->busy_ns / 1000.0, 3); ikp__puts(o, " |\n");
         }
     }
     if (r->num_sms) {
-        ikp__puts(&o, "\n<details><summary>Per SM</summary>\n\n| SM | blocks | first start (us) | last end (us) | busy (us) |\n"
+        ikp__puts(o, "\n<details><summary>Per SM</summary>\n\n| SM | blocks | first start (us) | last end (us) | busy (us) |\n"
                       "| ---: | ---: | ---: | ---: | ---: |\n");
         for (i = 0; i < r->num_sms; i++) {
             const ikp_report_sm *s = &r->sms[i];
             snprintf(t, sizeof t, "| %u | %u | ", s->sm, s->blocks);
-            ikp__puts(&o, t);
-            ikp__put_us(&o, s->start_ps); ikp__puts(&o, " | ");
-            ikp__put_us(&o, s->end_ps); ikp__puts(&o, " | ");
-            ikp__put_f(&o, s->busy_ns / 1000.0, 3); ikp__puts(&o, " |\n");
+            ikp__puts(o, t);
+            ikp__put_us(o, s->start_ps); ikp__puts(o, " | ");
+            ikp__put_us(o, s->end_ps); ikp__puts(o, " | ");
+            ikp__put_f(o, s->busy_ns / 1000.0, 3); ikp__puts(o, " |\n");
         }
-        ikp__puts(&o, "\n</details>\n");
+        ikp__puts(o, "\n</details>\n");
     }
-    if (opt && opt->svg_path) {
-        ikp__puts(&o, "\n## Picture\n\n");
-        {
-        uint32_t units = 0;
-        for (i = 0; i < r->num_rows; i++) if (!i || r->row_unit[i] != r->row_unit[i - 1]) units++;
-        snprintf(t, sizeof t, "Timeline of %u sampled %s (one row per %s and group, coloured by event) and the busy "
-                 "lanes of every %s over time.\n\n![IKP timeline and heatmap](", units,
-                 r->row_by_sm ? "SMs" : "blocks", r->row_by_sm ? "SM" : "block", r->row_by_sm ? "SM" : "block");
-        ikp__puts(&o, t);
-        }
-        ikp__put_url(&o, opt->svg_path);
-        ikp__puts(&o, ")\n");
-    }
+}
+
+/* ## Picture: what it shows, and the link to it */
+static void ikp__md_picture(ikp__out *o, const ikp_report *r, const char *svg_path)
+{
+    char t[512];
+    uint32_t i, units = 0;
+    for (i = 0; i < r->num_rows; i++) if (!i || r->row_unit[i] != r->row_unit[i - 1]) units++;
+    snprintf(t, sizeof t, "\n## Picture\n\nTimeline of %u sampled %s (one row per %s and group, coloured by event) "
+             "and the busy lanes of every %s over time.\n\n![IKP timeline and heatmap](", units,
+             r->row_by_sm ? "SMs" : "blocks", r->row_by_sm ? "SM" : "block", r->row_by_sm ? "SM" : "block");
+    ikp__puts(o, t);
+    ikp__put_url(o, svg_path);
+    ikp__puts(o, ")\n");
+}
+
+IKP_DEF ikp_result ikp_report_write_markdown(const ikp_report *r, const ikp_report_md_options *opt,
+                                             ikp_write_fn fn, void *user, ikp_error *err)
+{
+    ikp__out o;
+    char buf[8192];
+    if (!r || !fn || !r->stats) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL argument");
+    ikp__out_init(&o, fn, user, buf, sizeof buf);
+    ikp__md_configuration(&o, r, opt);
+    ikp__md_stages(&o, r);
+    ikp__md_pipeline(&o, r);
+    ikp__md_balance(&o, r);
+    if (opt && opt->svg_path) ikp__md_picture(&o, r, opt->svg_path);
     if (opt && opt->baseline) {
         ikp__puts(&o, "\n## vs baseline\n\n");
         ikp__put_diff_md(&o, opt->baseline);
