@@ -343,6 +343,151 @@ def npy_files(tmp, bare):
     check(rc == 1 and b"zip archive" in se, "an .npz says what it is (%r)" % se)
 
 
+def torch_fit(tmp, cap, base, zero):
+    """--into fits the capture into its kernel's slice: the least move that
+    puts every IKP event inside the slice, the move stated on stderr; the
+    slice picked among several; malformed kernel events passed over."""
+    import re
+    tp, mo = os.path.join(tmp, "fit-torch.json"), os.path.join(tmp, "fit-merged.json")
+    t0 = zero - base  # IKP's own placement: ns after the trace's base
+
+    def slice_json(name, lo, dur):  # a kernel slice of [lo, lo + dur] ns, as Kineto writes it (us, 3 decimals)
+        return ('{"ph": "X", "cat": "kernel", "name": "%s", "pid": 0, "tid": 7, "ts": %.3f, "dur": %.3f, '
+                '"args": {"device": 0}}' % (name, lo / 1000.0, dur / 1000.0))
+
+    def fit(events, *extra):
+        """ikp trace --into a trace of these events (JSON texts): (exit status,
+        stderr, IKP's events as [start, end] ns after the base, the stated
+        shift or None)"""
+        with open(tp, "w") as f:
+            f.write('{"baseTimeNanoseconds": %d, "traceEvents": [\n%s\n], "traceName": "t.json"}' %
+                    (base, ",\n".join(events)))
+        if os.path.exists(mo):
+            os.remove(mo)
+        rc, so, se = run("trace", cap, "--into", tp, "-o", mo, *extra)
+        spans = []
+        try:  # (a trace of malformed events is not JSON: nor is what holds it)
+            for e in strict_json(open(mo, "rb").read())["traceEvents"][len(events):] if rc == 0 else []:
+                if e.get("ph") in ("X", "i"):
+                    spans.append((us_to_ns(e["ts"]), us_to_ns(e["ts"]) + us_to_ns(e.get("dur", 0))))
+        except ValueError:
+            spans = None
+        m = re.search(rb"fitted into kernel slice '([^']*)' \(shifted by ([+-]\d+) ns\)\n$", se)
+        return rc, se, spans, (m.group(1).decode(), int(m.group(2))) if m else None
+
+    rc, se, own, _ = fit([], "--no-fit")
+    if not check(rc == 0 and own and b"IKP's own placement (--no-fit)" in se,
+                 "--into --no-fit: exit 0, says so (%r)" % se):
+        return
+    first, last = min(s for s, _ in own), max(t for _, t in own)
+    span = last - first
+    check(first == t0, "--into --no-fit: the capture's time 0 at its host time")
+    # off by about 1 us either way: the least move that puts every event inside
+    for off in (1234, -900):
+        lo, dur = t0 + off, span + 100
+        rc, se, spans, got = fit([slice_json("ikp_kernel", lo, dur)])
+        inside = bool(spans) and all(lo <= s and t <= lo + dur for s, t in spans)
+        check(rc == 0 and got is not None and got[0] == "ikp_kernel" and inside,
+              "--into: fitted into a kernel slice %+d ns off, every event inside it (%r)" % (off, se))
+        moved = min(s for s, _ in spans) - first if spans else None
+        check(got is not None and moved == got[1], "--into: the stated shift (%s) is the events' move (%s ns)" %
+              (got and got[1], moved))
+        least = min(s for s, _ in spans) == lo if off > 0 else max(t for _, t in spans) == lo + dur
+        check(spans and least, "--into: the least move (%+d ns off): an edge of the capture on the slice's" % off)
+        check(re.search(rb"on its time axis, \+- (\d+) ns", se) and se.count(b"\n") == 1,
+              "--into: one line, the uncertainty still stated as before")
+        rc, se, spans, got = fit([slice_json("ikp_kernel", lo, dur)], "--no-fit")
+        check(rc == 0 and got is None and spans and min(s for s, _ in spans) == first,
+              "--into --no-fit: IKP's own placement beside a slice %+d ns off" % off)
+    # the span a tick longer than the slice: centred on it
+    rc, se, spans, got = fit([slice_json("ikp_kernel", t0 - 900, span - 50)])
+    check(rc == 0 and got and spans and abs((min(s for s, _ in spans) + max(t for _, t in spans)) -
+                                            (2 * (t0 - 900) + span - 50)) <= 1,
+          "--into: a span up to a tick a side longer than the slice is centred on it (%r)" % se)
+    # slices that do not qualify: too far, too short
+    for lo, dur, why in ((t0 + 50000, span + 100, b"IKP's own placement (no kernel slice within 5.903 us: "
+                                                  b"the nearest needs a move of +50.000 us)"),
+                         (t0, span - 100, b"IKP's own placement (no kernel slice as long as its span")):
+        rc, se, spans, got = fit([slice_json("ikp_kernel", lo, dur)])
+        check(rc == 0 and got is None and why in se and se.count(b"\n") == 1 and spans and
+              min(s for s, _ in spans) == first, "--into: %s: IKP's own placement, exit 0, said (%r)" % (why[28:], se))
+    # several slices: only those at least as long as the span; the most overlap; whatever their order
+    two = [slice_json("too_short", t0, span - 100), slice_json("later", t0 + 3000, span + 100),
+           slice_json("earlier", t0 - 1000, span + 100)]
+    for events in (two, two[::-1]):
+        rc, se, spans, got = fit(events)
+        check(rc == 0 and got == ("earlier", -900), "--into: of several slices, the long enough one overlapping "
+              "the capture most (%r)" % se)
+    # --kernel: only slices whose name holds NAME; an error when none does
+    named = [slice_json("void at::native::mul_kernel", t0 + 300, span + 100),
+             slice_json("ikp_saxpy<float>", t0 + 1234, span + 100)]
+    rc, se, spans, got = fit(named)
+    check(rc == 0 and got == ("void at::native::mul_kernel", 300),
+          "--into: without --kernel, the slice overlapping most (%r)" % se)
+    rc, se, spans, got = fit(named, "--kernel", "saxpy")
+    check(rc == 0 and got == ("ikp_saxpy<float>", 1234), "--into --kernel saxpy: that slice (%r)" % se)
+    rc, se, spans, got = fit(named, "--kernel", "nope")
+    check(rc == 1 and b"--kernel nope" in se and se.count(b"\n") == 1 and not os.path.exists(mo),
+          "--into --kernel naming no slice: exit 1, one line, no output (%r)" % se)
+    rc, se, spans, got = fit(named, "--kernel", "mul", "--kernel", "saxpy")
+    check(rc == 0 and got and got[0] == "ikp_saxpy<float>", "--into: the last --kernel counts")
+    rc, se, spans, got = fit([slice_json("ikp_saxpy", t0 + 50000, span)], "--kernel", "saxpy")
+    check(rc == 0 and got is None and b"no kernel slice within" in se, "--into --kernel: a named slice too far: "
+          "IKP's own placement, exit 0 (%r)" % se)
+    # malformed kernel events, each nearer than the good slice: passed over
+    lo, dur = "%.3f" % ((t0 + 100) / 1000.0), "%.3f" % ((span + 100) / 1000.0)
+    bad = ['{"ph": "X", "cat": "kernel", "name": "bad", "ts": "%s", "dur": %s}' % (lo, dur),  # ts a string
+           '{"ph": "X", "cat": "kernel", "name": "bad", "ts": %s}' % lo,  # no dur
+           '{"ph": "X", "cat": "kernel", "name": "bad", "ts": %s, "dur": -%s}' % (lo, dur),
+           '{"ph": "X", "cat": "kernel", "name": "bad", "ts": %s, "dur": 1e400}' % lo,
+           '{"ph": "X", "cat": "kernel", "name": "bad", "ts": %s, "dur": 123456789012345678901234567890}' % lo,
+           '{"ph": "X", "cat": "kernel", "name": "bad", "ts": %s, "dur": 2000000000000.000}' % lo,  # 23 days
+           '{"ph": "X", "cat": "kernel", "name": "bad", "ts": -%s, "dur": 1e300}' % lo,
+           '{"ph": "X", "cat": "kernel", "name": "bad", "ts": %s, "dur": null}' % lo,
+           '{"ph": "X", "cat": "kernel", "name": "bad", "ts": %s, "dur": {"us": %s}}' % (lo, dur),
+           '{"ph": "X", "cat": "kernel", "name": "bad", "ts": %s, "dur": %s.}' % (lo, dur),
+           '{"ph": "X", "cat": "kernel", "name": "bad", "ts": 0x%x, "dur": %s}' % (int(float(lo)), dur),
+           '{"ph": "B", "cat": "kernel", "name": "bad", "ts": %s, "dur": %s}' % (lo, dur),
+           '{"cat": "kernel", "name": "bad", "ts": %s, "dur": %s}' % (lo, dur),
+           '{"ph": "X", "cat": "kernels", "name": "bad", "ts": %s, "dur": %s}' % (lo, dur),
+           '{"ph": "X", "cat": "cpu_op", "name": "bad", "ts": %s, "dur": %s, "args": {"ph": "X", "cat": "kernel", '
+           '"name": "bad", "ts": %s, "dur": %s}}' % (lo, dur, lo, dur),
+           '1', '"kernel"', '[{"ph": "X", "cat": "kernel", "name": "bad", "ts": %s, "dur": %s}]' % (lo, dur), 'null']
+    rc, se, spans, got = fit(bad + [slice_json("good", t0 + 2000, span + 100)])
+    check(rc == 0 and got == ("good", 2000), "--into: malformed kernel events passed over (%r)" % se)
+    rc, se, spans, got = fit(['{"ph":"X","cat":"kernel","name":"exp","ts":%.12e,"dur":%.6E}' %
+                              ((t0 + 1234) / 1000.0, (span + 100) / 1000.0)])
+    check(rc == 0 and got == ("exp", 1234), "--into: ts and dur in exponent form (%r)" % se)
+    # any JSON in traceEvents: no crash (cut, bytes changed), the fit or an error
+    good = '{"baseTimeNanoseconds": %d, "traceEvents": [%s, %s]}' % (
+        base, slice_json('k\\u00e9\\n\\"x', t0 + 500, span + 100), ",".join(bad))
+    import random
+    rnd = random.Random(7)
+    survived = True
+    for k in range(40):
+        b = bytearray(good.encode())
+        for _ in range(rnd.randint(1, 4)):
+            b[rnd.randrange(len(b))] = rnd.choice(b'{}[]",:0-.e \\\x00\xff')
+        with open(tp, "wb") as f:
+            f.write(bytes(b[:rnd.randrange(len(b) // 2, len(b) + 1)] if k % 3 == 0 else b))
+        rc, so, se = run("trace", cap, "--into", tp, "-o", mo)
+        survived &= rc in (0, 1) and se.startswith(b"ikp: ") and se.count(b"\n") == 1
+    check(survived, "--into: traces with bytes changed or cut: exit 0 or 1, one line, no crash")
+    with open(tp, "w") as f:
+        f.write(good)
+    rc, so, se = run("trace", cap, "--into", tp, "-o", mo)
+    check(rc == 0 and b"fitted into kernel slice 'k? \"x' (shifted by +500 ns)" in se,
+          "--into: the slice's name shown with its escapes read (%r)" % se)
+    # --kernel and --no-fit go with --into only, and not together
+    for args in (("--kernel", "k"), ("--no-fit",), ("--into", tp, "--kernel", "k", "--no-fit"),
+                 ("--into", tp, "--kernel", "")):
+        rc, so, se = run("trace", cap, "-o", mo, *args)
+        check(rc == 2 and se.count(b"\n") == 2 and b"--help" in se,
+              "trace %s: usage error (%r)" % (" ".join(args), se))
+    rc, so, se = run("summary", cap, "--no-fit")
+    check(rc == 2 and b"unexpected argument '--no-fit'" in se, "summary --no-fit: unexpected argument")
+
+
 def host_time_and_torch(tmp):
     """--time host keeps every ns in JSON (an offset stated beside), --into
     lays a capture into a torch.profiler trace, and usage errors are one line.
@@ -379,7 +524,9 @@ def host_time_and_torch(tmp):
         json.dump(torch, f, indent=1)
     mo = os.path.join(tmp, "merged.json")
     rc, so, se = run("trace", cap, "--into", tp, "-o", mo)
-    check(rc == 0 and b"laid in on its time axis" in se, "--into: exit 0 (%s)" % se.decode(errors="replace").strip())
+    check(rc == 0 and se.endswith(b"laid in on its time axis, +- %s ns), fitted into kernel slice 'pipeline' "
+                                  b"(shifted by +0 ns)\n" % m.group(2)),
+          "--into: exit 0, fitted into the slice it lies in (%s)" % se.decode(errors="replace").strip())
     if rc == 0:
         md = strict_json(open(mo, "rb").read())
         mine = md["traceEvents"][2:]
@@ -409,6 +556,7 @@ def host_time_and_torch(tmp):
         f.write('{"baseTimeNanoseconds":1,"traceEvents":[' + " " * 70000)
     rc, so, se = run("trace", cap, "--into", os.path.join(tmp, "cut.json"), "-o", mo)
     check(rc == 1 and b"malformed JSON" in se, "--into a trace cut inside traceEvents: exit 1, malformed")
+    torch_fit(tmp, cap, base, zero)
     rc, so, se = run("summary", cap, "--flow", "a:b")
     check(rc == 2 and b"unexpected argument '--flow'" in se, "an option of another command: unexpected, not 'no value'")
     rc, so, se = run("trace", SAMPLE, "--into", tp, "-o", mo)

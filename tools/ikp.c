@@ -19,7 +19,8 @@
 /* after a usage error: one line, then where the help is */
 static const char *see_help = "(ikp --help lists every command and option)\n";
 static const char *usage =
-    "usage: ikp trace   IN [-o OUT.json|OUT.pftrace | -o -] [--into TRACE.json] [options] [trace options]\n"
+    "usage: ikp trace   IN [-o OUT.json|OUT.pftrace | -o -] [--into TRACE.json [--kernel NAME | --no-fit]]\n"
+    "                   [options] [trace options]\n"
     "       ikp summary IN [options] [--json]\n"
     "       ikp info    IN [IN2 ...] [options]\n"
     "       ikp merge   IN IN2 [...] [-o OUT.json|OUT.pftrace | -o -] [--raw] [--labels a,b,...]\n"
@@ -52,7 +53,16 @@ static const char *usage_more =
     "                                         CLOCK_REALTIME ns (captures with clock readings)\n"
     "         --into TRACE.json               the capture laid into a torch.profiler (Kineto)\n"
     "                                         trace of the same run: OUT is TRACE with the\n"
-    "                                         lanes added on its time axis (host time)\n"
+    "                                         lanes added on its time axis (host time), then\n"
+    "                                         moved the least that puts them all inside their\n"
+    "                                         kernel's slice (both are timed by the GPU's clock;\n"
+    "                                         IKP's and CUPTI's conversions to host time differ\n"
+    "                                         by about 1 us): the kernel slice at least as long\n"
+    "                                         as the capture (less a 32 ns tick a side) that\n"
+    "                                         overlaps it most, else is nearest, if the move is\n"
+    "                                         at most IKP's stated uncertainty + 5 us\n"
+    "         --kernel NAME                   --into: only kernel slices whose name holds NAME\n"
+    "         --no-fit                        --into: IKP's own placement, not moved\n"
     "diff: per event, both captures' figures and a verdict (same, faster, slower): a\n"
     "      change counts when a rank test finds it beyond noise and the median moved\n"
     "      by at least --threshold PCT percent (default 2) and --min-change NS ns\n"
@@ -521,6 +531,7 @@ static int takes_value(const char *a)
 {
     static const char *const with_value[] = {"-o", "--names", "--groups", "--format", "--units", "--timer-unit",
                                              "--by", "--output-format", "--time", "--flow", "--counter", "--into",
+                                             "--kernel",
                                              "--threshold", "--fail-if-slower", "--min-change", "--svg", "--base",
                                              "--wait", "--device", "--sms", "--labels", "--align"};
     size_t k;
@@ -750,7 +761,7 @@ static int cmd_merge(int argc, char **argv, int info)
 /* What `ikp trace|summary|info|diff|report` were asked. */
 typedef struct args {
     const char *cmd, *in, *in2, *out, *flow_arg, *counter_arg;
-    const char *svg_arg, *base_arg, *wait_arg, *device, *into_arg;
+    const char *svg_arg, *base_arg, *wait_arg, *device, *into_arg, *kernel_arg;
     ikp_name_list names, groups;
     ikp_decode_options opt;
     ikp_trace_options copt;
@@ -759,6 +770,7 @@ typedef struct args {
     int out_format;  /* -1: from the name, 0 JSON, 1 Perfetto */
     int host_time;   /* --time host */
     int json, is_trace, is_report, is_diff;
+    int no_fit;      /* --no-fit: --into keeps IKP's own placement */
     double fail_pct; /* --fail-if-slower; -1: none */
 } args;
 static void trace_notes(const args *g, const ikp_capture_info *ci, const ikp_trace_stats *tst);
@@ -806,6 +818,8 @@ static int command_option(args *g, int argc, char **argv, int *i, int *rc)
     if (!strcmp(a, "--flow") && has && g->is_trace) g->flow_arg = argv[++*i];
     else if (!strcmp(a, "--counter") && has && g->is_trace) g->counter_arg = argv[++*i];
     else if (!strcmp(a, "--into") && has && g->is_trace) g->into_arg = argv[++*i];
+    else if (!strcmp(a, "--kernel") && has && g->is_trace) g->kernel_arg = argv[++*i];
+    else if (!strcmp(a, "--no-fit") && g->is_trace) g->no_fit = 1;
     else if (!strcmp(a, "--json") && (!strcmp(g->cmd, "summary") || g->is_diff)) g->json = 1;
     else if ((!strcmp(a, "--threshold") || !strcmp(a, "--fail-if-slower")) && has && g->is_diff) {
         double v = parse_pct(argv[++*i]);
@@ -854,6 +868,16 @@ static int parse_args(int argc, char **argv, args *g)
     if (rc) return rc;
     if (!g->in || (g->is_diff && !g->in2)) {
         fprintf(stderr, "ikp: error: %s\n%s", g->is_diff ? "diff needs two input files: BASE NEW" : "no input file", see_help);
+        return 2;
+    }
+    if ((g->kernel_arg || g->no_fit) && !g->into_arg) {
+        fprintf(stderr, "ikp: error: %s goes with --into (how the capture is fitted into a torch trace)\n%s",
+                g->kernel_arg ? "--kernel" : "--no-fit", see_help);
+        return 2;
+    }
+    if (g->kernel_arg && (g->no_fit || !g->kernel_arg[0])) {
+        fprintf(stderr, "ikp: error: %s\n%s", g->no_fit ? "--kernel picks the slice to fit into, --no-fit fits "
+                "none: choose one" : "--kernel needs a name (or part of one)", see_help);
         return 2;
     }
     if (g->is_trace && !g->out) g->out = "trace.json";
@@ -948,8 +972,9 @@ static char *relative_link(const char *report, const char *picture)
 
 /* ---- --into: a torch.profiler (Kineto) Chrome trace with the capture laid in.
    Only what is needed is read from it: the top-level "baseTimeNanoseconds"
-   (its ts are us after that many ns of CLOCK_REALTIME) and where its
-   top-level "traceEvents" array ends; the rest is copied as it is. */
+   (its ts are us after that many ns of CLOCK_REALTIME), where its
+   top-level "traceEvents" array ends, and the kernel slices in it (the
+   fit, below); the rest is copied as it is. */
 static const char *json_ws(const char *p, const char *e)
 {
     while (p < e && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')) p++;
@@ -987,9 +1012,27 @@ static const char *json_skip(const char *p, const char *e)
     } while (depth);
     return p;
 }
-/* base: baseTimeNanoseconds; *close: the ']' ending traceEvents, *empty if
-   it holds nothing. 0 ok, else a message in why */
-static int torch_scan(const char *t, size_t n, uint64_t *base, const char **close, int *empty, const char **why)
+/* one member of a JSON object, at its key's '"': the key's bytes (within
+   the quotes) in [*k, *k + *kl), its value's in [*v, *ve) with no white
+   space after. Returns past the member and its comma; NULL if malformed. */
+static const char *json_member(const char *p, const char *e, const char **k, size_t *kl, const char **v,
+                               const char **ve)
+{
+    const char *kend;
+    *k = p + 1;
+    if (!(p = json_skip(p, e)) || p >= e || *p != ':') return NULL;
+    for (kend = p - 1; kend > *k && *kend != '"'; kend--) {} /* the key's closing quote */
+    *kl = (size_t)(kend - *k);
+    *v = json_ws(p + 1, e);
+    if (!(p = json_skip(*v, e))) return NULL;
+    for (*ve = p; *ve > *v && json_ws(*ve - 1, *ve) == *ve; (*ve)--) {} /* white space before p */
+    if (p < e && *p == ',') p = json_ws(p + 1, e);
+    return p;
+}
+/* base: baseTimeNanoseconds; *open, *close: the '[' and ']' of traceEvents,
+   *empty if it holds nothing. 0 ok, else a message in why */
+static int torch_scan(const char *t, size_t n, uint64_t *base, const char **open, const char **close, int *empty,
+                      const char **why)
 {
     const char *p = json_ws(t, t + n), *e = t + n;
     int have_base = 0;
@@ -997,36 +1040,227 @@ static int torch_scan(const char *t, size_t n, uint64_t *base, const char **clos
     if (p >= e || *p != '{') { *why = "not a JSON object"; return 1; }
     p = json_ws(p + 1, e);
     while (p < e && *p == '"') {
-        const char *k = p + 1, *v, *ve, *kend;
+        const char *k, *v, *ve;
         size_t kl;
-        if (!(p = json_skip(p, e)) || p >= e || *p != ':') { *why = "malformed JSON"; return 1; }
-        for (kend = p - 1; kend > k && *kend != '"'; kend--) {} /* the key's closing quote */
-        kl = (size_t)(kend - k);
-        v = json_ws(p + 1, e);
-        if (!(ve = json_skip(v, e))) { *why = "malformed JSON"; return 1; }
+        if (!(p = json_member(p, e, &k, &kl, &v, &ve))) { *why = "malformed JSON"; return 1; }
         if (kl == 19 && !memcmp(k, "baseTimeNanoseconds", 19)) {
             char num[32];
             size_t m = 0;
             while (v + m < ve && m < sizeof num - 1 && v[m] >= '0' && v[m] <= '9') { num[m] = v[m]; m++; }
             num[m] = 0;
-            while (ve > v && strchr(" \t\r\n", ve[-1])) ve--; /* the value ends at its last digit */
             if (!m || m > 19 || v + m != ve) { *why = "its baseTimeNanoseconds is not a whole number of ns"; return 1; }
             *base = strtoull(num, NULL, 10);
             have_base = 1;
         } else if (kl == 11 && !memcmp(k, "traceEvents", 11)) {
-            const char *q = ve - 1; /* the array's last byte: its ']' (json_skip ends past it) */
             if (*v != '[') { *why = "its traceEvents is not an array"; return 1; }
-            while (q > v && *q != ']') q--;
-            if (q <= v) { *why = "malformed JSON"; return 1; }
-            *close = q;
-            *empty = json_ws(v + 1, e) == q;
+            *open = v;
+            *close = ve - 1; /* json_skip ended past its ']' */
+            *empty = json_ws(v + 1, e) == *close;
         }
-        p = json_ws(ve, e);
-        if (p < e && *p == ',') p = json_ws(p + 1, e);
     }
     if (p >= e || *p != '}') { *why = "malformed JSON"; return 1; }
     if (!have_base) { *why = "it has no baseTimeNanoseconds (not a torch.profiler trace?)"; return 1; }
     if (!*close) { *why = "it has no traceEvents array"; return 1; }
+    return 0;
+}
+
+/* ---- the fit. Every record of a launch lies inside that launch's kernel
+   slice in the torch trace, both timed by the GPU's globaltimer; but the
+   slice is placed on the host clock by CUPTI's conversion and the capture
+   by IKP's own clock readings, which disagree by about 1 us. So the
+   capture is moved the least that puts it inside the slice of its launch:
+   among the kernel slices at least as long as its span (less a tick a
+   side), the one overlapping it most, else the nearest. The move is taken
+   only up to IKP's stated uncertainty plus FIT_SLACK_NS (5 us): the two
+   conversions were measured up to 1.2 us apart, which that leaves room
+   for; a slice that needs more is more likely another launch's, and IKP's
+   own placement is kept. */
+#define FIT_TICK_NS 32       /* one tick of the globaltimer */
+#define FIT_SLACK_NS 5000
+#define FIT_MAX_NS 1000000000000000LL /* ts, dur beyond 10^12 us (11.6 days): not a kernel's */
+#define FIT_FAR_NS (4 * FIT_MAX_NS)   /* a capture this far after the base fits no slice */
+
+typedef struct kslice {
+    int64_t lo, hi;   /* ns after baseTimeNanoseconds */
+    const char *name; /* as written in the JSON (escapes and all); NULL: none */
+    size_t name_n;
+} kslice;
+
+/* the JSON number in [p, e), in us, as ns rounded to the nearest, read
+   exactly and whatever the locale: 1 if it is one from 0 to FIT_MAX_NS */
+static int json_us_to_ns(const char *p, const char *e, int64_t *ns)
+{
+    uint64_t m = 0; /* its first 18 significant digits */
+    long x = 3;     /* the number is m * 10^x ns */
+    int neg = p < e && *p == '-', sig = 0;
+    p += neg;
+    if (p >= e || *p < '0' || *p > '9' || (*p == '0' && p + 1 < e && p[1] >= '0' && p[1] <= '9')) return 0;
+    for (; p < e && *p >= '0' && *p <= '9'; p++)
+        if (sig < 18) { m = m * 10 + (uint64_t)(*p - '0'); sig += m != 0; } else x++;
+    if (p < e && *p == '.') {
+        if (++p >= e || *p < '0' || *p > '9') return 0;
+        for (; p < e && *p >= '0' && *p <= '9'; p++)
+            if (sig < 18) { m = m * 10 + (uint64_t)(*p - '0'); sig += m != 0; x--; }
+    }
+    if (p < e && (*p == 'e' || *p == 'E')) {
+        long ex = 0;
+        int eneg = ++p < e && *p == '-';
+        if (p < e && (*p == '+' || *p == '-')) p++;
+        if (p >= e || *p < '0' || *p > '9') return 0;
+        for (; p < e && *p >= '0' && *p <= '9'; p++)
+            if (ex < 100000) ex = ex * 10 + (*p - '0');
+        x += eneg ? -ex : ex;
+    }
+    if (p != e || (neg && m)) return 0;
+    for (; m && x > 0; x--) {
+        if (m > (uint64_t)FIT_MAX_NS) return 0;
+        m *= 10;
+    }
+    if (x < -19) m = 0;
+    for (; x < -1; x++) m /= 10;
+    if (x == -1) m = (m + 5) / 10;
+    if (m > (uint64_t)FIT_MAX_NS) return 0;
+    *ns = (int64_t)m;
+    return 1;
+}
+
+/* 1 if the element of traceEvents in [p, e) is a kernel slice (an object
+   with "cat":"kernel", "ph":"X" and numbers ts and dur, from 0 to
+   FIT_MAX_NS), then in *k; else 0 */
+static int kernel_slice(const char *p, const char *e, kslice *k)
+{
+    int cat = 0, ph = 0, ts = 0, dur = 0;
+    int64_t t = 0, d = 0;
+    if (*p != '{') return 0;
+    k->name = NULL;
+    k->name_n = 0;
+    p = json_ws(p + 1, e);
+    while (p < e && *p == '"') {
+        const char *key, *v, *ve;
+        size_t kl;
+        if (!(p = json_member(p, e, &key, &kl, &v, &ve))) return 0;
+        if (kl == 3 && !memcmp(key, "cat", 3)) cat = ve - v == 8 && !memcmp(v, "\"kernel\"", 8);
+        else if (kl == 2 && !memcmp(key, "ph", 2)) ph = ve - v == 3 && !memcmp(v, "\"X\"", 3);
+        else if (kl == 2 && !memcmp(key, "ts", 2)) ts = json_us_to_ns(v, ve, &t);
+        else if (kl == 3 && !memcmp(key, "dur", 3)) dur = json_us_to_ns(v, ve, &d);
+        else if (kl == 4 && !memcmp(key, "name", 4)) {
+            k->name = *v == '"' ? v + 1 : NULL;
+            k->name_n = *v == '"' ? (size_t)(ve - v - 2) : 0;
+        }
+    }
+    k->lo = t;
+    k->hi = t + d;
+    return p < e && *p == '}' && cat && ph && ts && dur;
+}
+
+/* a JSON string's bytes (no quotes) as text for a message or a match:
+   escapes decoded (those of characters past ASCII as '?'), control
+   characters as spaces. out holds n + 1 bytes. */
+static void json_text(const char *s, size_t n, char *out)
+{
+    size_t i = 0, o = 0;
+    while (i < n) {
+        unsigned char c = (unsigned char)s[i++];
+        if (c == '\\' && i < n) {
+            c = (unsigned char)s[i++];
+            if (c == 'u') {
+                unsigned u = 0, h;
+                for (h = 0; h < 4 && i < n && strchr("0123456789abcdefABCDEF", s[i]); h++, i++)
+                    u = u * 16 + (unsigned)(s[i] <= '9' ? s[i] - '0' : (s[i] | 0x20) - 'a' + 10);
+                c = (unsigned char)(h == 4 && u < 0x80 ? u : '?');
+            } else if (!strchr("\"\\/", c)) c = ' '; /* \b \f \n \r \t */
+        }
+        out[o++] = c < 0x20 || c == 0x7f ? ' ' : (char)c;
+    }
+    out[o] = 0;
+}
+
+/* the least move (ns) that puts [t0, t0 + span] inside [lo, hi]; centred
+   when the span is the longer (by at most a tick a side) */
+static int64_t fit_shift(int64_t t0, int64_t span, int64_t lo, int64_t hi)
+{
+    if (span > hi - lo) return lo - t0 + (hi - lo - span) / 2;
+    if (t0 < lo) return lo - t0;
+    if (t0 + span > hi) return hi - t0 - span;
+    return 0;
+}
+
+/* what the fit found */
+typedef struct kernel_fit {
+    int fitted;     /* 1: moved by shift into the slice named name */
+    int64_t shift;
+    char *name;     /* malloc'd; NULL for a slice without a name */
+    char why[160];  /* not fitted: why */
+} kernel_fit;
+
+/* picks the kernel slice in traceEvents ([open, close]) to fit the capture
+   (ns t0 to t0 + span after the base) into, of those whose name holds want
+   (NULL: any). 0 done (into *f), 1 an error (said). */
+static int fit_kernel(const char *open, const char *close, int64_t t0, int64_t span, int64_t bound, const char *want,
+                      const char *torch_path, kernel_fit *f)
+{
+    const char *p = json_ws(open + 1, close);
+    char *text = NULL;  /* a slice's name as text, for want */
+    size_t text_n = 0;
+    kslice k, best;
+    int64_t best_overlap = -1, best_dist = 0, best_shift = 0;
+    long named = 0; /* kernel slices (whose name holds want) */
+    memset(f, 0, sizeof *f);
+    memset(&best, 0, sizeof best);
+    while (p < close) {
+        const char *q = json_skip(p, close + 1); /* past the element (torch_scan read them all) */
+        int is;
+        if (!q || q == p) break;
+        is = kernel_slice(p, q, &k);
+        p = q < close && *q == ',' ? json_ws(q + 1, close) : q;
+        if (!is) continue;
+        if (want) {
+            if (!k.name) continue;
+            if (k.name_n + 1 > text_n) {
+                char *grown = (char *)realloc(text, k.name_n + 1);
+                if (!grown) { free(text); fprintf(stderr, "ikp: error: out of memory\n"); return 1; }
+                text = grown;
+                text_n = k.name_n + 1;
+            }
+            json_text(k.name, k.name_n, text);
+            if (!strstr(text, want)) continue;
+        }
+        named++;
+        if (k.hi - k.lo < span - 2 * FIT_TICK_NS || t0 > FIT_FAR_NS) continue;
+        {
+            int64_t t1 = t0 + span, overlap = (k.hi < t1 ? k.hi : t1) - (k.lo > t0 ? k.lo : t0);
+            int64_t dist = k.lo > t1 ? k.lo - t1 : t0 > k.hi ? t0 - k.hi : 0, shift = fit_shift(t0, span, k.lo, k.hi);
+            if (overlap < 0) overlap = 0;
+            /* the most overlap, then the least distance, then the least move; the first of equals */
+            if (best_overlap < 0 || overlap > best_overlap || (overlap == best_overlap && (dist < best_dist ||
+                (dist == best_dist && (shift < 0 ? -shift : shift) < (best_shift < 0 ? -best_shift : best_shift))))) {
+                best = k;
+                best_overlap = overlap;
+                best_dist = dist;
+                best_shift = shift;
+            }
+        }
+    }
+    free(text);
+    if (want && !named) {
+        fprintf(stderr, "ikp: error: --kernel %s: no kernel slice in %s has a name holding it\n", want, torch_path);
+        return 1;
+    }
+    if (best_overlap >= 0 && (best_shift < 0 ? -best_shift : best_shift) <= bound && t0 + best_shift >= 0) {
+        f->fitted = 1;
+        f->shift = best_shift;
+        if (best.name && !(f->name = (char *)malloc(best.name_n + 1))) {
+            fprintf(stderr, "ikp: error: out of memory\n");
+            return 1;
+        }
+        if (best.name) json_text(best.name, best.name_n, f->name);
+    } else if (best_overlap >= 0)
+        snprintf(f->why, sizeof f->why, "no kernel slice within %.3f us: the nearest needs a move of %+.3f us",
+                 (double)bound / 1000, (double)best_shift / 1000);
+    else if (named && t0 <= FIT_FAR_NS)
+        snprintf(f->why, sizeof f->why, "no kernel slice as long as its span of %.3f us", (double)span / 1000);
+    else if (named) snprintf(f->why, sizeof f->why, "no kernel slice within %.3f us", (double)bound / 1000);
+    else snprintf(f->why, sizeof f->why, "no kernel slice in the trace");
     return 0;
 }
 
@@ -1066,6 +1300,19 @@ static ikp_result into_body(const void *ctx, ikp_write_fn fn, void *user, ikp_er
     return IKP_OK;
 }
 
+/* appends text and then tail to s (of size n), text cut short (at a UTF-8
+   character's start, "..." marking the cut) where all would not fit */
+static void append_cut(char *s, size_t n, const char *text, const char *tail)
+{
+    size_t used = strlen(s), k = strlen(text), t = strlen(tail);
+    if (used + t >= n) return;
+    if (used + k + t >= n) {
+        k = n - used - t - 1 > 3 ? n - used - t - 1 - 3 : 0;
+        while (k && ((unsigned char)text[k] & 0xC0) == 0x80) k--; /* not inside a character */
+        snprintf(s + used, n - used, "%.*s...%s", (int)k, text, tail);
+    } else snprintf(s + used, n - used, "%s%s", text, tail);
+}
+
 /* ikp trace IN --into TORCH.json -o OUT */
 static int trace_into(args *g, const ikp_capture *cap)
 {
@@ -1073,12 +1320,15 @@ static int trace_into(args *g, const ikp_capture *cap)
     membuf_ torch = {0, 0, 0}, ikp = {0, 0, 0};
     ikp_trace_stats tst;
     into_job job;
+    kernel_fit fit;
     uint64_t base = 0;
-    const char *why = NULL, *end;
-    char note[320];
+    int64_t t0, span;
+    const char *why = NULL, *end, *open = NULL;
+    char note[IKP_MAX_NAME_BYTES + 1];
     ikp_error e;
     int rc = 1;
     FILE *f = fopen(g->into_arg, "rb");
+    memset(&fit, 0, sizeof fit);
     if (!f) {
         fprintf(stderr, "ikp: error: --into %s: %s\n", g->into_arg, strerror(errno));
         return 1;
@@ -1091,7 +1341,7 @@ static int trace_into(args *g, const ikp_capture *cap)
     }
     if (ferror(f)) { fclose(f); fprintf(stderr, "ikp: error: --into %s: %s\n", g->into_arg, strerror(errno)); goto done; }
     fclose(f);
-    if (torch_scan(torch.p ? torch.p : "", torch.n, &base, &job.close, &job.empty, &why)) {
+    if (torch_scan(torch.p ? torch.p : "", torch.n, &base, &open, &job.close, &job.empty, &why)) {
         fprintf(stderr, "ikp: error: --into %s: %s\n", g->into_arg, why);
         goto done;
     }
@@ -1107,10 +1357,26 @@ static int trace_into(args *g, const ikp_capture *cap)
                 (unsigned long long)base);
         goto done;
     }
+    /* IKP's own placement: ns t0 to t0 + span after the base (the span as
+       the trace writes its times, in whole ns); then the fit */
+    t0 = (int64_t)((uint64_t)ci->host_zero_ns - base);
+    span = ci->span_ps > 0 ? (ci->span_ps + 500) / 1000 : 0;
+    if (g->no_fit) snprintf(fit.why, sizeof fit.why, "--no-fit");
+    else if (fit_kernel(open, job.close, t0, span, (int64_t)ci->host_zero_uncertainty_ns + FIT_SLACK_NS,
+                        g->kernel_arg, g->into_arg, &fit))
+        goto done;
     snprintf(note, sizeof note, "IKP: times are host CLOCK_REALTIME ns less the torch.profiler trace's "
              "baseTimeNanoseconds %llu; time 0 of the capture is %lld ns +- %u ns", (unsigned long long)base,
              (long long)ci->host_zero_ns, ci->host_zero_uncertainty_ns);
-    g->copt.time_base_ns = (uint64_t)ci->host_zero_ns - base;
+    if (fit.fitted) {
+        size_t n = strlen(note);
+        snprintf(note + n, sizeof note - n, ", moved %+lld ns into kernel slice '", (long long)fit.shift);
+        append_cut(note, sizeof note, fit.name ? fit.name : "", "'");
+    } else {
+        size_t n = strlen(note);
+        snprintf(note + n, sizeof note - n, "; IKP's own placement (%s)", fit.why);
+    }
+    g->copt.time_base_ns = (uint64_t)(t0 + fit.shift); /* t0 + shift >= 0: fit_kernel saw to it */
     g->copt.time_note = note;
     g->copt.pid_base = (uint64_t)1 << 30; /* never one of the trace's pids (process ids, devices) */
     if (ikp_write_chrome(cap, &g->copt, mem_writer, &ikp, &e) != IKP_OK) { rc = fail(g->in, &e); goto done; }
@@ -1126,14 +1392,19 @@ static int trace_into(args *g, const ikp_capture *cap)
     job.events = ikp.p + 16;
     job.events_n = (size_t)(end - job.events);
     if ((rc = write_out(g->out, into_body, &job, "trace"))) goto done;
-    fprintf(stderr, "ikp: wrote %s (%s with a %s capture's %u active lanes laid in on its time axis, +- %u ns)\n",
+    fprintf(stderr, "ikp: wrote %s (%s with a %s capture's %u active lanes laid in on its time axis, +- %u ns), ",
             strcmp(g->out, "-") ? g->out : "standard output", g->into_arg, ikp_format_name(ci->format),
             ci->active_lanes, ci->host_zero_uncertainty_ns);
+    if (fit.fitted)
+        fprintf(stderr, "fitted into kernel slice '%s' (shifted by %+lld ns)\n", fit.name ? fit.name : "",
+                (long long)fit.shift);
+    else fprintf(stderr, "IKP's own placement (%s)\n", fit.why);
     tst = *g->copt.stats;
     trace_notes(g, ci, &tst);
 done:
     free(torch.p);
     free(ikp.p);
+    free(fit.name);
     return rc;
 }
 
