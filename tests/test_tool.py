@@ -586,9 +586,21 @@ def host_time_and_torch(tmp):
     check(b.returncode == 2 and b"one input only" in b.stderr, "diff - -: usage error")
     rc, so, se = run("info", SAMPLE)
     check(rc == 0 and b"host time   not known" in so, "info says when a capture has no clock readings")
-    for args in (("trace", "--help"), ("--help",), ("help",), ("report", "-h")):
+    for args in (("trace", "--help"), ("--help",), ("help",)):
         rc, so, se = run(*args)
         check(rc == 0 and b"usage: ikp trace" in so and b"--into" in so, "ikp %s: the help on stdout" % " ".join(args))
+    # a command's help: its usage, its notes, the shared options where it reads captures, no other command's
+    for cmd, own, shared in (("report", b"--svg", True), ("diff", b"--fail-if-slower", True),
+                             ("merge", b"--labels", True), ("check-sass", b"--list", False)):
+        rc, so, se = run(cmd, "-h")
+        check(rc == 0 and so.startswith(b"usage: ikp " + cmd.encode()) and own in so and
+              (b"--keep-after-finalize" in so) == shared and b"ikp trace" not in so and b"--into" not in so,
+              "ikp %s -h: its own help (%r)" % (cmd, so[:120]))
+    rc, so, se = run("--help")
+    check(all(b"ikp %-7s " % c in so for c in (b"trace", b"summary", b"info", b"merge", b"diff", b"report",
+                                                b"check-sass")), "ikp --help: every command's usage")
+    rc, so, se = run("frobnicate", "--help")
+    check(rc == 2 and b"unknown command 'frobnicate'" in se and se.count(b"\n") == 2, "an unknown command: exit 2, one line")
 
 
 def main():

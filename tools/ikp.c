@@ -18,75 +18,17 @@
 
 /* after a usage error: one line, then where the help is */
 static const char *see_help = "(ikp --help lists every command and option)\n";
-static const char *usage =
-    "usage: ikp trace   IN [-o OUT.json|OUT.pftrace | -o -] [--into TRACE.json [--kernel NAME | --no-fit]]\n"
-    "                   [options] [trace options]\n"
-    "       ikp summary IN [options] [--json]\n"
-    "       ikp info    IN [IN2 ...] [options]\n"
-    "       ikp merge   IN IN2 [...] [-o OUT.json|OUT.pftrace | -o -] [--raw] [--labels a,b,...]\n"
-    "                   [--align clocks|start|start=T1,T2,...] [--by block|sm]\n"
-    "                   [--output-format json|perfetto] [--time capture|host] [options]\n"
-    "       ikp diff    BASE NEW [options] [--json] [--threshold PCT] [--min-change NS]\n"
-    "                   [--fail-if-slower PCT]\n"
-    "       ikp report  IN [-o REPORT.md] [--svg FILE.svg] [--base BASE] [--wait EVENT,...]\n"
-    "                   [--device NAME] [--sms N] [options]\n"
-    "       ikp check-sass BINARY|LISTING|- [--names a,b,c|@file] [--list]\n"
+/* The help: each command's synopsis and notes are in its row of the
+   command table (below); these are the parts every command shares. */
+static const char *help_options =
     "options: --names a,b,c | --names @file   event names by id (one per line in file)\n"
     "         --groups x,y  | --groups @file  group names by index\n"
     "         --format auto|ikp|tirx|flashinfer|triton-dist|nuggets|nuggets-compact\n"
     "         --units N                       nuggets: units in the buffer (inferred if left out)\n"
     "         --timer-unit T                  peer formats: one timer tick, e.g. 10ns (AMD\n"
     "                                         triton-dist captures), 1ns (the default), 500ps\n"
-    "         --keep-after-finalize           tirx: also show records after a lane's finalize\n"
-    ;
-/* the rest of the help (one C99 string holds at most 4095 bytes) */
-static const char *usage_more =
-    "trace options:\n"
-    "         --by block|sm                   a process per block (default) or per SM\n"
-    "         --output-format json|perfetto   the trace's format (default: from the name of OUT:\n"
-    "                                         .pftrace and .perfetto-trace are Perfetto's\n"
-    "                                         protobuf, anything else Chrome JSON)\n"
-    "         --flow FROM:TO[,FROM:TO...]     arrows from each FROM event to its TO event in the\n"
-    "                                         same block (by payload, else by order)\n"
-    "         --counter EVENT[,EVENT...]      per block, a counter of EVENT regions in flight\n"
-    "         --time capture|host             times from the capture's start (default), or host\n"
-    "                                         CLOCK_REALTIME ns (captures with clock readings)\n"
-    "         --into TRACE.json               the capture laid into a torch.profiler (Kineto)\n"
-    "                                         trace of the same run: OUT is TRACE with the\n"
-    "                                         lanes added on its time axis (host time), then\n"
-    "                                         moved the least that puts them all inside their\n"
-    "                                         kernel's slice (both are timed by the GPU's clock;\n"
-    "                                         IKP's and CUPTI's conversions to host time differ\n"
-    "                                         by about 1 us): the kernel slice at least as long\n"
-    "                                         as the capture (less a 32 ns tick a side) that\n"
-    "                                         overlaps it most, else is nearest, if the move is\n"
-    "                                         at most IKP's stated uncertainty + 5 us\n"
-    "         --kernel NAME                   --into: only kernel slices whose name holds NAME\n"
-    "         --no-fit                        --into: IKP's own placement, not moved\n"
-    "diff: per event, both captures' figures and a verdict (same, faster, slower): a\n"
-    "      change counts when a rank test finds it beyond noise and the median moved\n"
-    "      by at least --threshold PCT percent (default 2) and --min-change NS ns\n"
-    "      (default 5). --fail-if-slower PCT: exit status 3 when an event or the\n"
-    "      span is slower by more than PCT percent, or the new capture cannot stand\n"
-    "      in for the base (no records, an event missing, under half the count).\n"
-    "info: with several captures, also how they are placed on one time axis.\n"
-    "merge: one trace of captures of several GPUs, ranks or launches (default\n"
-    "      merged.json), each in processes of its own, placed on one time axis by\n"
-    "      the best clock measurements they hold (same GPU, GPU-GPU, host). --raw:\n"
-    "      on each GPU's own clock (wrong across GPUs; a check). --align start: each\n"
-    "      capture's first record at 0, or at T1, T2, ... ns (captures whose stamps\n"
-    "      give no GPU time: tirx, flashinfer, triton-dist). --labels: names of the\n"
-    "      captures (default: rank and GPU). Links that disagree are said, not refused.\n"
-    "report: Markdown (standard output without -o) and, beside REPORT.md, the picture\n"
-    "      REPORT.svg (or --svg FILE). --wait: events that are waiting, not work.\n"
-    "      --base: add a comparison with BASE. --sms: SMs in the timeline (8).\n"
-    "check-sass: the regions of a compiled kernel whose stamps have none of the\n"
-    "      kernel's instructions between them (the compiler moved the work out;\n"
-    "      IKP_PIN keeps register math in place). BINARY: an executable, object or\n"
-    "      cubin, read with cuobjdump -sass ($IKP_CUOBJDUMP, else cuobjdump on PATH);\n"
-    "      LISTING: that output or nvdisasm's, a file or - for standard input.\n"
-    "      --list: every region and the kernel's instructions in it. Exit status 3\n"
-    "      when a region holds none.\n"
+    "         --keep-after-finalize           tirx: also show records after a lane's finalize\n";
+static const char *help_tail =
     "IN is an .ikp capture, a NumPy .npy array or a bare buffer of little-endian\n"
     "64-bit words; - reads one from standard input. -o - writes to standard output. Exit status: 0 ok, 1 bad input or\n"
     "a failed write, 2 bad usage, 3 (diff --fail-if-slower) slower or incomplete,\n"
@@ -758,9 +700,15 @@ static int cmd_merge(int argc, char **argv, int info)
     return rc;
 }
 
+/* The option families a command takes (command.options) */
+enum { OPT_OUTPUT = 1, OPT_LAYOUT = 2, OPT_TRACE = 4, OPT_JSON = 8, OPT_DIFF = 16, OPT_REPORT = 32,
+       OPT_DECODE = 64 /* for the help: it reads captures (its own parser may take these too) */ };
+struct command;
+
 /* What `ikp trace|summary|info|diff|report` were asked. */
 typedef struct args {
-    const char *cmd, *in, *in2, *out, *flow_arg, *counter_arg;
+    const struct command *c;
+    const char *in, *in2, *out, *flow_arg, *counter_arg;
     const char *svg_arg, *base_arg, *wait_arg, *device, *into_arg, *kernel_arg;
     ikp_name_list names, groups;
     ikp_decode_options opt;
@@ -769,11 +717,24 @@ typedef struct args {
     ikp_report_options ropt;
     int out_format;  /* -1: from the name, 0 JSON, 1 Perfetto */
     int host_time;   /* --time host */
-    int json, is_trace, is_report, is_diff;
+    int json;
     int no_fit;      /* --no-fit: --into keeps IKP's own placement */
     double fail_pct; /* --fail-if-slower; -1: none */
 } args;
 static void trace_notes(const args *g, const ikp_capture_info *ci, const ikp_trace_stats *tst);
+
+/* One row per command: a new command is a row and its function. */
+typedef struct command {
+    const char *name;
+    const char *synopsis; /* what follows "ikp NAME" in the usage, lines after the first indented */
+    const char *notes;    /* what it does and its own options, for the help (NULL: none) */
+    unsigned options;     /* the option families it takes (OPT_*) */
+    int inputs;           /* the captures it reads: 1, or 2 (BASE NEW) */
+    int (*run)(args *g, const ikp_capture *cap, const ikp_capture *cap2);
+    int (*own)(int argc, char **argv);     /* else: a command that reads its own arguments */
+    int (*several)(int argc, char **argv); /* with several inputs: this instead of run */
+} command;
+#define HAS(g, family) (((g)->c->options & (family)) != 0)
 
 /* The decode options every command takes: --names, --groups, --format,
    --units, --timer-unit, --keep-after-finalize. 1 if argv[*i] is one
@@ -813,15 +774,15 @@ static int command_option(args *g, int argc, char **argv, int *i, int *rc)
 {
     const char *a = argv[*i];
     int has = *i + 1 < argc;
-    if ((g->is_trace || g->is_report) && output_option(argc, argv, i, &g->out, rc)) return 1;
-    if (g->is_trace && layout_option(argc, argv, i, &g->copt, &g->out_format, &g->host_time, rc)) return 1;
-    if (!strcmp(a, "--flow") && has && g->is_trace) g->flow_arg = argv[++*i];
-    else if (!strcmp(a, "--counter") && has && g->is_trace) g->counter_arg = argv[++*i];
-    else if (!strcmp(a, "--into") && has && g->is_trace) g->into_arg = argv[++*i];
-    else if (!strcmp(a, "--kernel") && has && g->is_trace) g->kernel_arg = argv[++*i];
-    else if (!strcmp(a, "--no-fit") && g->is_trace) g->no_fit = 1;
-    else if (!strcmp(a, "--json") && (!strcmp(g->cmd, "summary") || g->is_diff)) g->json = 1;
-    else if ((!strcmp(a, "--threshold") || !strcmp(a, "--fail-if-slower")) && has && g->is_diff) {
+    if (HAS(g, OPT_OUTPUT) && output_option(argc, argv, i, &g->out, rc)) return 1;
+    if (HAS(g, OPT_LAYOUT) && layout_option(argc, argv, i, &g->copt, &g->out_format, &g->host_time, rc)) return 1;
+    if (!strcmp(a, "--flow") && has && HAS(g, OPT_TRACE)) g->flow_arg = argv[++*i];
+    else if (!strcmp(a, "--counter") && has && HAS(g, OPT_TRACE)) g->counter_arg = argv[++*i];
+    else if (!strcmp(a, "--into") && has && HAS(g, OPT_TRACE)) g->into_arg = argv[++*i];
+    else if (!strcmp(a, "--kernel") && has && HAS(g, OPT_TRACE)) g->kernel_arg = argv[++*i];
+    else if (!strcmp(a, "--no-fit") && HAS(g, OPT_TRACE)) g->no_fit = 1;
+    else if (!strcmp(a, "--json") && HAS(g, OPT_JSON)) g->json = 1;
+    else if ((!strcmp(a, "--threshold") || !strcmp(a, "--fail-if-slower")) && has && HAS(g, OPT_DIFF)) {
         double v = parse_pct(argv[++*i]);
         if (v < 0) {
             fprintf(stderr, "ikp: error: %s takes a percentage such as 5 or 2.5, not '%s'\n", a, argv[*i]);
@@ -830,18 +791,18 @@ static int command_option(args *g, int argc, char **argv, int *i, int *rc)
             if (v == 0) { fprintf(stderr, "ikp: error: --threshold must be above 0\n"); *rc = 2; }
             g->dopt.threshold = v / 100;
         } else g->fail_pct = v;
-    } else if (!strcmp(a, "--min-change") && has && g->is_diff) {
+    } else if (!strcmp(a, "--min-change") && has && HAS(g, OPT_DIFF)) {
         double v = parse_pct(argv[++*i]);
         if (v <= 0) {
             fprintf(stderr, "ikp: error: --min-change takes a duration in ns above 0 such as 5 or 0.5, not '%s'\n", argv[*i]);
             *rc = 2;
         }
         g->dopt.min_change_ns = v;
-    } else if (!strcmp(a, "--svg") && has && g->is_report) g->svg_arg = argv[++*i];
-    else if (!strcmp(a, "--base") && has && g->is_report) g->base_arg = argv[++*i];
-    else if (!strcmp(a, "--wait") && has && g->is_report) g->wait_arg = argv[++*i];
-    else if (!strcmp(a, "--device") && has && g->is_report) g->device = argv[++*i];
-    else if (!strcmp(a, "--sms") && has && g->is_report) {
+    } else if (!strcmp(a, "--svg") && has && HAS(g, OPT_REPORT)) g->svg_arg = argv[++*i];
+    else if (!strcmp(a, "--base") && has && HAS(g, OPT_REPORT)) g->base_arg = argv[++*i];
+    else if (!strcmp(a, "--wait") && has && HAS(g, OPT_REPORT)) g->wait_arg = argv[++*i];
+    else if (!strcmp(a, "--device") && has && HAS(g, OPT_REPORT)) g->device = argv[++*i];
+    else if (!strcmp(a, "--sms") && has && HAS(g, OPT_REPORT)) {
         if (!(g->ropt.timeline_sms = parse_count(argv[++*i])) || g->ropt.timeline_sms > 256) {
             fprintf(stderr, "ikp: error: --sms takes a count from 1 to 256, not '%s'\n", argv[*i]);
             *rc = 2;
@@ -854,20 +815,18 @@ static int command_option(args *g, int argc, char **argv, int *i, int *rc)
 static int parse_args(int argc, char **argv, args *g)
 {
     int rc = 0, i;
-    g->is_trace = !strcmp(g->cmd, "trace");
-    g->is_report = !strcmp(g->cmd, "report");
-    g->is_diff = !strcmp(g->cmd, "diff");
     for (i = 2; i < argc && rc == 0; i++) {
         const char *a = argv[i];
         if (decode_option(&g->opt, &g->names, &g->groups, argc, argv, &i, &rc) || command_option(g, argc, argv, &i, &rc))
             continue;
         if (is_input(a) && !g->in) g->in = a;
-        else if (is_input(a) && !g->in2 && g->is_diff) g->in2 = a;
+        else if (is_input(a) && !g->in2 && g->c->inputs == 2) g->in2 = a;
         else { fprintf(stderr, "ikp: error: %s '%s'\n%s", takes_value(a) && i + 1 >= argc ? "no value after" : "unexpected argument", a, see_help); rc = 2; }
     }
     if (rc) return rc;
-    if (!g->in || (g->is_diff && !g->in2)) {
-        fprintf(stderr, "ikp: error: %s\n%s", g->is_diff ? "diff needs two input files: BASE NEW" : "no input file", see_help);
+    if (!g->in || (g->c->inputs == 2 && !g->in2)) {
+        fprintf(stderr, "ikp: error: %s\n%s", g->c->inputs == 2 ? "diff needs two input files: BASE NEW" : "no input file",
+                see_help);
         return 2;
     }
     if ((g->kernel_arg || g->no_fit) && !g->into_arg) {
@@ -880,7 +839,7 @@ static int parse_args(int argc, char **argv, args *g)
                 "none: choose one" : "--kernel needs a name (or part of one)", see_help);
         return 2;
     }
-    if (g->is_trace && !g->out) g->out = "trace.json";
+    if (HAS(g, OPT_TRACE) && !g->out) g->out = "trace.json";
     if (g->out && strcmp(g->out, "-") && (same_file(g->in, g->out) || (g->base_arg && same_file(g->base_arg, g->out)))) {
         fprintf(stderr, "ikp: error: -o %s names the input file%s: choose another output\n", g->out,
                 same_file(g->in, g->out) ? "" : " given with --base");
@@ -890,7 +849,7 @@ static int parse_args(int argc, char **argv, args *g)
 }
 
 /* ikp diff BASE NEW */
-static int cmd_diff(const args *g, const ikp_capture *base, const ikp_capture *next)
+static int cmd_diff(args *g, const ikp_capture *base, const ikp_capture *next)
 {
     ikp_diff *diff = NULL;
     ikp_error e;
@@ -1494,7 +1453,7 @@ static void trace_notes(const args *g, const ikp_capture_info *ci, const ikp_tra
 }
 
 /* ikp trace IN */
-static int cmd_trace(args *g, const ikp_capture *cap)
+static int cmd_trace(args *g, const ikp_capture *cap, const ikp_capture *none)
 {
     const ikp_capture_info *ci = ikp_capture_get_info(cap);
     uint32_t *flow_ids = NULL, nflow = 0, *counter_ids = NULL, ncounter = 0, i;
@@ -1504,6 +1463,7 @@ static int cmd_trace(args *g, const ikp_capture *cap)
     trace_job job;
     ikp_error e;
     int rc = 0;
+    (void)none;
     if (g->out_format < 0) g->out_format = ikp_is_perfetto_path(g->out);
     if (g->flow_arg && (rc = parse_events(cap, "--flow", g->flow_arg, 1, &flow_ids, &nflow))) goto done;
     if (g->counter_arg && (rc = parse_events(cap, "--counter", g->counter_arg, 0, &counter_ids, &ncounter))) goto done;
@@ -1555,7 +1515,7 @@ done:
 }
 
 /* ikp summary IN [--json], ikp info IN */
-static int cmd_stats(const args *g, const ikp_capture *cap)
+static int stats(const args *g, const ikp_capture *cap, int info)
 {
     ikp_stats *st = NULL;
     ikp_error e;
@@ -1563,13 +1523,17 @@ static int cmd_stats(const args *g, const ikp_capture *cap)
     int out_failed = 0;
     if (ikp_stats_compute(cap, &st, &e) != IKP_OK) return fail(g->in, &e);
     if (g->json) rc = out_failed = ikp_stats_write_json(st, ikp_file_writer, stdout, &e) != IKP_OK;
-    else rc = print_stats_text(st, !strcmp(g->cmd, "info"), g->in); /* says why it failed */
-    if (!rc && !strcmp(g->cmd, "info")) print_device(cap);
+    else rc = print_stats_text(st, info, g->in); /* says why it failed */
+    if (!rc && info) print_device(cap);
     ikp_stats_free(st);
     if (fflush(stdout) != 0) rc = out_failed = 1;
     if (out_failed) fprintf(stderr, "ikp: error: cannot write to standard output: %s\n", strerror(errno));
     return rc;
 }
+static int cmd_summary(args *g, const ikp_capture *cap, const ikp_capture *none) { (void)none; return stats(g, cap, 0); }
+static int cmd_info(args *g, const ikp_capture *cap, const ikp_capture *none) { (void)none; return stats(g, cap, 1); }
+static int cmd_merge_write(int argc, char **argv) { return cmd_merge(argc, argv, 0); }
+static int cmd_merge_info(int argc, char **argv) { return cmd_merge(argc, argv, 1); }
 
 /* ikp check-sass: see tools/sass.c. A binary (ELF or fatbin) is read
    through cuobjdump -sass, run without a shell. */
@@ -1669,45 +1633,138 @@ done:
     return rc;
 }
 
+static const command commands[] = {
+    {"trace", "IN [-o OUT.json|OUT.pftrace | -o -] [--into TRACE.json [--kernel NAME | --no-fit]]\n"
+              "[options] [trace options]",
+     "trace options:\n"
+     "         --by block|sm                   a process per block (default) or per SM\n"
+     "         --output-format json|perfetto   the trace's format (default: from the name of OUT:\n"
+     "                                         .pftrace and .perfetto-trace are Perfetto's\n"
+     "                                         protobuf, anything else Chrome JSON)\n"
+     "         --flow FROM:TO[,FROM:TO...]     arrows from each FROM event to its TO event in the\n"
+     "                                         same block (by payload, else by order)\n"
+     "         --counter EVENT[,EVENT...]      per block, a counter of EVENT regions in flight\n"
+     "         --time capture|host             times from the capture's start (default), or host\n"
+     "                                         CLOCK_REALTIME ns (captures with clock readings)\n"
+     "         --into TRACE.json               the capture laid into a torch.profiler (Kineto)\n"
+     "                                         trace of the same run: OUT is TRACE with the\n"
+     "                                         lanes added on its time axis (host time), then\n"
+     "                                         moved the least that puts them all inside their\n"
+     "                                         kernel's slice (both are timed by the GPU's clock;\n"
+     "                                         IKP's and CUPTI's conversions to host time differ\n"
+     "                                         by about 1 us): the kernel slice at least as long\n"
+     "                                         as the capture (less a 32 ns tick a side) that\n"
+     "                                         overlaps it most, else is nearest, if the move is\n"
+     "                                         at most IKP's stated uncertainty + 5 us\n"
+     "         --kernel NAME                   --into: only kernel slices whose name holds NAME\n"
+     "         --no-fit                        --into: IKP's own placement, not moved\n",
+     OPT_DECODE | OPT_OUTPUT | OPT_LAYOUT | OPT_TRACE, 1, cmd_trace, NULL, NULL},
+    {"summary", "IN [options] [--json]", NULL, OPT_DECODE | OPT_JSON, 1, cmd_summary, NULL, NULL},
+    {"info", "IN [IN2 ...] [options]", "info: with several captures, also how they are placed on one time axis.\n",
+     OPT_DECODE, 1, cmd_info, NULL, cmd_merge_info},
+    {"merge", "IN IN2 [...] [-o OUT.json|OUT.pftrace | -o -] [--raw] [--labels a,b,...]\n"
+              "[--align clocks|start|start=T1,T2,...] [--by block|sm]\n"
+              "[--output-format json|perfetto] [--time capture|host] [options]",
+     "merge: one trace of captures of several GPUs, ranks or launches (default\n"
+     "      merged.json), each in processes of its own, placed on one time axis by\n"
+     "      the best clock measurements they hold (same GPU, GPU-GPU, host). --raw:\n"
+     "      on each GPU's own clock (wrong across GPUs; a check). --align start: each\n"
+     "      capture's first record at 0, or at T1, T2, ... ns (captures whose stamps\n"
+     "      give no GPU time: tirx, flashinfer, triton-dist). --labels: names of the\n"
+     "      captures (default: rank and GPU). Links that disagree are said, not refused.\n",
+     OPT_DECODE, 0, NULL, cmd_merge_write, NULL},
+    {"diff", "BASE NEW [options] [--json] [--threshold PCT] [--min-change NS]\n"
+             "[--fail-if-slower PCT]",
+     "diff: per event, both captures' figures and a verdict (same, faster, slower): a\n"
+     "      change counts when a rank test finds it beyond noise and the median moved\n"
+     "      by at least --threshold PCT percent (default 2) and --min-change NS ns\n"
+     "      (default 5). --fail-if-slower PCT: exit status 3 when an event or the\n"
+     "      span is slower by more than PCT percent, or the new capture cannot stand\n"
+     "      in for the base (no records, an event missing, under half the count).\n",
+     OPT_DECODE | OPT_JSON | OPT_DIFF, 2, cmd_diff, NULL, NULL},
+    {"report", "IN [-o REPORT.md] [--svg FILE.svg] [--base BASE] [--wait EVENT,...]\n"
+               "[--device NAME] [--sms N] [options]",
+     "report: Markdown (standard output without -o) and, beside REPORT.md, the picture\n"
+     "      REPORT.svg (or --svg FILE). --wait: events that are waiting, not work.\n"
+     "      --base: add a comparison with BASE. --sms: SMs in the timeline (8).\n",
+     OPT_DECODE | OPT_OUTPUT | OPT_REPORT, 1, cmd_report, NULL, NULL},
+    {"check-sass", "BINARY|LISTING|- [--names a,b,c|@file] [--list]",
+     "check-sass: the regions of a compiled kernel whose stamps have none of the\n"
+     "      kernel's instructions between them (the compiler moved the work out;\n"
+     "      IKP_PIN keeps register math in place). BINARY: an executable, object or\n"
+     "      cubin, read with cuobjdump -sass ($IKP_CUOBJDUMP, else cuobjdump on PATH);\n"
+     "      LISTING: that output or nvdisasm's, a file or - for standard input.\n"
+     "      --list: every region and the kernel's instructions in it. Exit status 3\n"
+     "      when a region holds none.\n",
+     0, 0, NULL, cmd_check_sass, NULL},
+};
+#define NUM_COMMANDS (sizeof commands / sizeof commands[0])
+
+/* the help: of one command (c), or of all (NULL) */
+static void put_help(FILE *f, const command *c)
+{
+    size_t k;
+    int first = 1;
+    for (k = 0; k < NUM_COMMANDS; k++) {
+        const char *s = commands[k].synopsis, *nl;
+        if (c && c != &commands[k]) continue;
+        fprintf(f, "%s ikp %-7s ", first ? "usage:" : "      ", commands[k].name);
+        first = 0;
+        while ((nl = strchr(s, '\n'))) {
+            fprintf(f, "%.*s\n                   ", (int)(nl - s), s);
+            s = nl + 1;
+        }
+        fprintf(f, "%s\n", s);
+    }
+    if (!c || (c->options & OPT_DECODE)) fputs(help_options, f);
+    for (k = 0; k < NUM_COMMANDS; k++)
+        if ((!c || c == &commands[k]) && commands[k].notes) fputs(commands[k].notes, f);
+    fputs(help_tail, f);
+}
+
+/* the inputs among argv[2..] (the values of options skipped) */
+static int count_inputs(int argc, char **argv)
+{
+    int i, n = 0;
+    for (i = 2; i < argc; i++) {
+        if (is_input(argv[i])) n++;
+        else if (takes_value(argv[i])) i++;
+    }
+    return n;
+}
+
 int main(int argc, char **argv)
 {
     ikp_capture *cap = NULL, *cap2 = NULL;
+    const command *c = NULL;
     const char *second;
     ikp_error e;
     args g;
+    size_t k;
     int rc, i;
 
     if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
-        fputs(usage, argc < 2 ? stderr : stdout);
-        fputs(usage_more, argc < 2 ? stderr : stdout);
+        put_help(argc < 2 ? stderr : stdout, NULL);
         return argc < 2 ? 2 : 0;
+    }
+    if (!strcmp(argv[1], "--version")) { printf("ikp %s\n", IKP_VERSION_STRING); return 0; }
+    for (k = 0; k < NUM_COMMANDS && !c; k++)
+        if (!strcmp(argv[1], commands[k].name)) c = &commands[k];
+    if (!c) {
+        fprintf(stderr, "ikp: error: unknown command '%s'\n%s", argv[1], see_help);
+        return 2;
     }
     for (i = 2; i < argc; i++) /* ikp COMMAND --help */
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            fputs(usage, stdout);
-            fputs(usage_more, stdout);
+            put_help(stdout, c);
             return 0;
         }
-    if (!strcmp(argv[1], "--version")) { printf("ikp %s\n", IKP_VERSION_STRING); return 0; }
-    if (!strcmp(argv[1], "merge")) return cmd_merge(argc, argv, 0);
-    if (!strcmp(argv[1], "check-sass")) return cmd_check_sass(argc, argv);
-    if (!strcmp(argv[1], "info")) { /* several captures: each, and their placement */
-        int inputs = 0;
-        for (i = 2; i < argc; i++) {
-            if (is_input(argv[i])) inputs++;
-            else if (strcmp(argv[i], "--keep-after-finalize") && strcmp(argv[i], "--raw")) i++; /* its value */
-        }
-        if (inputs > 1) return cmd_merge(argc, argv, 1);
-    }
+    if (c->own) return c->own(argc, argv);
+    if (c->several && count_inputs(argc, argv) > 1) return c->several(argc, argv);
     memset(&g, 0, sizeof g);
-    g.cmd = argv[1];
+    g.c = c;
     g.out_format = -1;
     g.fail_pct = -1;
-    if (strcmp(g.cmd, "trace") && strcmp(g.cmd, "summary") && strcmp(g.cmd, "info") && strcmp(g.cmd, "diff") &&
-        strcmp(g.cmd, "report")) {
-        fprintf(stderr, "ikp: error: unknown command '%s'\n%s", g.cmd, see_help);
-        return 2;
-    }
     if ((rc = parse_args(argc, argv, &g))) goto done;
     g.opt.event_names = (const char *const *)g.names.names;
     g.opt.num_event_names = g.names.count;
@@ -1721,10 +1778,7 @@ int main(int argc, char **argv)
     }
     if (open_input(g.in, &g.opt, &cap, &e) != IKP_OK) { rc = fail(g.in, &e); goto done; }
     if (second && open_input(second, &g.opt, &cap2, &e) != IKP_OK) { rc = fail(second, &e); goto done; }
-    if (g.is_diff) rc = cmd_diff(&g, cap, cap2);
-    else if (g.is_report) rc = cmd_report(&g, cap, cap2);
-    else if (g.is_trace) rc = cmd_trace(&g, cap);
-    else rc = cmd_stats(&g, cap);
+    rc = c->run(&g, cap, cap2);
 done:
     ikp_capture_free(cap);
     ikp_capture_free(cap2);
