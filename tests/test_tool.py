@@ -441,7 +441,7 @@ def torch_fit(tmp, cap, base, zero):
            '{"ph": "X", "cat": "kernel", "name": "bad", "ts": %s, "dur": -%s}' % (lo, dur),
            '{"ph": "X", "cat": "kernel", "name": "bad", "ts": %s, "dur": 1e400}' % lo,
            '{"ph": "X", "cat": "kernel", "name": "bad", "ts": %s, "dur": 123456789012345678901234567890}' % lo,
-           '{"ph": "X", "cat": "kernel", "name": "bad", "ts": %s, "dur": 2000000000000.000}' % lo,  # 23 days
+           '{"ph": "X", "cat": "kernel", "name": "bad", "ts": %s, "dur": 2000000000000000.000}' % lo,  # 63 years
            '{"ph": "X", "cat": "kernel", "name": "bad", "ts": -%s, "dur": 1e300}' % lo,
            '{"ph": "X", "cat": "kernel", "name": "bad", "ts": %s, "dur": null}' % lo,
            '{"ph": "X", "cat": "kernel", "name": "bad", "ts": %s, "dur": {"us": %s}}' % (lo, dur),
@@ -455,7 +455,7 @@ def torch_fit(tmp, cap, base, zero):
            '1', '"kernel"', '[{"ph": "X", "cat": "kernel", "name": "bad", "ts": %s, "dur": %s}]' % (lo, dur), 'null']
     rc, se, spans, got = fit(bad + [slice_json("good", t0 + 2000, span + 100)])
     check(rc == 0 and got == ("good", 2000), "--into: malformed kernel events passed over (%r)" % se)
-    rc, se, spans, got = fit(['{"ph":"X","cat":"kernel","name":"exp","ts":%.12e,"dur":%.6E}' %
+    rc, se, spans, got = fit(['{"ph":"X","cat":"kernel","name":"exp","ts":%.16e,"dur":%.6E}' %
                               ((t0 + 1234) / 1000.0, (span + 100) / 1000.0)])
     check(rc == 0 and got == ("exp", 1234), "--into: ts and dur in exponent form (%r)" % se)
     # any JSON in traceEvents: no crash (cut, bytes changed), the fit or an error
@@ -557,6 +557,8 @@ def host_time_and_torch(tmp):
     rc, so, se = run("trace", cap, "--into", os.path.join(tmp, "cut.json"), "-o", mo)
     check(rc == 1 and b"malformed JSON" in se, "--into a trace cut inside traceEvents: exit 1, malformed")
     torch_fit(tmp, cap, base, zero)
+    # a base 54 days back (ts of 4.66e12 us: what torch.profiler wrote on an H100, its base near the boot)
+    torch_fit(tmp, cap, zero - 4662277939666539, zero)
     rc, so, se = run("summary", cap, "--flow", "a:b")
     check(rc == 2 and b"unexpected argument '--flow'" in se, "an option of another command: unexpected, not 'no value'")
     rc, so, se = run("trace", SAMPLE, "--into", tp, "-o", mo)

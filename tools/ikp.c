@@ -1036,8 +1036,10 @@ static int torch_scan(const char *t, size_t n, uint64_t *base, const char **open
    own placement is kept. */
 #define FIT_TICK_NS 32       /* one tick of the globaltimer */
 #define FIT_SLACK_NS 5000
-#define FIT_MAX_NS 1000000000000000LL /* ts, dur beyond 10^12 us (11.6 days): not a kernel's */
-#define FIT_FAR_NS (4 * FIT_MAX_NS)   /* a capture this far after the base fits no slice */
+/* ts, dur beyond 2^60 ns (36 years): not a kernel's. (Kineto's ts are not
+   small: its base is often the host's boot, a real trace's ts 4.7e12 us.) */
+#define FIT_MAX_NS (1LL << 60)
+#define FIT_FAR_NS (4 * FIT_MAX_NS) /* a capture this far after the base fits no slice */
 
 typedef struct kslice {
     int64_t lo, hi;   /* ns after baseTimeNanoseconds */
