@@ -121,8 +121,8 @@
                           default allocator (all three or none; default libc);
                           a run-time allocator goes in ikp_decode_options
        IKP_NO_REPORT      leave out diff and report (ikp_diff_*, ikp_report_*:
-                          a fifth of the code; the rest compiles in 0.7x
-                          the time)
+                          a fifth of the code; the rest compiles faster;
+                          measured: BENCHMARKS.md)
        IKP_NO_PERFETTO    leave out the Perfetto writer (ikp_write_perfetto*;
                           a path ending in .pftrace is then refused)
        IKP_NO_MERGE       leave out merged timelines (ikp_merge_*,
@@ -723,7 +723,7 @@ typedef enum ikp_align_via {
     IKP_ALIGN_PEER,           /* a measurement between the two GPUs */
     IKP_ALIGN_HOST,           /* both GPUs' readings against the host clock */
     IKP_ALIGN_RAW,            /* raw %globaltimer, as if every GPU shared one clock:
-                                 wrong across GPUs by their offset (~100 us), a check only */
+                                 wrong across GPUs by their clocks' offset, a check only */
     IKP_ALIGN_START,          /* by its first record, at a time the user gives (0 if none):
                                  no clock links it; for captures without GPU time */
     IKP_ALIGN_COUNT
@@ -2002,10 +2002,12 @@ static void ikp__lane_samples(const ikp_capture *cap, ikp__lane *l)
    a few cycles and a stretch between two keeps every sample within
    IKP__SAMPLE_TOL_PS of its line (IKP__PLACE_FLOOR_PS for both); between
    points the SM clock's rate wanders from the stretch's mean by up to
-   0.08% (IKP__PLACE_WANDER, measured on an H100), so a record d from the
+   0.08% (IKP__PLACE_WANDER, a bound set from the wander measured on an
+   H100: BENCHMARKS.md, "SM clocks across SMs"), so a record d from the
    nearer point may be off by that much of d more; past the last point,
-   where the mapping runs on at a rate, by up to 0.2% of d (the spread of
-   SM clock rates). An SM clock sample that a stretch passes over lies
+   where the mapping runs on at a rate, by up to 0.2% of d
+   (IKP__PLACE_RUNAWAY, set from the spread of SM clock rates measured
+   there). An SM clock sample that a stretch passes over lies
    within the tolerance of its line, so it counts as a point too (*sp: the
    lane's first sample not behind the record). *bound and *gap (the
    distance to the nearest point, ps) keep their largest values. */
@@ -9620,8 +9622,8 @@ static __global__ void ikp__pong(volatile unsigned long long *flag, volatile uns
    tick and the cycle at which it came, located to a few cycles as
    ikp_cuda.cuh's anchors locate theirs (there in bursts of six pairs,
    which hold fewer registers in the user's kernel). A poll of
-   %globaltimer takes about 60 cycles on an H100, one tick, so the cycle
-   read after a poll sees a tick lags it by 0-30 ns; here
+   %globaltimer takes about as long as one tick, so the cycle read after
+   a poll sees a tick lags it by up to a poll; here
    (clock64, globaltimer) pairs are read back to back in batches of
    IKP__SAMPLE_PAIRS until a tick falls between two pairs of one batch,
    and the sample is the tick with the cycle midway between them. None

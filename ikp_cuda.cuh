@@ -31,7 +31,7 @@
            IKP_FINALIZE(lane);
        }
    Staged (-DIKP_STAGED=1, sm_90 and newer: records kept in shared memory
-   until a flush; much cheaper inside pipelined main loops, see GUIDE.md
+   until a flush, so each record is a store to shared memory, see GUIDE.md
    "Staging"):
        __global__ void ks(float *x, uint64_t *prof)   // 4 warps a block
        {
@@ -63,7 +63,7 @@
    SCOPE) 2, an INSTANT 1, a DATA payload 1, an ANCHOR 2, an automatic
    anchor 1. A region (begin and end) is 8 instructions in the leader
    thread: two timer reads, two tags, two stores, one compare and one
-   decrement (GUIDE.md "Cost" has the measured cost per event).
+   decrement (GUIDE.md "Cost" says why; measured: BENCHMARKS.md).
 
    One leader thread per (block, group) writes; every other thread runs the
    same macros with its writes predicated off, so macros can sit in
@@ -97,16 +97,17 @@
        IKP_STAGED   0 (default): records are stored straight into the profile
                     buffer; 1: into a stage in shared memory that each lane
                     is given with IKP_STAGE, copied to the buffer by
-                    IKP_FLUSH / IKP_FINALIZE. Far cheaper inside pipelined
-                    main loops (GUIDE.md "Staging"). With 0 the staging
-                    macros compile to no code, and still check their
-                    arguments.
+                    IKP_FLUSH / IKP_FINALIZE, so a record in a pipelined
+                    main loop is a store to shared memory, not to global
+                    memory (GUIDE.md "Staging"; measured: BENCHMARKS.md).
+                    With 0 the staging macros compile to no code, and
+                    still check their arguments.
        IKP_DEFER_BEGIN 1 (default): a begin keeps its stamp in registers
                     and the lane's next record stores it, so nothing of the
                     profiler runs inside a region; 0: a begin stores its
                     record at once, a little cheaper in tight loops, but
                     the store and its wait fall inside every region.
-                    GUIDE.md "Cost" and BENCHMARKS.md have the figures.
+                    Measured: BENCHMARKS.md.
        IKP_ANCHOR_EVERY 0 (default): a lane is placed on the ns axis by its
                     start and end anchors, any IKP_ANCHOR, and the SM clock
                     samples that ikp.h's download takes beside the kernel
@@ -114,8 +115,8 @@
                     end or instant at least N cycles after the lane's last
                     anchor takes an anchor itself, one more record, for
                     captures downloaded without samples. It costs a compare
-                    and a branch per end. GUIDE.md "Anchors" and
-                    BENCHMARKS.md have the figures.
+                    and a branch per end. GUIDE.md "Anchors" says when to
+                    use it; measured: BENCHMARKS.md.
 
    MACROS
        IKP_LANE(name)                         declare a recorder
@@ -282,16 +283,17 @@ __device__ __forceinline__ void ikp__pair(unsigned long long *c, unsigned long l
 
 /* An anchor: a globaltimer tick and the SM cycle at which it came, to
    within a few cycles. A poll of %globaltimer (read, compare, read again)
-   takes about 60 cycles, one 32 ns tick, so it sees a tick up to ~30 ns
+   takes about as long as one 32 ns tick, so it sees a tick up to a poll
    late, differently on every SM. Here six (clock, globaltimer) pairs are
-   read in a burst, about 12 cycles apart, which spans nearly one tick (63
-   cycles at 1.98 GHz); the first tick between two pairs of the burst is
-   kept, with the cycle midway between them (their low words, widened by
-   one more pair). A burst without a tick inside is read again, up to
-   IKP__ANCHOR_BURSTS times (then the last pair stands). %globaltimer's
+   read in a burst, back to back, so that together they span nearly one
+   tick; the first tick between two pairs of the burst is kept, with the
+   cycle midway between them (their low words, widened by one more pair).
+   A burst without a tick inside is read again, up to IKP__ANCHOR_BURSTS
+   times (then the last pair stands). %globaltimer's
    ticks reach all SMs together, so the pair names one instant on every SM
-   alike. An IKP_ANCHOR took 275 cycles (median; 179 with the poll of
-   earlier versions) on an H100 (BENCHMARKS.md). */
+   alike. An IKP_ANCHOR waits for a tick and reads its bursts: hundreds of
+   cycles, not a record's few (measured: BENCHMARKS.md, "anchors located
+   in a burst"). */
 #define IKP__ANCHOR_BURSTS 64
 /* A pair's two low words. The reads are predicated on `on` (never 0, but
    not known to the compiler to be the same on every thread), which keeps
@@ -416,8 +418,8 @@ __device__ __forceinline__ void ikp__init(ikp_lane &l, unsigned long long *buf, 
    slower). Its "memory" clobber keeps memory operations on their side of
    the stamp. A begin's stamp is stored by the next record
    because a store reads its registers late, and the first later
-   instruction that writes one of them waits for that (~20 cycles): stored
-   at once, that wait fell inside the region. */
+   instruction that writes one of them waits for that: stored at once,
+   that wait fell inside the region (measured: BENCHMARKS.md). */
 /* w, the record's check, is an input so that it is computed before the
    stamp: a begin's check is its end's too, and nothing then stands between
    the two stamps of an empty region */
@@ -503,7 +505,8 @@ __device__ __forceinline__ void ikp__put(ikp_lane &l, unsigned w, unsigned tag, 
         /* the later record first: a store reads its registers late, and the
            next begin's and end's stamps wait for the stores that read their
            registers; this way the begin's waits for the later one and the
-           end's stamp follows it at once (an empty region: 2 cycles) */
+           end's stamp follows it at once (an empty region reads only the
+           two stamps' own distance; measured: BENCHMARKS.md) */
         ikp__st(w, l.p + IKP__SLOT_STEP, tag, v);
         ikp__st(w, l.p, l.bk, l.bt);
         ikp__take(l, 2);
@@ -526,9 +529,9 @@ __device__ __forceinline__ void ikp__settle(ikp_lane &l)
    low 32 bits, and in tag bits 16..29 the cycles from t to that tick (the
    decoder adds them to t). The next one is due IKP_ANCHOR_EVERY cycles
    later. The decoder maps cycles to time piecewise between anchors, so a
-   lane follows its SM clock when that changes speed, as SM clocks do by
-   up to 0.2% within milliseconds. A tick that came too late to say in 14
-   bits stores nothing. */
+   lane follows its SM clock when that changes speed, as SM clocks do
+   within milliseconds (measured: BENCHMARKS.md, "SM clocks across SMs").
+   A tick that came too late to say in 14 bits stores nothing. */
 __device__ __forceinline__ void ikp__auto_anchor(ikp_lane &l, unsigned t)
 {
     unsigned long long g, c;
