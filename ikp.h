@@ -102,11 +102,16 @@
        Explain one: ikp_report_compute, ikp_report_free,
            ikp_report_write_markdown, ikp_report_write_svg
        Save a capture: ikp_capture_write, _write_file, _write_path
-       Names: ikp_name_list_parse, ikp_name_list_parse_path,
-           ikp_name_list_free, ikp_format_name, ikp_format_from_name,
-           ikp_result_string
+       Names: ikp_format_name, ikp_format_from_name, ikp_result_string
        Files written safely: ikp_output_open, ikp_output_write,
-           ikp_output_commit, ikp_output_abort
+           ikp_output_end (or ikp_output_commit, ikp_output_abort),
+           ikp_output_temp_path
+       Tool support (what tools/ikp.c needs beyond the calls above; stable,
+           but most programs need none of it): ikp_name_list_parse,
+           ikp_name_list_parse_path, ikp_name_list_free (--names a,b or
+           @file), ikp_info_write_text (ikp info), ikp_merge_label (the
+           default labels of ikp merge), ikp_is_perfetto_path (the format
+           from a file name), ikp_format_from_name (--format)
        Buffers without the CUDA helpers: ikp_buffer_words,
            ikp_buffer_header, ikp_dump_words
        CUDA helpers (nvcc, or IKP_CUDA): ikp_cuda_buffer_create, _reset,
@@ -793,10 +798,15 @@ IKP_DEF ikp_result ikp_write_merged_path(const ikp_capture *const *caps, uint32_
    number of writers may write the same path at once: each has its own
    temporary file, and path always holds one writer's whole output. A path
    that names a device or a FIFO (/dev/null, /dev/stdout) is written in
-   place. Errors say why (the system's message). */
+   place. Errors say why (the system's message).
+   ikp_output_end ends it either way after a writer ran: it commits when
+   the writer succeeded, else removes the file and keeps the writer's
+   error, or, when a write failed, says why the write failed. Its members
+   are private: read them through the calls. */
+#define IKP_OUTPUT_PATH_MAX 4096
 typedef struct ikp_output {
-    char tmp_path[4096];       /* the temporary file while open, else "" */
-    const char *path;          /* the target (borrowed) */
+    char tmp_path_[IKP_OUTPUT_PATH_MAX]; /* private: the temporary file while open, else "" */
+    const char *path_;         /* private: the target (borrowed) */
     int fd_, in_place_, errno_;
     void *file_;
 } ikp_output;
@@ -804,6 +814,11 @@ IKP_DEF ikp_result ikp_output_open(ikp_output *out, const char *path, ikp_error 
 IKP_DEF int ikp_output_write(void *output, const void *data, size_t size);
 IKP_DEF ikp_result ikp_output_commit(ikp_output *out, ikp_error *err);
 IKP_DEF void ikp_output_abort(ikp_output *out);
+IKP_DEF ikp_result ikp_output_end(ikp_output *out, ikp_result result, ikp_error *err);
+/* The temporary file while open ("" when written in place, or once
+   ended), for a signal handler that removes it; at most
+   IKP_OUTPUT_PATH_MAX bytes with its NUL. */
+IKP_DEF const char *ikp_output_temp_path(const ikp_output *out);
 
 /* ---- 6. statistics -------------------------------------------------------- */
 typedef struct ikp_event_stats {
@@ -6018,9 +6033,9 @@ IKP_DEF ikp_result ikp_output_open(ikp_output *out, const char *path, ikp_error 
     out->fd_ = -1;
     if (!path) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL path");
     if (!path[0]) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "empty output path");
-    out->path = path;
+    out->path_ = path;
     n = strlen(path);
-    if (n + 32 > sizeof out->tmp_path)
+    if (n + 32 > sizeof out->tmp_path_)
         return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "output path too long (%llu bytes)", (unsigned long long)n);
 #if defined(__unix__) || defined(__APPLE__)
     {
@@ -6045,33 +6060,33 @@ IKP_DEF ikp_result ikp_output_open(ikp_output *out, const char *path, ikp_error 
 #endif
     for (attempt = 0; attempt < 100; attempt++) {
         uint64_t x = ikp__mix64(seed + attempt);
-        char *p = out->tmp_path + n;
+        char *p = out->tmp_path_ + n;
         int i;
-        memcpy(out->tmp_path, path, n);
+        memcpy(out->tmp_path_, path, n);
         *p++ = '.';
         for (i = 0; i < 12; i++) { *p++ = "0123456789abcdefghijklmnopqrstuv"[x & 31]; x >>= 5; }
         memcpy(p, ".ikp-tmp", 9);
 #if defined(__unix__) || defined(__APPLE__)
         /* O_EXCL: fails on any existing name, a symbolic link included (never followed) */
-        out->fd_ = open(out->tmp_path, O_WRONLY | O_CREAT | O_EXCL, 0666);
+        out->fd_ = open(out->tmp_path_, O_WRONLY | O_CREAT | O_EXCL, 0666);
         if (out->fd_ >= 0) return IKP_OK;
         e = errno;
         if (e != EEXIST) break;
 #else
         {
-            FILE *f = fopen(out->tmp_path, "rb");
+            FILE *f = fopen(out->tmp_path_, "rb");
             if (f) { fclose(f); continue; }
-            out->file_ = fopen(out->tmp_path, "wb");
+            out->file_ = fopen(out->tmp_path_, "wb");
             if (out->file_) return IKP_OK;
             e = errno;
             break;
         }
 #endif
     }
-    out->tmp_path[n] = 0;
+    out->tmp_path_[n] = 0;
     ikp__fail(err, IKP_ERR_IO, -1, -1, "cannot create a temporary file next to '%s': %s", path,
               e ? strerror(e) : "no free name");
-    out->tmp_path[0] = 0;
+    out->tmp_path_[0] = 0;
     return IKP_ERR_IO;
 }
 
@@ -6112,41 +6127,48 @@ IKP_DEF void ikp_output_abort(ikp_output *out)
 {
     if (!out) return;
     ikp__output_close(out);
-    if (out->tmp_path[0]) remove(out->tmp_path);
-    out->tmp_path[0] = 0;
+    if (out->tmp_path_[0]) remove(out->tmp_path_);
+    out->tmp_path_[0] = 0;
 }
 
 IKP_DEF ikp_result ikp_output_commit(ikp_output *out, ikp_error *err)
 {
     int e;
-    if (!out || !out->path) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "output not open");
+    if (!out || !out->path_) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "output not open");
     e = out->errno_;
     if (ikp__output_close(out) && !e) e = errno ? errno : EIO;
     if (e) {
-        ikp__fail(err, IKP_ERR_IO, -1, -1, "cannot write '%s': %s", out->path, strerror(e));
+        ikp__fail(err, IKP_ERR_IO, -1, -1, "cannot write '%s': %s", out->path_, strerror(e));
         ikp_output_abort(out);
         return IKP_ERR_IO;
     }
-    if (!out->in_place_ && rename(out->tmp_path, out->path) != 0) {
+    if (!out->in_place_ && rename(out->tmp_path_, out->path_) != 0) {
         e = errno;
-        ikp__fail(err, IKP_ERR_IO, -1, -1, "cannot replace '%s': %s", out->path, strerror(e));
+        ikp__fail(err, IKP_ERR_IO, -1, -1, "cannot replace '%s': %s", out->path_, strerror(e));
         ikp_output_abort(out);
         return IKP_ERR_IO;
     }
-    out->tmp_path[0] = 0;
+    out->tmp_path_[0] = 0;
     return IKP_OK;
 }
 
 /* writes through body() to an ikp_output: all or nothing */
 typedef ikp_result (*ikp__body_fn)(void *ctx, ikp_write_fn fn, void *user, ikp_error *err);
+IKP_DEF ikp_result ikp_output_end(ikp_output *out, ikp_result result, ikp_error *err)
+{
+    if (!out) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL output");
+    if (result != IKP_OK && !out->errno_) { ikp_output_abort(out); return result; } /* err: the writer's */
+    return ikp_output_commit(out, err); /* a failed write: its reason, the file removed */
+}
+
+IKP_DEF const char *ikp_output_temp_path(const ikp_output *out) { return out ? out->tmp_path_ : ""; }
+
 static ikp_result ikp__write_path(const char *path, ikp__body_fn body, void *ctx, ikp_error *err)
 {
     ikp_output out;
     ikp_result r = ikp_output_open(&out, path, err);
     if (r != IKP_OK) return r;
-    r = body(ctx, ikp_output_write, &out, err);
-    if (r != IKP_OK && !out.errno_) { ikp_output_abort(&out); return r; }
-    return ikp_output_commit(&out, err); /* a failed write: its reason, the file removed */
+    return ikp_output_end(&out, body(ctx, ikp_output_write, &out, err), err);
 }
 
 typedef struct ikp__trace_ctx {

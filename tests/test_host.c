@@ -1466,6 +1466,63 @@ static void test_peer_memory(void)
     free(w);
 }
 
+/* ikp_output: a file written through a temporary and a rename; the
+   temporary named while open; ikp_output_end commits on success, keeps the
+   writer's error and the old file on failure, and says why a write failed */
+static void test_output(void)
+{
+    const char *path = "build/test-out/output.txt";
+    ikp_output o;
+    ikp_error e;
+    char b[64], tmp[IKP_OUTPUT_PATH_MAX];
+    const char *tp;
+    FILE *f;
+    size_t n;
+    remove(path);
+    CHECK_EQ(ikp_output_open(&o, path, &e), IKP_OK);
+    tp = ikp_output_temp_path(&o);
+    CHECK(tp[0] != 0 && strcmp(tp, path) != 0 && strstr(tp, ".ikp-tmp") != NULL);
+    f = fopen(tp, "rb");
+    CHECK(f != NULL); /* it exists while open */
+    if (f) fclose(f);
+    CHECK_EQ(ikp_output_write(&o, "first", 5), 0);
+    CHECK_EQ(ikp_output_end(&o, IKP_OK, &e), IKP_OK);
+    CHECK_EQ(ikp_output_temp_path(&o)[0], 0);
+    f = fopen(path, "rb");
+    n = f ? fread(b, 1, sizeof b, f) : 0;
+    if (f) fclose(f);
+    CHECK(n == 5 && !memcmp(b, "first", 5));
+    /* a writer that failed: the old file stays, the temporary goes, its error is kept */
+    CHECK_EQ(ikp_output_open(&o, path, &e), IKP_OK);
+    snprintf(tmp, sizeof tmp, "%s", ikp_output_temp_path(&o));
+    CHECK_EQ(ikp_output_write(&o, "second", 6), 0);
+    snprintf(e.message, sizeof e.message, "the writer's own reason");
+    CHECK_EQ(ikp_output_end(&o, IKP_ERR_BAD_HEADER, &e), IKP_ERR_BAD_HEADER);
+    CHECK(strcmp(e.message, "the writer's own reason") == 0);
+    f = fopen(tmp, "rb");
+    CHECK(f == NULL); /* the temporary removed */
+    if (f) fclose(f);
+    f = fopen(path, "rb");
+    n = f ? fread(b, 1, sizeof b, f) : 0;
+    if (f) fclose(f);
+    CHECK(n == 5 && !memcmp(b, "first", 5));
+    /* a failed write (a full device, written in place): the write's reason */
+    f = fopen("/dev/full", "wb");
+    if (f) {
+        fclose(f);
+        CHECK_EQ(ikp_output_open(&o, "/dev/full", &e), IKP_OK);
+        CHECK_EQ(ikp_output_temp_path(&o)[0], 0); /* a device: in place */
+        memset(b, 'x', sizeof b);
+        for (n = 0; n < 4096 && ikp_output_write(&o, b, sizeof b) == 0; n++) {}
+        CHECK(n < 4096);
+        CHECK_EQ(ikp_output_end(&o, IKP_ERR_WRITE, &e), IKP_ERR_IO);
+        CHECK(strstr(e.message, "cannot write '/dev/full'") != NULL);
+    }
+    CHECK_EQ(ikp_output_end(NULL, IKP_OK, &e), IKP_ERR_INVALID_ARGUMENT);
+    CHECK_EQ(ikp_output_temp_path(NULL)[0], 0);
+    remove(path);
+}
+
 static void test_files(void)
 {
     /* ikp_capture_open_path: one block of the file's size, kept by the capture */
@@ -1836,6 +1893,7 @@ int main(void)
     test_peer_pass_vs_walks();
     test_peer_memory();
     test_files();
+    test_output();
     test_npy();
     test_flow_pairing();
     test_trace_options();

@@ -35,7 +35,7 @@ static const char *help_tail =
     "(check-sass) an empty region.\n";
 
 /* The temporary output file, removed if SIGINT or SIGTERM stops the tool. */
-static char cleanup_path[sizeof(((ikp_output *)0)->tmp_path)];
+static char cleanup_path[IKP_OUTPUT_PATH_MAX];
 static volatile sig_atomic_t cleanup_armed;
 
 static void on_signal(int sig)
@@ -259,12 +259,10 @@ static int write_out(const char *path, body_fn body, const void *ctx, const char
         sigprocmask(SIG_SETMASK, &old, NULL);
         return fail(path, &e);
     }
-    memcpy(cleanup_path, o.tmp_path, sizeof cleanup_path);
-    cleanup_armed = o.tmp_path[0] != 0;
+    snprintf(cleanup_path, sizeof cleanup_path, "%s", ikp_output_temp_path(&o));
+    cleanup_armed = cleanup_path[0] != 0;
     sigprocmask(SIG_SETMASK, &old, NULL);
-    r = body(ctx, ikp_output_write, &o, &e);
-    if (r != IKP_OK && !o.errno_) ikp_output_abort(&o); /* e says what went wrong */
-    else r = ikp_output_commit(&o, &e);                 /* a failed write: with its reason */
+    r = ikp_output_end(&o, body(ctx, ikp_output_write, &o, &e), &e); /* e says what went wrong */
     cleanup_armed = 0;
     return r != IKP_OK ? fail(path, &e) : 0;
 }
