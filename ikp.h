@@ -1385,20 +1385,6 @@ static ikp_result ikp__check_allocator(const ikp_allocator *a, ikp_error *err)
                      a->alloc ? "set" : "NULL", a->realloc ? "set" : "NULL", a->free ? "set" : "NULL");
 }
 
-IKP_DEF const char *ikp_format_name(ikp_format f)
-{
-    switch (f) {
-    case IKP_FORMAT_AUTO: return "auto";
-    case IKP_FORMAT_IKP: return "ikp";
-    case IKP_FORMAT_TIRX: return "tirx";
-    case IKP_FORMAT_FLASHINFER: return "flashinfer";
-    case IKP_FORMAT_TRITON_DIST: return "triton-dist";
-    case IKP_FORMAT_NUGGETS: return "nuggets";
-    case IKP_FORMAT_NUGGETS_COMPACT: return "nuggets-compact";
-    default: return "?";
-    }
-}
-
 IKP_DEF ikp_format ikp_format_from_name(const char *name)
 {
     int f;
@@ -1475,6 +1461,60 @@ typedef struct ikp__rec {
 #define IKP__KIND_ANCHOR_C 7u
 #define IKP__KIND_ANCHOR_AUTO 8u /* an automatic anchor: globaltimer, cycles after the record before */
 
+/* ---- 3. capture: the input formats, one row each ----
+   What differs between formats is said once, in a row of ikp__formats:
+   its name, what kind of buffer it is, how a record word of a peer format
+   reads (event id and kind), which words a lane's walk skips, and the
+   function that opens a buffer of it (after ikp__choose_format has named
+   the format: by the IKP magic, by ikp__detect_peer's vote among the
+   header-less peer formats, or by ikp__detect_nuggets). Adding a format:
+   an ikp_format value, a row here, its open function (or a peer layout
+   in ikp__open_peer) and its place in detection; the names the library
+   and the tool print come from the rows. */
+#define IKP__FMT_MAGIC 1u   /* starts with the IKP magic; records are ikp wire records */
+#define IKP__FMT_PEER 2u    /* word 0 = (groups << 32) | blocks, a lane field in every record */
+#define IKP__FMT_NUGGETS 4u /* transformer_nuggets: slices of unit_words words, 64-bit stamps */
+typedef struct ikp__open_args {
+    const ikp_decode_options *opt;
+    uint32_t units;           /* nuggets: units given (0: inferred) */
+    int strided;              /* tirx: every record sits at 1 + lane + k * lanes (from detection) */
+} ikp__open_args;
+typedef struct ikp__format_desc {
+    const char *name;         /* ikp_format_name, --format */
+    unsigned flags;           /* IKP__FMT_* */
+    unsigned id_shift, id_mask, kind_mask; /* peer records: id = tag >> id_shift & id_mask, */
+    uint8_t kinds[4];         /* kind = kinds[tag & kind_mask] */
+    int walk;                 /* ikp__cursor.mode: the words a lane's walk skips */
+    ikp_result (*open)(ikp_capture *cap, const ikp__open_args *a, ikp_error *err);
+} ikp__format_desc;
+static ikp_result ikp__open_ikp(ikp_capture *cap, const ikp__open_args *a, ikp_error *err);
+static ikp_result ikp__open_nuggets(ikp_capture *cap, const ikp__open_args *a, ikp_error *err);
+static ikp_result ikp__open_peer(ikp_capture *cap, const ikp__open_args *a, ikp_error *err);
+#define IKP__K_B IKP_WIRE_KIND_BEGIN
+#define IKP__K_E IKP_WIRE_KIND_END
+#define IKP__K_I IKP_WIRE_KIND_INSTANT
+static const ikp__format_desc ikp__formats[IKP_FORMAT_COUNT] = {
+    {"auto", 0, 0, 0, 0, {0, 0, 0, 0}, 0, NULL},
+    {"ikp", IKP__FMT_MAGIC, 0, 0, 0, {0, 0, 0, 0}, 0, ikp__open_ikp},
+    /* tirx: lane[31:12] | id[11:2] | kind[1:0] (3: the lane's finalize); empty words skipped when strided */
+    {"tirx", IKP__FMT_PEER, 2, 0x3FFu, 3u, {IKP__K_B, IKP__K_E, IKP__K_I, IKP__KIND_FINALIZE}, 2, ikp__open_peer},
+    /* flashinfer: block[23:12] | id[11:2] | kind[1:0] (3: invalid), sm[31:24]; zero words skipped */
+    {"flashinfer", IKP__FMT_PEER, 2, 0x3FFu, 3u, {IKP__K_B, IKP__K_E, IKP__K_I, IKP__KIND_INVALID}, 1, ikp__open_peer},
+    /* triton-dist: lane[31:12] | task_type[11:1] | is_start[0]; empty-slot values skipped */
+    {"triton-dist", IKP__FMT_PEER, 1, 0x7FFu, 1u, {IKP__K_E, IKP__K_B, 0, 0}, 3, ikp__open_peer},
+    {"nuggets", IKP__FMT_NUGGETS, 0, 0, 0, {0, 0, 0, 0}, 0, ikp__open_nuggets},
+    {"nuggets-compact", IKP__FMT_NUGGETS, 0, 0, 0, {0, 0, 0, 0}, 0, ikp__open_nuggets},
+};
+#undef IKP__K_B
+#undef IKP__K_E
+#undef IKP__K_I
+static int ikp__is_nuggets(ikp_format f) { return (unsigned)f < IKP_FORMAT_COUNT && (ikp__formats[f].flags & IKP__FMT_NUGGETS); }
+
+IKP_DEF const char *ikp_format_name(ikp_format f)
+{
+    return (unsigned)f < IKP_FORMAT_COUNT ? ikp__formats[f].name : "?";
+}
+
 /* tag bits that must be 0: on an anchor half (IKP_ANCHOR), on a data
    record, on a timed record (begin, end, instant) */
 #define IKP__TAG_ANCHOR_ZERO (IKP_WIRE_AUTO_DELTA_MAX << IKP_WIRE_AUTO_DELTA_SHIFT | IKP_WIRE_KIND_MASK)
@@ -1501,17 +1541,10 @@ static inline void ikp__decode_word(ikp_format fmt, uint64_t w, ikp__rec *r)
         else r->kind = tag & IKP_WIRE_KIND_MASK;
         return;
     }
-    if (fmt == IKP_FORMAT_TRITON_DIST) { /* task_type[11:1] | is_start[0] */
-        r->id = (tag >> 1) & 0x7FFu;
-        r->kind = (tag & 1u) ? IKP_WIRE_KIND_BEGIN : IKP_WIRE_KIND_END;
-        return;
-    }
-    r->id = (tag >> 2) & 0x3FFu;
-    switch (tag & 3u) {
-    case 0: r->kind = IKP_WIRE_KIND_BEGIN; break;
-    case 1: r->kind = IKP_WIRE_KIND_END; break;
-    case 2: r->kind = IKP_WIRE_KIND_INSTANT; break;
-    default: r->kind = fmt == IKP_FORMAT_TIRX ? IKP__KIND_FINALIZE : IKP__KIND_INVALID; break;
+    { /* a peer format: its row says how the word reads */
+        const ikp__format_desc *d = &ikp__formats[fmt];
+        r->id = (tag >> d->id_shift) & d->id_mask;
+        r->kind = d->kinds[tag & d->kind_mask];
     }
 }
 
@@ -1539,8 +1572,7 @@ static void ikp__cursor_init(ikp__cursor *c, const ikp_capture *cap, const ikp__
     c->left2 = 0;
     c->step = (size_t)l->step;
     c->lane = l->index;
-    c->mode = cap->format == IKP_FORMAT_FLASHINFER ? 1 : cap->format == IKP_FORMAT_TIRX && !cap->index ? 2
-              : cap->format == IKP_FORMAT_TRITON_DIST ? 3 : 0;
+    c->mode = cap->format == IKP_FORMAT_TIRX && cap->index ? 0 : ikp__formats[cap->format].walk;
     if (cap->format == IKP_FORMAT_TIRX && cap->index) {
         c->idx = cap->index + l->base;
         c->p = NULL;
@@ -1869,10 +1901,6 @@ static inline int ikp__walk_next(const ikp_capture *cap, const ikp__lane *l, ikp
 #define IKP__NUG_WINDOW ((int64_t)1 << 40)  /* ~18 minutes of ns */
 #define IKP__NUG_MAX_STAMP ((uint64_t)1 << 62)
 
-static int ikp__is_nuggets(ikp_format f)
-{
-    return f == IKP_FORMAT_NUGGETS || f == IKP_FORMAT_NUGGETS_COMPACT;
-}
 
 /* a slice of S words the layout allows: compact 1 + max_events (>= 2),
    legacy 1 + 4 x max_events (5, 9, 13, ...) */
@@ -2779,8 +2807,9 @@ static void ikp__ikp_place(ikp_capture *cap, ikp__lane *l, double rate, const ik
 
 /* An IKP buffer: the header, each lane's header, the capture's time 0 and
    cycle rate, then each lane's place in time. */
-static ikp_result ikp__open_ikp(ikp_capture *cap, const ikp_decode_options *opt, ikp_error *err)
+static ikp_result ikp__open_ikp(ikp_capture *cap, const ikp__open_args *a, ikp_error *err)
 {
+    const ikp_decode_options *opt = a->opt;
     ikp_capture_info *info = &cap->info;
     uint64_t lanes = 0, capacity = 0, i;
     uint32_t clock_khz = 0;
@@ -3093,8 +3122,9 @@ static ikp_result ikp__detect_nuggets(ikp_capture *cap, uint32_t units, const ch
     return IKP_OK;
 }
 
-static ikp_result ikp__open_nuggets(ikp_capture *cap, uint32_t units, ikp_error *err)
+static ikp_result ikp__open_nuggets(ikp_capture *cap, const ikp__open_args *a, ikp_error *err)
 {
+    const uint32_t units = a->units;
     const uint64_t n = cap->num_words;
     ikp_capture_info *info = &cap->info;
     uint64_t S, U, recs = 0, u;
@@ -3137,8 +3167,9 @@ static ikp_result ikp__open_nuggets(ikp_capture *cap, uint32_t units, ikp_error 
     return IKP_OK;
 }
 
-static ikp_result ikp__open_peer(ikp_capture *cap, int strided, ikp_error *err)
+static ikp_result ikp__open_peer(ikp_capture *cap, const ikp__open_args *a, ikp_error *err)
 {
+    const int strided = a->strided;
     const uint64_t *w = cap->words;
     uint64_t n = cap->num_words, nb = w[0] & 0xFFFFFFFFu, ng = w[0] >> 32, lanes;
     ikp_capture_info *info = &cap->info;
@@ -3534,6 +3565,7 @@ static ikp_result ikp__finish_open(ikp_capture *cap, const ikp_decode_options *o
     ikp_result r;
     int64_t t0 = INT64_MAX, t1 = INT64_MIN;
     ikp_capture_info *info = &cap->info;
+    ikp__open_args oa;
     int strided = 0;
     const uint32_t units = opt ? opt->num_units : 0;
     if (cap->num_words == 0) return ikp__fail(err, IKP_ERR_EMPTY, 0, -1, "empty buffer");
@@ -3545,8 +3577,10 @@ static ikp_result ikp__finish_open(ikp_capture *cap, const ikp_decode_options *o
         if (!opt->sm_clock) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "num_sm_clock without SM clock samples");
         if ((r = ikp__set_sm_clock(cap, opt->sm_clock, opt->num_sm_clock, -1, err)) != IKP_OK) return r;
     }
-    r = cap->format == IKP_FORMAT_IKP ? ikp__open_ikp(cap, opt, err)
-        : ikp__is_nuggets(cap->format) ? ikp__open_nuggets(cap, units, err) : ikp__open_peer(cap, strided, err);
+    oa.opt = opt;
+    oa.units = units;
+    oa.strided = strided;
+    r = ikp__formats[cap->format].open(cap, &oa, err); /* the format's row: ikp__choose_format named it */
     if (r != IKP_OK) return r;
     ikp__scan_lanes(cap, &t0, &t1);
     ikp__set_zero(cap, t0, t1);

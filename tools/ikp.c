@@ -23,11 +23,17 @@ static const char *see_help = "(ikp --help lists every command and option)\n";
 static const char *help_options =
     "options: --names a,b,c | --names @file   event names by id (one per line in file)\n"
     "         --groups x,y  | --groups @file  group names by index\n"
-    "         --format auto|ikp|tirx|flashinfer|triton-dist|nuggets|nuggets-compact\n"
+    "         --format %s\n"
     "         --units N                       nuggets: units in the buffer (inferred if left out)\n"
     "         --timer-unit T                  peer formats: one timer tick, e.g. 10ns (AMD\n"
     "                                         triton-dist captures), 1ns (the default), 500ps\n"
     "         --keep-after-finalize           tirx: also show records after a lane's finalize\n";
+/* the formats the library reads, by name, between sep */
+static void put_formats(FILE *f, const char *sep)
+{
+    int k;
+    for (k = 0; k < (int)IKP_FORMAT_COUNT; k++) fprintf(f, "%s%s", k ? sep : "", ikp_format_name((ikp_format)k));
+}
 static const char *help_tail =
     "IN is an .ikp capture, a NumPy .npy array or a bare buffer of little-endian\n"
     "64-bit words; - reads one from standard input. -o - writes to standard output. Exit status: 0 ok, 1 bad input or\n"
@@ -747,8 +753,9 @@ static int decode_option(ikp_decode_options *o, ikp_name_list *names, ikp_name_l
     else if (!strcmp(a, "--format") && has) {
         o->format = ikp_format_from_name(argv[++*i]);
         if (o->format == IKP_FORMAT_COUNT) {
-            fprintf(stderr, "ikp: error: unknown format '%s' (auto, ikp, tirx, flashinfer, triton-dist, "
-                    "nuggets, nuggets-compact)\n", argv[*i]);
+            fprintf(stderr, "ikp: error: unknown format '%s' (", argv[*i]);
+            put_formats(stderr, ", ");
+            fputs(")\n", stderr);
             *rc = 2;
         }
     } else if (!strcmp(a, "--units") && has) {
@@ -1716,7 +1723,12 @@ static void put_help(FILE *f, const command *c)
         }
         fprintf(f, "%s\n", s);
     }
-    if (!c || (c->options & OPT_DECODE)) fputs(help_options, f);
+    if (!c || (c->options & OPT_DECODE)) { /* help_options, the formats in its one %s */
+        const char *at = strstr(help_options, "%s");
+        fwrite(help_options, 1, (size_t)(at - help_options), f);
+        put_formats(f, "|");
+        fputs(at + 2, f);
+    }
     for (k = 0; k < NUM_COMMANDS; k++)
         if ((!c || c == &commands[k]) && commands[k].notes) fputs(commands[k].notes, f);
     fputs(help_tail, f);
