@@ -671,6 +671,11 @@ typedef struct ikp_trace_options {
     const char *time_note;         /* what the times are, stated in the trace (JSON
                                       "otherData"; Perfetto: a track name); NULL: none;
                                       at most IKP_MAX_NAME_BYTES bytes */
+    int absolute_ts;               /* JSON: 1: timestamps as they are, never less the whole
+                                      seconds that keep them below 2^53 ns (ikp_ts_offset_ns,
+                                      GUIDE.md), for events laid into another trace's
+                                      time axis; past 2^53 ns, readers that parse numbers
+                                      as doubles lose ns */
 } ikp_trace_options;
 
 /* Chrome trace JSON ("traceEvents"): opens in ui.perfetto.dev and
@@ -5409,7 +5414,8 @@ static ikp_result ikp__chrome(const ikp_capture *cap, const ikp_trace_options *o
     if (!cap || !fn) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL argument");
     if ((unsigned)by >= (unsigned)IKP_BY_COUNT)
         return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "unknown grouping %d", (int)by);
-    offset = part ? part->ts_offset : ikp__ts_offset(base_ns, base_ns + (uint64_t)ikp__ns(cap->info.span_ps));
+    offset = part ? part->ts_offset
+             : opt && opt->absolute_ts ? 0 : ikp__ts_offset(base_ns, base_ns + (uint64_t)ikp__ns(cap->info.span_ps));
     base_ns -= offset; /* (time_base_ns is checked below 2^63 with the span, in ikp__tw_init) */
     r = ikp__trace_begin(cap, by, &sm_seen, err);
     if (r != IKP_OK) return r;
@@ -5549,7 +5555,7 @@ enum {
 #define IKP__PB_LANE_CLOCK 64u /* a sequence-scoped clock of ns deltas */
 #define IKP__PB_BOOTTIME 6u    /* the trace clock */
 #define IKP__PB_EXPLICIT 3u    /* child_ordering: by sibling_order_rank */
-#define IKP__PB_UUID0 ((uint64_t)1 << 33) /* track uuids from here; a process's uuid is its pid */
+#define IKP__PB_UUID0 ((uint64_t)1 << 33) /* track uuids from here, but blocks' (IKP__PB_BLOCK) */
 #define IKP__PB_BLOCK(pid) (((uint64_t)1 << 62) + (pid)) /* a block's (by SM: an SM's) track uuid */
 /* debug annotation names, interned with fixed ids */
 enum { IKP__ANN_UNMATCHED = 1, IKP__ANN_BEGIN_DATA, IKP__ANN_END_DATA, IKP__ANN_TID, IKP__ANN_MAY_WRAP, IKP__ANN_COUNT };
@@ -6576,7 +6582,7 @@ IKP_DEF ikp_result ikp_write_merged(const ikp_capture *const *caps, uint32_t n, 
         if (to.time_base_ns + (uint64_t)al[k].zero_ns + (uint64_t)ikp__ns(caps[k]->info.span_ps) > top_ns)
             top_ns = to.time_base_ns + (uint64_t)al[k].zero_ns + (uint64_t)ikp__ns(caps[k]->info.span_ps);
     }
-    offset = perfetto ? 0 : ikp__ts_offset(to.time_base_ns, top_ns); /* the latest time written */
+    offset = perfetto || to.absolute_ts ? 0 : ikp__ts_offset(to.time_base_ns, top_ns); /* the latest time written */
     memset(&sum, 0, sizeof sum);
     ikp__out_init(&o, fn, user, buf, sizeof buf);
     if (!perfetto) ikp__puts(&o, "{\"traceEvents\":[");
@@ -6865,12 +6871,12 @@ IKP_DEF ikp_result ikp_stats_compute(const ikp_capture *cap, ikp_stats **out, ik
     memset(&acc, 0, sizeof acc);
     acc.ng = cap->info.num_groups ? cap->info.num_groups : 1;
     acc.durs = (ikp__durs *)ikp__alloc(a, IKP_WIRE_MAX_EVENTS * sizeof(ikp__durs));
+    if (acc.durs) memset(acc.durs, 0, IKP_WIRE_MAX_EVENTS * sizeof(ikp__durs)); /* freed whatever fails next */
     acc.gbusy = (double *)ikp__alloc(a, acc.ng * sizeof(double));
     acc.gspan = (double *)ikp__alloc(a, acc.ng * sizeof(double));
     acc.glanes = (uint32_t *)ikp__alloc(a, acc.ng * sizeof(uint32_t));
     if (!acc.durs || !acc.gbusy || !acc.gspan || !acc.glanes) r = ikp__oom(err);
     else {
-        memset(acc.durs, 0, IKP_WIRE_MAX_EVENTS * sizeof(ikp__durs));
         for (id = 0; id < acc.ng; id++) { acc.gbusy[id] = acc.gspan[id] = 0; acc.glanes[id] = 0; }
         r = ikp__stats_gather(cap, st, &acc, err);
         if (r == IKP_OK) r = ikp__stats_tables(cap, st, &acc, err);

@@ -685,6 +685,82 @@ static void test_escaping_and_empty(void)
     }
 }
 
+/* Out of memory at every allocation in turn: statistics, report, diff and
+   both trace writers fail with IKP_ERR_OUT_OF_MEMORY (or succeed once the
+   allocations suffice), and give back everything they took (the ASan
+   build also sees no bad free) */
+typedef struct oom { long left; long live; } oom;
+static void *oom_alloc(size_t n, void *u)
+{
+    oom *o = (oom *)u;
+    void *p;
+    if (o->left == 0) return NULL;
+    if (o->left > 0) o->left--;
+    p = malloc(n ? n : 1);
+    if (p) o->live++;
+    return p;
+}
+static void *oom_realloc(void *q, size_t n, void *u)
+{
+    oom *o = (oom *)u;
+    void *p;
+    if (o->left == 0) return NULL;
+    if (o->left > 0) o->left--;
+    p = realloc(q, n ? n : 1);
+    if (p && !q) o->live++;
+    return p;
+}
+static void oom_free(void *q, void *u)
+{
+    if (q) ((oom *)u)->live--;
+    free(q);
+}
+static int count_sink(void *u, const void *d, size_t n) { (void)d; *(size_t *)u += n; return 0; }
+static void test_out_of_memory(void)
+{
+    static const double one[3] = {1, 1, 1};
+    size_t na, nb, sunk;
+    uint64_t *a = pipeline(8, 4, 1, one, 0, 0, &na), *b = pipeline(8, 4, 2, one, 0, 0, &nb);
+    ikp_decode_options o;
+    ikp_capture *ca = NULL, *cb = NULL;
+    ikp_error e;
+    oom m = {-1, 0};
+    int step, which, bad = 0, done[5] = {0, 0, 0, 0, 0};
+    memset(&o, 0, sizeof o);
+    o.allocator.alloc = oom_alloc; o.allocator.realloc = oom_realloc; o.allocator.free = oom_free;
+    o.allocator.user = &m;
+    CHECK_EQ(ikp_capture_open(a, na, &o, &ca, &e), IKP_OK);
+    CHECK_EQ(ikp_capture_open(b, nb, &o, &cb, &e), IKP_OK);
+    if (ca && cb)
+        for (which = 0; which < 5; which++)
+            for (step = 0; step < 400 && !done[which]; step++) {
+                long before = m.live;
+                ikp_result r;
+                ikp_stats *st = NULL;
+                ikp_report *rp = NULL;
+                ikp_diff *d = NULL;
+                m.left = step;
+                if (which == 0) r = ikp_stats_compute(ca, &st, &e);
+                else if (which == 1) r = ikp_report_compute(ca, NULL, &rp, &e);
+                else if (which == 2) r = ikp_diff_compute(ca, cb, NULL, &d, &e);
+                else r = (which == 3 ? ikp_write_chrome : ikp_write_perfetto)(ca, NULL, count_sink, &sunk, &e);
+                m.left = -1;
+                if (r == IKP_OK) done[which] = 1;
+                else if (r != IKP_ERR_OUT_OF_MEMORY) bad++;
+                ikp_stats_free(st);
+                ikp_report_free(rp);
+                ikp_diff_free(d);
+                if (m.live != before) bad++;
+            }
+    CHECK_EQ(bad, 0);
+    CHECK(done[0] && done[1] && done[2] && done[3] && done[4]);
+    ikp_capture_free(ca);
+    ikp_capture_free(cb);
+    CHECK_EQ(m.live, 0);
+    free(a);
+    free(b);
+}
+
 int main(void)
 {
     test_rank_test();
@@ -697,5 +773,6 @@ int main(void)
     test_diff_incomplete();
     test_diff_api();
     test_escaping_and_empty();
+    test_out_of_memory();
     return check_report();
 }

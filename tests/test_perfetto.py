@@ -335,7 +335,8 @@ def compare(cap_args, what, pairs=(), counters=(), extra=()):
     # one launch above every block, every block above its lanes
     top = launches(tracks)
     names = [d.name for d in top.values()]
-    check(len(top) == (1 if slices else len(top)) and len(top) <= 1 and all(re.fullmatch(r"(GPU \S+: )?launch \(\S+ capture, \d+ lanes?\)", n) for n in names),
+    check(len(top) == (1 if slices else len(top)) and len(top) <= 1 and
+          all(re.fullmatch(r"(.+: )?launch \(\S+ capture, \d+ lanes?\)", n) for n in names),
           "%s: one launch track at the top (%r)" % (what, names))
     depth = {}
     for uuid, *_ in slices:

@@ -488,6 +488,47 @@ def torch_fit(tmp, cap, base, zero):
     check(rc == 2 and b"unexpected argument '--no-fit'" in se, "summary --no-fit: unexpected argument")
 
 
+def torch_note_and_far(tmp, cap, zero):
+    """--into states in the trace what IKP's times are (a key per capture laid
+    in), keeps the trace's own axis past 2^53 ns, and reads numbers with
+    huge exponents in bounded time."""
+    tp, mo, m2 = (os.path.join(tmp, n) for n in ("note-torch.json", "note-merged.json", "note-merged2.json"))
+    rc, so, se = run("trace", cap, "-o", os.path.join(tmp, "own.json"))
+    own = strict_json(open(os.path.join(tmp, "own.json"), "rb").read()) if rc == 0 else {}
+    span = max((round(e["ts"] * 1000) + round(e.get("dur", 0) * 1000) for e in own.get("traceEvents", [])
+                if e.get("ph") in ("X", "i")), default=0)
+    # base 2^54 ns back: ts of 1.8e13 us, past 2^53 ns; the slice 1 us after IKP's own placement
+    base = zero - (1 << 54)
+    lo = (zero - base + 1000) / 1000.0
+    with open(tp, "w") as f:
+        f.write('{"baseTimeNanoseconds": %d, "traceEvents": [{"ph": "X", "cat": "kernel", "name": "far \\"k\\"", '
+                '"ts": %.3f, "dur": %.3f}], "displayTimeUnit": "ms"}' % (base, lo, (span + 500) / 1000.0))
+    rc, so, se = run("trace", cap, "--into", tp, "-o", mo)
+    d = strict_json(open(mo, "rb").read()) if rc == 0 else {}
+    xs = [e["ts"] for e in d.get("traceEvents", [])[1:] if e.get("ph") in ("X", "i")]
+    check(rc == 0 and xs and abs(min(xs) - lo) < 0.01 and b"(shifted by +1000 ns)" in se,
+          "--into past 2^53 ns: the capture on the trace's own axis, fitted (first %r, slice %r)" %
+          (min(xs) if xs else None, lo))
+    note = d.get("ikp_time", "")
+    check("moved +1000 ns into kernel slice 'far \"k\"'" in note and "baseTimeNanoseconds %d" % base in note and
+          "time 0 of the capture is %d ns" % zero in note and d.get("displayTimeUnit") == "ms",
+          "--into: the trace says what IKP's times are, under ikp_time (%r)" % note[:200])
+    rc, so, se = run("trace", cap, "--into", mo, "-o", m2, "--no-fit")
+    d2 = strict_json(open(m2, "rb").read()) if rc == 0 else {}
+    check(rc == 0 and d2.get("ikp_time") == note and "not moved (--no-fit)" in d2.get("ikp_time_2", ""),
+          "--into a trace that holds a capture already: strict JSON, the second under ikp_time_2")
+    # numbers with exponents of a million: read in bounded time (was a million divisions each)
+    with open(tp, "w") as f:
+        f.write('{"baseTimeNanoseconds": %d, "traceEvents": [%s]}' %
+                (base, ",".join(['{"ph":"X","cat":"kernel","ts":0e-999999,"dur":1e-999999}'] * 100000)))
+    try:
+        r = subprocess.run([IKP, "trace", cap, "--into", tp, "-o", mo], capture_output=True, timeout=60)
+        ok = r.returncode == 0
+    except subprocess.TimeoutExpired:
+        ok = False
+    check(ok, "--into 100,000 events with exponents of -999999: done within 60 s")
+
+
 def host_time_and_torch(tmp):
     """--time host keeps every ns in JSON (an offset stated beside), --into
     lays a capture into a torch.profiler trace, and usage errors are one line.
@@ -559,6 +600,7 @@ def host_time_and_torch(tmp):
     torch_fit(tmp, cap, base, zero)
     # a base 54 days back (ts of 4.66e12 us: what torch.profiler wrote on an H100, its base near the boot)
     torch_fit(tmp, cap, zero - 4662277939666539, zero)
+    torch_note_and_far(tmp, cap, zero)
     rc, so, se = run("summary", cap, "--flow", "a:b")
     check(rc == 2 and b"unexpected argument '--flow'" in se, "an option of another command: unexpected, not 'no value'")
     rc, so, se = run("trace", SAMPLE, "--into", tp, "-o", mo)

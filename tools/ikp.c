@@ -994,9 +994,24 @@ static const char *json_member(const char *p, const char *e, const char **k, siz
     return p;
 }
 /* base: baseTimeNanoseconds; *open, *close: the '[' and ']' of traceEvents,
-   *empty if it holds nothing. 0 ok, else a message in why */
+   *empty if it holds nothing; *ikp_keys: bit K for each ikp_time key
+   (ikp_time_key) that IKP wrote there before. 0 ok, else a message in why */
+/* the top-level key "ikp_time" (k = 1) or "ikp_time_K" (2 <= K < 64): K, else 0 */
+static int ikp_time_key(const char *k, size_t kl)
+{
+    int v = 0;
+    size_t i;
+    if (kl < 8 || memcmp(k, "ikp_time", 8)) return 0;
+    if (kl == 8) return 1;
+    if (kl > 11 || k[8] != '_' || k[9] == '0') return 0;
+    for (i = 9; i < kl; i++) {
+        if (k[i] < '0' || k[i] > '9') return 0;
+        v = v * 10 + (k[i] - '0');
+    }
+    return v >= 2 && v < 64 ? v : 0;
+}
 static int torch_scan(const char *t, size_t n, uint64_t *base, const char **open, const char **close, int *empty,
-                      const char **why)
+                      uint64_t *ikp_keys, const char **why)
 {
     const char *p = json_ws(t, t + n), *e = t + n;
     int have_base = 0;
@@ -1007,6 +1022,7 @@ static int torch_scan(const char *t, size_t n, uint64_t *base, const char **open
         const char *k, *v, *ve;
         size_t kl;
         if (!(p = json_member(p, e, &k, &kl, &v, &ve))) { *why = "malformed JSON"; return 1; }
+        *ikp_keys |= (uint64_t)1 << ikp_time_key(k, kl); /* (bit 0: other keys) */
         if (kl == 19 && !memcmp(k, "baseTimeNanoseconds", 19)) {
             char num[32];
             size_t m = 0;
@@ -1082,7 +1098,7 @@ static int json_us_to_ns(const char *p, const char *e, int64_t *ns)
         if (m > (uint64_t)FIT_MAX_NS) return 0;
         m *= 10;
     }
-    if (x < -19) m = 0;
+    if (x < -19) m = 0, x = -1; /* (and no million divisions for an exponent of -999999) */
     for (; x < -1; x++) m /= 10;
     if (x == -1) m = (m + 5) / 10;
     if (m > (uint64_t)FIT_MAX_NS) return 0;
@@ -1253,30 +1269,35 @@ typedef struct into_job {
     int empty;
     const char *events;        /* IKP's events: the inside of its traceEvents array */
     size_t events_n;
+    const char *note;          /* ,"ikp_time...":"..." after the array: what IKP's times are */
+    size_t note_n;
 } into_job;
 static ikp_result into_body(const void *ctx, ikp_write_fn fn, void *user, ikp_error *e)
 {
     const into_job *j = (const into_job *)ctx;
     size_t head = (size_t)(j->close - j->torch);
     if (fn(user, j->torch, head) || (!j->empty && j->events_n && fn(user, ",", 1)) ||
-        fn(user, j->events, j->events_n) || fn(user, j->close, j->torch_n - head)) {
+        fn(user, j->events, j->events_n) || fn(user, j->close, 1) || fn(user, j->note, j->note_n) ||
+        fn(user, j->close + 1, j->torch_n - head - 1)) {
         if (e) snprintf(e->message, sizeof e->message, "writing the trace failed");
         return IKP_ERR_WRITE;
     }
     return IKP_OK;
 }
 
-/* appends text and then tail to s (of size n), text cut short (at a UTF-8
-   character's start, "..." marking the cut) where all would not fit */
-static void append_cut(char *s, size_t n, const char *text, const char *tail)
+/* text as a JSON string's contents: quotes, backslashes and control
+   characters escaped (the rest is the UTF-8 it was read as) */
+static int put_json_text(membuf_ *m, const char *text)
 {
-    size_t used = strlen(s), k = strlen(text), t = strlen(tail);
-    if (used + t >= n) return;
-    if (used + k + t >= n) {
-        k = n - used - t - 1 > 3 ? n - used - t - 1 - 3 : 0;
-        while (k && ((unsigned char)text[k] & 0xC0) == 0x80) k--; /* not inside a character */
-        snprintf(s + used, n - used, "%.*s...%s", (int)k, text, tail);
-    } else snprintf(s + used, n - used, "%s%s", text, tail);
+    for (; *text; text++) {
+        unsigned char c = (unsigned char)*text;
+        char b[8];
+        if (c == '"' || c == '\\') { b[0] = '\\'; b[1] = (char)c; b[2] = 0; }
+        else if (c < 0x20 || c == 0x7f) snprintf(b, sizeof b, "\\u%04x", c);
+        else { b[0] = (char)c; b[1] = 0; }
+        if (mem_writer(m, b, strlen(b))) return 1;
+    }
+    return 0;
 }
 
 /* ikp trace IN --into TORCH.json -o OUT */
@@ -1290,9 +1311,11 @@ static int trace_into(args *g, const ikp_capture *cap)
     uint64_t base = 0;
     int64_t t0, span;
     const char *why = NULL, *end, *open = NULL;
-    char note[IKP_MAX_NAME_BYTES + 1];
+    char note[640], key[16];
+    membuf_ nj = {0, 0, 0};
+    uint64_t ikp_keys = 0;
     ikp_error e;
-    int rc = 1;
+    int rc = 1, k;
     FILE *f = fopen(g->into_arg, "rb");
     memset(&fit, 0, sizeof fit);
     if (!f) {
@@ -1307,7 +1330,7 @@ static int trace_into(args *g, const ikp_capture *cap)
     }
     if (ferror(f)) { fclose(f); fprintf(stderr, "ikp: error: --into %s: %s\n", g->into_arg, strerror(errno)); goto done; }
     fclose(f);
-    if (torch_scan(torch.p ? torch.p : "", torch.n, &base, &open, &job.close, &job.empty, &why)) {
+    if (torch_scan(torch.p ? torch.p : "", torch.n, &base, &open, &job.close, &job.empty, &ikp_keys, &why)) {
         fprintf(stderr, "ikp: error: --into %s: %s\n", g->into_arg, why);
         goto done;
     }
@@ -1331,19 +1354,35 @@ static int trace_into(args *g, const ikp_capture *cap)
     else if (fit_kernel(open, job.close, t0, span, (int64_t)ci->host_zero_uncertainty_ns + FIT_SLACK_NS,
                         g->kernel_arg, g->into_arg, &fit))
         goto done;
-    snprintf(note, sizeof note, "IKP: times are host CLOCK_REALTIME ns less the torch.profiler trace's "
-             "baseTimeNanoseconds %llu; time 0 of the capture is %lld ns +- %u ns", (unsigned long long)base,
-             (long long)ci->host_zero_ns, ci->host_zero_uncertainty_ns);
-    if (fit.fitted) {
-        size_t n = strlen(note);
-        snprintf(note + n, sizeof note - n, ", moved %+lld ns into kernel slice '", (long long)fit.shift);
-        append_cut(note, sizeof note, fit.name ? fit.name : "", "'");
-    } else {
-        size_t n = strlen(note);
-        snprintf(note + n, sizeof note - n, "; IKP's own placement (%s)", fit.why);
+    /* what IKP's times are, stated in the trace as a top-level key after
+       traceEvents: "ikp_time", or "ikp_time_K" beside those of captures
+       laid in before */
+    for (k = 1; k < 64 && (ikp_keys >> k & 1); k++) {}
+    if (k == 64) {
+        fprintf(stderr, "ikp: error: --into %s: it holds 63 IKP captures already\n", g->into_arg);
+        goto done;
     }
+    if (k == 1) snprintf(key, sizeof key, "ikp_time");
+    else snprintf(key, sizeof key, "ikp_time_%d", k);
+    snprintf(note, sizeof note, "%s (%s capture, %u lanes, processes from %llu): times are host CLOCK_REALTIME "
+             "ns less the torch.profiler trace's baseTimeNanoseconds %llu; time 0 of the capture is %lld ns +- %u ns "
+             "by IKP's clock readings, ", g->in, ikp_format_name(ci->format), ci->active_lanes,
+             (unsigned long long)1 << 30, (unsigned long long)base, (long long)ci->host_zero_ns,
+             ci->host_zero_uncertainty_ns);
+    if (fit.fitted) snprintf(note + strlen(note), sizeof note - strlen(note), "moved %+lld ns into kernel slice '",
+                             (long long)fit.shift);
+    else snprintf(note + strlen(note), sizeof note - strlen(note), "not moved (%s)", fit.why);
+    if (mem_writer(&nj, ",\"", 2) || put_json_text(&nj, key) || mem_writer(&nj, "\":\"", 3) ||
+        put_json_text(&nj, note) || (fit.fitted && (put_json_text(&nj, fit.name ? fit.name : "") ||
+                                                     mem_writer(&nj, "'", 1))) ||
+        mem_writer(&nj, "\"", 1)) {
+        fprintf(stderr, "ikp: error: out of memory\n");
+        goto done;
+    }
+    job.note = nj.p;
+    job.note_n = nj.n;
     g->copt.time_base_ns = (uint64_t)(t0 + fit.shift); /* t0 + shift >= 0: fit_kernel saw to it */
-    g->copt.time_note = note;
+    g->copt.absolute_ts = 1; /* on the trace's axis as it is, past 2^53 ns too */
     g->copt.pid_base = (uint64_t)1 << 30; /* never one of the trace's pids (process ids, devices) */
     if (ikp_write_chrome(cap, &g->copt, mem_writer, &ikp, &e) != IKP_OK) { rc = fail(g->in, &e); goto done; }
     if (mem_writer(&ikp, "", 1)) { fprintf(stderr, "ikp: error: out of memory\n"); goto done; } /* a C string */
@@ -1370,6 +1409,7 @@ static int trace_into(args *g, const ikp_capture *cap)
 done:
     free(torch.p);
     free(ikp.p);
+    free(nj.p);
     free(fit.name);
     return rc;
 }
@@ -1644,7 +1684,8 @@ static const command commands[] = {
     {"trace", "IN [-o OUT.json|OUT.pftrace | -o -] [--into TRACE.json [--kernel NAME | --no-fit]]\n"
               "[options] [trace options]",
      "trace options:\n"
-     "         --by block|sm                   a process per block (default) or per SM\n"
+     "         --by block|sm                   a track (JSON: a process) per block (default)\n"
+     "                                         or per SM\n"
      "         --output-format json|perfetto   the trace's format (default: from the name of OUT:\n"
      "                                         .pftrace and .perfetto-trace are Perfetto's\n"
      "                                         protobuf, anything else Chrome JSON)\n"
@@ -1673,12 +1714,13 @@ static const command commands[] = {
               "[--align clocks|start|start=T1,T2,...] [--by block|sm]\n"
               "[--output-format json|perfetto] [--time capture|host] [options]",
      "merge: one trace of captures of several GPUs, ranks or launches (default\n"
-     "      merged.json), each in processes of its own, placed on one time axis by\n"
-     "      the best clock measurements they hold (same GPU, GPU-GPU, host). --raw:\n"
-     "      on each GPU's own clock (wrong across GPUs; a check). --align start: each\n"
-     "      capture's first record at 0, or at T1, T2, ... ns (captures whose stamps\n"
-     "      give no GPU time: tirx, flashinfer, triton-dist). --labels: names of the\n"
-     "      captures (default: rank and GPU). Links that disagree are said, not refused.\n",
+     "      merged.json), each under a track of its own (JSON: in processes of its\n"
+     "      own), placed on one time axis by the best clock measurements they hold\n"
+     "      (same GPU, GPU-GPU, host). --raw: on each GPU's own clock (wrong across\n"
+     "      GPUs; a check). --align start: each capture's first record at 0, or at\n"
+     "      T1, T2, ... ns (captures whose stamps give no GPU time: tirx, flashinfer,\n"
+     "      triton-dist). --labels: names of the captures (default: rank and GPU).\n"
+     "      Links that disagree are said, not refused.\n",
      OPT_DECODE, 0, NULL, cmd_merge_write, NULL},
     {"diff", "BASE NEW [options] [--json] [--threshold PCT] [--min-change NS]\n"
              "[--fail-if-slower PCT]",

@@ -1,7 +1,8 @@
 /* The core without the Perfetto writer and merged timelines
    (IKP_NO_PERFETTO, IKP_NO_MERGE): a JSON trace is written as ever; a
    .pftrace path is refused before anything is written, the capture file
-   included, with a message that says why. Exit 0 when all holds. */
+   included, with a message that says why; so is a merged trace (when
+   merged timelines are compiled). Exit 0 when all holds. */
 #define IKP_IMPLEMENTATION
 #include "ikp.h"
 #include <stdio.h>
@@ -40,5 +41,19 @@ int main(int argc, char **argv)
         printf("a .pftrace path is not refused cleanly: %s\n", e.message);
         bad++;
     }
+#ifndef IKP_NO_MERGE
+    { /* a merged trace to a .pftrace path: refused, nothing written */
+        ikp_capture *cap = NULL;
+        const ikp_capture *caps[1];
+        if (ikp_capture_open(w, ikp_buffer_words(1, 8), NULL, &cap, &e) != IKP_OK) return 3;
+        caps[0] = cap;
+        if (ikp_write_merged_path(caps, 1, NULL, pf, &e) != IKP_ERR_INVALID_ARGUMENT ||
+            !strstr(e.message, "IKP_NO_PERFETTO") || exists(pf)) {
+            printf("a merged .pftrace is not refused cleanly: %s\n", e.message);
+            bad++;
+        }
+        ikp_capture_free(cap);
+    }
+#endif
     return bad;
 }
