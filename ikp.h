@@ -1476,9 +1476,8 @@ typedef struct ikp__rec {
    an ikp_format value, a row here, its open function (or a peer layout
    in ikp__open_peer) and its place in detection; the names the library
    and the tool print come from the rows. */
-#define IKP__FMT_MAGIC 1u   /* starts with the IKP magic; records are ikp wire records */
-#define IKP__FMT_PEER 2u    /* word 0 = (groups << 32) | blocks, a lane field in every record */
-#define IKP__FMT_NUGGETS 4u /* transformer_nuggets: slices of unit_words words, 64-bit stamps */
+#define IKP__FMT_PEER 1u    /* word 0 = (groups << 32) | blocks, a lane field in every record */
+#define IKP__FMT_NUGGETS 2u /* transformer_nuggets: slices of unit_words words, 64-bit stamps */
 typedef struct ikp__open_args {
     const ikp_decode_options *opt;
     uint32_t units;           /* nuggets: units given (0: inferred) */
@@ -1486,7 +1485,7 @@ typedef struct ikp__open_args {
 } ikp__open_args;
 typedef struct ikp__format_desc {
     const char *name;         /* ikp_format_name, --format */
-    unsigned flags;           /* IKP__FMT_* */
+    unsigned flags;           /* IKP__FMT_* (ikp: none; it starts with the IKP magic) */
     unsigned id_shift, id_mask, kind_mask; /* peer records: id = tag >> id_shift & id_mask, */
     uint8_t kinds[4];         /* kind = kinds[tag & kind_mask] */
     int walk;                 /* ikp__cursor.mode: the words a lane's walk skips */
@@ -1500,7 +1499,7 @@ static ikp_result ikp__open_peer(ikp_capture *cap, const ikp__open_args *a, ikp_
 #define IKP__K_I IKP_WIRE_KIND_INSTANT
 static const ikp__format_desc ikp__formats[IKP_FORMAT_COUNT] = {
     {"auto", 0, 0, 0, 0, {0, 0, 0, 0}, 0, NULL},
-    {"ikp", IKP__FMT_MAGIC, 0, 0, 0, {0, 0, 0, 0}, 0, ikp__open_ikp},
+    {"ikp", 0, 0, 0, 0, {0, 0, 0, 0}, 0, ikp__open_ikp},
     /* tirx: lane[31:12] | id[11:2] | kind[1:0] (3: the lane's finalize); empty words skipped when strided */
     {"tirx", IKP__FMT_PEER, 2, 0x3FFu, 3u, {IKP__K_B, IKP__K_E, IKP__K_I, IKP__KIND_FINALIZE}, 2, ikp__open_peer},
     /* flashinfer: block[23:12] | id[11:2] | kind[1:0] (3: invalid), sm[31:24]; zero words skipped */
@@ -6892,7 +6891,6 @@ IKP_DEF ikp_result ikp_stats_compute(const ikp_capture *cap, ikp_stats **out, ik
     return IKP_OK;
 }
 
-/* text: name padded to w columns, control bytes shown as '?' */
 /* a name in a text table: at most 40 characters, control bytes and bytes
    that are not UTF-8 as '?', padded to w */
 static void ikp__put_text_name(ikp__out *o, const char *str, size_t w)
@@ -6979,8 +6977,8 @@ static void ikp__put_info_text(ikp__out *o, const ikp_stats *st)
         snprintf(t, sizeof t, "detected    %s: %llu of %llu records fit it", ikp_format_name(f),
                  (unsigned long long)in->detect_fit[f], (unsigned long long)in->detect_records);
         ikp__puts(o, t);
-        for (g = IKP_FORMAT_TIRX; g < IKP_FORMAT_NUGGETS; g = (ikp_format)(g + 1))
-            if (g != f && (f == IKP_FORMAT_TIRX || f == IKP_FORMAT_FLASHINFER || f == IKP_FORMAT_TRITON_DIST)) {
+        for (g = IKP_FORMAT_AUTO; g < IKP_FORMAT_COUNT; g = (ikp_format)(g + 1))
+            if (g != f && (ikp__formats[f].flags & ikp__formats[g].flags & IKP__FMT_PEER)) { /* the vote's others */
                 snprintf(t, sizeof t, ", %llu fit %s", (unsigned long long)in->detect_fit[g], ikp_format_name(g));
                 ikp__puts(o, t);
             }
@@ -8720,25 +8718,55 @@ IKP_DEF ikp_result ikp_diff_write_json(const ikp_diff *d, ikp_write_fn fn, void 
     return ikp__out_end(&o, err, "comparison");
 }
 
-/* Markdown table cell text: '|', '\\', '<', '>', '&' and control bytes made
-   harmless, bytes that are not UTF-8 written as '?' */
-static void ikp__put_md(ikp__out *o, const char *str)
+/* str with the ASCII bytes that esc names written as it says, the rest as
+   the UTF-8 they are; control bytes and bytes that are not UTF-8 as '?'
+   (Markdown and XML text) */
+static void ikp__put_text(ikp__out *o, const char *str, const char *(*esc)(unsigned c))
 {
     const unsigned char *s = (const unsigned char *)str;
     size_t n = strlen(str), i = 0;
     while (i < n) {
         unsigned c = s[i];
+        const char *r = c < 0x80 ? esc(c) : NULL;
         size_t len = c >= 0x20 && c != 0x7f ? ikp__utf8_len(s + i, n - i) : 0;
-        if (c == '|') ikp__puts(o, "\\|");
-        else if (c == '\\') ikp__puts(o, "\\\\");
-        else if (c == '<') ikp__puts(o, "&lt;");
-        else if (c == '>') ikp__puts(o, "&gt;");
-        else if (c == '&') ikp__puts(o, "&amp;");
-        else if (c == '`' || c == '*' || c == '_' || c == '[' || c == ']') { ikp__put(o, "\\", 1); ikp__put(o, str + i, 1); }
+        if (r) ikp__puts(o, r);
         else if (len) { ikp__put(o, str + i, len); i += len; continue; }
         else ikp__put(o, "?", 1);
         i++;
     }
+}
+static const char *ikp__md_esc(unsigned c)
+{
+    switch (c) {
+    case '|': return "\\|";
+    case '\\': return "\\\\";
+    case '<': return "&lt;";
+    case '>': return "&gt;";
+    case '&': return "&amp;";
+    case '`': return "\\`";
+    case '*': return "\\*";
+    case '_': return "\\_";
+    case '[': return "\\[";
+    case ']': return "\\]";
+    default: return NULL;
+    }
+}
+static const char *ikp__xml_esc(unsigned c)
+{
+    switch (c) {
+    case '&': return "&amp;";
+    case '<': return "&lt;";
+    case '>': return "&gt;";
+    case '"': return "&quot;";
+    default: return NULL;
+    }
+}
+
+/* Markdown table cell text: '|', '\\', '<', '>', '&' and control bytes made
+   harmless, bytes that are not UTF-8 written as '?' */
+static void ikp__put_md(ikp__out *o, const char *str)
+{
+    ikp__put_text(o, str, ikp__md_esc);
 }
 
 /* a link destination: bytes other than letters, digits, '-', '.', '_',
@@ -9035,22 +9063,7 @@ IKP_DEF ikp_result ikp_report_write_markdown(const ikp_report *r, const ikp_repo
 }
 
 /* XML text: escapes, control bytes and invalid UTF-8 as '?' */
-static void ikp__put_xml(ikp__out *o, const char *str)
-{
-    const unsigned char *s = (const unsigned char *)str;
-    size_t n = strlen(str), i = 0;
-    while (i < n) {
-        unsigned c = s[i];
-        size_t len = c >= 0x20 && c != 0x7f ? ikp__utf8_len(s + i, n - i) : 0;
-        if (c == '&') ikp__puts(o, "&amp;");
-        else if (c == '<') ikp__puts(o, "&lt;");
-        else if (c == '>') ikp__puts(o, "&gt;");
-        else if (c == '"') ikp__puts(o, "&quot;");
-        else if (len) { ikp__put(o, (const char *)s + i, len); i += len; continue; }
-        else ikp__puts(o, "?");
-        i++;
-    }
-}
+static void ikp__put_xml(ikp__out *o, const char *str) { ikp__put_text(o, str, ikp__xml_esc); }
 
 static const char *const ikp__palette[12] = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948",
                                             "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac", "#1f77b4", "#8c564b"};
