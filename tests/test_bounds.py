@@ -31,6 +31,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from harness import IKP  # noqa: E402
+from peer_words import T0, triton_dist  # noqa: E402
 
 # Address space a command may use: BASE + K x its input's bytes (all of its
 # inputs: both files for diff). BASE covers what the plain tool maps before
@@ -45,28 +46,11 @@ TIME_LIMIT = 60
 
 ASAN = "asan" in os.path.basename(IKP)
 
-T0 = 1763000000000000000  # a globaltimer reading, ns
-EMPTY = 0x7FFFFFFFFFFFFFFF
-
 passed = 0
 failed = 0
 
 
-# ---- buffers (the generators of test_peers_tool.py and test_tool.py)
-
-# Triton-distributed: word 0 = groups << 32 | blocks; word 1 + b = sm << 32 | b;
-# record k of lane L at 1 + blocks + L + k * blocks * groups, stamp << 32 | L << 12 | task << 1 | is_start
-def triton_dist(nb, ng, lanes, slots, fill=EMPTY, sms=None):
-    """lanes: {(block, group): [(is_start, task, t_ns), ...]}"""
-    w = [fill] * (1 + nb + nb * ng * slots)
-    w[0] = ng << 32 | nb
-    for (b, g), recs in lanes.items():
-        w[1 + b] = (sms[b] if sms else 0) << 32 | b
-        lane = b * ng + g
-        for k, (s, task, t) in enumerate(recs):
-            w[1 + nb + lane + k * nb * ng] = (t & 0xFFFFFFFF) << 32 | lane << 12 | task << 1 | s
-    return w
-
+# ---- buffers (triton-dist's: peer_words.py)
 
 # TIRx: word 0 = groups << 32 | blocks; record k of lane L at 1 + L + k * lanes,
 # stamp << 32 | L << 12 | event << 2 | type (0 begin, 1 end, 3 finalize)

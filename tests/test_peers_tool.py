@@ -10,11 +10,9 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from harness import check, report, run, strict_json  # noqa: E402
+from peer_words import EMPTY, T0, triton_dist  # noqa: E402
 
 import numpy as np  # noqa: E402
-
-T0 = 1763000000000000000  # a globaltimer reading, ns
-EMPTY = 0x7FFFFFFFFFFFFFFF
 
 
 def as_int64(words):
@@ -32,20 +30,6 @@ def regions_of(trace_bytes):
             out.append((e["pid"] - 1, e["tid"] - 1, e["name"], int(round(e["ts"] * 1000)),
                         int(round(e["dur"] * 1000)), e.get("args", {})))
     return out
-
-
-# ---- Triton-distributed: word 0 = groups << 32 | blocks; word 1 + b = sm << 32 | b;
-# record k of lane L at 1 + blocks + L + k * blocks * groups, stamp << 32 | L << 12 | task << 1 | is_start
-def triton_dist(nb, ng, lanes, slots, fill=EMPTY, sms=None):
-    """lanes: {(block, group): [(is_start, task, t_ns), ...]}"""
-    w = [fill] * (1 + nb + nb * ng * slots)
-    w[0] = ng << 32 | nb
-    for (b, g), recs in lanes.items():
-        w[1 + b] = (sms[b] if sms else 0) << 32 | b
-        lane = b * ng + g
-        for k, (s, task, t) in enumerate(recs):
-            w[1 + nb + lane + k * nb * ng] = (t & 0xFFFFFFFF) << 32 | lane << 12 | task << 1 | s
-    return w
 
 
 def triton_dist_tests(tmp):
