@@ -1467,47 +1467,112 @@ typedef struct ikp__rec {
 #define IKP__KIND_ANCHOR_AUTO 8u /* an automatic anchor: globaltimer, cycles after the record before */
 
 /* ---- 3. capture: the input formats, one row each ----
-   What differs between formats is said once, in a row of ikp__formats:
-   its name, what kind of buffer it is, how a record word of a peer format
-   reads (event id and kind), which words a lane's walk skips, and the
-   function that opens a buffer of it (after ikp__choose_format has named
-   the format: by the IKP magic, by ikp__detect_peer's vote among the
-   header-less peer formats, or by ikp__detect_nuggets). Adding a format:
-   an ikp_format value, a row here, its open function (or a peer layout
-   in ikp__open_peer) and its place in detection; the names the library
-   and the tool print come from the rows. */
-#define IKP__FMT_PEER 1u    /* word 0 = (groups << 32) | blocks, a lane field in every record */
-#define IKP__FMT_NUGGETS 2u /* transformer_nuggets: slices of unit_words words, 64-bit stamps */
+   What differs between formats is said once, in a row of ikp__formats,
+   and each format's functions are one block further down (IKP buffers,
+   tirx, flashinfer, triton-dist, transformer_nuggets), reached only
+   through its row: its name, what kind of buffer it is (IKP__FMT_*), how
+   a record word of a peer format reads (event id and kind; the flags say
+   whether it must name its own lane), which words a lane's walk skips,
+   and its functions: the mark a buffer of it carries (check), how well a
+   header-less buffer reads as it (fit, the vote of ikp__detect_peer), the
+   open, the lanes made from the words when the capture keeps none (lane),
+   a lane's first pass (scan) and the GPU time of its stamps (origin).
+   ikp__choose_format names the format first: by a row's mark (the IKP
+   magic), by the vote among the peer formats, or by ikp__detect_nuggets.
+   Adding a format: an ikp_format value, its block and a row here; the
+   names the library and the tool print come from the rows. The
+   per-record decode reads the row's fields, never a function (a call per
+   record word would cost the decode its speed). */
+#define IKP__FMT_PEER 1u       /* word 0 = (groups << 32) | blocks, a lane field in every record */
+#define IKP__FMT_NUGGETS 2u    /* transformer_nuggets: slices of unit_words words, 64-bit stamps */
+#define IKP__FMT_OWN_CLOCK 4u  /* the buffer says what its stamps count: timer_unit_ps is refused */
+#define IKP__FMT_LANE_FIELD 8u /* a record belongs to the lane its lane field names, wherever it sits */
+#define IKP__FMT_OWN_LANE 16u  /* a record whose lane field is not its slot's lane reads as invalid */
+#define IKP__FMT_FILLED 32u    /* empty slots read 0x7FFF... or 0xFFFF... as well as 0 (IKP__TD_EMPTY) */
 typedef struct ikp__open_args {
     const ikp_decode_options *opt;
     uint32_t units;           /* nuggets: units given (0: inferred) */
     int strided;              /* tirx: every record sits at 1 + lane + k * lanes (from detection) */
 } ikp__open_args;
+/* How well the words of a header-less buffer read as one peer format
+   (its fit function). The format more words fit wins; a tie goes to the
+   higher rank, and is reported (detect_tie) when a format in it holds a
+   guess: its rank did not say for sure whether it wins or loses. */
+typedef struct ikp__fit {
+    uint64_t records;         /* the nonzero words after word 0 (0: not counted) */
+    uint64_t fit;             /* the words that read as this format */
+    int rank;                 /* IKP__RANK_*: who wins a tie */
+    int guess;                /* a tie with it is a guess */
+    int strided;              /* tirx: every record sits at 1 + lane + k * lanes */
+} ikp__fit;
+#define IKP__RANK_LOSES 0     /* triton-dist whose block words are not all well formed */
+#define IKP__RANK_SCATTERED 1 /* tirx whose records do not sit strided by the lanes */
+#define IKP__RANK_PLAIN 2     /* flashinfer */
+#define IKP__RANK_STRIDED 3   /* tirx whose records sit strided by the lanes */
+#define IKP__RANK_MARKED 4    /* triton-dist whose block words read (sm << 32) | block */
 typedef struct ikp__format_desc {
     const char *name;         /* ikp_format_name, --format */
-    unsigned flags;           /* IKP__FMT_* (ikp: none; it starts with the IKP magic) */
+    unsigned flags;           /* IKP__FMT_* */
     unsigned id_shift, id_mask, kind_mask; /* peer records: id = tag >> id_shift & id_mask, */
     uint8_t kinds[4];         /* kind = kinds[tag & kind_mask] */
     int walk;                 /* ikp__cursor.mode: the words a lane's walk skips */
+    /* a mark that only this format's buffers carry: auto-detection takes
+       the first row whose mark the words carry (err NULL); a buffer named
+       this format without it is refused with err saying why (what: what
+       ikp__sniff says the bytes are, or NULL) */
+    ikp_result (*check)(const uint64_t *w, const char *what, ikp_error *err);
+    /* peer formats: how well the n words read as this format (the vote) */
+    void (*fit)(const uint64_t *w, uint64_t n, uint64_t nb, uint64_t ng, ikp__fit *f);
     ikp_result (*open)(ikp_capture *cap, const ikp__open_args *a, ikp_error *err);
+    /* formats whose capture keeps no lanes: lane i made from the words (l
+       comes with the fields every such lane shares: ikp__peer_lane) */
+    void (*lane)(const ikp_capture *cap, uint32_t i, ikp__lane *l);
+    /* a started lane's first pass: counts and time range; info, when
+       given, adds the format's own figures (the lane's are added by the
+       caller) */
+    void (*scan)(const ikp_capture *cap, ikp__lane *l, ikp_capture_info *info);
+    /* the GPU's globaltimer (ns) at tick 0 of the capture's axis, when the
+       stamps give it: 1 with *ns, else 0 (NULL: never) */
+    int (*origin)(const ikp_capture *cap, uint64_t *ns);
 } ikp__format_desc;
+static ikp_result ikp__ikp_check(const uint64_t *w, const char *what, ikp_error *err);
 static ikp_result ikp__open_ikp(ikp_capture *cap, const ikp__open_args *a, ikp_error *err);
+static void ikp__ikp_scan(const ikp_capture *cap, ikp__lane *l, ikp_capture_info *info);
+static int ikp__ikp_origin(const ikp_capture *cap, uint64_t *ns);
+static void ikp__tirx_fit(const uint64_t *w, uint64_t n, uint64_t nb, uint64_t ng, ikp__fit *f);
+static ikp_result ikp__open_tirx(ikp_capture *cap, const ikp__open_args *a, ikp_error *err);
+static void ikp__tirx_lane(const ikp_capture *cap, uint32_t i, ikp__lane *l);
+static void ikp__flashinfer_fit(const uint64_t *w, uint64_t n, uint64_t nb, uint64_t ng, ikp__fit *f);
+static ikp_result ikp__open_flashinfer(ikp_capture *cap, const ikp__open_args *a, ikp_error *err);
+static void ikp__flashinfer_lane(const ikp_capture *cap, uint32_t i, ikp__lane *l);
+static void ikp__td_fit(const uint64_t *w, uint64_t n, uint64_t nb, uint64_t ng, ikp__fit *f);
+static ikp_result ikp__open_td(ikp_capture *cap, const ikp__open_args *a, ikp_error *err);
+static void ikp__td_lane(const ikp_capture *cap, uint32_t i, ikp__lane *l);
+static void ikp__scan_lane(const ikp_capture *cap, ikp__lane *l, ikp_capture_info *info);
 static ikp_result ikp__open_nuggets(ikp_capture *cap, const ikp__open_args *a, ikp_error *err);
-static ikp_result ikp__open_peer(ikp_capture *cap, const ikp__open_args *a, ikp_error *err);
+static void ikp__nug_lane(const ikp_capture *cap, uint32_t i, ikp__lane *l);
+static void ikp__nug_scan_lane(const ikp_capture *cap, ikp__lane *l, ikp_capture_info *info);
+static int ikp__nug_origin(const ikp_capture *cap, uint64_t *ns);
 #define IKP__K_B IKP_WIRE_KIND_BEGIN
 #define IKP__K_E IKP_WIRE_KIND_END
 #define IKP__K_I IKP_WIRE_KIND_INSTANT
 static const ikp__format_desc ikp__formats[IKP_FORMAT_COUNT] = {
-    {"auto", 0, 0, 0, 0, {0, 0, 0, 0}, 0, NULL},
-    {"ikp", 0, 0, 0, 0, {0, 0, 0, 0}, 0, ikp__open_ikp},
+    {"auto", 0, 0, 0, 0, {0, 0, 0, 0}, 0, NULL, NULL, NULL, NULL, NULL, NULL},
+    {"ikp", IKP__FMT_OWN_CLOCK, 0, 0, 0, {0, 0, 0, 0}, 0,
+     ikp__ikp_check, NULL, ikp__open_ikp, NULL, ikp__ikp_scan, ikp__ikp_origin},
     /* tirx: lane[31:12] | id[11:2] | kind[1:0] (3: the lane's finalize); empty words skipped when strided */
-    {"tirx", IKP__FMT_PEER, 2, 0x3FFu, 3u, {IKP__K_B, IKP__K_E, IKP__K_I, IKP__KIND_FINALIZE}, 2, ikp__open_peer},
+    {"tirx", IKP__FMT_PEER | IKP__FMT_LANE_FIELD, 2, 0x3FFu, 3u, {IKP__K_B, IKP__K_E, IKP__K_I, IKP__KIND_FINALIZE}, 2,
+     NULL, ikp__tirx_fit, ikp__open_tirx, ikp__tirx_lane, ikp__scan_lane, NULL},
     /* flashinfer: block[23:12] | id[11:2] | kind[1:0] (3: invalid), sm[31:24]; zero words skipped */
-    {"flashinfer", IKP__FMT_PEER, 2, 0x3FFu, 3u, {IKP__K_B, IKP__K_E, IKP__K_I, IKP__KIND_INVALID}, 1, ikp__open_peer},
+    {"flashinfer", IKP__FMT_PEER, 2, 0x3FFu, 3u, {IKP__K_B, IKP__K_E, IKP__K_I, IKP__KIND_INVALID}, 1,
+     NULL, ikp__flashinfer_fit, ikp__open_flashinfer, ikp__flashinfer_lane, ikp__scan_lane, NULL},
     /* triton-dist: lane[31:12] | task_type[11:1] | is_start[0]; empty-slot values skipped */
-    {"triton-dist", IKP__FMT_PEER, 1, 0x7FFu, 1u, {IKP__K_E, IKP__K_B, 0, 0}, 3, ikp__open_peer},
-    {"nuggets", IKP__FMT_NUGGETS, 0, 0, 0, {0, 0, 0, 0}, 0, ikp__open_nuggets},
-    {"nuggets-compact", IKP__FMT_NUGGETS, 0, 0, 0, {0, 0, 0, 0}, 0, ikp__open_nuggets},
+    {"triton-dist", IKP__FMT_PEER | IKP__FMT_OWN_LANE | IKP__FMT_FILLED, 1, 0x7FFu, 1u, {IKP__K_E, IKP__K_B, 0, 0}, 3,
+     NULL, ikp__td_fit, ikp__open_td, ikp__td_lane, ikp__scan_lane, NULL},
+    {"nuggets", IKP__FMT_NUGGETS, 0, 0, 0, {0, 0, 0, 0}, 0,
+     NULL, NULL, ikp__open_nuggets, ikp__nug_lane, ikp__nug_scan_lane, ikp__nug_origin},
+    {"nuggets-compact", IKP__FMT_NUGGETS, 0, 0, 0, {0, 0, 0, 0}, 0,
+     NULL, NULL, ikp__open_nuggets, ikp__nug_lane, ikp__nug_scan_lane, ikp__nug_origin},
 };
 #undef IKP__K_B
 #undef IKP__K_E
@@ -1524,7 +1589,9 @@ IKP_DEF const char *ikp_format_name(ikp_format f)
 #define IKP__TAG_ANCHOR_ZERO (IKP_WIRE_AUTO_DELTA_MAX << IKP_WIRE_AUTO_DELTA_SHIFT | IKP_WIRE_KIND_MASK)
 #define IKP__TAG_DATA_ZERO (IKP_WIRE_ANCHOR | IKP__TAG_ANCHOR_ZERO)
 #define IKP__TAG_TIMED_ZERO (~(IKP_WIRE_EVENT_MASK << IKP_WIRE_EVENT_SHIFT | IKP_WIRE_KIND_MASK))
-static inline void ikp__decode_word(ikp_format fmt, uint64_t w, ikp__rec *r)
+/* one record word of lane `lane`: by IKP's wire format, or as its peer
+   format's row says */
+static inline void ikp__decode_word(ikp_format fmt, uint64_t w, uint32_t lane, ikp__rec *r)
 {
     uint32_t tag = (uint32_t)w;
     r->hi = (uint32_t)(w >> 32);
@@ -1549,6 +1616,8 @@ static inline void ikp__decode_word(ikp_format fmt, uint64_t w, ikp__rec *r)
         const ikp__format_desc *d = &ikp__formats[fmt];
         r->id = (tag >> d->id_shift) & d->id_mask;
         r->kind = d->kinds[tag & d->kind_mask];
+        /* triton-dist: the tag names its lane (20 bits, the kernel does not mask it) */
+        if ((d->flags & IKP__FMT_OWN_LANE) && (tag >> 12) != (lane & 0xFFFFFu)) r->kind = IKP__KIND_INVALID;
     }
 }
 
@@ -1576,8 +1645,8 @@ static void ikp__cursor_init(ikp__cursor *c, const ikp_capture *cap, const ikp__
     c->left2 = 0;
     c->step = (size_t)l->step;
     c->lane = l->index;
-    c->mode = cap->format == IKP_FORMAT_TIRX && cap->index ? 0 : ikp__formats[cap->format].walk;
-    if (cap->format == IKP_FORMAT_TIRX && cap->index) {
+    c->mode = cap->index ? 0 : ikp__formats[cap->format].walk;
+    if (cap->index) { /* tirx's index layout: the lane's own words only */
         c->idx = cap->index + l->base;
         c->p = NULL;
         c->left = (size_t)l->slots;
@@ -1674,7 +1743,7 @@ typedef struct ikp__walk {
     uint64_t words;         /* records read so far, anchors included */
     uint64_t anchors;       /* anchor records read so far */
     int saw_anchor;         /* an anchor's two halves were read */
-    int stop_at_finalize;   /* tirx: a finalize record closes the lane */
+    int stop_at_finalize;   /* a finalize record (tirx's kind 3) closes the lane */
     int closed;             /* ... and was read */
     uint32_t si;            /* the first SM clock sample not yet passed */
     uint32_t sj;            /* the sample the current segment runs to (if s_tick is not INT64_MAX) */
@@ -1774,7 +1843,7 @@ static void ikp__walk_segment(const ikp_capture *cap, const ikp__lane *l, ikp__w
     while (!found && ck.prev < k->s_tick && ikp__next_word(&c, &w)) {
         ikp__rec r;
         int was_stamped = stamped;
-        ikp__decode_word(cap->format, w, &r);
+        ikp__decode_word(cap->format, w, l->index, &r);
         stamped = 0;
         if (r.kind == IKP__KIND_ANCHOR_AUTO) {
             if (was_stamped && ikp__anchor_ps(l, k, ck.prev + r.id, r.hi, &nps)) {
@@ -1832,7 +1901,7 @@ static void ikp__walk_init(const ikp_capture *cap, const ikp__lane *l, ikp__walk
     k->words = 0;
     k->anchors = 0;
     k->saw_anchor = 0;
-    k->stop_at_finalize = cap->format == IKP_FORMAT_TIRX && !cap->keep_after_finalize;
+    k->stop_at_finalize = !cap->keep_after_finalize; /* only a row that decodes finalize records has them */
     k->closed = 0;
     k->si = l->smp_first;
     k->sj = l->smp_first;
@@ -1850,7 +1919,7 @@ static inline int ikp__walk_next(const ikp_capture *cap, const ikp__lane *l, ikp
     while (!k->closed && ikp__next_word(&k->c, &w)) {
         int stamped = k->after_stamp;
         k->words++;
-        ikp__decode_word(cap->format, w, r);
+        ikp__decode_word(cap->format, w, l->index, r);
         k->after_stamp = 0;
         if (r->kind == IKP__KIND_ANCHOR_AUTO || r->kind == IKP__KIND_ANCHOR_G || r->kind == IKP__KIND_ANCHOR_C)
             k->anchors++;
@@ -1880,9 +1949,6 @@ static inline int ikp__walk_next(const ikp_capture *cap, const ikp__lane *l, ikp
             continue;
         }
         k->have_g = 0;
-        /* triton-dist: the tag names its lane (20 bits, the kernel does not mask it) */
-        if (cap->format == IKP_FORMAT_TRITON_DIST && ((uint32_t)w >> 12) != (l->index & 0xFFFFFu))
-            r->kind = IKP__KIND_INVALID;
         if (r->kind == IKP__KIND_FINALIZE && k->stop_at_finalize) k->closed = 1;
         *tick_ok = r->kind != IKP__KIND_INVALID && ikp__timed(r->kind) && ikp__unwrap(l, &k->ck, r->hi);
         k->after_stamp = *tick_ok;
@@ -1895,133 +1961,6 @@ static inline int ikp__walk_next(const ikp_capture *cap, const ikp__lane *l, ikp
         return 1;
     }
     return 0;
-}
-
-/* ---- 3. capture: transformer_nuggets, one slice of unit_words words per unit ----
-   nuggets (legacy): [count][start, dur, tag, tid] x max_events, 64-bit stamps
-   nuggets-compact:  [anchor][tag8 | dur24 | start_lo32] x max_events
-   A stamp is read only within IKP__NUG_WINDOW ticks of the capture's middle
-   stamp (nug_ref), and below 2^62: garbage cannot stretch the time axis. */
-#define IKP__NUG_WINDOW ((int64_t)1 << 40)  /* ~18 minutes of ns */
-#define IKP__NUG_MAX_STAMP ((uint64_t)1 << 62)
-
-
-/* a slice of S words the layout allows: compact 1 + max_events (>= 2),
-   legacy 1 + 4 x max_events (5, 9, 13, ...) */
-static int ikp__nug_shape_ok(uint64_t S, int compact)
-{
-    return compact ? S >= 2 : S >= 5 && (S - 1) % 4 == 0;
-}
-
-/* the first stamp of a nuggets buffer, the reference for telling layouts
-   apart: compact, the first word written (an anchor); legacy, the first
-   word past 32 bits (a start). 0 if none. */
-static uint64_t ikp__nug_first_stamp(const uint64_t *w, uint64_t n, int compact)
-{
-    uint64_t k;
-    for (k = 0; k < n; k++)
-        if (compact ? w[k] != 0 : (w[k] >> 32) != 0) return w[k];
-    return 0;
-}
-
-typedef struct ikp__nrec {
-    int64_t start, end;  /* ticks */
-    uint32_t id, tid;
-    int has_tid;
-} ikp__nrec;
-
-static int ikp__nug_near(uint64_t x, int64_t ref)
-{
-    int64_t rel = (int64_t)(x - (uint64_t)ref);
-    return x < IKP__NUG_MAX_STAMP && rel <= IKP__NUG_WINDOW && rel >= -IKP__NUG_WINDOW;
-}
-
-/* slot k of the unit slice q: 1 a region (in *r), 0 an empty slot, -1 a
-   record that cannot be read (a stamp outside the window, a negative or
-   huge duration, a tag past IKP_WIRE_MAX_EVENTS, no anchor) */
-static int ikp__nug_rec(const ikp_capture *cap, const uint64_t *q, uint64_t k, ikp__nrec *r)
-{
-    if (cap->format == IKP_FORMAT_NUGGETS) {
-        const uint64_t *x = q + 1 + 4 * k;
-        if (!x[0] && !x[1] && !x[2] && !x[3]) return 0;
-        if (!ikp__nug_near(x[0], cap->nug_ref) || x[1] >= (uint64_t)IKP__NUG_WINDOW || x[2] >= IKP_WIRE_MAX_EVENTS)
-            return -1;
-        r->start = (int64_t)x[0];
-        r->end = r->start + (int64_t)x[1];
-        r->id = (uint32_t)x[2];
-        r->tid = (uint32_t)x[3];
-        r->has_tid = 1;
-    } else {
-        uint64_t a = q[0], x = q[1 + k];
-        uint32_t lo;
-        if (!x) return 0;
-        if (!a || !ikp__nug_near(a, cap->nug_ref)) return -1;
-        lo = (uint32_t)x;
-        r->start = (int64_t)((a & ~(uint64_t)0xFFFFFFFFu) + lo + (lo < (uint32_t)a ? (uint64_t)1 << 32 : 0));
-        r->end = r->start + (int64_t)((x >> 32) & 0xFFFFFFu);
-        r->id = (uint32_t)(x >> 56);
-        r->tid = 0;
-        r->has_tid = 0;
-    }
-    return 1;
-}
-
-/* the record slots of a unit */
-static uint64_t ikp__nug_slots(const ikp_capture *cap)
-{
-    return cap->format == IKP_FORMAT_NUGGETS ? (cap->unit_words - 1) / 4 : cap->unit_words - 1;
-}
-
-static void ikp__nug_lane(const ikp_capture *cap, uint32_t i, ikp__lane *l)
-{
-    const uint64_t S = cap->unit_words;
-    const uint64_t *q = cap->words + (uint64_t)i * S;
-    uint64_t k;
-    l->base = (uint64_t)i * S;
-    l->slots = ikp__nug_slots(cap);
-    /* atomic mode: the unit's count says how many slots this launch wrote;
-       those past it hold what an earlier launch left, and are not read (a
-       count of 0 is the static mode's, which counts nothing) */
-    if (cap->format == IKP_FORMAT_NUGGETS && q[0] && q[0] < l->slots) l->slots = q[0];
-    l->anchor = cap->nug_ref;
-    l->ref_ps = -cap->peer_shift_ps;
-    for (k = 0; k < S; k++)
-        if (q[k]) { l->pub.flags = IKP_LANE_STARTED; break; }
-}
-
-/* counts and time range of a nuggets unit; *may_wrap (if given) counts
-   compact regions flagged IKP_EVENT_MAY_WRAP */
-static void ikp__nug_scan(const ikp_capture *cap, ikp__lane *l, uint64_t *may_wrap)
-{
-    const uint64_t *q = cap->words + l->base;
-    int64_t lo = 0, hi = 0;
-    uint64_t k, recs = 0, bad = 0;
-    int any = 0;
-    ikp__nrec r;
-    for (k = l->slots; k < ikp__nug_slots(cap); k++)
-        if (ikp__nug_rec(cap, q, k, &r)) l->pub.past_count++;
-    for (k = 0; k < l->slots; k++) {
-        int rc = ikp__nug_rec(cap, q, k, &r);
-        if (rc == 0) continue;
-        recs++;
-        if (rc < 0) { bad++; continue; }
-        if (!any || r.start < lo) lo = r.start;
-        if (!any || r.end > hi) hi = r.end;
-        any = 1;
-    }
-    l->pub.records = recs;
-    l->pub.invalid = bad;
-    if (cap->format == IKP_FORMAT_NUGGETS) {
-        /* atomic mode counts every region it was asked to keep */
-        if (q[0] > l->slots && q[0] < ((uint64_t)1 << 32)) l->pub.dropped = q[0] - l->slots; /* never bounded */
-    } else if (recs && (!q[0] || !ikp__nug_near(q[0], cap->nug_ref))) {
-        l->pub.flags |= IKP_LANE_CORRUPT; /* records without a usable anchor */
-    }
-    l->pub.first_ps = any ? ikp__ps(l, lo) : INT64_MIN;
-    l->pub.last_ps = any ? ikp__ps(l, hi) : INT64_MIN;
-    if (may_wrap && any && cap->format == IKP_FORMAT_NUGGETS_COMPACT)
-        for (k = 0; k < l->slots; k++)
-            if (ikp__nug_rec(cap, q, k, &r) > 0 && r.start <= hi - ((int64_t)1 << 24)) (*may_wrap)++;
 }
 
 /* The SM clock samples of a cycle lane's SM within its span (after its
@@ -2089,9 +2028,11 @@ static void ikp__place_bound(const ikp_capture *cap, const ikp__lane *l, const i
     if (d > *gap) *gap = d;
 }
 
-/* First pass over a lane: counts, time range. A cycle lane found to hold
-   anchors is mapped piecewise, so its time range is walked once more. */
-static void ikp__scan_lane(const ikp_capture *cap, ikp__lane *l)
+/* First pass over a lane of one-word records (IKP's and the peer
+   formats'): counts, time range. A cycle lane found to hold anchors is
+   mapped piecewise, so its time range is walked once more. The row's scan
+   of the peer formats: they add no figures of their own to info. */
+static void ikp__scan_lane(const ikp_capture *cap, ikp__lane *l, ikp_capture_info *info)
 {
     ikp__walk k;
     ikp__rec r;
@@ -2100,7 +2041,7 @@ static void ikp__scan_lane(const ikp_capture *cap, ikp__lane *l)
     double place_ps, gap_ps;
     uint32_t sp;
     int any, ok, fin;
-    if (ikp__is_nuggets(cap->format)) { ikp__nug_scan(cap, l, NULL); return; }
+    (void)info;
     l->anchored = l->smp_end > l->smp_first;
     for (;;) {
         ikp__walk_init(cap, l, &k);
@@ -2139,9 +2080,6 @@ static void ikp__scan_lane(const ikp_capture *cap, ikp__lane *l)
     if (l->pub.flags & IKP_LANE_CYCLES) {
         l->pub.placement_ns = any ? (uint32_t)(place_ps / 1000.0 + 0.999) : 0;
         l->pub.reading_gap_ns = any ? (uint64_t)(gap_ps / 1000.0 + 0.5) : 0;
-    } else if (cap->format == IKP_FORMAT_IKP) {
-        l->pub.placement_ns = IKP__GLOBALTIMER_TICK_NS;
-        l->pub.reading_gap_ns = 0;
     }
 }
 
@@ -2838,75 +2776,295 @@ static ikp_result ikp__open_ikp(ikp_capture *cap, const ikp__open_args *a, ikp_e
     return ikp__find_duplicates(cap, err);
 }
 
-/* ---- 3. capture: other tools' buffers ---- */
-/* TIRx / flashinfer / Triton-distributed: word 0 = (num_groups << 32) |
-   num_blocks. Which of them: every non-empty word after word 0 is weighed.
-   A word fits tirx if its lane field (tag bits 12..31) names a lane of the
-   header. It fits flashinfer if it is not a finalize record, the low 12 bits
-   of its block field equal the block of the lane its position belongs to
-   (record k of lane L at word 1 + L + k * lanes, L = block * groups +
-   group), and its SM field equals that of the lane's first record (a block
-   runs on one SM). It fits triton-dist if it is an empty-slot value
-   (0x7FFF..., 0xFFFF...), or one of the num_blocks block words right after
-   word 0 reading (sm << 32) | block with a plausible SM (< 65536), or a
-   record after them whose lane field equals its position's lane (record k
-   of lane L at word 1 + num_blocks + L + k * lanes). The format more words
-   fit wins. Ties: tirx and flashinfer read alike (e.g. one group and SM 0
-   everywhere) go to tirx if its records sit in a strided layout, else to
-   flashinfer; triton-dist wins a tie when its block words are all well
-   formed (a guess, reported in detect_tie, when only one is written), and
-   loses it when none is (block 0 on SM 0 reads as an empty word; also
-   reported in detect_tie). ikp_capture_info keeps the counts, so a verdict
-   that is not unanimous can be reported. */
-static int ikp__tirx_stride_ok(const uint64_t *w, uint64_t n, uint64_t lanes, uint64_t s, uint64_t *oor);
+/* the row's check: the IKP magic in word 0's low half */
+static ikp_result ikp__ikp_check(const uint64_t *w, const char *what, ikp_error *err)
+{
+    if ((w[0] & 0xFFFFFFFFu) == IKP_WIRE_MAGIC) return IKP_OK;
+    if (what) return ikp__fail(err, IKP_ERR_BAD_MAGIC, 0, -1, "this is %s", what);
+    return ikp__fail(err, IKP_ERR_BAD_MAGIC, 0, -1,
+                     "word 0 = 0x%016llx has no IKP magic (buffer not reset by ikp_cuda_buffer_reset?)",
+                     (unsigned long long)w[0]);
+}
+
+/* The row's scan: a started lane's mapping limits and SM clock samples,
+   the walk's first pass, then its placement (a globaltimer lane: to the
+   timer's tick); info gets the lane placed worst (cross_sm_ns) and what
+   the placement rests on. */
+static void ikp__ikp_scan(const ikp_capture *cap, ikp__lane *l, ikp_capture_info *info)
+{
+    double lim;
+    uint32_t c;
+    l->ps_per_tick_q32 = (int64_t)(l->ps_per_tick * 4294967296.0 + 0.5);
+    lim = (double)IKP__MAX_ABS_PS / l->ps_per_tick;
+    l->rel_limit = lim < (double)(1ll << 52) ? (int64_t)lim : (1ll << 52);
+    ikp__lane_samples(cap, l);
+    if (info && l->smp_end > l->smp_first) info->sampled_lanes++;
+    ikp__scan_lane(cap, l, NULL);
+    if (!(l->pub.flags & IKP_LANE_CYCLES)) {
+        l->pub.placement_ns = IKP__GLOBALTIMER_TICK_NS;
+        l->pub.reading_gap_ns = 0;
+    }
+    if (!info) return;
+    c = l->pub.flags & IKP_LANE_CYCLES ? 2 * l->pub.placement_ns : l->pub.placement_ns;
+    if (c > info->cross_sm_ns) {
+        info->cross_sm_ns = c;
+        info->worst_lane = l->index;
+        info->reading_gap_ns = l->pub.reading_gap_ns;
+    }
+    if (l->pub.flags & IKP_LANE_CYCLES) {
+        if (l->smp_end > l->smp_first) info->placement = IKP_PLACED_SAMPLES;
+        else if (info->placement != IKP_PLACED_SAMPLES) info->placement = IKP_PLACED_ANCHORS;
+    } else if (!info->placement)
+        info->placement = IKP_PLACED_GLOBALTIMER;
+}
+
+/* the row's origin: the earliest start anchor's globaltimer (time 0 before the shift) */
+static int ikp__ikp_origin(const ikp_capture *cap, uint64_t *ns)
+{
+    if (!cap->gref_ns) return 0;
+    *ns = cap->gref_ns;
+    return 1;
+}
+
+/* ---- 3. capture: the peer formats (tirx, flashinfer, triton-dist) ----
+   Word 0 = (num_groups << 32) | num_blocks, then one-word records: a
+   32-bit stamp (bits 32..63) over a tag whose bits 12..31 hold a lane
+   field. What the three share is here; each one's own functions follow in
+   its block. */
+
+/* Which peer format a buffer is, when it carries no row's mark and word 0
+   reads as a peer header that fits it: each peer row's fit weighs the
+   words after word 0 (its block says how). The format more words fit
+   wins; a tie goes to the higher rank (IKP__RANK_*; e.g. tirx and
+   flashinfer read alike, one group and SM 0 everywhere, go to tirx if its
+   records sit strided, else to flashinfer), and is reported in detect_tie
+   when a format in it holds a guess (triton-dist, unless two or more of
+   its block words decided). ikp_capture_info keeps the counts, so a
+   verdict that is not unanimous can be reported. */
 static ikp_format ikp__detect_peer(const uint64_t *w, uint64_t n, uint64_t nb, uint64_t ng,
                                    ikp_capture_info *info, int *strided)
 {
-    uint64_t i, pos = 0, blk = 0, grp = 0, total = 0, t = 0, f = 0, d = 0, bad = 0, lanes = nb * ng;
-    uint64_t blocks_ok = 0, blocks_bad = 0, best;
-    ikp_format pick;
-    for (i = 1; i < n; i++) {
-        uint64_t x = w[i];
-        if (x) {
-            uint32_t tag = (uint32_t)x, field = tag >> 12;
-            total++;
-            if (field < lanes) { t++; bad |= field ^ pos; } /* bad: tirx not strided by the lanes */
-            if ((tag & 3u) != 3u && (field & 0xFFFu) == (blk & 0xFFFu) && (tag >> 24) == ((uint32_t)w[1 + pos] >> 24))
-                f++;
-        }
-        if (++grp == ng) { grp = 0; blk++; }
-        if (++pos == lanes) { pos = 0; blk = 0; grp = 0; }
+    ikp__fit fit[IKP_FORMAT_COUNT];
+    uint64_t records = 0;
+    int f, pick = -1, tied = 0, guess = 0;
+    memset(fit, 0, sizeof fit);
+    for (f = 0; f < (int)IKP_FORMAT_COUNT; f++) {
+        if (!(ikp__formats[f].flags & IKP__FMT_PEER)) continue;
+        ikp__formats[f].fit(w, n, nb, ng, &fit[f]);
+        info->detect_fit[f] = fit[f].fit;
+        if (fit[f].records > records) records = fit[f].records;
+        if (pick < 0 || fit[f].fit > fit[pick].fit || (fit[f].fit == fit[pick].fit && fit[f].rank > fit[pick].rank))
+            pick = f;
     }
-    if (nb + lanes <= n - 1) { /* room for triton-dist's block words and a slot per lane */
-        for (i = 0; i < nb; i++) {
-            uint64_t x = w[1 + i];
-            if (!x) continue;
-            if (IKP__TD_EMPTY(x)) d++;
-            else if ((uint32_t)x == i && (x >> 32) < 65536) { d++; blocks_ok++; }
-            else blocks_bad++;
+    info->detect_records = records;
+    for (f = 0; f < (int)IKP_FORMAT_COUNT; f++) /* the formats that fit as many words as the winner */
+        if ((ikp__formats[f].flags & IKP__FMT_PEER) && fit[f].fit > 0 && fit[f].fit == fit[pick].fit) {
+            tied += f != pick;
+            guess |= fit[f].guess;
         }
-        for (pos = 0, i = 1 + nb; i < n; i++) {
-            uint64_t x = w[i];
-            if (x && (IKP__TD_EMPTY(x) || ((uint32_t)x >> 12) == (pos & 0xFFFFFu))) d++;
-            if (++pos == lanes) pos = 0;
+    if (tied && guess) info->detect_tie = 1;
+    *strided = fit[pick].strided;
+    return (ikp_format)pick;
+}
+
+/* word 0: the blocks and groups, neither 0 */
+static ikp_result ikp__peer_header(const ikp_capture *cap, uint64_t *nb, uint64_t *ng, ikp_error *err)
+{
+    const uint64_t *w = cap->words;
+    *nb = w[0] & 0xFFFFFFFFu;
+    *ng = w[0] >> 32;
+    if (*nb == 0 || *ng == 0)
+        return ikp__fail(err, IKP_ERR_BAD_HEADER, 0, -1,
+                         "%s header: %llu blocks x %llu groups (word 0 = 0x%016llx)",
+                         ikp_format_name(cap->format), (unsigned long long)*nb,
+                         (unsigned long long)*ng, (unsigned long long)w[0]);
+    return IKP_OK;
+}
+
+/* every lane owns at least its first slot */
+static ikp_result ikp__peer_room(const ikp_capture *cap, uint64_t nb, uint64_t ng, ikp_error *err)
+{
+    const uint64_t n = cap->num_words, lanes = nb * ng;
+    if (lanes > n - 1)
+        return ikp__fail(err, IKP_ERR_TRUNCATED, (int64_t)(n * 8), -1,
+                         "%s header claims %llu blocks x %llu groups = %llu lanes, buffer holds %llu record slots",
+                         ikp_format_name(cap->format), (unsigned long long)nb,
+                         (unsigned long long)ng, (unsigned long long)lanes,
+                         (unsigned long long)(n - 1));
+    return IKP_OK;
+}
+
+/* the grid of a header that fits, and the word of lane 0's first slot */
+static void ikp__peer_grid(ikp_capture *cap, uint64_t nb, uint64_t ng, uint64_t base0)
+{
+    cap->base0 = base0;
+    cap->info.num_lanes = (uint32_t)(nb * ng);
+    cap->info.num_blocks = (uint32_t)nb;
+    cap->info.num_groups = (uint32_t)ng;
+}
+
+/* A peer lane's slots, then its time origin from its first record: 1 with
+   that record in *first, 0 if the lane holds none (it did not start). The
+   rest of l comes from ikp__peer_lane. */
+static int ikp__peer_first(const ikp_capture *cap, uint32_t i, ikp__lane *l, uint64_t *first)
+{
+    const uint64_t n = cap->num_words;
+    ikp__cursor c;
+    uint64_t x;
+    if (cap->index) { /* tirx's index layout */
+        l->base = cap->index_base[i];
+        l->slots = cap->index_base[i + 1] - cap->index_base[i];
+    } else {
+        l->base = cap->base0 + (uint64_t)i;
+        l->step = cap->stride;
+        l->slots = i < cap->stride && l->base < n ? (n - l->base + cap->stride - 1) / cap->stride : 0;
+    }
+    ikp__cursor_init(&c, cap, l);
+    if (!ikp__next_word(&c, &x)) return 0;
+    /* unwrap from the first stamp; place it by its distance from the window start */
+    l->anchor = (int64_t)(uint32_t)(x >> 32);
+    l->ref_ps = (int64_t)(uint32_t)((uint32_t)(x >> 32) - cap->peer_vmin) * cap->tick_ps - cap->peer_shift_ps;
+    l->pub.flags = IKP_LANE_STARTED;
+    *first = x;
+    return 1;
+}
+
+/* Peer formats: the open-time scan of every lane in one sequential pass
+   over the buffer, with a little state per lane, instead of a strided walk
+   per lane (lanes interleave word by word, so walks jump across the whole
+   buffer). Record by record it does what ikp__scan_lane does on a walk:
+   the same unwrap, counts and time range. Used when its state is small
+   (a quarter of the buffer, or 1 MiB); tests compare it with the walks
+   lane by lane. */
+typedef struct ikp__pscan {
+    ikp__clock ck;              /* the lane's unwrap state, as in a walk */
+    int64_t lo, hi;             /* ticks on the lane's unwrapped axis */
+    uint64_t records, after, invalid;
+    uint32_t anchor;
+    uint8_t started, closed, fin, any;
+} ikp__pscan;
+
+/* the capture window: the earliest stamp in the circular sense, seen from
+   the first one (captures shorter than 2^31 ns) */
+typedef struct ikp__window { uint32_t v0; int32_t mind; int have; } ikp__window;
+static inline void ikp__window_add(ikp__window *wn, uint32_t t)
+{
+    if (!wn->have) { wn->v0 = t; wn->have = 1; }
+    if ((int32_t)(t - wn->v0) < wn->mind) wn->mind = (int32_t)(t - wn->v0);
+}
+
+static void ikp__peer_window(ikp_capture *cap)
+{
+    ikp__window wn = {0, 0, 0};
+    const int filled = (ikp__formats[cap->format].flags & IKP__FMT_FILLED) != 0;
+    uint64_t i;
+    for (i = cap->base0; i < cap->num_words; i++)
+        if (filled ? !IKP__TD_EMPTY(cap->words[i]) : cap->words[i] != 0)
+            ikp__window_add(&wn, (uint32_t)(cap->words[i] >> 32));
+    cap->peer_vmin = wn.v0 + (uint32_t)wn.mind;
+}
+
+static int ikp__peer_pass(ikp_capture *cap, int64_t *t0, int64_t *t1)
+{
+    const uint64_t *w = cap->words;
+    const uint64_t n = cap->num_words, lanes = cap->info.num_lanes;
+    const uint64_t s = cap->index ? lanes : cap->stride;
+    const ikp__format_desc *d = &ikp__formats[cap->format];
+    const int named = (d->flags & IKP__FMT_LANE_FIELD) != 0, stop = !cap->keep_after_finalize;
+    const int own = (d->flags & IKP__FMT_OWN_LANE) != 0, filled = (d->flags & IKP__FMT_FILLED) != 0;
+    const uint32_t kind_mask = d->kind_mask;
+    uint8_t kinds[4]; /* the record's kind, as the row's decode reads it */
+    ikp_capture_info *info = &cap->info;
+    ikp__pscan *st;
+    ikp__lane tl; /* what ikp__unwrap reads of a peer lane: anchor, no end, the limit */
+    ikp__window wn = {0, 0, 0};
+    uint64_t i, pos = 0;
+    /* at most a quarter of the buffer, or 1 MiB */
+    if (lanes * sizeof(ikp__pscan) > n * 2 && lanes * sizeof(ikp__pscan) > (1u << 20)) return 0;
+    st = (ikp__pscan *)ikp__alloc(&cap->alloc, (size_t)lanes * sizeof(ikp__pscan));
+    if (!st) return 0;
+    memset(st, 0, (size_t)lanes * sizeof(ikp__pscan));
+    memset(&tl, 0, sizeof tl);
+    memcpy(kinds, d->kinds, sizeof kinds);
+    tl.rel_limit = (int64_t)(IKP__MAX_ABS_PS / cap->tick_ps);
+    for (i = cap->base0; i < n; i++, pos = pos + 1 == s ? 0 : pos + 1) {
+        uint64_t x = w[i], ln;
+        ikp__pscan *p;
+        uint32_t lo;
+        unsigned kind;
+        if (filled ? IKP__TD_EMPTY(x) : !x) continue;
+        lo = (uint32_t)(x >> 32);
+        ikp__window_add(&wn, lo);
+        ln = (uint32_t)x >> 12;
+        if (named) {
+            if (ln >= lanes || (!cap->index && ln != pos)) continue; /* out of range: counted at open */
+        } else ln = pos;
+        p = &st[ln];
+        if (p->closed) { p->after++; continue; }
+        p->records++;
+        if (p->fin) p->after++;
+        if (!p->started) { p->started = 1; p->anchor = lo; p->ck.prev = lo; }
+        if (own && ((uint32_t)x >> 12) != (pos & 0xFFFFFu)) { p->invalid++; continue; } /* names another lane */
+        kind = kinds[(uint32_t)x & kind_mask];
+        if (kind == IKP__KIND_INVALID) { p->invalid++; continue; } /* a kind the row reads as none (flashinfer: 3) */
+        if (kind == IKP__KIND_FINALIZE) {
+            p->fin = 1;
+            p->closed = (uint8_t)stop;
+        }
+        tl.anchor = p->anchor;
+        if (!ikp__unwrap(&tl, &p->ck, lo)) { p->invalid++; continue; }
+        if (!p->any || p->ck.prev < p->lo) p->lo = p->ck.prev;
+        if (!p->any || p->ck.prev > p->hi) p->hi = p->ck.prev;
+        p->any = 1;
+    }
+    cap->peer_vmin = wn.v0 + (uint32_t)wn.mind;
+    for (i = 0; i < lanes; i++) {
+        const ikp__pscan *p = &st[i];
+        int64_t ref;
+        if (!p->started) continue;
+        info->active_lanes++;
+        info->records += p->records;
+        info->invalid += p->invalid;
+        info->backwards += p->ck.backwards;
+        info->after_finalize += p->after;
+        if (!p->any) continue;
+        ref = (int64_t)(uint32_t)(p->anchor - cap->peer_vmin) * cap->tick_ps;
+        if (ref + (p->lo - (int64_t)p->anchor) * cap->tick_ps < *t0) *t0 = ref + (p->lo - (int64_t)p->anchor) * cap->tick_ps;
+        if (ref + (p->hi - (int64_t)p->anchor) * cap->tick_ps > *t1) *t1 = ref + (p->hi - (int64_t)p->anchor) * cap->tick_ps;
+    }
+    ikp__free(&cap->alloc, st);
+    return 1;
+}
+
+
+/* ---- 3. capture: tirx (TVM TIRx CudaProfiler, warpscope) ----
+   Record: lane[31:12] | id[11:2] | kind[1:0] (3: the lane's finalize)
+   under the stamp; record k of lane L at word 1 + L + k * stride, with a
+   stride the user chooses (the lanes, or SMs x groups for persistent
+   kernels). */
+
+/* The vote: a word fits tirx if its lane field names a lane of the
+   header. Its records sit strided (a tie with flashinfer is tirx's) when
+   every one that fits sits at 1 + lane + k * lanes. */
+static void ikp__tirx_fit(const uint64_t *w, uint64_t n, uint64_t nb, uint64_t ng, ikp__fit *f)
+{
+    uint64_t i, pos, total = 0, t = 0, bad = 0, lanes = nb * ng;
+    for (i = 1; i < n; i += lanes) { /* a row of slots, one a lane (pos) */
+        const uint64_t *row = w + i;
+        const uint64_t m = n - i < lanes ? n - i : lanes;
+        for (pos = 0; pos < m; pos++) {
+            uint64_t x = row[pos];
+            if (x) {
+                uint32_t field = (uint32_t)x >> 12;
+                total++;
+                if (field < lanes) { t++; bad |= field ^ pos; } /* bad: not strided by the lanes */
+            }
         }
     }
-    info->detect_records = total;
-    info->detect_fit[IKP_FORMAT_TIRX] = t;
-    info->detect_fit[IKP_FORMAT_FLASHINFER] = f;
-    info->detect_fit[IKP_FORMAT_TRITON_DIST] = d;
-    *strided = bad == 0;
-    if (t != f) pick = t > f ? IKP_FORMAT_TIRX : IKP_FORMAT_FLASHINFER;
-    else pick = bad == 0 ? IKP_FORMAT_TIRX : IKP_FORMAT_FLASHINFER;
-    best = t > f ? t : f;
-    if (d > best || (d == best && d > 0 && blocks_ok && !blocks_bad)) {
-        /* a tie won by the block words alone: sure when two or more read
-           (sm << 32) | their own index, a guess with one */
-        if (d == best && blocks_ok < 2) info->detect_tie = 1;
-        pick = IKP_FORMAT_TRITON_DIST;
-    } else if (d == best && d > 0)
-        info->detect_tie = 1; /* triton-dist fits every word the winner does; its block words did not decide */
-    return pick;
+    f->records = total;
+    f->fit = t;
+    f->strided = bad == 0;
+    f->rank = bad == 0 ? IKP__RANK_STRIDED : IKP__RANK_SCATTERED;
 }
 
 /* tirx: does every record that names a lane of the header sit at
@@ -2981,6 +3139,286 @@ static ikp_result ikp__tirx_layout(ikp_capture *cap, uint64_t lanes, int strided
     cnt[0] = 0;
     return IKP_OK;
 }
+
+static ikp_result ikp__open_tirx(ikp_capture *cap, const ikp__open_args *a, ikp_error *err)
+{
+    uint64_t nb, ng, lanes;
+    ikp_result r;
+    if ((r = ikp__peer_header(cap, &nb, &ng, err)) != IKP_OK) return r;
+    lanes = nb * ng;
+    if (lanes > (1u << 20))
+        return ikp__fail(err, IKP_ERR_BAD_HEADER, 0, -1,
+                         "tirx header claims %llu lanes; its lane field holds at most 1048576",
+                         (unsigned long long)lanes);
+    if ((r = ikp__peer_room(cap, nb, ng, err)) != IKP_OK) return r;
+    if (cap->num_words > 0xFFFFFFFFull)
+        return ikp__fail(err, IKP_ERR_BAD_HEADER, 0, -1, "tirx buffer over 2^32 words");
+    ikp__peer_grid(cap, nb, ng, 1);
+    return ikp__tirx_layout(cap, lanes, a->strided, err);
+}
+
+/* the row's lane: its slots and first record (the index layout walks only its own words) */
+static void ikp__tirx_lane(const ikp_capture *cap, uint32_t i, ikp__lane *l)
+{
+    uint64_t first;
+    ikp__peer_first(cap, i, l, &first);
+}
+
+/* ---- 3. capture: flashinfer (profiler.cuh) ----
+   Record: sm[31:24] | block[23:12] | id[11:2] | kind[1:0] (3: invalid)
+   under the stamp; record k of lane L (L = block * groups + group) at word
+   1 + L + k * lanes; zero words are empty. */
+
+/* The vote: a word fits flashinfer if its kind is not 3 (a tirx finalize,
+   invalid here), the low 12 bits of its block field equal the block of
+   the lane its position belongs to, and its SM field equals that of the
+   lane's first record (a block runs on one SM). */
+static void ikp__flashinfer_fit(const uint64_t *w, uint64_t n, uint64_t nb, uint64_t ng, ikp__fit *f)
+{
+    uint64_t i, pos, blk, grp, total = 0, fi = 0, lanes = nb * ng;
+    for (i = 1; i < n; i += lanes) { /* a row of slots, one a lane: pos = blk * ng + grp */
+        const uint64_t *row = w + i;
+        const uint64_t m = n - i < lanes ? n - i : lanes;
+        for (pos = 0, blk = 0; pos < m; blk++)
+            for (grp = 0; grp < ng && pos < m; grp++, pos++) {
+                uint64_t x = row[pos];
+                if (x) {
+                    uint32_t tag = (uint32_t)x, field = tag >> 12;
+                    total++;
+                    if ((tag & 3u) != 3u && (field & 0xFFFu) == (blk & 0xFFFu) &&
+                        (tag >> 24) == ((uint32_t)w[1 + pos] >> 24))
+                        fi++;
+                }
+            }
+    }
+    f->records = total;
+    f->fit = fi;
+    f->rank = IKP__RANK_PLAIN;
+}
+
+static ikp_result ikp__open_flashinfer(ikp_capture *cap, const ikp__open_args *a, ikp_error *err)
+{
+    uint64_t nb, ng;
+    ikp_result r;
+    (void)a;
+    if ((r = ikp__peer_header(cap, &nb, &ng, err)) != IKP_OK) return r;
+    if ((r = ikp__peer_room(cap, nb, ng, err)) != IKP_OK) return r;
+    ikp__peer_grid(cap, nb, ng, 1);
+    cap->stride = nb * ng;
+    return IKP_OK;
+}
+
+/* the row's lane: its slots and first record, whose SM field gives the
+   lane's SM when the blocks number fewer than 4096 */
+static void ikp__flashinfer_lane(const ikp_capture *cap, uint32_t i, ikp__lane *l)
+{
+    uint64_t x;
+    if (ikp__peer_first(cap, i, l, &x) && cap->info.num_blocks < 4096) l->pub.sm = (uint32_t)(x >> 24) & 0xFFu;
+}
+
+/* ---- 3. capture: triton-dist (triton_dist.tools.profiler) ----
+   After word 0, one word per block, (sm << 32) | block, then record k of
+   lane L at word 1 + num_blocks + L + k * lanes: lane[31:12] |
+   task_type[11:1] | is_start[0] under the stamp. Empty slots read
+   IKP__TD_EMPTY; a record whose lane field is not its slot's lane is
+   invalid (IKP__FMT_OWN_LANE). */
+
+/* The vote: a word fits triton-dist if it is an empty-slot value
+   (0x7FFF..., 0xFFFF...), or one of the num_blocks block words right after
+   word 0 reading (sm << 32) | block with a plausible SM (< 65536), or a
+   record after them whose lane field equals its position's lane. Its
+   block words decide a tie: won when they are all well formed (sure with
+   two or more, a guess with one), else lost (a guess too). */
+static void ikp__td_fit(const uint64_t *w, uint64_t n, uint64_t nb, uint64_t ng, ikp__fit *f)
+{
+    uint64_t i, pos, d = 0, blocks_ok = 0, blocks_bad = 0, lanes = nb * ng;
+    if (nb + lanes <= n - 1) { /* room for the block words and a slot per lane */
+        for (i = 0; i < nb; i++) {
+            uint64_t x = w[1 + i];
+            if (!x) continue;
+            if (IKP__TD_EMPTY(x)) d++;
+            else if ((uint32_t)x == i && (x >> 32) < 65536) { d++; blocks_ok++; }
+            else blocks_bad++;
+        }
+        for (i = 1 + nb; i < n; i += lanes) { /* a row of slots, one a lane (pos) */
+            const uint64_t *row = w + i;
+            const uint64_t m = n - i < lanes ? n - i : lanes;
+            for (pos = 0; pos < m; pos++) {
+                uint64_t x = row[pos];
+                if (x && (IKP__TD_EMPTY(x) || ((uint32_t)x >> 12) == (pos & 0xFFFFFu))) d++;
+            }
+        }
+    }
+    f->fit = d;
+    f->rank = blocks_ok && !blocks_bad ? IKP__RANK_MARKED : IKP__RANK_LOSES;
+    f->guess = !(blocks_ok >= 2 && !blocks_bad);
+}
+
+static ikp_result ikp__open_td(ikp_capture *cap, const ikp__open_args *a, ikp_error *err)
+{
+    const uint64_t n = cap->num_words;
+    uint64_t nb, ng, lanes;
+    ikp_result r;
+    (void)a;
+    if ((r = ikp__peer_header(cap, &nb, &ng, err)) != IKP_OK) return r;
+    lanes = nb * ng;
+    /* the block words, then a slot per lane */
+    if (nb + lanes > n - 1)
+        return ikp__fail(err, IKP_ERR_TRUNCATED, (int64_t)(n * 8), -1,
+                         "triton-dist header claims %llu blocks x %llu groups: %llu block words and "
+                         "%llu lanes need %llu words after the header, buffer holds %llu",
+                         (unsigned long long)nb, (unsigned long long)ng, (unsigned long long)nb,
+                         (unsigned long long)lanes, (unsigned long long)(nb + lanes),
+                         (unsigned long long)(n - 1));
+    if ((r = ikp__peer_room(cap, nb, ng, err)) != IKP_OK) return r;
+    ikp__peer_grid(cap, nb, ng, 1 + nb);
+    cap->stride = lanes;
+    return IKP_OK;
+}
+
+/* the row's lane: its slots and first record; its SM from its block's
+   word, when that word names its own block */
+static void ikp__td_lane(const ikp_capture *cap, uint32_t i, ikp__lane *l)
+{
+    uint64_t first, b = cap->words[1 + l->pub.block];
+    if (!IKP__TD_EMPTY(b) && (uint32_t)b == l->pub.block && (b >> 32) < IKP_NO_SM) l->pub.sm = (uint32_t)(b >> 32);
+    ikp__peer_first(cap, i, l, &first);
+}
+
+/* ---- 3. capture: transformer_nuggets, one slice of unit_words words per unit ----
+   nuggets (legacy): [count][start, dur, tag, tid] x max_events, 64-bit stamps
+   nuggets-compact:  [anchor][tag8 | dur24 | start_lo32] x max_events
+   Both rows come here: the layout is the one difference between them.
+   A stamp is read only within IKP__NUG_WINDOW ticks of the capture's middle
+   stamp (nug_ref), and below 2^62: garbage cannot stretch the time axis. */
+#define IKP__NUG_WINDOW ((int64_t)1 << 40)  /* ~18 minutes of ns */
+#define IKP__NUG_MAX_STAMP ((uint64_t)1 << 62)
+
+/* the capture's layout: nuggets-compact's, or the legacy one */
+static int ikp__nug_compact(const ikp_capture *cap)
+{
+    return cap->format == IKP_FORMAT_NUGGETS_COMPACT;
+}
+
+/* a slice of S words the layout allows: compact 1 + max_events (>= 2),
+   legacy 1 + 4 x max_events (5, 9, 13, ...) */
+static int ikp__nug_shape_ok(uint64_t S, int compact)
+{
+    return compact ? S >= 2 : S >= 5 && (S - 1) % 4 == 0;
+}
+
+/* the first stamp of a nuggets buffer, the reference for telling layouts
+   apart: compact, the first word written (an anchor); legacy, the first
+   word past 32 bits (a start). 0 if none. */
+static uint64_t ikp__nug_first_stamp(const uint64_t *w, uint64_t n, int compact)
+{
+    uint64_t k;
+    for (k = 0; k < n; k++)
+        if (compact ? w[k] != 0 : (w[k] >> 32) != 0) return w[k];
+    return 0;
+}
+
+typedef struct ikp__nrec {
+    int64_t start, end;  /* ticks */
+    uint32_t id, tid;
+    int has_tid;
+} ikp__nrec;
+
+static int ikp__nug_near(uint64_t x, int64_t ref)
+{
+    int64_t rel = (int64_t)(x - (uint64_t)ref);
+    return x < IKP__NUG_MAX_STAMP && rel <= IKP__NUG_WINDOW && rel >= -IKP__NUG_WINDOW;
+}
+
+/* slot k of the unit slice q: 1 a region (in *r), 0 an empty slot, -1 a
+   record that cannot be read (a stamp outside the window, a negative or
+   huge duration, a tag past IKP_WIRE_MAX_EVENTS, no anchor) */
+static int ikp__nug_rec(const ikp_capture *cap, const uint64_t *q, uint64_t k, ikp__nrec *r)
+{
+    if (!ikp__nug_compact(cap)) {
+        const uint64_t *x = q + 1 + 4 * k;
+        if (!x[0] && !x[1] && !x[2] && !x[3]) return 0;
+        if (!ikp__nug_near(x[0], cap->nug_ref) || x[1] >= (uint64_t)IKP__NUG_WINDOW || x[2] >= IKP_WIRE_MAX_EVENTS)
+            return -1;
+        r->start = (int64_t)x[0];
+        r->end = r->start + (int64_t)x[1];
+        r->id = (uint32_t)x[2];
+        r->tid = (uint32_t)x[3];
+        r->has_tid = 1;
+    } else {
+        uint64_t a = q[0], x = q[1 + k];
+        uint32_t lo;
+        if (!x) return 0;
+        if (!a || !ikp__nug_near(a, cap->nug_ref)) return -1;
+        lo = (uint32_t)x;
+        r->start = (int64_t)((a & ~(uint64_t)0xFFFFFFFFu) + lo + (lo < (uint32_t)a ? (uint64_t)1 << 32 : 0));
+        r->end = r->start + (int64_t)((x >> 32) & 0xFFFFFFu);
+        r->id = (uint32_t)(x >> 56);
+        r->tid = 0;
+        r->has_tid = 0;
+    }
+    return 1;
+}
+
+/* the record slots of a unit */
+static uint64_t ikp__nug_slots(const ikp_capture *cap)
+{
+    return ikp__nug_compact(cap) ? cap->unit_words - 1 : (cap->unit_words - 1) / 4;
+}
+
+/* the row's lane: unit i's slice */
+static void ikp__nug_lane(const ikp_capture *cap, uint32_t i, ikp__lane *l)
+{
+    const uint64_t S = cap->unit_words;
+    const uint64_t *q = cap->words + (uint64_t)i * S;
+    uint64_t k;
+    l->base = (uint64_t)i * S;
+    l->slots = ikp__nug_slots(cap);
+    /* atomic mode: the unit's count says how many slots this launch wrote;
+       those past it hold what an earlier launch left, and are not read (a
+       count of 0 is the static mode's, which counts nothing) */
+    if (!ikp__nug_compact(cap) && q[0] && q[0] < l->slots) l->slots = q[0];
+    l->anchor = cap->nug_ref;
+    l->ref_ps = -cap->peer_shift_ps;
+    for (k = 0; k < S; k++)
+        if (q[k]) { l->pub.flags = IKP_LANE_STARTED; break; }
+}
+
+/* counts and time range of a nuggets unit; *may_wrap (if given) counts
+   compact regions flagged IKP_EVENT_MAY_WRAP */
+static void ikp__nug_scan(const ikp_capture *cap, ikp__lane *l, uint64_t *may_wrap)
+{
+    const uint64_t *q = cap->words + l->base;
+    int64_t lo = 0, hi = 0;
+    uint64_t k, recs = 0, bad = 0;
+    int any = 0;
+    ikp__nrec r;
+    for (k = l->slots; k < ikp__nug_slots(cap); k++)
+        if (ikp__nug_rec(cap, q, k, &r)) l->pub.past_count++;
+    for (k = 0; k < l->slots; k++) {
+        int rc = ikp__nug_rec(cap, q, k, &r);
+        if (rc == 0) continue;
+        recs++;
+        if (rc < 0) { bad++; continue; }
+        if (!any || r.start < lo) lo = r.start;
+        if (!any || r.end > hi) hi = r.end;
+        any = 1;
+    }
+    l->pub.records = recs;
+    l->pub.invalid = bad;
+    if (!ikp__nug_compact(cap)) {
+        /* atomic mode counts every region it was asked to keep */
+        if (q[0] > l->slots && q[0] < ((uint64_t)1 << 32)) l->pub.dropped = q[0] - l->slots; /* never bounded */
+    } else if (recs && (!q[0] || !ikp__nug_near(q[0], cap->nug_ref))) {
+        l->pub.flags |= IKP_LANE_CORRUPT; /* records without a usable anchor */
+    }
+    l->pub.first_ps = any ? ikp__ps(l, lo) : INT64_MIN;
+    l->pub.last_ps = any ? ikp__ps(l, hi) : INT64_MIN;
+    if (may_wrap && any && ikp__nug_compact(cap))
+        for (k = 0; k < l->slots; k++)
+            if (ikp__nug_rec(cap, q, k, &r) > 0 && r.start <= hi - ((int64_t)1 << 24)) (*may_wrap)++;
+}
+
 
 /* nuggets: does the buffer read as slices of S words of the layout? Every
    slice: legacy, a count below 2^32 and records that are empty or well
@@ -3067,7 +3505,7 @@ static int64_t ikp__nug_middle(const ikp_capture *cap)
     for (pass = 0; pass < 2 && !m; pass++, step = 1) /* a sparse buffer: every unit */
         for (u = 0; u < U && m < 1023; u += step) {
             const uint64_t *q = cap->words + u * S;
-            if (cap->format == IKP_FORMAT_NUGGETS_COMPACT) {
+            if (ikp__nug_compact(cap)) {
                 if (q[0] && q[0] < IKP__NUG_MAX_STAMP) v[m++] = q[0];
             } else {
                 for (k = 0; k < (S - 1) / 4; k++)
@@ -3133,7 +3571,7 @@ static ikp_result ikp__open_nuggets(ikp_capture *cap, const ikp__open_args *a, i
     ikp_capture_info *info = &cap->info;
     uint64_t S, U, recs = 0, u;
     const char *name = ikp_format_name(cap->format);
-    const int compact = cap->format == IKP_FORMAT_NUGGETS_COMPACT;
+    const int compact = ikp__nug_compact(cap);
     if (cap->unit_words) { /* found by auto-detection */
         S = cap->unit_words;
     } else if (units) {
@@ -3171,58 +3609,33 @@ static ikp_result ikp__open_nuggets(ikp_capture *cap, const ikp__open_args *a, i
     return IKP_OK;
 }
 
-static ikp_result ikp__open_peer(ikp_capture *cap, const ikp__open_args *a, ikp_error *err)
+/* the row's scan: a unit's counts and time range; info, when given, gets
+   the regions that may wrap, the unit if its records lack an anchor, and
+   the placement (64-bit %globaltimer stamps) */
+static void ikp__nug_scan_lane(const ikp_capture *cap, ikp__lane *l, ikp_capture_info *info)
 {
-    const int strided = a->strided;
-    const uint64_t *w = cap->words;
-    uint64_t n = cap->num_words, nb = w[0] & 0xFFFFFFFFu, ng = w[0] >> 32, lanes;
-    ikp_capture_info *info = &cap->info;
-    if (nb == 0 || ng == 0)
-        return ikp__fail(err, IKP_ERR_BAD_HEADER, 0, -1,
-                         "%s header: %llu blocks x %llu groups (word 0 = 0x%016llx)",
-                         ikp_format_name(cap->format), (unsigned long long)nb,
-                         (unsigned long long)ng, (unsigned long long)w[0]);
-    lanes = nb * ng;
-    cap->base0 = 1;
-    if (cap->format == IKP_FORMAT_TRITON_DIST) {
-        /* the block words, then a slot per lane */
-        if (nb + lanes > n - 1)
-            return ikp__fail(err, IKP_ERR_TRUNCATED, (int64_t)(n * 8), -1,
-                             "triton-dist header claims %llu blocks x %llu groups: %llu block words and "
-                             "%llu lanes need %llu words after the header, buffer holds %llu",
-                             (unsigned long long)nb, (unsigned long long)ng, (unsigned long long)nb,
-                             (unsigned long long)lanes, (unsigned long long)(nb + lanes),
-                             (unsigned long long)(n - 1));
-        cap->base0 = 1 + nb;
-    }
-    if (cap->format == IKP_FORMAT_TIRX && lanes > (1u << 20))
-        return ikp__fail(err, IKP_ERR_BAD_HEADER, 0, -1,
-                         "tirx header claims %llu lanes; its lane field holds at most 1048576",
-                         (unsigned long long)lanes);
-    /* every lane owns at least its first slot */
-    if (lanes > n - 1)
-        return ikp__fail(err, IKP_ERR_TRUNCATED, (int64_t)(n * 8), -1,
-                         "%s header claims %llu blocks x %llu groups = %llu lanes, buffer holds %llu record slots",
-                         ikp_format_name(cap->format), (unsigned long long)nb,
-                         (unsigned long long)ng, (unsigned long long)lanes,
-                         (unsigned long long)(n - 1));
-    if (cap->format == IKP_FORMAT_TIRX && n > 0xFFFFFFFFull)
-        return ikp__fail(err, IKP_ERR_BAD_HEADER, 0, -1, "tirx buffer over 2^32 words");
-    info->num_lanes = (uint32_t)lanes;
-    info->num_blocks = (uint32_t)nb;
-    info->num_groups = (uint32_t)ng;
-    if (cap->format == IKP_FORMAT_TIRX) return ikp__tirx_layout(cap, lanes, strided, err);
-    cap->stride = lanes;
-    return IKP_OK;
+    ikp__nug_scan(cap, l, info ? &info->may_wrap : NULL);
+    if (!info) return;
+    if (l->pub.flags & IKP_LANE_CORRUPT) info->corrupt_lanes++;
+    info->placement = IKP_PLACED_GLOBALTIMER;
+    info->cross_sm_ns = IKP__GLOBALTIMER_TICK_NS;
 }
 
-/* A peer-format lane, made from the capture and its first record. */
+/* the row's origin: the stamps are 64-bit %globaltimer ns themselves
+   (with the default 1 ns tick) */
+static int ikp__nug_origin(const ikp_capture *cap, uint64_t *ns)
+{
+    if (cap->tick_ps != 1000 || cap->nug_ref <= 0) return 0;
+    *ns = (uint64_t)cap->nug_ref;
+    return 1;
+}
+
+/* ---- 3. capture: lanes made from the words ---- */
+/* Lane i of a capture that keeps no lanes (peer formats, nuggets): what
+   every such lane shares, then the rest from its format's row. */
 static void ikp__peer_lane(const ikp_capture *cap, uint32_t i, ikp__lane *l)
 {
-    const uint64_t n = cap->num_words;
     uint32_t ng = cap->info.num_groups;
-    ikp__cursor c;
-    uint64_t x;
     memset(l, 0, sizeof *l);
     l->index = i;
     l->pub.block = i / ng;
@@ -3232,30 +3645,7 @@ static void ikp__peer_lane(const ikp_capture *cap, uint32_t i, ikp__lane *l)
     l->ps_per_tick = (double)cap->tick_ps;
     l->ps_per_tick_q32 = cap->tick_ps << 32;
     l->rel_limit = (int64_t)(IKP__MAX_ABS_PS / cap->tick_ps);
-    if (ikp__is_nuggets(cap->format)) {
-        ikp__nug_lane(cap, i, l);
-        return;
-    }
-    if (cap->format == IKP_FORMAT_TRITON_DIST) { /* the block's word: (sm << 32) | block */
-        uint64_t b = cap->words[1 + l->pub.block];
-        if (!IKP__TD_EMPTY(b) && (uint32_t)b == l->pub.block && (b >> 32) < IKP_NO_SM) l->pub.sm = (uint32_t)(b >> 32);
-    }
-    if (cap->index) {
-        l->base = cap->index_base[i];
-        l->slots = cap->index_base[i + 1] - cap->index_base[i];
-    } else {
-        l->base = cap->base0 + (uint64_t)i;
-        l->step = cap->stride;
-        l->slots = i < cap->stride && l->base < n ? (n - l->base + cap->stride - 1) / cap->stride : 0;
-    }
-    ikp__cursor_init(&c, cap, l);
-    if (!ikp__next_word(&c, &x)) return;
-    if (cap->format == IKP_FORMAT_FLASHINFER && cap->info.num_blocks < 4096)
-        l->pub.sm = (uint32_t)(x >> 24) & 0xFFu;
-    /* unwrap from the first stamp; place it by its distance from the window start */
-    l->anchor = (int64_t)(uint32_t)(x >> 32);
-    l->ref_ps = (int64_t)(uint32_t)((uint32_t)(x >> 32) - cap->peer_vmin) * cap->tick_ps - cap->peer_shift_ps;
-    l->pub.flags = IKP_LANE_STARTED;
+    ikp__formats[cap->format].lane(cap, i, l);
 }
 
 /* lane i: stored (ikp) or made in tmp (peer formats) */
@@ -3304,138 +3694,56 @@ static const char *ikp__sniff(const unsigned char *p, size_t n)
     return NULL;
 }
 
-/* Peer formats: the open-time scan of every lane in one sequential pass
-   over the buffer, with a little state per lane, instead of a strided walk
-   per lane (lanes interleave word by word, so walks jump across the whole
-   buffer). Record by record it does what ikp__scan_lane does on a walk:
-   the same unwrap, counts and time range. Used when its state is small
-   (a quarter of the buffer, or 1 MiB); tests compare it with the walks
-   lane by lane. */
-typedef struct ikp__pscan {
-    ikp__clock ck;              /* the lane's unwrap state, as in a walk */
-    int64_t lo, hi;             /* ticks on the lane's unwrapped axis */
-    uint64_t records, after, invalid;
-    uint32_t anchor;
-    uint8_t started, closed, fin, any;
-} ikp__pscan;
-
-/* the capture window: the earliest stamp in the circular sense, seen from
-   the first one (captures shorter than 2^31 ns) */
-typedef struct ikp__window { uint32_t v0; int32_t mind; int have; } ikp__window;
-static inline void ikp__window_add(ikp__window *wn, uint32_t t)
+/* ---- 3. capture: opening words ---- */
+/* auto-detection: the first row whose mark the words carry (the IKP magic) */
+static int ikp__detect_mark(const uint64_t *w, ikp_format *f)
 {
-    if (!wn->have) { wn->v0 = t; wn->have = 1; }
-    if ((int32_t)(t - wn->v0) < wn->mind) wn->mind = (int32_t)(t - wn->v0);
+    int k;
+    for (k = 0; k < (int)IKP_FORMAT_COUNT; k++)
+        if (ikp__formats[k].check && ikp__formats[k].check(w, NULL, NULL) == IKP_OK) {
+            *f = (ikp_format)k;
+            return 1;
+        }
+    return 0;
 }
 
-static void ikp__peer_window(ikp_capture *cap)
-{
-    ikp__window wn = {0, 0, 0};
-    const int td = cap->format == IKP_FORMAT_TRITON_DIST;
-    uint64_t i;
-    for (i = cap->base0; i < cap->num_words; i++)
-        if (td ? !IKP__TD_EMPTY(cap->words[i]) : cap->words[i] != 0)
-            ikp__window_add(&wn, (uint32_t)(cap->words[i] >> 32));
-    cap->peer_vmin = wn.v0 + (uint32_t)wn.mind;
-}
-
-static int ikp__peer_pass(ikp_capture *cap, int64_t *t0, int64_t *t1)
+/* auto-detection of words that carry no row's mark: the vote among the
+   peer formats when word 0 reads as their header and fits the buffer (and
+   no units are given), else a nuggets layout */
+static ikp_result ikp__detect_unmarked(ikp_capture *cap, uint32_t units, const char *what, int *strided,
+                                       ikp_error *err)
 {
     const uint64_t *w = cap->words;
-    const uint64_t n = cap->num_words, lanes = cap->info.num_lanes;
-    const uint64_t s = cap->index ? lanes : cap->stride;
-    const int tirx = cap->format == IKP_FORMAT_TIRX, stop = tirx && !cap->keep_after_finalize;
-    const int td = cap->format == IKP_FORMAT_TRITON_DIST;
-    ikp_capture_info *info = &cap->info;
-    ikp__pscan *st;
-    ikp__lane tl; /* what ikp__unwrap reads of a peer lane: anchor, no end, the limit */
-    ikp__window wn = {0, 0, 0};
-    uint64_t i, pos = 0;
-    /* at most a quarter of the buffer, or 1 MiB */
-    if (lanes * sizeof(ikp__pscan) > n * 2 && lanes * sizeof(ikp__pscan) > (1u << 20)) return 0;
-    st = (ikp__pscan *)ikp__alloc(&cap->alloc, (size_t)lanes * sizeof(ikp__pscan));
-    if (!st) return 0;
-    memset(st, 0, (size_t)lanes * sizeof(ikp__pscan));
-    memset(&tl, 0, sizeof tl);
-    tl.rel_limit = (int64_t)(IKP__MAX_ABS_PS / cap->tick_ps);
-    for (i = cap->base0; i < n; i++, pos = pos + 1 == s ? 0 : pos + 1) {
-        uint64_t x = w[i], ln;
-        ikp__pscan *p;
-        uint32_t lo, type;
-        if (td ? IKP__TD_EMPTY(x) : !x) continue;
-        lo = (uint32_t)(x >> 32);
-        ikp__window_add(&wn, lo);
-        ln = (uint32_t)x >> 12;
-        if (tirx) {
-            if (ln >= lanes || (!cap->index && ln != pos)) continue; /* out of range: counted at open */
-        } else ln = pos;
-        p = &st[ln];
-        if (p->closed) { p->after++; continue; }
-        p->records++;
-        if (p->fin) p->after++;
-        type = (uint32_t)x & 3u;
-        if (!p->started) { p->started = 1; p->anchor = lo; p->ck.prev = lo; }
-        if (td) {
-            if (((uint32_t)x >> 12) != (pos & 0xFFFFFu)) { p->invalid++; continue; } /* names another lane */
-        } else if (type == 3u) {
-            if (!tirx) { p->invalid++; continue; } /* flashinfer has no kind 3 */
-            p->fin = 1;
-            p->closed = (uint8_t)stop;
-        }
-        tl.anchor = p->anchor;
-        if (!ikp__unwrap(&tl, &p->ck, lo)) { p->invalid++; continue; }
-        if (!p->any || p->ck.prev < p->lo) p->lo = p->ck.prev;
-        if (!p->any || p->ck.prev > p->hi) p->hi = p->ck.prev;
-        p->any = 1;
+    uint64_t nb = w[0] & 0xFFFFFFFFu, ng = w[0] >> 32;
+    if (nb && ng && ng <= 0xFFFFFu && nb * ng <= cap->num_words - 1 && !units) {
+        cap->format = ikp__detect_peer(w, cap->num_words, nb, ng, &cap->info, strided);
+        return IKP_OK;
     }
-    cap->peer_vmin = wn.v0 + (uint32_t)wn.mind;
-    for (i = 0; i < lanes; i++) {
-        const ikp__pscan *p = &st[i];
-        int64_t ref;
-        if (!p->started) continue;
-        info->active_lanes++;
-        info->records += p->records;
-        info->invalid += p->invalid;
-        info->backwards += p->ck.backwards;
-        info->after_finalize += p->after;
-        if (!p->any) continue;
-        ref = (int64_t)(uint32_t)(p->anchor - cap->peer_vmin) * cap->tick_ps;
-        if (ref + (p->lo - (int64_t)p->anchor) * cap->tick_ps < *t0) *t0 = ref + (p->lo - (int64_t)p->anchor) * cap->tick_ps;
-        if (ref + (p->hi - (int64_t)p->anchor) * cap->tick_ps > *t1) *t1 = ref + (p->hi - (int64_t)p->anchor) * cap->tick_ps;
-    }
-    ikp__free(&cap->alloc, st);
-    return 1;
+    return ikp__detect_nuggets(cap, units, what, err);
 }
 
-/* ---- 3. capture: opening words ---- */
-/* Which format the words are in (auto-detection, or a check of the one
-   given), and whether the options given suit it. */
+/* Which format the words are in (auto-detection, or the check of the row
+   named), and whether the options given suit it. */
 static ikp_result ikp__choose_format(ikp_capture *cap, uint32_t units, int *strided, ikp_error *err)
 {
     const uint64_t *w = cap->words;
     const char *what = ikp__sniff((const unsigned char *)w, cap->num_words * 8);
+    const ikp__format_desc *d;
     ikp_result r;
     if (cap->format == IKP_FORMAT_AUTO) {
-        uint64_t nb = w[0] & 0xFFFFFFFFu, ng = w[0] >> 32;
-        if ((w[0] & 0xFFFFFFFFu) == IKP_WIRE_MAGIC) cap->format = IKP_FORMAT_IKP;
-        else if (nb && ng && ng <= 0xFFFFFu && nb * ng <= cap->num_words - 1 && !units)
-            cap->format = ikp__detect_peer(w, cap->num_words, nb, ng, &cap->info, strided);
-        else if ((r = ikp__detect_nuggets(cap, units, what, err)) != IKP_OK)
+        if (!ikp__detect_mark(w, &cap->format) && (r = ikp__detect_unmarked(cap, units, what, strided, err)) != IKP_OK)
             return r;
-    } else if (cap->format == IKP_FORMAT_IKP && (w[0] & 0xFFFFFFFFu) != IKP_WIRE_MAGIC) {
-        if (what) return ikp__fail(err, IKP_ERR_BAD_MAGIC, 0, -1, "this is %s", what);
-        return ikp__fail(err, IKP_ERR_BAD_MAGIC, 0, -1,
-                         "word 0 = 0x%016llx has no IKP magic (buffer not reset by ikp_cuda_buffer_reset?)",
-                         (unsigned long long)w[0]);
-    }
+    } else if (ikp__formats[cap->format].check && (r = ikp__formats[cap->format].check(w, what, err)) != IKP_OK)
+        return r;
     cap->info.format = cap->format;
+    d = &ikp__formats[cap->format];
     if (units && !ikp__is_nuggets(cap->format))
         return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1,
                          "num_units is for nuggets buffers; this is a %s buffer", ikp_format_name(cap->format));
-    if (cap->format == IKP_FORMAT_IKP && cap->tick_ps != 1000)
+    if (!(d->flags & IKP__FMT_OWN_CLOCK)) cap->info.timer_unit_ps = (uint32_t)cap->tick_ps;
+    else if (cap->tick_ps != 1000)
         return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1,
-                         "timer_unit_ps is for peer formats; ikp buffers carry their own clock");
-    if (cap->format != IKP_FORMAT_IKP) cap->info.timer_unit_ps = (uint32_t)cap->tick_ps;
+                         "timer_unit_ps is for peer formats; %s buffers carry their own clock", d->name);
     return IKP_OK;
 }
 
@@ -3443,44 +3751,19 @@ static ikp_result ikp__choose_format(ikp_capture *cap, uint32_t units, int *stri
    figures; [*t0, *t1] widened to the earliest and latest record. */
 static void ikp__scan_lanes(ikp_capture *cap, int64_t *t0, int64_t *t1)
 {
+    const ikp__format_desc *d = &ikp__formats[cap->format];
     ikp_capture_info *info = &cap->info;
     uint32_t i = 0;
-    if (!cap->lanes && !ikp__is_nuggets(cap->format)) {
+    if (d->flags & IKP__FMT_PEER) {
         if (ikp__peer_pass(cap, t0, t1)) return; /* done: the window too */
         ikp__peer_window(cap);
     }
     for (; i < info->num_lanes; i++) {
         ikp__lane tmp, *l = cap->lanes ? &cap->lanes[i] : &tmp;
-        if (cap->lanes) {
-            double lim;
-            if (!(l->pub.flags & IKP_LANE_STARTED)) continue;
-            l->ps_per_tick_q32 = (int64_t)(l->ps_per_tick * 4294967296.0 + 0.5);
-            lim = (double)IKP__MAX_ABS_PS / l->ps_per_tick;
-            l->rel_limit = lim < (double)(1ll << 52) ? (int64_t)lim : (1ll << 52);
-            ikp__lane_samples(cap, l);
-            if (l->smp_end > l->smp_first) info->sampled_lanes++;
-        } else {
-            ikp__peer_lane(cap, i, l);
-            if (!(l->pub.flags & IKP_LANE_STARTED)) continue;
-        }
-        if (ikp__is_nuggets(cap->format)) {
-            ikp__nug_scan(cap, l, &info->may_wrap);
-            if (l->pub.flags & IKP_LANE_CORRUPT) info->corrupt_lanes++;
-        } else ikp__scan_lane(cap, l);
+        if (!cap->lanes) ikp__peer_lane(cap, i, l);
+        if (!(l->pub.flags & IKP_LANE_STARTED)) continue;
+        d->scan(cap, l, info);
         info->active_lanes++;
-        if (cap->format == IKP_FORMAT_IKP) {
-            uint32_t c = l->pub.flags & IKP_LANE_CYCLES ? 2 * l->pub.placement_ns : l->pub.placement_ns;
-            if (c > info->cross_sm_ns) {
-                info->cross_sm_ns = c;
-                info->worst_lane = i;
-                info->reading_gap_ns = l->pub.reading_gap_ns;
-            }
-            if (l->pub.flags & IKP_LANE_CYCLES) {
-                if (l->smp_end > l->smp_first) info->placement = IKP_PLACED_SAMPLES;
-                else if (info->placement != IKP_PLACED_SAMPLES) info->placement = IKP_PLACED_ANCHORS;
-            } else if (!info->placement)
-                info->placement = IKP_PLACED_GLOBALTIMER;
-        }
         info->records += l->pub.records;
         info->anchors += l->pub.anchors;
         info->dropped += l->pub.dropped;
@@ -3493,27 +3776,21 @@ static void ikp__scan_lanes(ikp_capture *cap, int64_t *t0, int64_t *t1)
             if (l->pub.last_ps > *t1) *t1 = l->pub.last_ps;
         }
     }
-    if (ikp__is_nuggets(cap->format) && info->active_lanes) { /* 64-bit %globaltimer stamps */
-        info->placement = IKP_PLACED_GLOBALTIMER;
-        info->cross_sm_ns = IKP__GLOBALTIMER_TICK_NS;
-    }
 }
 
 /* The capture's time 0 is its earliest record (t0): the span, the GPU time
    of time 0 (IKP: gref + t0), and every lane moved to it. */
 static void ikp__set_zero(ikp_capture *cap, int64_t t0, int64_t t1)
 {
+    const ikp__format_desc *d = &ikp__formats[cap->format];
     ikp_capture_info *info = &cap->info;
+    uint64_t ref;
     uint32_t i;
     if (t0 == INT64_MAX) t0 = t1 = 0;
     info->span_ps = t1 - t0;
     cap->peer_shift_ps = t0;
-    if ((cap->format == IKP_FORMAT_IKP && cap->gref_ns) ||
-        (ikp__is_nuggets(cap->format) && cap->tick_ps == 1000 && cap->nug_ref > 0)) {
-        /* ikp: the earliest start anchor's globaltimer; nuggets: the stamps
-           are 64-bit %globaltimer ns themselves (with the default 1 ns tick) */
+    if (d->origin && d->origin(cap, &ref)) { /* the stamps give the GPU's time (the row's origin) */
         int64_t whole = t0 >= 0 ? t0 / 1000 : -((-t0 + 999) / 1000);
-        uint64_t ref = cap->format == IKP_FORMAT_IKP ? cap->gref_ns : (uint64_t)cap->nug_ref;
         info->gpu_time_known = 1;
         info->gpu_zero_ns = ref + (uint64_t)whole;
         info->gpu_zero_ps = (uint32_t)(t0 - whole * 1000);
@@ -4195,7 +4472,7 @@ IKP_DEF ikp_result ikp_capture_lane(const ikp_capture *cap, uint32_t lane, ikp_l
     ikp__ok(err);
     if (cap->lanes) { *out = cap->lanes[lane].pub; return IKP_OK; }
     ikp__peer_lane(cap, lane, &tmp);
-    if (tmp.pub.flags & IKP_LANE_STARTED) ikp__scan_lane(cap, &tmp);
+    if (tmp.pub.flags & IKP_LANE_STARTED) ikp__formats[cap->format].scan(cap, &tmp, NULL);
     *out = tmp.pub;
     return IKP_OK;
 }
@@ -4310,7 +4587,7 @@ static ikp_result ikp__nug_events(const ikp_capture *cap, const ikp__lane *l, ik
     }
     /* compact: a duration is kept modulo 2^24 ticks; a region may have
        lasted longer if its unit still recorded 2^24 ticks after it began */
-    if (cap->format == IKP_FORMAT_NUGGETS_COMPACT)
+    if (ikp__nug_compact(cap))
         for (j = 0; j < out->count; j++)
             if (out->events[j].start_ps <= lmax - wrap_ps) out->events[j].flags |= IKP_EVENT_MAY_WRAP;
     if (out->count > 1) qsort(out->events, out->count, sizeof(ikp_event), ikp__cmp_region);
