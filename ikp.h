@@ -231,6 +231,7 @@
 #define IKP_WIRE_LANE_MAGIC 0x4C41u       /* lane word 0 bits 0..15 */
 #define IKP_WIRE_LANE_CYCLES 0x1u         /* lane flag: records stamp SM cycles */
 #define IKP_WIRE_LANE_RING 0x2u           /* lane flag: ring buffer (newest kept) */
+#define IKP_WIRE_LANE_PAIRS 0x4u          /* with RING: pairs of slots; zero words are pads */
 #define IKP_WIRE_FINALIZED (1ull << 63)   /* lane word 7: lane closed */
 #define IKP_WIRE_KIND_DATA 0u             /* record kinds, tag bits 0..1 */
 #define IKP_WIRE_KIND_BEGIN 1u
@@ -1407,6 +1408,7 @@ typedef struct ikp__lane {
     uint64_t slots;       /* slots to visit */
     uint64_t ring_start;  /* IKP ring: first slot */
     uint64_t ring_size;   /* IKP: slots wrap here */
+    int pads;             /* IKP ring of pairs: zero words are pads, skipped */
     int64_t anchor;       /* tick at lane start: unwrap origin */
     int64_t end_anchor;   /* tick at lane end, if has_end */
     int has_end;
@@ -1645,7 +1647,7 @@ static void ikp__cursor_init(ikp__cursor *c, const ikp_capture *cap, const ikp__
     c->left2 = 0;
     c->step = (size_t)l->step;
     c->lane = l->index;
-    c->mode = cap->index ? 0 : ikp__formats[cap->format].walk;
+    c->mode = cap->index ? 0 : l->pads ? 1 : ikp__formats[cap->format].walk;
     if (cap->index) { /* tirx's index layout: the lane's own words only */
         c->idx = cap->index + l->base;
         c->p = NULL;
@@ -2598,6 +2600,24 @@ static ikp_result ikp__ikp_header(ikp_capture *cap, uint64_t *lanes, uint64_t *c
     return IKP_OK;
 }
 
+/* A finalized ring of pairs: its counts are in slots, and a lone record
+   took two (the second a zero pad). The word after the ring holds the pads
+   taken in all; the pads overwritten are those not in the stored slots, so
+   the records overwritten are the slots overwritten less those pads. A
+   pads word that cannot be true counts the lane as corrupt and leaves the
+   count in slots (an upper bound); a saturated count stays as it is. */
+static void ikp__ikp_pads(ikp_capture *cap, ikp__lane *l, uint64_t ring, uint64_t stored)
+{
+    const uint64_t *w = cap->words + l->base;
+    const uint64_t pads = w[ring];
+    uint64_t k, kept = 0;
+    for (k = 0; k < stored; k++) kept += w[(l->ring_start + k) % ring] == 0;
+    if (pads < kept || pads - kept > l->pub.dropped)
+        cap->info.corrupt_lanes++; /* the records stay; the count is the slots' */
+    else if (l->pub.dropped < 0x7FFFFFFFu)
+        l->pub.dropped -= pads - kept;
+}
+
 /* One lane's header: is it opened, well formed and in its own slot; where
    its records are (a ring starts past the overwritten ones) and how many. */
 static void ikp__ikp_lane(ikp_capture *cap, uint64_t i, uint64_t capacity)
@@ -2637,6 +2657,7 @@ static void ikp__ikp_lane(ikp_capture *cap, uint64_t i, uint64_t capacity)
         if (capacity) { ring = 1; while (ring * 2 <= capacity) ring *= 2; }
     }
     if (lh.num_groups > cap->info.num_groups) cap->info.num_groups = lh.num_groups;
+    l->pads = (lh.flags & IKP_WIRE_LANE_RING) && (lh.flags & IKP_WIRE_LANE_PAIRS);
     if (lh.finalized) {
         l->pub.flags |= IKP_LANE_FINALIZED;
         stored = lh.stored;
@@ -2644,10 +2665,12 @@ static void ikp__ikp_lane(ikp_capture *cap, uint64_t i, uint64_t capacity)
         if (stored > ring) { stored = ring; cap->info.corrupt_lanes++; }
         if ((lh.flags & IKP_WIRE_LANE_RING) && ring && l->pub.dropped)
             l->ring_start = l->pub.dropped % ring; /* record n_total - stored */
+        if (l->pads && ring) ikp__ikp_pads(cap, l, ring, stored);
     } else {
         cap->info.unfinalized_lanes++;
-        for (k = 0; k < ring && w[l->base + k] != 0; k++) {}
-        stored = k;
+        /* a ring of pairs: a pair's first slot is never a pad */
+        for (k = 0; k < ring && w[l->base + k] != 0; k += l->pads ? 2 : 1) {}
+        stored = k < ring ? k : ring;
     }
     l->slots = stored;
     l->ring_size = (lh.flags & IKP_WIRE_LANE_RING) ? ring : 0;

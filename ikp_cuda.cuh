@@ -93,7 +93,9 @@
                     (its step is the GPU's). See GUIDE.md "Timer kinds".
        IKP_RING     0 (default): a full lane keeps its first records and
                     counts the rest as dropped; 1: it keeps its newest
-                    records (ring of the largest power of two <= capacity)
+                    records (ring of the largest power of two <= capacity
+                    slots, filled two records at a time: a record with no
+                    partner before the next begin takes two; GUIDE.md)
        IKP_STAGED   0 (default): records are stored straight into the profile
                     buffer; 1: into a stage in shared memory that each lane
                     is given with IKP_STAGE, copied to the buffer by
@@ -183,6 +185,7 @@
 #define IKP_WIRE_LANE_MAGIC 0x4C41u
 #define IKP_WIRE_LANE_CYCLES 0x1u
 #define IKP_WIRE_LANE_RING 0x2u
+#define IKP_WIRE_LANE_PAIRS 0x4u
 #define IKP_WIRE_FINALIZED (1ull << 63)
 #define IKP_WIRE_KIND_DATA 0u
 #define IKP_WIRE_KIND_BEGIN 1u
@@ -258,12 +261,14 @@ struct ikp_lane {
     ikp__slot_t p;           /* bounded: the next record's slot */
     int left;                /* bounded: slots left before the sink (stage: before its sink);
                                 0 on a full lane and on a thread that writes nothing */
-    unsigned n;              /* ring: records attempted (staged: since the last flush) */
+    unsigned n;              /* ring: slots taken (staged: since the last flush) */
+    unsigned pads;           /* ring: pad slots taken (the second slot of a lone record) */
     unsigned cap;            /* bounded: record slots C (staged: the stage's, 0 once it
                                 overflowed); ring: slot mask */
     unsigned on;             /* staged: 1: this thread writes (leader of an open lane);
                                 0: closed; 2: claimed, waiting for its stage */
-    unsigned bt, bk;         /* the pending begin record: its stamp and tag (bk 0: none) */
+    unsigned bt, bk;         /* the pending record (a begin; in a ring, any record that
+                                starts a pair): its stamp or value and tag (bk 0: none) */
     unsigned due;            /* cycle mode: the stamp from which the next end or instant
                                 takes an anchor (IKP_ANCHOR_EVERY) */
 };
@@ -346,6 +351,7 @@ __device__ __forceinline__ void ikp__init(ikp_lane &l, unsigned long long *buf, 
     l.p = 0;
     l.left = 0;
     l.n = 0;
+    l.pads = 0;
     l.cap = 0;
     l.on = 0;
     l.bt = 0;
@@ -366,7 +372,7 @@ __device__ __forceinline__ void ikp__init(ikp_lane &l, unsigned long long *buf, 
     }
     unsigned long long *h = buf + IKP_WIRE_HEADER_WORDS + lane * (IKP_WIRE_LANE_WORDS + cap + IKP_WIRE_SINK_SLOTS);
     unsigned long long flags = (IKP_TIMER == IKP_TIMER_CYCLES ? IKP_WIRE_LANE_CYCLES : 0u) |
-                               (IKP_RING ? IKP_WIRE_LANE_RING : 0u);
+                               (IKP_RING ? IKP_WIRE_LANE_RING | IKP_WIRE_LANE_PAIRS : 0u);
     unsigned long long l0 = IKP_WIRE_LANE_MAGIC | flags << IKP_WIRE_LANE_FLAGS_SHIFT | (unsigned long long)ikp__smid() << 32;
     if (atomicCAS(&h[0], 0ull, l0) != 0ull) {
         atomicAdd(&buf[5], 1ull); /* claimed twice: not reset, or two leaders */
@@ -381,7 +387,7 @@ __device__ __forceinline__ void ikp__init(ikp_lane &l, unsigned long long *buf, 
     h[4] = c;
     l.due = (unsigned)c + IKP_ANCHOR_EVERY;
 #if IKP_RING
-    if (!cap) return; /* no slots: the lane stays closed */
+    if (cap < 2) return; /* no room for a pair: the lane stays closed */
     l.cap = ikp__ring_mask((unsigned)(cap > 0x80000000ull ? 0x80000000ull : cap));
 #else
     l.cap = (unsigned)(cap > 0x7FFFFFFFull ? 0x7FFFFFFFull : cap);
@@ -408,7 +414,13 @@ __device__ __forceinline__ void ikp__init(ikp_lane &l, unsigned long long *buf, 
    reads, two tag moves, one compare, one saturating decrement and two
    stores (tests/sass/check_sass.py counts them). The slots left saturate
    at 0, so no count wraps however many records a lane attempts.
-   Ring mode stores every record of the writing thread at slot n mod R.
+   Ring mode takes slots two at a time, at n mod R with n even: a record
+   waits in registers for the lane's next one and the two are stored
+   together (one slot address for both); a
+   record that no partner follows before a begin, an IKP_ANCHOR, a flush
+   or the finalize takes its pair alone, its second slot a pad (a zero
+   word, which the decoder skips; the finalize writes the pads' count in
+   the word after the ring, so the decoder counts records, not slots).
    Each store is one asm statement that tests its predicate itself: the
    compiler cannot turn the stores into branches around several events (a
    branch on a lane-dependent value would make the warp diverge). The
@@ -484,40 +496,59 @@ __device__ __forceinline__ void ikp__take(ikp_lane &l, int k)
     l.left = __viaddmax_s32(l.left, -k, 0); /* max(left - k, 0) in one instruction (sm_90) */
 }
 #endif
-/* one record, (tag, v), where w */
+/* two records in lane order, (t0, v0) then (t1, v1), on one check w, in
+   two neighbouring slots: the later record first: a store reads its
+   registers late, and the next begin's and end's stamps wait for the
+   stores that read their registers; this way the begin's waits for the
+   later one and the end's stamp follows it at once (an empty region reads
+   only the two stamps' own distance; measured: BENCHMARKS.md) */
+__device__ __forceinline__ void ikp__put2(ikp_lane &l, unsigned w, unsigned t0, unsigned v0, unsigned t1, unsigned v1)
+{
+#if IKP_RING
+    const ikp__slot_t s = ikp__ring_slot(l);
+#else
+    const ikp__slot_t s = l.p;
+#endif
+    ikp__st(w, s + IKP__SLOT_STEP, t1, v1);
+    ikp__st(w, s, t0, v0);
+#if IKP_RING
+    l.n += 2;
+#else
+    ikp__take(l, 2);
+#endif
+}
+/* one record, (tag, v), where w; in a ring, with a pad (a zero word) in the
+   pair's second slot */
 __device__ __forceinline__ void ikp__put1(ikp_lane &l, unsigned w, unsigned tag, unsigned v)
 {
 #if IKP_RING
-    ikp__st(w, ikp__ring_slot(l), tag, v);
-    l.n++;
+    ikp__put2(l, w, tag, v, 0u, 0u);
+    l.pads++;
 #else
     ikp__st(w, l.p, tag, v);
     ikp__take(l, 1);
 #endif
 }
-/* the pending begin, if any, then (tag, v): in lane order, on one check w */
+/* the pending record, if any, then (tag, v): in lane order, on one check w.
+   In a ring, (tag, v) with nothing pending becomes the pending record, so
+   that a lane's records fill pairs: a region, an instant and its payload,
+   an end and the next end */
 __device__ __forceinline__ void ikp__put(ikp_lane &l, unsigned w, unsigned tag, unsigned v)
 {
     if (l.bk) {
-#if IKP_RING
-        ikp__put1(l, w, l.bk, l.bt);
-#else
-        /* the later record first: a store reads its registers late, and the
-           next begin's and end's stamps wait for the stores that read their
-           registers; this way the begin's waits for the later one and the
-           end's stamp follows it at once (an empty region reads only the
-           two stamps' own distance; measured: BENCHMARKS.md) */
-        ikp__st(w, l.p + IKP__SLOT_STEP, tag, v);
-        ikp__st(w, l.p, l.bk, l.bt);
-        ikp__take(l, 2);
+        ikp__put2(l, w, l.bk, l.bt, tag, v);
         l.bk = 0;
-        return;
+    } else {
+#if IKP_RING
+        l.bk = tag;
+        l.bt = v;
+        (void)w;
+#else
+        ikp__put1(l, w, tag, v);
 #endif
     }
-    l.bk = 0;
-    ikp__put1(l, w, tag, v);
 }
-/* stores the pending begin, if any */
+/* stores the pending record, if any (in a ring, with a pad) */
 __device__ __forceinline__ void ikp__settle(ikp_lane &l)
 {
     if (l.bk) ikp__put1(l, ikp__room(l), l.bk, l.bt);
@@ -539,7 +570,7 @@ __device__ __forceinline__ void ikp__auto_anchor(ikp_lane &l, unsigned t)
     const unsigned d = (unsigned)c - t;
     l.due = (unsigned)c + IKP_ANCHOR_EVERY;
     if (d <= IKP_WIRE_AUTO_DELTA_MAX)
-        ikp__put1(l, ikp__room(l), IKP_WIRE_DATA_MARK | IKP_WIRE_ANCHOR | d << IKP_WIRE_AUTO_DELTA_SHIFT |
+        ikp__put(l, ikp__room(l), IKP_WIRE_DATA_MARK | IKP_WIRE_ANCHOR | d << IKP_WIRE_AUTO_DELTA_SHIFT |
                                        IKP_WIRE_AUTO_ANCHOR_ID << IKP_WIRE_EVENT_SHIFT, (unsigned)g);
 }
 /* A stamped record (end, instant; a begin with IKP_DEFER_BEGIN=0): the
@@ -565,7 +596,7 @@ __device__ __forceinline__ void ikp__record(ikp_lane &l, unsigned tag)
     (void)w;
 #endif
 }
-/* begin: the pending begin's store, if any, then the stamp, kept in
+/* begin: the pending record's store, if any, then the stamp, kept in
    registers and stored by the lane's next record. Nothing of the profiler
    runs between a region's begin stamp and its first instruction. With
    IKP_DEFER_BEGIN=0, a record like the others. */
@@ -577,7 +608,7 @@ __device__ __forceinline__ void ikp__begin(ikp_lane &l, unsigned tag)
     l.bk = tag;
 #else
     unsigned t;
-    ikp__stamped(l, tag, &t); /* stored at once (bk stays 0: nothing is ever pending) */
+    ikp__stamped(l, tag, &t); /* stored at once (in a ring, with the record after it) */
 #endif
 }
 __device__ __forceinline__ void ikp__data(ikp_lane &l, unsigned tag, unsigned value)
@@ -596,8 +627,9 @@ __device__ __forceinline__ void ikp__anchor_record(ikp_lane &l)
 #if IKP_TIMER == IKP_TIMER_CYCLES
     unsigned long long g = 0, c = 0;
     if (ikp__writes(l)) ikp__anchor(&g, &c);
-    ikp__put(l, ikp__room(l), IKP_WIRE_TAG(0, IKP_WIRE_DATA_MARK | IKP_WIRE_ANCHOR), (unsigned)g);
-    ikp__put1(l, ikp__room(l), IKP_WIRE_TAG(1, IKP_WIRE_DATA_MARK | IKP_WIRE_ANCHOR), (unsigned)c);
+    ikp__settle(l);
+    ikp__put2(l, ikp__room(l), IKP_WIRE_TAG(0, IKP_WIRE_DATA_MARK | IKP_WIRE_ANCHOR), (unsigned)g,
+              IKP_WIRE_TAG(1, IKP_WIRE_DATA_MARK | IKP_WIRE_ANCHOR), (unsigned)c);
 #else
     (void)l;
 #endif
@@ -645,8 +677,8 @@ __device__ __forceinline__ unsigned long long *ikp__stage_slots(const ikp_lane &
 }
 __device__ __forceinline__ void ikp__stage(ikp_lane &l, unsigned long long *st, unsigned records)
 {
-    if (l.on != 2u || st == 0 || records == 0 || !__isShared(st) || ((unsigned long long)st & 7u))
-        return; /* not waiting for a stage, or this one is not usable */
+    if (l.on != 2u || st == 0 || records < (IKP_RING ? 2u : 1u) || !__isShared(st) || ((unsigned long long)st & 7u))
+        return; /* not waiting for a stage, or this one is not usable (a ring holds pairs) */
     ikp__settle(l); /* a begin before the stage is dropped like the records before it */
     unsigned long long *hd = st;
     hd[0] = (unsigned long long)l.rec;
@@ -719,6 +751,9 @@ __device__ __forceinline__ void ikp__finalize(ikp_lane &l)
     ikp__settle(l);
     unsigned long long *h, g, c, dropped;
     unsigned stored;
+#if IKP_RING
+    unsigned ring_mask = l.cap; /* the profile buffer's ring (staged: read from the stage) */
+#endif
 #if IKP_STAGED
     if (l.on == 1u) { /* flush, then read the counts from the stage */
         ikp__flush(l);
@@ -727,6 +762,7 @@ __device__ __forceinline__ void ikp__finalize(ikp_lane &l)
 #if IKP_RING
         stored = (unsigned)(hd[2] >> 32);
         dropped = (unsigned)(hd[1] >> 32) - stored;
+        ring_mask = (unsigned)hd[1];
 #else
         stored = (unsigned)(hd[1] >> 32);
         dropped = hd[2];
@@ -751,6 +787,11 @@ __device__ __forceinline__ void ikp__finalize(ikp_lane &l)
     dropped = (unsigned long long)(l.p - l.rec) - stored;
     l.left = 0;
 #endif
+#endif
+#if IKP_RING
+    /* the word after the ring: the pads taken, so that the decoder counts
+       the records overwritten, not the slots */
+    h[IKP_WIRE_LANE_WORDS + ring_mask + 1] = l.pads;
 #endif
     ikp__anchor(&g, &c);
     h[5] = g;

@@ -32,6 +32,11 @@ typedef struct enc_lane {
     uint32_t block, group, sm;
     int cycles;        /* records stamp cycles */
     int ring;          /* ring mode */
+    int pairs;         /* with ring: a ring of pairs, as the device writes it: a
+                          record shares its pair with the record after it unless
+                          that is a begin or an IKP_ANCHOR (an IKP_ANCHOR's two
+                          halves share one); else, and last, a zero pad beside
+                          it; the word after the ring counts the pads */
     int started;       /* lane header written (IKP_INIT ran) */
     int finalized;     /* IKP_FINALIZE ran */
     uint64_t g0, c0, g1, c1; /* anchors */
@@ -53,11 +58,12 @@ ENC_FN void enc_ikp(uint64_t *out, uint32_t lanes, uint32_t cap, uint32_t ng, ui
     out[2] = 1980000; /* clock kHz */
     for (i = 0; i < nl; i++) {
         const enc_lane *l = &L[i];
-        uint32_t lane = l->block * ng + l->group, n = 0, mask = 0, stored, dropped;
+        uint32_t lane = l->block * ng + l->group, n = 0, mask = 0, stored, dropped, pads = 0;
         uint64_t *h = out + 8 + (uint64_t)lane * (9 + cap), *rec = h + 8;
         if (!l->started) continue;
         if (l->ring) { mask = 1; while (mask * 2 <= cap) mask *= 2; mask -= 1; }
-        h[0] = 0x4C41u | ((uint64_t)((l->cycles ? 1 : 0) | (l->ring ? 2 : 0)) << 16) | ((uint64_t)l->sm << 32);
+        h[0] = 0x4C41u | ((uint64_t)((l->cycles ? 1 : 0) | (l->ring ? 2 : 0) | (l->ring && l->pairs ? 4 : 0)) << 16) |
+               ((uint64_t)l->sm << 32);
         h[1] = l->block | ((uint64_t)l->group << 32) | ((uint64_t)ng << 48);
         h[2] = gx | ((uint64_t)gy << 32) | ((uint64_t)gz << 48);
         h[3] = l->g0;
@@ -76,6 +82,11 @@ ENC_FN void enc_ikp(uint64_t *out, uint32_t lanes, uint32_t cap, uint32_t ng, ui
             if (l->ring) rec[n & mask] = ((uint64_t)hi << 32) | tag;
             else rec[n < cap ? n : cap] = ((uint64_t)hi << 32) | tag; /* past capacity: the sink */
             n++;
+            if (l->ring && l->pairs && (n & 1)) { /* the pair's first: its partner, or a pad */
+                const enc_rec *x = k + 1 < l->n ? &l->recs[k + 1] : NULL;
+                int shared = x && (r->kind == ENC_AG ? x->kind == ENC_AC : x->kind != ENC_B && x->kind != ENC_AG);
+                if (!shared) { rec[n & mask] = 0; n++; pads++; }
+            }
         }
         if (l->finalized) {
             uint32_t room = l->ring ? mask + 1 : cap;
@@ -84,6 +95,7 @@ ENC_FN void enc_ikp(uint64_t *out, uint32_t lanes, uint32_t cap, uint32_t ng, ui
             h[5] = l->g1;
             h[6] = l->c1;
             h[7] = (1ull << 63) | stored | ((uint64_t)dropped << 32);
+            if (l->ring && l->pairs) rec[mask + 1] = pads; /* the word after the ring */
         }
     }
 }

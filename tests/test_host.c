@@ -475,6 +475,65 @@ static void test_dropped_ring_unmatched(void)
     ikp_capture_free(cap);
 }
 
+/* A ring of pairs (the device's ring build): a record shares a pair of
+   slots with the next unless that is a begin (or an IKP_ANCHOR); else it
+   takes the pair alone, the second slot a zero pad. The lane header's
+   counts are slots, and the word after the ring counts the pads, so that
+   the decoder can say how many records (not slots) were overwritten.
+   12 records in 16 slots (4 pads: after I2, D3, B4 and I7) into a ring of
+   8: the newest 8 slots hold 6 records and 2 pads, so 6 records were
+   overwritten (8 slots less 2 pads). */
+static void test_ring_pairs(void)
+{
+    static const enc_rec r[] = {
+        {ENC_B, 1, 100, 0}, {ENC_E, 1, 110, 0}, {ENC_I, 2, 120, 0}, {ENC_B, 3, 130, 0},
+        {ENC_E, 3, 140, 0}, {ENC_D, 3, 0, 7},   {ENC_B, 4, 150, 0}, {ENC_B, 5, 160, 0},
+        {ENC_E, 5, 170, 0}, {ENC_E, 4, 180, 0}, {ENC_I, 6, 190, 0}, {ENC_I, 7, 200, 0}};
+    enc_lane L[2];
+    uint64_t w[8 + 2 * (9 + 8)];
+    uint64_t *pads_word = w + 8 + 8 + 8; /* lane 0's word after its 8-slot ring */
+    ikp_capture *cap;
+    ikp_event ev[8];
+    memset(L, 0, sizeof L);
+    L[0].started = L[0].finalized = 1; L[0].ring = L[0].pairs = 1; L[0].recs = r; L[0].n = 12;
+    L[0].g0 = 100; L[0].g1 = 300;
+    L[1] = L[0]; L[1].block = 1; L[1].finalized = 0; L[1].n = 5; /* B E I B E: slots 0-5, a pad at 3 */
+    enc_ikp(w, 2, 8, 1, 2, 1, 1, L, 2);
+    CHECK_EQ(*pads_word, 4);
+    CHECK_EQ(w[8 + 7] >> 32 & 0x7FFFFFFFu, 8); /* the header's dropped count: slots */
+    cap = open_fmt(w, sizeof w / 8, IKP_FORMAT_AUTO, IKP_OK);
+    if (!cap) return;
+    CHECK_EQ(lane_info(cap, 0).records, 6);
+    CHECK_EQ(lane_info(cap, 0).dropped, 6);
+    CHECK_EQ(ikp_capture_get_info(cap)->corrupt_lanes, 0);
+    CHECK_EQ(ikp_capture_get_info(cap)->invalid, 0);
+    CHECK_EQ(regions(cap, 0, ev, 8), 4); /* B4..E4, B5..E5, the instants I6 and I7 */
+    CHECK_EQ(ev[0].id, 4); CHECK_EQ(ev[0].start_ps, 50 * NS); CHECK_EQ(ev[0].end_ps, 80 * NS);
+    CHECK_EQ(ev[1].id, 5); CHECK_EQ(ev[1].start_ps, 60 * NS); CHECK_EQ(ev[1].end_ps, 70 * NS);
+    CHECK_EQ(ev[2].id, 6); CHECK_EQ(ev[2].kind, IKP_EVENT_INSTANT);
+    CHECK_EQ(ev[3].id, 7); CHECK_EQ(ev[3].start_ps, 100 * NS);
+    /* unfinalized: read up to the first pair that was never written, past the pad */
+    CHECK_EQ(lane_info(cap, 1).records, 5);
+    CHECK_EQ(regions(cap, 1, ev, 8), 3);
+    ikp_capture_free(cap);
+    /* a pads word that cannot be true (fewer than the 2 pads kept): the lane
+       is counted corrupt, its records stay, its count stays in slots */
+    *pads_word = 1;
+    cap = open_fmt(w, sizeof w / 8, IKP_FORMAT_AUTO, IKP_OK);
+    if (!cap) return;
+    CHECK_EQ(ikp_capture_get_info(cap)->corrupt_lanes, 1);
+    CHECK_EQ(lane_info(cap, 0).records, 6);
+    CHECK_EQ(lane_info(cap, 0).dropped, 8);
+    ikp_capture_free(cap);
+    /* more pads overwritten than slots overwritten: the same */
+    *pads_word = 11;
+    cap = open_fmt(w, sizeof w / 8, IKP_FORMAT_AUTO, IKP_OK);
+    if (!cap) return;
+    CHECK_EQ(ikp_capture_get_info(cap)->corrupt_lanes, 1);
+    CHECK_EQ(lane_info(cap, 0).dropped, 8);
+    ikp_capture_free(cap);
+}
+
 static void test_header_counters(void)
 {
     enc_lane L;
@@ -1875,6 +1934,7 @@ int main(void)
     test_auto_anchors();
     test_host_clock();
     test_dropped_ring_unmatched();
+    test_ring_pairs();
     test_header_counters();
     test_stats();
     test_tirx();

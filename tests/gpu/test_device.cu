@@ -12,8 +12,8 @@
 #define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { \
     fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(e_)); exit(1); } } while (0)
 
-void launch_ring(int blocks, int events, uint64_t *prof);
-void launch_ring_staged(int blocks, int events, unsigned stage_records, int flush_every, uint64_t *prof);
+void launch_ring(int blocks, int events, int pads, uint64_t *prof);
+void launch_ring_staged(int blocks, int events, int pads, unsigned stage_records, int flush_every, uint64_t *prof);
 void launch_staged(int blocks, int events, unsigned stage_records, int flush_every, int where, uint64_t *prof);
 
 enum { EV_OUTER, EV_INNER, EV_MARK, EV_SPIN };
@@ -294,8 +294,8 @@ static void ring_case(const char *what, unsigned stage_records, int flush_every,
     ikp_cuda_buffer buf;
     CHECK_EQ(ikp_cuda_buffer_create(&buf, 8, 40, NULL), IKP_OK); // ring of 32
     CHECK_EQ(ikp_cuda_buffer_reset(&buf, 0, NULL), IKP_OK);
-    if (stage_records) launch_ring_staged(8, 100, stage_records, flush_every, buf.device);
-    else launch_ring(8, 100, buf.device); // 200 records per lane
+    if (stage_records) launch_ring_staged(8, 100, 0, stage_records, flush_every, buf.device);
+    else launch_ring(8, 100, 0, buf.device); // 200 records per lane
     CK(cudaGetLastError());
     std::vector<uint64_t> w = download(buf.device, buf.num_words);
     ikp_capture *cap = open(w);
@@ -317,8 +317,46 @@ static void ring_case(const char *what, unsigned stage_records, int flush_every,
     ikp_cuda_buffer_destroy(&buf);
 }
 
+// 100 x (an instant, then a region: 3 records in 4 slots, the instant's
+// second slot a pad) into a ring of 32 slots: the newest 8 iterations are
+// kept, 24 records, and 276 counted as overwritten (records, not slots)
+static void ring_pads_case(const char *what, unsigned stage_records)
+{
+    ikp_cuda_buffer buf;
+    CHECK_EQ(ikp_cuda_buffer_create(&buf, 8, 40, NULL), IKP_OK); // ring of 32
+    CHECK_EQ(ikp_cuda_buffer_reset(&buf, 0, NULL), IKP_OK);
+    if (stage_records) launch_ring_staged(8, 100, 1, stage_records, 0, buf.device);
+    else launch_ring(8, 100, 1, buf.device);
+    CK(cudaGetLastError());
+    std::vector<uint64_t> w = download(buf.device, buf.num_words);
+    ikp_capture *cap = open(w);
+    if (cap) {
+        ikp_lane_events ev;
+        memset(&ev, 0, sizeof ev);
+        CHECK_EQ(ikp_capture_get_info(cap)->corrupt_lanes, 0);
+        CHECK_EQ(ikp_capture_get_info(cap)->invalid, 0);
+        CHECK_EQ(lane_info(cap, 3).records, 24);
+        CHECK_EQ(lane_info(cap, 3).dropped, 276);
+        CHECK_EQ(ikp_decode_lane(cap, 3, &ev, NULL), IKP_OK);
+        CHECK_EQ(ev.count, 16);
+        size_t regions = 0, instants = 0;
+        for (size_t i = 0; i < ev.count; i++) {
+            regions += ev.events[i].kind == IKP_EVENT_REGION && ev.events[i].id == 5;
+            instants += ev.events[i].kind == IKP_EVENT_INSTANT && ev.events[i].id == 4;
+        }
+        if (regions != 8 || instants != 8) printf("  %s: %zu regions, %zu instants\n", what, regions, instants);
+        CHECK_EQ(regions, 8);
+        CHECK_EQ(instants, 8);
+        ikp_lane_events_free(cap, &ev);
+        ikp_capture_free(cap);
+    }
+    ikp_cuda_buffer_destroy(&buf);
+}
+
 static void test_ring()
 {
+    ring_pads_case("ring with pads", 0);
+    ring_pads_case("ring with pads, staged", 256);
     ring_case("ring", 0, 0, 32);
     ring_case("ring, staged, flushed every 5 instants", 16, 5, 32);
     ring_case("ring, staged, flushed at the end", 256, 0, 32);
