@@ -575,8 +575,8 @@ __device__ __forceinline__ void ikp__auto_anchor(ikp_lane &l, unsigned t)
 }
 /* A stamped record (end, instant; a begin with IKP_DEFER_BEGIN=0): the
    stamp first, then the stores, so that their cost falls after the stamp,
-   outside the region that ends. Returns 1 where it was stored, with its
-   stamp in *t. */
+   outside the region that ends. Returns 1 where it is stored (in a ring,
+   maybe with the lane's next record), with its stamp in *t. */
 __device__ __forceinline__ bool ikp__stamped(ikp_lane &l, unsigned tag, unsigned *t)
 {
     const unsigned w = ikp__room(l);
