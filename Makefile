@@ -158,7 +158,7 @@ $(B)/peer_ring: examples/peer_ring.cu examples/peer_ring.cuh $(EX_HDRS) | $(B)
 	$(NVCC) $(NVFLAGS) $(SM90) -o $@ $<
 $(B)/gemm: examples/gemm.cu $(GEMM_HDRS) | $(B)
 	$(NVCC) $(NVFLAGS) $(SM90A) -o $@ $<
-$(B)/test_device: tests/gpu/test_device.cu tests/gpu/ring.cu tests/gpu/ring_staged.cu tests/gpu/staged.cu tests/check.h $(DEV_HDRS) | $(B)
+$(B)/test_device: tests/gpu/test_device.cu tests/gpu/ring.cu tests/gpu/ring_staged.cu tests/gpu/ring_kernel.cuh tests/gpu/staged.cu tests/check.h $(DEV_HDRS) | $(B)
 	$(NVCC) $(NVFLAGS) $(SM90) -o $@ $(filter %.cu,$^)
 $(B)/test_accuracy: $(ACC_SRCS) tests/gpu/accuracy_kernels.cuh tests/check.h $(DEV_HDRS) | $(B)
 	$(NVCC) $(NVFLAGS) $(SM90) -o $@ $(ACC_SRCS)

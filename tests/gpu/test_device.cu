@@ -286,19 +286,27 @@ static void test_overflow_guard()
     CK(cudaFree(d));
 }
 
-// 100 instants with payloads 0..99 into a ring of 32 records; stage: 0 not
-// staged, else a shared ring of that many records flushed every
-// flush_every instants. Kept: the newest `kept` records, intact.
-static void ring_case(const char *what, unsigned stage_records, int flush_every, unsigned kept)
+// runs the ring kernel (ring_kernel.cuh) for 100 iterations on 8 blocks into
+// a ring of 32 slots a lane; stage: 0 not staged, else a shared ring of that
+// many records flushed every flush_every iterations. The capture, or NULL.
+static ikp_capture *ring_capture(int pads, unsigned stage_records, int flush_every)
 {
     ikp_cuda_buffer buf;
     CHECK_EQ(ikp_cuda_buffer_create(&buf, 8, 40, NULL), IKP_OK); // ring of 32
     CHECK_EQ(ikp_cuda_buffer_reset(&buf, 0, NULL), IKP_OK);
-    if (stage_records) launch_ring_staged(8, 100, 0, stage_records, flush_every, buf.device);
-    else launch_ring(8, 100, 0, buf.device); // 200 records per lane
+    if (stage_records) launch_ring_staged(8, 100, pads, stage_records, flush_every, buf.device);
+    else launch_ring(8, 100, pads, buf.device);
     CK(cudaGetLastError());
     std::vector<uint64_t> w = download(buf.device, buf.num_words);
-    ikp_capture *cap = open(w);
+    ikp_cuda_buffer_destroy(&buf);
+    return open(w);
+}
+
+// 100 instants with payloads 0..99 (200 records, in pairs). Kept: the newest
+// `kept` records, intact.
+static void ring_case(const char *what, unsigned stage_records, int flush_every, unsigned kept)
+{
+    ikp_capture *cap = ring_capture(0, stage_records, flush_every);
     if (cap) {
         ikp_lane_events ev;
         memset(&ev, 0, sizeof ev);
@@ -314,22 +322,14 @@ static void ring_case(const char *what, unsigned stage_records, int flush_every,
         ikp_lane_events_free(cap, &ev);
         ikp_capture_free(cap);
     }
-    ikp_cuda_buffer_destroy(&buf);
 }
 
 // 100 x (an instant, then a region: 3 records in 4 slots, the instant's
-// second slot a pad) into a ring of 32 slots: the newest 8 iterations are
-// kept, 24 records, and 276 counted as overwritten (records, not slots)
+// second slot a pad): the newest 8 iterations are kept, 24 records, and 276
+// counted as overwritten (records, not slots)
 static void ring_pads_case(const char *what, unsigned stage_records)
 {
-    ikp_cuda_buffer buf;
-    CHECK_EQ(ikp_cuda_buffer_create(&buf, 8, 40, NULL), IKP_OK); // ring of 32
-    CHECK_EQ(ikp_cuda_buffer_reset(&buf, 0, NULL), IKP_OK);
-    if (stage_records) launch_ring_staged(8, 100, 1, stage_records, 0, buf.device);
-    else launch_ring(8, 100, 1, buf.device);
-    CK(cudaGetLastError());
-    std::vector<uint64_t> w = download(buf.device, buf.num_words);
-    ikp_capture *cap = open(w);
+    ikp_capture *cap = ring_capture(1, stage_records, 0);
     if (cap) {
         ikp_lane_events ev;
         memset(&ev, 0, sizeof ev);
@@ -350,7 +350,6 @@ static void ring_pads_case(const char *what, unsigned stage_records)
         ikp_lane_events_free(cap, &ev);
         ikp_capture_free(cap);
     }
-    ikp_cuda_buffer_destroy(&buf);
 }
 
 static void test_ring()
