@@ -288,8 +288,9 @@ static void test_overflow_guard()
 
 // runs the ring kernel (ring_kernel.cuh) for 100 iterations on 8 blocks into
 // a ring of 32 slots a lane; stage: 0 not staged, else a shared ring of that
-// many records flushed every flush_every iterations. The capture, or NULL.
-static ikp_capture *ring_capture(int pads, unsigned stage_records, int flush_every)
+// many records flushed every flush_every iterations. The capture of the
+// words downloaded into w (which it reads: w must outlive it), or NULL.
+static ikp_capture *ring_capture(int pads, unsigned stage_records, int flush_every, std::vector<uint64_t> &w)
 {
     ikp_cuda_buffer buf;
     CHECK_EQ(ikp_cuda_buffer_create(&buf, 8, 40, NULL), IKP_OK); // ring of 32
@@ -297,7 +298,7 @@ static ikp_capture *ring_capture(int pads, unsigned stage_records, int flush_eve
     if (stage_records) launch_ring_staged(8, 100, pads, stage_records, flush_every, buf.device);
     else launch_ring(8, 100, pads, buf.device);
     CK(cudaGetLastError());
-    std::vector<uint64_t> w = download(buf.device, buf.num_words);
+    w = download(buf.device, buf.num_words);
     ikp_cuda_buffer_destroy(&buf);
     return open(w);
 }
@@ -306,7 +307,8 @@ static ikp_capture *ring_capture(int pads, unsigned stage_records, int flush_eve
 // `kept` records, intact.
 static void ring_case(const char *what, unsigned stage_records, int flush_every, unsigned kept)
 {
-    ikp_capture *cap = ring_capture(0, stage_records, flush_every);
+    std::vector<uint64_t> w;
+    ikp_capture *cap = ring_capture(0, stage_records, flush_every, w);
     if (cap) {
         ikp_lane_events ev;
         memset(&ev, 0, sizeof ev);
@@ -329,7 +331,8 @@ static void ring_case(const char *what, unsigned stage_records, int flush_every,
 // counted as overwritten (records, not slots)
 static void ring_pads_case(const char *what, unsigned stage_records)
 {
-    ikp_capture *cap = ring_capture(1, stage_records, 0);
+    std::vector<uint64_t> w;
+    ikp_capture *cap = ring_capture(1, stage_records, 0, w);
     if (cap) {
         ikp_lane_events ev;
         memset(&ev, 0, sizeof ev);
