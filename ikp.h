@@ -111,7 +111,8 @@
            ikp_name_list_parse_path, ikp_name_list_free (--names a,b or
            @file), ikp_info_write_text (ikp info), ikp_merge_label (the
            default labels of ikp merge), ikp_is_perfetto_path (the format
-           from a file name), ikp_format_from_name (--format)
+           from a file name), ikp_format_from_name (--format),
+           ikp_option_names (messages in the tool's flags)
        Buffers without the CUDA helpers: ikp_buffer_words,
            ikp_buffer_header, ikp_dump_words
        CUDA helpers (nvcc, or IKP_CUDA): ikp_cuda_buffer_create, _reset,
@@ -379,6 +380,15 @@ typedef struct ikp_allocator {
     void *user;
 } ikp_allocator;
 
+/* How the caller spells the options that the library's messages and texts
+   ask for ("pass num_units", "keep_after_finalize keeps them"): a
+   command-line tool gives its flags. A NULL member: the option's own name
+   (the member of ikp_decode_options, or ikp_merge_options for align_start).
+   The strings must outlive the captures opened with them. */
+typedef struct ikp_option_names {
+    const char *format, *num_units, *timer_unit_ps, *keep_after_finalize, *align_start;
+} ikp_option_names;
+
 /* All-zero means: auto-detect, default names, default allocator. Set it
    with memset(&o, 0, sizeof o) (compiles as C and C++). */
 typedef struct ikp_decode_options {
@@ -411,6 +421,8 @@ typedef struct ikp_decode_options {
     const ikp_sm_clock *sm_clock;   /* samples of the SM clocks (copied; given here, they
                                        replace a file's) */
     uint32_t num_sm_clock;          /* at most IKP_MAX_SM_CLOCKS */
+    const ikp_option_names *option_names; /* how messages name options (copied; NULL:
+                                       their own names) */
 } ikp_decode_options;
 
 #define IKP_NO_SM 0xFFFFFFFFu
@@ -524,6 +536,8 @@ typedef struct ikp_capture_info {
     int placement;
     uint32_t worst_lane;
     uint64_t reading_gap_ns;
+    ikp_option_names option_names; /* as given to the open: how this capture's texts
+                                      name options */
 } ikp_capture_info;
 
 /* what ikp_capture_info.cross_sm_ns rests on */
@@ -1579,6 +1593,8 @@ static const ikp__format_desc ikp__formats[IKP_FORMAT_COUNT] = {
 #undef IKP__K_B
 #undef IKP__K_E
 #undef IKP__K_I
+/* the caller's name for option m (ikp_option_names member) in names, which may be NULL */
+#define IKP__OPT(names, m) ((names) && (names)->m ? (names)->m : #m)
 static int ikp__is_nuggets(ikp_format f) { return (unsigned)f < IKP_FORMAT_COUNT && (ikp__formats[f].flags & IKP__FMT_NUGGETS); }
 
 IKP_DEF const char *ikp_format_name(ikp_format f)
@@ -3566,17 +3582,20 @@ static ikp_result ikp__detect_nuggets(ikp_capture *cap, uint32_t units, const ch
     if (S[0] && S[1])
         return ikp__fail(err, IKP_ERR_UNKNOWN_FORMAT, 0, -1,
                          "reads as a nuggets buffer (%llu units) and as a nuggets-compact one (%llu units): "
-                         "name the format (nuggets or nuggets-compact) and num_units",
-                         (unsigned long long)(n / S[0]), (unsigned long long)(n / S[1]));
+                         "pass %s (nuggets or nuggets-compact) and %s",
+                         (unsigned long long)(n / S[0]), (unsigned long long)(n / S[1]),
+                         IKP__OPT(&cap->info.option_names, format), IKP__OPT(&cap->info.option_names, num_units));
     if (!S[0] && !S[1]) {
         if (w[0] == 0 && !what) snprintf(why, sizeof why, "word 0 is zero and no layout fits the words after it: "
                                          "the buffer was never initialised (no IKP magic, no tirx/flashinfer/triton-dist header)");
         else if (what) snprintf(why, sizeof why, "this is %s", what);
         else snprintf(why, sizeof why, "word 0 = 0x%016llx is neither the IKP magic nor a tirx/flashinfer/triton-dist "
                       "header that fits the buffer", (unsigned long long)w[0]);
-        return ikp__fail(err, what ? IKP_ERR_UNKNOWN_FORMAT : w[0] == 0 ? IKP_ERR_BAD_MAGIC : IKP_ERR_UNKNOWN_FORMAT,
-                         0, -1, "%s%s", why,
-                         what ? "" : "; for a nuggets buffer, name the format (nuggets or nuggets-compact) and num_units");
+        if (what)
+            return ikp__fail(err, IKP_ERR_UNKNOWN_FORMAT, 0, -1, "%s", why);
+        return ikp__fail(err, w[0] == 0 ? IKP_ERR_BAD_MAGIC : IKP_ERR_UNKNOWN_FORMAT, 0, -1,
+                         "%s; for a nuggets buffer, pass %s (nuggets or nuggets-compact) and %s", why,
+                         IKP__OPT(&cap->info.option_names, format), IKP__OPT(&cap->info.option_names, num_units));
     }
     c = S[1] ? 1 : 0;
     cap->format = c ? IKP_FORMAT_NUGGETS_COMPACT : IKP_FORMAT_NUGGETS;
@@ -3613,8 +3632,9 @@ static ikp_result ikp__open_nuggets(ikp_capture *cap, const ikp__open_args *a, i
         S = ikp__nug_infer(cap, compact, &recs);
         if (!S)
             return ikp__fail(err, IKP_ERR_UNKNOWN_FORMAT, -1, -1,
-                             "%s: no number of units fits this buffer of %llu words: give num_units "
-                             "(the buffer does not record it)", name, (unsigned long long)n);
+                             "%s: no number of units fits this buffer of %llu words: pass %s "
+                             "(the buffer does not record it)", name, (unsigned long long)n,
+                             IKP__OPT(&cap->info.option_names, num_units));
         info->units_inferred = 1;
     }
     U = n / S;
@@ -3761,12 +3781,13 @@ static ikp_result ikp__choose_format(ikp_capture *cap, uint32_t units, int *stri
     cap->info.format = cap->format;
     d = &ikp__formats[cap->format];
     if (units && !ikp__is_nuggets(cap->format))
-        return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1,
-                         "num_units is for nuggets buffers; this is a %s buffer", ikp_format_name(cap->format));
+        return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "%s is for nuggets buffers; this is a %s buffer",
+                         IKP__OPT(&cap->info.option_names, num_units), ikp_format_name(cap->format));
     if (!(d->flags & IKP__FMT_OWN_CLOCK)) cap->info.timer_unit_ps = (uint32_t)cap->tick_ps;
     else if (cap->tick_ps != 1000)
         return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1,
-                         "timer_unit_ps is for peer formats; %s buffers carry their own clock", d->name);
+                         "%s is for peer formats; %s buffers carry their own clock",
+                         IKP__OPT(&cap->info.option_names, timer_unit_ps), d->name);
     return IKP_OK;
 }
 
@@ -3915,11 +3936,11 @@ static ikp_result ikp__new_capture(const ikp_decode_options *opt, ikp_capture **
                          "cycles_per_ns %s is outside 0.05 .. 20 (an SM clock of 50 MHz .. 20 GHz; 0 = from the anchors)", v);
     }
     if (opt && opt->timer_unit_ps > 1000000u)
-        return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1,
-                         "timer_unit_ps %u is over 1000000 (a timer tick of 1 us)", opt->timer_unit_ps);
+        return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "%s %u is over 1000000 (a timer tick of 1 us)",
+                         IKP__OPT(opt->option_names, timer_unit_ps), opt->timer_unit_ps);
     if (opt && opt->num_units && opt->format != IKP_FORMAT_AUTO && !ikp__is_nuggets(opt->format))
-        return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "num_units is for nuggets buffers, not %s",
-                         ikp_format_name(opt->format));
+        return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "%s is for nuggets buffers, not %s",
+                         IKP__OPT(opt->option_names, num_units), ikp_format_name(opt->format));
     cap = (ikp_capture *)ikp__alloc(&a, sizeof(ikp_capture));
     if (!cap) return ikp__oom(err);
     memset(cap, 0, sizeof *cap);
@@ -3928,6 +3949,7 @@ static ikp_result ikp__new_capture(const ikp_decode_options *opt, ikp_capture **
     cap->keep_after_finalize = opt ? opt->keep_after_finalize != 0 : 0;
     cap->tick_ps = opt && opt->timer_unit_ps ? (int64_t)opt->timer_unit_ps : 1000;
     cap->info.after_finalize_kept = cap->keep_after_finalize;
+    if (opt && opt->option_names) cap->info.option_names = *opt->option_names;
     *out = cap;
     if (!opt) return IKP_OK;
     r = ikp__copy_names(&a, opt->event_names, opt->num_event_names, "event", &cap->event_names,
@@ -6626,7 +6648,7 @@ static int ikp__merge_link(const ikp_capture *const *caps, uint32_t i, uint32_t 
 static const char *const ikp__via_text[IKP_ALIGN_COUNT] = {
     "the reference", "the same GPU's clock", "a measurement over peer memory",
     "both GPUs' readings against the host clock", "raw %globaltimer (not aligned)",
-    "its first record (align_start)"};
+    "its first record"};
 
 /* a's largest disagreement so far (by kind, with capture `with`) */
 static void ikp__disagree(ikp_alignment *a, uint64_t by, ikp_align_via via, uint32_t with)
@@ -6654,8 +6676,8 @@ IKP_DEF ikp_result ikp_merge_align(const ikp_capture *const *caps, uint32_t n, i
             ikp_merge_label(caps, n, i, la, sizeof la);
             return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1,
                              "%s is a %s capture, which does not give its GPU's time: no clock places it against "
-                             "other captures; align_start places each capture by its first record", la,
-                             ikp_format_name(caps[i]->format));
+                             "other captures; %s places each capture by its first record", la,
+                             ikp_format_name(caps[i]->format), IKP__OPT(&caps[i]->info.option_names, align_start));
         }
         for (j = 0; j < i; j++)
             if (caps[i]->info.gpu_zero_ns == caps[j]->info.gpu_zero_ns && caps[i]->num_words == caps[j]->num_words &&
@@ -6824,7 +6846,8 @@ static void ikp__align_text(char *t, size_t size, const char *label, const char 
     if (a->via == IKP_ALIGN_REFERENCE) snprintf(t + k, size - k, "; the reference");
     else if (a->via == IKP_ALIGN_RAW) snprintf(t + k, size - k, "; raw %%globaltimer, not aligned (wrong by the GPUs' clock offset)");
     else if (a->via == IKP_ALIGN_START)
-        snprintf(t + k, size - k, "; placed by its first record (align_start): no clock measurement, uncertainty unknown");
+        snprintf(t + k, size - k, "; placed by its first record (%s): no clock measurement, uncertainty unknown",
+                 IKP__OPT(&cap->info.option_names, align_start));
     else
         snprintf(t + k, size - k, "; clock %+.3f us from the reference's, +- %.3f us, by %s from %s", (double)a->offset_ns / 1e3,
                  (double)a->uncertainty_ns / 1e3, ikp__via_text[a->via], from);
@@ -7220,9 +7243,10 @@ static void ikp__put_info_text(ikp__out *o, const ikp_stats *st)
     if (ikp__is_nuggets(in->format))
         snprintf(t, sizeof t,
                  "format      %s (timer: %s)\n"
-                 "units       %u of %u words each%s",
+                 "units       %u of %u words each%s%s%s",
                  ikp_format_name(in->format), unit, in->num_blocks, in->unit_words,
-                 in->units_inferred ? " (inferred from the data; give num_units if wrong)" : "");
+                 in->units_inferred ? " (inferred from the data; pass " : "",
+                 in->units_inferred ? IKP__OPT(&in->option_names, num_units) : "", in->units_inferred ? " if wrong)" : "");
     else
         snprintf(t, sizeof t,
                  "format      %s (timer: %s)\n"
@@ -7282,8 +7306,13 @@ static void ikp__put_info_text(ikp__out *o, const ikp_stats *st)
                 snprintf(t, sizeof t, ", %llu fit %s", (unsigned long long)in->detect_fit[g], ikp_format_name(g));
                 ikp__puts(o, t);
             }
-        ikp__puts(o, in->detect_tie ? " (another format fits as well: the choice is a guess; name the format)\n"
-                     : unanimous ? "\n" : " (not unanimous: name the format to choose)\n");
+        if (in->detect_tie || !unanimous) {
+            snprintf(t, sizeof t, in->detect_tie ? " (another format fits as well: the choice is a guess; pass %s)\n"
+                                                 : " (not unanimous: pass %s to choose)\n",
+                     IKP__OPT(&in->option_names, format));
+            ikp__puts(o, t);
+        } else
+            ikp__puts(o, "\n");
     }
 #define IKP__WARN(cond, ...) if (cond) { snprintf(t, sizeof t, __VA_ARGS__); ikp__puts(o, t); }
     IKP__WARN(in->invalid, "warning     %llu records could not be decoded (skipped)\n", (unsigned long long)in->invalid)
@@ -7295,7 +7324,7 @@ static void ikp__put_info_text(ikp__out *o, const ikp_stats *st)
     IKP__WARN(in->refused_lanes, "warning     buffer too small for the grid: %llu lanes not recorded (%llu needed, %u in buffer)\n", (unsigned long long)in->refused_lanes, (unsigned long long)in->lanes_needed, in->num_lanes)
     IKP__WARN(in->claimed_twice, "warning     %llu lanes opened twice (buffer not reset between launches, or two leaders)\n", (unsigned long long)in->claimed_twice)
     IKP__WARN(in->out_of_range, "warning     %llu records name a lane past the header's (skipped)\n", (unsigned long long)in->out_of_range)
-    IKP__WARN(in->after_finalize, "warning     %llu records after their lane's finalize record (stale records of an earlier launch? %s)\n", (unsigned long long)in->after_finalize, in->after_finalize_kept ? "kept, as asked" : "left out; keep_after_finalize keeps them")
+    IKP__WARN(in->after_finalize, "warning     %llu records after their lane's finalize record (stale records of an earlier launch? %s%s%s)\n", (unsigned long long)in->after_finalize, in->after_finalize_kept ? "kept, as asked" : "left out; ", in->after_finalize_kept ? "" : IKP__OPT(&in->option_names, keep_after_finalize), in->after_finalize_kept ? "" : " keeps them")
     IKP__WARN(in->duplicate_lanes, "warning     %llu lanes claim a (block, group) an earlier lane claims (corrupt headers?): shown on tracks of their own\n", (unsigned long long)in->duplicate_lanes)
 #undef IKP__WARN
 }

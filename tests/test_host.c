@@ -1389,7 +1389,7 @@ static void test_detection_votes(void)
         CHECK_EQ(ikp_stats_compute(cap, &st, NULL), IKP_OK);
         CHECK_EQ(ikp_info_write_text(st, mem_write, &m, NULL), IKP_OK);
         CHECK(m.p && strstr(m.p, "detected    tirx: 7 of 8 records fit it") != NULL);
-        CHECK(m.p && strstr(m.p, "not unanimous: name the format") != NULL);
+        CHECK(m.p && strstr(m.p, "not unanimous: pass format to choose") != NULL);
         CHECK(m.p && strstr(m.p, "1 records name a lane past the header's (skipped)") != NULL);
         CHECK(m.p && strstr(m.p, "dropped     n/a") != NULL);
         free(m.p);

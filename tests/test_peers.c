@@ -203,7 +203,7 @@ static void test_triton_dist_detection(void)
             CHECK_EQ(ikp_capture_get_info(cap)->detect_tie, 1);
             CHECK_EQ(ikp_stats_compute(cap, &st, NULL), IKP_OK);
             CHECK_EQ(ikp_info_write_text(st, mem_write, &m, NULL), IKP_OK);
-            CHECK(m.p && strstr(m.p, "the choice is a guess; name the format") != NULL);
+            CHECK(m.p && strstr(m.p, "the choice is a guess; pass format)") != NULL);
             CHECK(m.p && strstr(m.p, "--") == NULL); /* the library speaks of options, not flags */
             free(m.p);
             ikp_stats_free(st);
@@ -370,7 +370,7 @@ static void test_nuggets_legacy(void)
         CHECK(strstr(e.message, "1 count + 4 x max_events") != NULL);
         /* truncated: a slice cut off, so no unit count fits */
         CHECK(open_opt(w, 67, IKP_FORMAT_NUGGETS, 0, 0, IKP_ERR_UNKNOWN_FORMAT, &e) == NULL);
-        CHECK(strstr(e.message, "give num_units") != NULL && strstr(e.message, "--") == NULL);
+        CHECK(strstr(e.message, "pass num_units") != NULL && strstr(e.message, "--") == NULL);
         CHECK(open_opt(w, 68, IKP_FORMAT_TIRX, 4, 0, IKP_ERR_INVALID_ARGUMENT, &e) == NULL);
     }
 }
@@ -446,17 +446,36 @@ static void test_nuggets_detection(void)
     ikp_capture *cap = NULL;
     memset(z, 0, sizeof z);
     CHECK(open_opt(z, 40, IKP_FORMAT_AUTO, 0, 0, IKP_ERR_BAD_MAGIC, &e) == NULL);
-    CHECK(strstr(e.message, "never initialised") && strstr(e.message, "name the format (nuggets or nuggets-compact) and num_units"));
+    CHECK(strstr(e.message, "never initialised") && strstr(e.message, "pass format (nuggets or nuggets-compact) and num_units"));
     CHECK(open_opt(z, 40, IKP_FORMAT_NUGGETS_COMPACT, 0, 0, IKP_ERR_UNKNOWN_FORMAT, &e) == NULL);
-    CHECK(strstr(e.message, "give num_units") != NULL);
+    CHECK(strstr(e.message, "pass num_units") != NULL);
     memset(&o, 0, sizeof o);
     o.timer_unit_ps = 1000001;
     CHECK_EQ(ikp_capture_open(z, 40, &o, &cap, &e), IKP_ERR_INVALID_ARGUMENT);
     o.timer_unit_ps = 10000;
     z[0] = IKP_WIRE_MAGIC;
     CHECK_EQ(ikp_capture_open(z, 40, &o, &cap, &e), IKP_ERR_INVALID_ARGUMENT);
-    CHECK(strstr(e.message, "ikp buffers carry their own clock") != NULL);
+    CHECK(strstr(e.message, "timer_unit_ps is for peer formats; ikp buffers carry their own clock") != NULL);
     CHECK(cap == NULL);
+    /* the caller's names for the options, in messages and in texts */
+    {
+        static const ikp_option_names tool = {"--format", "--units", "--timer-unit", NULL, NULL};
+        o.option_names = &tool;
+        CHECK_EQ(ikp_capture_open(z, 40, &o, &cap, &e), IKP_ERR_INVALID_ARGUMENT);
+        CHECK(strstr(e.message, "--timer-unit is for peer formats") != NULL && !strstr(e.message, "timer_unit_ps"));
+        o.timer_unit_ps = 0;
+        z[0] = 0;
+        CHECK_EQ(ikp_capture_open(z, 40, &o, &cap, &e), IKP_ERR_BAD_MAGIC);
+        CHECK(strstr(e.message, "pass --format (nuggets or nuggets-compact) and --units") != NULL);
+        o.format = IKP_FORMAT_NUGGETS_COMPACT;
+        CHECK_EQ(ikp_capture_open(z, 40, &o, &cap, &e), IKP_ERR_UNKNOWN_FORMAT);
+        CHECK(strstr(e.message, "pass --units (the buffer") != NULL && !strstr(e.message, "num_units"));
+        o.format = IKP_FORMAT_TIRX;
+        o.num_units = 4;
+        CHECK_EQ(ikp_capture_open(z, 40, &o, &cap, &e), IKP_ERR_INVALID_ARGUMENT);
+        CHECK(strstr(e.message, "--units is for nuggets buffers") != NULL);
+        memset(&o, 0, sizeof o);
+    }
     /* names */
     CHECK_EQ(ikp_format_from_name("triton-dist"), IKP_FORMAT_TRITON_DIST);
     CHECK_EQ(ikp_format_from_name("nuggets"), IKP_FORMAT_NUGGETS);

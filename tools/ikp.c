@@ -51,35 +51,15 @@ static void on_signal(int sig)
     raise(sig);
 }
 
-/* The library names its options as ikp_decode_options does; the tool's
-   messages name the flags that set them. */
-static const char *const tool_words[][2] = {
-    {"give num_units", "pass --units N"}, {"num_units", "--units"}, {"name the format", "pass --format"},
-    {"timer_unit_ps", "--timer-unit"}, {"keep_after_finalize", "--keep-after-finalize"},
-    {"align_start", "ikp merge --align start"},
-};
-
-/* writes text[0..n) to f with the library's option names as the tool's flags */
-static void put_tool_text(FILE *f, const char *text, size_t n)
-{
-    size_t i = 0, k;
-    while (i < n) {
-        for (k = 0; k < sizeof tool_words / sizeof tool_words[0]; k++) {
-            size_t m = strlen(tool_words[k][0]);
-            if (m <= n - i && !memcmp(text + i, tool_words[k][0], m)) break;
-        }
-        if (k < sizeof tool_words / sizeof tool_words[0]) {
-            fputs(tool_words[k][1], f);
-            i += strlen(tool_words[k][0]);
-        } else fputc(text[i++], f);
-    }
-}
+/* The flags that set the options the library's messages and texts ask
+   for: every capture the tool opens names them so (open_input) */
+static const ikp_option_names tool_names = {"--format", "--units", "--timer-unit", "--keep-after-finalize",
+                                            "ikp merge --align start"};
 
 static int fail(const char *in, const ikp_error *e)
 {
     const char *m = e->message[0] ? e->message : ikp_result_string(e->code);
-    fprintf(stderr, "ikp: error: %s: ", in);
-    put_tool_text(stderr, m, strlen(m));
+    fprintf(stderr, "ikp: error: %s: %s", in, m);
     if (e->offset >= 0) fprintf(stderr, " (at byte offset %lld)", (long long)e->offset);
     if (e->lane >= 0) fprintf(stderr, " (lane %lld)", (long long)e->lane);
     fprintf(stderr, "\n");
@@ -93,9 +73,7 @@ static void warn_placement(const char *in, const ikp_capture_info *ci)
     int poor;
     ikp_capture_placement(ci, pl, sizeof pl, &poor);
     if (poor) {
-        fprintf(stderr, "ikp: warning: %s: ", in);
-        put_tool_text(stderr, pl, strlen(pl));
-        fputc('\n', stderr);
+        fprintf(stderr, "ikp: warning: %s: %s\n", in, pl);
     }
 }
 
@@ -427,7 +405,7 @@ static int print_stats_text(const ikp_stats *st, int info_only, const char *in)
     text_buf b = {NULL, 0, 0};
     ikp_error e;
     ikp_result r = (info_only ? ikp_info_write_text : ikp_stats_write_text)(st, text_write, &b, &e);
-    if (r == IKP_OK) put_tool_text(stdout, b.p, b.n);
+    if (r == IKP_OK && b.n) fwrite(b.p, 1, b.n, stdout);
     free(b.p);
     return r == IKP_OK ? 0 : fail(in, &e);
 }
@@ -437,11 +415,13 @@ static int is_input(const char *a) { return a[0] != '-' || !strcmp(a, "-"); }
 
 /* Opens an input: a file, or "-": standard input read whole (an .ikp
    capture, a .npy array or bare words, as in a file). */
-static ikp_result open_input(const char *path, const ikp_decode_options *opt, ikp_capture **cap, ikp_error *e)
+static ikp_result open_input(const char *path, const ikp_decode_options *given, ikp_capture **cap, ikp_error *e)
 {
     char *buf = NULL;
     size_t n = 0, cap_n = 0;
     ikp_result r;
+    ikp_decode_options o = *given, *opt = &o;
+    o.option_names = &tool_names;
     if (strcmp(path, "-")) return ikp_capture_open_path(path, opt, cap, e);
     for (;;) {
         size_t k;
