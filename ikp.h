@@ -548,6 +548,7 @@ typedef struct ikp_capture_info {
 /* placement worse than this (ns) is warned about */
 #define IKP_PLACEMENT_POOR_NS 200u
 
+/* the capture's figures (named _get_info: ikp_capture_info is the type) */
 IKP_DEF const ikp_capture_info *ikp_capture_get_info(const ikp_capture *cap);
 /* One line (no newline) saying how well a capture's lanes line up across
    SMs and what that rests on (ikp_capture_info.cross_sm_ns, placement):
@@ -629,6 +630,7 @@ typedef struct ikp_lane_events {
 
 IKP_DEF ikp_result ikp_decode_lane(const ikp_capture *cap, uint32_t lane,
                                    ikp_lane_events *out, ikp_error *err);
+/* takes the capture for its allocator, which allocated the events */
 IKP_DEF void ikp_lane_events_free(const ikp_capture *cap, ikp_lane_events *ev);
 
 /* ---- 5. traces: Chrome JSON and Perfetto ------------------------------------ */
