@@ -1595,8 +1595,15 @@ static const ikp__format_desc ikp__formats[IKP_FORMAT_COUNT] = {
 #undef IKP__K_B
 #undef IKP__K_E
 #undef IKP__K_I
-/* the caller's name for option m (ikp_option_names member) in names, which may be NULL */
-#define IKP__OPT(names, m) ((names) && (names)->m ? (names)->m : #m)
+/* the caller's name for option m (an ikp_option_names member) in names,
+   which may be NULL; else the option's own name */
+static const char *ikp__opt(const ikp_option_names *names, size_t at, const char *own)
+{
+    const char *given = NULL;
+    if (names) memcpy(&given, (const char *)names + at, sizeof given);
+    return given ? given : own;
+}
+#define IKP__OPT(names, m) ikp__opt((names), offsetof(ikp_option_names, m), #m)
 static int ikp__is_nuggets(ikp_format f) { return (unsigned)f < IKP_FORMAT_COUNT && (ikp__formats[f].flags & IKP__FMT_NUGGETS); }
 
 IKP_DEF const char *ikp_format_name(ikp_format f)
