@@ -2628,19 +2628,22 @@ static ikp_result ikp__ikp_header(ikp_capture *cap, uint64_t *lanes, uint64_t *c
 /* A finalized ring of pairs: its counts are in slots, and a lone record
    took two (the second a zero pad). The word after the ring holds the pads
    taken in all; the pads overwritten are those not in the stored slots, so
-   the records overwritten are the slots overwritten less those pads. A
-   pads word that cannot be true counts the lane as corrupt and leaves the
-   count in slots (an upper bound); a saturated count stays as it is. */
-static void ikp__ikp_pads(ikp_capture *cap, ikp__lane *l, uint64_t ring, uint64_t stored)
+   the records overwritten are the slots overwritten less those pads.
+   Slots are overwritten in whole pairs, each with a record, so at most
+   half of them are pads, and their count is even. Counts that cannot be
+   true leave dropped in slots (an upper bound) and return 0: the lane's
+   records stay, and it counts as corrupt. A saturated count stays as it
+   is. */
+static int ikp__ikp_pads(const ikp_capture *cap, ikp__lane *l, uint64_t ring, uint64_t stored)
 {
     const uint64_t *w = cap->words + l->base;
-    const uint64_t pads = w[ring];
+    const uint64_t pads = w[ring], dropped = l->pub.dropped;
     uint64_t k, kept = 0;
     for (k = 0; k < stored; k++) kept += w[(l->ring_start + k) % ring] == 0;
-    if (pads < kept || pads - kept > l->pub.dropped)
-        cap->info.corrupt_lanes++; /* the records stay; the count is the slots' */
-    else if (l->pub.dropped < 0x7FFFFFFFu)
-        l->pub.dropped -= pads - kept;
+    if (dropped >= 0x7FFFFFFFu) return 1;
+    if (pads < kept || (pads - kept) * 2 > dropped || (dropped & 1)) return 0;
+    l->pub.dropped -= pads - kept;
+    return 1;
 }
 
 /* One lane's header: is it opened, well formed and in its own slot; where
@@ -2651,6 +2654,7 @@ static void ikp__ikp_lane(ikp_capture *cap, uint64_t i, uint64_t capacity)
     const uint64_t *w = cap->words;
     ikp__lane_header lh;
     uint64_t ring = capacity, stored, k;
+    int bad = 0; /* counts that cannot be true */
     ikp__read_lane_header(ikp__lane_words(cap, i), &lh);
     l->base = IKP_WIRE_HEADER_WORDS + i * ikp__lane_stride(capacity) + IKP_WIRE_LANE_WORDS;
     l->step = 1;
@@ -2687,10 +2691,11 @@ static void ikp__ikp_lane(ikp_capture *cap, uint64_t i, uint64_t capacity)
         l->pub.flags |= IKP_LANE_FINALIZED;
         stored = lh.stored;
         l->pub.dropped = lh.dropped;
-        if (stored > ring) { stored = ring; cap->info.corrupt_lanes++; }
+        if (stored > ring) { stored = ring; bad = 1; }
         if ((lh.flags & IKP_WIRE_LANE_RING) && ring && l->pub.dropped)
             l->ring_start = l->pub.dropped % ring; /* record n_total - stored */
-        if (l->pads && ring) ikp__ikp_pads(cap, l, ring, stored);
+        if (l->pads && ring && !ikp__ikp_pads(cap, l, ring, stored)) bad = 1;
+        cap->info.corrupt_lanes += bad; /* once a lane */
     } else {
         cap->info.unfinalized_lanes++;
         /* a ring of pairs: a pair's first slot is never a pad */

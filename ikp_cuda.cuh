@@ -107,8 +107,9 @@
        IKP_DEFER_BEGIN 1 (default): a begin keeps its stamp in registers
                     and the lane's next record stores it, so nothing of the
                     profiler runs inside a region; 0: a begin stores its
-                    record at once, a little cheaper in tight loops, but
-                    the store and its wait fall inside every region.
+                    record at once (in a ring, with the record before or
+                    after it), a little cheaper in tight loops, but the
+                    store and its wait fall inside every region.
                     Measured: BENCHMARKS.md.
        IKP_ANCHOR_EVERY 0 (default): a lane is placed on the ns axis by its
                     start and end anchors, any IKP_ANCHOR, and the SM clock
@@ -638,9 +639,10 @@ __device__ __forceinline__ void ikp__anchor_record(ikp_lane &l)
 #if IKP_STAGED
 /* Staging. A stage is IKP_STAGE_WORDS(S) words of shared memory: a header
    (0: the lane's slots in the profile buffer; 1: their count C, or ring
-   mask, low, and the records moved there so far, high (ring: the records
-   so far); 2: records dropped, and in ring mode, high, how many of the
-   newest are intact; 3: S; 4: the header's own address), then S record
+   mask, low, and the records moved there so far, high (ring: the slots
+   so far, pads included); 2: records dropped, and in ring mode, high, how
+   many of the newest slots are intact; 3: S; 4: the header's own address),
+   then S record
    slots and a sink, starting one word later when that gives them the same
    address mod 16 as their destination (the word before the slots then
    holds the header's address too). Records land there as they would in
@@ -650,9 +652,10 @@ __device__ __forceinline__ void ikp__anchor_record(ikp_lane &l)
    Bounded mode keeps the profile buffer's invariant that what is stored is
    a prefix of the lane's records: a stage that overflows between flushes
    closes the lane, and every later record is dropped and counted. In ring
-   mode the stage is a ring of the largest power of two <= S and the buffer
-   keeps the newest records. Records made before IKP_STAGE, and every record
-   of a lane whose stage was not usable, are dropped and counted. */
+   mode the stage is a ring of the largest power of two <= S slots (S >= 2:
+   a ring holds pairs) and the buffer keeps the newest slots. Records made
+   before IKP_STAGE, and every record of a lane whose stage was not usable,
+   are dropped and counted. */
 /* the lane's slots start at s (keeps their shared-memory address in rec;
    bounded: the next record goes there, with the stage's S slots left) */
 __device__ __forceinline__ void ikp__stage_at(ikp_lane &l, unsigned long long *s)

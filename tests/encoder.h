@@ -36,7 +36,11 @@ typedef struct enc_lane {
                           record shares its pair with the record after it unless
                           that is a begin or an IKP_ANCHOR (an IKP_ANCHOR's two
                           halves share one); else, and last, a zero pad beside
-                          it; the word after the ring counts the pads */
+                          it; the word after the ring counts the pads. The
+                          model of a lane finalized with IKP_DEFER_BEGIN=1 and
+                          no flush: it knows no IKP_FLUSH/IKP_STAGE (which
+                          pad the record held back), no begin stored at once,
+                          and writes an unfinalized lane's last record too */
     int started;       /* lane header written (IKP_INIT ran) */
     int finalized;     /* IKP_FINALIZE ran */
     uint64_t g0, c0, g1, c1; /* anchors */

@@ -525,12 +525,27 @@ static void test_ring_pairs(void)
     CHECK_EQ(lane_info(cap, 0).records, 6);
     CHECK_EQ(lane_info(cap, 0).dropped, 8);
     ikp_capture_free(cap);
-    /* more pads overwritten than slots overwritten: the same */
-    *pads_word = 11;
+    /* more pads overwritten than half the slots overwritten (each
+       overwritten pair held a record): the same */
+    *pads_word = 7;
     cap = open_fmt(w, sizeof w / 8, IKP_FORMAT_AUTO, IKP_OK);
     if (!cap) return;
     CHECK_EQ(ikp_capture_get_info(cap)->corrupt_lanes, 1);
     CHECK_EQ(lane_info(cap, 0).dropped, 8);
+    ikp_capture_free(cap);
+    /* half exactly (4 pairs of a record and a pad): true */
+    *pads_word = 6;
+    cap = open_fmt(w, sizeof w / 8, IKP_FORMAT_AUTO, IKP_OK);
+    if (!cap) return;
+    CHECK_EQ(ikp_capture_get_info(cap)->corrupt_lanes, 0);
+    CHECK_EQ(lane_info(cap, 0).dropped, 4);
+    ikp_capture_free(cap);
+    /* a stored count past the ring and a false pads word: one corrupt lane */
+    *pads_word = 1;
+    w[8 + 7] = (w[8 + 7] & ~0xFFFFFFFFull) | 9u;
+    cap = open_fmt(w, sizeof w / 8, IKP_FORMAT_AUTO, IKP_OK);
+    if (!cap) return;
+    CHECK_EQ(ikp_capture_get_info(cap)->corrupt_lanes, 1);
     ikp_capture_free(cap);
 }
 
