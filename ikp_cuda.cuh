@@ -417,11 +417,11 @@ __device__ __forceinline__ void ikp__init(ikp_lane &l, unsigned long long *buf, 
    at 0, so no count wraps however many records a lane attempts.
    Ring mode takes slots two at a time, at n mod R with n even: a record
    waits in registers for the lane's next one and the two are stored
-   together (one slot address for both); a
-   record that no partner follows before a begin, an IKP_ANCHOR, a flush
-   or the finalize takes its pair alone, its second slot a pad (a zero
-   word, which the decoder skips; the finalize writes the pads' count in
-   the word after the ring, so the decoder counts records, not slots).
+   together (one slot address for both); a record that no partner follows
+   before a begin, an IKP_ANCHOR, a flush or the finalize takes its pair
+   alone, its second slot a pad (a zero word, which the decoder skips; the
+   finalize writes the pads' count in the word after the ring, so the
+   decoder counts records, not slots).
    Each store is one asm statement that tests its predicate itself: the
    compiler cannot turn the stores into branches around several events (a
    branch on a lane-dependent value would make the warp diverge). The
@@ -642,10 +642,9 @@ __device__ __forceinline__ void ikp__anchor_record(ikp_lane &l)
    mask, low, and the records moved there so far, high (ring: the slots
    so far, pads included); 2: records dropped, and in ring mode, high, how
    many of the newest slots are intact; 3: S; 4: the header's own address),
-   then S record
-   slots and a sink, starting one word later when that gives them the same
-   address mod 16 as their destination (the word before the slots then
-   holds the header's address too). Records land there as they would in
+   then S record slots and a sink, starting one word later when that gives
+   them the same address mod 16 as their destination (the word before the
+   slots then holds the header's address too). Records land there as they would in
    the profile buffer (same slots, same sink; rec holds the slots' shared-
    memory address), and a flush moves them: in bounded mode as one bulk
    asynchronous copy, in ring mode word by word.
