@@ -2639,8 +2639,8 @@ static int ikp__ikp_pads(const ikp_capture *cap, ikp__lane *l, uint64_t ring, ui
     const uint64_t *w = cap->words + l->base;
     const uint64_t pads = w[ring], dropped = l->pub.dropped;
     uint64_t k, kept = 0;
-    for (k = 0; k < stored; k++) kept += w[(l->ring_start + k) % ring] == 0;
     if (dropped >= 0x7FFFFFFFu) return 1;
+    for (k = 0; k < stored; k++) kept += w[(l->ring_start + k) & (ring - 1)] == 0; /* ring: a power of two */
     if (pads < kept || (pads - kept) * 2 > dropped || (dropped & 1)) return 0;
     l->pub.dropped -= pads - kept;
     return 1;
@@ -7250,18 +7250,20 @@ static void ikp__put_col(ikp__out *o, double v)
 static void ikp__put_info_text(ikp__out *o, const ikp_stats *st)
 {
     const ikp_capture_info *in = &st->info;
-    char t[512], unit[48];
+    char t[512], unit[48], kept[256];
     if (in->timer_unit_ps && in->timer_unit_ps != 1000)
         snprintf(unit, sizeof unit, "ticks of %u ps", in->timer_unit_ps);
     else snprintf(unit, sizeof unit, "%s", in->timer_cycles ? "SM cycles" : "globaltimer ns");
-    if (ikp__is_nuggets(in->format))
+    if (ikp__is_nuggets(in->format)) {
+        char inferred[256] = "";
+        if (in->units_inferred)
+            snprintf(inferred, sizeof inferred, " (inferred from the data; pass %s if wrong)",
+                     IKP__OPT(&in->option_names, num_units));
         snprintf(t, sizeof t,
                  "format      %s (timer: %s)\n"
-                 "units       %u of %u words each%s%s%s",
-                 ikp_format_name(in->format), unit, in->num_blocks, in->unit_words,
-                 in->units_inferred ? " (inferred from the data; pass " : "",
-                 in->units_inferred ? IKP__OPT(&in->option_names, num_units) : "", in->units_inferred ? " if wrong)" : "");
-    else
+                 "units       %u of %u words each%s",
+                 ikp_format_name(in->format), unit, in->num_blocks, in->unit_words, inferred);
+    } else
         snprintf(t, sizeof t,
                  "format      %s (timer: %s)\n"
                  "grid        %u blocks x %u groups",
@@ -7328,6 +7330,8 @@ static void ikp__put_info_text(ikp__out *o, const ikp_stats *st)
         } else
             ikp__puts(o, "\n");
     }
+    if (in->after_finalize_kept) snprintf(kept, sizeof kept, "kept, as asked");
+    else snprintf(kept, sizeof kept, "left out; %s keeps them", IKP__OPT(&in->option_names, keep_after_finalize));
 #define IKP__WARN(cond, ...) if (cond) { snprintf(t, sizeof t, __VA_ARGS__); ikp__puts(o, t); }
     IKP__WARN(in->invalid, "warning     %llu records could not be decoded (skipped)\n", (unsigned long long)in->invalid)
     IKP__WARN(in->may_wrap, "warning     %llu regions may be longer than shown: compact records keep durations modulo 2^24 ticks (16.78 ms) and their units ran that long after them (marked may_wrap in the trace)\n", (unsigned long long)in->may_wrap)
@@ -7338,7 +7342,7 @@ static void ikp__put_info_text(ikp__out *o, const ikp_stats *st)
     IKP__WARN(in->refused_lanes, "warning     buffer too small for the grid: %llu lanes not recorded (%llu needed, %u in buffer)\n", (unsigned long long)in->refused_lanes, (unsigned long long)in->lanes_needed, in->num_lanes)
     IKP__WARN(in->claimed_twice, "warning     %llu lanes opened twice (buffer not reset between launches, or two leaders)\n", (unsigned long long)in->claimed_twice)
     IKP__WARN(in->out_of_range, "warning     %llu records name a lane past the header's (skipped)\n", (unsigned long long)in->out_of_range)
-    IKP__WARN(in->after_finalize, "warning     %llu records after their lane's finalize record (stale records of an earlier launch? %s%s%s)\n", (unsigned long long)in->after_finalize, in->after_finalize_kept ? "kept, as asked" : "left out; ", in->after_finalize_kept ? "" : IKP__OPT(&in->option_names, keep_after_finalize), in->after_finalize_kept ? "" : " keeps them")
+    IKP__WARN(in->after_finalize, "warning     %llu records after their lane's finalize record (stale records of an earlier launch? %s)\n", (unsigned long long)in->after_finalize, kept)
     IKP__WARN(in->duplicate_lanes, "warning     %llu lanes claim a (block, group) an earlier lane claims (corrupt headers?): shown on tracks of their own\n", (unsigned long long)in->duplicate_lanes)
 #undef IKP__WARN
 }
