@@ -145,7 +145,11 @@ EVENTS_DEFS_default =
 EVENTS_DEFS_ring = -DIKP_RING=1
 EVENTS_DEFS_staged = -DIKP_STAGED=1
 EVENTS_DEFS_staged_ring = -DIKP_STAGED=1 -DIKP_RING=1
-EVENTS_CUR  = $(addprefix $(B)/events_,$(EVENTS_BUILDS))
+# two more builds against the current headers, for the rows beside the table
+EVENTS_EXTRA = default_unpinned staged_flush_each
+EVENTS_DEFS_default_unpinned = -DEVENTS_UNPINNED=1
+EVENTS_DEFS_staged_flush_each = -DIKP_STAGED=1 -DEVENTS_FLUSH_EACH=1
+EVENTS_CUR  = $(addprefix $(B)/events_,$(EVENTS_BUILDS) $(EVENTS_EXTRA))
 EVENTS_PREV = $(addprefix $(B)/events_prev_,$(EVENTS_BUILDS))
 PREV_HDRS   = bench/prev/ikp.h bench/prev/ikp_cuda.cuh
 DEVICE_BINS = $(addprefix $(B)/,$(EXAMPLES) $(DEV_TESTS) overhead gemm_bench libikp_torch_example.so) $(EVENTS_CUR) $(EVENTS_PREV)
@@ -299,7 +303,7 @@ gpu-accuracy: device
 # (BENCH_GPU_ARGS=--quick: a short run). Then the extra rows; without a GPU
 # each part says it skipped.
 BENCH_GPU_ARGS ?=
-bench-gpu: $(EVENTS_CUR) $(EVENTS_PREV) $(B)/overhead $(B)/gemm_bench
+bench-gpu: $(EVENTS_CUR) $(EVENTS_PREV) $(B)/overhead $(B)/gemm_bench $(B)/ikp
 	$(PYTHON) bench/bench_gpu.py --bin $(B) $(BENCH_GPU_ARGS)
 	@if nvidia-smi -L >/dev/null 2>&1; then \
 	  echo "== extra rows: $(B)/overhead (calls IKP's internal entry points, not the public macros)" && $(B)/overhead && \

@@ -5,13 +5,19 @@ the same eight kernel shapes, printed as one Markdown table for
 BENCHMARKS.md.
 
 Two rounds, each running DIR/events_<build> and DIR/events_prev_<build> in
-turn for every build (default, ring, staged, staged_ring), then
-bench/proton_events.py: alternating keeps a slow drift of the GPU (clocks,
-temperature) from favouring one side. The table gives the ns per event (the
+turn for every build (default, ring, staged, staged_ring), then two more
+builds of the current headers for the rows below the table
+(events_default_unpinned: the work not pinned in its regions;
+events_staged_flush_each: the staged build testing in every iteration
+whether to flush), then bench/proton_events.py: alternating keeps a slow
+drift of the GPU (clocks, temperature) from favouring one side. The table gives the ns per event (the
 mean of the two rounds), ratios (each computed per round, the worse round
 shown) and the goals; a second table gives each round's values. The goals
 are reported, not enforced: the exit status is 1 only when a program fails
-or a capture check (every record kept, or the ring full) fails.
+or a capture check (every record kept, or the ring full) fails. Last, the
+median length of the regions in two kernels of four regions an iteration,
+read by DIR/ikp from round 1's captures of each main build: whether a
+recorder makes the regions after the first one longer than their work.
 
 Usage: bench_gpu.py --bin DIR [--quick]   (--quick: K = 200 instead of 4000)
 """
@@ -21,10 +27,15 @@ import json
 import os
 import re
 import shlex
+import statistics
 import subprocess
 import sys
+import tempfile
 
 BUILDS = ["default", "ring", "staged", "staged ring"]
+# current headers only, for the rows beside the table: (row, program)
+EXTRA = [("default, work not pinned", "events_default_unpinned"),
+         ("staged, flush tested each iteration", "events_staged_flush_each")]
 CONFIGS = [(4, 1, 16), (4, 4, 16), (16, 1, 16), (16, 4, 16), (4, 1, 256), (4, 4, 256), (16, 1, 256), (16, 4, 256)]
 PROTON = {"default": "Proton", "default:optimizations=clock32": "Proton clock32"}
 CLOCK32 = "Proton clock32"
@@ -45,6 +56,8 @@ def programs(bindir, quick):
         name = build.replace(" ", "_")
         out.append(("", [os.path.join(bindir, f"events_{name}")] + extra))
         out.append(("prev ", [os.path.join(bindir, f"events_prev_{name}")] + extra))
+    for _, prog in EXTRA:
+        out.append(("", [os.path.join(bindir, prog)] + extra))
     out.append(("proton", [sys.executable, os.path.join(HERE, "proton_events.py")] + extra))
     return out
 
@@ -105,12 +118,29 @@ class Results:
                     self.problems.append(f"round {rnd + 1}, {cmd[0]}, {label(cfg)}: no result")
 
 
-def run_all(bindir, quick, res):
+# the kernels whose region lengths are read from round 1's captures
+LENGTH_CONFIGS = [(4, 4, 16), (4, 4, 256)]
+
+
+def dump_prefix(dumpdir, prefix, cmd):
+    """round 1 writes the main builds' captures here (IKP_EVENTS_DUMP)"""
+    name = os.path.basename(cmd[0])
+    if prefix == "proton" or not any(name == f"events_{p}{b.replace(' ', '_')}" for b in BUILDS for p in ("", "prev_")):
+        return None
+    return os.path.join(dumpdir, name + "_")
+
+
+def run_all(bindir, quick, res, dumpdir):
     for rnd in range(ROUNDS):
         for prefix, cmd in programs(bindir, quick):
             print(f"round {rnd + 1}: {shlex.join(cmd)}", file=sys.stderr, flush=True)
+            env = dict(os.environ)
+            env.pop("IKP_EVENTS_DUMP", None)
+            dump = dump_prefix(dumpdir, prefix, cmd) if rnd == 0 else None
+            if dump:
+                env["IKP_EVENTS_DUMP"] = dump
             try:
-                p = subprocess.run(cmd, capture_output=True, text=True, timeout=1800)
+                p = subprocess.run(cmd, capture_output=True, text=True, timeout=1800, env=env)
                 out, err, rc = p.stdout, p.stderr, p.returncode
             except (OSError, subprocess.TimeoutExpired) as e:
                 out, err, rc = "", str(e), None
@@ -119,6 +149,34 @@ def run_all(bindir, quick, res):
                 res.problems.append(f"round {rnd + 1}, {shlex.join(cmd)}: " +
                                   (f"did not run: {err}" if rc is None else f"exit {rc}"))
                 sys.stderr.write(out[-3000:] + err[-3000:])
+
+
+def region_lengths(bindir, dumpdir, res):
+    """rows of the median region length, the first region of an iteration
+    against the other three, read by the ikp tool from round 1's captures"""
+    tool = os.path.join(bindir, "ikp")
+    rows = []
+    for b in BUILDS:
+        for p in ("", "prev_"):
+            name = f"events_{p}{b.replace(' ', '_')}"
+            row = [("prev " if p else "") + b]
+            for wps, r, w in LENGTH_CONFIGS:
+                path = os.path.join(dumpdir, f"{name}_{wps}w_R{r}_{w}.bin")
+                try:
+                    out = subprocess.run([tool, "summary", path, "--json"], capture_output=True, text=True,
+                                         timeout=600)
+                    events = json.loads(out.stdout)["events"] if out.returncode == 0 else None
+                except (OSError, ValueError, KeyError, subprocess.TimeoutExpired):
+                    events = None
+                if not events:
+                    res.problems.append(f"region lengths: {tool} summary {path} failed")
+                    row += ["n/a", "n/a"]
+                    continue
+                first = [e["p50_ns"] for e in events if e["id"] % r == 0]
+                rest = [e["p50_ns"] for e in events if e["id"] % r != 0]
+                row += [fmt(statistics.median(first), 1), fmt(statistics.median(rest), 1)]
+            rows.append(row)
+    return rows
 
 
 def fmt(x, nd=2):
@@ -145,9 +203,9 @@ def table(header, rows):
     return "\n".join(lines)
 
 
-def report(res, cmd):
+def report(res, cmd, lengths):
     cols = [label(c) for c in CONFIGS]
-    ns_rows = BUILDS + ["prev " + b for b in BUILDS] + list(PROTON.values())
+    ns_rows = BUILDS + ["prev " + b for b in BUILDS] + list(PROTON.values()) + [r for r, _ in EXTRA]
     skipped = res.proton_skipped is not None
 
     def cell(row, cfg, each):
@@ -161,6 +219,7 @@ def report(res, cmd):
     # ns per event (mean of the rounds), ratios (worse round), goals
     rows = [[f"{r} (ns)"] + [cell(r, c, False) for c in CONFIGS] for r in ns_rows]
     ratios = [("default", CLOCK32), ("staged", CLOCK32), ("staged ring", CLOCK32)] + [(b, "prev " + b) for b in BUILDS]
+    ratios += [(r, CLOCK32) for r, _ in EXTRA]
     for num, den in ratios:
         rows.append([f"{num} / {den}"] + [
             "skipped" if den == CLOCK32 and skipped else fmt(worse(res, num, den, c)) for c in CONFIGS])
@@ -197,6 +256,14 @@ def report(res, cmd):
     print()
     print(table(["ns per event, round 1 / round 2"] + cols, [[r] + [cell(r, c, True) for c in CONFIGS] for r in ns_rows]))
     print()
+    header = ["median region length, ns (round 1's capture)"]
+    for wps, r, w in LENGTH_CONFIGS:
+        header += [f"{wps}w R{r} {w}: first region", f"{wps}w R{r} {w}: the other {r - 1}"]
+    print(table(header, lengths))
+    print(f"(each region is {LENGTH_CONFIGS[0][2] // LENGTH_CONFIGS[0][1]} or {LENGTH_CONFIGS[1][2] // LENGTH_CONFIGS[1][1]} "
+          "dependent FMAs, 4 cycles each; the first region of an iteration follows the loop's branch, the others "
+          "the previous region's records)")
+    print()
     for p in res.problems:
         print(f"FAILED: {p}")
 
@@ -212,8 +279,10 @@ def main():
         print(f"0 passed, 0 failed, {n} skipped")
         return 0
     res = Results()
-    run_all(args.bin, args.quick, res)
-    report(res, shlex.join([os.path.basename(sys.executable)] + sys.argv))
+    with tempfile.TemporaryDirectory() as dumpdir:
+        run_all(args.bin, args.quick, res, dumpdir)
+        lengths = region_lengths(args.bin, dumpdir, res)
+    report(res, shlex.join([os.path.basename(sys.executable)] + sys.argv), lengths)
     tail = f", {len(CONFIGS)} skipped" if res.proton_skipped else ""
     print(f"{res.passed} passed, {res.failed} failed{tail}")
     return 1 if res.problems else 0

@@ -5,19 +5,40 @@
 // bench/bench_gpu.py, which puts them beside Triton's Proton in one table.
 //
 // Kernel: SMs * WPS / 4 blocks of 128 threads, one IKP lane per warp (its
-// lane 0 records). K iterations of R regions, each W/R dependent FMAs; the
-// event id is computed at run time ((it & 3) * R + r), as when a kernel's
-// events depend on its loop. ON=false: the same kernel with no IKP macro.
+// lane 0 records). K iterations of R regions, each W/R dependent FMAs, in
+// tiles of 512/R iterations (a loop of tiles around a loop of iterations, as
+// a persistent kernel's); the event id is computed at run time ((it & 3) * R
+// + r), as when a kernel's events depend on its loop. Each region's work is
+// pinned inside it (IKP_PIN after the begin and before the end), as README
+// tells users to do for register math: unpinned, nvcc moves the FMAs of all
+// but the last region of an iteration past their stamps, and `ikp
+// check-sass` reports those regions empty (Triton keeps Proton's scopes
+// around their FMAs, so pinned is the like-for-like shape). ON=false: the
+// same kernel with no IKP macro.
 // Capacity: every record kept (2*R*K + 64 a lane) in bounded builds; a
 // 256-record ring a lane in ring builds, like Proton's per-warp ring.
-// Staged bounded builds flush every 512/R iterations (1024 records: the
-// stage's size), staged ring builds only at IKP_FINALIZE.
+// Staged bounded builds flush after each tile (1024 records: the stage's
+// size), where GUIDE.md says to flush; staged ring builds only at
+// IKP_FINALIZE.
+// Two more builds, for the rows beside the table: -DEVENTS_UNPINNED=1 (the
+// default build with the work not pinned) and -DEVENTS_FLUSH_EACH=1 (the
+// staged build testing in every iteration whether to flush, in one loop).
 // Timing: cudaEvents around each launch, median of 20 after 5 warm-ups; the
 // buffer is reset before each recording launch, outside the timed span.
 // After each configuration the capture is decoded and its record counts
 // checked. Prints one JSON line per configuration; exit 1 on a failed check.
 //
+// With IKP_EVENTS_DUMP=PREFIX in the environment each configuration's buffer
+// is also written to PREFIX<WPS>w_R<R>_<W>.bin (bench_gpu.py reads the
+// region lengths from them).
+//
 // Usage: events [--quick]     (--quick: K = 200 instead of 4000)
+#ifndef EVENTS_UNPINNED
+#define EVENTS_UNPINNED 0
+#endif
+#ifndef EVENTS_FLUSH_EACH
+#define EVENTS_FLUSH_EACH 0
+#endif
 #include "ikp_cuda.cuh"
 #define IKP_IMPLEMENTATION
 #include "ikp.h"
@@ -41,7 +62,11 @@ static const int N_WARM = 5, N_RUNS = 20, RING = 256;
 // stage records a lane: staged ring, the ring itself; staged bounded, room for
 // the 1024 records made between two flushes (unstaged builds declare no stage)
 #define STAGE (IKP_RING ? 256 : 1024)
-static const char *BUILD = IKP_STAGED ? (IKP_RING ? "staged ring" : "staged") : (IKP_RING ? "ring" : "default");
+static const char *BUILD = EVENTS_UNPINNED     ? "default, work not pinned"
+                           : EVENTS_FLUSH_EACH ? "staged, flush tested each iteration"
+                           : IKP_STAGED        ? (IKP_RING ? "staged ring" : "staged")
+                                               : (IKP_RING ? "ring" : "default");
+constexpr bool PINNED = !EVENTS_UNPINNED;
 
 template <bool ON, int R, int W>
 __global__ void __launch_bounds__(128) events_kernel(float *sink, int k, uint64_t *prof)
@@ -56,20 +81,28 @@ __global__ void __launch_bounds__(128) events_kernel(float *sink, int k, uint64_
     }
     // not unrolled, as Triton leaves Proton's loop: unrolling by 4 would make
     // the event ids compile-time constants
+    const int tile = EVENTS_FLUSH_EACH ? k : 512 / R;
 #pragma unroll 1
-    for (int it = 0; it < k; it++) {
-        const unsigned ev0 = (it & 3) * R;
+    for (int t0 = 0; t0 < k; t0 += tile) {
+        const int t1 = t0 + tile < k ? t0 + tile : k;
+#pragma unroll 1
+        for (int it = t0; it < t1; it++) {
+            const unsigned ev0 = (it & 3) * R;
 #pragma unroll
-        for (int r = 0; r < R; r++) {
-            if constexpr (ON) IKP_BEGIN(lane, ev0 + r);
+            for (int r = 0; r < R; r++) {
+                if constexpr (ON) IKP_BEGIN(lane, ev0 + r);
+                if constexpr (ON && PINNED) IKP_PIN(x);
 #pragma unroll
-            for (int j = 0; j < W / R; j++) x = fmaf(x, 1.0001f, 0.5f);
-            if constexpr (ON) IKP_END(lane, ev0 + r);
+                for (int j = 0; j < W / R; j++) x = fmaf(x, 1.0001f, 0.5f);
+                if constexpr (ON && PINNED) IKP_PIN(x);
+                if constexpr (ON) IKP_END(lane, ev0 + r);
+            }
+            if constexpr (ON && EVENTS_FLUSH_EACH) {
+                if ((it + 1) % (512 / R) == 0) IKP_FLUSH(lane);
+            }
         }
-        // a bounded stage is flushed before it fills (no code unless staged)
-        if constexpr (ON) {
-            if (!IKP_RING && (it + 1) % (512 / R) == 0) IKP_FLUSH(lane);
-        }
+        // a bounded stage is flushed after each tile (no code unless staged)
+        if constexpr (ON && !IKP_RING && !EVENTS_FLUSH_EACH) IKP_FLUSH(lane);
     }
     if constexpr (ON) IKP_FINALIZE(lane);
     if (x == 12345.f) sink[blockIdx.x * 128 + threadIdx.x] = x;
@@ -107,10 +140,17 @@ static float timed(int blocks, float *sink, int k, ikp_cuda_buffer *buf, int war
 }
 
 // "ok", or what differs from the expected counts (no quotes: it goes into JSON)
-static std::string check(ikp_cuda_buffer *buf, unsigned lanes, unsigned long long per_lane)
+static std::string check(ikp_cuda_buffer *buf, unsigned lanes, unsigned long long per_lane, const char *dump)
 {
     std::vector<uint64_t> words(buf->num_words);
     CK(cudaMemcpy(words.data(), buf->device, words.size() * sizeof(uint64_t), cudaMemcpyDeviceToHost));
+    if (dump) {
+        FILE *f = fopen(dump, "wb");
+        if (!f || fwrite(words.data(), sizeof(uint64_t), words.size(), f) != words.size() || fclose(f) != 0) {
+            fprintf(stderr, "events: cannot write %s\n", dump);
+            exit(1);
+        }
+    }
     ikp_capture *cap = NULL;
     ikp_error err;
     char msg[512];
@@ -160,7 +200,11 @@ static bool config(int sms, int wps, int k)
     }
     const float off = timed<false, R, W>(blocks, sink, k, &buf, N_WARM);
     const float on = timed<true, R, W>(blocks, sink, k, &buf, N_WARM);
-    const std::string ok = check(&buf, lanes, per_lane);
+    const char *prefix = getenv("IKP_EVENTS_DUMP");
+    std::string dump = prefix ? std::string(prefix) + std::to_string(wps) + "w_R" + std::to_string(R) + "_" +
+                                    std::to_string(W) + ".bin"
+                              : std::string();
+    const std::string ok = check(&buf, lanes, per_lane, prefix ? dump.c_str() : NULL);
     const float off2 = timed<false, R, W>(blocks, sink, k, &buf, N_WARM);
     printf("events {\"build\":\"%s\",\"version\":\"%d.%d.%d\",\"wps\":%d,\"R\":%d,\"W\":%d,\"K\":%d,"
            "\"off_ms\":%.5f,\"off2_ms\":%.5f,\"on_ms\":%.5f,\"ns_per_event\":%.3f,\"check\":\"%s\"}\n",

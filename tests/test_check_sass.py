@@ -9,7 +9,8 @@ tests/get_sass_tools.sh), and the binary given to the tool directly:
   the fourth), with event ids constant and computed at run time;
 - the same kernel with IKP_PIN is not; nor is a region around a load and a
   store; a region with nothing in it is;
-- the examples (built by make test) are not flagged;
+- the examples (built by make test) are not flagged, nor are make
+  bench-gpu's events kernels, except the build with the work not pinned;
 - bad input and bad usage get an exit status and a message naming them.
 Prints "N passed, N failed".
 """
@@ -183,6 +184,23 @@ def check_bad_input(tmp):
             rc, out, err = tool("-", stdin=f.read())
         check(rc == 3 and (UNPINNED, 0) in flagged(out), "a listing on standard input: %d %r" % (rc, err))
 
+def check_bench():
+    """make bench-gpu's kernels measure regions that hold their work: pinned,
+    none is flagged; the build with the work not pinned is"""
+    for prog in ("default", "ring", "staged", "staged_ring", "staged_flush_each", "default_unpinned"):
+        path = os.path.join(ROOT, "build", "events_" + prog)
+        if not check(os.path.exists(path), "build/events_%s missing (make test builds it)" % prog):
+            continue
+        rc, out, err = tool(path)
+        m = re.search(r"(\d+) regions? checked, (\d+) holds? no", out)
+        if prog == "default_unpinned":
+            check(rc == 3 and m and int(m.group(2)) >= 6,
+                  "events_%s: want its R = 4 kernels flagged: exit %d, %s %s" % (prog, rc, out, err))
+        else:
+            check(rc == 0 and m and int(m.group(1)) >= 10 and m.group(2) == "0",
+                  "events_%s: exit %d, %s %s" % (prog, rc, out, err))
+
+
 
 def main():
     os.makedirs(OUT, exist_ok=True)
@@ -192,6 +210,7 @@ def main():
     for name, flags in VARIANTS.items():
         check_variant(name, flags)
     check_examples()
+    check_bench()
     with tempfile.TemporaryDirectory() as tmp:
         check_bad_input(tmp)
     return report()
