@@ -152,8 +152,9 @@ def run_all(bindir, quick, res, dumpdir):
 
 
 def region_lengths(bindir, dumpdir, res):
-    """rows of the median region length, the first region of an iteration
-    against the other three, read by the ikp tool from round 1's captures"""
+    """rows of the median region length (each event's p50, the median over
+    events), the first region of an iteration against the other three (and
+    the longest event's p50), read by the ikp tool from round 1's captures"""
     tool = os.path.join(bindir, "ikp")
     rows = []
     for b in BUILDS:
@@ -174,7 +175,8 @@ def region_lengths(bindir, dumpdir, res):
                     continue
                 first = [e["p50_ns"] for e in events if e["id"] % r == 0]
                 rest = [e["p50_ns"] for e in events if e["id"] % r != 0]
-                row += [fmt(statistics.median(first), 1), fmt(statistics.median(rest), 1)]
+                row += [fmt(statistics.median(first), 1),
+                        f"{fmt(statistics.median(rest), 1)} ({fmt(max(rest), 1)})"]
             rows.append(row)
     return rows
 
@@ -258,7 +260,7 @@ def report(res, cmd, lengths):
     print()
     header = ["median region length, ns (round 1's capture)"]
     for wps, r, w in LENGTH_CONFIGS:
-        header += [f"{wps}w R{r} {w}: first region", f"{wps}w R{r} {w}: the other {r - 1}"]
+        header += [f"{wps}w R{r} {w}: first region", f"{wps}w R{r} {w}: the other {r - 1} (longest event)"]
     print(table(header, lengths))
     print(f"(each region is {LENGTH_CONFIGS[0][2] // LENGTH_CONFIGS[0][1]} or {LENGTH_CONFIGS[1][2] // LENGTH_CONFIGS[1][1]} "
           "dependent FMAs, 4 cycles each; the first region of an iteration follows the loop's branch, the others "
