@@ -300,15 +300,17 @@ gpu-accuracy: device
 	@sh tests/run_all.sh "$(B)/test_accuracy"
 
 # The table: bench/bench_gpu.py runs the events programs and Proton, twice
-# (BENCH_GPU_ARGS=--quick: a short run). Then the extra rows; without a GPU
-# each part says it skipped.
+# (BENCH_GPU_ARGS=--quick: a short run). Then the extra rows, also when the
+# table's run failed (the recipe then fails at the end); without a GPU each
+# part says it skipped.
 BENCH_GPU_ARGS ?=
 bench-gpu: $(EVENTS_CUR) $(EVENTS_PREV) $(B)/overhead $(B)/gemm_bench $(B)/ikp
-	$(PYTHON) bench/bench_gpu.py --bin $(B) $(BENCH_GPU_ARGS)
-	@if nvidia-smi -L >/dev/null 2>&1; then \
+	@$(PYTHON) bench/bench_gpu.py --bin $(B) $(BENCH_GPU_ARGS); rc=$$?; \
+	if nvidia-smi -L >/dev/null 2>&1; then \
 	  echo "== extra rows: $(B)/overhead (calls IKP's internal entry points, not the public macros)" && $(B)/overhead && \
-	  echo "== extra rows: $(B)/gemm_bench" && $(B)/gemm_bench; \
-	else echo "skipped: $(B)/overhead and $(B)/gemm_bench (no GPU on this machine)"; fi
+	  echo "== extra rows: $(B)/gemm_bench" && $(B)/gemm_bench || rc=1; \
+	else echo "skipped: $(B)/overhead and $(B)/gemm_bench (no GPU on this machine)"; fi; \
+	if [ $$rc -ne 0 ]; then echo "bench-gpu: failed (see the FAILED lines above)"; fi; exit $$rc
 
 bench: $(B)/bench_host $(B)/ikp
 	$(B)/bench_host $(B)/ikp
