@@ -310,7 +310,7 @@ bench-gpu: $(EVENTS_CUR) $(EVENTS_PREV) $(B)/overhead $(B)/gemm_bench $(B)/ikp
 	  echo "== extra rows: $(B)/overhead (calls IKP's internal entry points, not the public macros)" && $(B)/overhead && \
 	  echo "== extra rows: $(B)/gemm_bench" && $(B)/gemm_bench || rc=1; \
 	else echo "skipped: $(B)/overhead and $(B)/gemm_bench (no GPU on this machine)"; fi; \
-	if [ $$rc -ne 0 ]; then echo "bench-gpu: failed (see the FAILED lines above)"; fi; exit $$rc
+	if [ $$rc -ne 0 ]; then echo "bench-gpu: failed (the table's FAILED lines, or the extra rows' own error above)"; fi; exit $$rc
 
 bench: $(B)/bench_host $(B)/ikp
 	$(B)/bench_host $(B)/ikp

@@ -13,8 +13,9 @@ whether to flush), then bench/proton_events.py: alternating keeps a slow
 drift of the GPU (clocks, temperature) from favouring one side. The table gives the ns per event (the
 mean of the two rounds), ratios (each computed per round, the worse round
 shown) and the goals; a second table gives each round's values. The goals
-are reported, not enforced: the exit status is 1 only when a program fails
-or a capture check (every record kept, or the ring full) fails. Last, the
+are reported, not enforced: the exit status is 1 only when a program fails,
+a capture check (every record kept, or the ring full) fails, or the region
+lengths cannot be read from the captures. Last, the
 median length of the regions in two kernels of four regions an iteration,
 read by DIR/ikp from round 1's captures of each main build: whether a
 recorder makes the regions after the first one longer than their work.
@@ -173,10 +174,14 @@ def region_lengths(bindir, dumpdir, res):
                     res.problems.append(f"region lengths: {tool} summary {path} failed")
                     row += ["n/a", "n/a"]
                     continue
-                first = [e["p50_ns"] for e in events if e["id"] % r == 0]
-                rest = [e["p50_ns"] for e in events if e["id"] % r != 0]
-                row += [fmt(statistics.median(first), 1),
-                        f"{fmt(statistics.median(rest), 1)} ({fmt(max(rest), 1)})"]
+                try:
+                    first = [e["p50_ns"] for e in events if e["id"] % r == 0]
+                    rest = [e["p50_ns"] for e in events if e["id"] % r != 0]
+                    row += [fmt(statistics.median(first), 1),
+                            f"{fmt(statistics.median(rest), 1)} ({fmt(max(rest), 1)})"]
+                except (TypeError, KeyError, ValueError, statistics.StatisticsError):
+                    res.problems.append(f"region lengths: {tool} summary {path}: no regions read")
+                    row += ["n/a", "n/a"]
             rows.append(row)
     return rows
 

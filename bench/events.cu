@@ -67,6 +67,9 @@ static const char *BUILD = EVENTS_UNPINNED     ? "default, work not pinned"
                            : IKP_STAGED        ? (IKP_RING ? "staged ring" : "staged")
                                                : (IKP_RING ? "ring" : "default");
 constexpr bool PINNED = !EVENTS_UNPINNED;
+static_assert(!(EVENTS_UNPINNED && (IKP_STAGED || IKP_RING)) && !(EVENTS_FLUSH_EACH && (IKP_RING || !IKP_STAGED)) &&
+                  !(EVENTS_UNPINNED && EVENTS_FLUSH_EACH),
+              "EVENTS_UNPINNED is a default build, EVENTS_FLUSH_EACH a staged bounded build");
 
 template <bool ON, int R, int W>
 __global__ void __launch_bounds__(128) events_kernel(float *sink, int k, uint64_t *prof)

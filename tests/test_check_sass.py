@@ -199,6 +199,11 @@ def check_bench():
         else:
             check(rc == 0 and m and int(m.group(1)) >= 10 and m.group(2) == "0",
                   "events_%s: exit %d, %s %s" % (prog, rc, out, err))
+            # and every region holds at least its 4 FMAs (the fewest in any shape)
+            rc, out, err = tool("--list", path)
+            counts = [int(x.group(4)) for x in (LIST.match(line) for line in out.splitlines()) if x]
+            check(rc == 0 and len(counts) >= 10 and min(counts) >= 4,
+                  "events_%s --list: exit %d, instructions between stamps %s %s" % (prog, rc, counts, err))
 
 
 
