@@ -184,6 +184,7 @@ def check_bad_input(tmp):
             rc, out, err = tool("-", stdin=f.read())
         check(rc == 3 and (UNPINNED, 0) in flagged(out), "a listing on standard input: %d %r" % (rc, err))
 
+
 def check_bench():
     """make bench-gpu's kernels measure regions that hold their work: pinned,
     none is flagged; the build with the work not pinned is"""
