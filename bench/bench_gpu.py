@@ -49,14 +49,18 @@ def label(cfg):
     return f"{wps}w R{r} {w}"
 
 
+def events_program(build, prev):
+    """the events program of a main build: events_<build>, events_prev_<build>"""
+    return f"events_{'prev_' if prev else ''}{build.replace(' ', '_')}"
+
+
 def programs(bindir, quick):
     """(row prefix, command) for one round, in the order they run"""
     extra = ["--quick"] if quick else []
     out = []
     for build in BUILDS:
-        name = build.replace(" ", "_")
-        out.append(("", [os.path.join(bindir, f"events_{name}")] + extra))
-        out.append(("prev ", [os.path.join(bindir, f"events_prev_{name}")] + extra))
+        out.append(("", [os.path.join(bindir, events_program(build, False))] + extra))
+        out.append(("prev ", [os.path.join(bindir, events_program(build, True))] + extra))
     for _, prog in EXTRA:
         out.append(("", [os.path.join(bindir, prog)] + extra))
     out.append(("proton", [sys.executable, os.path.join(HERE, "proton_events.py")] + extra))
@@ -126,7 +130,7 @@ LENGTH_CONFIGS = [(4, 4, 16), (4, 4, 256)]
 def dump_prefix(dumpdir, prefix, cmd):
     """round 1 writes the main builds' captures here (IKP_EVENTS_DUMP)"""
     name = os.path.basename(cmd[0])
-    if prefix == "proton" or not any(name == f"events_{p}{b.replace(' ', '_')}" for b in BUILDS for p in ("", "prev_")):
+    if prefix == "proton" or not any(name == events_program(b, p) for b in BUILDS for p in (False, True)):
         return None
     return os.path.join(dumpdir, name + "_")
 
@@ -159,8 +163,8 @@ def region_lengths(bindir, dumpdir, res):
     tool = os.path.join(bindir, "ikp")
     rows = []
     for b in BUILDS:
-        for p in ("", "prev_"):
-            name = f"events_{p}{b.replace(' ', '_')}"
+        for p in (False, True):
+            name = events_program(b, p)
             row = [("prev " if p else "") + b]
             for wps, r, w in LENGTH_CONFIGS:
                 path = os.path.join(dumpdir, f"{name}_{wps}w_R{r}_{w}.bin")

@@ -41,6 +41,7 @@ VARIANTS = {
 UNPINNED, PINNED = "_Z11fma_regionsILb0ELb0EEvPfiPm", "_Z11fma_regionsILb1ELb0EEvPfiPm"
 UNPINNED_RT, PINNED_RT = "_Z11fma_regionsILb0ELb1EEvPfiPm", "_Z11fma_regionsILb1ELb1EEvPfiPm"
 LINE = re.compile(r"^(\S+): (event (\d+)(?: \([^)]*\))?|event computed at run time): (\d+) of (\d+) regions? holds? ")
+SUMMARY = re.compile(r"(\d+) regions? checked, (\d+) holds? no")
 LIST = re.compile(r"^(\S+): (event (\d+)(?: \([^)]*\))?|event computed at run time): stamps at /\*[0-9a-f]+\*/ and "
                   r"/\*[0-9a-f]+\*/, (\d+) instructions? of the kernel's between$")
 
@@ -144,7 +145,7 @@ def check_examples():
         if not check(os.path.exists(path), "build/%s missing (make test builds it)" % ex):
             continue
         rc, out, err = tool(path)
-        m = re.search(r"(\d+) regions? checked, (\d+) holds? no", out)
+        m = SUMMARY.search(out)
         check(rc == 0 and m and int(m.group(1)) >= 3 and m.group(2) == "0",
               "example %s: exit %d, %s %s" % (ex, rc, out, err))
 
@@ -193,7 +194,7 @@ def check_bench():
         if not check(os.path.exists(path), "build/events_%s missing (make test builds it)" % prog):
             continue
         rc, out, err = tool(path)
-        m = re.search(r"(\d+) regions? checked, (\d+) holds? no", out)
+        m = SUMMARY.search(out)
         if prog == "default_unpinned":
             check(rc == 3 and m and int(m.group(2)) >= 6,
                   "events_%s: want its R = 4 kernels flagged: exit %d, %s %s" % (prog, rc, out, err))
