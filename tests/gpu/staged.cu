@@ -6,13 +6,15 @@ namespace ikp_staged { // a different configuration of the same inline functions
 // two lanes per block (one per warp), each staged in dynamic shared memory
 // (lane 1's stage starts at an odd word, so both alignments of the bulk
 // copy are exercised); per event: begin, payload i, end; a flush every
-// flush_every events (0: only the one in IKP_FINALIZE). where: 0 shared
-// memory, 1 a global pointer (refused: the lane drops every record)
+// flush_every events (0: only the one in IKP_FINALIZE; negative: every
+// -flush_every events, twice, the second with nothing to move). where: 0
+// shared memory, 1 a global pointer (refused: the lane drops every record)
 __global__ void staged_kernel(int events, unsigned stage_records, int flush_every, int where, uint64_t *prof)
 {
     extern __shared__ unsigned long long dyn[];
     __shared__ unsigned long long *stage;
     const unsigned g = threadIdx.x / 32;
+    const int every = flush_every < 0 ? -flush_every : flush_every;
     if (threadIdx.x == 0) stage = where ? (unsigned long long *)prof + 8 : dyn;
     __syncthreads();
     IKP_LANE(lane);
@@ -22,7 +24,10 @@ __global__ void staged_kernel(int events, unsigned stage_records, int flush_ever
         IKP_BEGIN(lane, 1);
         IKP_DATA(lane, 1, i);
         IKP_END(lane, 1);
-        if (flush_every && (i + 1) % flush_every == 0) IKP_FLUSH(lane);
+        if (every && (i + 1) % every == 0) {
+            IKP_FLUSH(lane);
+            if (flush_every < 0) IKP_FLUSH(lane);
+        }
     }
     IKP_FINALIZE(lane);
 }

@@ -415,6 +415,8 @@ static void test_staged()
     staged_case("staged, flushed at the end", 100, 512, 0, 0, 400, 300, 0);
     staged_case("staged, flushed every 7 events", 100, 32, 7, 0, 400, 300, 0);
     staged_case("staged, flushed every event", 50, 3, 1, 0, 200, 150, 0);
+    staged_case("staged, flushed twice every 5 events", 100, 15, -5, 0, 400, 300, 0);
+    staged_case("staged, 300 records a flush", 1000, 300, 100, 0, 3200, 3000, 0);
     staged_case("stage overflows: lane closes", 100, 64, 0, 0, 400, 64, 236);
     staged_case("stage overflows between flushes", 100, 64, 30, 0, 400, 64, 236);
     staged_case("profile buffer fills first", 100, 512, 0, 0, 100, 100, 200);
