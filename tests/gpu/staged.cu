@@ -6,10 +6,11 @@ namespace ikp_staged { // a different configuration of the same inline functions
 // two lanes per block (one per warp), each staged in dynamic shared memory
 // (lane 1's stage starts IKP_STAGE_WORDS(stage_records) words in, an odd
 // number for an even stage_records, so both alignments of the bulk copy
-// are exercised; so are flushes of an odd number of records); per event: begin, payload i, end; a flush every
-// flush_every events (0: only the one in IKP_FINALIZE; negative: every
-// -flush_every events, twice, the second with nothing to move). where: 0
-// shared memory, 1 a global pointer (refused: the lane drops every record)
+// are exercised; so are flushes of an odd number of records); per event:
+// begin, payload i, end; a flush every flush_every events (0: only the one
+// in IKP_FINALIZE; negative: every -flush_every events, twice, the second
+// with nothing to move). where: 0 shared memory, 1 a global pointer
+// (refused: the lane drops every record)
 __global__ void staged_kernel(int events, unsigned stage_records, int flush_every, int where, uint64_t *prof)
 {
     extern __shared__ unsigned long long dyn[];
