@@ -67,16 +67,8 @@ int main(void)
         put("e2e", "ikp_anchored", wa, sizeof wa);
     }
     { /* a ring of pairs (the ring builds): lone records with pads, wrapped */
-        static const enc_rec rp[] = {{ENC_B, 1, 100, 0}, {ENC_E, 1, 110, 0}, {ENC_I, 2, 120, 0}, {ENC_B, 3, 130, 0},
-                                     {ENC_E, 3, 140, 0}, {ENC_D, 3, 0, 7},   {ENC_B, 4, 150, 0}, {ENC_B, 5, 160, 0},
-                                     {ENC_E, 5, 170, 0}, {ENC_E, 4, 180, 0}, {ENC_I, 6, 190, 0}, {ENC_I, 7, 200, 0}};
-        enc_lane P[2];
         uint64_t wp[8 + 2 * (9 + 8)];
-        memset(P, 0, sizeof P);
-        P[0].started = P[0].finalized = 1; P[0].ring = P[0].pairs = 1; P[0].recs = rp; P[0].n = 12;
-        P[0].g0 = 100; P[0].g1 = 300;
-        P[1] = P[0]; P[1].block = 1; P[1].finalized = 0; P[1].n = 5;
-        enc_ikp(wp, 2, 8, 1, 2, 1, 1, P, 2);
+        enc_ring_pairs_example(wp);
         put("ikp", "ring_pairs", wp, sizeof wp);
         put("e2e", "ikp_ring_pairs", wp, sizeof wp);
     }

@@ -104,6 +104,32 @@ ENC_FN void enc_ikp(uint64_t *out, uint32_t lanes, uint32_t cap, uint32_t ng, ui
     }
 }
 
+/* A ring of pairs that wraps, in enc_ikp_words(2, 8) words: two lanes of
+   capacity 8 (a ring of 8 slots), block 0 finalized after the 12 records
+   B1 E1 I2 B3 E3 D3 B4 B5 E5 E4 I6 I7 (16 slots: pads after I2, D3, B4 and
+   I7), block 1 unfinalized after the first 5; cycle stamps 100, 110, ...
+   (tests/test_host.c says what a decoder must read; a fuzz seed) */
+ENC_FN void enc_ring_pairs_example(uint64_t *out)
+{
+    static const enc_rec r[] = {
+        {ENC_B, 1, 100, 0}, {ENC_E, 1, 110, 0}, {ENC_I, 2, 120, 0}, {ENC_B, 3, 130, 0},
+        {ENC_E, 3, 140, 0}, {ENC_D, 3, 0, 7},   {ENC_B, 4, 150, 0}, {ENC_B, 5, 160, 0},
+        {ENC_E, 5, 170, 0}, {ENC_E, 4, 180, 0}, {ENC_I, 6, 190, 0}, {ENC_I, 7, 200, 0}};
+    enc_lane L[2];
+    memset(L, 0, sizeof L);
+    L[0].started = L[0].finalized = 1;
+    L[0].ring = L[0].pairs = 1;
+    L[0].recs = r;
+    L[0].n = 12;
+    L[0].g0 = 100;
+    L[0].g1 = 300;
+    L[1] = L[0];
+    L[1].block = 1;
+    L[1].finalized = 0;
+    L[1].n = 5;
+    enc_ikp(out, 2, 8, 1, 2, 1, 1, L, 2);
+}
+
 /* TIRx: record k of lane L at 1 + L + k*stride; type 0 begin 1 end 2 instant 3 finalize.
    out must hold 1 + stride * maxrecs words. */
 ENC_FN void enc_tirx(uint64_t *out, size_t words, uint32_t nb, uint32_t ng, uint32_t stride,

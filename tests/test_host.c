@@ -485,20 +485,11 @@ static void test_dropped_ring_unmatched(void)
    overwritten (8 slots less 2 pads). */
 static void test_ring_pairs(void)
 {
-    static const enc_rec r[] = {
-        {ENC_B, 1, 100, 0}, {ENC_E, 1, 110, 0}, {ENC_I, 2, 120, 0}, {ENC_B, 3, 130, 0},
-        {ENC_E, 3, 140, 0}, {ENC_D, 3, 0, 7},   {ENC_B, 4, 150, 0}, {ENC_B, 5, 160, 0},
-        {ENC_E, 5, 170, 0}, {ENC_E, 4, 180, 0}, {ENC_I, 6, 190, 0}, {ENC_I, 7, 200, 0}};
-    enc_lane L[2];
     uint64_t w[8 + 2 * (9 + 8)];
     uint64_t *pads_word = w + 8 + 8 + 8; /* lane 0's word after its 8-slot ring */
     ikp_capture *cap;
     ikp_event ev[8];
-    memset(L, 0, sizeof L);
-    L[0].started = L[0].finalized = 1; L[0].ring = L[0].pairs = 1; L[0].recs = r; L[0].n = 12;
-    L[0].g0 = 100; L[0].g1 = 300;
-    L[1] = L[0]; L[1].block = 1; L[1].finalized = 0; L[1].n = 5; /* B E I B E: slots 0-5, a pad at 3 */
-    enc_ikp(w, 2, 8, 1, 2, 1, 1, L, 2);
+    enc_ring_pairs_example(w); /* those records; lane 1 unfinalized after B E I B E: slots 0-5, a pad at 3 */
     CHECK_EQ(*pads_word, 4);
     CHECK_EQ(w[8 + 7] >> 32 & 0x7FFFFFFFu, 8); /* the header's dropped count: slots */
     cap = open_fmt(w, sizeof w / 8, IKP_FORMAT_AUTO, IKP_OK);
