@@ -572,7 +572,7 @@ __device__ __forceinline__ void ikp__auto_anchor(ikp_lane &l, unsigned t)
     l.due = (unsigned)c + IKP_ANCHOR_EVERY;
     if (d <= IKP_WIRE_AUTO_DELTA_MAX)
         ikp__put(l, ikp__room(l), IKP_WIRE_DATA_MARK | IKP_WIRE_ANCHOR | d << IKP_WIRE_AUTO_DELTA_SHIFT |
-                                       IKP_WIRE_AUTO_ANCHOR_ID << IKP_WIRE_EVENT_SHIFT, (unsigned)g);
+                                      IKP_WIRE_AUTO_ANCHOR_ID << IKP_WIRE_EVENT_SHIFT, (unsigned)g);
 }
 /* A stamped record (end, instant; a begin with IKP_DEFER_BEGIN=0): the
    stamp first, then the stores, so that their cost falls after the stamp,

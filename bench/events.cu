@@ -84,7 +84,8 @@ __global__ void __launch_bounds__(128) events_kernel(float *sink, int k, uint64_
     }
     // not unrolled, as Triton leaves Proton's loop: unrolling by 4 would make
     // the event ids compile-time constants
-    const int tile = EVENTS_FLUSH_EACH ? k : 512 / R;
+    constexpr int PER_FLUSH = 512 / R; // iterations a tile: 1024 records, the stage
+    const int tile = EVENTS_FLUSH_EACH ? k : PER_FLUSH;
 #pragma unroll 1
     for (int t0 = 0; t0 < k; t0 += tile) {
         const int t1 = t0 + tile < k ? t0 + tile : k;
@@ -101,7 +102,7 @@ __global__ void __launch_bounds__(128) events_kernel(float *sink, int k, uint64_
                 if constexpr (ON) IKP_END(lane, ev0 + r);
             }
             if constexpr (ON && EVENTS_FLUSH_EACH) {
-                if ((it + 1) % (512 / R) == 0) IKP_FLUSH(lane);
+                if ((it + 1) % PER_FLUSH == 0) IKP_FLUSH(lane);
             }
         }
         // a bounded stage is flushed after each tile (no code unless staged)

@@ -208,7 +208,6 @@ def check_bench():
                   "events_%s --list: exit %d, instructions between stamps %s %s" % (prog, rc, counts, err))
 
 
-
 def main():
     os.makedirs(OUT, exist_ok=True)
     if not check(os.path.exists(os.path.join(TOOLS, "nvdisasm")) and os.path.exists(os.path.join(TOOLS, "cuobjdump")),
