@@ -259,11 +259,13 @@ struct ikp_lane {
     unsigned long long *rec; /* this lane's first record slot (0 on a thread that writes
                                 nothing; staged: the stage's first slot, a shared-memory
                                 address, once staged) */
-    ikp__slot_t p;           /* bounded: the next record's slot */
+    ikp__slot_t p;           /* bounded, not staged: the next record's slot */
     int left;                /* bounded: slots left before the sink (stage: before its sink);
                                 0 on a full lane and on a thread that writes nothing */
-    unsigned n;              /* ring: slots taken (staged: since the last flush) */
-    unsigned pads;           /* ring: pad slots taken (the second slot of a lone record) */
+    unsigned n;              /* ring: slots taken (staged: since the last flush); staged
+                                bounded: records taken since the last flush or stage */
+    unsigned pads;           /* ring: pad slots taken (the second slot of a lone record);
+                                staged bounded: records taken before the stage */
     unsigned cap;            /* bounded: record slots C (staged: the stage's, 0 once it
                                 overflowed); ring: slot mask */
     unsigned on;             /* staged: 1: this thread writes (leader of an open lane);
@@ -493,9 +495,30 @@ __device__ __forceinline__ ikp__slot_t ikp__ring_slot(const ikp_lane &l)
 /* bounded: k records (1 or 2) taken from the slots left */
 __device__ __forceinline__ void ikp__take(ikp_lane &l, int k)
 {
+#if IKP_STAGED
+    l.n += k;
+#else
     l.p += k * IKP__SLOT_STEP;
+#endif
     l.left = __viaddmax_s32(l.left, -k, 0); /* max(left - k, 0) in one instruction (sm_90) */
 }
+#if IKP_STAGED
+/* Staged, bounded: the next record's slot, the stage's first slot plus 8
+   bytes a record taken since the flush. Every thread takes the same
+   records, so that count is the same on all of them: the compiler keeps it
+   in a uniform register and a store addresses its slot as a register plus
+   that one plus a constant. A per-thread slot address advanced after the
+   stores (as without staging) made the advance wait for the stores to read
+   it, in every loop iteration (measured: BENCHMARKS.md, "a staged record's
+   slot from a count"). The empty asm keeps the compiler from turning
+   base + 8 n back into such an address. */
+__device__ __forceinline__ unsigned ikp__bslot(const ikp_lane &l)
+{
+    unsigned b = (unsigned)(unsigned long long)l.rec;
+    asm("" : "+r"(b));
+    return b + l.n * 8u;
+}
+#endif
 #endif
 /* two records in lane order, (t0, v0) then (t1, v1), on one check w, in
    two neighbouring slots: the later record first: a store reads its
@@ -507,6 +530,8 @@ __device__ __forceinline__ void ikp__put2(ikp_lane &l, unsigned w, unsigned t0, 
 {
 #if IKP_RING
     const ikp__slot_t s = ikp__ring_slot(l);
+#elif IKP_STAGED
+    const ikp__slot_t s = ikp__bslot(l);
 #else
     const ikp__slot_t s = l.p;
 #endif
@@ -526,7 +551,11 @@ __device__ __forceinline__ void ikp__put1(ikp_lane &l, unsigned w, unsigned tag,
     ikp__put2(l, w, tag, v, 0u, 0u);
     l.pads++;
 #else
+#if IKP_STAGED
+    ikp__st(w, ikp__bslot(l), tag, v);
+#else
     ikp__st(w, l.p, tag, v);
+#endif
     ikp__take(l, 1);
 #endif
 }
@@ -661,7 +690,6 @@ __device__ __forceinline__ void ikp__stage_at(ikp_lane &l, unsigned long long *s
 {
     l.rec = (unsigned long long *)(unsigned long long)__cvta_generic_to_shared(s);
 #if !IKP_RING
-    l.p = (unsigned)(unsigned long long)l.rec;
     l.left = (int)(l.cap > 0x7FFFFFFFu ? 0x7FFFFFFFu : l.cap);
 #endif
 }
@@ -677,8 +705,20 @@ __device__ __forceinline__ unsigned long long *ikp__stage_slots(const ikp_lane &
 {
     return (unsigned long long *)__cvta_shared_to_generic((size_t)(unsigned long long)l.rec);
 }
+__device__ __forceinline__ void ikp__flush(ikp_lane &l);
 __device__ __forceinline__ void ikp__stage(ikp_lane &l, unsigned long long *st, unsigned records)
 {
+#if !IKP_RING
+    /* bounded: the count of records since the flush restarts on every thread
+       alike (so that it stays the same on all, see ikp__bslot): a lane
+       already staged is flushed first (and keeps its stage); the records of
+       a lane not staged yet, a pending begin among them, are dropped,
+       counted in pads */
+    if (l.on == 1u) ikp__flush(l);
+    ikp__settle(l);
+    l.pads += l.n;
+    l.n = 0;
+#endif
     if (l.on != 2u || st == 0 || records < (IKP_RING ? 2u : 1u) || !__isShared(st) || ((unsigned long long)st & 7u))
         return; /* not waiting for a stage, or this one is not usable (a ring holds pairs) */
     ikp__settle(l); /* a begin before the stage is dropped like the records before it */
@@ -693,7 +733,7 @@ __device__ __forceinline__ void ikp__stage(ikp_lane &l, unsigned long long *st, 
     ikp__stage_at(l, hd + IKP_STAGE_HEADER_WORDS);
 #else
     hd[1] = l.cap;
-    hd[2] = l.p / IKP__SLOT_STEP; /* the records before the stage (p counted them from 0) */
+    hd[2] = l.pads; /* the records before the stage, dropped */
     l.cap = records;
     ikp__stage_place(l, hd, l.rec);
 #endif
@@ -705,7 +745,16 @@ __device__ __forceinline__ void ikp__stage(ikp_lane &l, unsigned long long *st, 
 __device__ __forceinline__ void ikp__flush(ikp_lane &l)
 {
     ikp__settle(l);
+#if IKP_RING
     if (l.on != 1u) return;
+#else
+    const unsigned m = l.n; /* records since the last flush, counted on every thread */
+    l.n = 0;
+    if (l.on != 1u) {
+        l.pads += m; /* not staged (yet): dropped */
+        return;
+    }
+#endif
     unsigned long long *slots = ikp__stage_slots(l), *hd = (unsigned long long *)slots[-1];
     unsigned long long *out = (unsigned long long *)hd[0];
     unsigned C = (unsigned)hd[1], g = (unsigned)(hd[1] >> 32);
@@ -718,7 +767,6 @@ __device__ __forceinline__ void ikp__flush(ikp_lane &l)
     hd[2] = (unsigned long long)valid << 32;
 #else
     /* m records since the last flush, the first min(m, S) of them in the stage */
-    const unsigned m = (l.p - (unsigned)(unsigned long long)l.rec) / IKP__SLOT_STEP;
     unsigned k = m < l.cap ? m : l.cap, room = C - g;
     if (k > room) k = room;
     const unsigned moved = k;
@@ -776,7 +824,7 @@ __device__ __forceinline__ void ikp__finalize(ikp_lane &l)
 #if IKP_RING
         dropped = l.n;
 #else
-        dropped = l.p / IKP__SLOT_STEP;
+        dropped = (unsigned long long)l.pads + l.n;
 #endif
     }
 #else

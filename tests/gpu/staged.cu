@@ -10,19 +10,27 @@ namespace ikp_staged { // a different configuration of the same inline functions
 // begin, payload i, end; a flush every flush_every events (0: only the one
 // in IKP_FINALIZE; negative: every -flush_every events, twice, the second
 // with nothing to move). where: 0 shared memory, 1 a global pointer
-// (refused: the lane drops every record)
+// (refused: the lane drops every record), 2 shared memory after two
+// instants and a flush (both dropped, counted), and IKP_STAGE again after
+// half the events (it flushes the stage and keeps it)
 __global__ void staged_kernel(int events, unsigned stage_records, int flush_every, int where, uint64_t *prof)
 {
     extern __shared__ unsigned long long dyn[];
     __shared__ unsigned long long *stage;
     const unsigned g = threadIdx.x / 32;
     const int every = flush_every < 0 ? -flush_every : flush_every;
-    if (threadIdx.x == 0) stage = where ? (unsigned long long *)prof + 8 : dyn;
+    if (threadIdx.x == 0) stage = where == 1 ? (unsigned long long *)prof + 8 : dyn;
     __syncthreads();
     IKP_LANE(lane);
     IKP_INIT(lane, prof, g, 2, threadIdx.x % 32 == 0);
+    if (where == 2) {
+        IKP_INSTANT(lane, 2);
+        IKP_INSTANT(lane, 2);
+        IKP_FLUSH(lane);
+    }
     IKP_STAGE(lane, stage + g * IKP_STAGE_WORDS(stage_records), stage_records);
     for (int i = 0; i < events; i++) {
+        if (where == 2 && i == events / 2) IKP_STAGE(lane, stage + g * IKP_STAGE_WORDS(stage_records), stage_records);
         IKP_BEGIN(lane, 1);
         IKP_DATA(lane, 1, i);
         IKP_END(lane, 1);

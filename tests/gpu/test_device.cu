@@ -422,6 +422,8 @@ static void test_staged()
     staged_case("profile buffer fills first", 100, 512, 0, 0, 100, 100, 200);
     staged_case("profile buffer fills across flushes", 100, 40, 10, 0, 100, 100, 200);
     staged_case("global pointer refused: every record dropped", 100, 512, 0, 1, 400, 0, 300);
+    // 300 records in a stage of 200: they fit only because the second IKP_STAGE flushes
+    staged_case("records before the stage dropped; IKP_STAGE again flushes", 100, 200, 0, 2, 400, 300, 2);
 }
 
 static int64_t realtime_ns()
