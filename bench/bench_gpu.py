@@ -5,11 +5,12 @@ the same eight kernel shapes, printed as one Markdown table for
 BENCHMARKS.md.
 
 Two rounds, each running DIR/events_<build> and DIR/events_prev_<build> in
-turn for every build (default, ring, staged, staged_ring), then two more
-builds of the current headers for the rows below the table
-(events_default_unpinned: the work not pinned in its regions;
-events_staged_flush_each: the staged build testing in every iteration
-whether to flush), then bench/proton_events.py: alternating keeps a slow
+turn for every build (default, ring, staged, staged_ring), then four more
+programs for the rows below the table (events_default_unpinned: the work
+not pinned in its regions; events_staged_flush_each: the staged build
+testing in every iteration whether to flush; events_floor_proton and
+events_floor_pairs: a clock read and a store an event with no check, not a
+recorder, bench/events.cu), then bench/proton_events.py: alternating keeps a slow
 drift of the GPU (clocks, temperature) from favouring one side. The table
 gives the ns per event (the mean of the two rounds), ratios (each computed
 per round, the worse round shown) and the goals; a second table gives each
@@ -36,7 +37,9 @@ import tempfile
 BUILDS = ["default", "ring", "staged", "staged ring"]
 # current headers only, for the rows beside the table: (row, program)
 EXTRA = [("default, work not pinned", "events_default_unpinned"),
-         ("staged, flush tested each iteration", "events_staged_flush_each")]
+         ("staged, flush tested each iteration", "events_staged_flush_each"),
+         ("floor: Proton's records, no check", "events_floor_proton"),
+         ("floor: IKP's pairs, no check", "events_floor_pairs")]
 CONFIGS = [(4, 1, 16), (4, 4, 16), (16, 1, 16), (16, 4, 16), (4, 1, 256), (4, 4, 256), (16, 1, 256), (16, 4, 256)]
 PROTON = {"default": "Proton", "default:optimizations=clock32": "Proton clock32"}
 CLOCK32 = "Proton clock32"

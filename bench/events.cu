@@ -23,6 +23,17 @@
 // Two more builds, for the rows beside the table: -DEVENTS_UNPINNED=1 (the
 // default build with the work not pinned) and -DEVENTS_FLUSH_EACH=1 (the
 // staged build testing in every iteration whether to flush, in one loop).
+// And two floors, not recorders (no IKP macro but IKP_PIN): what a timer
+// read and a store per event cost in this kernel, with no check, flush or
+// count, as Proton records: a ring of 256 records a warp in shared memory,
+// its index advanced once an iteration (the ring wraps between iterations
+// only), each record one 32-bit clock read, its tag and one 8-byte store at
+// a constant offset, copied to global memory at the end.
+// -DEVENTS_FLOOR=1 stores each record right after its stamp, as Proton
+// does; -DEVENTS_FLOOR=2 stores a region's two records after its end
+// stamp, the end's first, as IKP does. Their check: the ring holds the
+// last 256 records' tags where they belong, and every region's end stamp
+// is at or after its begin stamp.
 // Timing: cudaEvents around each launch, median of 20 after 5 warm-ups; the
 // buffer is reset before each recording launch, outside the timed span.
 // After each configuration the capture is decoded and its record counts
@@ -38,6 +49,9 @@
 #endif
 #ifndef EVENTS_FLUSH_EACH
 #define EVENTS_FLUSH_EACH 0
+#endif
+#ifndef EVENTS_FLOOR
+#define EVENTS_FLOOR 0
 #endif
 #include "ikp_cuda.cuh"
 #define IKP_IMPLEMENTATION
@@ -62,14 +76,32 @@ static const int N_WARM = 5, N_RUNS = 20, RING = 256;
 // stage records a lane: staged ring, the ring itself; staged bounded, room for
 // the 1024 records made between two flushes (unstaged builds declare no stage)
 #define STAGE (IKP_RING ? 256 : 1024)
-static const char *BUILD = EVENTS_UNPINNED     ? "default, work not pinned"
+static const char *BUILD = EVENTS_FLOOR == 1   ? "floor: Proton's records, no check"
+                           : EVENTS_FLOOR == 2 ? "floor: IKP's pairs, no check"
+                           : EVENTS_UNPINNED   ? "default, work not pinned"
                            : EVENTS_FLUSH_EACH ? "staged, flush tested each iteration"
                            : IKP_STAGED        ? (IKP_RING ? "staged ring" : "staged")
                                                : (IKP_RING ? "ring" : "default");
 constexpr bool PINNED = !EVENTS_UNPINNED;
 static_assert(!(EVENTS_UNPINNED && (IKP_STAGED || IKP_RING)) && !(EVENTS_FLUSH_EACH && (IKP_RING || !IKP_STAGED)) &&
-                  !(EVENTS_UNPINNED && EVENTS_FLUSH_EACH),
-              "EVENTS_UNPINNED is a default build, EVENTS_FLUSH_EACH a staged bounded build");
+                  !(EVENTS_UNPINNED && EVENTS_FLUSH_EACH) &&
+                  !(EVENTS_FLOOR && (IKP_STAGED || IKP_RING || EVENTS_UNPINNED || EVENTS_FLUSH_EACH)),
+              "EVENTS_UNPINNED is a default build, EVENTS_FLUSH_EACH a staged bounded build, EVENTS_FLOOR neither");
+constexpr int FLOOR_RING = 256; // records a warp in a floor's ring
+
+// a floor's 32-bit clock read and its 8-byte shared-memory store, where w
+__device__ __forceinline__ unsigned floor_stamp()
+{
+    unsigned t;
+    asm volatile("mov.u32 %0, %%clock;" : "=r"(t)::"memory");
+    return t;
+}
+__device__ __forceinline__ void floor_store(unsigned w, unsigned slot, unsigned tag, unsigned v)
+{
+    asm volatile("{\n\t.reg .pred q;\n\tsetp.ne.u32 q, %0, 0;\n\t@q st.shared.v2.u32 [%1], {%2, %3};\n\t}" ::"r"(w),
+                 "r"(slot), "r"(tag), "r"(v)
+                 : "memory");
+}
 
 template <bool ON, int R, int W>
 __global__ void __launch_bounds__(128) events_kernel(float *sink, int k, uint64_t *prof)
@@ -78,10 +110,19 @@ __global__ void __launch_bounds__(128) events_kernel(float *sink, int k, uint64_
     float x = (threadIdx.x % 128) * 1e-3f;
     IKP_SHARED_STAGE(stage, 4, STAGE);
     IKP_LANE(lane);
+#if EVENTS_FLOOR
+    __shared__ __align__(16) unsigned long long ring[4][FLOOR_RING];
+    const unsigned base = (unsigned)__cvta_generic_to_shared(ring[warp]);
+    unsigned writes = threadIdx.x % 32 == 0, idx = 0;
+    asm volatile("" : "+r"(writes)); // as IKP's: the compiler may not unswitch on it
+    (void)lane;
+    (void)stage;
+#else
     if constexpr (ON) {
         IKP_INIT(lane, prof, warp, 4, threadIdx.x % 32 == 0);
         IKP_STAGE(lane, stage[warp], STAGE);
     }
+#endif
     // not unrolled, as Triton leaves Proton's loop: unrolling by 4 would make
     // the event ids compile-time constants
     constexpr int PER_FLUSH = 512 / R; // iterations a tile: 1024 records, the stage
@@ -92,14 +133,34 @@ __global__ void __launch_bounds__(128) events_kernel(float *sink, int k, uint64_
 #pragma unroll 1
         for (int it = t0; it < t1; it++) {
             const unsigned ev0 = (it & 3) * R;
+#if EVENTS_FLOOR
+            const unsigned slots = base + (idx % FLOOR_RING) * 8u; // this iteration's 2R slots
+            idx += 2 * R;
+#endif
 #pragma unroll
             for (int r = 0; r < R; r++) {
+#if EVENTS_FLOOR
+                unsigned tb = 0;
+                if constexpr (ON) {
+                    tb = floor_stamp();
+                    if (EVENTS_FLOOR == 1) floor_store(writes, slots + 16 * r, IKP_WIRE_TAG(ev0 + r, IKP_WIRE_KIND_BEGIN), tb);
+                }
+#else
                 if constexpr (ON) IKP_BEGIN(lane, ev0 + r);
+#endif
                 if constexpr (ON && PINNED) IKP_PIN(x);
 #pragma unroll
                 for (int j = 0; j < W / R; j++) x = fmaf(x, 1.0001f, 0.5f);
                 if constexpr (ON && PINNED) IKP_PIN(x);
+#if EVENTS_FLOOR
+                if constexpr (ON) {
+                    const unsigned te = floor_stamp();
+                    floor_store(writes, slots + 16 * r + 8, IKP_WIRE_TAG(ev0 + r, IKP_WIRE_KIND_END), te);
+                    if (EVENTS_FLOOR == 2) floor_store(writes, slots + 16 * r, IKP_WIRE_TAG(ev0 + r, IKP_WIRE_KIND_BEGIN), tb);
+                }
+#else
                 if constexpr (ON) IKP_END(lane, ev0 + r);
+#endif
             }
             if constexpr (ON && EVENTS_FLUSH_EACH) {
                 if ((it + 1) % PER_FLUSH == 0) IKP_FLUSH(lane);
@@ -108,7 +169,15 @@ __global__ void __launch_bounds__(128) events_kernel(float *sink, int k, uint64_
         // a bounded stage is flushed after each tile (no code unless staged)
         if constexpr (ON && !IKP_RING && !EVENTS_FLUSH_EACH) IKP_FLUSH(lane);
     }
+#if EVENTS_FLOOR
+    if constexpr (ON) { // the ring to global memory: lane l's at prof + l * FLOOR_RING
+        __syncwarp();
+        if (writes)
+            for (int i = 0; i < FLOOR_RING; i++) prof[(blockIdx.x * 4 + warp) * FLOOR_RING + i] = ring[warp][i];
+    }
+#else
     if constexpr (ON) IKP_FINALIZE(lane);
+#endif
     if (x == 12345.f) sink[blockIdx.x * 128 + threadIdx.x] = x;
 }
 
@@ -176,6 +245,30 @@ static std::string check(ikp_cuda_buffer *buf, unsigned lanes, unsigned long lon
     return msg;
 }
 
+// a floor's check: each lane's ring holds its last FLOOR_RING records (of
+// `records`, 2 * R a loop iteration), each tag where it belongs, and each
+// region's end stamp at or after its begin stamp
+static std::string check_floor(ikp_cuda_buffer *buf, unsigned lanes, unsigned long long records, int R)
+{
+    std::vector<uint64_t> w((size_t)lanes * FLOOR_RING);
+    CK(cudaMemcpy(w.data(), buf->device, w.size() * sizeof(uint64_t), cudaMemcpyDeviceToHost));
+    unsigned long long bad = 0;
+    for (unsigned l = 0; l < lanes; l++)
+        for (unsigned long long j = records - FLOOR_RING; j < records; j++) {
+            const unsigned long long it = j / (2 * R);
+            const unsigned r = (unsigned)(j % (2 * R)) / 2, end = (unsigned)(j & 1);
+            const uint64_t rec = w[(size_t)l * FLOOR_RING + j % FLOOR_RING];
+            const unsigned want = IKP_WIRE_TAG((unsigned)(it & 3) * R + r, end ? IKP_WIRE_KIND_END : IKP_WIRE_KIND_BEGIN);
+            if ((uint32_t)rec != want) bad++;
+            if (end && (int32_t)((uint32_t)(rec >> 32) - (uint32_t)(w[(size_t)l * FLOOR_RING + (j - 1) % FLOOR_RING] >> 32)) < 0)
+                bad++;
+        }
+    if (!bad) return "ok";
+    char msg[128];
+    snprintf(msg, sizeof msg, "%llu floor records not where they belong or ending before they begin", bad);
+    return msg;
+}
+
 static unsigned pow2_floor(unsigned x)
 {
     unsigned p = 1;
@@ -208,7 +301,8 @@ static bool config(int sms, int wps, int k)
     std::string dump = prefix ? std::string(prefix) + std::to_string(wps) + "w_R" + std::to_string(R) + "_" +
                                     std::to_string(W) + ".bin"
                               : std::string();
-    const std::string ok = check(&buf, lanes, per_lane, prefix ? dump.c_str() : NULL);
+    const std::string ok = EVENTS_FLOOR ? check_floor(&buf, lanes, events, R)
+                                        : check(&buf, lanes, per_lane, prefix ? dump.c_str() : NULL);
     const float off2 = timed<false, R, W>(blocks, sink, k, &buf, N_WARM);
     printf("events {\"build\":\"%s\",\"version\":\"%d.%d.%d\",\"wps\":%d,\"R\":%d,\"W\":%d,\"K\":%d,"
            "\"off_ms\":%.5f,\"off2_ms\":%.5f,\"on_ms\":%.5f,\"ns_per_event\":%.3f,\"check\":\"%s\"}\n",
