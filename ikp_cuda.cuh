@@ -136,7 +136,8 @@
        IKP_SHARED_STAGE(name, lanes, records) declare __shared__ staging for `lanes` lanes
                                               (IKP_STAGED=0: a null pointer, no memory)
        IKP_STAGE(lane, words, records)        after IKP_INIT: records go to shared memory
-                                              words (IKP_STAGE_WORDS(records) of them)
+                                              words (IKP_STAGE_WORDS(records) of them);
+                                              again, bounded: flushes the lane, keeps its stage
        IKP_FLUSH(lane)                        copy staged records to the profile buffer
    Events are integers 0..16383 (names are given on the host).
 */
@@ -405,7 +406,8 @@ __device__ __forceinline__ void ikp__init(ikp_lane &l, unsigned long long *buf, 
 
 /* The hot path. On the writing thread (the leader of an open lane) a
    record is one timer read and one 8-byte store (v2.u32: tag, then stamp).
-   Bounded mode keeps the next record's slot p and the slots left; a record
+   Bounded mode keeps the next record's slot p (staged: a count of the
+   records since the flush, ikp__bslot) and the slots left; a record
    is stored when any are left (one compare), so the stored records are the
    lane's first ones. A begin keeps its stamp in registers and the lane's
    next record stores it beside its own, on one compare: when only one slot
@@ -507,11 +509,13 @@ __device__ __forceinline__ void ikp__take(ikp_lane &l, int k)
    bytes a record taken since the flush. Every thread takes the same
    records, so that count is the same on all of them: the compiler keeps it
    in a uniform register and a store addresses its slot as a register plus
-   that one plus a constant. A per-thread slot address advanced after the
-   stores (as without staging) made the advance wait for the stores to read
-   it, in every loop iteration (measured: BENCHMARKS.md, "a staged record's
-   slot from a count"). The empty asm keeps the compiler from turning
-   base + 8 n back into such an address. */
+   that one plus a constant. A per-thread slot address advanced right
+   after the stores that read it (as without staging) makes the advance
+   wait for them (a store reads its registers late), in every loop
+   iteration; counted, an event costs 0.81-0.91x as much at 4 warps/SM
+   (measured: BENCHMARKS.md, "a staged record's slot from a count"). The
+   empty asm keeps the compiler from turning base + 8 n back into such an
+   address. */
 __device__ __forceinline__ unsigned ikp__bslot(const ikp_lane &l)
 {
     unsigned b = (unsigned)(unsigned long long)l.rec;
