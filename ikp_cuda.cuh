@@ -507,15 +507,16 @@ __device__ __forceinline__ void ikp__take(ikp_lane &l, int k)
 #if IKP_STAGED
 /* Staged, bounded: the next record's slot, the stage's first slot plus 8
    bytes a record taken since the flush. Every thread takes the same
-   records, so that count is the same on all of them: the compiler keeps it
-   in a uniform register and a store addresses its slot as a register plus
-   that one plus a constant. A per-thread slot address advanced right
-   after the stores that read it (as without staging) makes the advance
-   wait for them (a store reads its registers late), in every loop
-   iteration; counted, an event costs 0.81-0.91x as much at 4 warps/SM
-   (measured: BENCHMARKS.md, "a staged record's slot from a count"). The
-   empty asm keeps the compiler from turning base + 8 n back into such an
-   address. */
+   records (but automatic anchors, which only the writing thread takes), so
+   that count is the same on all of them: the compiler keeps it in a
+   uniform register and a store addresses its slot as a register plus that
+   one plus a constant. A per-thread slot address advanced right after the
+   stores that read it (as without staging) likely makes the advance wait
+   for them (a store reads its registers late), in every loop iteration;
+   counted, an event cost 0.81-0.91x as much at 4 warps/SM in one run
+   (BENCHMARKS.md, "a staged record's slot from a count"). The empty asm
+   keeps the compiler from turning base + 8 n back into such an address.
+   Stores stay inside the stage: they are predicated on slots left. */
 __device__ __forceinline__ unsigned ikp__bslot(const ikp_lane &l)
 {
     unsigned b = (unsigned)(unsigned long long)l.rec;
@@ -785,7 +786,9 @@ __device__ __forceinline__ void ikp__flush(ikp_lane &l)
     if (k & 1) dst[k - 1] = src[k - 1];
     hd[1] = C | (unsigned long long)(g + moved) << 32;
     hd[2] += m - moved;
-    l.cap = m > moved ? 0u : (unsigned)hd[3]; /* overflowed: the stored records stay a prefix */
+    /* overflowed (now or before: a closed lane stays closed, also through a
+       flush with nothing to move): the stored records stay a prefix */
+    l.cap = m > moved || l.cap == 0 ? 0u : (unsigned)hd[3];
     ikp__stage_place(l, hd, out + g + moved);
 #endif
     l.n = 0;
@@ -839,7 +842,6 @@ __device__ __forceinline__ void ikp__finalize(ikp_lane &l)
 #else
     stored = l.cap - (unsigned)l.left;
     dropped = (unsigned long long)(l.p - l.rec) - stored;
-    l.left = 0;
 #endif
 #endif
 #if IKP_RING
@@ -851,8 +853,9 @@ __device__ __forceinline__ void ikp__finalize(ikp_lane &l)
     h[5] = g;
     h[6] = c;
     h[7] = IKP_WIRE_FINALIZED | stored | (dropped < 0x7FFFFFFFull ? dropped : 0x7FFFFFFFull) << 32;
-    l.on = 0; /* a second finalize, or records after it, write nothing */
+    l.on = 0; /* a second finalize, or records after it, write nothing: */
     l.rec = 0;
+    l.left = 0; /* no slot left (staged: the flush above reopened the stage) */
 }
 
 /* Keeps the computation of a value on its side of the stamps: the compiler

@@ -12,7 +12,8 @@ namespace ikp_staged { // a different configuration of the same inline functions
 // with nothing to move). where: 0 shared memory, 1 a global pointer
 // (refused: the lane drops every record), 2 shared memory after two
 // instants and a flush (both dropped, counted), and IKP_STAGE again after
-// half the events (it flushes the stage and keeps it)
+// half the events, with a global pointer (it flushes the stage and keeps
+// it: the refused pointer does not close the lane)
 __global__ void staged_kernel(int events, unsigned stage_records, int flush_every, int where, uint64_t *prof)
 {
     extern __shared__ unsigned long long dyn[];
@@ -30,7 +31,7 @@ __global__ void staged_kernel(int events, unsigned stage_records, int flush_ever
     }
     IKP_STAGE(lane, stage + g * IKP_STAGE_WORDS(stage_records), stage_records);
     for (int i = 0; i < events; i++) {
-        if (where == 2 && i == events / 2) IKP_STAGE(lane, stage + g * IKP_STAGE_WORDS(stage_records), stage_records);
+        if (where == 2 && i == events / 2) IKP_STAGE(lane, (unsigned long long *)prof + 8, stage_records);
         IKP_BEGIN(lane, 1);
         IKP_DATA(lane, 1, i);
         IKP_END(lane, 1);
@@ -41,8 +42,32 @@ __global__ void staged_kernel(int events, unsigned stage_records, int flush_ever
     }
     IKP_FINALIZE(lane);
 }
+// records after IKP_FINALIZE write nothing: one lane staged in dynamic
+// shared memory after a canary of 512 words (shared addresses counted from
+// 0 by the records after the finalize would reach it), 10 instants, the
+// finalize, 600 more instants; then every canary word is checked (*bad
+// counts the changed ones)
+__global__ void staged_after_finalize_kernel(unsigned *bad, uint64_t *prof)
+{
+    extern __shared__ unsigned long long dyn[];
+    for (unsigned i = threadIdx.x; i < 512; i += blockDim.x) dyn[i] = 0x5A5A5A5A00000000ull | i;
+    __syncthreads();
+    IKP_LANE(lane);
+    IKP_INIT(lane, prof, 0, 1, threadIdx.x == 0);
+    IKP_STAGE(lane, dyn + 512, 512);
+    for (int i = 0; i < 10; i++) IKP_INSTANT(lane, 1);
+    IKP_FINALIZE(lane);
+    for (int i = 0; i < 600; i++) IKP_INSTANT(lane, 2);
+    __syncthreads();
+    for (unsigned i = threadIdx.x; i < 512; i += blockDim.x)
+        if (dyn[i] != (0x5A5A5A5A00000000ull | i)) atomicAdd(bad, 1u);
+}
 }
 void launch_staged(int blocks, int events, unsigned stage_records, int flush_every, int where, uint64_t *prof)
 {
     ikp_staged::staged_kernel<<<blocks, 64, 2 * IKP_STAGE_WORDS(stage_records) * 8>>>(events, stage_records, flush_every, where, prof);
+}
+void launch_staged_after_finalize(unsigned *bad, uint64_t *prof)
+{
+    ikp_staged::staged_after_finalize_kernel<<<1, 32, (512 + IKP_STAGE_WORDS(512)) * 8>>>(bad, prof);
 }

@@ -15,6 +15,7 @@
 void launch_ring(int blocks, int events, int pads, uint64_t *prof);
 void launch_ring_staged(int blocks, int events, int pads, unsigned stage_records, int flush_every, uint64_t *prof);
 void launch_staged(int blocks, int events, unsigned stage_records, int flush_every, int where, uint64_t *prof);
+void launch_staged_after_finalize(unsigned *bad, uint64_t *prof);
 
 enum { EV_OUTER, EV_INNER, EV_MARK, EV_SPIN };
 
@@ -419,11 +420,37 @@ static void test_staged()
     staged_case("staged, 300 records a flush", 1000, 300, 100, 0, 3200, 3000, 0);
     staged_case("stage overflows: lane closes", 100, 64, 0, 0, 400, 64, 236);
     staged_case("stage overflows between flushes", 100, 64, 30, 0, 400, 64, 236);
+    // the second flush of each pair has nothing to move: the closed lane stays closed
+    staged_case("stage overflows between flushes, flushed twice", 100, 64, -30, 0, 400, 64, 236);
     staged_case("profile buffer fills first", 100, 512, 0, 0, 100, 100, 200);
     staged_case("profile buffer fills across flushes", 100, 40, 10, 0, 100, 100, 200);
     staged_case("global pointer refused: every record dropped", 100, 512, 0, 1, 400, 0, 300);
     // 300 records in a stage of 200: they fit only because the second IKP_STAGE flushes
     staged_case("records before the stage dropped; IKP_STAGE again flushes", 100, 200, 0, 2, 400, 300, 2);
+    // records after IKP_FINALIZE: nothing stored, nothing counted, no shared memory written
+    {
+        ikp_cuda_buffer buf;
+        CHECK_EQ(ikp_cuda_buffer_create(&buf, 1, 64, NULL), IKP_OK);
+        CHECK_EQ(ikp_cuda_buffer_reset(&buf, 0, NULL), IKP_OK);
+        unsigned *bad, nbad = 1;
+        CK(cudaMalloc(&bad, sizeof *bad));
+        CK(cudaMemset(bad, 0, sizeof *bad));
+        launch_staged_after_finalize(bad, buf.device);
+        CK(cudaGetLastError());
+        CK(cudaMemcpy(&nbad, bad, sizeof nbad, cudaMemcpyDeviceToHost));
+        CHECK_EQ(nbad, 0u);
+        std::vector<uint64_t> w = download(buf.device, buf.num_words);
+        ikp_capture *cap = open(w);
+        CHECK(cap != NULL);
+        if (cap) {
+            const ikp_lane_info li = lane_info(cap, 0);
+            CHECK_EQ(li.records, 10u);
+            CHECK_EQ(li.dropped, 0u);
+            ikp_capture_free(cap);
+        }
+        CK(cudaFree(bad));
+        ikp_cuda_buffer_destroy(&buf);
+    }
 }
 
 static int64_t realtime_ns()
