@@ -32,8 +32,8 @@
 // -DEVENTS_FLOOR=1 stores each record right after its stamp, as Proton
 // does; -DEVENTS_FLOOR=2 stores a region's two records after its end
 // stamp, the end's first, as IKP does. Their check: the ring holds the
-// last 256 records' tags where they belong, and every region's end stamp
-// is at or after its begin stamp.
+// last 256 records' tags where they belong, and each of those 128
+// regions' end stamp is at or after its begin stamp.
 // Timing: cudaEvents around each launch, median of 20 after 5 warm-ups; the
 // buffer is reset before each recording launch, outside the timed span.
 // After each configuration the capture is decoded and its record counts
