@@ -407,7 +407,7 @@ __device__ __forceinline__ void ikp__init(ikp_lane &l, unsigned long long *buf, 
 /* The hot path. On the writing thread (the leader of an open lane) a
    record is one timer read and one 8-byte store (v2.u32: tag, then stamp).
    Bounded mode keeps the next record's slot p (staged: a count of the
-   records since the flush, ikp__bslot) and the slots left; a record
+   records since the flush, ikp__slot) and the slots left; a record
    is stored when any are left (one compare), so the stored records are the
    lane's first ones. A begin keeps its stamp in registers and the lane's
    next record stores it beside its own, on one compare: when only one slot
@@ -504,9 +504,8 @@ __device__ __forceinline__ void ikp__take(ikp_lane &l, int k)
 #endif
     l.left = __viaddmax_s32(l.left, -k, 0); /* max(left - k, 0) in one instruction (sm_90) */
 }
-#if IKP_STAGED
-/* Staged, bounded: the next record's slot, the stage's first slot plus 8
-   bytes a record taken since the flush. Every thread takes the same
+/* bounded: the next record's slot: p; staged, the stage's first slot plus
+   8 bytes a record taken since the flush. Every thread takes the same
    records (but automatic anchors, which only the writing thread takes), so
    that count is the same on all of them: the compiler keeps it in a
    uniform register and a store addresses its slot as a register plus that
@@ -517,13 +516,16 @@ __device__ __forceinline__ void ikp__take(ikp_lane &l, int k)
    (BENCHMARKS.md, "a staged record's slot from a count"). The empty asm
    keeps the compiler from turning base + 8 n back into such an address.
    Stores stay inside the stage: they are predicated on slots left. */
-__device__ __forceinline__ unsigned ikp__bslot(const ikp_lane &l)
+__device__ __forceinline__ ikp__slot_t ikp__slot(const ikp_lane &l)
 {
+#if IKP_STAGED
     unsigned b = (unsigned)(unsigned long long)l.rec;
     asm("" : "+r"(b));
     return b + l.n * 8u;
-}
+#else
+    return l.p;
 #endif
+}
 #endif
 /* two records in lane order, (t0, v0) then (t1, v1), on one check w, in
    two neighbouring slots: the later record first: a store reads its
@@ -535,10 +537,8 @@ __device__ __forceinline__ void ikp__put2(ikp_lane &l, unsigned w, unsigned t0, 
 {
 #if IKP_RING
     const ikp__slot_t s = ikp__ring_slot(l);
-#elif IKP_STAGED
-    const ikp__slot_t s = ikp__bslot(l);
 #else
-    const ikp__slot_t s = l.p;
+    const ikp__slot_t s = ikp__slot(l);
 #endif
     ikp__st(w, s + IKP__SLOT_STEP, t1, v1);
     ikp__st(w, s, t0, v0);
@@ -556,11 +556,7 @@ __device__ __forceinline__ void ikp__put1(ikp_lane &l, unsigned w, unsigned tag,
     ikp__put2(l, w, tag, v, 0u, 0u);
     l.pads++;
 #else
-#if IKP_STAGED
-    ikp__st(w, ikp__bslot(l), tag, v);
-#else
-    ikp__st(w, l.p, tag, v);
-#endif
+    ikp__st(w, ikp__slot(l), tag, v);
     ikp__take(l, 1);
 #endif
 }
@@ -715,7 +711,7 @@ __device__ __forceinline__ void ikp__stage(ikp_lane &l, unsigned long long *st, 
 {
 #if !IKP_RING
     /* bounded: the count of records since the flush restarts on every thread
-       alike (so that it stays the same on all, see ikp__bslot): a lane
+       alike (so that it stays the same on all, see ikp__slot): a lane
        already staged is flushed first (and keeps its stage); the records of
        a lane not staged yet, a pending begin among them, are dropped,
        counted in pads */
