@@ -8,9 +8,9 @@ Two rounds, each running DIR/events_<build> and DIR/events_prev_<build> in
 turn for every build (default, ring, staged, staged_ring), then four more
 programs for the rows below the table (events_default_unpinned: the work
 not pinned in its regions; events_staged_flush_each: the staged build
-testing in every iteration whether to flush; events_floor_proton and
-events_floor_pairs: a clock read and a store an event with no check, not a
-recorder, bench/events.cu), then bench/proton_events.py: alternating keeps a slow
+testing in every iteration whether to flush; events_floor_proton,
+events_floor_pairs and events_floor_global: a clock read and a store an
+event with no check, not a recorder, bench/events.cu), then bench/proton_events.py: alternating keeps a slow
 drift of the GPU (clocks, temperature) from favouring one side. The table
 gives the ns per event (the mean of the two rounds), ratios (each computed
 per round, the worse round shown) and the goals; a second table gives each
@@ -39,7 +39,9 @@ BUILDS = ["default", "ring", "staged", "staged ring"]
 EXTRA = [("default, work not pinned", "events_default_unpinned"),
          ("staged, flush tested each iteration", "events_staged_flush_each"),
          ("floor: Proton's records, no check", "events_floor_proton"),
-         ("floor: IKP's pairs, no check", "events_floor_pairs")]
+         ("floor: IKP's pairs, no check", "events_floor_pairs"),
+         ("floor: IKP's pairs to global memory, no check", "events_floor_global")]
+GLOBAL_FLOOR = EXTRA[-1][0]
 CONFIGS = [(4, 1, 16), (4, 4, 16), (16, 1, 16), (16, 4, 16), (4, 1, 256), (4, 4, 256), (16, 1, 256), (16, 4, 256)]
 PROTON = {"default": "Proton", "default:optimizations=clock32": "Proton clock32"}
 CLOCK32 = "Proton clock32"
@@ -234,6 +236,7 @@ def report(res, cmd, lengths):
     rows = [[f"{r} (ns)"] + [cell(r, c, False) for c in CONFIGS] for r in ns_rows]
     ratios = [("default", CLOCK32), ("staged", CLOCK32), ("staged ring", CLOCK32)] + [(b, "prev " + b) for b in BUILDS]
     ratios += [(r, CLOCK32) for r, _ in EXTRA]
+    ratios += [("default", GLOBAL_FLOOR), ("staged", "floor: IKP's pairs, no check")]
     for num, den in ratios:
         rows.append([f"{num} / {den}"] + [
             "skipped" if den == CLOCK32 and skipped else fmt(worse(res, num, den, c)) for c in CONFIGS])

@@ -31,9 +31,13 @@
 // a constant offset, copied to global memory at the end.
 // -DEVENTS_FLOOR=1 stores each record right after its stamp, as Proton
 // does; -DEVENTS_FLOOR=2 stores a region's two records after its end
-// stamp, the end's first, as IKP does. Their check: the ring holds the
-// last 256 records' tags where they belong, and each of those 128
-// regions' end stamp is at or after its begin stamp.
+// stamp, the end's first, as IKP does. -DEVENTS_FLOOR=3 is the second in
+// global memory instead, as IKP's default build stores: no ring, every
+// record kept (the default build's 2*R*K a lane), at a constant offset
+// from an address advanced once an iteration. Their check: the ring (all
+// records, for the third) holds the last 256 records' tags where they
+// belong, and each of those regions' end stamp is at or after its begin
+// stamp.
 // Timing: cudaEvents around each launch, median of 20 after 5 warm-ups; the
 // buffer is reset before each recording launch, outside the timed span.
 // After each configuration the capture is decoded and its record counts
@@ -78,6 +82,7 @@ static const int N_WARM = 5, N_RUNS = 20, RING = 256;
 #define STAGE (IKP_RING ? 256 : 1024)
 static const char *BUILD = EVENTS_FLOOR == 1   ? "floor: Proton's records, no check"
                            : EVENTS_FLOOR == 2 ? "floor: IKP's pairs, no check"
+                           : EVENTS_FLOOR == 3 ? "floor: IKP's pairs to global memory, no check"
                            : EVENTS_UNPINNED   ? "default, work not pinned"
                            : EVENTS_FLUSH_EACH ? "staged, flush tested each iteration"
                            : IKP_STAGED        ? (IKP_RING ? "staged ring" : "staged")
@@ -102,6 +107,19 @@ __device__ __forceinline__ void floor_store(unsigned w, unsigned slot, unsigned 
                  "r"(slot), "r"(tag), "r"(v)
                  : "memory");
 }
+// the same to global memory
+__device__ __forceinline__ void floor_gstore(unsigned w, unsigned long long *slot, unsigned tag, unsigned v)
+{
+    asm volatile("{\n\t.reg .pred q;\n\tsetp.ne.u32 q, %0, 0;\n\t@q st.global.v2.u32 [%1], {%2, %3};\n\t}" ::"r"(w),
+                 "l"(slot), "r"(tag), "r"(v)
+                 : "memory");
+}
+// a floor's slots for one region's two records, r-th of an iteration
+#if EVENTS_FLOOR == 3
+#define FLOOR_STORE(r, end, tag, v) floor_gstore(writes, gslots + 2 * (r) + (end), tag, v)
+#else
+#define FLOOR_STORE(r, end, tag, v) floor_store(writes, slots + 16 * (r) + 8 * (end), tag, v)
+#endif
 
 template <bool ON, int R, int W>
 __global__ void __launch_bounds__(128) events_kernel(float *sink, int k, uint64_t *prof)
@@ -114,6 +132,8 @@ __global__ void __launch_bounds__(128) events_kernel(float *sink, int k, uint64_
     __shared__ __align__(16) unsigned long long ring[4][FLOOR_RING];
     const unsigned base = (unsigned)__cvta_generic_to_shared(ring[warp]);
     unsigned writes = threadIdx.x % 32 == 0, idx = 0;
+    // floor 3: this lane's records, all of them (2 * R * k), from prof; this iteration's slots
+    unsigned long long *gslots = (unsigned long long *)prof + (size_t)(blockIdx.x * 4 + warp) * (2u * R * (unsigned)k);
     asm volatile("" : "+r"(writes)); // as IKP's: the compiler may not unswitch on it
     (void)lane;
     (void)stage;
@@ -135,6 +155,7 @@ __global__ void __launch_bounds__(128) events_kernel(float *sink, int k, uint64_
             const unsigned ev0 = (it & 3) * R;
 #if EVENTS_FLOOR
             const unsigned slots = base + (idx % FLOOR_RING) * 8u; // this iteration's 2R slots
+            (void)slots;
             idx += 2 * R;
 #endif
 #pragma unroll
@@ -143,7 +164,7 @@ __global__ void __launch_bounds__(128) events_kernel(float *sink, int k, uint64_
                 unsigned tb = 0;
                 if constexpr (ON) {
                     tb = floor_stamp();
-                    if (EVENTS_FLOOR == 1) floor_store(writes, slots + 16 * r, IKP_WIRE_TAG(ev0 + r, IKP_WIRE_KIND_BEGIN), tb);
+                    if (EVENTS_FLOOR == 1) FLOOR_STORE(r, 0, IKP_WIRE_TAG(ev0 + r, IKP_WIRE_KIND_BEGIN), tb);
                 }
 #else
                 if constexpr (ON) IKP_BEGIN(lane, ev0 + r);
@@ -155,13 +176,16 @@ __global__ void __launch_bounds__(128) events_kernel(float *sink, int k, uint64_
 #if EVENTS_FLOOR
                 if constexpr (ON) {
                     const unsigned te = floor_stamp();
-                    floor_store(writes, slots + 16 * r + 8, IKP_WIRE_TAG(ev0 + r, IKP_WIRE_KIND_END), te);
-                    if (EVENTS_FLOOR == 2) floor_store(writes, slots + 16 * r, IKP_WIRE_TAG(ev0 + r, IKP_WIRE_KIND_BEGIN), tb);
+                    FLOOR_STORE(r, 1, IKP_WIRE_TAG(ev0 + r, IKP_WIRE_KIND_END), te);
+                    if (EVENTS_FLOOR >= 2) FLOOR_STORE(r, 0, IKP_WIRE_TAG(ev0 + r, IKP_WIRE_KIND_BEGIN), tb);
                 }
 #else
                 if constexpr (ON) IKP_END(lane, ev0 + r);
 #endif
             }
+#if EVENTS_FLOOR
+            gslots += 2 * R; // (floor 3) the next iteration's slots
+#endif
             if constexpr (ON && EVENTS_FLUSH_EACH) {
                 if ((it + 1) % PER_FLUSH == 0) IKP_FLUSH(lane);
             }
@@ -170,7 +194,7 @@ __global__ void __launch_bounds__(128) events_kernel(float *sink, int k, uint64_
         if constexpr (ON && !IKP_RING && !EVENTS_FLUSH_EACH) IKP_FLUSH(lane);
     }
 #if EVENTS_FLOOR
-    if constexpr (ON) { // the ring to global memory: lane l's at prof + l * FLOOR_RING
+    if constexpr (ON && EVENTS_FLOOR != 3) { // the ring to global memory: lane l's at prof + l * FLOOR_RING
         __syncwarp();
         if (writes)
             for (int i = 0; i < FLOOR_RING; i++) prof[(blockIdx.x * 4 + warp) * FLOOR_RING + i] = ring[warp][i];
@@ -245,22 +269,25 @@ static std::string check(ikp_cuda_buffer *buf, unsigned lanes, unsigned long lon
     return msg;
 }
 
-// a floor's check: each lane's ring holds its last FLOOR_RING records (of
-// `records`, 2 * R a loop iteration), each tag where it belongs, and each
-// region's end stamp at or after its begin stamp
+// a floor's check: each lane's ring (floor 3: its records, all of them)
+// holds its last FLOOR_RING records (of `records`, 2 * R a loop
+// iteration), each tag where it belongs, and each region's end stamp at or
+// after its begin stamp
 static std::string check_floor(ikp_cuda_buffer *buf, unsigned lanes, unsigned long long records, int R)
 {
-    std::vector<uint64_t> w((size_t)lanes * FLOOR_RING);
+    const unsigned long long ring = EVENTS_FLOOR == 3 ? records : FLOOR_RING; // words a lane
+    if (lanes * ring > buf->num_words) return "the buffer is too small for the floor";
+    std::vector<uint64_t> w((size_t)(lanes * ring));
     CK(cudaMemcpy(w.data(), buf->device, w.size() * sizeof(uint64_t), cudaMemcpyDeviceToHost));
     unsigned long long bad = 0;
     for (unsigned l = 0; l < lanes; l++)
         for (unsigned long long j = records - FLOOR_RING; j < records; j++) {
             const unsigned long long it = j / (2 * R);
             const unsigned r = (unsigned)(j % (2 * R)) / 2, end = (unsigned)(j & 1);
-            const uint64_t rec = w[(size_t)l * FLOOR_RING + j % FLOOR_RING];
+            const uint64_t rec = w[(size_t)(l * ring + j % ring)];
             const unsigned want = IKP_WIRE_TAG((unsigned)(it & 3) * R + r, end ? IKP_WIRE_KIND_END : IKP_WIRE_KIND_BEGIN);
             if ((uint32_t)rec != want) bad++;
-            if (end && (int32_t)((uint32_t)(rec >> 32) - (uint32_t)(w[(size_t)l * FLOOR_RING + (j - 1) % FLOOR_RING] >> 32)) < 0)
+            if (end && (int32_t)((uint32_t)(rec >> 32) - (uint32_t)(w[(size_t)(l * ring + (j - 1) % ring)] >> 32)) < 0)
                 bad++;
         }
     if (!bad) return "ok";
