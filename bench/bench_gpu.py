@@ -5,21 +5,22 @@ the same eight kernel shapes, printed as one Markdown table for
 BENCHMARKS.md.
 
 Two rounds, each running DIR/events_<build> and DIR/events_prev_<build> in
-turn for every build (default, ring, staged, staged_ring), then four more
+turn for every build (default, ring, staged, staged_ring), then five more
 programs for the rows below the table (events_default_unpinned: the work
 not pinned in its regions; events_staged_flush_each: the staged build
 testing in every iteration whether to flush; events_floor_proton,
 events_floor_pairs and events_floor_global: a clock read and a store an
-event with no check, not a recorder, bench/events.cu), then bench/proton_events.py: alternating keeps a slow
-drift of the GPU (clocks, temperature) from favouring one side. The table
-gives the ns per event (the mean of the two rounds), ratios (each computed
-per round, the worse round shown) and the goals; a second table gives each
-round's values. Last, the median length of the regions in two kernels of
-four regions an iteration, read by DIR/ikp from round 1's captures of each
-main build: whether a recorder makes the regions after the first one longer
-than their work. The goals are reported, not enforced: the exit status is 1
-only when a program fails, a capture check (every record kept, or the ring
-full) fails, or the region lengths cannot be read from the captures.
+event with no check, not a recorder, bench/events.cu), then
+bench/proton_events.py: alternating keeps a slow drift of the GPU (clocks,
+temperature) from favouring one side. The table gives the ns per event (the
+mean of the two rounds), ratios (each computed per round, the worse round
+shown) and the goals; a second table gives each round's values. Last, the
+median length of the regions in two kernels of four regions an iteration,
+read by DIR/ikp from round 1's captures of each main build: whether a
+recorder makes the regions after the first one longer than their work. The
+goals are reported, not enforced: the exit status is 1 only when a program
+fails, a capture check (every record kept, or the ring full) fails, or the
+region lengths cannot be read from the captures.
 
 Usage: bench_gpu.py --bin DIR [--quick]   (--quick: K = 200 instead of 4000)
 """

@@ -23,21 +23,21 @@
 // Two more builds, for the rows beside the table: -DEVENTS_UNPINNED=1 (the
 // default build with the work not pinned) and -DEVENTS_FLUSH_EACH=1 (the
 // staged build testing in every iteration whether to flush, in one loop).
-// And two floors, not recorders (no IKP macro but IKP_PIN): what a timer
+// And three floors, not recorders (no IKP macro but IKP_PIN): what a timer
 // read and a store per event cost in this kernel, with no check, flush or
-// count, as Proton records: a ring of 256 records a warp in shared memory,
-// its index advanced once an iteration (the ring wraps between iterations
-// only), each record one 32-bit clock read, its tag and one 8-byte store at
-// a constant offset, copied to global memory at the end.
+// count. Two record as Proton does: a ring of 256 records a warp in shared
+// memory, its index advanced once an iteration (the ring wraps between
+// iterations only), each record one 32-bit clock read, its tag and one
+// 8-byte store at a constant offset, copied to global memory at the end.
 // -DEVENTS_FLOOR=1 stores each record right after its stamp, as Proton
 // does; -DEVENTS_FLOOR=2 stores a region's two records after its end
-// stamp, the end's first, as IKP does. -DEVENTS_FLOOR=3 is the second in
-// global memory instead, as IKP's default build stores: no ring, every
-// record kept (the default build's 2*R*K a lane), at a constant offset
-// from an address advanced once an iteration. Their check: the ring (all
-// records, for the third) holds the last 256 records' tags where they
-// belong, and each of those regions' end stamp is at or after its begin
-// stamp.
+// stamp, the end's first, as IKP's code asks. -DEVENTS_FLOOR=3 is the
+// second in global memory instead, where IKP's default build stores: no
+// ring, every record kept (the default build's 2*R*K a lane), at a
+// constant offset from an address advanced once an iteration. Their
+// check: the last 256 records of each lane (in the ring, or among all of
+// them for the third) hold their tags where they belong, and each of
+// those regions' end stamp is at or after its begin stamp.
 // Timing: cudaEvents around each launch, median of 20 after 5 warm-ups; the
 // buffer is reset before each recording launch, outside the timed span.
 // After each configuration the capture is decoded and its record counts
