@@ -132,7 +132,8 @@ __global__ void __launch_bounds__(128) events_kernel(float *sink, int k, uint64_
     __shared__ __align__(16) unsigned long long ring[4][FLOOR_RING];
     const unsigned base = (unsigned)__cvta_generic_to_shared(ring[warp]);
     unsigned writes = threadIdx.x % 32 == 0, idx = 0;
-    // floor 3: this lane's records, all of them (2 * R * k), from prof; this iteration's slots
+    // floor 3: this lane's records, all of them (2 * R * k), from prof (lane 0's over the
+    // buffer's header, which the floor does not decode); this iteration's slots
     unsigned long long *gslots = (unsigned long long *)prof + (size_t)(blockIdx.x * 4 + warp) * (2u * R * (unsigned)k);
     asm volatile("" : "+r"(writes)); // as IKP's: the compiler may not unswitch on it
     (void)lane;
