@@ -116,7 +116,7 @@ __device__ __forceinline__ void floor_gstore(unsigned w, unsigned long long *slo
 }
 // a floor's slots for one region's two records, r-th of an iteration
 #if EVENTS_FLOOR == 3
-#define FLOOR_STORE(r, end, tag, v) floor_gstore(writes, gslots + 2 * (r) + (end), tag, v)
+#define FLOOR_STORE(r, end, tag, v) floor_gstore(writes, slots + 2 * (r) + (end), tag, v)
 #else
 #define FLOOR_STORE(r, end, tag, v) floor_store(writes, slots + 16 * (r) + 8 * (end), tag, v)
 #endif
@@ -129,13 +129,17 @@ __global__ void __launch_bounds__(128) events_kernel(float *sink, int k, uint64_
     IKP_SHARED_STAGE(stage, 4, STAGE);
     IKP_LANE(lane);
 #if EVENTS_FLOOR
+    unsigned writes = threadIdx.x % 32 == 0;
+    asm volatile("" : "+r"(writes)); // as IKP's: the compiler may not unswitch on it
+#if EVENTS_FLOOR == 3
+    // this lane's records, all of them (2 * R * k), from prof (lane 0's over the
+    // buffer's header, which the floor does not decode): the next iteration's slots
+    unsigned long long *next = (unsigned long long *)prof + (size_t)(blockIdx.x * 4 + warp) * (2u * R * (unsigned)k);
+#else
     __shared__ __align__(16) unsigned long long ring[4][FLOOR_RING];
     const unsigned base = (unsigned)__cvta_generic_to_shared(ring[warp]);
-    unsigned writes = threadIdx.x % 32 == 0, idx = 0;
-    // floor 3: this lane's records, all of them (2 * R * k), from prof (lane 0's over the
-    // buffer's header, which the floor does not decode); this iteration's slots
-    unsigned long long *gslots = (unsigned long long *)prof + (size_t)(blockIdx.x * 4 + warp) * (2u * R * (unsigned)k);
-    asm volatile("" : "+r"(writes)); // as IKP's: the compiler may not unswitch on it
+    unsigned idx = 0;
+#endif
     (void)lane;
     (void)stage;
 #else
@@ -154,9 +158,10 @@ __global__ void __launch_bounds__(128) events_kernel(float *sink, int k, uint64_
 #pragma unroll 1
         for (int it = t0; it < t1; it++) {
             const unsigned ev0 = (it & 3) * R;
-#if EVENTS_FLOOR
+#if EVENTS_FLOOR == 3
+            unsigned long long *const slots = next; // this iteration's 2R slots (next: below)
+#elif EVENTS_FLOOR
             const unsigned slots = base + (idx % FLOOR_RING) * 8u; // this iteration's 2R slots
-            (void)slots;
             idx += 2 * R;
 #endif
 #pragma unroll
@@ -184,8 +189,8 @@ __global__ void __launch_bounds__(128) events_kernel(float *sink, int k, uint64_
                 if constexpr (ON) IKP_END(lane, ev0 + r);
 #endif
             }
-#if EVENTS_FLOOR
-            gslots += 2 * R; // (floor 3) the next iteration's slots
+#if EVENTS_FLOOR == 3
+            next += 2 * R; // after the stores, as the default build advances its slot
 #endif
             if constexpr (ON && EVENTS_FLUSH_EACH) {
                 if ((it + 1) % PER_FLUSH == 0) IKP_FLUSH(lane);
@@ -194,13 +199,13 @@ __global__ void __launch_bounds__(128) events_kernel(float *sink, int k, uint64_
         // a bounded stage is flushed after each tile (no code unless staged)
         if constexpr (ON && !IKP_RING && !EVENTS_FLUSH_EACH) IKP_FLUSH(lane);
     }
-#if EVENTS_FLOOR
-    if constexpr (ON && EVENTS_FLOOR != 3) { // the ring to global memory: lane l's at prof + l * FLOOR_RING
+#if EVENTS_FLOOR == 1 || EVENTS_FLOOR == 2
+    if constexpr (ON) { // the ring to global memory: lane l's at prof + l * FLOOR_RING
         __syncwarp();
         if (writes)
             for (int i = 0; i < FLOOR_RING; i++) prof[(blockIdx.x * 4 + warp) * FLOOR_RING + i] = ring[warp][i];
     }
-#else
+#elif !EVENTS_FLOOR
     if constexpr (ON) IKP_FINALIZE(lane);
 #endif
     if (x == 12345.f) sink[blockIdx.x * 128 + threadIdx.x] = x;
