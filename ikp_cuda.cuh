@@ -264,7 +264,8 @@ struct ikp_lane {
     int left;                /* bounded: slots left before the sink (stage: before its sink);
                                 0 on a full lane and on a thread that writes nothing */
     unsigned n;              /* ring: slots taken (staged: since the last flush); staged
-                                bounded: records taken since the last flush or stage */
+                                bounded: 8 bytes a record taken since the last flush or
+                                stage (the next record's offset in the stage) */
     unsigned pads;           /* ring: pad slots taken (the second slot of a lone record);
                                 staged bounded: records taken before the stage */
     unsigned cap;            /* bounded: record slots C (staged: the stage's, 0 once it
@@ -498,30 +499,33 @@ __device__ __forceinline__ ikp__slot_t ikp__ring_slot(const ikp_lane &l)
 __device__ __forceinline__ void ikp__take(ikp_lane &l, int k)
 {
 #if IKP_STAGED
-    l.n += k;
+    l.n += k * 8u;
 #else
     l.p += k * IKP__SLOT_STEP;
 #endif
     l.left = __viaddmax_s32(l.left, -k, 0); /* max(left - k, 0) in one instruction (sm_90) */
 }
 /* bounded: the next record's slot: p; staged, the stage's first slot plus
-   8 bytes a record taken since the flush. Every thread takes the same
+   n, 8 bytes a record taken since the flush (one count, which is also the
+   offset: counted in records, the loop kept both, one more instruction a
+   loop iteration; BENCHMARKS.md, "the staged build's check measured
+   apart"). Every thread takes the same
    records (but automatic anchors, which only the writing thread takes), so
    that count is the same on all of them: the compiler keeps it in a
-   uniform register and a store addresses its slot as a register plus that
-   one plus a constant. A per-thread slot address advanced right after the
+   uniform register, and a loop iteration adds it to the stage's address
+   once, for stores at constant offsets from that sum. A per-thread slot address advanced right after the
    stores that read it (as without staging) likely makes the advance wait
    for them (a store reads its registers late), in every loop iteration;
    counted, an event cost 0.81-0.91x as much at 4 warps/SM in one run
    (BENCHMARKS.md, "a staged record's slot from a count"). The empty asm
-   keeps the compiler from turning base + 8 n back into such an address.
+   keeps the compiler from turning base + n back into such an address.
    Stores stay inside the stage: they are predicated on slots left. */
 __device__ __forceinline__ ikp__slot_t ikp__slot(const ikp_lane &l)
 {
 #if IKP_STAGED
     unsigned b = (unsigned)(unsigned long long)l.rec;
     asm("" : "+r"(b));
-    return b + l.n * 8u;
+    return b + l.n;
 #else
     return l.p;
 #endif
@@ -717,7 +721,7 @@ __device__ __forceinline__ void ikp__stage(ikp_lane &l, unsigned long long *st, 
        counted in pads */
     if (l.on == 1u) ikp__flush(l);
     ikp__settle(l);
-    l.pads += l.n;
+    l.pads += l.n / 8u;
     l.n = 0;
 #endif
     if (l.on != 2u || st == 0 || records < (IKP_RING ? 2u : 1u) || !__isShared(st) || ((unsigned long long)st & 7u))
@@ -749,7 +753,7 @@ __device__ __forceinline__ void ikp__flush(ikp_lane &l)
 #if IKP_RING
     if (l.on != 1u) return;
 #else
-    const unsigned m = l.n; /* records since the last flush, counted on every thread */
+    const unsigned m = l.n / 8u; /* records since the last flush, counted on every thread */
     l.n = 0;
     if (l.on != 1u) {
         l.pads += m; /* not staged (yet): dropped */
@@ -827,7 +831,7 @@ __device__ __forceinline__ void ikp__finalize(ikp_lane &l)
 #if IKP_RING
         dropped = l.n;
 #else
-        dropped = (unsigned long long)l.pads + l.n;
+        dropped = (unsigned long long)l.pads + l.n / 8u;
 #endif
     }
 #else
