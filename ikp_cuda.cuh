@@ -264,8 +264,9 @@ struct ikp_lane {
     int left;                /* bounded: slots left before the sink (stage: before its sink);
                                 0 on a full lane and on a thread that writes nothing */
     unsigned n;              /* ring: slots taken (staged: since the last flush); staged
-                                bounded: 8 bytes a record taken since the last flush or
-                                stage (the next record's offset in the stage) */
+                                bounded: 8 bytes for each record taken since the last
+                                flush or stage (the next record's byte offset from the
+                                stage's first slot) */
     unsigned pads;           /* ring: pad slots taken (the second slot of a lone record);
                                 staged bounded: records taken before the stage */
     unsigned cap;            /* bounded: record slots C (staged: the stage's, 0 once it
@@ -407,8 +408,8 @@ __device__ __forceinline__ void ikp__init(ikp_lane &l, unsigned long long *buf, 
 
 /* The hot path. On the writing thread (the leader of an open lane) a
    record is one timer read and one 8-byte store (v2.u32: tag, then stamp).
-   Bounded mode keeps the next record's slot p (staged: a count of the
-   records since the flush, ikp__slot) and the slots left; a record
+   Bounded mode keeps the next record's slot p (staged: a count of 8 bytes
+   a record since the flush, ikp__slot) and the slots left; a record
    is stored when any are left (one compare), so the stored records are the
    lane's first ones. A begin keeps its stamp in registers and the lane's
    next record stores it beside its own, on one compare: when only one slot
@@ -506,20 +507,21 @@ __device__ __forceinline__ void ikp__take(ikp_lane &l, int k)
     l.left = __viaddmax_s32(l.left, -k, 0); /* max(left - k, 0) in one instruction (sm_90) */
 }
 /* bounded: the next record's slot: p; staged, the stage's first slot plus
-   n, 8 bytes a record taken since the flush (one count, which is also the
-   offset: counted in records, the loop kept both, one more instruction a
-   loop iteration; BENCHMARKS.md, "the staged build's check measured
-   apart"). Every thread takes the same
-   records (but automatic anchors, which only the writing thread takes), so
-   that count is the same on all of them: the compiler keeps it in a
-   uniform register, and a loop iteration adds it to the stage's address
-   once, for stores at constant offsets from that sum. A per-thread slot address advanced right after the
-   stores that read it (as without staging) likely makes the advance wait
-   for them (a store reads its registers late), in every loop iteration;
-   counted, an event cost 0.81-0.91x as much at 4 warps/SM in one run
-   (BENCHMARKS.md, "a staged record's slot from a count"). The empty asm
-   keeps the compiler from turning base + n back into such an address.
-   Stores stay inside the stage: they are predicated on slots left. */
+   n, a count of 8 bytes a record taken since the flush, which is also the
+   next record's byte offset from that slot (counted in records, the loop
+   kept both, one more instruction a loop iteration; BENCHMARKS.md, "the
+   staged build's one count"). Every thread takes the same records (but
+   automatic anchors, which only the writing thread takes), so that count
+   is the same on all of them: the compiler keeps it in a uniform
+   register, and a loop iteration adds it to the stage's address once, for
+   stores at constant offsets from that sum. A per-thread slot address
+   advanced right after the stores that read it (as without staging)
+   likely makes the advance wait for them (a store reads its registers
+   late), in every loop iteration; counted, an event cost 0.81-0.91x as
+   much at 4 warps/SM in one run (BENCHMARKS.md, "a staged record's slot
+   from a count"). The empty asm keeps the compiler from turning base + n
+   back into such an address. Stores stay inside the stage: they are
+   predicated on slots left. */
 __device__ __forceinline__ ikp__slot_t ikp__slot(const ikp_lane &l)
 {
 #if IKP_STAGED
