@@ -500,12 +500,16 @@ __device__ __forceinline__ ikp__slot_t ikp__ring_slot(const ikp_lane &l)
 __device__ __forceinline__ void ikp__take(ikp_lane &l, int k)
 {
 #if IKP_STAGED
-    l.n += k * 8u;
+    l.n += k * IKP__SLOT_STEP;
 #else
     l.p += k * IKP__SLOT_STEP;
 #endif
     l.left = __viaddmax_s32(l.left, -k, 0); /* max(left - k, 0) in one instruction (sm_90) */
 }
+#if IKP_STAGED
+/* staged, bounded: the records taken since the flush (n counts their bytes) */
+__device__ __forceinline__ unsigned ikp__taken(const ikp_lane &l) { return l.n / IKP__SLOT_STEP; }
+#endif
 /* bounded: the next record's slot: p; staged, the stage's first slot plus
    n, a count of 8 bytes a record taken since the flush, which is also the
    next record's byte offset from that slot (counted in records, the loop
@@ -723,7 +727,7 @@ __device__ __forceinline__ void ikp__stage(ikp_lane &l, unsigned long long *st, 
        counted in pads */
     if (l.on == 1u) ikp__flush(l);
     ikp__settle(l);
-    l.pads += l.n / 8u;
+    l.pads += ikp__taken(l);
     l.n = 0;
 #endif
     if (l.on != 2u || st == 0 || records < (IKP_RING ? 2u : 1u) || !__isShared(st) || ((unsigned long long)st & 7u))
@@ -755,7 +759,7 @@ __device__ __forceinline__ void ikp__flush(ikp_lane &l)
 #if IKP_RING
     if (l.on != 1u) return;
 #else
-    const unsigned m = l.n / 8u; /* records since the last flush, counted on every thread */
+    const unsigned m = ikp__taken(l); /* records since the last flush, counted on every thread */
     l.n = 0;
     if (l.on != 1u) {
         l.pads += m; /* not staged (yet): dropped */
@@ -833,7 +837,7 @@ __device__ __forceinline__ void ikp__finalize(ikp_lane &l)
 #if IKP_RING
         dropped = l.n;
 #else
-        dropped = (unsigned long long)l.pads + l.n / 8u;
+        dropped = (unsigned long long)l.pads + ikp__taken(l);
 #endif
     }
 #else
