@@ -254,6 +254,10 @@ typedef unsigned ikp__slot_t;
 typedef unsigned long long *ikp__slot_t;
 #define IKP__SLOT_STEP 1u
 #endif
+/* bounded: a record is stored while the slots left exceed this: staged
+   counts one more than the slots left, so that the count, saturating at 0,
+   ends at 1 on a stage that filled and at 0 on one that overflowed */
+#define IKP__LEFT_EXTRA (IKP_STAGED ? 1 : 0)
 
 /* Per-thread recorder state: lives in registers. */
 struct ikp_lane {
@@ -262,7 +266,10 @@ struct ikp_lane {
                                 address, once staged) */
     ikp__slot_t p;           /* bounded, not staged: the next record's slot */
     int left;                /* bounded: slots left before the sink (stage: before its sink);
-                                0 on a full lane and on a thread that writes nothing */
+                                0 on a full lane and on a thread that writes nothing;
+                                staged: one more (1 on a full stage), 0 once more records
+                                were taken than the stage holds (it saturates there, so it
+                                says so however many) */
     unsigned n;              /* ring: slots taken (staged: since the last flush); staged
                                 bounded: 8 bytes for each record taken since the last
                                 flush or stage (the next record's byte offset from the
@@ -400,6 +407,8 @@ __device__ __forceinline__ void ikp__init(ikp_lane &l, unsigned long long *buf, 
 #if !IKP_STAGED
     l.p = h + IKP_WIRE_LANE_WORDS;
     l.left = (int)l.cap;
+#else
+    l.left = IKP__LEFT_EXTRA; /* no stage yet: no slot */
 #endif
 #endif
     l.rec = h + IKP_WIRE_LANE_WORDS;
@@ -420,7 +429,9 @@ __device__ __forceinline__ void ikp__init(ikp_lane &l, unsigned long long *buf, 
    into compares with constants: per region (begin and end) two timer
    reads, two tag moves, one compare, one saturating decrement and two
    stores (tests/sass/check_sass.py counts them). The slots left saturate
-   at 0, so no count wraps however many records a lane attempts.
+   at 0, so they hold however many records a lane attempts (staged, n
+   wraps at 2^29 records, and they tell the flush that it did:
+   ikp__least).
    Ring mode takes slots two at a time, at n mod R with n even: a record
    waits in registers for the lane's next one and the two are stored
    together (one slot address for both); a record that no partner follows
@@ -483,7 +494,7 @@ __device__ __forceinline__ unsigned ikp__room(const ikp_lane &l)
 #if IKP_RING
     return ikp__writes(l);
 #else
-    return l.left > 0;
+    return l.left > IKP__LEFT_EXTRA;
 #endif
 }
 #if IKP_RING
@@ -496,7 +507,8 @@ __device__ __forceinline__ ikp__slot_t ikp__ring_slot(const ikp_lane &l)
 #endif
 }
 #else
-/* bounded: k records (1 or 2) taken from the slots left */
+/* bounded: k records (1 or 2) taken from the slots left, which saturate
+   at 0 */
 __device__ __forceinline__ void ikp__take(ikp_lane &l, int k)
 {
 #if IKP_STAGED
@@ -507,8 +519,20 @@ __device__ __forceinline__ void ikp__take(ikp_lane &l, int k)
     l.left = __viaddmax_s32(l.left, -k, 0); /* max(left - k, 0) in one instruction (sm_90) */
 }
 #if IKP_STAGED
-/* staged, bounded: the records taken since the flush (n counts their bytes) */
+/* staged, bounded: the records taken since the flush (or the stage),
+   modulo 2^29: n counts their bytes in 32 bits */
 __device__ __forceinline__ unsigned ikp__taken(const ikp_lane &l) { return l.n / IKP__SLOT_STEP; }
+/* m = ikp__taken(l) read as a count: the slots left, saturating at 0, say
+   whether more records were taken than the s slots of the stage (0 before
+   it); the count returned is the fewest that both allow: exact up to
+   s + 2^29 records, a lower bound past that, and never 0 once a record was
+   taken. (Computed where it is used, after the flush's branch: computed
+   once before it, ptxas kept the loops' count n in a per-thread register
+   instead of a uniform one.) */
+__device__ __forceinline__ unsigned ikp__least(const ikp_lane &l, unsigned m, unsigned s)
+{
+    return l.left > 0 || m > s ? m : m + (1u << 29);
+}
 #endif
 /* bounded: the next record's slot: p; staged, the stage's first slot plus
    n, a count of 8 bytes a record taken since the flush, which is also the
@@ -701,7 +725,7 @@ __device__ __forceinline__ void ikp__stage_at(ikp_lane &l, unsigned long long *s
 {
     l.rec = (unsigned long long *)(unsigned long long)__cvta_generic_to_shared(s);
 #if !IKP_RING
-    l.left = (int)(l.cap > 0x7FFFFFFFu ? 0x7FFFFFFFu : l.cap);
+    l.left = (int)(l.cap > 0x7FFFFFFEu ? 0x7FFFFFFEu : l.cap) + IKP__LEFT_EXTRA;
 #endif
 }
 /* bounded mode: the slots start where they have dst's address mod 16 */
@@ -727,8 +751,9 @@ __device__ __forceinline__ void ikp__stage(ikp_lane &l, unsigned long long *st, 
        counted in pads */
     if (l.on == 1u) ikp__flush(l);
     ikp__settle(l);
-    l.pads += ikp__taken(l);
+    l.pads += ikp__least(l, ikp__taken(l), 0); /* 0 after a flush */
     l.n = 0;
+    if (l.on != 1u) l.left = IKP__LEFT_EXTRA;
 #endif
     if (l.on != 2u || st == 0 || records < (IKP_RING ? 2u : 1u) || !__isShared(st) || ((unsigned long long)st & 7u))
         return; /* not waiting for a stage, or this one is not usable (a ring holds pairs) */
@@ -759,10 +784,11 @@ __device__ __forceinline__ void ikp__flush(ikp_lane &l)
 #if IKP_RING
     if (l.on != 1u) return;
 #else
-    const unsigned m = ikp__taken(l); /* records since the last flush, counted on every thread */
+    unsigned m = ikp__taken(l); /* records since the last flush, counted on every thread */
     l.n = 0;
     if (l.on != 1u) {
-        l.pads += m; /* not staged (yet): dropped */
+        l.pads += ikp__least(l, m, 0); /* not staged (yet): dropped */
+        l.left = IKP__LEFT_EXTRA;
         return;
     }
 #endif
@@ -778,6 +804,7 @@ __device__ __forceinline__ void ikp__flush(ikp_lane &l)
     hd[2] = (unsigned long long)valid << 32;
 #else
     /* m records since the last flush, the first min(m, S) of them in the stage */
+    m = ikp__least(l, m, l.cap);
     unsigned k = m < l.cap ? m : l.cap, room = C - g;
     if (k > room) k = room;
     const unsigned moved = k;
@@ -837,7 +864,7 @@ __device__ __forceinline__ void ikp__finalize(ikp_lane &l)
 #if IKP_RING
         dropped = l.n;
 #else
-        dropped = (unsigned long long)l.pads + ikp__taken(l);
+        dropped = (unsigned long long)l.pads + ikp__least(l, ikp__taken(l), 0);
 #endif
     }
 #else

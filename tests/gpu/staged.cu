@@ -62,6 +62,34 @@ __global__ void staged_after_finalize_kernel(unsigned *bad, uint64_t *prof)
     for (unsigned i = threadIdx.x; i < 512; i += blockDim.x)
         if (dyn[i] != (0x5A5A5A5A00000000ull | i)) atomicAdd(bad, 1u);
 }
+// past 2^29 records between two flushes (the count of a staged bounded lane
+// wraps there): block b's lane makes n[b] instants, 8 to a loop iteration,
+// with a stage of 64 records (none: where[b] 1, a global pointer, refused),
+// then, where where[b] is 2, a flush and 5 more instants; then the finalize
+__global__ void staged_wrap_kernel(const unsigned long long *n, const int *where, uint64_t *prof)
+{
+    __shared__ unsigned long long st[IKP_STAGE_WORDS(64)];
+    const unsigned long long count = n[blockIdx.x];
+    const int w = where[blockIdx.x];
+    IKP_LANE(lane);
+    IKP_INIT(lane, prof, 0, 1, threadIdx.x == 0);
+    IKP_STAGE(lane, w == 1 ? (unsigned long long *)prof + 8 : st, 64);
+    unsigned long long i = 0;
+    for (; i + 8 <= count; i += 8) {
+#pragma unroll
+        for (int k = 0; k < 8; k++) IKP_INSTANT(lane, 1);
+    }
+    for (; i < count; i++) IKP_INSTANT(lane, 1);
+    if (w == 2) {
+        IKP_FLUSH(lane);
+        for (int k = 0; k < 5; k++) IKP_INSTANT(lane, 1);
+    }
+    IKP_FINALIZE(lane);
+}
+}
+void launch_staged_wrap(int blocks, const unsigned long long *n, const int *where, uint64_t *prof)
+{
+    ikp_staged::staged_wrap_kernel<<<blocks, 32>>>(n, where, prof);
 }
 void launch_staged(int blocks, int events, unsigned stage_records, int flush_every, int where, uint64_t *prof)
 {

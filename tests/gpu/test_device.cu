@@ -16,6 +16,7 @@ void launch_ring(int blocks, int events, int pads, uint64_t *prof);
 void launch_ring_staged(int blocks, int events, int pads, unsigned stage_records, int flush_every, uint64_t *prof);
 void launch_staged(int blocks, int events, unsigned stage_records, int flush_every, int where, uint64_t *prof);
 void launch_staged_after_finalize(unsigned *bad, uint64_t *prof);
+void launch_staged_wrap(int blocks, const unsigned long long *n, const int *where, uint64_t *prof);
 
 enum { EV_OUTER, EV_INNER, EV_MARK, EV_SPIN };
 
@@ -453,6 +454,61 @@ static void test_staged()
     }
 }
 
+// a staged bounded lane counts its records since the flush modulo 2^29 (in
+// bytes, in 32 bits): past that, the lane still stores a prefix and counts
+// the rest as dropped, never a short count that hides a gap. One lane a
+// block, a stage of 64 records, each case its own block of one launch
+static void test_staged_wrap()
+{
+    const unsigned long long W = 1ull << 29;
+    struct {
+        const char *what;
+        unsigned long long n;
+        int where;
+        unsigned stored;
+        unsigned long long dropped;
+    } c[] = {
+        {"2^29 + 10 records (the count reads 10), a flush, 5 more", W + 10, 2, 64, W + 10 - 64 + 5},
+        {"2^29 + 64 records (the count reads the stage's 64)", W + 64, 0, 64, W},
+        {"2^29 - 1 records", W - 1, 0, 64, W - 1 - 64},
+        {"2^29 records, never staged (the count reads 0)", W, 1, 0, W},
+        {"64 records, a full stage", 64, 0, 64, 0},
+        {"65 records", 65, 0, 64, 1},
+    };
+    const int nc = (int)(sizeof c / sizeof c[0]);
+    unsigned long long hn[8];
+    int hw[8];
+    for (int i = 0; i < nc; i++) hn[i] = c[i].n, hw[i] = c[i].where;
+    unsigned long long *dn;
+    int *dw;
+    CK(cudaMalloc(&dn, sizeof hn));
+    CK(cudaMalloc(&dw, sizeof hw));
+    CK(cudaMemcpy(dn, hn, sizeof hn, cudaMemcpyHostToDevice));
+    CK(cudaMemcpy(dw, hw, sizeof hw, cudaMemcpyHostToDevice));
+    ikp_cuda_buffer buf;
+    CHECK_EQ(ikp_cuda_buffer_create(&buf, (uint32_t)nc, 128, NULL), IKP_OK);
+    CHECK_EQ(ikp_cuda_buffer_reset(&buf, 0, NULL), IKP_OK);
+    launch_staged_wrap(nc, dn, dw, buf.device);
+    CK(cudaGetLastError());
+    std::vector<uint64_t> w = download(buf.device, buf.num_words);
+    ikp_capture *cap = open(w);
+    CHECK(cap != NULL);
+    if (cap) {
+        for (int i = 0; i < nc; i++) {
+            const ikp_lane_info li = lane_info(cap, (uint32_t)i);
+            if (li.records != c[i].stored || li.dropped != c[i].dropped)
+                printf("  staged wrap, %s: stored %u dropped %llu, expected %u and %llu\n", c[i].what,
+                       (unsigned)li.records, (unsigned long long)li.dropped, c[i].stored, c[i].dropped);
+            CHECK_EQ((unsigned)li.records, c[i].stored);
+            CHECK_EQ((unsigned long long)li.dropped, c[i].dropped);
+        }
+        ikp_capture_free(cap);
+    }
+    CK(cudaFree(dn));
+    CK(cudaFree(dw));
+    ikp_cuda_buffer_destroy(&buf);
+}
+
 static int64_t realtime_ns()
 {
     timespec ts;
@@ -533,6 +589,7 @@ int main()
     test_overflow_guard();
     test_ring();
     test_staged();
+    test_staged_wrap();
     test_host_time();
     return check_report();
 }
