@@ -254,8 +254,8 @@ typedef unsigned ikp__slot_t;
 typedef unsigned long long *ikp__slot_t;
 #define IKP__SLOT_STEP 1u
 #endif
-/* bounded: a record is stored while the slots left exceed this: staged
-   counts one more than the slots left, so that the count, saturating at 0,
+/* bounded: a record is stored while the slots left exceed this: staged,
+   left is the stage's free slots plus one, so that, saturating at 0, it
    ends at 1 on a stage that filled and at 0 on one that overflowed */
 #define IKP__LEFT_EXTRA (IKP_STAGED ? 1 : 0)
 
@@ -266,16 +266,18 @@ struct ikp_lane {
                                 address, once staged) */
     ikp__slot_t p;           /* bounded, not staged: the next record's slot */
     int left;                /* bounded: slots left before the sink (stage: before its sink);
-                                0 on a full lane and on a thread that writes nothing;
-                                staged: one more (1 on a full stage), 0 once more records
-                                were taken than the stage holds (it saturates there, so it
-                                says so however many) */
+                                0 on a full lane and (not staged) on a thread that writes
+                                nothing; staged: the stage's free slots plus one, so 1 on a
+                                full stage, a lane not staged and a thread that writes
+                                nothing, and 0 once more records were taken than the stage
+                                holds (it saturates there, so it says so however many) */
     unsigned n;              /* ring: slots taken (staged: since the last flush); staged
                                 bounded: 8 bytes for each record taken since the last
                                 flush or stage (the next record's byte offset from the
                                 stage's first slot) */
     unsigned pads;           /* ring: pad slots taken (the second slot of a lone record);
-                                staged bounded: records taken before the stage */
+                                staged bounded: records taken before the stage (saturating
+                                at 2^32 - 1) */
     unsigned cap;            /* bounded: record slots C (staged: the stage's, 0 once it
                                 overflowed); ring: slot mask */
     unsigned on;             /* staged: 1: this thread writes (leader of an open lane);
@@ -430,8 +432,9 @@ __device__ __forceinline__ void ikp__init(ikp_lane &l, unsigned long long *buf, 
    reads, two tag moves, one compare, one saturating decrement and two
    stores (tests/sass/check_sass.py counts them). The slots left saturate
    at 0, so they hold however many records a lane attempts (staged, n
-   wraps at 2^29 records, and they tell the flush that it did:
-   ikp__least).
+   wraps at 2^29 records, and the slots left, 0 once more records were
+   taken than the stage holds, let the flush tell a count that wrapped
+   from a small one: ikp__least).
    Ring mode takes slots two at a time, at n mod R with n even: a record
    waits in registers for the lane's next one and the two are stored
    together (one slot address for both); a record that no partner follows
@@ -532,6 +535,12 @@ __device__ __forceinline__ unsigned ikp__taken(const ikp_lane &l) { return l.n /
 __device__ __forceinline__ unsigned ikp__least(const ikp_lane &l, unsigned m, unsigned s)
 {
     return l.left > 0 || m > s ? m : m + (1u << 29);
+}
+/* staged, bounded: k more records dropped before the stage, counted in
+   pads, which saturate rather than wrap */
+__device__ __forceinline__ void ikp__drop(ikp_lane &l, unsigned k)
+{
+    l.pads += k < ~l.pads ? k : ~l.pads;
 }
 #endif
 /* bounded: the next record's slot: p; staged, the stage's first slot plus
@@ -751,7 +760,7 @@ __device__ __forceinline__ void ikp__stage(ikp_lane &l, unsigned long long *st, 
        counted in pads */
     if (l.on == 1u) ikp__flush(l);
     ikp__settle(l);
-    l.pads += ikp__least(l, ikp__taken(l), 0); /* 0 after a flush */
+    ikp__drop(l, ikp__least(l, ikp__taken(l), 0)); /* 0 after a flush */
     l.n = 0;
     if (l.on != 1u) l.left = IKP__LEFT_EXTRA;
 #endif
@@ -787,7 +796,7 @@ __device__ __forceinline__ void ikp__flush(ikp_lane &l)
     unsigned m = ikp__taken(l); /* records since the last flush, counted on every thread */
     l.n = 0;
     if (l.on != 1u) {
-        l.pads += ikp__least(l, m, 0); /* not staged (yet): dropped */
+        ikp__drop(l, ikp__least(l, m, 0)); /* not staged (yet): dropped */
         l.left = IKP__LEFT_EXTRA;
         return;
     }

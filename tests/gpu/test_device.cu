@@ -455,9 +455,11 @@ static void test_staged()
 }
 
 // a staged bounded lane counts its records since the flush modulo 2^29 (in
-// bytes, in 32 bits): past that, the lane still stores a prefix and counts
-// the rest as dropped, never a short count that hides a gap. One lane a
-// block, a stage of 64 records, each case its own block of one launch
+// bytes, in 32 bits): past that, the lane still stores a prefix, closes and
+// counts the rest as dropped, exactly up to the stage's size + 2^29 records
+// between two flushes (a lower bound past that), never 0 with records
+// dropped. One lane a block, a stage of 64 records, each case its own
+// block of one launch
 static void test_staged_wrap()
 {
     const unsigned long long W = 1ull << 29;
@@ -476,8 +478,8 @@ static void test_staged_wrap()
         {"65 records", 65, 0, 64, 1},
     };
     const int nc = (int)(sizeof c / sizeof c[0]);
-    unsigned long long hn[8];
-    int hw[8];
+    unsigned long long hn[sizeof c / sizeof c[0]];
+    int hw[sizeof c / sizeof c[0]];
     for (int i = 0; i < nc; i++) hn[i] = c[i].n, hw[i] = c[i].where;
     unsigned long long *dn;
     int *dw;
