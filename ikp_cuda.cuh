@@ -536,11 +536,14 @@ __device__ __forceinline__ unsigned ikp__least(const ikp_lane &l, unsigned m, un
 {
     return l.left > 0 || m > s ? m : m + (1u << 29);
 }
-/* staged, bounded: k more records dropped before the stage, counted in
-   pads, which saturate rather than wrap */
-__device__ __forceinline__ void ikp__drop(ikp_lane &l, unsigned k)
+/* staged, bounded, a lane not staged (yet): its m = ikp__taken(l) records
+   since the flush dropped, counted in pads (which saturate rather than
+   wrap), and its slots left restarted with the count (the caller zeroes n) */
+__device__ __forceinline__ void ikp__drop_unstaged(ikp_lane &l, unsigned m)
 {
+    const unsigned k = ikp__least(l, m, 0);
     l.pads += k < ~l.pads ? k : ~l.pads;
+    l.left = IKP__LEFT_EXTRA;
 }
 #endif
 /* bounded: the next record's slot: p; staged, the stage's first slot plus
@@ -760,9 +763,8 @@ __device__ __forceinline__ void ikp__stage(ikp_lane &l, unsigned long long *st, 
        counted in pads */
     if (l.on == 1u) ikp__flush(l);
     ikp__settle(l);
-    ikp__drop(l, ikp__least(l, ikp__taken(l), 0)); /* 0 after a flush */
+    if (l.on != 1u) ikp__drop_unstaged(l, ikp__taken(l)); /* (a staged lane: its flush restarted the count) */
     l.n = 0;
-    if (l.on != 1u) l.left = IKP__LEFT_EXTRA;
 #endif
     if (l.on != 2u || st == 0 || records < (IKP_RING ? 2u : 1u) || !__isShared(st) || ((unsigned long long)st & 7u))
         return; /* not waiting for a stage, or this one is not usable (a ring holds pairs) */
@@ -796,8 +798,7 @@ __device__ __forceinline__ void ikp__flush(ikp_lane &l)
     unsigned m = ikp__taken(l); /* records since the last flush, counted on every thread */
     l.n = 0;
     if (l.on != 1u) {
-        ikp__drop(l, ikp__least(l, m, 0)); /* not staged (yet): dropped */
-        l.left = IKP__LEFT_EXTRA;
+        ikp__drop_unstaged(l, m);
         return;
     }
 #endif
