@@ -146,13 +146,14 @@ EVENTS_DEFS_ring = -DIKP_RING=1
 EVENTS_DEFS_staged = -DIKP_STAGED=1
 EVENTS_DEFS_staged_ring = -DIKP_STAGED=1 -DIKP_RING=1
 # more builds against the current headers, for the rows beside the table: two
-# old shapes of the kernel, and three floors (a clock read and a store an event,
+# old shapes of the kernel, and four floors (a clock read and a store an event,
 # no recorder: bench/events.cu says what they are)
-EVENTS_EXTRA = default_unpinned staged_flush_each floor_proton floor_pairs floor_global
+EVENTS_EXTRA = default_unpinned staged_flush_each floor_proton floor_pairs floor_checked floor_global
 EVENTS_DEFS_default_unpinned = -DEVENTS_UNPINNED=1
 EVENTS_DEFS_staged_flush_each = -DIKP_STAGED=1 -DEVENTS_FLUSH_EACH=1
 EVENTS_DEFS_floor_proton = -DEVENTS_FLOOR=1
 EVENTS_DEFS_floor_pairs = -DEVENTS_FLOOR=2
+EVENTS_DEFS_floor_checked = -DEVENTS_FLOOR=4
 EVENTS_DEFS_floor_global = -DEVENTS_FLOOR=3
 EVENTS_CUR  = $(addprefix $(B)/events_,$(EVENTS_BUILDS) $(EVENTS_EXTRA))
 EVENTS_PREV = $(addprefix $(B)/events_prev_,$(EVENTS_BUILDS))

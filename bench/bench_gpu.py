@@ -10,7 +10,8 @@ programs for the rows below the table (events_default_unpinned: the work
 not pinned in its regions; events_staged_flush_each: the staged build
 testing in every iteration whether to flush; events_floor_proton,
 events_floor_pairs and events_floor_global: a clock read and a store an
-event with no check, not a recorder, bench/events.cu), then
+event with no check, not a recorder; events_floor_checked: the pairs' floor
+with the bounded builds' check, nothing flushed; bench/events.cu), then
 bench/proton_events.py: alternating keeps a slow drift of the GPU (clocks,
 temperature) from favouring one side. The table gives the ns per event (the
 mean of the two rounds), ratios (each computed per round, the worse round
@@ -39,14 +40,18 @@ BUILDS = ["default", "ring", "staged", "staged ring"]
 # current headers only, for the rows beside the table: (row, program)
 PAIRS_FLOOR = "floor: IKP's pairs, no check"
 GLOBAL_FLOOR = "floor: IKP's pairs to global memory, no check"
+CHECKED_FLOOR = "floor: IKP's pairs, IKP's check"
 EXTRA = [("default, work not pinned", "events_default_unpinned"),
          ("staged, flush tested each iteration", "events_staged_flush_each"),
          ("floor: Proton's records, no check", "events_floor_proton"),
          (PAIRS_FLOOR, "events_floor_pairs"),
+         (CHECKED_FLOOR, "events_floor_checked"),
          (GLOBAL_FLOOR, "events_floor_global")]
 CONFIGS = [(4, 1, 16), (4, 4, 16), (16, 1, 16), (16, 4, 16), (4, 1, 256), (4, 4, 256), (16, 1, 256), (16, 4, 256)]
-PROTON = {"default": "Proton", "default:optimizations=clock32": "Proton clock32"}
+PROTON = {"default": "Proton", "default:optimizations=clock32": "Proton clock32",
+          "default:optimizations=clock32:buffer_type=global": "Proton clock32, every record (global memory)"}
 CLOCK32 = "Proton clock32"
+CLOCK32_ALL = "Proton clock32, every record (global memory)"
 ROUNDS = 2
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -238,10 +243,11 @@ def report(res, cmd, lengths):
     rows = [[f"{r} (ns)"] + [cell(r, c, False) for c in CONFIGS] for r in ns_rows]
     ratios = [("default", CLOCK32), ("staged", CLOCK32), ("staged ring", CLOCK32)] + [(b, "prev " + b) for b in BUILDS]
     ratios += [(r, CLOCK32) for r, _ in EXTRA]
-    ratios += [("default", GLOBAL_FLOOR), ("staged", PAIRS_FLOOR)]
+    ratios += [("default", GLOBAL_FLOOR), ("staged", PAIRS_FLOOR), ("staged", CHECKED_FLOOR),
+               (CHECKED_FLOOR, PAIRS_FLOOR), ("default", CLOCK32_ALL), ("staged", CLOCK32_ALL)]
     for num, den in ratios:
         rows.append([f"{num} / {den}"] + [
-            "skipped" if den == CLOCK32 and skipped else fmt(worse(res, num, den, c)) for c in CONFIGS])
+            "skipped" if den in PROTON.values() and skipped else fmt(worse(res, num, den, c)) for c in CONFIGS])
     goals = {"PASS": 0, "FAIL": 0, "not measured": 0}
 
     def judge(num, den, cfg, limit):

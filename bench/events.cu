@@ -23,9 +23,9 @@
 // Two more builds, for the rows beside the table: -DEVENTS_UNPINNED=1 (the
 // default build with the work not pinned) and -DEVENTS_FLUSH_EACH=1 (the
 // staged build testing in every iteration whether to flush, in one loop).
-// And three floors, not recorders (no IKP macro but IKP_PIN): what a timer
-// read and a store per event cost in this kernel, with no check, flush or
-// count. Two record as Proton does: a ring of 256 records a warp in shared
+// And four floors, not recorders (no IKP macro but IKP_PIN): what a timer
+// read and a store per event cost in this kernel, with no flush or count
+// (and no check but in the fourth). Two record as Proton does: a ring of 256 records a warp in shared
 // memory, its index advanced once an iteration (the ring wraps between
 // iterations only), each record one 32-bit clock read, its tag and one
 // 8-byte store at a constant offset, copied to global memory at the end.
@@ -34,10 +34,15 @@
 // stamp, the end's first, as IKP's code asks. -DEVENTS_FLOOR=3 is the
 // second in global memory instead, where IKP's default build stores: no
 // ring, every record kept (the default build's 2*R*K a lane), at a
-// constant offset from an address advanced once an iteration. Their
-// check: the last 256 records of each lane (in the ring, or among all of
-// them for the third) hold their tags where they belong, and each of
-// those regions' end stamp is at or after its begin stamp.
+// constant offset from an address advanced once an iteration.
+// -DEVENTS_FLOOR=4 is the second with the check of IKP's bounded builds
+// added, in the same instructions: before each region's end stamp one
+// compare of the slots left with 1 decides whether its two records are
+// stored, and one saturating decrement takes them (the slots left start at
+// 2^30 on the recording lane, so none is ever dropped, and at 0 on the
+// others). Their check: the last 256 records of each lane (in the ring, or
+// among all of them for the third) hold their tags where they belong, and
+// each of those regions' end stamp is at or after its begin stamp.
 // Timing: cudaEvents around each launch, median of 20 after 5 warm-ups; the
 // buffer is reset before each recording launch, outside the timed span.
 // After each configuration the capture is decoded and its record counts
@@ -83,6 +88,7 @@ static const int N_WARM = 5, N_RUNS = 20, RING = 256;
 static const char *BUILD = EVENTS_FLOOR == 1   ? "floor: Proton's records, no check"
                            : EVENTS_FLOOR == 2 ? "floor: IKP's pairs, no check"
                            : EVENTS_FLOOR == 3 ? "floor: IKP's pairs to global memory, no check"
+                           : EVENTS_FLOOR == 4 ? "floor: IKP's pairs, IKP's check"
                            : EVENTS_UNPINNED   ? "default, work not pinned"
                            : EVENTS_FLUSH_EACH ? "staged, flush tested each iteration"
                            : IKP_STAGED        ? (IKP_RING ? "staged ring" : "staged")
@@ -101,6 +107,13 @@ __device__ __forceinline__ unsigned floor_stamp()
     asm volatile("mov.u32 %0, %%clock;" : "=r"(t)::"memory");
     return t;
 }
+// the same read after w is known, as IKP's stamp (w an input)
+__device__ __forceinline__ unsigned floor_stamp_after(unsigned w)
+{
+    unsigned t;
+    asm volatile("mov.u32 %0, %%clock;" : "=r"(t) : "r"(w) : "memory");
+    return t;
+}
 __device__ __forceinline__ void floor_store(unsigned w, unsigned slot, unsigned tag, unsigned v)
 {
     asm volatile("{\n\t.reg .pred q;\n\tsetp.ne.u32 q, %0, 0;\n\t@q st.shared.v2.u32 [%1], {%2, %3};\n\t}" ::"r"(w),
@@ -114,11 +127,17 @@ __device__ __forceinline__ void floor_gstore(unsigned w, unsigned long long *slo
                  "l"(slot), "r"(tag), "r"(v)
                  : "memory");
 }
-// a floor's slots for one region's two records, r-th of an iteration
-#if EVENTS_FLOOR == 3
-#define FLOOR_STORE(r, end, tag, v) floor_gstore(writes, slots + 2 * (r) + (end), tag, v)
+// a floor's slots for one region's two records, r-th of an iteration, stored
+// where FLOOR_W (floor 4: where slots are left)
+#if EVENTS_FLOOR == 4
+#define FLOOR_W room
 #else
-#define FLOOR_STORE(r, end, tag, v) floor_store(writes, slots + 16 * (r) + 8 * (end), tag, v)
+#define FLOOR_W writes
+#endif
+#if EVENTS_FLOOR == 3
+#define FLOOR_STORE(r, end, tag, v) floor_gstore(FLOOR_W, slots + 2 * (r) + (end), tag, v)
+#else
+#define FLOOR_STORE(r, end, tag, v) floor_store(FLOOR_W, slots + 16 * (r) + 8 * (end), tag, v)
 #endif
 
 template <bool ON, int R, int W>
@@ -131,6 +150,9 @@ __global__ void __launch_bounds__(128) events_kernel(float *sink, int k, uint64_
 #if EVENTS_FLOOR
     unsigned writes = threadIdx.x % 32 == 0;
     asm volatile("" : "+r"(writes)); // as IKP's: the compiler may not unswitch on it
+#if EVENTS_FLOOR == 4
+    int left = writes ? 1 << 30 : 0; // floor 4's slots left (IKP's bounded check)
+#endif
 #if EVENTS_FLOOR == 3
     // this lane's records, all of them (2 * R * k), from prof (lane 0's over the
     // buffer's header, which the floor does not decode): the next iteration's slots
@@ -170,7 +192,9 @@ __global__ void __launch_bounds__(128) events_kernel(float *sink, int k, uint64_
                 unsigned tb = 0;
                 if constexpr (ON) {
                     tb = floor_stamp();
-                    if (EVENTS_FLOOR == 1) FLOOR_STORE(r, 0, IKP_WIRE_TAG(ev0 + r, IKP_WIRE_KIND_BEGIN), tb);
+#if EVENTS_FLOOR == 1
+                    FLOOR_STORE(r, 0, IKP_WIRE_TAG(ev0 + r, IKP_WIRE_KIND_BEGIN), tb);
+#endif
                 }
 #else
                 if constexpr (ON) IKP_BEGIN(lane, ev0 + r);
@@ -179,7 +203,15 @@ __global__ void __launch_bounds__(128) events_kernel(float *sink, int k, uint64_
 #pragma unroll
                 for (int j = 0; j < W / R; j++) x = fmaf(x, 1.0001f, 0.5f);
                 if constexpr (ON && PINNED) IKP_PIN(x);
-#if EVENTS_FLOOR
+#if EVENTS_FLOOR == 4
+                if constexpr (ON) {
+                    const unsigned room = left > 1;
+                    const unsigned te = floor_stamp_after(room);
+                    FLOOR_STORE(r, 1, IKP_WIRE_TAG(ev0 + r, IKP_WIRE_KIND_END), te);
+                    FLOOR_STORE(r, 0, IKP_WIRE_TAG(ev0 + r, IKP_WIRE_KIND_BEGIN), tb);
+                    left = __viaddmax_s32(left, -2, 0);
+                }
+#elif EVENTS_FLOOR
                 if constexpr (ON) {
                     const unsigned te = floor_stamp();
                     FLOOR_STORE(r, 1, IKP_WIRE_TAG(ev0 + r, IKP_WIRE_KIND_END), te);
@@ -199,7 +231,7 @@ __global__ void __launch_bounds__(128) events_kernel(float *sink, int k, uint64_
         // a bounded stage is flushed after each tile (no code unless staged)
         if constexpr (ON && !IKP_RING && !EVENTS_FLUSH_EACH) IKP_FLUSH(lane);
     }
-#if EVENTS_FLOOR == 1 || EVENTS_FLOOR == 2
+#if EVENTS_FLOOR == 1 || EVENTS_FLOOR == 2 || EVENTS_FLOOR == 4
     if constexpr (ON) { // the ring to global memory: lane l's at prof + l * FLOOR_RING
         __syncwarp();
         if (writes)
