@@ -48,10 +48,8 @@ EXTRA = [("default, work not pinned", "events_default_unpinned"),
          (CHECKED_FLOOR, "events_floor_checked"),
          (GLOBAL_FLOOR, "events_floor_global")]
 CONFIGS = [(4, 1, 16), (4, 4, 16), (16, 1, 16), (16, 4, 16), (4, 1, 256), (4, 4, 256), (16, 1, 256), (16, 4, 256)]
-PROTON = {"default": "Proton", "default:optimizations=clock32": "Proton clock32",
-          "default:optimizations=clock32:buffer_type=global": "Proton clock32, every record (global memory)"}
+PROTON = {"default": "Proton", "default:optimizations=clock32": "Proton clock32"}
 CLOCK32 = "Proton clock32"
-CLOCK32_ALL = "Proton clock32, every record (global memory)"
 ROUNDS = 2
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -244,7 +242,7 @@ def report(res, cmd, lengths):
     ratios = [("default", CLOCK32), ("staged", CLOCK32), ("staged ring", CLOCK32)] + [(b, "prev " + b) for b in BUILDS]
     ratios += [(r, CLOCK32) for r, _ in EXTRA]
     ratios += [("default", GLOBAL_FLOOR), ("staged", PAIRS_FLOOR), ("staged", CHECKED_FLOOR),
-               (CHECKED_FLOOR, PAIRS_FLOOR), ("default", CLOCK32_ALL), ("staged", CLOCK32_ALL)]
+               (CHECKED_FLOOR, PAIRS_FLOOR)]
     for num, den in ratios:
         rows.append([f"{num} / {den}"] + [
             "skipped" if den in PROTON.values() and skipped else fmt(worse(res, num, den, c)) for c in CONFIGS])
