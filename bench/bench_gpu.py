@@ -5,7 +5,7 @@ the same eight kernel shapes, printed as one Markdown table for
 BENCHMARKS.md.
 
 Two rounds, each running DIR/events_<build> and DIR/events_prev_<build> in
-turn for every build (default, ring, staged, staged_ring), then five more
+turn for every build (default, ring, staged, staged_ring), then six more
 programs for the rows below the table (events_default_unpinned: the work
 not pinned in its regions; events_staged_flush_each: the staged build
 testing in every iteration whether to flush; events_floor_proton,

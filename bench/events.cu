@@ -24,8 +24,8 @@
 // default build with the work not pinned) and -DEVENTS_FLUSH_EACH=1 (the
 // staged build testing in every iteration whether to flush, in one loop).
 // And four floors, not recorders (no IKP macro but IKP_PIN): what a timer
-// read and a store per event cost in this kernel, with no flush or count
-// (and no check but in the fourth). Two record as Proton does: a ring of 256 records a warp in shared
+// read and a store per event cost in this kernel, with no flush (and no
+// check or count but in the fourth). The first two record as Proton does: a ring of 256 records a warp in shared
 // memory, its index advanced once an iteration (the ring wraps between
 // iterations only), each record one 32-bit clock read, its tag and one
 // 8-byte store at a constant offset, copied to global memory at the end.

@@ -41,19 +41,21 @@ CONFIGS = [(4, 1, 16), (4, 4, 16), (16, 1, 16), (16, 4, 16), (4, 1, 256), (4, 4,
 # here). With --every-record, instead: clock32 with a buffer in global memory
 # large enough for every record (a power of two per warp, as Proton asks),
 # which keeps them all, as IKP's bounded builds do. Proton reads that buffer
-# on the host after every launch, 1.5-22 s a launch on an H100 in these
+# on the host after every launch, 1.4-25 s a launch on an H100 in these
 # shapes (not timed: outside the launch hooks), so that mode takes the
 # median of EVERY_RECORD_RUNS launches after one warm-up.
 MODES = ["default", "default:optimizations=clock32"]
 EVERY_RECORD_MODES = ["default:optimizations=clock32:buffer_type=global"]
 EVERY_RECORD_RUNS = 3
-RECORD_BYTES = 8  # a Proton record: a tag word and a clock word
+RECORD_BYTES = 8  # a clock32 record: a tag word and a clock word
 
 
 def mode_string(mode, records):
     """the mode Proton is started with: a global buffer sized for records a warp"""
     if "buffer_type=global" not in mode:
         return mode
+    if "clock32" not in mode:
+        raise ValueError(f"{mode}: a global buffer is sized for clock32 records only")
     per_warp = 1
     while per_warp < records * RECORD_BYTES:
         per_warp *= 2
@@ -179,8 +181,9 @@ def main(argv):
     k = 200 if quick else 4000
     props = torch.cuda.get_device_properties(0)
     sms = props.multi_processor_count
+    every = modes is EVERY_RECORD_MODES
     print(f"proton: {props.name}, {sms} SMs, triton {triton.__version__}, K={k}, "
-          f"median of {N_RUNS} after {N_WARM} warm-up", flush=True)
+          f"median of {EVERY_RECORD_RUNS if every else N_RUNS} after {1 if every else N_WARM} warm-up", flush=True)
     sink = torch.zeros(sms * 16 // 4 * 128, device="cuda", dtype=torch.float32)
     status = 0
     with tempfile.TemporaryDirectory(prefix="proton_events_") as tmp:
