@@ -25,10 +25,11 @@
 // staged build testing in every iteration whether to flush, in one loop).
 // And four floors, not recorders (no IKP macro but IKP_PIN): what a timer
 // read and a store per event cost in this kernel, with no flush (and no
-// check or count but in the fourth). The first two record as Proton does: a ring of 256 records a warp in shared
-// memory, its index advanced once an iteration (the ring wraps between
-// iterations only), each record one 32-bit clock read, its tag and one
-// 8-byte store at a constant offset, copied to global memory at the end.
+// check or count but in the fourth). The first two record as Proton does:
+// a ring of 256 records a warp in shared memory, its index advanced once
+// an iteration (the ring wraps between iterations only), each record one
+// 32-bit clock read, its tag and one 8-byte store at a constant offset,
+// copied to global memory at the end.
 // -DEVENTS_FLOOR=1 stores each record right after its stamp, as Proton
 // does; -DEVENTS_FLOOR=2 stores a region's two records after its end
 // stamp, the end's first, as IKP's code asks. -DEVENTS_FLOOR=3 is the
