@@ -204,19 +204,19 @@ __global__ void __launch_bounds__(128) events_kernel(float *sink, int k, uint64_
 #pragma unroll
                 for (int j = 0; j < W / R; j++) x = fmaf(x, 1.0001f, 0.5f);
                 if constexpr (ON && PINNED) IKP_PIN(x);
+#if EVENTS_FLOOR
+                if constexpr (ON) {
 #if EVENTS_FLOOR == 4
-                if constexpr (ON) {
-                    const unsigned room = left > 1;
+                    const unsigned room = left > 1; // IKP's check, before the stamp as IKP's
                     const unsigned te = floor_stamp_after(room);
-                    FLOOR_STORE(r, 1, IKP_WIRE_TAG(ev0 + r, IKP_WIRE_KIND_END), te);
-                    FLOOR_STORE(r, 0, IKP_WIRE_TAG(ev0 + r, IKP_WIRE_KIND_BEGIN), tb);
-                    left = __viaddmax_s32(left, -2, 0);
-                }
-#elif EVENTS_FLOOR
-                if constexpr (ON) {
+#else
                     const unsigned te = floor_stamp();
+#endif
                     FLOOR_STORE(r, 1, IKP_WIRE_TAG(ev0 + r, IKP_WIRE_KIND_END), te);
                     if (EVENTS_FLOOR >= 2) FLOOR_STORE(r, 0, IKP_WIRE_TAG(ev0 + r, IKP_WIRE_KIND_BEGIN), tb);
+#if EVENTS_FLOOR == 4
+                    left = __viaddmax_s32(left, -2, 0);
+#endif
                 }
 #else
                 if constexpr (ON) IKP_END(lane, ev0 + r);
