@@ -46,7 +46,7 @@ CONFIGS = [(4, 1, 16), (4, 4, 16), (16, 1, 16), (16, 4, 16), (4, 1, 256), (4, 4,
 # median of EVERY_RECORD_RUNS launches after one warm-up.
 MODES = ["default", "default:optimizations=clock32"]
 EVERY_RECORD_MODES = ["default:optimizations=clock32:buffer_type=global"]
-EVERY_RECORD_RUNS = 3
+EVERY_RECORD_WARM, EVERY_RECORD_RUNS = 1, 3
 RECORD_BYTES = 8  # a clock32 record: a tag word and a clock word
 
 
@@ -120,6 +120,11 @@ class LaunchTimer:
         return [start.elapsed_time(end) for start, end in self.events]
 
 
+def launches(modes):
+    """(warm-ups, timed launches) of each mode on in measure()"""
+    return (EVERY_RECORD_WARM, EVERY_RECORD_RUNS) if modes is EVERY_RECORD_MODES else (N_WARM, N_RUNS)
+
+
 def median_ms(launch, warm=N_WARM, runs=N_RUNS):
     """median launch time (ms) of `runs` launches after `warm` warm-ups"""
     for _ in range(warm):
@@ -143,27 +148,24 @@ def measure(workdir, sink, sms, k, wps, r, w, modes):
     off = median_ms(launch)
     on = {}
     failed = 0
-    every = modes is EVERY_RECORD_MODES
-    runs = EVERY_RECORD_RUNS if every else N_RUNS
+    warm, runs = launches(modes)
     for mode in modes:
         started = mode_string(mode, 2 * r * k)
         name = os.path.join(workdir, f"proton_{wps}w_R{r}_W{w}_{started.replace(':', '_').replace('=', '_')}")
         try:
             session = proton.start(name, backend="instrumentation", mode=started, data="tree")
             try:
-                on[mode] = median_ms(launch, 1 if every else N_WARM, runs)
+                on[mode] = (started, median_ms(launch, warm, runs))
             finally:
                 proton.finalize(session)
         except Exception:  # one mode's failure (Proton's own errors too) leaves the others measured
             print(f"proton error: {wps}w R{r} {w}, mode {started}:\n{traceback.format_exc()}", flush=True)
             failed += 1
     off2 = median_ms(launch)
-    for mode in modes:
-        if mode not in on:
-            continue
-        row = {"mode": mode, "started": mode_string(mode, 2 * r * k), "runs": runs, "wps": wps, "R": r, "W": w, "K": k,
-               "off_ms": round(off, 5), "off2_ms": round(off2, 5), "on_ms": round(on[mode], 5),
-               "ns_per_event": round((on[mode] - off) * 1e6 / (2 * r * k), 3)}
+    for mode, (started, on_ms) in on.items():
+        row = {"mode": mode, "started": started, "runs": runs, "wps": wps, "R": r, "W": w, "K": k,
+               "off_ms": round(off, 5), "off2_ms": round(off2, 5), "on_ms": round(on_ms, 5),
+               "ns_per_event": round((on_ms - off) * 1e6 / (2 * r * k), 3)}
         print("proton " + json.dumps(row), flush=True)
     return failed
 
@@ -181,9 +183,9 @@ def main(argv):
     k = 200 if quick else 4000
     props = torch.cuda.get_device_properties(0)
     sms = props.multi_processor_count
-    every = modes is EVERY_RECORD_MODES
+    warm, runs = launches(modes)
     print(f"proton: {props.name}, {sms} SMs, triton {triton.__version__}, K={k}, "
-          f"median of {EVERY_RECORD_RUNS if every else N_RUNS} after {1 if every else N_WARM} warm-up", flush=True)
+          f"median of {runs} after {warm} warm-up", flush=True)
     sink = torch.zeros(sms * 16 // 4 * 128, device="cuda", dtype=torch.float32)
     status = 0
     with tempfile.TemporaryDirectory(prefix="proton_events_") as tmp:
