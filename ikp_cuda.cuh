@@ -1,4 +1,4 @@
-/* ikp_cuda.cuh - v0.10.0 - IKP intra-kernel profiler, device recorder - MIT licence (end of file)
+/* ikp_cuda.cuh - v0.11.0 - IKP intra-kernel profiler, device recorder - MIT licence (end of file)
 
    Records region begin/end timestamps from inside CUDA kernels into a
    profile buffer that ikp.h allocates, copies back and decodes. Header
@@ -61,9 +61,11 @@
        __device__ void load_tile(ikp_lane &lane, const float *src) { IKP_SCOPE(lane, EV_LOAD); ... }
    Records, which the capacity per lane counts: a region (BEGIN/END or a
    SCOPE) 2, an INSTANT 1, a DATA payload 1, an ANCHOR 2, an automatic
-   anchor 1. A region (begin and end) is 8 instructions in the leader
-   thread: two timer reads, two tags, two stores, one compare and one
-   decrement (GUIDE.md "Cost" says why; measured: BENCHMARKS.md).
+   anchor 1. A region (begin and end) is 10 instructions in the leader
+   thread: two timer reads, each after a store that never executes (so
+   that a stamp right after __syncthreads() waits for it), two tags, two
+   stores, one compare and one decrement (GUIDE.md "Cost" says why;
+   measured: BENCHMARKS.md).
 
    One leader thread per (block, group) writes; every other thread runs the
    same macros with its writes predicated off, so macros can sit in
@@ -145,7 +147,7 @@
 #define IKP_CUDA_CUH
 
 #define IKP_CUDA_VERSION_MAJOR 0
-#define IKP_CUDA_VERSION_MINOR 10
+#define IKP_CUDA_VERSION_MINOR 11
 #define IKP_CUDA_VERSION_PATCH 0
 #if defined(IKP_VERSION_MAJOR) && (IKP_CUDA_VERSION_MAJOR != IKP_VERSION_MAJOR || \
     IKP_CUDA_VERSION_MINOR != IKP_VERSION_MINOR || IKP_CUDA_VERSION_PATCH != IKP_VERSION_PATCH)
@@ -453,17 +455,38 @@ __device__ __forceinline__ void ikp__init(ikp_lane &l, unsigned long long *buf, 
    because a store reads its registers late, and the first later
    instruction that writes one of them waits for that: stored at once,
    that wait fell inside the region (measured: BENCHMARKS.md). */
-/* w, the record's check, is an input so that it is computed before the
-   stamp: a begin's check is its end's too, and nothing then stands between
-   the two stamps of an empty region */
-__device__ __forceinline__ unsigned ikp__stamp(unsigned w)
+/* A stamp is read after every wait its warp issued before it. A warp
+   that reaches bar.sync (__syncthreads, a named barrier) goes on issuing
+   the instructions after it and stops only at the first one the barrier
+   must order: a memory access (or an instruction of the warp's uniform
+   datapath). A clock read is not one, so a stamp read right after
+   __syncthreads() read the time before the warp waited. So each stamp is
+   one store and then the timer read, in one asm statement: a store that
+   never executes (its predicate is false on every thread: a kernel's
+   dynamic shared memory is never over 4 GiB - 64 KiB, a bound the
+   compiler cannot see, so the compare is made once, outside loops) still
+   stops the warp there, and the compiler keeps memory operations and
+   clock reads in their order. It moves no data; it costs one issue slot a
+   stamp (measured: BENCHMARKS.md, "Stamps after a wait").
+   w, the record's check, is an input so that it is computed before the
+   stamp: a begin's check is its end's too, and nothing but the next
+   stamp's store then stands between the two stamps of an empty region */
+__device__ __forceinline__ unsigned ikp__never()
+{
+    unsigned z;
+    asm("mov.u32 %0, %%dynamic_smem_size;" : "=r"(z)); /* not volatile: read once */
+    return z;
+}
+#if IKP_TIMER == IKP_TIMER_GLOBAL
+#define IKP__TIMER_READ "mov.u32 %0, %%globaltimer_lo;"
+#else
+#define IKP__TIMER_READ "mov.u32 %0, %%clock;"
+#endif
+__device__ __forceinline__ unsigned ikp__stamp(const ikp_lane &l, unsigned w)
 {
     unsigned t;
-#if IKP_TIMER == IKP_TIMER_GLOBAL
-    asm volatile("mov.u32 %0, %%globaltimer_lo;" : "=r"(t) : "r"(w) : "memory");
-#else
-    asm volatile("mov.u32 %0, %%clock;" : "=r"(t) : "r"(w) : "memory");
-#endif
+    asm volatile("{\n\t.reg .pred q;\n\tsetp.gt.u32 q, %2, 0xFFFF0000;\n\t@q st.global.u32 [%3], 0;\n\t}\n\t" IKP__TIMER_READ
+                 : "=r"(t) : "r"(w), "r"(ikp__never()), "l"(l.rec) : "memory");
     return t;
 }
 /* the record (tag, v) at slot s, where w */
@@ -657,7 +680,7 @@ __device__ __forceinline__ void ikp__auto_anchor(ikp_lane &l, unsigned t)
 __device__ __forceinline__ bool ikp__stamped(ikp_lane &l, unsigned tag, unsigned *t)
 {
     const unsigned w = ikp__room(l);
-    *t = ikp__stamp(w);
+    *t = ikp__stamp(l, w);
     ikp__put(l, w, tag, *t);
     return w != 0;
 }
@@ -681,7 +704,7 @@ __device__ __forceinline__ void ikp__begin(ikp_lane &l, unsigned tag)
 {
 #if IKP_DEFER_BEGIN
     ikp__settle(l);
-    l.bt = ikp__stamp(ikp__room(l));
+    l.bt = ikp__stamp(l, ikp__room(l));
     l.bk = tag;
 #else
     unsigned t;

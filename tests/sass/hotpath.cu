@@ -62,3 +62,27 @@ extern "C" __global__ void region_mem_kernel(const float *in, float *out, uint64
     IKP_FINALIZE(lane);
 }
 
+
+// Stamps after waits: a region around __syncthreads(), a begin right after a
+// named barrier, an instant right after __syncthreads_count (check_sass.py:
+// each record stamp comes right after its store that never executes, never
+// straight after the BAR.SYNC)
+extern "C" __global__ void wait_kernel(float *out, uint64_t *prof)
+{
+    IKP_SHARED_STAGE(stage, 2, 64); // staging: only with -DIKP_STAGED=1
+    IKP_LANE(lane);
+    IKP_INIT(lane, prof, threadIdx.x / 32, 2, threadIdx.x % 32 == 0);
+    IKP_STAGE(lane, stage[threadIdx.x / 32], 64);
+    IKP_BEGIN(lane, 1);
+    __syncthreads();
+    IKP_END(lane, 1);
+    asm volatile("bar.sync 1, 64;" ::: "memory");
+    IKP_BEGIN(lane, 2);
+    float x = out[threadIdx.x];
+    IKP_PIN(x);
+    IKP_END(lane, 2);
+    int n = __syncthreads_count(x > 0.f);
+    IKP_INSTANT(lane, 3);
+    IKP_FINALIZE(lane);
+    out[threadIdx.x] = x + n;
+}
