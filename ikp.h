@@ -536,6 +536,8 @@ typedef struct ikp_capture_info {
     int placement;
     uint32_t worst_lane;
     uint64_t reading_gap_ns;
+    int sm_exact;                 /* 1 if the cycle lanes of one SM share one mapping (all its
+                                     readings): their records keep cycle order and distance */
     ikp_option_names option_names; /* as given to the open: how this capture's texts
                                       name options */
 } ikp_capture_info;
@@ -1437,6 +1439,10 @@ typedef struct ikp__lane {
     int anchored;         /* cycle lane with anchors or SM clock samples: mapped piecewise */
     uint32_t smp_first;   /* cycle lanes: its SM's clock samples within its span: */
     uint32_t smp_end;     /*   cap->sm_clock[smp_first .. smp_end) */
+    uint32_t kn_first;    /* cycle lanes mapped by their SM: its points cap->knots[kn_first .. kn_end) */
+    uint32_t kn_end;      /*   and readings cap->readings[rd_first .. rd_end) (none: kn_end = kn_first) */
+    uint32_t rd_first, rd_end;
+    int end_ok;           /* cycle lanes: the end anchor's two halves are usable */
     uint32_t grid[3];
     uint32_t index;       /* the lane's index (tirx stride layout: the lane its words name) */
 } ikp__lane;
@@ -1466,12 +1472,25 @@ struct ikp_capture {
     ikp_device_id device; /* the GPU, when info.device_known */
     ikp_peer_clock *peers;/* other GPUs' clocks, by (peer uuid, gpu_ns) */
     ikp_sm_clock *sm_clock;/* samples of the SM clocks, by (sm, cycles) */
+    struct ikp__reading *readings; /* every reading of each SM's clock, by (sm, tick) */
+    struct ikp__reading *knots;    /* the points of each SM's mapping, a subset of them */
+    uint32_t num_readings, num_knots;
     ikp_capture_info info;
     char **event_names;
     uint32_t num_event_names;
     char **group_names;
     uint32_t num_group_names;
 };
+
+/* One reading of an SM's clock: cycle tick (62 bits, the lanes' tick
+   axis) at capture time ps; a point of the SM's mapping, or one within
+   IKP__SAMPLE_TOL_PS of it (section "one mapping per SM") */
+typedef struct ikp__reading {
+    int64_t tick, ps;
+    uint32_t sm;
+    uint16_t knot;  /* in cap->knots: a point of the mapping (else a reading) */
+    uint16_t hard;  /* an IKP_ANCHOR's: a point where it can be */
+} ikp__reading;
 
 typedef struct ikp__rec {
     unsigned kind;     /* IKP_WIRE_KIND_* or IKP__KIND_FINALIZE / IKP__KIND_INVALID */
@@ -1777,11 +1796,15 @@ typedef struct ikp__walk {
     int64_t s_tick, s_ps;   /* ... its tick and ps (s_tick INT64_MAX: none) */
     int64_t seg_end;        /* the tick of the mapping point ahead (INT64_MAX: none, the
                                mapping runs on at a rate) */
+    const struct ikp__reading *kn; /* a lane mapped by its SM: the SM's points ... */
+    uint32_t nk, ki;        /* ... how many, and the one at or before the last tick mapped */
 } ikp__walk;
 
-static inline int64_t ikp__walk_ps(const ikp__lane *l, const ikp__walk *k, int64_t tick)
+static int64_t ikp__knot_ps(const ikp__lane *l, ikp__walk *k, int64_t tick);
+static inline int64_t ikp__walk_ps(const ikp__lane *l, ikp__walk *k, int64_t tick)
 {
     double x;
+    if (k->nk) return ikp__knot_ps(l, k, tick);
     if (!k->seg) return ikp__ps(l, tick);
     x = (double)(tick - k->pt_tick) * k->ppt;
     return k->pt_ps + (int64_t)(x < 0 ? x - 0.5 : x + 0.5);
@@ -1826,6 +1849,13 @@ static int64_t ikp__sample_tick(const ikp_sm_clock *s)
    one straight segment while the SM clock keeps its speed, a knot where it
    changes. Samples not valid from the point are passed over. */
 #define IKP__SAMPLE_TOL_PS 8000
+/* How far the globaltimer of one SM's samples may seem to go back: a sample
+   places its tick to a few cycles, but two taken at once (two sampling
+   blocks on one SM) can differ by a few ns either way, and samples of
+   older versions were the mean of pairs each up to a poll late. The
+   decoder passes over a sample that does not lie ahead of the lane's last
+   point at about its rate. */
+#define IKP__SMCLK_SLACK_NS 64u
 static void ikp__walk_sample(const ikp_capture *cap, const ikp__lane *l, ikp__walk *k)
 {
     double lo = -1e300, hi = 1e300;
@@ -1934,6 +1964,9 @@ static void ikp__walk_init(const ikp_capture *cap, const ikp__lane *l, ikp__walk
     k->sj = l->smp_first;
     k->s_tick = INT64_MAX;
     k->s_ps = 0;
+    k->kn = l->kn_end > l->kn_first ? cap->knots + l->kn_first : NULL;
+    k->nk = l->kn_end - l->kn_first;
+    k->ki = 0;
     ikp__walk_segment(cap, l, k);
 }
 
@@ -2055,6 +2088,273 @@ static void ikp__place_bound(const ikp_capture *cap, const ikp__lane *l, const i
     if (d > *gap) *gap = d;
 }
 
+/* ---- 3. capture: one mapping per SM ----
+   Every lane of one SM stamps the same counter, %clock64 of that SM. So
+   each SM gets one mapping from cycles to the capture's ns axis, made
+   from every reading of that SM's clock: the start and end anchors of all
+   its lanes, their IKP_ANCHOR and automatic anchors, and the SM clock
+   samples (unless ikp_decode_options.cycles_per_ns gives a rate: then
+   each lane runs at it from its start anchor). Two records of one SM then
+   keep their cycle order and distance, whichever lanes they are in; lanes
+   mapped each by their own anchors would not (their rates differ by the
+   anchors' own errors over the lanes' spans: hundreds of ns over a long
+   kernel). The mapping is piecewise linear (ikp__sm_knots says where its
+   points go). A reading that does not follow the one before it on its SM
+   (the cycles and the ns between them at a rate outside
+   IKP_MIN/MAX_CYCLES_PER_NS, give or take IKP__SMCLK_SLACK_NS) is left
+   out. */
+
+/* base + x, rounded, kept within +-IKP__MAX_ABS_PS (farther is corrupt
+   data: a point of another lane far from this one's records) */
+static int64_t ikp__ps_at(int64_t base, double x)
+{
+    double v = (double)base + (x < 0 ? x - 0.5 : x + 0.5);
+    if (v > (double)IKP__MAX_ABS_PS) return IKP__MAX_ABS_PS;
+    if (v < -(double)IKP__MAX_ABS_PS) return -IKP__MAX_ABS_PS;
+    return (int64_t)v;
+}
+
+/* tick -> ps through the lane's SM's points (k->kn, k->nk; nk >= 1): the
+   stretch around tick, the first or last one outside them; one point: the
+   lane's rate from it. k->ki follows the ticks (they mostly rise). */
+static int64_t ikp__knot_ps(const ikp__lane *l, ikp__walk *k, int64_t tick)
+{
+    const ikp__reading *a, *b;
+    if (k->nk == 1) return ikp__ps_at(k->kn[0].ps, (double)(tick - k->kn[0].tick) * l->ps_per_tick);
+    if (k->ki >= k->nk - 1 || tick < k->kn[k->ki].tick) { /* back: search */
+        uint32_t lo = 0, hi = k->nk - 1;
+        while (hi - lo > 1) {
+            uint32_t m = lo + (hi - lo) / 2;
+            if (k->kn[m].tick <= tick) lo = m;
+            else hi = m;
+        }
+        k->ki = lo;
+    }
+    while (k->ki + 2 < k->nk && k->kn[k->ki + 1].tick <= tick) k->ki++;
+    a = &k->kn[k->ki];
+    b = &k->kn[k->ki + 1];
+    return ikp__ps_at(a->ps, (double)(tick - a->tick) * ((double)(b->ps - a->ps) / (double)(b->tick - a->tick)));
+}
+
+/* a reading of sm at (tick, ps), kept in cap->readings (grown); 0: no memory */
+static int ikp__add_reading(ikp_capture *cap, size_t *room, uint32_t sm, int64_t tick, int64_t ps, int hard)
+{
+    ikp__reading *r;
+    if (!ikp__grow(&cap->alloc, (void **)&cap->readings, room, (size_t)cap->num_readings + 1, sizeof *r)) return 0;
+    r = &cap->readings[cap->num_readings++];
+    r->tick = tick;
+    r->ps = ps;
+    r->sm = sm;
+    r->knot = 0;
+    r->hard = (uint16_t)hard;
+    return 1;
+}
+
+/* ps of an anchor of lane l at tick whose globaltimer reads g_lo (low 32
+   bits): the globaltimer nearest to where the lane's own rate puts it */
+static int64_t ikp__anchor_at(const ikp__lane *l, int64_t tick, uint32_t g_lo)
+{
+    double exp_ns = (double)(tick - l->anchor) * l->ps_per_tick / 1000.0;
+    int64_t eg = l->g_start + (int64_t)exp_ns, g = eg + (int32_t)(g_lo - (uint32_t)eg);
+    return l->ref_ps + (g - l->g_start) * 1000;
+}
+
+/* The readings a cycle lane holds: its anchors, and the IKP_ANCHOR and
+   automatic anchors among its records (read as the walk reads them) */
+static int ikp__lane_readings(ikp_capture *cap, const ikp__lane *l, size_t *room)
+{
+    ikp__cursor c;
+    ikp__clock ck;
+    uint64_t w;
+    uint32_t g_lo = 0;
+    int have_g = 0, stamped = 0;
+    if (!ikp__add_reading(cap, room, l->pub.sm, l->anchor, l->ref_ps, 0)) return 0;
+    if (l->end_ok && !ikp__add_reading(cap, room, l->pub.sm, l->end_anchor, l->end_ps, 0)) return 0;
+    ikp__cursor_init(&c, cap, l);
+    ck.prev = l->anchor;
+    ck.backwards = 0;
+    while (ikp__next_word(&c, &w)) {
+        ikp__rec r;
+        int was = stamped;
+        ikp__decode_word(cap->format, w, l->index, &r);
+        stamped = 0;
+        if (r.kind == IKP__KIND_ANCHOR_AUTO) {
+            if (was && !ikp__add_reading(cap, room, l->pub.sm, ck.prev + r.id, ikp__anchor_at(l, ck.prev + r.id, r.hi), 0))
+                return 0;
+            have_g = 0;
+        } else if (r.kind == IKP__KIND_ANCHOR_G) {
+            have_g = 1;
+            g_lo = r.hi;
+        } else if (r.kind == IKP__KIND_ANCHOR_C) {
+            if (have_g && ikp__unwrap(l, &ck, r.hi) &&
+                !ikp__add_reading(cap, room, l->pub.sm, ck.prev, ikp__anchor_at(l, ck.prev, g_lo), 1))
+                return 0;
+            have_g = 0;
+        } else {
+            have_g = 0;
+            if (r.kind == IKP__KIND_FINALIZE && !cap->keep_after_finalize) break;
+            if (r.kind != IKP__KIND_INVALID && ikp__timed(r.kind)) stamped = ikp__unwrap(l, &ck, r.hi);
+        }
+    }
+    return 1;
+}
+
+static int ikp__cmp_reading(const void *pa, const void *pb)
+{
+    const ikp__reading *a = (const ikp__reading *)pa, *b = (const ikp__reading *)pb;
+    if (a->sm != b->sm) return a->sm < b->sm ? -1 : 1;
+    if (a->tick != b->tick) return a->tick < b->tick ? -1 : 1;
+    return a->ps < b->ps ? -1 : a->ps > b->ps;
+}
+
+/* 1 if reading b may follow a on one SM (b's tick after a's): the cycles
+   and the ns between them agree with a rate within IKP_MIN/MAX_CYCLES_PER_NS,
+   give or take IKP__SMCLK_SLACK_NS (two readings of one moment differ by a
+   few ns either way) */
+static int ikp__reading_follows(const ikp__reading *a, const ikp__reading *b)
+{
+    const double dt = (double)(b->tick - a->tick), dns = (double)(b->ps - a->ps) / 1000.0;
+    return b->tick > a->tick && dt <= IKP_MAX_CYCLES_PER_NS * (dns + IKP__SMCLK_SLACK_NS) &&
+           dt >= IKP_MIN_CYCLES_PER_NS * (dns - IKP__SMCLK_SLACK_NS);
+}
+
+/* The points of one SM's mapping (knots) from its readings r[0 .. n),
+   which follow one another in tick order, appended to cap->knots: the
+   first reading, then stretch after stretch as long as one straight
+   line, at a rate within IKP_MIN/MAX_CYCLES_PER_NS, passes within
+   IKP__SAMPLE_TOL_PS of every reading since the last point (a swinging
+   door: each reading narrows the slopes left). Where none would reach the
+   next reading, the stretch ends at the reading before it, on the middle
+   of the slopes left, and the next starts there; readings noisier than
+   the tolerance, a few ns the wrong way round, thus never bend the
+   mapping, and it rises with the ticks. An IKP_ANCHOR's reading (hard)
+   is a point itself where the slopes left reach it (the user asked for
+   it). A reading that no slope reaches from a point is passed over.
+   Returns 0 when out of memory. */
+static int ikp__sm_knots(ikp_capture *cap, size_t *room, const ikp__reading *r, uint32_t n)
+{
+    const double smin = 1000.0 / IKP_MAX_CYCLES_PER_NS, smax = 1000.0 / IKP_MIN_CYCLES_PER_NS; /* ps a cycle */
+    ikp__reading p, q;
+    uint32_t j = 1, last = 0; /* last: the latest reading the stretch reaches (0: none yet) */
+    double lo = smin, hi = smax;
+    if (!n) return 1;
+    p = r[0];
+    p.knot = 1;
+    while (1) {
+        int end = j == n;
+        if (!end) {
+            const double dt = (double)(r[j].tick - p.tick), m = (double)(r[j].ps - p.ps) / dt;
+            const double jlo = (double)(r[j].ps - IKP__SAMPLE_TOL_PS - p.ps) / dt,
+                         jhi = (double)(r[j].ps + IKP__SAMPLE_TOL_PS - p.ps) / dt;
+            const double nlo = jlo > lo ? jlo : lo, nhi = jhi < hi ? jhi : hi;
+            if (nlo <= nhi) { /* the stretch reaches it */
+                lo = nlo;
+                hi = nhi;
+                last = j++;
+                if (r[j - 1].hard && m >= lo && m <= hi) { /* an IKP_ANCHOR: a point of its own */
+                    if (!ikp__grow(&cap->alloc, (void **)&cap->knots, room, (size_t)cap->num_knots + 1, sizeof p)) return 0;
+                    cap->knots[cap->num_knots++] = p;
+                    p = r[last];
+                    p.knot = 1;
+                    lo = smin;
+                    hi = smax;
+                    last = 0;
+                }
+                continue;
+            }
+            if (!last) { j++; continue; } /* no slope reaches it from the point: passed over */
+        } else if (!last) {
+            break;
+        }
+        /* the stretch ends at reading `last`, on the middle of the slopes left */
+        if (!ikp__grow(&cap->alloc, (void **)&cap->knots, room, (size_t)cap->num_knots + 1, sizeof p)) return 0;
+        cap->knots[cap->num_knots++] = p;
+        q = r[last];
+        q.ps = p.ps + (int64_t)((double)(q.tick - p.tick) * (lo + hi) / 2 + 0.5);
+        q.knot = 1;
+        p = q;
+        lo = smin;
+        hi = smax;
+        last = 0;
+        if (end) break;
+    }
+    if (!ikp__grow(&cap->alloc, (void **)&cap->knots, room, (size_t)cap->num_knots + 1, sizeof p)) return 0;
+    cap->knots[cap->num_knots++] = p;
+    return 1;
+}
+
+/* Each SM's readings and mapping (cap->readings, cap->knots), and each
+   cycle lane's share of them (kn_first, kn_end, rd_first, rd_end) */
+static ikp_result ikp__sm_maps(ikp_capture *cap, const ikp_decode_options *opt, ikp_error *err)
+{
+    const uint32_t want = IKP_LANE_STARTED | IKP_LANE_CYCLES;
+    size_t room = 0, kroom = 0;
+    uint32_t i, n, run;
+    if (opt && opt->cycles_per_ns > 0) return IKP_OK; /* a rate given: each lane at it from its start anchor */
+    for (i = 0; i < cap->info.num_lanes; i++) {
+        const ikp__lane *l = &cap->lanes[i];
+        if ((l->pub.flags & (want | IKP_LANE_CORRUPT)) != want || l->pub.sm > 0xFFFFu) continue;
+        if (!ikp__lane_readings(cap, l, &room)) return ikp__oom(err);
+    }
+    for (i = 0; i < cap->info.sm_clocks; i++) {
+        const ikp_sm_clock *sc = &cap->sm_clock[i];
+        int64_t d = (int64_t)(sc->gpu_ns - cap->gref_ns);
+        if (d > (int64_t)IKP__ANCHOR_LIMIT || d < -(int64_t)IKP__ANCHOR_LIMIT) continue;
+        if (!ikp__add_reading(cap, &room, sc->sm, (int64_t)(sc->cycles & IKP__ANCHOR_MASK), d * 1000, 0))
+            return ikp__oom(err);
+    }
+    if (!cap->num_readings) return IKP_OK;
+    qsort(cap->readings, cap->num_readings, sizeof *cap->readings, ikp__cmp_reading);
+    for (i = 1, n = 1; i < cap->num_readings; i++) { /* drop those that do not follow the last kept of their SM */
+        const ikp__reading *a = &cap->readings[n - 1], *b = &cap->readings[i];
+        if (a->sm == b->sm && !ikp__reading_follows(a, b)) continue;
+        cap->readings[n++] = *b;
+    }
+    cap->num_readings = n;
+    cap->info.sm_exact = 1;
+    for (i = 0; i < n; i = run) {
+        for (run = i; run < n && cap->readings[run].sm == cap->readings[i].sm; run++) {}
+        if (!ikp__sm_knots(cap, &kroom, cap->readings + i, run - i)) return ikp__oom(err);
+    }
+    for (i = 0; i < cap->info.num_lanes; i++) { /* each lane's SM: its runs of readings and points */
+        ikp__lane *l = &cap->lanes[i];
+        uint32_t lo = 0, hi = cap->num_knots, m;
+        if ((l->pub.flags & (want | IKP_LANE_CORRUPT)) != want || l->pub.sm > 0xFFFFu) continue;
+        while (lo < hi) { m = lo + (hi - lo) / 2; if (cap->knots[m].sm < l->pub.sm) lo = m + 1; else hi = m; }
+        l->kn_first = lo;
+        while (lo < cap->num_knots && cap->knots[lo].sm == l->pub.sm) lo++;
+        l->kn_end = lo;
+        lo = 0;
+        hi = cap->num_readings;
+        while (lo < hi) { m = lo + (hi - lo) / 2; if (cap->readings[m].sm < l->pub.sm) lo = m + 1; else hi = m; }
+        l->rd_first = lo;
+        while (lo < cap->num_readings && cap->readings[lo].sm == l->pub.sm) lo++;
+        l->rd_end = lo;
+    }
+    return IKP_OK;
+}
+
+/* How far a record at tick t of a lane mapped by its SM may lie off: as
+   ikp__place_bound says, from its distance to the nearest reading of its
+   SM (*ri follows the ticks); past the first or last, at the runaway rate */
+static void ikp__sm_bound(const ikp_capture *cap, const ikp__lane *l, int64_t t, uint32_t *ri, double *bound,
+                          double *gap)
+{
+    const ikp__reading *r = cap->readings + l->rd_first;
+    const uint32_t n = l->rd_end - l->rd_first;
+    double d, b, ppt = l->ps_per_tick;
+    int out = t < r[0].tick || t > r[n - 1].tick;
+    if (*ri >= n || r[*ri].tick > t) *ri = 0;
+    while (*ri + 1 < n && r[*ri + 1].tick <= t) (*ri)++;
+    d = (double)(t > r[*ri].tick ? t - r[*ri].tick : r[*ri].tick - t);
+    if (*ri + 1 < n && (double)(r[*ri + 1].tick - t) < d) d = (double)(r[*ri + 1].tick - t);
+    if (n > 1) ppt = (double)(r[n - 1].ps - r[0].ps) / (double)(r[n - 1].tick - r[0].tick);
+    d *= ppt;
+    b = IKP__PLACE_FLOOR_PS + d * (out ? IKP__PLACE_RUNAWAY : IKP__PLACE_WANDER);
+    if (b > *bound) *bound = b;
+    if (d > *gap) *gap = d;
+}
+
 /* First pass over a lane of one-word records (IKP's and the peer
    formats'): counts, time range. A cycle lane found to hold anchors is
    mapped piecewise, so its time range is walked once more. The row's scan
@@ -2069,7 +2369,7 @@ static void ikp__scan_lane(const ikp_capture *cap, ikp__lane *l, ikp_capture_inf
     uint32_t sp;
     int any, ok, fin;
     (void)info;
-    l->anchored = l->smp_end > l->smp_first;
+    l->anchored = l->kn_end == l->kn_first && l->smp_end > l->smp_first; /* mapped by its SM: no walk segments */
     for (;;) {
         ikp__walk_init(cap, l, &k);
         invalid = after = 0;
@@ -2088,9 +2388,10 @@ static void ikp__scan_lane(const ikp_capture *cap, ikp__lane *l, ikp_capture_inf
             if (!any || ps < lo) lo = ps;
             if (!any || ps > hi) hi = ps;
             any = 1;
-            if (l->pub.flags & IKP_LANE_CYCLES) ikp__place_bound(cap, l, &k, &sp, &place_ps, &gap_ps);
+            if (l->kn_end > l->kn_first) ikp__sm_bound(cap, l, k.ck.prev, &sp, &place_ps, &gap_ps);
+            else if (l->pub.flags & IKP_LANE_CYCLES) ikp__place_bound(cap, l, &k, &sp, &place_ps, &gap_ps);
         }
-        if (l->anchored || !k.saw_anchor || !(l->pub.flags & IKP_LANE_CYCLES)) break;
+        if (l->anchored || !k.saw_anchor || !(l->pub.flags & IKP_LANE_CYCLES) || l->kn_end > l->kn_first) break;
         l->anchored = 1;
     }
     l->pub.records = k.words;
@@ -2104,9 +2405,9 @@ static void ikp__scan_lane(const ikp_capture *cap, ikp__lane *l, ikp_capture_inf
     }
     l->pub.first_ps = any ? lo : INT64_MIN; /* INT64_MIN: no timed record */
     l->pub.last_ps = any ? hi : INT64_MIN;
-    if (l->pub.flags & IKP_LANE_CYCLES) {
-        l->pub.placement_ns = any ? (uint32_t)(place_ps / 1000.0 + 0.999) : 0;
-        l->pub.reading_gap_ns = any ? (uint64_t)(gap_ps / 1000.0 + 0.5) : 0;
+    if (l->pub.flags & IKP_LANE_CYCLES) { /* (saturating: far from a reading is corrupt data) */
+        l->pub.placement_ns = !any ? 0 : place_ps < 4e12 ? (uint32_t)(place_ps / 1000.0 + 0.999) : 0xFFFFFFFFu;
+        l->pub.reading_gap_ns = !any ? 0 : gap_ps < 9e21 ? (uint64_t)(gap_ps / 1000.0 + 0.5) : (uint64_t)1 << 63;
     }
 }
 
@@ -2176,6 +2477,8 @@ IKP_DEF void ikp_capture_free(ikp_capture *cap)
     ikp__free(&a, cap->clock);
     ikp__free(&a, cap->peers);
     ikp__free(&a, cap->sm_clock);
+    ikp__free(&a, cap->readings);
+    ikp__free(&a, cap->knots);
     ikp__free(&a, cap);
 }
 
@@ -2360,13 +2663,6 @@ static int ikp__cmp_sm_clock(const void *a, const void *b)
     return x->cycles < y->cycles ? -1 : x->cycles > y->cycles;
 }
 
-/* How far the globaltimer of one SM's samples may seem to go back: a sample
-   places its tick to a few cycles, but two taken at once (two sampling
-   blocks on one SM) can differ by a few ns either way, and samples of
-   older versions were the mean of pairs each up to a poll late. The
-   decoder passes over a sample that does not lie ahead of the lane's last
-   point at about its rate. */
-#define IKP__SMCLK_SLACK_NS 64u
 /* a globaltimer after 2001, cycles and globaltimer under 2^62, an SM under
    65536, the reserved word 0 */
 static int ikp__sm_clock_plausible(const ikp_sm_clock *s)
@@ -2766,6 +3062,14 @@ static double ikp__ikp_rate(const ikp_capture *cap, uint32_t clock_khz, const ik
     return rate >= IKP_MIN_CYCLES_PER_NS && rate <= IKP_MAX_CYCLES_PER_NS ? rate : nominal;
 }
 
+/* a lane's fixed-point rate and how far its stamps may lie from its anchor */
+static void ikp__lane_limits(ikp__lane *l)
+{
+    double lim = (double)IKP__MAX_ABS_PS / l->ps_per_tick;
+    l->ps_per_tick_q32 = (int64_t)(l->ps_per_tick * 4294967296.0 + 0.5);
+    l->rel_limit = lim < (double)(1ll << 52) ? (int64_t)lim : (1ll << 52);
+}
+
 /* Where a started lane's ticks fall in time: its anchors (kept to 62 bits:
    the unwrap needs only their low 32, and tick arithmetic near them cannot
    overflow int64) and, for a cycle lane, its own rate when its anchors
@@ -2790,7 +3094,8 @@ static void ikp__ikp_place(ikp_capture *cap, ikp__lane *l, double rate, const ik
         l->ps_per_tick = 1000.0 / r;
         l->pub.cycles_per_ns = r;
         l->g_start = (int64_t)(lh.g_start & IKP__ANCHOR_MASK);
-        l->end_ps = l->has_end && g_ok ? l->ref_ps + (int64_t)(lh.g_end - lh.g_start) * 1000 : l->ref_ps;
+        l->end_ok = l->has_end && g_ok;
+        l->end_ps = l->end_ok ? l->ref_ps + (int64_t)(lh.g_end - lh.g_start) * 1000 : l->ref_ps;
         cap->info.timer_cycles = 1;
     } else {
         l->anchor = (int64_t)(lh.g_start & IKP__ANCHOR_MASK);
@@ -2798,6 +3103,7 @@ static void ikp__ikp_place(ikp_capture *cap, ikp__lane *l, double rate, const ik
         l->end_anchor = l->anchor + (l->has_end ? (int64_t)(lh.g_end - lh.g_start) : 0);
         l->ps_per_tick = 1000.0;
     }
+    ikp__lane_limits(l);
 }
 
 /* An IKP buffer: the header, each lane's header, the capture's time 0 and
@@ -2826,6 +3132,7 @@ static ikp_result ikp__open_ikp(ikp_capture *cap, const ikp__open_args *a, ikp_e
     if (info->grid[0])
         info->num_blocks = info->grid[0] * (info->grid[1] ? info->grid[1] : 1) *
                            (info->grid[2] ? info->grid[2] : 1);
+    if ((r = ikp__sm_maps(cap, opt, err)) != IKP_OK) return r;
     return ikp__find_duplicates(cap, err);
 }
 
@@ -2845,11 +3152,7 @@ static ikp_result ikp__ikp_check(const uint64_t *w, const char *what, ikp_error 
    the placement rests on. */
 static void ikp__ikp_scan(const ikp_capture *cap, ikp__lane *l, ikp_capture_info *info)
 {
-    double lim;
     uint32_t c;
-    l->ps_per_tick_q32 = (int64_t)(l->ps_per_tick * 4294967296.0 + 0.5);
-    lim = (double)IKP__MAX_ABS_PS / l->ps_per_tick;
-    l->rel_limit = lim < (double)(1ll << 52) ? (int64_t)lim : (1ll << 52);
     ikp__lane_samples(cap, l);
     if (info && l->smp_end > l->smp_first) info->sampled_lanes++;
     ikp__scan_lane(cap, l, NULL);
@@ -3853,6 +4156,8 @@ static void ikp__set_zero(ikp_capture *cap, int64_t t0, int64_t t1)
         info->gpu_zero_ns = ref + (uint64_t)whole;
         info->gpu_zero_ps = (uint32_t)(t0 - whole * 1000);
     }
+    for (i = 0; i < cap->num_readings; i++) cap->readings[i].ps -= t0;
+    for (i = 0; i < cap->num_knots; i++) cap->knots[i].ps -= t0;
     for (i = 0; cap->lanes && i < info->num_lanes; i++) {
         ikp__lane *l = &cap->lanes[i];
         l->ref_ps -= t0;
@@ -4485,8 +4790,10 @@ IKP_DEF size_t ikp_capture_placement(const ikp_capture_info *in, char *text, siz
     char gap[32], m[640];
     size_t k;
     int bad;
+    const char *exact;
     if (poor) *poor = 0;
     if (!in) return 0;
+    exact = in->sm_exact ? "within an SM: exact; " : "";
     bad = in->cross_sm_ns > IKP_PLACEMENT_POOR_NS;
     ikp__fmt_span_ns(gap, sizeof gap, in->reading_gap_ns);
     switch (in->placement) {
@@ -4497,12 +4804,14 @@ IKP_DEF size_t ikp_capture_placement(const ikp_capture_info *in, char *text, siz
     case IKP_PLACED_SAMPLES:
     case IKP_PLACED_ANCHORS:
         if (in->placement == IKP_PLACED_SAMPLES)
-            snprintf(m, sizeof m, "one moment placed within %u ns across SMs (estimated; SM clock samples on %u SMs "
-                     "placed %u lanes, anchors the rest; lane %u has a record %s from its nearest clock reading)",
-                     in->cross_sm_ns, in->sm_clock_sms, in->sampled_lanes, in->worst_lane, gap);
+            snprintf(m, sizeof m, "%sone moment placed within %u ns across SMs (estimated; SM "
+                     "clock samples on %u SMs placed %u lanes, anchors the rest; lane %u has a record %s from its "
+                     "nearest clock reading)", exact, in->cross_sm_ns, in->sm_clock_sms, in->sampled_lanes,
+                     in->worst_lane, gap);
         else
-            snprintf(m, sizeof m, "one moment placed within %u ns across SMs (estimated; anchors only, no SM clock "
-                     "samples; lane %u has a record %s from its nearest anchor)", in->cross_sm_ns, in->worst_lane, gap);
+            snprintf(m, sizeof m, "%sone moment placed within %u ns across SMs (estimated; anchors only, no SM clock "
+                     "samples; lane %u has a record %s from its nearest anchor)", exact, in->cross_sm_ns,
+                     in->worst_lane, gap);
         if (bad) {
             k = strlen(m);
             snprintf(m + k, sizeof m - k, ": poor. Download with ikp_cuda_buffer_download (or ikp_cuda_dump) right "

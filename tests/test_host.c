@@ -94,6 +94,118 @@ static void test_globaltimer_wrap(void)
     ikp_capture_free(cap);
 }
 
+/* Lanes of one SM read one clock: three lanes of SM 7 whose anchors come
+   at different times (one starts 1 ms after the others, one never ends)
+   and are each a few cycles off, as anchors are (+3, -4, +2 cycles on a
+   clock of 1.7 cycles/ns), and a fourth lane on SM 8 whose anchors are
+   20 ns off. Records of one SM keep their cycle order and distance
+   exactly, whichever lane holds them: records at one cycle decode to one
+   time, and the distance of two is their cycle distance at one rate. Each
+   lane mapped by its own anchors would place them up to 7 cycles apart.
+   The lane on SM 8 is mapped by its own readings: its record at the same
+   cycle count is not moved onto SM 7's axis. */
+static void test_one_mapping_per_sm(void)
+{
+    const double rate = 1.7; /* cycles per ns */
+    const uint64_t g0 = 7000000000ull, c0 = 900000000ull;
+    /* the clock at ns t from g0: c0 + rate * t */
+#define SMC(t_ns) (c0 + (uint64_t)((t_ns) * rate))
+    enc_rec ra[3], rb[2], rc[2], rd[1];
+    enc_lane L[4];
+    uint64_t w[8 + 4 * (9 + 8)];
+    ikp_capture *cap;
+    ikp_event ev[4];
+    const uint64_t x = SMC(1500000); /* 1.5 ms */
+    memset(L, 0, sizeof L);
+    ra[0].kind = ENC_I; ra[0].id = 1; ra[0].t = x;
+    ra[1].kind = ENC_I; ra[1].id = 2; ra[1].t = x + 1000;
+    ra[2].kind = ENC_I; ra[2].id = 3; ra[2].t = x + 400000;
+    rb[0].kind = ENC_I; rb[0].id = 1; rb[0].t = x;         /* the same cycle as lane A's first */
+    rb[1].kind = ENC_I; rb[1].id = 2; rb[1].t = x + 500;   /* halfway between A's first two */
+    rc[0].kind = ENC_I; rc[0].id = 2; rc[0].t = x + 250;
+    rc[1].kind = ENC_I; rc[1].id = 3; rc[1].t = x + 400000; /* the same cycle as A's third */
+    rd[0].kind = ENC_I; rd[0].id = 1; rd[0].t = x;
+    /* lane A: 0 .. 3 ms, its anchors 3 cycles late */
+    L[0].started = L[0].finalized = 1; L[0].cycles = 1; L[0].sm = 7; L[0].recs = ra; L[0].n = 3;
+    L[0].g0 = g0; L[0].c0 = SMC(0) + 3; L[0].g1 = g0 + 3000000; L[0].c1 = SMC(3000000) + 3;
+    /* lane B: 1 .. 2.5 ms, 4 cycles early */
+    L[1].block = 1; L[1].started = L[1].finalized = 1; L[1].cycles = 1; L[1].sm = 7; L[1].recs = rb; L[1].n = 2;
+    L[1].g0 = g0 + 1000000; L[1].c0 = SMC(1000000) - 4; L[1].g1 = g0 + 2500000; L[1].c1 = SMC(2500000) - 4;
+    /* lane C: from 0.5 ms, never finalized, 2 cycles late */
+    L[2].block = 2; L[2].started = 1; L[2].cycles = 1; L[2].sm = 7; L[2].recs = rc; L[2].n = 2;
+    L[2].g0 = g0 + 500000; L[2].c0 = SMC(500000) + 2;
+    /* lane D, SM 8: the same clock values, its anchors 20 ns late */
+    L[3].block = 3; L[3].started = L[3].finalized = 1; L[3].cycles = 1; L[3].sm = 8; L[3].recs = rd; L[3].n = 1;
+    L[3].g0 = g0 + 20; L[3].c0 = SMC(0); L[3].g1 = g0 + 3000020; L[3].c1 = SMC(3000000);
+    enc_ikp(w, 4, 8, 1, 4, 1, 1, L, 4);
+    cap = open_fmt(w, sizeof w / 8, IKP_FORMAT_AUTO, IKP_OK);
+    if (!cap) return;
+    {
+        int64_t a0, a1, a2, b0, b1, c0p, c1p, d0;
+        double per_cycle;
+        CHECK_EQ(regions(cap, 0, ev, 4), 3);
+        a0 = ev[0].start_ps; a1 = ev[1].start_ps; a2 = ev[2].start_ps;
+        CHECK_EQ(regions(cap, 1, ev, 4), 2);
+        b0 = ev[0].start_ps; b1 = ev[1].start_ps;
+        CHECK_EQ(regions(cap, 2, ev, 4), 2);
+        c0p = ev[0].start_ps; c1p = ev[1].start_ps;
+        CHECK_EQ(regions(cap, 3, ev, 4), 1);
+        d0 = ev[0].start_ps;
+        per_cycle = (double)(a1 - a0) / 1000.0;
+        CHECK_NEAR(per_cycle, 1000.0 / rate, 0.01);        /* ps per cycle: the clock's rate */
+        CHECK_EQ(b0, a0);                                  /* one cycle, one time, across lanes */
+        CHECK_NEAR((double)(b1 - a0), 500 * per_cycle, 1); /* distance in cycles, across lanes */
+        CHECK_NEAR((double)(c0p - a0), 250 * per_cycle, 1);
+        CHECK_NEAR((double)(c1p - a2), 0, 1);              /* the unfinalized lane too */
+        CHECK(a0 < c0p && c0p < b1 && b1 < a1);            /* cycle order across lanes */
+        CHECK_NEAR((double)(d0 - a0), 20000.0, 3000);      /* SM 8: its own readings, 20 ns later (give or
+                                                              take SM 7's anchors' few cycles) */
+    }
+    {
+        char t[512];
+        ikp_capture_placement(ikp_capture_get_info(cap), t, sizeof t, NULL);
+        CHECK(strstr(t, "within an SM: exact") != NULL);
+    }
+    ikp_capture_free(cap);
+    {
+        /* 24 short lanes on one SM starting 1 ns apart, their anchors 3
+           cycles off either way in turn (readings a few ns the wrong way
+           round): the SM's mapping still rises with the ticks, so each
+           lane's regions keep their order, nesting and length */
+        enum { NL = 24 };
+        enc_lane M[NL];
+        enc_rec rr[NL][4];
+        uint64_t w2[8 + NL * (9 + 8)];
+        int i, bad_len = 0;
+        memset(M, 0, sizeof M);
+        for (i = 0; i < NL; i++) {
+            const uint64_t s0 = SMC(1000 + i);
+            const int off = i % 2 ? -3 : 3;
+            rr[i][0].kind = ENC_B; rr[i][0].id = 1; rr[i][0].t = s0 + 20;
+            rr[i][1].kind = ENC_B; rr[i][1].id = 2; rr[i][1].t = s0 + 30;
+            rr[i][2].kind = ENC_E; rr[i][2].id = 2; rr[i][2].t = s0 + 40;
+            rr[i][3].kind = ENC_E; rr[i][3].id = 1; rr[i][3].t = s0 + 120;
+            M[i].block = (uint32_t)i; M[i].sm = 3; M[i].cycles = 1; M[i].started = M[i].finalized = 1;
+            M[i].recs = rr[i]; M[i].n = 4;
+            M[i].g0 = g0 + 1000 + (uint64_t)i; M[i].c0 = (uint64_t)((int64_t)SMC(1000 + i) + off);
+            M[i].g1 = g0 + 1200 + (uint64_t)i; M[i].c1 = (uint64_t)((int64_t)SMC(1200 + i) - off);
+        }
+        enc_ikp(w2, NL, 8, 1, NL, 1, 1, M, NL);
+        cap = open_fmt(w2, sizeof w2 / 8, IKP_FORMAT_AUTO, IKP_OK);
+        if (cap) {
+            CHECK(nesting_ok(cap));
+            for (i = 0; i < NL; i++)
+                if (regions(cap, (uint32_t)i, ev, 4) != 2 || ev[0].id != 1 || ev[1].id != 2 ||
+                    (double)(ev[1].end_ps - ev[1].start_ps) < 0.95 * 10 * 1000.0 / rate ||
+                    (double)(ev[1].end_ps - ev[1].start_ps) > 1.05 * 10 * 1000.0 / rate)
+                    bad_len++;
+            CHECK_EQ(bad_len, 0);
+            ikp_capture_free(cap);
+        }
+    }
+#undef SMC
+}
+
 static void test_cycles(void)
 {
     /* two lanes on SMs whose clock64 differ by 17 ms: one moment decodes to one time */
@@ -116,7 +228,7 @@ static void test_cycles(void)
     r1[1].kind = ENC_B; r1[1].id = 3; r1[1].t = c0b + 198000 + 40; /* 40 cycles = 20.2 ns */
     L[0].started = L[0].finalized = 1; L[0].cycles = 1; L[0].recs = r0; L[0].n = 4;
     L[0].g0 = g0; L[0].c0 = c0a; L[0].g1 = g0 + span_ns; L[0].c1 = c0a + (uint64_t)(span_ns * rate);
-    L[1].block = 1; L[1].started = L[1].finalized = 1; L[1].cycles = 1; L[1].recs = r1; L[1].n = 2;
+    L[1].block = 1; L[1].sm = 1; L[1].started = L[1].finalized = 1; L[1].cycles = 1; L[1].recs = r1; L[1].n = 2;
     L[1].g0 = g0; L[1].c0 = c0b; L[1].g1 = g0 + span_ns; L[1].c1 = c0b + (uint64_t)(span_ns * rate);
     enc_ikp(w, 2, 8, 1, 2, 1, 1, L, 2);
     cap = open_fmt(w, sizeof w / 8, IKP_FORMAT_AUTO, IKP_OK);
@@ -1935,6 +2047,7 @@ int main(void)
     test_nesting_overlap_instants();
     test_globaltimer_wrap();
     test_cycles();
+    test_one_mapping_per_sm();
     test_cycles_wrap();
     test_anchors();
     test_auto_anchors();
