@@ -135,7 +135,9 @@ EX_HDRS   = $(DEV_HDRS) examples/common.h
 GEMM_HDRS = $(EX_HDRS) examples/gemm_kernel.cuh examples/gemm_common.h
 ACC_SRCS  = tests/gpu/test_accuracy.cu tests/gpu/accuracy_gt.cu tests/gpu/accuracy_staged.cu \
             tests/gpu/accuracy_now.cu tests/gpu/accuracy_auto.cu
-DEV_TESTS = test_device test_accuracy test_trap test_multi
+WAIT_SRCS = tests/gpu/test_waits.cu tests/gpu/waits_default.cu tests/gpu/waits_staged.cu tests/gpu/waits_ring.cu \
+            tests/gpu/waits_staged_ring.cu tests/gpu/waits_gt.cu
+DEV_TESTS = test_device test_accuracy test_trap test_multi test_waits
 EXAMPLES  = minimal warp_specialized persistent peer_ring gemm harness
 GEMM_VARIANTS = $(foreach v,0 1 2 3 4 5 6 7,$(B)/gemm_v$(v).o)
 # make bench-gpu's events programs: bench/events.cu built four ways, against the
@@ -172,6 +174,9 @@ $(B)/test_device: tests/gpu/test_device.cu tests/gpu/ring.cu tests/gpu/ring_stag
 	$(NVCC) $(NVFLAGS) $(SM90) -o $@ $(filter %.cu,$^)
 $(B)/test_accuracy: $(ACC_SRCS) tests/gpu/accuracy_kernels.cuh tests/check.h $(DEV_HDRS) | $(B)
 	$(NVCC) $(NVFLAGS) $(SM90) -o $@ $(ACC_SRCS)
+$(B)/test_waits: $(WAIT_SRCS) tests/gpu/waits_wgmma.cu tests/gpu/waits_kernels.cuh tests/check.h $(DEV_HDRS) | $(B)
+	$(NVCC) $(NVFLAGS) $(SM90A) -c -o $(B)/waits_wgmma.o tests/gpu/waits_wgmma.cu
+	$(NVCC) $(NVFLAGS) $(SM90) -o $@ $(WAIT_SRCS) $(B)/waits_wgmma.o
 $(B)/test_trap: tests/gpu/test_trap.cu tests/check.h $(DEV_HDRS) | $(B)
 	$(NVCC) $(NVFLAGS) $(SM90) -o $@ $<
 $(B)/test_multi: tests/gpu/test_multi.cu examples/peer_ring.cuh tests/check.h $(EX_HDRS) | $(B)
@@ -286,6 +291,7 @@ test: deps $(B)/make_peers $(B)/ikp $(B)/ikp-asan $(B)/test_host $(B)/test_host_
 
 GPU_TESTS = "$(B)/test_device" \
             "$(B)/test_accuracy" \
+            "$(B)/test_waits" \
             "$(B)/test_trap" \
             "sh tests/gpu/run_examples.sh" \
             "$(PYTHON) tests/gpu/torch_merge.py"
