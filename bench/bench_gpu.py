@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """make bench-gpu: the cost per event of IKP through its public macros, this
-version and the previous release (bench/prev), beside Triton's Proton, on
+version and the previous release (its headers from git history: the
+Makefile's PREV_COMMIT), beside Triton's Proton, on
 the same eight kernel shapes, printed as one Markdown table for
 BENCHMARKS.md.
 
@@ -95,6 +96,7 @@ class Results:
         self.k = None
         self.triton = None
         self.proton_skipped = None
+        self.prev_skipped = None  # why the previous release's rows are not measured
 
     def add(self, row, cfg, rnd, value):
         self.ns.setdefault((row, cfg), [None] * ROUNDS)[rnd] = value
@@ -113,6 +115,9 @@ class Results:
                 self.triton = m.group(1)
             if line.startswith("skipped: Proton"):
                 self.proton_skipped = line[len("skipped: Proton "):].strip("()")
+            if line.startswith("skipped: prev "):  # the previous release's headers were not there
+                self.prev_skipped = line[len("skipped: "):]
+                return
             if line.startswith("events {"):
                 d = json.loads(line[len("events "):])
                 cfg = (d["wps"], d["R"], d["W"])
@@ -265,7 +270,7 @@ def report(res, cmd, lengths):
     cur, prev = res.versions.get("", "?"), res.versions.get("prev ", "?")
     print(f"device: {res.device or 'unknown'}; {now}")
     print(f"command: {cmd}")
-    print(f"IKP {cur} (current headers; rows without 'prev') and {prev} (bench/prev; rows 'prev'), K={res.k}, "
+    print(f"IKP {cur} (current headers; rows without 'prev') and {prev} (the previous release's; rows 'prev'), K={res.k}, "
           f"median of 20 launches after 5 warm-ups, {ROUNDS} rounds; Proton: "
           f"{'triton ' + res.triton if res.triton else 'not measured'}")
     print()
@@ -276,6 +281,9 @@ def report(res, cmd, lengths):
     if skipped:
         print(f"Proton skipped ({res.proton_skipped}): its rows and the goals against it are not measured "
               f"({len(CONFIGS)} columns skipped).")
+    if res.prev_skipped:
+        print(f"The previous release skipped ({res.prev_skipped}): its rows and the goals against it are not "
+              "measured.")
     print()
     print(table(["ns per event, round 1 / round 2"] + cols, [[r] + [cell(r, c, True) for c in CONFIGS] for r in ns_rows]))
     print()
@@ -307,6 +315,8 @@ def main():
         lengths = region_lengths(args.bin, dumpdir, res)
     report(res, shlex.join([os.path.basename(sys.executable)] + sys.argv), lengths)
     tail = f", {len(CONFIGS)} skipped" if res.proton_skipped else ""
+    if res.prev_skipped:
+        tail += f", {ROUNDS * len(BUILDS) * len(CONFIGS)} skipped (the previous release)"
     print(f"{res.passed} passed, {res.failed} failed{tail}")
     return 1 if res.problems else 0
 
