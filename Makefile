@@ -141,7 +141,7 @@ DEV_TESTS = test_device test_accuracy test_trap test_multi test_waits
 EXAMPLES  = minimal warp_specialized persistent peer_ring gemm harness
 GEMM_VARIANTS = $(foreach v,0 1 2 3 4 5 6 7,$(B)/gemm_v$(v).o)
 # make bench-gpu's events programs: bench/events.cu built four ways, against the
-# current headers and against the previous release's (bench/prev)
+# current headers and against the previous release's (PREV_COMMIT below)
 EVENTS_BUILDS = default ring staged staged_ring
 EVENTS_DEFS_default =
 EVENTS_DEFS_ring = -DIKP_RING=1
