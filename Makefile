@@ -177,9 +177,9 @@ $(B)/gemm: examples/gemm.cu $(GEMM_HDRS) | $(B)
 	$(NVCC) $(NVFLAGS) $(SM90A) -o $@ $<
 $(B)/test_device: tests/gpu/test_device.cu tests/gpu/ring.cu tests/gpu/ring_staged.cu tests/gpu/ring_kernel.cuh tests/gpu/staged.cu tests/check.h $(DEV_HDRS) | $(B)
 	$(NVCC) $(NVFLAGS) $(SM90) -o $@ $(filter %.cu,$^)
-$(B)/test_accuracy: $(ACC_SRCS) tests/gpu/accuracy_kernels.cuh tests/check.h $(DEV_HDRS) | $(B)
+$(B)/test_accuracy: $(ACC_SRCS) tests/gpu/accuracy_kernels.cuh tests/gpu/lane_events.h tests/check.h $(DEV_HDRS) | $(B)
 	$(NVCC) $(NVFLAGS) $(SM90) -o $@ $(ACC_SRCS)
-$(B)/test_waits: $(WAIT_SRCS) tests/gpu/waits_wgmma.cu tests/gpu/waits_kernels.cuh tests/check.h $(DEV_HDRS) | $(B)
+$(B)/test_waits: $(WAIT_SRCS) tests/gpu/waits_wgmma.cu tests/gpu/waits_kernels.cuh tests/gpu/lane_events.h tests/check.h $(DEV_HDRS) | $(B)
 	$(NVCC) $(NVFLAGS) $(SM90A) -c -o $(B)/waits_wgmma.o tests/gpu/waits_wgmma.cu
 	$(NVCC) $(NVFLAGS) $(SM90) -o $@ $(WAIT_SRCS) $(B)/waits_wgmma.o
 $(B)/test_trap: tests/gpu/test_trap.cu tests/check.h $(DEV_HDRS) | $(B)

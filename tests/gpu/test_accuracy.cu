@@ -2,6 +2,7 @@
 #define IKP_IMPLEMENTATION
 #include "../../ikp.h"
 #include "../check.h"
+#include "lane_events.h"
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
@@ -83,17 +84,6 @@ static ikp_capture *fetch(ikp_cuda_buffer &b, std::vector<uint64_t> &w)
     ikp_error e;
     if (ikp_capture_open(w.data(), w.size(), NULL, &cap, &e) != IKP_OK) { fprintf(stderr, "decode: %s\n", e.message); return NULL; }
     return cap;
-}
-
-static std::vector<ikp_event> events(const ikp_capture *cap, uint32_t lane, uint32_t id)
-{
-    ikp_lane_events ev;
-    memset(&ev, 0, sizeof ev);
-    std::vector<ikp_event> out;
-    if (ikp_decode_lane(cap, lane, &ev, NULL) == IKP_OK)
-        for (size_t k = 0; k < ev.count; k++) if (ev.events[k].id == id) out.push_back(ev.events[k]);
-    ikp_lane_events_free(cap, &ev);
-    return out;
 }
 
 /* median duration of the lane's empty regions (id 2): the stamps' own skew, ns */

@@ -24,6 +24,7 @@
 #define IKP_IMPLEMENTATION
 #include "../../ikp.h"
 #include "../check.h"
+#include "lane_events.h"
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
@@ -74,18 +75,6 @@ static ikp_capture *capture(ikp_cuda_buffer &b, std::vector<uint64_t> &w, const 
         return NULL;
     }
     return cap;
-}
-
-// a lane's events of one id, in order
-static std::vector<ikp_event> events(const ikp_capture *cap, uint32_t lane, uint32_t id)
-{
-    ikp_lane_events ev;
-    memset(&ev, 0, sizeof ev);
-    std::vector<ikp_event> out;
-    if (ikp_decode_lane(cap, lane, &ev, NULL) == IKP_OK)
-        for (size_t k = 0; k < ev.count; k++) if (ev.events[k].id == id) out.push_back(ev.events[k]);
-    ikp_lane_events_free(cap, &ev);
-    return out;
 }
 
 static double median(std::vector<double> v)
