@@ -2937,7 +2937,7 @@ static int ikp__ikp_pads(const ikp_capture *cap, ikp__lane *l, uint64_t ring, ui
     uint64_t k, kept = 0;
     if (dropped >= 0x7FFFFFFFu) return 1;
     for (k = 0; k < stored; k++) kept += w[(l->ring_start + k) & (ring - 1)] == 0; /* ring: a power of two */
-    if (pads < kept || (pads - kept) * 2 > dropped || (dropped & 1)) return 0;
+    if (pads < kept || pads - kept > dropped / 2 || (dropped & 1)) return 0; /* no product: it could wrap */
     l->pub.dropped -= pads - kept;
     return 1;
 }

@@ -643,6 +643,16 @@ static void test_ring_pairs(void)
     CHECK_EQ(ikp_capture_get_info(cap)->corrupt_lanes, 0);
     CHECK_EQ(lane_info(cap, 0).dropped, 4);
     ikp_capture_free(cap);
+    /* a pads word so large that twice what it says was overwritten wraps
+       past 2^64 to nothing (2^63 + the 2 kept): corrupt, not a count of
+       2^63 records less */
+    *pads_word = (1ull << 63) + 2;
+    cap = open_fmt(w, sizeof w / 8, IKP_FORMAT_AUTO, IKP_OK);
+    if (!cap) return;
+    CHECK_EQ(ikp_capture_get_info(cap)->corrupt_lanes, 1);
+    CHECK_EQ(lane_info(cap, 0).dropped, 8);
+    CHECK_EQ(ikp_capture_get_info(cap)->dropped, 8);
+    ikp_capture_free(cap);
     /* a stored count past the ring and a false pads word: one corrupt lane */
     *pads_word = 1;
     w[8 + 7] = (w[8 + 7] & ~0xFFFFFFFFull) | 9u;
