@@ -5756,7 +5756,7 @@ static ikp_result ikp__tw_next(ikp__tw *w, ikp_error *err)
             ikp__free(&cap->alloc, w->ev); ikp__free(&cap->alloc, w->lane);
             w->ev = ev; w->lane = ln; w->ncap = c;
         }
-        w->ev[w->n].scratch_ = w->scratch; /* lent for the decode (NULL: made there) */
+        w->ev[w->n].scratch_ = w->scratch; /* the decode's scratch (NULL: made there) */
         r = ikp__decode(cap, l, &w->ev[w->n], err);
         w->scratch = w->ev[w->n].scratch_;
         w->ev[w->n].scratch_ = NULL;
