@@ -891,9 +891,11 @@ typedef enum ikp_verdict {
     IKP_VERDICT_SLOWER,
     IKP_VERDICT_ONLY_BASE,     /* in the base capture only */
     IKP_VERDICT_ONLY_NEW,      /* in the new capture only */
+    IKP_VERDICT_INCOMPLETE,    /* ikp_diff.verdict only: the new capture cannot stand in
+                                  for the base (ikp_diff_incomplete) */
     IKP_VERDICT_COUNT
 } ikp_verdict;
-/* "same", "faster", "slower", "only-base", "only-new" */
+/* "same", "faster", "slower", "only-base", "only-new", "incomplete" */
 IKP_DEF const char *ikp_verdict_name(ikp_verdict v);
 
 /* All-zero means the defaults. */
@@ -901,21 +903,47 @@ typedef struct ikp_diff_options {
     double threshold;          /* smallest |median change| that counts, a fraction
                                   (0 = 0.02); below it the verdict is `same` */
     double alpha;              /* false-alarm rate for the whole comparison, split over
-                                  its tests (Bonferroni; 0 = 0.01) */
+                                  its tests (Bonferroni: four an event compared and
+                                  four for the block spans; 0 = 0.01) */
     double min_change_ns;      /* smallest |median change| in ns that counts (0 = 5 ns):
                                   short waits move by a few ns from run to run */
 } ikp_diff_options;
 
-/* One distribution's change. Durations are the samples: a change counts
-   when a two-sided Mann-Whitney rank test (normal approximation, ties
-   corrected) finds the two sample sets different at alpha / tests, and
-   the median moved by at least the threshold and by min_change_ns; its
-   sign says which way. */
+/* One distribution's change. Durations are the samples, and four measures
+   of them are tested, each on its own at alpha / tests:
+   - the median (IKP_MEASURE_P50): a two-sided Mann-Whitney rank test
+     (normal approximation, ties corrected);
+   - the 90th and 99th percentiles (IKP_MEASURE_P90, _P99): how many
+     durations of each side lie above the base's percentile, two
+     proportions against each other (made only when each side has at least
+     5 durations expected above it: 50 for p90, 500 for p99);
+   - the total (IKP_MEASURE_TOTAL): the difference of the two sums against
+     its standard error (each sum one of n durations of its side's spread;
+     at least 2 durations a side); its min_change_ns is a duration's share
+     of the difference (over the larger count).
+   A measure moved when its test passes, it changed by at least the
+   threshold and by min_change_ns, and its test and its change agree on
+   the direction. The verdict is `slower` when any measure moved up, else
+   `faster` when any moved down, else `same`: a slowdown counts however it
+   is spread (all durations a little, or a few a lot). The span adds the
+   capture's span (IKP_MEASURE_SPAN, ikp_diff_span). */
+enum {                                 /* ikp_diff_test.measures */
+    IKP_MEASURE_P50 = 1u << 0,
+    IKP_MEASURE_P90 = 1u << 1,
+    IKP_MEASURE_P99 = 1u << 2,
+    IKP_MEASURE_TOTAL = 1u << 3,
+    IKP_MEASURE_SPAN = 1u << 4
+};
 typedef struct ikp_diff_test {
     double p50_change;         /* new p50 / base p50 - 1 (0 when either side is empty) */
     double z;                  /* the rank test's z: > 0 when new durations rank higher */
-    double p_value;            /* two-sided */
+    double p_value;            /* the rank test's, two-sided */
     ikp_verdict verdict;
+    double p90_change, p99_change, total_change;  /* new / base - 1, as p50_change */
+    double p90_p, p99_p, total_p;  /* those measures' tests, two-sided (1: not made) */
+    uint32_t measures;         /* IKP_MEASURE_*: those that moved the verdict's way */
+    double change;             /* the largest such change (the most negative when
+                                  faster; 0 when same) */
 } ikp_diff_test;
 
 typedef struct ikp_diff_event {
@@ -931,8 +959,13 @@ typedef struct ikp_diff_group {
     ikp_verdict verdict;               /* SAME, ONLY_BASE or ONLY_NEW: presence only */
 } ikp_diff_group;
 
-/* The capture as a whole: its span, and each block's span (first record
-   to last) as the samples of its verdict. */
+/* The capture as a whole: each block's span (first record to last) as the
+   samples of the four measures, and the capture's span, which moved
+   (IKP_MEASURE_SPAN) when it changed by the threshold and min_change_ns
+   and by more than the blocks' ends lie apart (the last block's end less
+   the first's) in the capture where they lie closer: blocks of one launch
+   finish that far apart by themselves, and a straggler block that makes
+   the kernel slower is seen though no test of 100 blocks can see one. */
 typedef struct ikp_diff_span {
     double base_ns, next_ns;           /* capture spans */
     double change;                     /* next / base - 1 */
@@ -952,14 +985,14 @@ enum {                                 /* ikp_diff.differs: what the captures do
 typedef struct ikp_diff {
     ikp_capture_info base_info, next_info;
     ikp_diff_options options;          /* as used (defaults filled in) */
-    uint32_t tests;                    /* rank tests made (alpha is split over them) */
+    uint32_t tests;                    /* tests made, four a compared item (alpha is split over them) */
     uint32_t differs;                  /* IKP_DIFF_* */
     ikp_diff_event *events;            /* base's events by id, then those only in new */
     uint32_t num_events;
     ikp_diff_group *groups;
     uint32_t num_groups;
     ikp_diff_span span;
-    ikp_verdict verdict;               /* the span's: the whole capture */
+    ikp_verdict verdict;               /* the span's (the whole capture), or INCOMPLETE */
     ikp_allocator allocator_;
     char *names_;
 } ikp_diff;
@@ -967,8 +1000,8 @@ typedef struct ikp_diff {
 IKP_DEF ikp_result ikp_diff_compute(const ikp_capture *base, const ikp_capture *next,
                                     const ikp_diff_options *opt, ikp_diff **out, ikp_error *err);
 IKP_DEF void ikp_diff_free(ikp_diff *d);
-/* 1 if an event or the span is `slower` with a median (span: capture span)
-   change above fraction, else 0 */
+/* 1 if an event or the span is `slower` with a measure that moved by more
+   than fraction (ikp_diff_test.change), else 0 */
 IKP_DEF int ikp_diff_slower_than(const ikp_diff *d, double fraction);
 /* 1 if the new capture cannot stand in for the base, whatever its speed:
    it holds no records, an event of the base is missing from it, or it has
@@ -8671,6 +8704,7 @@ IKP_DEF const char *ikp_verdict_name(ikp_verdict v)
     case IKP_VERDICT_SLOWER: return "slower";
     case IKP_VERDICT_ONLY_BASE: return "only-base";
     case IKP_VERDICT_ONLY_NEW: return "only-new";
+    case IKP_VERDICT_INCOMPLETE: return "incomplete";
     default: return "unknown";
     }
 }
@@ -8681,17 +8715,121 @@ static double ikp__change(double a, double b)
     return a > 0 ? b / a - 1 : b > 0 ? b * 1000.0 - 1 : 0;
 }
 
-static void ikp__judge(ikp_diff_test *t, const uint64_t *a, size_t na, const uint64_t *b, size_t nb,
+/* p of a two-sided test from z */
+static double ikp__p_of_z(double z)
+{
+    double p = ikp__erfc((z < 0 ? -z : z) / 1.4142135623730951);
+    return p > 1 ? 1 : p;
+}
+
+/* how many of sorted v[0..n) lie above x */
+static size_t ikp__count_above(const uint64_t *v, size_t n, uint64_t x)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t m = lo + (hi - lo) / 2;
+        if (v[m] <= x) lo = m + 1; else hi = m;
+    }
+    return n - lo;
+}
+
+/* The tail test at pct: how many of each side lie above the base's pct-th
+   percentile, as two proportions (pooled normal approximation). p = 1
+   (not made) when either side expects fewer than 5 above it. */
+static double ikp__tail_test(const uint64_t *a, size_t na, const uint64_t *b, size_t nb, unsigned pct, double *z)
+{
+    double q = (100.0 - pct) / 100.0, fa, fb, f, se;
+    size_t idx = (size_t)(((uint64_t)pct * na + 99) / 100);
+    *z = 0;
+    if ((double)na * q < 5 || (double)nb * q < 5) return 1;
+    fa = (double)ikp__count_above(a, na, a[idx ? idx - 1 : 0]) / (double)na;
+    fb = (double)ikp__count_above(b, nb, a[idx ? idx - 1 : 0]) / (double)nb;
+    f = (fa * (double)na + fb * (double)nb) / ((double)na + (double)nb);
+    se = ikp__sqrt(f * (1 - f) * (1 / (double)na + 1 / (double)nb));
+    if (!(se > 0)) return 1;
+    *z = (fb - fa) / se;
+    return ikp__p_of_z(*z);
+}
+
+/* n durations' sum of squared distances from their mean, ns^2 */
+static double ikp__sq_dev(const uint64_t *v, size_t n, double mean_ns)
+{
+    double s = 0;
+    size_t k;
+    for (k = 0; k < n; k++) {
+        double x = (double)v[k] / 1000.0 - mean_ns;
+        s += x * x;
+    }
+    return s;
+}
+
+/* The totals' test: their difference against its standard error, each
+   total a sum of its side's n durations (variance n s^2). Needs 2
+   durations a side; with no spread on either side any difference is
+   certain. */
+static double ikp__total_test(const uint64_t *a, size_t na, const uint64_t *b, size_t nb,
+                              const ikp_event_stats *ea, const ikp_event_stats *eb, double *z)
+{
+    double va, vb, se, dt = eb->total_ns - ea->total_ns;
+    *z = 0;
+    if (na < 2 || nb < 2) return 1;
+    va = ikp__sq_dev(a, na, ea->mean_ns) / (double)(na - 1);
+    vb = ikp__sq_dev(b, nb, eb->mean_ns) / (double)(nb - 1);
+    se = ikp__sqrt((double)na * va + (double)nb * vb);
+    if (!(se > 0)) {
+        *z = dt > 0 ? 1 : dt < 0 ? -1 : 0;
+        return dt != 0 ? 0 : 1;
+    }
+    *z = dt / se;
+    return ikp__p_of_z(*z);
+}
+
+/* the measures that moved each way, and the largest change each way */
+typedef struct ikp__moves { uint32_t up, down; double up_max, down_min; } ikp__moves;
+static void ikp__moved(ikp__moves *mv, uint32_t bit, double change, double diff_ns, double p, double z, double alpha,
+                       const ikp_diff_options *o)
+{
+    if (!(p < alpha) || (change < o->threshold && change > -o->threshold) ||
+        (diff_ns < o->min_change_ns && diff_ns > -o->min_change_ns))
+        return;
+    if (change > 0 && z > 0) { mv->up |= bit; if (change > mv->up_max) mv->up_max = change; }
+    if (change < 0 && z < 0) { mv->down |= bit; if (change < mv->down_min) mv->down_min = change; }
+}
+static void ikp__settle(ikp_diff_test *t, const ikp__moves *mv)
+{
+    t->verdict = mv->up ? IKP_VERDICT_SLOWER : mv->down ? IKP_VERDICT_FASTER : IKP_VERDICT_SAME;
+    t->measures = mv->up ? mv->up : mv->down;
+    t->change = mv->up ? mv->up_max : mv->down ? mv->down_min : 0;
+}
+
+/* the four measures of sorted a (the base) against sorted b (the new
+   capture), ps; their moves into mv, the verdict settled from them */
+static void ikp__judge(ikp_diff_test *t, ikp__moves *mv, const uint64_t *a, size_t na, const uint64_t *b, size_t nb,
                        const ikp_diff_options *o, uint32_t tests)
 {
-    double pa = na ? ikp__pct(a, na, 50) : 0, pb = nb ? ikp__pct(b, nb, 50) : 0; /* ns */
+    ikp_event_stats ea, eb;
+    double alpha = o->alpha / (tests ? tests : 1), z;
+    memset(mv, 0, sizeof *mv);
+    ikp__event_stats_fill(&ea, a, na);
+    ikp__event_stats_fill(&eb, b, nb);
     ikp__rank_test(a, na, b, nb, &t->z, &t->p_value);
-    t->p50_change = na && nb ? ikp__change(pa, pb) : 0;
-    t->verdict = IKP_VERDICT_SAME;
-    if (na && nb && t->p_value < o->alpha / (tests ? tests : 1) &&
-        (t->p50_change >= o->threshold || t->p50_change <= -o->threshold) &&
-        (pb - pa >= o->min_change_ns || pa - pb >= o->min_change_ns))
-        t->verdict = t->p50_change > 0 ? IKP_VERDICT_SLOWER : IKP_VERDICT_FASTER;
+    t->p90_p = t->p99_p = t->total_p = 1;
+    t->p50_change = t->p90_change = t->p99_change = t->total_change = 0;
+    if (na && nb) {
+        t->p50_change = ikp__change(ea.p50_ns, eb.p50_ns);
+        t->p90_change = ikp__change(ea.p90_ns, eb.p90_ns);
+        t->p99_change = ikp__change(ea.p99_ns, eb.p99_ns);
+        t->total_change = ikp__change(ea.total_ns, eb.total_ns);
+        ikp__moved(mv, IKP_MEASURE_P50, t->p50_change, eb.p50_ns - ea.p50_ns, t->p_value, t->z, alpha, o);
+        t->p90_p = ikp__tail_test(a, na, b, nb, 90, &z);
+        ikp__moved(mv, IKP_MEASURE_P90, t->p90_change, eb.p90_ns - ea.p90_ns, t->p90_p, z, alpha, o);
+        t->p99_p = ikp__tail_test(a, na, b, nb, 99, &z);
+        ikp__moved(mv, IKP_MEASURE_P99, t->p99_change, eb.p99_ns - ea.p99_ns, t->p99_p, z, alpha, o);
+        t->total_p = ikp__total_test(a, na, b, nb, &ea, &eb, &z);
+        ikp__moved(mv, IKP_MEASURE_TOTAL, t->total_change, /* min_change_ns a duration */
+                   (eb.total_ns - ea.total_ns) / (double)(na > nb ? na : nb), t->total_p, z, alpha, o);
+    }
+    ikp__settle(t, mv);
 }
 
 IKP_DEF void ikp_diff_free(ikp_diff *d)
@@ -8780,7 +8918,7 @@ static ikp_result ikp__diff_events(ikp_diff *d, const ikp__an *an, ikp__named *c
     memset(taken, 0, (an[1].nser + 1) * sizeof(size_t));
     for (i = 0; i < an[0].nser; i++)
         if (ikp__take_named(nm[1], an[1].nser, nm[0][i].name, taken) < an[1].nser) both++;
-    d->tests = both + 1; /* the events in both, and the span */
+    d->tests = 4 * (both + 1); /* four measures of the events in both, and of the span */
     memset(taken, 0, (an[1].nser + 1) * sizeof(size_t));
     for (i = 0; i < an[0].nser; i++) {
         ikp_diff_event *e = &d->events[d->num_events];
@@ -8795,7 +8933,8 @@ static ikp_result ikp__diff_events(ikp_diff *d, const ikp__an *an, ikp__named *c
             matched[j] = 1;
             ikp__event_stats_fill(&e->next, sb->v, sb->n);
             e->next.id = (uint32_t)sb->key;
-            ikp__judge(&e->test, sa->v, sa->n, sb->v, sb->n, &d->options, d->tests);
+            ikp__moves mv;
+            ikp__judge(&e->test, &mv, sa->v, sa->n, sb->v, sb->n, &d->options, d->tests);
         } else {
             e->test.verdict = IKP_VERDICT_ONLY_BASE;
             e->test.p_value = 1;
@@ -8886,12 +9025,28 @@ end:
 static void ikp__diff_span(ikp_diff *d, const ikp_capture *base, const ikp_capture *next, const ikp__an *an,
                            uint64_t *const *bs)
 {
+    ikp__moves mv;
+    double diff, apart[2] = {0, 0};
+    uint32_t side;
+    size_t i;
     d->span.base_ns = (double)base->info.span_ps / 1000.0;
     d->span.next_ns = (double)next->info.span_ps / 1000.0;
     d->span.change = ikp__change(d->span.base_ns, d->span.next_ns);
+    diff = d->span.next_ns - d->span.base_ns;
     ikp__event_stats_fill(&d->span.base_blocks, bs[0], an[0].nblk);
     ikp__event_stats_fill(&d->span.next_blocks, bs[1], an[1].nblk);
-    ikp__judge(&d->span.test, bs[0], an[0].nblk, bs[1], an[1].nblk, &d->options, d->tests);
+    ikp__judge(&d->span.test, &mv, bs[0], an[0].nblk, bs[1], an[1].nblk, &d->options, d->tests);
+    for (side = 0; side < 2; side++) { /* how far apart each side's blocks end */
+        int64_t lo = INT64_MAX, hi = INT64_MIN;
+        for (i = 0; i < an[side].nblk; i++) {
+            if (an[side].blk[i].end_ps < lo) lo = an[side].blk[i].end_ps;
+            if (an[side].blk[i].end_ps > hi) hi = an[side].blk[i].end_ps;
+        }
+        if (an[side].nblk) apart[side] = (double)(hi - lo) / 1000.0;
+    }
+    if (an[0].nblk && an[1].nblk && (diff > 0 ? diff : -diff) > (apart[0] < apart[1] ? apart[0] : apart[1]))
+        ikp__moved(&mv, IKP_MEASURE_SPAN, d->span.change, diff, 0, diff, 1, &d->options);
+    ikp__settle(&d->span.test, &mv);
     d->verdict = d->span.test.verdict;
     if (base->format != next->format) d->differs |= IKP_DIFF_FORMAT;
     if (base->info.timer_cycles != next->info.timer_cycles) d->differs |= IKP_DIFF_TIMER;
@@ -8900,6 +9055,7 @@ static void ikp__diff_span(ikp_diff *d, const ikp_capture *base, const ikp_captu
     if (memcmp(base->info.grid, next->info.grid, sizeof base->info.grid)) d->differs |= IKP_DIFF_GRID;
 }
 
+static int ikp__incomplete(const ikp_diff *d, double fraction, char *why, size_t size);
 IKP_DEF ikp_result ikp_diff_compute(const ikp_capture *base, const ikp_capture *next, const ikp_diff_options *opt,
                                     ikp_diff **out, ikp_error *err)
 {
@@ -8968,6 +9124,7 @@ IKP_DEF ikp_result ikp_diff_compute(const ikp_capture *base, const ikp_capture *
     for (i = 0; i < d->num_groups; i++) d->groups[i].name = d->names_ + pool.n + gr_name[i];
     pool.p = NULL;
     d->span.base_blocks.name = d->span.next_blocks.name = "block span";
+    if (ikp__incomplete(d, 0, t, sizeof t)) d->verdict = IKP_VERDICT_INCOMPLETE;
 done:
     for (side = 0; side < 2; side++) {
         ikp__an_free(&an[side]); ikp__free(a, nm[side]); ikp__free(a, bs[side]); ikp__free(a, eo[side]);
@@ -8987,8 +9144,8 @@ IKP_DEF int ikp_diff_slower_than(const ikp_diff *d, double fraction)
     uint32_t i;
     if (!d) return 0;
     for (i = 0; i < d->num_events; i++)
-        if (d->events[i].test.verdict == IKP_VERDICT_SLOWER && d->events[i].test.p50_change > fraction) return 1;
-    return d->span.test.verdict == IKP_VERDICT_SLOWER && d->span.change > fraction;
+        if (d->events[i].test.verdict == IKP_VERDICT_SLOWER && d->events[i].test.change > fraction) return 1;
+    return d->span.test.verdict == IKP_VERDICT_SLOWER && d->span.test.change > fraction;
 }
 
 static int ikp__incomplete(const ikp_diff *d, double fraction, char *why, size_t size)
@@ -9063,6 +9220,42 @@ static void ikp__put_prob(ikp__out *o, double p)
     ikp__puts(o, t);
 }
 
+/* the measures that moved, by name: "p50", "p90", "p99", "total", "span",
+   each after sep but the first (JSON: quoted) */
+static void ikp__put_measures(ikp__out *o, uint32_t measures, const char *sep, int quoted)
+{
+    static const char *const name[] = {"p50", "p90", "p99", "total", "span"};
+    unsigned k, n = 0;
+    for (k = 0; k < 5; k++)
+        if (measures >> k & 1) {
+            if (n++) ikp__puts(o, sep);
+            if (quoted) ikp__puts(o, "\"");
+            ikp__puts(o, name[k]);
+            if (quoted) ikp__puts(o, "\"");
+        }
+}
+
+/* a test's verdict and what moved: "slower (p90, total; p=1.2e-15)"; the
+   p is the smallest of the tests of the measures that moved, else the
+   rank test's */
+static void ikp__put_verdict(ikp__out *o, const ikp_diff_test *t)
+{
+    double p = t->p_value;
+    ikp__puts(o, ikp_verdict_name(t->verdict));
+    ikp__puts(o, " (");
+    if (t->measures) {
+        if (t->measures & IKP_MEASURE_P50) p = t->p_value; else p = 1;
+        if ((t->measures & IKP_MEASURE_P90) && t->p90_p < p) p = t->p90_p;
+        if ((t->measures & IKP_MEASURE_P99) && t->p99_p < p) p = t->p99_p;
+        if ((t->measures & IKP_MEASURE_TOTAL) && t->total_p < p) p = t->total_p;
+        ikp__put_measures(o, t->measures, ", ", 0);
+        ikp__puts(o, "; ");
+    }
+    if (t->measures == IKP_MEASURE_SPAN) ikp__puts(o, "past the spread of block ends");
+    else { ikp__puts(o, "p="); ikp__put_prob(o, p); }
+    ikp__puts(o, ")");
+}
+
 /* the capture spans: "<base> us -> <new> us (<change>)" */
 static void ikp__put_span_change(ikp__out *o, const ikp_diff *d)
 {
@@ -9120,8 +9313,8 @@ static void ikp__diff_text_events(ikp__out *o, const ikp_diff *d, size_t w)
             ikp__put_pct(o, ikp__change(e->base.total_ns, e->next.total_ns), 8);
         } else ikp__puts(o, "       -       -       -       -       -");
         ikp__puts(o, "  ");
-        ikp__puts(o, ikp_verdict_name(e->test.verdict));
-        if (has2) { ikp__puts(o, " (p="); ikp__put_prob(o, e->test.p_value); ikp__puts(o, ")"); }
+        if (has2) ikp__put_verdict(o, &e->test);
+        else ikp__puts(o, ikp_verdict_name(e->test.verdict));
         ikp__puts(o, "\n");
     }
 }
@@ -9165,13 +9358,17 @@ static void ikp__diff_text_span(ikp__out *o, const ikp_diff *d)
              (unsigned long long)d->span.next_blocks.count);
     ikp__puts(o, t);
     ikp__put_pct(o, d->span.test.p50_change, 0);
-    ikp__puts(o, ", p=");
-    ikp__put_prob(o, d->span.test.p_value);
+    ikp__puts(o, "; ");
+    ikp__put_verdict(o, &d->span.test);
     ikp__puts(o, ")\nverdict   ");
     ikp__puts(o, ikp_verdict_name(d->verdict));
-    ikp__puts(o, " (the span; a change counts when the rank test's p < ");
-    ikp__put_diff_rule(o, d, " and the median moved by at least ");
-    ikp__puts(o, ")\nevents    ");
+    ikp__puts(o, d->verdict == IKP_VERDICT_INCOMPLETE ? " (below)" : " (the span's");
+    if (d->verdict != IKP_VERDICT_INCOMPLETE) {
+        ikp__puts(o, "; a measure (p50, p90, p99, total) moved when its test's p < ");
+        ikp__put_diff_rule(o, d, " and it changed by at least ");
+        ikp__puts(o, "; the capture's span when it changed as much and by more than the blocks' ends lie apart)");
+    }
+    ikp__puts(o, "\nevents    ");
     { /* the events' verdicts in one line: slower ones, then faster ones */
         int v, any = 0;
         for (v = IKP_VERDICT_SLOWER; v >= IKP_VERDICT_FASTER; v--) {
@@ -9183,7 +9380,10 @@ static void ikp__diff_text_span(ikp__out *o, const ikp_diff *d)
                 if (first) { ikp__puts(o, ikp_verdict_name((ikp_verdict)v)); ikp__puts(o, ": "); }
                 ikp__put_text_name(o, e->name, 0);
                 ikp__puts(o, " ");
-                ikp__put_pct(o, e->test.p50_change, 0);
+                ikp__put_pct(o, e->test.change, 0);
+                ikp__puts(o, " (");
+                ikp__put_measures(o, e->test.measures, ", ", 0);
+                ikp__puts(o, ")");
                 first = 0;
                 any = 1;
             }
@@ -9202,7 +9402,8 @@ static void ikp__diff_text_span(ikp__out *o, const ikp_diff *d)
             if (bit == IKP_DIFF_EVENTS) {
                 ikp__puts(o, ": compared by name; only in one:");
                 for (i = 0; i < d->num_events; i++)
-                    if (d->events[i].test.verdict >= IKP_VERDICT_ONLY_BASE) {
+                    if (d->events[i].test.verdict == IKP_VERDICT_ONLY_BASE ||
+                        d->events[i].test.verdict == IKP_VERDICT_ONLY_NEW) {
                         ikp__puts(o, " ");
                         ikp__put_text_name(o, d->events[i].name, 0);
                         ikp__puts(o, d->events[i].test.verdict == IKP_VERDICT_ONLY_BASE ? " (base)" : " (new)");
@@ -9257,6 +9458,22 @@ static void ikp__put_json_test(ikp__out *o, const ikp_diff_test *t)
     ikp__put_f(o, t->z, 3);
     ikp__puts(o, ",\"p_value\":");
     ikp__put_prob(o, t->p_value);
+    ikp__puts(o, ",\"p90_change\":");
+    ikp__put_f(o, t->p90_change, 6);
+    ikp__puts(o, ",\"p90_p\":");
+    ikp__put_prob(o, t->p90_p);
+    ikp__puts(o, ",\"p99_change\":");
+    ikp__put_f(o, t->p99_change, 6);
+    ikp__puts(o, ",\"p99_p\":");
+    ikp__put_prob(o, t->p99_p);
+    ikp__puts(o, ",\"total_change\":");
+    ikp__put_f(o, t->total_change, 6);
+    ikp__puts(o, ",\"total_p\":");
+    ikp__put_prob(o, t->total_p);
+    ikp__puts(o, ",\"moved\":[");
+    ikp__put_measures(o, t->measures, ",", 1);
+    ikp__puts(o, "],\"moved_change\":");
+    ikp__put_f(o, t->change, 6);
     ikp__puts(o, ",\"verdict\":\"");
     ikp__puts(o, ikp_verdict_name(t->verdict));
     ikp__puts(o, "\"");
@@ -9467,6 +9684,7 @@ static void ikp__put_diff_md(ikp__out *o, const ikp_diff *d)
         ikp__puts(o, e->test.verdict == IKP_VERDICT_SLOWER || e->test.verdict == IKP_VERDICT_FASTER ? "**" : "");
         ikp__puts(o, ikp_verdict_name(e->test.verdict));
         ikp__puts(o, e->test.verdict == IKP_VERDICT_SLOWER || e->test.verdict == IKP_VERDICT_FASTER ? "**" : "");
+        if (e->test.measures) { ikp__puts(o, " ("); ikp__put_measures(o, e->test.measures, ", ", 0); ikp__puts(o, ")"); }
         ikp__puts(o, " |\n");
     }
     ikp__puts(o, "\nSpan: ");
@@ -9475,8 +9693,13 @@ static void ikp__put_diff_md(ikp__out *o, const ikp_diff *d)
     ikp__put_pct(o, d->span.test.p50_change, 0);
     ikp__puts(o, ". **Verdict: ");
     ikp__puts(o, ikp_verdict_name(d->verdict));
-    ikp__puts(o, "** (Mann-Whitney rank test per event, p < ");
-    ikp__put_diff_rule(o, d, ", and a median change of at least ");
+    if (d->span.test.measures) {
+        ikp__puts(o, "** (");
+        ikp__put_measures(o, d->span.test.measures, ", ", 0);
+        ikp__puts(o, "; ");
+    } else ikp__puts(o, "** (");
+    ikp__puts(o, "each event's and the block spans' p50, p90, p99 and total tested on their own, p < ");
+    ikp__put_diff_rule(o, d, ", and a change of at least ");
     ikp__puts(o, ").\n");
 }
 

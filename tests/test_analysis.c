@@ -345,7 +345,9 @@ static void test_diff_finds_change(void)
         CHECK_EQ(load->test.verdict, IKP_VERDICT_SAME);
         CHECK_EQ(epi->test.verdict, IKP_VERDICT_SAME);
         CHECK_EQ(mma->base.count, 64 * 32);
-        CHECK_EQ(d->tests, 4);
+        CHECK_EQ(d->tests, 16); /* four measures of three events and of the block spans */
+        CHECK(mma->test.measures & IKP_MEASURE_P50);
+        CHECK(mma->test.change >= mma->test.p50_change);
         CHECK_NEAR(d->options.threshold, 0.02, 1e-12);
         CHECK_NEAR(d->options.alpha, 0.01, 1e-12);
         CHECK_NEAR(d->options.min_change_ns, 5, 1e-12);
@@ -357,7 +359,7 @@ static void test_diff_finds_change(void)
         CHECK_EQ(d->verdict, IKP_VERDICT_SLOWER);
         CHECK_EQ(d->span.base_blocks.count, 64);
         CHECK_EQ(ikp_diff_write_text(d, mem_write, &m, NULL), IKP_OK);
-        CHECK(m.p && strstr(m.p, "slower (p=") && strstr(m.p, "verdict   slower"));
+        CHECK(m.p && strstr(m.p, "slower (p50") && strstr(m.p, "verdict   slower"));
         CHECK(m.p && strstr(m.p, "\nevents    slower: mma +") && !strstr(m.p, "load +")); /* the events summed up */
         free(m.p);
     }
@@ -430,7 +432,10 @@ static void test_diff_mismatch(void)
         CHECK_EQ(load->next.count, 0);
         CHECK_EQ(extra->test.verdict, IKP_VERDICT_ONLY_NEW);
         CHECK_EQ(extra->base.count, 0);
-        CHECK_EQ(mma->test.verdict, IKP_VERDICT_SAME);
+        /* 24 blocks against 16: as long, 1.5 times as many, so only its total moved */
+        CHECK_EQ(mma->test.verdict, IKP_VERDICT_SLOWER);
+        CHECK_EQ(mma->test.measures, IKP_MEASURE_TOTAL);
+        CHECK_NEAR(mma->test.change, 0.5, 0.05);
         CHECK(d->differs & IKP_DIFF_EVENTS);
         CHECK(d->differs & IKP_DIFF_BLOCKS);
         CHECK(d->differs & IKP_DIFF_GRID);
@@ -495,8 +500,18 @@ static void test_diff_incomplete(void)
     if (d) {
         CHECK(ikp_diff_incomplete(d, 0, why, sizeof why) == 1);
         CHECK(strstr(why, "the new capture holds no records") != NULL);
+        CHECK_EQ(d->verdict, IKP_VERDICT_INCOMPLETE); /* not `same` for a span of -100% */
         CHECK_EQ(ikp_diff_write_json(d, mem_write, &m, NULL), IKP_OK);
         CHECK(m.p && strstr(m.p, "\"incomplete\":\"the new capture holds no records"));
+        CHECK(m.p && strstr(m.p, "},\"verdict\":\"incomplete\""));
+        free(m.p);
+        m.p = NULL; m.n = m.cap = 0;
+        CHECK_EQ(ikp_diff_write_text(d, mem_write, &m, NULL), IKP_OK);
+        CHECK(m.p && strstr(m.p, "\nverdict   incomplete") && !strstr(m.p, "verdict   same"));
+        free(m.p);
+        m.p = NULL; m.n = m.cap = 0;
+        CHECK_EQ(ikp_diff_write_markdown(d, mem_write, &m, NULL), IKP_OK);
+        CHECK(m.p && strstr(m.p, "**Verdict: incomplete**"));
         free(m.p);
     }
     CHECK(ikp_diff_incomplete(NULL, 0, why, sizeof why) == 0 && why[0] == 0);
@@ -505,6 +520,81 @@ static void test_diff_incomplete(void)
     CHECK(d && ikp_diff_incomplete(d, 0, why, sizeof why) == 1 && strstr(why, "holds no records (the base 0)"));
     ikp_diff_free(d);
     free(a); free(b); free(c); free(f); free(empty);
+}
+
+/* One region a block, 100 blocks of 1 us; in the new capture 49 of them
+   take 10 us (the median block unchanged), or one block does. Either is a
+   slower kernel: the first moves the tail and the total (not the median),
+   the second the capture's span. */
+static void test_diff_spread(void)
+{
+    lanedesc ld[100];
+    span3 ra[100], rb[100], rc[100];
+    size_t na, nb, nc, i;
+    uint64_t *a, *b, *c;
+    ikp_diff *d;
+    membuf m = {0, 0, 0};
+    for (i = 0; i < 100; i++) {
+        ra[i].id = rb[i].id = rc[i].id = 1;
+        ra[i].b = rb[i].b = rc[i].b = 1000 + i; /* blocks start 1 ns apart */
+        ra[i].e = rc[i].e = ra[i].b + 1000;
+        rb[i].e = rb[i].b + (i % 2 == 0 && i < 98 ? 10000 : 1000);
+        ld[i].block = (uint32_t)i; ld[i].group = 0; ld[i].sm = (uint32_t)i; ld[i].n = 1;
+    }
+    rc[57].e = rc[57].b + 10000; /* one straggler */
+    for (i = 0; i < 100; i++) ld[i].r = &ra[i];
+    a = build(ld, 100, 100, 1, &na);
+    for (i = 0; i < 100; i++) ld[i].r = &rb[i];
+    b = build(ld, 100, 100, 1, &nb);
+    for (i = 0; i < 100; i++) ld[i].r = &rc[i];
+    c = build(ld, 100, 100, 1, &nc);
+    save_as("blocks", a, na, pnames, 4);
+    save_as("blocks49", b, nb, pnames, 4);
+    save_as("straggler", c, nc, pnames, 4);
+    d = diff_of(a, na, b, nb, NULL);
+    CHECK(d != NULL);
+    if (d) {
+        const ikp_diff_event *mma = devent(d, "mma");
+        CHECK(mma && mma->test.verdict == IKP_VERDICT_SLOWER);
+        CHECK(mma && !(mma->test.measures & IKP_MEASURE_P50) && mma->test.p50_change == 0);
+        CHECK(mma && (mma->test.measures & IKP_MEASURE_P90) && (mma->test.measures & IKP_MEASURE_TOTAL));
+        CHECK(mma && mma->test.p90_p < 1e-9 && mma->test.total_p < 1e-9);
+        CHECK(mma && mma->test.change > 8.9 && mma->test.change < 9.1); /* p90: 1 us -> 10 us */
+        CHECK_EQ(d->span.test.verdict, IKP_VERDICT_SLOWER);
+        CHECK(d->span.test.measures & IKP_MEASURE_SPAN);
+        CHECK_EQ(d->verdict, IKP_VERDICT_SLOWER);
+        CHECK(ikp_diff_slower_than(d, 0.05) == 1);
+        CHECK(ikp_diff_slower_than(d, 8.0) == 1);
+        CHECK(ikp_diff_slower_than(d, 9.5) == 0);
+        CHECK_EQ(ikp_diff_write_text(d, mem_write, &m, NULL), IKP_OK);
+        CHECK(m.p && strstr(m.p, "\nverdict   slower") && strstr(m.p, "slower: mma +900.0% (p90, total)"));
+        free(m.p);
+        m.p = NULL; m.n = m.cap = 0;
+        CHECK_EQ(ikp_diff_write_json(d, mem_write, &m, NULL), IKP_OK);
+        CHECK(m.p && strstr(m.p, "\"moved\":[\"p90\",\"total\"]"));
+        free(m.p);
+        m.p = NULL; m.n = m.cap = 0;
+    }
+    ikp_diff_free(d);
+    d = diff_of(a, na, c, nc, NULL); /* one block of 100: no test sees it, the span does */
+    CHECK(d != NULL);
+    if (d) {
+        CHECK_EQ(devent(d, "mma") ? devent(d, "mma")->test.verdict : IKP_VERDICT_COUNT, IKP_VERDICT_SAME);
+        CHECK_EQ(d->span.test.measures, IKP_MEASURE_SPAN);
+        CHECK_EQ(d->verdict, IKP_VERDICT_SLOWER);
+        CHECK(ikp_diff_slower_than(d, 0.05) == 1);
+        CHECK_EQ(ikp_diff_write_text(d, mem_write, &m, NULL), IKP_OK);
+        CHECK(m.p && strstr(m.p, "slower (span; past the spread of block ends)"));
+        free(m.p);
+    }
+    ikp_diff_free(d);
+    d = diff_of(c, nc, a, na, NULL); /* and back: faster */
+    CHECK(d && d->verdict == IKP_VERDICT_FASTER && ikp_diff_slower_than(d, 0) == 0);
+    ikp_diff_free(d);
+    d = diff_of(a, na, a, na, NULL);
+    CHECK(d && d->verdict == IKP_VERDICT_SAME && d->span.test.measures == 0);
+    ikp_diff_free(d);
+    free(a); free(b); free(c);
 }
 
 /* the rank test against a hand computation: 1..10 against 11..20 (no
@@ -770,6 +860,7 @@ int main(void)
     test_diff_finds_change();
     test_diff_same();
     test_diff_mismatch();
+    test_diff_spread();
     test_diff_incomplete();
     test_diff_api();
     test_escaping_and_empty();

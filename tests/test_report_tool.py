@@ -80,7 +80,7 @@ def cap(name):
 
 
 def main():
-    for n in ("overlap", "tail", "base", "base2", "mma10", "extra"):
+    for n in ("overlap", "tail", "base", "base2", "mma10", "extra", "blocks", "blocks49", "straggler"):
         if not check(os.path.exists(cap(n)), "test_analysis saved %s.ikp (run it first)" % n):
             return report()
     if not check(shutil.which("rsvg-convert") is not None, "rsvg-convert is installed (make test installs it)"):
@@ -171,6 +171,7 @@ def main():
               "the text says why")
         rc, so, se = run("diff", cap("base"), new, "--json")
         check(rc == 0 and why.decode() in (strict_json(so).get("incomplete") or ""), "JSON incomplete says why")
+        check(strict_json(so)["verdict"] == "incomplete", "its verdict: incomplete, not same")
     rc, so, se = run("diff", cap("base"), cap("base2"), "--json")
     check(rc == 0 and strict_json(so)["incomplete"] is None, "a complete capture: incomplete null")
 
@@ -197,9 +198,17 @@ def main():
         check(d["span"]["verdict"] == "slower" and d["verdict"] == "slower", "the whole capture slower")
         check(d["span"]["base_ns"] > 0 and "blocks" in d["span"], "span figures")
     rc, so, se = run("diff", cap("base"), cap("mma10"))
-    check(rc == 0 and re.search(rb"\nmma +2048/2048 .*slower \(p=", so) is not None, "text table: %s" % so[:400])
+    check(rc == 0 and re.search(rb"\nmma +2048/2048 .*slower \(p50[^;]*; p=", so) is not None, "text table: %s" % so[:400])
     rc, so, se = run("diff", cap("base"), cap("mma10"), "--fail-if-slower", "5")
     check(rc == 3 and b"slower than" in se, "--fail-if-slower 5: exit 3 (%d)" % rc)
+    # a slowdown however it is spread: 49 blocks of 100 ten times as long (the
+    # median block unchanged), or one block of 100
+    for new, what in (("blocks49", "p90, total"), ("straggler", "span")):
+        rc, so, se = run("diff", cap("blocks"), cap(new), "--fail-if-slower", "5")
+        check(rc == 3 and b"slower than" in se and b"verdict   slower" in so and what.encode() in so,
+              "--fail-if-slower 5, %s: exit 3, slower by %s (%d: %s)" % (new, what, rc, so.decode(errors="replace")[-600:]))
+    rc, so, se = run("diff", cap("blocks"), cap("blocks"), "--fail-if-slower", "0")
+    check(rc == 0 and b"verdict   same" in so, "blocks against itself: same, exit 0 (%d)" % rc)
     rc, so, se = run("diff", cap("base"), cap("mma10"), "--fail-if-slower", "25")
     check(rc == 0, "--fail-if-slower 25: exit 0 (%d)" % rc)
     rc, so, se = run("diff", cap("mma10"), cap("base"), "--fail-if-slower", "0")

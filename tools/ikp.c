@@ -1705,11 +1705,13 @@ static const command commands[] = {
     {"diff", "BASE NEW [options] [--json] [--threshold PCT] [--min-change NS]\n"
              "[--fail-if-slower PCT]",
      "diff: per event, both captures' figures and a verdict (same, faster, slower): a\n"
-     "      change counts when a rank test finds it beyond noise and the median moved\n"
-     "      by at least --threshold PCT percent (default 2) and --min-change NS ns\n"
+     "      measure (p50, p90, p99, total; for the whole capture also its span)\n"
+     "      moved when its own test finds it beyond noise and it changed by at\n"
+     "      least --threshold PCT percent (default 2) and --min-change NS ns\n"
      "      (default 5). --fail-if-slower PCT: exit status 3 when an event or the\n"
-     "      span is slower by more than PCT percent, or the new capture cannot stand\n"
-     "      in for the base (no records, an event missing, under half the count).\n",
+     "      span is slower by a measure that moved more than PCT percent, or the\n"
+     "      new capture cannot stand in for the base (verdict incomplete: no\n"
+     "      records, an event missing, under half the count).\n",
      OPT_DECODE | OPT_JSON | OPT_DIFF, 2, cmd_diff, NULL, NULL},
     {"report", "IN [-o REPORT.md] [--svg FILE.svg] [--base BASE] [--wait EVENT,...]\n"
                "[--device NAME] [--sms N] [options]",
