@@ -17,8 +17,10 @@
      and end that the bounded recorder stores together (at slots p and
      p + 1 of one base, one store after the other).
    A region is empty when every instruction between its two stamps is the
-   recorder's own (clock reads, record stores, the moves and compares of
-   its bookkeeping: MOV, IMAD.MOV, ISETP, PLOP3, SEL, VIADDMNMX, NOP, and the
+   recorder's own (clock reads, record stores, the store of zero that
+   comes right before each stamp and never executes (it makes the stamp
+   wait for the barriers before it), the moves and compares of its
+   bookkeeping: MOV, IMAD.MOV, ISETP, PLOP3, SEL, VIADDMNMX, NOP, and the
    instructions that compute a record's tag). The reading is linear (the
    listing's order, branches not followed), which is the order in which
    the instructions issue within straight-line code. */
@@ -47,7 +49,8 @@ typedef struct {
 
 typedef struct {
     unsigned long offset;
-    unsigned char work; /* 1: may be the kernel's own work */
+    unsigned char work;       /* 1: may be the kernel's own work */
+    unsigned char zero_store; /* a 32-bit store of RZ: a stamp's guard when a clock read follows */
 } inst;
 
 typedef struct {
@@ -195,6 +198,8 @@ static int add_inst(func *f, unsigned long offset, const char *op, char **ops, i
     it = &f->in[f->n_in++];
     it->offset = offset;
     it->work = !op_is(op, neutral);
+    it->zero_store = op_is(op, (const char *const[]){"STG", "STS", "ST", NULL}) && !strstr(op, ".64") &&
+                     !strstr(op, ".128") && n == 2 && !strcmp(ops[1], "RZ");
     v.type = V_OTHER;
     v.inst = i;
     v.imm = 0;
@@ -204,6 +209,7 @@ static int add_inst(func *f, unsigned long offset, const char *op, char **ops, i
     if (op_is(op, (const char *const[]){"CS2R", "S2R", "S2UR", NULL}) && n == 2 &&
         (starts(ops[1], "SR_CLOCKLO") || starts(ops[1], "SR_GLOBALTIMERLO"))) {
         it->work = 0;
+        if (i > 0 && f->in[i - 1].zero_store) f->in[i - 1].work = 0; /* the stamp's guard */
         if (starts(op, "CS2R") && !strstr(op, ".32")) { /* 64-bit: an anchor's reading, not a stamp */
             v.type = V_CLOCK64;
             set_def(f, d, v, i);
