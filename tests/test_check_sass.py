@@ -16,6 +16,7 @@ Prints "N passed, N failed".
 """
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -56,7 +57,10 @@ def build(name, flags):
     cubin = os.path.join(OUT, name + ".cubin")
     srcs = [SRC, os.path.join(ROOT, "ikp_cuda.cuh")]
     if os.path.exists(cubin) and all(os.path.getmtime(cubin) >= os.path.getmtime(s) for s in srcs):
-        return cubin
+        # built before: the same count of checks as a build (an empty or cut file would not be a cubin)
+        with open(cubin, "rb") as f:
+            ok = f.read(4) == b"\x7fELF"
+        return cubin if check(ok, "%s: the cubin built before is an ELF file" % name) else None
     cmd = [NVCC, "-cubin", "-O3", "-std=c++17", "-gencode=arch=compute_90,code=sm_90"] + flags + ["-o", cubin + ".tmp", SRC]
     p = subprocess.run(cmd, capture_output=True, text=True)
     if not check(p.returncode == 0, "nvcc %s: %s" % (name, p.stderr[-2000:])):
@@ -160,9 +164,12 @@ def check_bad_input(tmp):
         (write("empty.txt", b""), 1, "no SASS instructions found"),
         (write("text.txt", b"hello\nworld\n"), 1, "no SASS instructions found"),
         (write("long.txt", b"/*0000*/ NOP ;" + b" " * 10000 + b"\n"), 1, "line 1 is longer than 4096"),
+        (write("l4097.txt", b"x" * 4097 + b"\n"), 1, "line 1 is longer than 4096"),
+        (write("l4096.txt", b"x" * 4096 + b"\n"), 1, "no SASS instructions found"),  # 4096 is not longer
+        (write("nul.txt", b"\0" * 100000), 1, "line 1 holds a NUL byte"),
         (write("noikp.txt", b"\tFunction : k\n        /*0000*/    MOV R1, c[0x0][0x28] ;\n        /*0010*/    EXIT ;\n"),
          1, "no IKP region found"),
-        (write("binary.bin", bytes(range(256)) * 4), 1, "no SASS instructions found"),
+        (write("binary.bin", bytes(range(256)) * 4), 1, "line 1 holds a NUL byte"),
         (os.path.join(tmp, "missing.txt"), 1, "missing.txt: cannot open"),
     ]
     for path, want, msg in cases:
@@ -174,6 +181,41 @@ def check_bad_input(tmp):
     check(rc == 1 and "cannot run" in err and "IKP_CUOBJDUMP" in err, "ELF without cuobjdump: %d %r" % (rc, err))
     rc, out, err = tool(elf)
     check(rc == 1 and "failed" in err, "an ELF cuobjdump refuses: %d %r" % (rc, err))
+    # a listing refused while cuobjdump still writes: the listing's fault is said, not only "cuobjdump failed"
+    fake = write("fake-cuobjdump", b"#!/bin/sh\nexec yes " + b"x" * 5000 + b"\n")
+    os.chmod(fake, 0o755)
+    try:
+        p = subprocess.run([IKP, "check-sass", elf], capture_output=True, timeout=30, env=dict(ENV, IKP_CUOBJDUMP=fake))
+        err = p.stderr.decode()
+        check(p.returncode == 1 and "line 1 is longer than 4096" in err and "failed" not in err,
+              "a listing refused mid-stream: its own fault said: %d %r" % (p.returncode, err))
+    except subprocess.TimeoutExpired:
+        check(False, "a listing refused mid-stream: the tool blocked")
+    # no cuobjdump on PATH: the one make deps put in build/tools, beside the tool, is used
+    path = "/usr/bin:/bin"
+    cubin = build("default", [])
+    if cubin:
+        rc, out, err = tool(cubin, env=dict(ENV, PATH=path))
+        check(SUMMARY.search(out) is not None and "cannot run" not in err,
+              "no cuobjdump on PATH (%s: %s): build/tools' used: %d %r" % (
+                  path, shutil.which("cuobjdump", path=path), rc, err))
+    # devices, FIFOs and directories: refused at once, never read or waited on
+    fifo = os.path.join(tmp, "fifo")
+    os.mkfifo(fifo)
+    for what, path, needle in (("/dev/zero", "/dev/zero", "a character device"), ("a FIFO", fifo, "a FIFO"),
+                               ("a directory", tmp, "a directory")):
+        try:
+            p = subprocess.run([IKP, "check-sass", path], capture_output=True, timeout=20, env=ENV)
+            check(p.returncode == 1 and needle in p.stderr.decode(), "%s: refused (%r)" % (what, p.stderr))
+        except subprocess.TimeoutExpired:
+            check(False, "%s: the tool blocked" % what)
+    with open("/dev/zero", "rb") as zero:
+        try:
+            p = subprocess.run([IKP, "check-sass", "-"], stdin=zero, capture_output=True, timeout=20, env=ENV)
+            check(p.returncode == 1 and "standard input is a character device" in p.stderr.decode(),
+                  "/dev/zero on standard input: refused (%r)" % p.stderr)
+        except subprocess.TimeoutExpired:
+            check(False, "/dev/zero on standard input: the tool read on")
     for args, msg in ((["--bogus", elf], "unknown option"), ([elf, elf], "one file"), ([], "needs a file"),
                       (["--names"], "--names needs a value")):
         rc, out, err = tool(*args)

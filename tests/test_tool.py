@@ -125,8 +125,17 @@ def outputs_and_inputs(tmp, bare):
             check(p.returncode == 1 and needle in p.stderr, "%s as IN: refused (%r)" % (what, p.stderr))
             p = subprocess.run([IKP, "trace", SAMPLE, "-o", out, "--names", "@" + path], capture_output=True, timeout=20)
             check(p.returncode == 1 and needle in p.stderr, "%s as --names @FILE: refused (%r)" % (what, p.stderr))
+            p = subprocess.run([IKP, "trace", SAMPLE, "-o", out, "--into", path], capture_output=True, timeout=20)
+            check(p.returncode == 1 and needle in p.stderr, "%s as --into TRACE: refused (%r)" % (what, p.stderr))
         except subprocess.TimeoutExpired:
             check(False, "%s: the tool blocked" % what)
+    with open("/dev/zero", "rb") as zero:  # a device on standard input never ends: refused before a byte is read
+        try:
+            p = subprocess.run([IKP, "info", "-"], stdin=zero, capture_output=True, timeout=20)
+            check(p.returncode == 1 and b"standard input is a character device" in p.stderr,
+                  "/dev/zero on standard input: refused (%r)" % p.stderr)
+        except subprocess.TimeoutExpired:
+            check(False, "/dev/zero on standard input: the tool read on")
     check(open(out, "rb").read() == good, "refused inputs leave the output untouched")
     # concurrent writers of one output: each run whole, never a mix
     outs = {}

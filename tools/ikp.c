@@ -9,6 +9,7 @@
 #include "sass.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -410,6 +411,40 @@ static int print_stats_text(const ikp_stats *st, int info_only, const char *in)
     return r == IKP_OK ? 0 : fail(in, &e);
 }
 
+/* what a file that is not a regular one is, for a message */
+static const char *file_kind(mode_t m)
+{
+    return S_ISDIR(m) ? "a directory" : S_ISFIFO(m) ? "a FIFO (pipe)" : S_ISCHR(m) ? "a character device"
+           : S_ISBLK(m) ? "a block device" : "not a regular file";
+}
+
+/* Opens a regular file to read; anything else (a directory, a FIFO, a
+   device such as /dev/zero) is refused at once, a FIFO without waiting for
+   a writer, as the library's inputs are. NULL after saying why, the
+   message led by what (the command or option). */
+static FILE *open_regular(const char *path, const char *what)
+{
+    struct stat sb;
+    FILE *f;
+    int fd = open(path, O_RDONLY | O_NONBLOCK), fl;
+    if (fd < 0) {
+        fprintf(stderr, "ikp: error: %s%s: cannot open: %s\n", what, path, strerror(errno));
+        return NULL;
+    }
+    if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+        fprintf(stderr, "ikp: error: %s%s is %s: give a regular file\n", what, path,
+                fstat(fd, &sb) != 0 ? "not readable" : file_kind(sb.st_mode));
+        close(fd);
+        return NULL;
+    }
+    if ((fl = fcntl(fd, F_GETFL)) >= 0) fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+    if (!(f = fdopen(fd, "rb"))) {
+        fprintf(stderr, "ikp: error: %s%s: %s\n", what, path, strerror(errno));
+        close(fd);
+    }
+    return f;
+}
+
 /* 1 if a names an input: a file, or - for standard input */
 static int is_input(const char *a) { return a[0] != '-' || !strcmp(a, "-"); }
 
@@ -423,6 +458,16 @@ static ikp_result open_input(const char *path, const ikp_decode_options *given, 
     ikp_decode_options o = *given, *opt = &o;
     o.option_names = &tool_names;
     if (strcmp(path, "-")) return ikp_capture_open_path(path, opt, cap, e);
+    {   /* a device, or a directory, never ends: refused before a byte is read */
+        struct stat sb;
+        if (fstat(0, &sb) == 0 && (S_ISCHR(sb.st_mode) || S_ISBLK(sb.st_mode) || S_ISDIR(sb.st_mode))) {
+            e->code = IKP_ERR_IO;
+            e->offset = e->lane = -1;
+            snprintf(e->message, sizeof e->message, "standard input is %s: give a file, or pipe the data in",
+                     file_kind(sb.st_mode));
+            return IKP_ERR_IO;
+        }
+    }
     for (;;) {
         size_t k;
         if (n == cap_n) {
@@ -1296,12 +1341,9 @@ static int trace_into(args *g, const ikp_capture *cap)
     uint64_t ikp_keys = 0;
     ikp_error e;
     int rc = 1, k;
-    FILE *f = fopen(g->into_arg, "rb");
+    FILE *f = open_regular(g->into_arg, "--into ");
     memset(&fit, 0, sizeof fit);
-    if (!f) {
-        fprintf(stderr, "ikp: error: --into %s: %s\n", g->into_arg, strerror(errno));
-        return 1;
-    }
+    if (!f) return 1;
     for (;;) { /* the whole file */
         char b[65536];
         size_t k = fread(b, 1, sizeof b, f);
@@ -1562,14 +1604,52 @@ static int cmd_info(args *g, const ikp_capture *cap, const ikp_capture *none) { 
 static int cmd_merge_write(int argc, char **argv) { return cmd_merge(argc, argv, 0); }
 static int cmd_merge_info(int argc, char **argv) { return cmd_merge(argc, argv, 1); }
 
+/* 1 if name is an executable file in a directory of $PATH */
+static int on_path(const char *name)
+{
+    const char *p = getenv("PATH");
+    char buf[4096];
+    while (p && *p) {
+        size_t k = strcspn(p, ":");
+        if (k && k + strlen(name) + 2 <= sizeof buf) {
+            memcpy(buf, p, k);
+            buf[k] = '/';
+            strcpy(buf + k + 1, name);
+            if (access(buf, X_OK) == 0) return 1;
+        }
+        p += k + (p[k] == ':');
+    }
+    return 0;
+}
+
+/* cuobjdump: $IKP_CUOBJDUMP, else the one on PATH, else tools/cuobjdump
+   beside this executable (where make deps puts one: build/tools) */
+static const char *find_cuobjdump(char *buf, size_t size)
+{
+    const char *env = getenv("IKP_CUOBJDUMP");
+    ssize_t n;
+    char *slash;
+    if (env && env[0]) return env;
+    if (on_path("cuobjdump")) return "cuobjdump";
+    n = readlink("/proc/self/exe", buf, size - 1);
+    if (n > 0 && (size_t)n + 16 < size) {
+        buf[n] = 0;
+        if ((slash = strrchr(buf, '/')) != NULL) {
+            strcpy(slash + 1, "tools/cuobjdump");
+            if (access(buf, X_OK) == 0) return buf;
+        }
+    }
+    return "cuobjdump";
+}
+
 /* ikp check-sass: see tools/sass.c. A binary (ELF or fatbin) is read
    through cuobjdump -sass, run without a shell. */
 static int cmd_check_sass(int argc, char **argv)
 {
-    const char *in = NULL, *tool = getenv("IKP_CUOBJDUMP");
+    const char *in = NULL, *tool = NULL;
     ikp_name_list names;
     ikp_sass_summary sum;
-    char err[600], head[4] = {0};
+    char err[600], head[4] = {0}, tool_buf[4096];
     FILE *f = NULL;
     pid_t pid = -1;
     int i, rc = 0, status, list = 0;
@@ -1593,9 +1673,17 @@ static int cmd_check_sass(int argc, char **argv)
             in = argv[i];
     }
     if (!in) { fprintf(stderr, "ikp: error: check-sass needs a file (a binary, a SASS listing, or - )\n%s", see_help); rc = 2; goto done; }
-    if (!strcmp(in, "-")) f = stdin;
-    else if (!(f = fopen(in, "rb"))) {
-        fprintf(stderr, "ikp: error: %s: cannot open: %s\n", in, strerror(errno));
+    if (!strcmp(in, "-")) {
+        struct stat sb;
+        f = stdin;
+        if (fstat(0, &sb) == 0 && (S_ISCHR(sb.st_mode) || S_ISBLK(sb.st_mode) || S_ISDIR(sb.st_mode))) {
+            fprintf(stderr, "ikp: error: check-sass: standard input is %s: give a file, or pipe the listing in\n",
+                    file_kind(sb.st_mode));
+            f = NULL;
+            rc = 1;
+            goto done;
+        }
+    } else if (!(f = open_regular(in, "check-sass: "))) {
         rc = 1;
         goto done;
     }
@@ -1604,7 +1692,7 @@ static int cmd_check_sass(int argc, char **argv)
         int fd[2];
         fclose(f);
         f = NULL;
-        if (!tool || !tool[0]) tool = "cuobjdump";
+        tool = find_cuobjdump(tool_buf, sizeof tool_buf);
         if (pipe(fd)) { fprintf(stderr, "ikp: error: pipe: %s\n", strerror(errno)); rc = 1; goto done; }
         fflush(NULL);
         pid = fork();
@@ -1619,8 +1707,9 @@ static int cmd_check_sass(int argc, char **argv)
             if (dup2(fd[1], 1) < 0) _exit(127);
             close(fd[1]);
             execvp(tool, args);
-            fprintf(stderr, "ikp: error: cannot run %s: %s (it comes with the CUDA Toolkit; or set IKP_CUOBJDUMP, "
-                            "or pass the output of cuobjdump -sass)\n", tool, strerror(errno));
+            fprintf(stderr, "ikp: error: cannot run %s: %s (it comes with the CUDA Toolkit, and make deps puts one in "
+                            "build/tools; or set IKP_CUOBJDUMP, or pass the output of cuobjdump -sass)\n", tool,
+                    strerror(errno));
             _exit(127);
         }
         close(fd[1]);
@@ -1629,14 +1718,17 @@ static int cmd_check_sass(int argc, char **argv)
         rewind(f);
     rc = ikp_sass_check(f, in, (const char *const *)names.names, names.count, list, stdout, &sum, err, sizeof err);
     if (pid > 0) {
-        fclose(f);
+        int waited, ran;
+        fclose(f); /* cuobjdump, if still writing a listing refused here, ends by SIGPIPE: no news */
         f = NULL;
-        if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-            if (!(WIFEXITED(status) && WEXITSTATUS(status) == 127))
-                fprintf(stderr, "ikp: error: %s -sass %s failed\n", tool, in);
-            rc = 1;
-            goto done;
-        }
+        waited = waitpid(pid, &status, 0) == pid;
+        ran = waited && !(WIFEXITED(status) && WEXITSTATUS(status) == 127); /* 127: it said why */
+        if (ran && rc) fprintf(stderr, "ikp: error: %s\n", err); /* the listing's own fault */
+        if (ran && !((WIFEXITED(status) && WEXITSTATUS(status) == 0) ||
+                     (rc && WIFSIGNALED(status) && WTERMSIG(status) == SIGPIPE)))
+            fprintf(stderr, "ikp: error: %s -sass %s failed\n", tool, in);
+        if (!ran || !WIFEXITED(status) || WEXITSTATUS(status) != 0) rc = 1;
+        if (rc) goto done;
     }
     if (rc) { fprintf(stderr, "ikp: error: %s\n", err); goto done; }
     printf("ikp check-sass: %lu kernel%s, %lu region%s checked, %lu hold%s no instruction of the kernel's, "
@@ -1723,7 +1815,8 @@ static const command commands[] = {
      "check-sass: the regions of a compiled kernel whose stamps have none of the\n"
      "      kernel's instructions between them (the compiler moved the work out;\n"
      "      IKP_PIN keeps register math in place). BINARY: an executable, object or\n"
-     "      cubin, read with cuobjdump -sass ($IKP_CUOBJDUMP, else cuobjdump on PATH);\n"
+     "      cubin, read with cuobjdump -sass ($IKP_CUOBJDUMP, else cuobjdump on PATH,\n"
+     "      else tools/cuobjdump beside this program: make deps puts one in build/);\n"
      "      LISTING: that output or nvdisasm's, a file or - for standard input.\n"
      "      --list: every region and the kernel's instructions in it. Exit status 3\n"
      "      when a region holds none.\n",

@@ -463,26 +463,50 @@ static void set_err(char *err, size_t size, const char *fmt, ...)
     va_end(ap);
 }
 
+/* One line of in into line (its newline dropped, NUL-terminated): 1, or 0
+   at the end of the input; -1 for a line of more than LINE_MAX_CHARS
+   characters, -2 for a NUL byte (neither is a listing's). */
+static int read_line(FILE *in, char *line, size_t *len)
+{
+    int c;
+    size_t n = 0;
+    while ((c = getc(in)) != EOF && c != '\n') {
+        if (c == 0) return -2;
+        if (n == LINE_MAX_CHARS) return -1;
+        line[n++] = (char)c;
+    }
+    line[n] = 0;
+    *len = n;
+    return c == EOF && n == 0 ? 0 : 1;
+}
+
 int ikp_sass_check(FILE *in, const char *label, const char *const *names, size_t num_names, int list, FILE *out,
                    ikp_sass_summary *sum, char *err, size_t err_size)
 {
-    char line[LINE_MAX_CHARS + 2];
+    char line[LINE_MAX_CHARS + 1];
     func *f = (func *)calloc(1, sizeof *f);
     unsigned long lineno = 0;
     int rc = 1;
     memset(sum, 0, sizeof *sum);
     if (!f) { set_err(err, err_size, "out of memory"); return 1; }
     func_reset(f);
-    while (fgets(line, sizeof line, in)) {
-        const char *p = skip_space(line), *q;
-        size_t len = strlen(line);
-        lineno++;
-        if (len > LINE_MAX_CHARS) {
+    for (;;) {
+        const char *p, *q;
+        size_t len = 0;
+        int got = read_line(in, line, &len);
+        lineno += got != 0;
+        if (got == -1) {
             set_err(err, err_size, "%s: line %lu is longer than %d characters: not a SASS listing", label, lineno,
                     LINE_MAX_CHARS);
             goto out;
         }
-        while (len && (line[len - 1] == '\n' || line[len - 1] == '\r')) line[--len] = 0;
+        if (got == -2) {
+            set_err(err, err_size, "%s: line %lu holds a NUL byte: not a SASS listing", label, lineno);
+            goto out;
+        }
+        if (!got) break;
+        while (len && line[len - 1] == '\r') line[--len] = 0;
+        p = skip_space(line);
         /* a function starts: "Function : NAME" (cuobjdump), ".section .text.NAME," (nvdisasm) */
         q = NULL;
         if (starts(p, "Function : ")) q = p + 11;
