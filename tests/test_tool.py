@@ -414,12 +414,15 @@ def torch_fit(tmp, cap, base, zero):
                                             (2 * (t0 - 900) + span - 50)) <= 1,
           "--into: a span up to a tick a side longer than the slice is centred on it (%r)" % se)
     # slices that do not qualify: too far, too short
-    for lo, dur, why in ((t0 + 50000, span + 100, b"IKP's own placement (no kernel slice within 5.903 us: "
-                                                  b"the nearest needs a move of +50.000 us)"),
-                         (t0, span - 100, b"IKP's own placement (no kernel slice as long as its span")):
+    for lo, dur, why in ((t0 + 50000, span + 100, rb"IKP's own placement \(no kernel slice within (\d+\.\d{3}) us: "
+                                                  rb"the nearest needs a move of \+50\.000 us\)"),
+                         (t0, span - 100, rb"IKP's own placement \(no kernel slice as long as its span()")):
         rc, se, spans, got = fit([slice_json("ikp_kernel", lo, dur)])
-        check(rc == 0 and got is None and why in se and se.count(b"\n") == 1 and spans and
-              min(s for s, _ in spans) == first, "--into: %s: IKP's own placement, exit 0, said (%r)" % (why[28:], se))
+        m, unc = re.search(why, se), re.search(rb"on its time axis, \+- (\d+) ns", se)
+        # how far it may move: its stated uncertainty and 5 us
+        within = not m or not m.group(1) or (unc and float(m.group(1)) == round(5 + int(unc.group(1)) / 1000.0, 3))
+        check(rc == 0 and got is None and m and within and se.count(b"\n") == 1 and spans and
+              min(s for s, _ in spans) == first, "--into: %s: IKP's own placement, exit 0, said (%r)" % (why[30:], se))
     # several slices: only those at least as long as the span; the most overlap; whatever their order
     two = [slice_json("too_short", t0, span - 100), slice_json("later", t0 + 3000, span + 100),
            slice_json("earlier", t0 - 1000, span + 100)]
@@ -612,8 +615,11 @@ def host_time_and_torch(tmp):
     torch_note_and_far(tmp, cap, zero)
     rc, so, se = run("summary", cap, "--flow", "a:b")
     check(rc == 2 and b"unexpected argument '--flow'" in se, "an option of another command: unexpected, not 'no value'")
-    rc, so, se = run("trace", SAMPLE, "--into", tp, "-o", mo)
-    check(rc == 1 and b"needs host time" in se, "--into a capture without clock readings: exit 1, says why")
+    noclock = os.path.join(tmp, "noclock.bin")  # a bare buffer (1 lane, 4 slots, nothing recorded): no clock readings
+    with open(noclock, "wb") as f:
+        f.write(struct.pack("<21Q", 0x31504B49 | 1 << 32 | 8 << 48 | 8 << 56, 1 | 4 << 32, 1980000, *([0] * 18)))
+    rc, so, se = run("trace", noclock, "--into", tp, "-o", mo)
+    check(rc == 1 and b"needs host time" in se, "--into a capture without clock readings: exit 1, says why (%r)" % se)
     rc, so, se = run("trace", cap, "--into", tp, "-o", os.path.join(tmp, "m.pftrace"))
     check(rc == 2 and b"Chrome JSON" in se, "--into with a Perfetto output: usage error")
     # usage errors: one line and where the help is; help on request
@@ -637,8 +643,11 @@ def host_time_and_torch(tmp):
           "info - from a directory: one line, no offset or lane (%r)" % b.stderr)
     b = subprocess.run([IKP, "diff", "-", "-"], input=b"", capture_output=True)
     check(b.returncode == 2 and b"one input only" in b.stderr, "diff - -: usage error")
-    rc, so, se = run("info", SAMPLE)
+    rc, so, se = run("info", noclock)
     check(rc == 0 and b"host time   not known" in so, "info says when a capture has no clock readings")
+    rc, so, se = run("info", SAMPLE)
+    check(rc == 0 and re.search(rb"\nhost time   time 0 = CLOCK_REALTIME \d+ ns \+- \d+ ns", so) is not None,
+          "info states the host time of a capture with clock readings (%r)" % so[-400:])
     for args in (("trace", "--help"), ("--help",), ("help",)):
         rc, so, se = run(*args)
         check(rc == 0 and b"usage: ikp trace" in so and b"--into" in so, "ikp %s: the help on stdout" % " ".join(args))
