@@ -783,8 +783,14 @@ IKP_DEF ikp_result ikp_merge_align(const ikp_capture *const *caps, uint32_t n, i
 IKP_DEF ikp_result ikp_merge_align_start(const ikp_capture *const *caps, uint32_t n, const int64_t *start_ns,
                                          ikp_alignment *out, ikp_error *err);
 /* "rank 1 GPU 3", "GPU 3" or "capture 2" (index + 1 when the capture
-   names no GPU); " #k" added where two captures would read the same. */
+   names no GPU), led by the host name when the captures name different
+   hosts; " #k" added where two captures would read the same. O(n). */
 IKP_DEF void ikp_merge_label(const ikp_capture *const *caps, uint32_t n, uint32_t index, char *buf, size_t size);
+/* Every capture's label at once, O(n log n): capture k's at labels + k *
+   size (size >= 16; longer ones cut). IKP_ERR_OUT_OF_MEMORY, or
+   IKP_ERR_INVALID_ARGUMENT for NULL arguments or a smaller size. */
+IKP_DEF ikp_result ikp_merge_labels(const ikp_capture *const *caps, uint32_t n, char *labels, size_t size,
+                                    ikp_error *err);
 /* Host CLOCK_REALTIME of the merged time 0 (placed by al), from the capture
    whose host time and placement together are the most exact; the
    uncertainty also covers the largest disagreement of host readings in al
@@ -5907,19 +5913,27 @@ static const char *ikp__part_process_name(char *t, size_t n, const ikp__part *pa
 }
 
 #if !defined(IKP_NO_PERFETTO) || !defined(IKP_NO_MERGE)
-/* the label before disambiguation */
-static void ikp__merge_label0(const ikp_capture *const *caps, uint32_t n, uint32_t index, char *buf, size_t size)
+/* 1 if the captures name two hosts or more (labels then say which) */
+static int ikp__many_hosts(const ikp_capture *const *caps, uint32_t n)
 {
-    const ikp_capture *c = caps[index];
-    const ikp_device_id *d = c->info.device_known ? &c->device : NULL;
+    const char *h = NULL;
     uint32_t i;
+    for (i = 0; i < n; i++) {
+        if (!caps[i] || !caps[i]->info.device_known || !caps[i]->device.host[0]) continue;
+        if (!h) h = caps[i]->device.host;
+        else if (strcmp(h, caps[i]->device.host) != 0) return 1;
+    }
+    return 0;
+}
+
+/* capture index's label before disambiguation (hosts: ikp__many_hosts) */
+static void ikp__merge_label0(const ikp_capture *c, uint32_t index, int hosts, char *buf, size_t size)
+{
+    const ikp_device_id *d = c->info.device_known ? &c->device : NULL;
     size_t k = 0;
-    int hosts = 0; /* captures name different hosts: say which */
     buf[0] = 0;
     if (!d) { snprintf(buf, size, "capture %u", index + 1); return; }
-    for (i = 0; i < n && d->host[0]; i++)
-        if (caps[i]->info.device_known && caps[i]->device.host[0] && strcmp(caps[i]->device.host, d->host) != 0) hosts = 1;
-    if (hosts) { snprintf(buf, size, "%s ", d->host); k = strlen(buf); }
+    if (hosts && d->host[0]) { snprintf(buf, size, "%s ", d->host); k = strlen(buf); }
     if (d->rank >= 0) { snprintf(buf + k, size - k, "rank %d ", (int)d->rank); k = strlen(buf); }
     if (d->ordinal >= 0) snprintf(buf + k, size - k, "GPU %d", (int)d->ordinal);
     else snprintf(buf + k, size - k, "GPU %02x%02x%02x%02x", d->uuid[0], d->uuid[1], d->uuid[2], d->uuid[3]);
@@ -6569,7 +6583,7 @@ static const char *ikp__launch_name(char *t, size_t n, const ikp__part *part, co
     one[0] = cap;
     if (part && part->label) snprintf(g, sizeof g, "%s: ", part->label);
     else if (cap->info.device_known) {
-        ikp__merge_label0(one, 1, 0, g, sizeof g - 2);
+        ikp__merge_label0(one[0], 0, 0, g, sizeof g - 2);
         strcat(g, ": ");
     } else g[0] = 0;
     snprintf(t, n, "%slaunch (%s capture, %u lane%s)", g, ikp_format_name(cap->format), cap->info.active_lanes,
@@ -6943,60 +6957,136 @@ static ikp_clock_sync ikp__peer_as_sync(const ikp_peer_clock *p)
     return c;
 }
 
-/* The peer measurements cap holds of the GPU uuid, as readings of cap's
-   clock against that GPU's (ikp__peer_as_sync): *n of them at *out (NULL
-   when none). Returns 0, or -1 when out of memory. */
-static int ikp__peer_syncs(const ikp_capture *cap, const uint8_t *uuid, const ikp_allocator *a, ikp_clock_sync **out,
-                           uint32_t *n)
+/* What one capture offers the links of a merge, read from its readings
+   once (linear in them): its clock against the host's at its time 0, and
+   against each GPU it measured over peer memory (sorted by that GPU). */
+typedef struct ikp__peer_off { uint8_t uuid[16]; int64_t off; uint64_t unc; } ikp__peer_off;
+typedef struct ikp__link_data {
+    int64_t host_off;
+    uint64_t host_unc;
+    ikp__peer_off *peers;
+    uint32_t num_peers;
+    int64_t gpu, host;   /* the GPU's and the host's number among the captures' (-1: none named) */
+} ikp__link_data;
+
+/* numbers the captures' GPUs and hosts (ld[i].gpu, .host): equal numbers
+   for equal UUIDs and host names, -1 where a capture names none. O(n log
+   n); 0, or -1 when out of memory. */
+typedef struct ikp__cap_key { const ikp_capture *c; uint32_t i; } ikp__cap_key;
+static int ikp__cmp_by_uuid(const void *pa, const void *pb)
 {
-    uint32_t k, m = 0;
-    *n = 0;
-    *out = NULL;
-    for (k = 0; k < cap->info.peer_clocks; k++) m += memcmp(cap->peers[k].peer_uuid, uuid, 16) == 0;
-    if (!m) return 0;
-    if (!(*out = (ikp_clock_sync *)ikp__alloc(a, (size_t)m * sizeof **out))) return -1;
-    for (k = 0; k < cap->info.peer_clocks; k++)
-        if (memcmp(cap->peers[k].peer_uuid, uuid, 16) == 0) (*out)[(*n)++] = ikp__peer_as_sync(&cap->peers[k]);
+    const ikp__cap_key *a = (const ikp__cap_key *)pa, *b = (const ikp__cap_key *)pb;
+    return memcmp(a->c->device.uuid, b->c->device.uuid, 16);
+}
+static int ikp__cmp_by_host(const void *pa, const void *pb)
+{
+    const ikp__cap_key *a = (const ikp__cap_key *)pa, *b = (const ikp__cap_key *)pb;
+    return strcmp(a->c->device.host, b->c->device.host);
+}
+static int ikp__number_devices(const ikp_capture *const *caps, uint32_t n, ikp__link_data *ld)
+{
+    ikp__cap_key *x = (ikp__cap_key *)ikp__alloc(&caps[0]->alloc, (size_t)n * sizeof *x);
+    uint32_t i, m, pass;
+    if (!x) return -1;
+    for (pass = 0; pass < 2; pass++) {
+        for (i = 0, m = 0; i < n; i++) {
+            const ikp_capture *c = caps[i];
+            int named = c->info.device_known && (pass ? c->device.host[0] != 0 : !ikp__uuid_zero(c->device.uuid));
+            if (pass) ld[i].host = -1; else ld[i].gpu = -1;
+            if (named) { x[m].c = c; x[m++].i = i; }
+        }
+        ikp__sort(x, m, sizeof *x, pass ? ikp__cmp_by_host : ikp__cmp_by_uuid);
+        for (i = 0; i < m; i++) {
+            int64_t id = i && !(pass ? ikp__cmp_by_host : ikp__cmp_by_uuid)(&x[i - 1], &x[i])
+                             ? (pass ? ld[x[i - 1].i].host : ld[x[i - 1].i].gpu) : (int64_t)i;
+            if (pass) ld[x[i].i].host = id; else ld[x[i].i].gpu = id;
+        }
+    }
+    ikp__free(&caps[0]->alloc, x);
     return 0;
+}
+
+typedef struct ikp__peer_ix { const ikp_peer_clock *p; uint32_t i; } ikp__peer_ix;
+static int ikp__cmp_peer_ix(const void *pa, const void *pb)
+{
+    const ikp__peer_ix *a = (const ikp__peer_ix *)pa, *b = (const ikp__peer_ix *)pb;
+    int c = memcmp(a->p->peer_uuid, b->p->peer_uuid, 16);
+    return c ? c : a->i < b->i ? -1 : a->i > b->i;
+}
+
+/* cap's link data; 0, or -1 when out of memory */
+static int ikp__link_data_of(const ikp_capture *cap, const ikp_allocator *a, ikp__link_data *ld)
+{
+    uint32_t n = cap->info.peer_clocks, k, j;
+    ikp__peer_ix *ix;
+    ikp_clock_sync *c;
+    memset(ld, 0, sizeof *ld);
+    if (cap->info.clock_syncs)
+        ikp__offset_at(cap->clock, cap->info.clock_syncs, cap->info.gpu_zero_ns, &ld->host_off, &ld->host_unc);
+    if (!n) return 0;
+    ix = (ikp__peer_ix *)ikp__alloc(a, (size_t)n * sizeof *ix);
+    c = (ikp_clock_sync *)ikp__alloc(a, (size_t)n * sizeof *c);
+    ld->peers = (ikp__peer_off *)ikp__alloc(a, (size_t)n * sizeof *ld->peers);
+    if (!ix || !c || !ld->peers) {
+        ikp__free(a, ix);
+        ikp__free(a, c);
+        ikp__free(a, ld->peers);
+        ld->peers = NULL;
+        return -1;
+    }
+    for (k = 0; k < n; k++) { ix[k].p = &cap->peers[k]; ix[k].i = k; }
+    ikp__sort(ix, n, sizeof *ix, ikp__cmp_peer_ix); /* by GPU, each GPU's in the order taken */
+    for (k = 0; k < n; k = j) {
+        ikp__peer_off *po = &ld->peers[ld->num_peers++];
+        for (j = k; j < n && !memcmp(ix[j].p->peer_uuid, ix[k].p->peer_uuid, 16); j++) c[j - k] = ikp__peer_as_sync(ix[j].p);
+        memcpy(po->uuid, ix[k].p->peer_uuid, 16);
+        ikp__offset_at(c, j - k, cap->info.gpu_zero_ns, &po->off, &po->unc); /* cap's clock minus that GPU's */
+    }
+    ikp__free(a, ix);
+    ikp__free(a, c);
+    return 0;
+}
+
+/* x's measurement of the GPU uuid, or NULL */
+static const ikp__peer_off *ikp__peer_find(const ikp__link_data *x, const uint8_t *uuid)
+{
+    uint32_t lo = 0, hi = x->num_peers;
+    while (lo < hi) {
+        uint32_t m = lo + (hi - lo) / 2;
+        int c = memcmp(x->peers[m].uuid, uuid, 16);
+        if (!c) return &x->peers[m];
+        if (c < 0) lo = m + 1; else hi = m;
+    }
+    return NULL;
 }
 
 /* The best link between captures i and j of kind only (IKP_ALIGN_COUNT:
    of any kind): *val = j's clock minus i's, *unc its uncertainty; returns
-   its kind (IKP_ALIGN_COUNT: none; -1 out of memory). */
-static int ikp__merge_link(const ikp_capture *const *caps, uint32_t i, uint32_t j, int only, int64_t *val,
-                           uint64_t *unc)
+   its kind (IKP_ALIGN_COUNT: none). */
+static int ikp__merge_link(const ikp_capture *const *caps, const ikp__link_data *ld, uint32_t i, uint32_t j, int only,
+                           int64_t *val, uint64_t *unc)
 {
-    const ikp_capture *a = caps[i], *b = caps[j];
     int via = IKP_ALIGN_COUNT, side;
     *unc = UINT64_MAX;
     *val = 0;
-    if ((only == IKP_ALIGN_COUNT || only == IKP_ALIGN_SAME_GPU) && a->info.device_known && b->info.device_known && !ikp__uuid_zero(a->device.uuid) &&
-        memcmp(a->device.uuid, b->device.uuid, 16) == 0) {
+    if ((only == IKP_ALIGN_COUNT || only == IKP_ALIGN_SAME_GPU) && ld[i].gpu >= 0 && ld[i].gpu == ld[j].gpu) {
         *unc = 0;
         return IKP_ALIGN_SAME_GPU;
     }
     for (side = 0; side < 2 && (only == IKP_ALIGN_COUNT || only == IKP_ALIGN_PEER); side++) {
         /* a's measurements of b, then b's of a */
-        const ikp_capture *x = side ? b : a, *y = side ? a : b;
-        ikp_clock_sync *c;
-        uint32_t n;
-        int64_t off;
-        uint64_t u;
-        if (!y->info.device_known || ikp__uuid_zero(y->device.uuid)) continue;
-        if (ikp__peer_syncs(x, y->device.uuid, &caps[0]->alloc, &c, &n)) return -1;
-        if (!n) continue;
-        ikp__offset_at(c, n, x->info.gpu_zero_ns, &off, &u); /* x's clock minus y's */
-        ikp__free(&caps[0]->alloc, c);
-        if (u < *unc) { *unc = u; *val = side ? off : -off; via = IKP_ALIGN_PEER; }
+        const ikp__peer_off *po;
+        uint32_t x = side ? j : i, y = side ? i : j;
+        if (ld[y].gpu < 0 || !ld[x].num_peers || !(po = ikp__peer_find(&ld[x], caps[y]->device.uuid))) continue;
+        if (po->unc < *unc) { *unc = po->unc; *val = side ? po->off : -po->off; via = IKP_ALIGN_PEER; }
     }
-    if ((only == IKP_ALIGN_COUNT || only == IKP_ALIGN_HOST) && a->info.clock_syncs && b->info.clock_syncs &&
-        !(a->info.device_known && b->info.device_known && a->device.host[0] && b->device.host[0] &&
-          strcmp(a->device.host, b->device.host) != 0)) {
-        int64_t ha, hb;
-        uint64_t ua, ub;
-        ikp__offset_at(a->clock, a->info.clock_syncs, a->info.gpu_zero_ns, &ha, &ua);
-        ikp__offset_at(b->clock, b->info.clock_syncs, b->info.gpu_zero_ns, &hb, &ub);
-        if (ua + ub < *unc) { *unc = ua + ub; *val = hb - ha; via = IKP_ALIGN_HOST; }
+    if ((only == IKP_ALIGN_COUNT || only == IKP_ALIGN_HOST) && caps[i]->info.clock_syncs && caps[j]->info.clock_syncs &&
+        (ld[i].host < 0 || ld[j].host < 0 || ld[i].host == ld[j].host)) {
+        if (ld[i].host_unc + ld[j].host_unc < *unc) {
+            *unc = ld[i].host_unc + ld[j].host_unc;
+            *val = ld[j].host_off - ld[i].host_off;
+            via = IKP_ALIGN_HOST;
+        }
     }
     return via;
 }
@@ -7015,11 +7105,56 @@ static void ikp__disagree(ikp_alignment *a, uint64_t by, ikp_align_via via, uint
     a->disagree_with = with;
 }
 
+/* captures sorted by (time 0, words), so that a buffer given twice is a
+   neighbour of itself */
+typedef struct ikp__cap_ix { const ikp_capture *c; uint32_t i; } ikp__cap_ix;
+static int ikp__cmp_cap_ix(const void *pa, const void *pb)
+{
+    const ikp__cap_ix *a = (const ikp__cap_ix *)pa, *b = (const ikp__cap_ix *)pb;
+    if (a->c->info.gpu_zero_ns != b->c->info.gpu_zero_ns) return a->c->info.gpu_zero_ns < b->c->info.gpu_zero_ns ? -1 : 1;
+    if (a->c->num_words != b->c->num_words) return a->c->num_words < b->c->num_words ? -1 : 1;
+    return a->i < b->i ? -1 : a->i > b->i;
+}
+static int ikp__same_buffer(const ikp_capture *a, const ikp_capture *b)
+{
+    return a->info.gpu_zero_ns == b->info.gpu_zero_ns && a->num_words == b->num_words &&
+           !(a->info.device_known && b->info.device_known && memcmp(a->device.uuid, b->device.uuid, 16) != 0) &&
+           memcmp(a->words, b->words, a->num_words * 8) == 0;
+}
+
+/* The first capture (by index) that repeats an earlier one, and the first
+   it repeats: *i, *j (j < i); 0 when none, -1 when out of memory.
+   O(n log n) unless many captures share a time 0 and a size. */
+static int ikp__repeated(const ikp_capture *const *caps, uint32_t n, uint32_t *ri, uint32_t *rj)
+{
+    ikp__cap_ix *x = (ikp__cap_ix *)ikp__alloc(&caps[0]->alloc, (size_t)n * sizeof *x);
+    uint32_t k, g, e, found = 0;
+    if (!x) return -1;
+    for (k = 0; k < n; k++) { x[k].c = caps[k]; x[k].i = k; }
+    ikp__sort(x, n, sizeof *x, ikp__cmp_cap_ix);
+    for (g = 0; g < n; g = e) { /* a run of one time 0 and size, by index */
+        uint32_t a, b;
+        for (e = g + 1; e < n && x[e].c->info.gpu_zero_ns == x[g].c->info.gpu_zero_ns &&
+                        x[e].c->num_words == x[g].c->num_words; e++) {}
+        for (a = g + 1; a < e; a++)
+            for (b = g; b < a; b++)
+                if ((!found || x[a].i < *ri || (x[a].i == *ri && x[b].i < *rj)) && ikp__same_buffer(x[a].c, x[b].c)) {
+                    *ri = x[a].i;
+                    *rj = x[b].i;
+                    found = 1;
+                    break;
+                }
+    }
+    ikp__free(&caps[0]->alloc, x);
+    return (int)found;
+}
+
 IKP_DEF ikp_result ikp_merge_align(const ikp_capture *const *caps, uint32_t n, int raw, ikp_alignment *out,
                                    ikp_error *err)
 {
     uint64_t *dist;
     uint8_t *done;
+    ikp__link_data *ld;
     uint32_t i, j, k;
     int64_t zmin = INT64_MAX;
     ikp_result r = IKP_OK;
@@ -7027,7 +7162,7 @@ IKP_DEF ikp_result ikp_merge_align(const ikp_capture *const *caps, uint32_t n, i
     if (!caps || !out || n == 0) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "no captures to merge");
     for (i = 0; i < n; i++)
         if (!caps[i]) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "capture %u is NULL", i + 1);
-    for (i = 0; i < n && n > 1; i++) {
+    for (i = 0; i < n && n > 1; i++)
         if (!caps[i]->info.gpu_time_known) {
             ikp_merge_label(caps, n, i, la, sizeof la);
             return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1,
@@ -7035,21 +7170,25 @@ IKP_DEF ikp_result ikp_merge_align(const ikp_capture *const *caps, uint32_t n, i
                              "other captures; %s places each capture by its first record", la,
                              ikp_format_name(caps[i]->format), IKP__OPT(&caps[i]->info.option_names, align_start));
         }
-        for (j = 0; j < i; j++)
-            if (caps[i]->info.gpu_zero_ns == caps[j]->info.gpu_zero_ns && caps[i]->num_words == caps[j]->num_words &&
-                !(caps[i]->info.device_known && caps[j]->info.device_known &&
-                  memcmp(caps[i]->device.uuid, caps[j]->device.uuid, 16) != 0) &&
-                memcmp(caps[i]->words, caps[j]->words, caps[i]->num_words * 8) == 0) {
-                ikp_merge_label(caps, n, i, la, sizeof la);
-                ikp_merge_label(caps, n, j, lb, sizeof lb);
-                return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1,
-                                 "%s is %s again (the same buffer, started at the same GPU time)", la, lb);
-            }
+    if (n > 1) {
+        int rep = ikp__repeated(caps, n, &i, &j);
+        if (rep < 0) return ikp__oom(err);
+        if (rep) {
+            ikp_merge_label(caps, n, i, la, sizeof la);
+            ikp_merge_label(caps, n, j, lb, sizeof lb);
+            return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1,
+                             "%s is %s again (the same buffer, started at the same GPU time)", la, lb);
+        }
     }
     memset(out, 0, (size_t)n * sizeof *out);
     dist = (uint64_t *)ikp__alloc(&caps[0]->alloc, (size_t)n * sizeof *dist);
     done = (uint8_t *)ikp__alloc(&caps[0]->alloc, n);
-    if (!dist || !done) { ikp__free(&caps[0]->alloc, dist); ikp__free(&caps[0]->alloc, done); return ikp__oom(err); }
+    ld = (ikp__link_data *)ikp__alloc(&caps[0]->alloc, (size_t)n * sizeof *ld);
+    if (ld) memset(ld, 0, (size_t)n * sizeof *ld);
+    for (i = 0; ld && i < n && !raw; i++)
+        if (ikp__link_data_of(caps[i], &caps[0]->alloc, &ld[i])) { r = ikp__oom(err); goto end; }
+    if (ld && !raw && ikp__number_devices(caps, n, ld)) { r = ikp__oom(err); goto end; }
+    if (!dist || !done || !ld) { r = ikp__oom(err); goto end; }
     memset(done, 0, n);
     for (i = 0; i < n; i++) dist[i] = i ? UINT64_MAX : 0;
     if (raw) /* every clock taken as the reference's */
@@ -7065,8 +7204,7 @@ IKP_DEF ikp_result ikp_merge_align(const ikp_capture *const *caps, uint32_t n, i
             uint64_t unc;
             int via;
             if (done[j]) continue;
-            via = ikp__merge_link(caps, m, j, IKP_ALIGN_COUNT, &val, &unc);
-            if (via < 0) { r = ikp__oom(err); goto end; }
+            via = ikp__merge_link(caps, ld, m, j, IKP_ALIGN_COUNT, &val, &unc);
             if (via == IKP_ALIGN_COUNT || dist[m] + unc >= dist[j]) continue;
             dist[j] = dist[m] + unc;
             out[j].offset_ns = out[m].offset_ns + val;
@@ -7091,8 +7229,7 @@ IKP_DEF ikp_result ikp_merge_align(const ikp_capture *const *caps, uint32_t n, i
             uint64_t unc, ad, tol;
             int kind;
             for (kind = IKP_ALIGN_SAME_GPU; kind <= IKP_ALIGN_HOST; kind++) {
-                int via = ikp__merge_link(caps, i, j, kind, &val, &unc);
-                if (via < 0) { r = ikp__oom(err); goto end; }
+                int via = ikp__merge_link(caps, ld, i, j, kind, &val, &unc);
                 if (via == IKP_ALIGN_COUNT) continue;
                 d = out[j].offset_ns - out[i].offset_ns - val;
                 ad = (uint64_t)(d < 0 ? -d : d);
@@ -7113,6 +7250,8 @@ IKP_DEF ikp_result ikp_merge_align(const ikp_capture *const *caps, uint32_t n, i
     for (i = 0; i < n; i++) out[i].zero_ns -= zmin;
     ikp__ok(err);
 end:
+    for (i = 0; ld && i < n; i++) ikp__free(&caps[0]->alloc, ld[i].peers);
+    ikp__free(&caps[0]->alloc, ld);
     ikp__free(&caps[0]->alloc, dist);
     ikp__free(&caps[0]->alloc, done);
     return r;
@@ -7147,17 +7286,58 @@ IKP_DEF void ikp_merge_label(const ikp_capture *const *caps, uint32_t n, uint32_
 {
     char a[128], b[128];
     uint32_t i;
+    int hosts;
     if (!buf || !size) return;
     buf[0] = 0;
     if (!caps || index >= n || !caps[index]) return;
-    ikp__merge_label0(caps, n, index, a, sizeof a);
+    hosts = ikp__many_hosts(caps, n);
+    ikp__merge_label0(caps[index], index, hosts, a, sizeof a);
     for (i = 0; i < n; i++) {
         if (i == index || !caps[i]) continue;
-        ikp__merge_label0(caps, n, i, b, sizeof b);
+        ikp__merge_label0(caps[i], i, hosts, b, sizeof b);
         if (strcmp(a, b) == 0) break;
     }
     if (i < n) snprintf(buf, size, "%s #%u", a, index + 1);
     else snprintf(buf, size, "%s", a);
+}
+
+typedef struct ikp__lab { char s[128]; uint32_t i; } ikp__lab;
+static int ikp__cmp_lab(const void *pa, const void *pb)
+{
+    const ikp__lab *a = (const ikp__lab *)pa, *b = (const ikp__lab *)pb;
+    int c = strcmp(a->s, b->s);
+    return c ? c : a->i < b->i ? -1 : a->i > b->i;
+}
+
+IKP_DEF ikp_result ikp_merge_labels(const ikp_capture *const *caps, uint32_t n, char *labels, size_t size,
+                                    ikp_error *err)
+{
+    ikp__lab *l;
+    uint32_t i, j;
+    int hosts;
+    if (!caps || !labels || !n || size < 16)
+        return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "merge labels: NULL argument, no captures or size < 16");
+    for (i = 0; i < n; i++)
+        if (!caps[i]) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "capture %u is NULL", i + 1);
+    if (!(l = (ikp__lab *)ikp__alloc(&caps[0]->alloc, (size_t)n * sizeof *l))) return ikp__oom(err);
+    hosts = ikp__many_hosts(caps, n);
+    for (i = 0; i < n; i++) {
+        ikp__merge_label0(caps[i], i, hosts, l[i].s, sizeof l[i].s);
+        l[i].i = i;
+    }
+    ikp__sort(l, n, sizeof *l, ikp__cmp_lab);
+    for (i = 0; i < n; i = j) { /* a run of one label: each gets " #k" */
+        uint32_t k;
+        for (j = i + 1; j < n && !strcmp(l[j].s, l[i].s); j++) {}
+        for (k = i; k < j; k++) {
+            char *o = labels + (size_t)l[k].i * size;
+            if (j - i > 1) snprintf(o, size, "%s #%u", l[k].s, l[k].i + 1);
+            else snprintf(o, size, "%s", l[k].s);
+        }
+    }
+    ikp__free(&caps[0]->alloc, l);
+    ikp__ok(err);
+    return IKP_OK;
 }
 
 IKP_DEF ikp_result ikp_merge_host_zero(const ikp_capture *const *caps, uint32_t n, const ikp_alignment *al,
@@ -7243,11 +7423,10 @@ IKP_DEF ikp_result ikp_write_merged(const ikp_capture *const *caps, uint32_t n, 
     if (r == IKP_OK)
         r = opt && opt->align_start ? ikp_merge_align_start(caps, n, opt->start_ns, al, err)
                                     : ikp_merge_align(caps, n, opt ? opt->raw : 0, al, err);
+    if (r == IKP_OK) r = ikp_merge_labels(caps, n, labels[0], sizeof labels[0], err);
     if (r != IKP_OK) goto end;
-    for (k = 0; k < n; k++) {
-        if (opt && opt->labels && opt->labels[k]) snprintf(labels[k], sizeof labels[k], "%s", opt->labels[k]);
-        else ikp_merge_label(caps, n, k, labels[k], sizeof labels[k]);
-    }
+    for (k = 0; opt && opt->labels && k < n; k++)
+        if (opt->labels[k]) snprintf(labels[k], sizeof labels[k], "%s", opt->labels[k]);
     if (opt) to = opt->trace; else memset(&to, 0, sizeof to);
     for (k = 0; k < n; k++) { /* refused before anything is written */
         if (!ikp__base_fits(to.time_base_ns, (uint64_t)al[k].zero_ns, (uint64_t)ikp__ns(caps[k]->info.span_ps))) {

@@ -176,6 +176,82 @@ static uint64_t *tirx_nested_buffer(size_t *nw, uint64_t *records)
     return w;
 }
 
+/* one lane's buffer (words at w, 8 + 9 + 8): a region and an instant,
+   stamped in globaltimer ns from g0 */
+static void merge_lane(uint64_t *w, uint64_t g0)
+{
+    uint64_t *h = w + 8, *r = h + 8;
+    memset(w, 0, (8 + 9 + 8) * 8);
+    ikp_buffer_header(w, 1, 8, 1980000, NULL);
+    h[0] = IKP_WIRE_LANE_MAGIC;
+    h[1] = 1ull << 48;
+    h[2] = 1 | (1ull << 32) | (1ull << 48);
+    h[3] = g0;
+    r[0] = ((g0 + 100) & 0xFFFFFFFFu) << 32 | (1u << 2) | IKP_WIRE_KIND_BEGIN;
+    r[1] = ((g0 + 900) & 0xFFFFFFFFu) << 32 | (1u << 2) | IKP_WIRE_KIND_END;
+    r[2] = ((g0 + 950) & 0xFFFFFFFFu) << 32 | (2u << 2) | IKP_WIRE_KIND_INSTANT;
+    h[5] = g0 + 1000;
+    h[7] = IKP_WIRE_FINALIZED | 3;
+}
+
+/* section 3: n captures merged and written; seconds (median of 3), or < 0 */
+static double merge_seconds(uint32_t n)
+{
+    uint64_t *w = (uint64_t *)malloc((size_t)n * 25 * 8);
+    ikp_capture **caps = (ikp_capture **)calloc(n, sizeof *caps);
+    double t[3], r = -1;
+    uint32_t k;
+    int rep;
+    ikp_error e;
+    counter c;
+    c.f = fopen("/dev/null", "wb");
+    if (!w || !caps || !c.f) goto end;
+    for (k = 0; k < n; k++) {
+        ikp_decode_options o;
+        ikp_device_id d;
+        ikp_clock_sync cs[2];
+        uint64_t g0 = 1795776733000000000ull + (uint64_t)k * 7919; /* ns since 1970; each GPU its own clock */
+        int j;
+        merge_lane(w + (size_t)k * 25, g0);
+        memset(&d, 0, sizeof d);
+        memcpy(d.uuid, &k, sizeof k);
+        d.uuid[15] = 0x5a;
+        snprintf(d.host, sizeof d.host, "node0"); /* host readings link captures of one host only */
+        d.ordinal = (int32_t)(k % 8);
+        d.rank = (int32_t)k;
+        for (j = 0; j < 2; j++) {
+            cs[j].gpu_ns = g0 - 500000 + (uint64_t)j * 1000000;
+            cs[j].host_ns = (int64_t)cs[j].gpu_ns - 123456789 + (int64_t)(k % 8) * 1000;
+            cs[j].uncertainty_ns = 400;
+            cs[j].reserved = 0;
+        }
+        memset(&o, 0, sizeof o);
+        o.device = &d;
+        o.clock = cs;
+        o.num_clock = 2;
+        if (ikp_capture_open(w + (size_t)k * 25, 25, &o, &caps[k], &e) != IKP_OK) {
+            fprintf(stderr, "bench: %s\n", e.message);
+            goto end;
+        }
+    }
+    for (rep = 0; rep < 3; rep++) {
+        double t0 = now();
+        if (ikp_write_merged((const ikp_capture *const *)caps, n, NULL, 0, count_write, &c, &e) != IKP_OK) {
+            fprintf(stderr, "bench: merge: %s\n", e.message);
+            goto end;
+        }
+        t[rep] = now() - t0;
+    }
+    qsort(t, 3, sizeof(double), cmp_d);
+    r = t[1];
+end:
+    for (k = 0; caps && k < n; k++) ikp_capture_free(caps[k]);
+    free(caps);
+    free(w);
+    if (c.f) fclose(c.f);
+    return r;
+}
+
 int main(int argc, char **argv)
 {
     const uint32_t lanes = 4096, cap = 4884; /* 20,004,864 records */
@@ -324,6 +400,20 @@ int main(int argc, char **argv)
                        nw * 8 / 1048576.0, is_, records / is_ / 1e6, ir_ / (nw * 8 / 1048576.0));
             }
         if (!getenv("IKP_BENCH_KEEP")) { remove(tpath); remove(np); remove(ip); }
+    }
+    {
+        static const uint32_t counts[] = {250, 500, 1000, 2000, 4000};
+        double prev = 0;
+        size_t i;
+        printf("\nmerges: N captures of one lane on one host, 2 host readings each, ikp_write_merged to "
+               "/dev/null (median of 3)\n%-10s %10s %18s\n", "captures", "seconds", "time / time at N/2");
+        for (i = 0; i < sizeof counts / sizeof counts[0]; i++) {
+            double s_ = merge_seconds(counts[i]);
+            if (s_ < 0) return 1;
+            if (i) printf("%-10u %10.3f %18.2f\n", counts[i], s_, prev > 0 ? s_ / prev : 0);
+            else printf("%-10u %10.3f %18s\n", counts[i], s_, "-");
+            prev = s_;
+        }
     }
     free(w);
     return 0;

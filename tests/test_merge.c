@@ -863,11 +863,91 @@ static void test_sm_clock(void)
     }
 }
 
+/* 300 captures of 100 GPUs (three launches each) on two hosts, each GPU
+   with host readings: every batch label is ikp_merge_label's; every
+   capture of one host is placed, each GPU's launches on one clock; a
+   buffer given twice, late in the list, is named with the first it
+   repeats. */
+static void test_many_captures(void)
+{
+    enum { N = 300 };
+    static uint64_t w[N][8 + 9 + 4];
+    static ikp_capture *caps[N];
+    static ikp_alignment al[N];
+    static char labels[N][128];
+    ikp_error e;
+    uint32_t k, placed = 0, same = 0, equal = 0, ok_open = 0;
+    for (k = 0; k < N; k++) {
+        enc_rec r[1];
+        enc_lane L;
+        ikp_decode_options o;
+        ikp_device_id d;
+        ikp_clock_sync cs[2];
+        uint64_t g0 = G0 + (uint64_t)(k % 100) * 7919 + (uint64_t)(k / 100) * 10000000; /* launch k/100 of GPU k%100 */
+        int j;
+        memset(&L, 0, sizeof L);
+        memset(r, 0, sizeof r);
+        r[0].kind = ENC_I; r[0].id = 1; r[0].t = g0 + 100;
+        L.n = 1; L.g0 = g0; L.g1 = g0 + 1000; L.started = L.finalized = 1; L.recs = r;
+        enc_ikp(w[k], 1, 4, 1, 1, 1, 1, &L, 1);
+        device(&d, (uint8_t)(k % 100 + 1), (int)(k % 100 % 8), k % 100 < 50 ? "node1" : "node2");
+        for (j = 0; j < 2; j++) {
+            cs[j].gpu_ns = g0 - 500000 + (uint64_t)j * 1000000;
+            cs[j].host_ns = (int64_t)(cs[j].gpu_ns - HOST_BEHIND - (k % 100) * 3);
+            cs[j].uncertainty_ns = 500;
+            cs[j].reserved = 0;
+        }
+        memset(&o, 0, sizeof o);
+        o.device = &d;
+        o.clock = cs;
+        o.num_clock = 2;
+        ok_open += ikp_capture_open(w[k], sizeof w[k] / 8, &o, &caps[k], &e) == IKP_OK;
+    }
+    CHECK_EQ(ok_open, N);
+    if (ok_open != N) goto end;
+    CHECK_EQ(ikp_merge_labels((const ikp_capture *const *)caps, N, labels[0], sizeof labels[0], &e), IKP_OK);
+    for (k = 0; k < N; k++) {
+        char one[128];
+        ikp_merge_label((const ikp_capture *const *)caps, N, k, one, sizeof one);
+        equal += strcmp(one, labels[k]) == 0;
+    }
+    CHECK_EQ(equal, N);
+    CHECK(strcmp(labels[0], "node1 GPU 0 #1") == 0 && strcmp(labels[299], "node2 GPU 3 #300") == 0);
+    CHECK_EQ(ikp_merge_labels((const ikp_capture *const *)caps, N, labels[0], 8, &e), IKP_ERR_INVALID_ARGUMENT);
+    /* two hosts with no link between them: the second host's GPUs cannot be placed */
+    CHECK_EQ(ikp_merge_align((const ikp_capture *const *)caps, N, 0, al, &e), IKP_ERR_EMPTY);
+    CHECK(strstr(e.message, "node2") != NULL);
+    /* the first host's 150 captures: all placed, each GPU's three launches exactly */
+    {
+        static ikp_capture *one_host[150];
+        uint32_t m = 0;
+        for (k = 0; k < N; k++) if (k % 100 < 50) one_host[m++] = caps[k];
+        CHECK_EQ(ikp_merge_align((const ikp_capture *const *)one_host, m, 0, al, &e), IKP_OK);
+        for (k = 0; k < m; k++) {
+            placed += al[k].via == IKP_ALIGN_REFERENCE || al[k].via == IKP_ALIGN_HOST || al[k].via == IKP_ALIGN_SAME_GPU;
+            same += al[k].via == IKP_ALIGN_SAME_GPU && al[k].uncertainty_ns == al[al[k].from].uncertainty_ns;
+        }
+        CHECK_EQ(placed, m);
+        CHECK_EQ(same, 2); /* the reference GPU's other two launches; the rest as near by host readings */
+        for (k = 0, same = 0; k < m; k++) /* each GPU's launches 10 ms apart on one clock */
+            same += al[k].offset_ns == al[k % 50].offset_ns && al[k].zero_ns - al[k % 50].zero_ns == (int64_t)(k / 50) * 10000000;
+        CHECK_EQ(same, m);
+        CHECK_EQ(al[0].disagreement_ns, 0);
+        /* capture 120 given again as capture 140: named, with the one it repeats */
+        one_host[140] = one_host[120];
+        CHECK_EQ(ikp_merge_align((const ikp_capture *const *)one_host, m, 0, al, &e), IKP_ERR_INVALID_ARGUMENT);
+        CHECK(strstr(e.message, "#141 is ") != NULL && strstr(e.message, "#121 again") != NULL);
+    }
+end:
+    for (k = 0; k < N; k++) ikp_capture_free(caps[k]);
+}
+
 int main(void)
 {
     test_host_placement();
     test_peer_placement();
     test_same_gpu_and_twice();
+    test_many_captures();
     test_merged_trace();
     test_file_sections();
     test_sm_clock();

@@ -321,19 +321,34 @@ static void print_device(const ikp_capture *cap)
 static const char *const via_name[IKP_ALIGN_COUNT] = {"reference", "same GPU", "peer memory", "host clock", "raw",
                                                       "first record"};
 
+/* every capture's label, 128 bytes each: the given ones (labels, may be
+   NULL or hold NULLs), else ikp_merge_labels'; NULL when out of memory */
+static char *all_labels(const ikp_capture *const *caps, uint32_t n, const char *const *labels)
+{
+    char *l = (char *)malloc((size_t)n * 128);
+    ikp_error e;
+    uint32_t k;
+    if (!l || ikp_merge_labels(caps, n, l, 128, &e) != IKP_OK) {
+        free(l);
+        fprintf(stderr, "ikp: error: out of memory\n");
+        return NULL;
+    }
+    for (k = 0; labels && k < n; k++)
+        if (labels[k]) snprintf(l + (size_t)k * 128, 128, "%s", labels[k]);
+    return l;
+}
+
 /* the placement table of `ikp info A B ...` and `ikp merge` */
 static void print_alignment(FILE *f, const ikp_capture *const *caps, const char *const *files, uint32_t n,
                             const ikp_alignment *al, const char *const *labels)
 {
     uint32_t k;
+    char *lab = all_labels(caps, n, labels);
+    if (!lab) return;
     fprintf(f, "alignment   %u captures on one time axis (time 0 = the earliest capture's start)\n", n);
     for (k = 0; k < n; k++) {
-        char lab[128], from[128];
-        if (labels && labels[k]) snprintf(lab, sizeof lab, "%s", labels[k]);
-        else ikp_merge_label(caps, n, k, lab, sizeof lab);
-        if (labels && labels[al[k].from]) snprintf(from, sizeof from, "%s", labels[al[k].from]);
-        else ikp_merge_label(caps, n, al[k].from, from, sizeof from);
-        fprintf(f, "  %-16s %s: starts at %.3f us; ", lab, files[k], (double)al[k].zero_ns / 1e3);
+        const char *from = lab + (size_t)al[k].from * 128;
+        fprintf(f, "  %-16s %s: starts at %.3f us; ", lab + (size_t)k * 128, files[k], (double)al[k].zero_ns / 1e3);
         if (al[k].via == IKP_ALIGN_REFERENCE) fprintf(f, "the reference\n");
         else if (al[k].via == IKP_ALIGN_RAW) fprintf(f, "raw GPU clock, not aligned (uncertainty unknown)\n");
         else if (al[k].via == IKP_ALIGN_START) fprintf(f, "placed by its first record (--align start; uncertainty unknown)\n");
@@ -341,31 +356,33 @@ static void print_alignment(FILE *f, const ikp_capture *const *caps, const char 
             fprintf(f, "clock %+.3f us from the reference's, +- %.3f us (%s, from %s)\n", (double)al[k].offset_ns / 1e3,
                     (double)al[k].uncertainty_ns / 1e3, via_name[al[k].via], from);
         if (al[k].disagreement_ns) {
-            char with[128];
-            if (labels && labels[al[k].disagree_with]) snprintf(with, sizeof with, "%s", labels[al[k].disagree_with]);
-            else ikp_merge_label(caps, n, al[k].disagree_with, with, sizeof with);
+            const char *with = lab + (size_t)al[k].disagree_with * 128;
             fprintf(f, "  %-16s   disagreement: the %s link with %s is %.3f us off beyond its uncertainty%s\n", "",
                     via_name[al[k].disagree_via], with, (double)al[k].disagreement_ns / 1e3,
                     al[k].disagree_via == IKP_ALIGN_HOST ? " (host time uncertainty widened)" : "");
         }
     }
+    free(lab);
 }
 
 /* one warning line for each pair of captures whose links disagree */
 static void warn_disagreements(const ikp_capture *const *caps, uint32_t n, const ikp_alignment *al)
 {
     uint32_t k;
+    char *lab = NULL;
     for (k = 0; k < n; k++) {
-        char a[128], b[128];
+        const char *a, *b;
         if (!al[k].disagreement_ns || al[k].disagree_with > k) continue;
-        ikp_merge_label(caps, n, k, a, sizeof a);
-        ikp_merge_label(caps, n, al[k].disagree_with, b, sizeof b);
+        if (!lab && !(lab = all_labels(caps, n, NULL))) return;
+        a = lab + (size_t)k * 128;
+        b = lab + (size_t)al[k].disagree_with * 128;
         fprintf(stderr, "ikp: warning: the %s link between %s and %s is %.3f us off their placement beyond the "
                 "stated uncertainties; %s\n", via_name[al[k].disagree_via], b, a, (double)al[k].disagreement_ns / 1e3,
                 al[k].disagree_via == IKP_ALIGN_HOST && al[k].via == IKP_ALIGN_SAME_GPU
                     ? "one GPU's clock places them exactly; host times are this much less certain"
                     : "the placement's uncertainty is widened to cover it");
     }
+    free(lab);
 }
 
 typedef struct merge_job {
