@@ -1030,7 +1030,8 @@ typedef struct ikp_report_options {
     uint32_t timeline_sms;             /* SMs (blocks when SMs are unknown) in the picture's
                                           timeline, spread evenly (0 = 8) */
     uint32_t heat_bins;                /* time bins of the heatmap (0 = 100, at most 1000) */
-    const char *device;                /* a device name for the configuration (optional) */
+    const char *device;                /* a device name for the configuration (optional; else
+                                          the capture's device identity, when it holds one) */
 } ikp_report_options;
 
 typedef struct ikp_report_stage {      /* one event in one group */
@@ -4288,8 +4289,18 @@ static ikp_result ikp__new_capture(const ikp_decode_options *opt, ikp_capture **
         !(opt->cycles_per_ns >= IKP_MIN_CYCLES_PER_NS && opt->cycles_per_ns <= IKP_MAX_CYCLES_PER_NS)) {
         char v[400];
         if (opt->cycles_per_ns != opt->cycles_per_ns) memcpy(v, "nan", 4);
-        else if (opt->cycles_per_ns > 1e300 || opt->cycles_per_ns < -1e300) memcpy(v, "infinite", 9);
-        else ikp__fmt_fixed(v, sizeof v, opt->cycles_per_ns, 12);
+        else if (opt->cycles_per_ns > 1.7e308 || opt->cycles_per_ns < -1.7e308) memcpy(v, "infinite", 9);
+        else if (opt->cycles_per_ns > 1e6 || opt->cycles_per_ns < -1e6 ||
+                 (opt->cycles_per_ns < 1e-6 && opt->cycles_per_ns > -1e-6)) { /* m.mmm e x, whatever the locale */
+            double m = opt->cycles_per_ns < 0 ? -opt->cycles_per_ns : opt->cycles_per_ns;
+            int x = 0;
+            size_t k = opt->cycles_per_ns < 0;
+            while (m >= 10) { m /= 10; x++; }
+            while (m < 1) { m *= 10; x--; }
+            v[0] = '-';
+            k += ikp__fmt_fixed(v + k, sizeof v - k - 8, m, 3);
+            snprintf(v + k, sizeof v - k, "e%d", x);
+        } else ikp__fmt_fixed(v, sizeof v, opt->cycles_per_ns, 12);
         return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1,
                          "cycles_per_ns %s is outside 0.05 .. 20 (an SM clock of 50 MHz .. 20 GHz; 0 = from the anchors)", v);
     }
@@ -5250,10 +5261,13 @@ static void ikp__put_f(ikp__out *o, double x, int decimals)
     ikp__put(o, t, ikp__fmt_fixed(t, sizeof t, x, decimals));
 }
 /* right-aligned in w columns */
+/* x right-aligned in a column of w; a number wider than that still gets a
+   space before it, so that columns never touch */
 static void ikp__put_f_w(ikp__out *o, double x, int decimals, size_t w)
 {
     char t[400];
     size_t n = ikp__fmt_fixed(t, sizeof t, x, decimals);
+    if (n >= w) ikp__put(o, " ", 1);
     for (; n < w; w--) ikp__put(o, " ", 1);
     ikp__put(o, t, n);
 }
@@ -8848,8 +8862,22 @@ IKP_DEF ikp_result ikp_report_compute(const ikp_capture *cap, const ikp_report_o
         (r = ikp__report_groups(rp, &an, cap, &pool, group_name, err)) != IKP_OK ||
         (r = ikp__report_balance(rp, &an, cap, err)) != IKP_OK || (r = ikp__report_picture(rp, &an, cap, err)) != IKP_OK)
         goto fail;
-    /* names, now that the pool stops growing */
-    if (opt && opt->device && !ikp__pool_add(a, &pool, opt->device, &dev_name)) { r = ikp__oom(err); goto fail; }
+    /* names, now that the pool stops growing; the device as given, else as the capture recorded it */
+    if (opt && opt->device) {
+        if (!ikp__pool_add(a, &pool, opt->device, &dev_name)) { r = ikp__oom(err); goto fail; }
+    } else if (cap->info.device_known) {
+        const ikp_device_id *d = &cap->device;
+        char dv[256], u[48];
+        size_t k;
+        snprintf(dv, sizeof dv, "%s", ikp__uuid_text(d->uuid, u, sizeof u));
+        k = strlen(dv);
+        if (d->ordinal >= 0) { snprintf(dv + k, sizeof dv - k, ", CUDA device %d", (int)d->ordinal); k = strlen(dv); }
+        if (d->rank >= 0) { snprintf(dv + k, sizeof dv - k, ", rank %d", (int)d->rank); k = strlen(dv); }
+        snprintf(dv + k, sizeof dv - k, ", PCI %04x:%02x:%02x", d->pci_domain, d->pci_bus, d->pci_device);
+        k = strlen(dv);
+        if (d->host[0]) snprintf(dv + k, sizeof dv - k, ", host %s", d->host);
+        if (!ikp__pool_add(a, &pool, dv, &dev_name)) { r = ikp__oom(err); goto fail; }
+    }
     rp->names_ = pool.p;
     pool.p = NULL;
     for (i = 0; i < rp->num_stages; i++) {
@@ -8857,7 +8885,7 @@ IKP_DEF ikp_result ikp_report_compute(const ikp_capture *cap, const ikp_report_o
         rp->stages[i].group_name = rp->names_ + stage_name[2 * i + 1];
     }
     for (i = 0; i < rp->num_groups; i++) rp->groups[i].name = rp->names_ + group_name[i];
-    if (opt && opt->device) rp->device = rp->names_ + dev_name;
+    if ((opt && opt->device) || cap->info.device_known) rp->device = rp->names_ + dev_name;
     ikp__free(a, stage_name);
     ikp__free(a, group_name);
     ikp__free(a, wait);
@@ -9383,6 +9411,7 @@ static void ikp__put_pct(ikp__out *o, double frac, size_t w)
     t[0] = frac >= 0 ? '+' : '-';
     n = 1 + ikp__fmt_fixed(t + 1, sizeof t - 2, frac < 0 ? -frac * 100 : frac * 100, 1);
     t[n++] = '%';
+    if (w && n >= w) ikp__put(o, " ", 1); /* columns never touch */
     for (; n < w; w--) ikp__put(o, " ", 1);
     ikp__put(o, t, n);
 }

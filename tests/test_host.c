@@ -1354,6 +1354,21 @@ static void test_rates_and_totals(void)
             CHECK_NEAR(es->total_ns / ((double)K * (double)hours19), 1.0, 1e-12);
             CHECK(es->mean_ns >= es->min_ns && es->mean_ns <= es->max_ns);
             CHECK_NEAR(es->mean_ns, (double)hours19, 1.0);
+            { /* the summary's columns never touch, however wide a total */
+                membuf m = {0, 0, 0};
+                CHECK_EQ(ikp_stats_write_text(st, mem_write, &m, NULL), IKP_OK);
+                if (m.p) {
+                    const char *line = strstr(m.p, "\nevent");
+                    int fields = 0, in = 0;
+                    line = line ? strchr(line + 1, '\n') : NULL; /* the event's line after the heading */
+                    for (line = line ? line + 1 : NULL; line && *line && *line != '\n'; line++) {
+                        if (*line != ' ' && !in) fields++;
+                        in = *line != ' ';
+                    }
+                    CHECK_EQ(fields, 10); /* "event 3", then 8 numbers */
+                    free(m.p);
+                }
+            }
             ikp_stats_free(st);
         }
         ikp_capture_free(cap);
@@ -1385,6 +1400,14 @@ static void test_rates_and_totals(void)
             CHECK_EQ(ikp_capture_open(b, 19, &o, &cap, &e), IKP_ERR_INVALID_ARGUMENT);
             CHECK(strstr(e.message, "cycles_per_ns") != NULL);
         }
+        /* a huge or tiny value: the message still ends with the range, the value written short */
+        o.cycles_per_ns = 1e300;
+        CHECK_EQ(ikp_capture_open(b, 19, &o, &cap, &e), IKP_ERR_INVALID_ARGUMENT);
+        CHECK(strstr(e.message, "cycles_per_ns 1.000e300 is outside 0.05 .. 20 (") != NULL &&
+              strstr(e.message, "0 = from the anchors)") != NULL);
+        o.cycles_per_ns = -2.5e-12;
+        CHECK_EQ(ikp_capture_open(b, 19, &o, &cap, &e), IKP_ERR_INVALID_ARGUMENT);
+        CHECK(strstr(e.message, "cycles_per_ns -2.500e-12 is outside") != NULL);
         for (i = 0; i < 3; i++) {
             ikp_event ev[2];
             o.cycles_per_ns = good[i];

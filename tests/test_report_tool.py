@@ -87,6 +87,18 @@ def main():
         return report()
     tmp = tempfile.mkdtemp(prefix="ikp-report-")
 
+    # the device: as the capture names it (what ikp info prints), else said to be missing; --device wins
+    sample = os.path.join(ROOT, "examples", "data", "sample.ikp")
+    rc, so, se = run("report", sample)
+    rc2, info, _ = run("info", sample)
+    m = re.search(rb"\ndevice      (GPU-[0-9a-f-]{36}[^\n]*)\n", info)
+    check(rc == 0 and rc2 == 0 and m is not None and b"| device | " + m.group(1) + b" |" in so,
+          "report names the capture's device as info does (%r)" % (m and m.group(1)))
+    rc, so, se = run("report", cap("base"))
+    check(rc == 0 and b"| device | not recorded in the capture |" in so, "a capture with no device: said")
+    rc, so, se = run("report", sample, "--device", "H200 test rig")
+    check(rc == 0 and b"| device | H200 test rig |" in so, "--device names it")
+
     # report: the known overlap (both 20%, producer alone 50%, consumer alone 30%)
     md = os.path.join(tmp, "overlap.md")
     rc, so, se = run("report", cap("overlap"), "-o", md)
