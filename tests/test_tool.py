@@ -5,6 +5,7 @@ Chrome traces are checked for proper nesting per (pid, tid), and bad input
 must give a non-zero exit, one error line, and no output file."""
 import json
 import os
+import shutil
 import signal
 import struct
 import subprocess
@@ -457,8 +458,6 @@ def torch_fit(tmp, cap, base, zero):
            '{"ph": "X", "cat": "kernel", "name": "bad", "ts": -%s, "dur": 1e300}' % lo,
            '{"ph": "X", "cat": "kernel", "name": "bad", "ts": %s, "dur": null}' % lo,
            '{"ph": "X", "cat": "kernel", "name": "bad", "ts": %s, "dur": {"us": %s}}' % (lo, dur),
-           '{"ph": "X", "cat": "kernel", "name": "bad", "ts": %s, "dur": %s.}' % (lo, dur),
-           '{"ph": "X", "cat": "kernel", "name": "bad", "ts": 0x%x, "dur": %s}' % (int(float(lo)), dur),
            '{"ph": "B", "cat": "kernel", "name": "bad", "ts": %s, "dur": %s}' % (lo, dur),
            '{"cat": "kernel", "name": "bad", "ts": %s, "dur": %s}' % (lo, dur),
            '{"ph": "X", "cat": "kernels", "name": "bad", "ts": %s, "dur": %s}' % (lo, dur),
@@ -588,12 +587,42 @@ def host_time_and_torch(tmp):
               and md["traceEvents"][:2] == torch["traceEvents"], "--into: the torch trace kept whole")
         check(mx and abs(min(e["ts"] for e in mx) - kernel_ts) < 0.0015, "--into: the capture's time 0 at its host time")
         check(all(e["pid"] >= 1 << 30 for e in mine), "--into: IKP's pids from 2^30")
+        # a second capture laid into the result: processes of its own, its own ikp_time key
+        other = os.path.join(ROOT, "examples", "data", "launch2.ikp")
+        mo2 = os.path.join(tmp, "merged2.json")
+        rc, so, se = run("trace", other, "--into", mo, "-o", mo2, "--no-fit")
+        if check(rc == 0, "--into twice: exit 0 (%r)" % se):
+            m2 = strict_json(open(mo2, "rb").read())
+            first = {e["pid"] for e in mine}
+            second = {e["pid"] for e in m2["traceEvents"][len(md["traceEvents"]):]}
+            check(second and not first & second, "--into twice: the second capture's processes are its own")
+            check("ikp_time" in m2 and "ikp_time_2" in m2 and "from %d" % ((1 << 30) - (1 << 24)) in m2["ikp_time_2"],
+                  "--into twice: ikp_time_2 says where its processes start")
+    # a capture whose file name is not UTF-8: the note in the trace is still UTF-8 (U+FFFD for the byte)
+    odd = os.path.join(tmp.encode(), b"launch\xff.ikp")
+    shutil.copyfile(cap, odd)
+    rc, so, se = run("trace", odd, "--into", tp, "-o", mo)
+    raw = open(mo, "rb").read() if rc == 0 else b""
+    try:
+        raw.decode("utf-8")
+        utf8 = True
+    except UnicodeDecodeError:
+        utf8 = False
+    check(rc == 0 and utf8 and "launch\ufffd.ikp" in strict_json(raw).get("ikp_time", ""),
+          "--into from a file name that is not UTF-8: the output is UTF-8 (%r)" % se)
     with open(os.path.join(tmp, "empty-events.json"), "w") as f:
         json.dump({"baseTimeNanoseconds": base, "traceEvents": []}, f)
     rc, so, se = run("trace", cap, "--into", os.path.join(tmp, "empty-events.json"), "-o", mo)
     check(rc == 0 and strict_json(open(mo, "rb").read())["traceEvents"], "--into an empty traceEvents: valid JSON")
     for body, why in ((b'{"traceEvents": []}', b"no baseTimeNanoseconds"),
-                      (b'{"baseTimeNanoseconds": 5, "traceEvents": [', b"malformed JSON"),
+                      (b'{"baseTimeNanoseconds": 5, "traceEvents": [', b"not JSON: it ends inside a value"),
+                      (b'{"baseTimeNanoseconds": 5, "traceEvents": ["a\x01b"]}', b"not JSON: a raw control byte"),
+                      (b'{"baseTimeNanoseconds": 5, "traceEvents": []} {}', b"not JSON: text after the top-level"),
+                      (b'{"baseTimeNanoseconds": 5, "traceEvents": [],}', b"not JSON: an object member without"),
+                      (b'{"baseTimeNanoseconds": 5, "traceEvents": [{"dur": 5.}]}', b"not JSON: a number with no digit"),
+                      (b'{"baseTimeNanoseconds": 5, "traceEvents": [{"ts": 0x10}]}', b"not JSON: a value followed by"),
+                      (b'{"baseTimeNanoseconds": 5, "traceEvents": [], "x": ' + b"[" * 5000 + b"]" * 5000 + b"}",
+                       b"not JSON: values nested deeper than 4096"),
                       (b'[1, 2]', b"not a JSON object"),
                       (b'{"baseTimeNanoseconds": 1.5e18, "traceEvents": []}', b"not a whole number")):
         bad = os.path.join(tmp, "bad-torch.json")
@@ -608,7 +637,11 @@ def host_time_and_torch(tmp):
     with open(os.path.join(tmp, "cut.json"), "w") as f:  # cut inside traceEvents, no closing bracket
         f.write('{"baseTimeNanoseconds":1,"traceEvents":[' + " " * 70000)
     rc, so, se = run("trace", cap, "--into", os.path.join(tmp, "cut.json"), "-o", mo)
-    check(rc == 1 and b"malformed JSON" in se, "--into a trace cut inside traceEvents: exit 1, malformed")
+    check(rc == 1 and b"not JSON: it ends inside a value" in se, "--into a trace cut inside traceEvents: exit 1, not JSON")
+    with open(os.path.join(tmp, "deep.json"), "w") as f:  # valid, nested 300 deep: read (it was refused past 256)
+        f.write('{"baseTimeNanoseconds": %d, "traceEvents": [], "x": %s%s}' % (base, "[" * 300, "]" * 300))
+    rc, so, se = run("trace", cap, "--into", os.path.join(tmp, "deep.json"), "-o", mo)
+    check(rc == 0 and strict_json(open(mo, "rb").read())["traceEvents"], "--into a trace nested 300 deep: read (%r)" % se)
     torch_fit(tmp, cap, base, zero)
     # a base 54 days back (ts of 4.66e12 us: what torch.profiler wrote on an H100, its base near the boot)
     torch_fit(tmp, cap, zero - 4662277939666539, zero)

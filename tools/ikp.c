@@ -986,37 +986,90 @@ static const char *json_ws(const char *p, const char *e)
     while (p < e && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')) p++;
     return p;
 }
-/* past the JSON value at p (NULL if malformed or deeper than 256) */
+/* why the last json_skip failed, and where */
+static const char *json_why = "";
+static const char *json_at;
+static const char *json_fail(const char *why, const char *at)
+{
+    json_why = why;
+    json_at = at;
+    return NULL;
+}
+static int json_digit(const char *p, const char *e) { return p < e && *p >= '0' && *p <= '9'; }
+/* past the string at p's '"' (RFC 8259: no raw control byte, known escapes) */
+static const char *json_str(const char *p, const char *e)
+{
+    for (p++; p < e; p++) {
+        unsigned char c = (unsigned char)*p;
+        if (c == '"') return p + 1;
+        if (c < 0x20) return json_fail("a raw control byte inside a string", p);
+        if (c != '\\') continue;
+        if (++p >= e) break;
+        if (*p == 'u') {
+            int k;
+            for (k = 1; k <= 4; k++)
+                if (p + k >= e || !strchr("0123456789abcdefABCDEF", p[k]) || !p[k]) return json_fail("a bad \\u escape", p);
+            p += 4;
+        } else if (!*p || !strchr("\"\\/bfnrt", *p))
+            return json_fail("an unknown escape in a string", p);
+    }
+    return json_fail("a string that does not end", e);
+}
+/* past the number or literal at p */
+static const char *json_scalar(const char *p, const char *e)
+{
+    static const char *const lit[] = {"true", "false", "null"};
+    const char *q = p;
+    size_t k;
+    for (k = 0; k < 3; k++)
+        if ((size_t)(e - p) >= strlen(lit[k]) && !memcmp(p, lit[k], strlen(lit[k]))) return p + strlen(lit[k]);
+    if (q < e && *q == '-') q++;
+    if (q < e && *q == '0') q++;
+    else if (json_digit(q, e)) while (json_digit(q, e)) q++;
+    else return json_fail("a value that is not JSON", p);
+    if (q < e && *q == '.') {
+        if (!json_digit(++q, e)) return json_fail("a number with no digit after '.'", q);
+        while (json_digit(q, e)) q++;
+    }
+    if (q < e && (*q == 'e' || *q == 'E')) {
+        if (++q < e && (*q == '+' || *q == '-')) q++;
+        if (!json_digit(q, e)) return json_fail("a number with no digit in its exponent", q);
+        while (json_digit(q, e)) q++;
+    }
+    return q;
+}
+#define JSON_MAX_DEPTH 4096
+/* past the JSON value at p, checked as RFC 8259 says (NULL if it is not
+   one, or nests deeper than JSON_MAX_DEPTH: json_why and json_at say why) */
 static const char *json_skip(const char *p, const char *e)
 {
-    int depth = 0;
-    char stack[256];
-    do {
+    char stack[JSON_MAX_DEPTH];
+    int depth = 0, key = 0; /* key: an object member's key comes next */
+    for (;;) {
         p = json_ws(p, e);
-        if (p >= e) return NULL;
+        if (p >= e) return json_fail("it ends inside a value", e);
+        if (key && *p != '"') return json_fail("an object member without a string key", p);
         if (*p == '"') {
-            for (p++; p < e && *p != '"'; p++)
-                if (*p == '\\') p++;
-            if (p >= e) return NULL;
-            p++;
+            if (!(p = json_str(p, e))) return NULL;
         } else if (*p == '{' || *p == '[') {
-            if (depth == (int)sizeof stack) return NULL;
+            if (depth == JSON_MAX_DEPTH) return json_fail("values nested deeper than 4096", p);
             stack[depth++] = *p == '{' ? '}' : ']';
             p = json_ws(p + 1, e);
             if (p < e && *p == stack[depth - 1]) { depth--; p++; }
-            else continue; /* its first member or element */
-        } else if (*p == '}' || *p == ']' || *p == ',' || *p == ':') return NULL;
-        else while (p < e && !strchr(",:]} \t\r\n", *p)) p++; /* a number or a literal */
-        for (;;) { /* after a value: the next member or element, or closes */
+            else { key = stack[depth - 1] == '}'; continue; } /* its first member or element */
+        } else if (!(p = json_scalar(p, e))) return NULL;
+        for (;;) { /* after a value or a key: the next one, or closes */
             p = json_ws(p, e);
             if (!depth) return p;
-            if (p < e && *p == ':' && stack[depth - 1] == '}') { p++; break; }
-            if (p < e && *p == ',') { p++; break; }
+            if (key) {
+                if (p < e && *p == ':') { p++; key = 0; break; }
+                return json_fail("an object key without ':'", p);
+            }
+            if (p < e && *p == ',') { p++; key = stack[depth - 1] == '}'; break; }
             if (p < e && *p == stack[depth - 1]) { depth--; p++; continue; }
-            return NULL;
+            return json_fail("a value followed by neither ',' nor the bracket that closes it", p);
         }
-    } while (depth);
-    return p;
+    }
 }
 /* one member of a JSON object, at its key's '"': the key's bytes (within
    the quotes) in [*k, *k + *kl), its value's in [*v, *ve) with no white
@@ -1055,10 +1108,17 @@ static int ikp_time_key(const char *k, size_t kl)
 static int torch_scan(const char *t, size_t n, uint64_t *base, const char **open, const char **close, int *empty,
                       uint64_t *ikp_keys, const char **why)
 {
-    const char *p = json_ws(t, t + n), *e = t + n;
+    static char msg[160];
+    const char *p = json_ws(t, t + n), *e = t + n, *end;
     int have_base = 0;
     *close = NULL;
     if (p >= e || *p != '{') { *why = "not a JSON object"; return 1; }
+    if (!(end = json_skip(p, e)) || json_ws(end, e) != e) { /* the whole text, as a strict reader takes it */
+        snprintf(msg, sizeof msg, "not JSON: %s at byte %llu", end ? "text after the top-level object" : json_why,
+                 (unsigned long long)((end ? end : json_at) - t));
+        *why = msg;
+        return 1;
+    }
     p = json_ws(p + 1, e);
     while (p < e && *p == '"') {
         const char *k, *v, *ve;
@@ -1331,13 +1391,24 @@ static ikp_result into_body(const void *ctx, ikp_write_fn fn, void *user, ikp_er
    characters escaped (the rest is the UTF-8 it was read as) */
 static int put_json_text(membuf_ *m, const char *text)
 {
-    for (; *text; text++) {
+    size_t left = strlen(text);
+    while (left) {
         unsigned char c = (unsigned char)*text;
+        size_t u = c >= 0x80 ? ikp__utf8_len((const unsigned char *)text, left) : 1;
         char b[8];
-        if (c == '"' || c == '\\') { b[0] = '\\'; b[1] = (char)c; b[2] = 0; }
+        if (c >= 0x80 && u) { /* a whole UTF-8 sequence, as it is */
+            if (mem_writer(m, text, u)) return 1;
+            text += u;
+            left -= u;
+            continue;
+        }
+        if (c >= 0x80) memcpy(b, "\xef\xbf\xbd", 4); /* a byte that is not UTF-8: U+FFFD */
+        else if (c == '"' || c == '\\') { b[0] = '\\'; b[1] = (char)c; b[2] = 0; }
         else if (c < 0x20 || c == 0x7f) snprintf(b, sizeof b, "\\u%04x", c);
         else { b[0] = (char)c; b[1] = 0; }
         if (mem_writer(m, b, strlen(b))) return 1;
+        text++;
+        left--;
     }
     return 0;
 }
@@ -1403,10 +1474,18 @@ static int trace_into(args *g, const ikp_capture *cap)
     }
     if (k == 1) snprintf(key, sizeof key, "ikp_time");
     else snprintf(key, sizeof key, "ikp_time_%d", k);
+    /* each capture laid in gets processes of its own: the K-th from 2^30 -
+       (K - 1) 2^24, above any process id of the trace's (Linux: < 2^22) */
+    if (ci->num_blocks >= (1u << 24)) {
+        fprintf(stderr, "ikp: error: --into: %s has %u blocks, more processes than a capture laid in may have (2^24)\n",
+                g->in, ci->num_blocks);
+        goto done;
+    }
+    g->copt.pid_base = ((uint64_t)1 << 30) - (uint64_t)(k - 1) * ((uint64_t)1 << 24);
     snprintf(note, sizeof note, "%s (%s capture, %u lanes, processes from %llu): times are host CLOCK_REALTIME "
              "ns less the torch.profiler trace's baseTimeNanoseconds %llu; time 0 of the capture is %lld ns +- %u ns "
              "by IKP's clock readings, ", g->in, ikp_format_name(ci->format), ci->active_lanes,
-             (unsigned long long)1 << 30, (unsigned long long)base, (long long)ci->host_zero_ns,
+             (unsigned long long)g->copt.pid_base, (unsigned long long)base, (long long)ci->host_zero_ns,
              ci->host_zero_uncertainty_ns);
     if (fit.fitted) snprintf(note + strlen(note), sizeof note - strlen(note), "moved %+lld ns into kernel slice '",
                              (long long)fit.shift);
@@ -1422,7 +1501,6 @@ static int trace_into(args *g, const ikp_capture *cap)
     job.note_n = nj.n;
     g->copt.time_base_ns = (uint64_t)(t0 + fit.shift); /* t0 + shift >= 0: fit_kernel saw to it */
     g->copt.absolute_ts = 1; /* on the trace's axis as it is, past 2^53 ns too */
-    g->copt.pid_base = (uint64_t)1 << 30; /* never one of the trace's pids (process ids, devices) */
     if (ikp_write_chrome(cap, &g->copt, mem_writer, &ikp, &e) != IKP_OK) { rc = fail(g->in, &e); goto done; }
     if (mem_writer(&ikp, "", 1)) { fprintf(stderr, "ikp: error: out of memory\n"); goto done; } /* a C string */
     /* IKP's own JSON: {"traceEvents":[ ... \n],"displayTimeUnit":... */
