@@ -1191,6 +1191,14 @@ IKP_DEF ikp_result ikp_buffer_header(uint64_t *header8, uint32_t lanes, uint32_t
 #else
 #define IKP__CUDA_OFF 0
 #endif
+/* the helpers' own kernels and what launches them: compiled by nvcc, and
+   left out of a production build, where nothing of IKP's device code
+   remains */
+#if defined(__CUDACC__) && !IKP__CUDA_OFF
+#define IKP__KERNELS 1
+#else
+#define IKP__KERNELS 0
+#endif
 typedef struct ikp_cuda_buffer {
     uint64_t *device;          /* pass to the kernel as its uint64_t* parameter */
     size_t num_words;
@@ -10746,7 +10754,7 @@ IKP_DEF ikp_result ikp_cuda_device_id(int device, ikp_device_id *out, ikp_error 
     return IKP_OK;
 }
 
-#if defined(__CUDACC__)
+#if IKP__KERNELS
 #define IKP__PINGS 32       /* round trips per host reading */
 #define IKP__PEER_PINGS 64  /* round trips per GPU-GPU measurement */
 #define IKP__PING_WAIT_NS 20000000ll   /* the host waits this long for an answer */
@@ -11021,20 +11029,21 @@ IKP_DEF ikp_result ikp_cuda_peer_clock(int device, int peer, ikp_peer_clock *out
     return r;
 }
 #else
+#define IKP__NO_KERNELS_WHY (IKP__CUDA_OFF ? "this build has IKP_ENABLE=0" : "it needs ikp.h's implementation compiled by nvcc")
 IKP_DEF ikp_result ikp_cuda_clock_reading(ikp_clock_sync *out, ikp_error *err)
 {
     if (!out) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL argument");
-    return ikp__fail(err, IKP_ERR_NO_CUDA, -1, -1, "clock readings need ikp.h's implementation compiled by nvcc");
+    return ikp__fail(err, IKP_ERR_NO_CUDA, -1, -1, "no clock reading: %s", IKP__NO_KERNELS_WHY);
 }
 IKP_DEF ikp_result ikp_cuda_peer_clock(int device, int peer, ikp_peer_clock *out, ikp_error *err)
 {
     if (!out || device == peer)
         return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "a peer clock needs two different devices");
-    return ikp__fail(err, IKP_ERR_NO_CUDA, -1, -1, "peer clocks need ikp.h's implementation compiled by nvcc");
+    return ikp__fail(err, IKP_ERR_NO_CUDA, -1, -1, "no peer clock: %s", IKP__NO_KERNELS_WHY);
 }
 #endif
 
-#if defined(__CUDACC__)
+#if IKP__KERNELS
 /* Makes buf's device current for the helpers' own launches and memory (a
    kernel cannot be launched into a stream of another device, and cudaMalloc
    takes the current device's memory), as when one thread drives several
@@ -11057,7 +11066,7 @@ static void ikp__leave_device(const ikp_cuda_buffer *buf, int cur)
 /* a reading for buf, on its device, into the next free slot of clock[] */
 static void ikp__buffer_reading(ikp_cuda_buffer *buf)
 {
-#if defined(__CUDACC__)
+#if IKP__KERNELS
     int cur = -1;
     uint64_t *dev = NULL;
     if (buf->mapped_ && buf->num_clock < 2 && (cur = ikp__enter_device(buf)) >= 0) {
@@ -11072,7 +11081,7 @@ static void ikp__buffer_reading(ikp_cuda_buffer *buf)
 #endif
 }
 
-#if defined(__CUDACC__)
+#if IKP__KERNELS
 /* The samples a download took, in the decoder's order, less any that
    contradict the one before them on their SM (a sampler block held up
    between its two reads, say), which would make the decoder refuse them
@@ -11130,7 +11139,7 @@ static void ikp__sample_on_device(ikp_cuda_buffer *buf, cudaStream_t stream)
 
 static void ikp__sample_while_running(ikp_cuda_buffer *buf, cudaStream_t stream)
 {
-#if defined(__CUDACC__)
+#if IKP__KERNELS
     int cur = -1;
     if (!buf->sample_every_ns || !buf->samples_ || !buf->sample_stream_) return;
     if ((cur = ikp__enter_device(buf)) >= 0) {
@@ -11148,7 +11157,7 @@ static void ikp__sample_while_running(ikp_cuda_buffer *buf, cudaStream_t stream)
    while sample_every_ns is 0. Without it the download takes no samples. */
 static void ikp__sample_memory(ikp_cuda_buffer *buf)
 {
-#if defined(__CUDACC__)
+#if IKP__KERNELS
     int cur = -1;
     if (!buf->sample_every_ns || buf->samples_ || !buf->sample_stream_ || !buf->sms_) return;
     if ((cur = ikp__enter_device(buf)) >= 0) { /* the sampler's device */
@@ -11188,7 +11197,7 @@ IKP_DEF ikp_result ikp_cuda_buffer_create(ikp_cuda_buffer *buf, uint32_t lanes, 
     buf->clock_khz = khz > 0 ? (uint32_t)khz : 0;
     buf->device_index = dev;
     if (ikp_cuda_device_id(dev, &buf->gpu, NULL) != IKP_OK) memset(&buf->gpu, 0, sizeof buf->gpu);
-#if defined(__CUDACC__)
+#if IKP__KERNELS
     if (cudaHostAlloc((void **)&buf->mapped_, (IKP__PINGS + 1) * sizeof(uint64_t), cudaHostAllocMapped) != cudaSuccess) {
         buf->mapped_ = NULL; /* no readings */
         cudaGetLastError();

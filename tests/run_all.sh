@@ -1,12 +1,17 @@
 #!/bin/sh
 # Runs every test runner given as arguments (each prints "N passed, N failed"
 # as its last line), then prints the totals as the final line.
-tp=0; tf=0; status=0
+# Progress: each runner's number among them before it starts, and the
+# seconds it took after its output.
+tp=0; tf=0; status=0; i=0; n=$#
 for t in "$@"; do
-  echo "== $t"
+  i=$((i+1))
+  echo "== [$i/$n] $t"
   log=$(mktemp)
+  t0=$(date +%s)
   sh -c "$t" > "$log" 2>&1; rc=$?
   cat "$log"
+  echo "-- [$i/$n] $(( $(date +%s) - t0 )) s"
   line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
   if [ -z "$line" ]; then echo "runner printed no result line: $t"; tf=$((tf+1)); status=1
   else

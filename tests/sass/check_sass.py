@@ -243,6 +243,29 @@ def main():
             check(sp.get(name) == so.get(name), "%s: .text with IKP_ENABLE=0 is byte-identical to the kernel without IKP lines (%d vs %d bytes)" % (k, len(sp.get(name, b"")), len(so.get(name, b""))))
             check(se.get(name) != sp.get(name), "%s: profiling on changes the code (the comparison can fail)" % k)
 
+    # 1b. a production build of a program that holds ikp.h's implementation
+    # (examples/minimal.cu) keeps none of IKP's device code: no kernel or
+    # device function of ikp.h's helpers in its cubin, or in the executable
+    # as cuobjdump lists it; with IKP on they are there (the check can fail)
+    ex = os.path.join(ROOT, "examples", "minimal.cu")
+    names = {}
+    for how, flags in (("off", ["-DIKP_ENABLE=0"]), ("on", [])):
+        cub = os.path.join(OUT, "minimal_%s.cubin" % how)
+        if check(nvcc(ex, cub, *flags), "examples/minimal.cu builds as a cubin (%s)" % how):
+            names[how] = [n for n in elf_sections(cub) if n.startswith(".text.")]
+    if len(names) == 2:
+        ikp_off = [n for n in names["off"] if "ikp" in n]
+        check(names["off"] and not ikp_off, "IKP_ENABLE=0: no IKP device code in the cubin (%s)" % ikp_off)
+        check(any("ikp__" in n for n in names["on"]), "IKP on: the helpers' kernels are in the cubin (%s)" % names["on"])
+    cuobjdump = os.path.join(os.path.dirname(NVDISASM), "cuobjdump")
+    exe = os.path.join(OUT, "minimal_off")
+    cmd = [NVCC, "-O3"] + ARCH + ["-DIKP_ENABLE=0", "-o", exe, ex]
+    if check(subprocess.run(cmd, capture_output=True).returncode == 0, "examples/minimal.cu builds with IKP_ENABLE=0"):
+        p = subprocess.run([cuobjdump, "-sass", exe], capture_output=True, text=True)
+        funcs = re.findall(r"Function : (\S+)", p.stdout)
+        check(p.returncode == 0 and funcs and not [f for f in funcs if "ikp" in f],
+              "IKP_ENABLE=0: cuobjdump lists no IKP function in the executable (%s)" % funcs)
+
     # 4. warning-free in every mode
     for flags in (["-DIKP_TIMER=IKP_TIMER_GLOBAL"], ["-DIKP_RING=1"], ["-DIKP_ENABLE=0", "-DIKP_RING=1"],
                   ["-DIKP_STAGED=1"], ["-DIKP_STAGED=1", "-DIKP_RING=1"], ["-DIKP_ENABLE=0", "-DIKP_STAGED=1"]):
