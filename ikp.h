@@ -9666,6 +9666,18 @@ static void ikp__put_json_dist(ikp__out *o, const ikp_event_stats *e)
     ikp__put_kv_f(o, "max_ns", e->max_ns);
     ikp__puts(o, "}");
 }
+/* ,"<m>_change":c,"<m>_p":p */
+static void ikp__put_json_measure(ikp__out *o, const char *m, double change, double p)
+{
+    ikp__puts(o, ",\"");
+    ikp__puts(o, m);
+    ikp__puts(o, "_change\":");
+    ikp__put_f(o, change, 6);
+    ikp__puts(o, ",\"");
+    ikp__puts(o, m);
+    ikp__puts(o, "_p\":");
+    ikp__put_prob(o, p);
+}
 static void ikp__put_json_test(ikp__out *o, const ikp_diff_test *t)
 {
     ikp__puts(o, ",\"p50_change\":");
@@ -9674,18 +9686,9 @@ static void ikp__put_json_test(ikp__out *o, const ikp_diff_test *t)
     ikp__put_f(o, t->z, 3);
     ikp__puts(o, ",\"p_value\":");
     ikp__put_prob(o, t->p_value);
-    ikp__puts(o, ",\"p90_change\":");
-    ikp__put_f(o, t->p90_change, 6);
-    ikp__puts(o, ",\"p90_p\":");
-    ikp__put_prob(o, t->p90_p);
-    ikp__puts(o, ",\"p99_change\":");
-    ikp__put_f(o, t->p99_change, 6);
-    ikp__puts(o, ",\"p99_p\":");
-    ikp__put_prob(o, t->p99_p);
-    ikp__puts(o, ",\"total_change\":");
-    ikp__put_f(o, t->total_change, 6);
-    ikp__puts(o, ",\"total_p\":");
-    ikp__put_prob(o, t->total_p);
+    ikp__put_json_measure(o, "p90", t->p90_change, t->p90_p);
+    ikp__put_json_measure(o, "p99", t->p99_change, t->p99_p);
+    ikp__put_json_measure(o, "total", t->total_change, t->total_p);
     ikp__puts(o, ",\"moved\":[");
     ikp__put_measures(o, t->measures, ",", 1);
     ikp__puts(o, "],\"moved_change\":");
