@@ -536,7 +536,13 @@ def host_time(tmp):
     check(d.get("otherData", {}).get("ikp_time_base_ns") == str(base), "JSON: otherData states the base")
     rc, _, err = run("trace", cap, "-o", "-", "--time", "capture")
     check(rc == 0, "--time capture: exit 0")
-    rc, _, err = run("trace", SAMPLE, "-o", os.path.join(tmp, "x.json"), "--time", "host")
+    noclock = os.path.join(tmp, "noclock.bin")  # a bare buffer: 1 lane, a 1 us region in globaltimer ns, no readings
+    g0 = 1795000000000000000
+    lane = [0x4C41, 1 << 48, 1 | 1 << 32 | 1 << 48, g0, 0, g0 + 2000, 0, 1 << 63 | 2,
+            ((g0 + 500) & 0xFFFFFFFF) << 32 | 1 << 2 | 1, ((g0 + 1500) & 0xFFFFFFFF) << 32 | 1 << 2 | 2, 0, 0, 0]
+    with open(noclock, "wb") as f:
+        f.write(struct.pack("<21Q", 0x31504B49 | 1 << 32 | 8 << 48 | 8 << 56, 1 | 4 << 32, 1980000, *([0] * 5), *lane))
+    rc, _, err = run("trace", noclock, "-o", os.path.join(tmp, "x.json"), "--time", "host")
     check(rc == 1 and b"no reading of the GPU clock" in err, "--time host without readings: exit 1 and why (%r)" % err[-200:])
     rc, _, err = run("trace", SAMPLE, "-o", os.path.join(tmp, "x.json"), "--time", "gpu")
     check(rc == 2 and b"--time takes capture or host" in err, "--time gpu: bad usage")

@@ -80,6 +80,7 @@ typedef struct {
     val v[NREGS];
     size_t last_def[NREGS];
     int has_def[NREGS];
+    size_t guard;  /* the last store of RZ since the last clock read, + 1 (0: none) */
 } func;
 
 static int grow(void **p, size_t *cap, size_t need, size_t size)
@@ -146,6 +147,7 @@ static int op_is(const char *op, const char *const *names)
 static void func_reset(func *f)
 {
     f->n_in = f->n_rec = f->n_reg = 0;
+    f->guard = 0;
     f->name[0] = 0;
     memset(f->v, 0, sizeof f->v);
     memset(f->has_def, 0, sizeof f->has_def);
@@ -200,6 +202,7 @@ static int add_inst(func *f, unsigned long offset, const char *op, char **ops, i
     it->work = !op_is(op, neutral);
     it->zero_store = op_is(op, (const char *const[]){"STG", "STS", "ST", NULL}) && !strstr(op, ".64") &&
                      !strstr(op, ".128") && n == 2 && !strcmp(ops[1], "RZ");
+    if (it->zero_store) f->guard = i + 1;
     v.type = V_OTHER;
     v.inst = i;
     v.imm = 0;
@@ -209,7 +212,10 @@ static int add_inst(func *f, unsigned long offset, const char *op, char **ops, i
     if (op_is(op, (const char *const[]){"CS2R", "S2R", "S2UR", NULL}) && n == 2 &&
         (starts(ops[1], "SR_CLOCKLO") || starts(ops[1], "SR_GLOBALTIMERLO"))) {
         it->work = 0;
-        if (i > 0 && f->in[i - 1].zero_store) f->in[i - 1].work = 0; /* the stamp's guard */
+        /* the stamp's guard: the last store of RZ before it (ptxas may put
+           independent instructions between the two) */
+        if (f->guard) f->in[f->guard - 1].work = 0;
+        f->guard = 0;
         if (starts(op, "CS2R") && !strstr(op, ".32")) { /* 64-bit: an anchor's reading, not a stamp */
             v.type = V_CLOCK64;
             set_def(f, d, v, i);
