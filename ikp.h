@@ -5935,6 +5935,7 @@ static const char *ikp__part_process_name(char *t, size_t n, const ikp__part *pa
 }
 
 #if !defined(IKP_NO_PERFETTO) || !defined(IKP_NO_MERGE)
+#ifndef IKP_NO_MERGE
 /* 1 if the captures name two hosts or more (labels then say which) */
 static int ikp__many_hosts(const ikp_capture *const *caps, uint32_t n)
 {
@@ -5947,6 +5948,7 @@ static int ikp__many_hosts(const ikp_capture *const *caps, uint32_t n)
     }
     return 0;
 }
+#endif
 
 /* capture index's label before disambiguation (hosts: ikp__many_hosts) */
 static void ikp__merge_label0(const ikp_capture *c, uint32_t index, int hosts, char *buf, size_t size)
@@ -8876,14 +8878,14 @@ IKP_DEF ikp_result ikp_report_compute(const ikp_capture *cap, const ikp_report_o
     } else if (cap->info.device_known) {
         const ikp_device_id *d = &cap->device;
         char dv[256], u[48];
-        size_t k;
+        size_t dn;
         snprintf(dv, sizeof dv, "%s", ikp__uuid_text(d->uuid, u, sizeof u));
-        k = strlen(dv);
-        if (d->ordinal >= 0) { snprintf(dv + k, sizeof dv - k, ", CUDA device %d", (int)d->ordinal); k = strlen(dv); }
-        if (d->rank >= 0) { snprintf(dv + k, sizeof dv - k, ", rank %d", (int)d->rank); k = strlen(dv); }
-        snprintf(dv + k, sizeof dv - k, ", PCI %04x:%02x:%02x", d->pci_domain, d->pci_bus, d->pci_device);
-        k = strlen(dv);
-        if (d->host[0]) snprintf(dv + k, sizeof dv - k, ", host %s", d->host);
+        dn = strlen(dv);
+        if (d->ordinal >= 0) { snprintf(dv + dn, sizeof dv - dn, ", CUDA device %d", (int)d->ordinal); dn = strlen(dv); }
+        if (d->rank >= 0) { snprintf(dv + dn, sizeof dv - dn, ", rank %d", (int)d->rank); dn = strlen(dv); }
+        snprintf(dv + dn, sizeof dv - dn, ", PCI %04x:%02x:%02x", d->pci_domain, d->pci_bus, d->pci_device);
+        dn = strlen(dv);
+        if (d->host[0]) snprintf(dv + dn, sizeof dv - dn, ", host %s", d->host);
         if (!ikp__pool_add(a, &pool, dv, &dev_name)) { r = ikp__oom(err); goto fail; }
     }
     rp->names_ = pool.p;
