@@ -244,7 +244,8 @@
 #define IKP_WIRE_KIND_MASK 0x3u           /* tag bits 0..1: the kind */
 #define IKP_WIRE_EVENT_SHIFT 2u           /* tag bits 2..15: the event id */
 #define IKP_WIRE_EVENT_MASK 0x3FFFu
-#define IKP_WIRE_AUTO_ANCHOR_ID 2u        /* anchor records of this id: automatic anchors */
+#define IKP_WIRE_AUTO_ANCHOR_ID 2u        /* anchor records of this id and above: automatic anchors */
+#define IKP_WIRE_AUTO_WIDTH_MAX 0x3FFDu   /* their id minus 2: cycles between the reads around the tick */
 #define IKP_WIRE_AUTO_DELTA_SHIFT 16u     /* their tag bits 16..29: cycles after the previous stamp */
 #define IKP_WIRE_AUTO_DELTA_MAX 0x3FFFu
 #define IKP_WIRE_LANE_FLAGS_SHIFT 16u     /* lane word 0 bits 16..23: the lane flags */
@@ -1538,12 +1539,14 @@ typedef struct ikp__reading {
     uint32_t sm;
     uint16_t knot;  /* in cap->knots: a point of the mapping (else a reading) */
     uint16_t hard;  /* an IKP_ANCHOR's: a point where it can be */
+    uint32_t width; /* an automatic anchor's: cycles between the reads around its tick (0: not said) */
 } ikp__reading;
 
 typedef struct ikp__rec {
     unsigned kind;     /* IKP_WIRE_KIND_* or IKP__KIND_FINALIZE / IKP__KIND_INVALID */
     uint32_t id;       /* IKP__KIND_ANCHOR_AUTO: the cycles from the previous record's stamp */
     uint32_t hi;       /* timer low 32 bits, or payload */
+    uint32_t width;    /* IKP__KIND_ANCHOR_AUTO: cycles between the reads around its tick (0: not said) */
 } ikp__rec;
 #define IKP__KIND_FINALIZE 4u
 #define IKP__KIND_INVALID 5u
@@ -1689,12 +1692,14 @@ static inline void ikp__decode_word(ikp_format fmt, uint64_t w, uint32_t lane, i
 {
     uint32_t tag = (uint32_t)w;
     r->hi = (uint32_t)(w >> 32);
+    r->width = 0;
     if (fmt == IKP_FORMAT_IKP) {
         r->id = (tag >> IKP_WIRE_EVENT_SHIFT) & IKP_WIRE_EVENT_MASK;
         if (w == 0) r->kind = IKP__KIND_INVALID;
         else if ((tag & (IKP_WIRE_DATA_MARK | IKP_WIRE_ANCHOR)) == (IKP_WIRE_DATA_MARK | IKP_WIRE_ANCHOR)) {
-            if (r->id == IKP_WIRE_AUTO_ANCHOR_ID && !(tag & IKP_WIRE_KIND_MASK)) {
+            if (r->id >= IKP_WIRE_AUTO_ANCHOR_ID && !(tag & IKP_WIRE_KIND_MASK)) {
                 r->kind = IKP__KIND_ANCHOR_AUTO;
+                r->width = r->id - IKP_WIRE_AUTO_ANCHOR_ID;
                 r->id = (tag >> IKP_WIRE_AUTO_DELTA_SHIFT) & IKP_WIRE_AUTO_DELTA_MAX;
             } else
                 r->kind = (tag & IKP__TAG_ANCHOR_ZERO) ? IKP__KIND_INVALID
@@ -2185,7 +2190,8 @@ static int64_t ikp__knot_ps(const ikp__lane *l, ikp__walk *k, int64_t tick)
 }
 
 /* a reading of sm at (tick, ps), kept in cap->readings (grown); 0: no memory */
-static int ikp__add_reading(ikp_capture *cap, size_t *room, uint32_t sm, int64_t tick, int64_t ps, int hard)
+static int ikp__add_reading(ikp_capture *cap, size_t *room, uint32_t sm, int64_t tick, int64_t ps, int hard,
+                            uint32_t width)
 {
     ikp__reading *r;
     if (!ikp__grow(&cap->alloc, (void **)&cap->readings, room, (size_t)cap->num_readings + 1, sizeof *r)) return 0;
@@ -2195,6 +2201,7 @@ static int ikp__add_reading(ikp_capture *cap, size_t *room, uint32_t sm, int64_t
     r->sm = sm;
     r->knot = 0;
     r->hard = (uint16_t)hard;
+    r->width = width;
     return 1;
 }
 
@@ -2216,8 +2223,8 @@ static int ikp__lane_readings(ikp_capture *cap, const ikp__lane *l, size_t *room
     uint64_t w;
     uint32_t g_lo = 0;
     int have_g = 0, stamped = 0;
-    if (!ikp__add_reading(cap, room, l->pub.sm, l->anchor, l->ref_ps, 0)) return 0;
-    if (l->end_ok && !ikp__add_reading(cap, room, l->pub.sm, l->end_anchor, l->end_ps, 0)) return 0;
+    if (!ikp__add_reading(cap, room, l->pub.sm, l->anchor, l->ref_ps, 0, 0)) return 0;
+    if (l->end_ok && !ikp__add_reading(cap, room, l->pub.sm, l->end_anchor, l->end_ps, 0, 0)) return 0;
     ikp__cursor_init(&c, cap, l);
     ck.prev = l->anchor;
     ck.backwards = 0;
@@ -2227,7 +2234,8 @@ static int ikp__lane_readings(ikp_capture *cap, const ikp__lane *l, size_t *room
         ikp__decode_word(cap->format, w, l->index, &r);
         stamped = 0;
         if (r.kind == IKP__KIND_ANCHOR_AUTO) {
-            if (was && !ikp__add_reading(cap, room, l->pub.sm, ck.prev + r.id, ikp__anchor_at(l, ck.prev + r.id, r.hi), 0))
+            if (was && !ikp__add_reading(cap, room, l->pub.sm, ck.prev + r.id, ikp__anchor_at(l, ck.prev + r.id, r.hi), 0,
+                                         r.width))
                 return 0;
             have_g = 0;
         } else if (r.kind == IKP__KIND_ANCHOR_G) {
@@ -2235,7 +2243,7 @@ static int ikp__lane_readings(ikp_capture *cap, const ikp__lane *l, size_t *room
             g_lo = r.hi;
         } else if (r.kind == IKP__KIND_ANCHOR_C) {
             if (have_g && ikp__unwrap(l, &ck, r.hi) &&
-                !ikp__add_reading(cap, room, l->pub.sm, ck.prev, ikp__anchor_at(l, ck.prev, g_lo), 1))
+                !ikp__add_reading(cap, room, l->pub.sm, ck.prev, ikp__anchor_at(l, ck.prev, g_lo), 1, 0))
                 return 0;
             have_g = 0;
         } else {
@@ -2348,7 +2356,7 @@ static ikp_result ikp__sm_maps(ikp_capture *cap, const ikp_decode_options *opt, 
         const ikp_sm_clock *sc = &cap->sm_clock[i];
         int64_t d = (int64_t)(sc->gpu_ns - cap->gref_ns);
         if (d > (int64_t)IKP__ANCHOR_LIMIT || d < -(int64_t)IKP__ANCHOR_LIMIT) continue;
-        if (!ikp__add_reading(cap, &room, sc->sm, (int64_t)(sc->cycles & IKP__ANCHOR_MASK), d * 1000, 0))
+        if (!ikp__add_reading(cap, &room, sc->sm, (int64_t)(sc->cycles & IKP__ANCHOR_MASK), d * 1000, 0, 0))
             return ikp__oom(err);
     }
     if (!cap->num_readings) return IKP_OK;
@@ -2384,13 +2392,19 @@ static ikp_result ikp__sm_maps(ikp_capture *cap, const ikp_decode_options *opt, 
 
 /* How far a record at tick t of a lane mapped by its SM may lie off: as
    ikp__place_bound says, from its distance to the nearest reading of its
-   SM (*ri follows the ticks); past the first or last, at the runaway rate */
+   SM (*ri follows the ticks); past the first or last, at the runaway rate.
+   An automatic anchor that states its width (the cycles between the two
+   reads around its tick) is located to half of it: where the readings on
+   either side of t state one, the larger half is added (the mapping
+   passes within the floor of each reading, which itself may lie that far
+   from its tick) */
 static void ikp__sm_bound(const ikp_capture *cap, const ikp__lane *l, int64_t t, uint32_t *ri, double *bound,
                           double *gap)
 {
     const ikp__reading *r = cap->readings + l->rd_first;
     const uint32_t n = l->rd_end - l->rd_first;
     double d, b, ppt = l->ps_per_tick;
+    uint32_t w;
     int out = t < r[0].tick || t > r[n - 1].tick;
     if (*ri >= n || r[*ri].tick > t) *ri = 0;
     while (*ri + 1 < n && r[*ri + 1].tick <= t) (*ri)++;
@@ -2399,6 +2413,9 @@ static void ikp__sm_bound(const ikp_capture *cap, const ikp__lane *l, int64_t t,
     if (n > 1) ppt = (double)(r[n - 1].ps - r[0].ps) / (double)(r[n - 1].tick - r[0].tick);
     d *= ppt;
     b = IKP__PLACE_FLOOR_PS + d * (out ? IKP__PLACE_RUNAWAY : IKP__PLACE_WANDER);
+    w = r[*ri].width;
+    if (*ri + 1 < n && !out && r[*ri + 1].width > w) w = r[*ri + 1].width;
+    b += (double)w * ppt / 2;
     if (b > *bound) *bound = b;
     if (d > *gap) *gap = d;
 }
@@ -7153,6 +7170,7 @@ static int ikp__repeated(const ikp_capture *const *caps, uint32_t n, uint32_t *r
 {
     ikp__cap_ix *x = (ikp__cap_ix *)ikp__alloc(&caps[0]->alloc, (size_t)n * sizeof *x);
     uint32_t k, g, e, found = 0;
+    *ri = *rj = 0;
     if (!x) return -1;
     for (k = 0; k < n; k++) { x[k].c = caps[k]; x[k].i = k; }
     ikp__sort(x, n, sizeof *x, ikp__cmp_cap_ix);

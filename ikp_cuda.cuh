@@ -118,10 +118,14 @@
                     samples that ikp.h's download takes beside the kernel
                     (at no cost to the recorder); N > 0 (cycle mode): an
                     end or instant at least N cycles after the lane's last
-                    anchor takes an anchor itself, one more record, for
-                    captures downloaded without samples. It costs a compare
-                    and a branch per end. GUIDE.md "Anchors" says when to
-                    use it; measured: BENCHMARKS.md.
+                    anchor takes an anchor itself (a located %globaltimer
+                    tick, one more record), for kernels that fill every SM
+                    (no samples can run beside them) and captures
+                    downloaded without samples: 65536 places such kernels
+                    across SMs within 100 ns however long they run. It
+                    costs a compare and a branch per end, 2-3x the cost of
+                    an event in the tightest loops. GUIDE.md "Anchors"
+                    says when to use it; measured: BENCHMARKS.md.
 
    MACROS
        IKP_LANE(name)                         declare a recorder
@@ -202,6 +206,7 @@
 #define IKP_WIRE_EVENT_SHIFT 2u
 #define IKP_WIRE_EVENT_MASK 0x3FFFu
 #define IKP_WIRE_AUTO_ANCHOR_ID 2u
+#define IKP_WIRE_AUTO_WIDTH_MAX 0x3FFDu
 #define IKP_WIRE_AUTO_DELTA_SHIFT 16u
 #define IKP_WIRE_AUTO_DELTA_MAX 0x3FFFu
 #define IKP_WIRE_LANE_FLAGS_SHIFT 16u
@@ -330,16 +335,19 @@ __device__ __forceinline__ void ikp__pair32(unsigned on, unsigned *c, unsigned *
 /* the burst's pairs a (earlier) and b: a tick between them ends the search */
 #define IKP__ANCHOR_CHECK(ca, ga, cb, gb)                                                          \
     if (ga != gb) {                                                                                  \
-        c0 = ca, c1 = cb, gt = gb;                                                                   \
+        c0 = ca, c1 = cb, gt = gb, found = true;                                                     \
         break;                                                                                       \
     }
-__device__ __forceinline__ void ikp__anchor(unsigned long long *g, unsigned long long *c)
+/* up to `bursts` bursts; returns 1 where a tick came inside one, with in
+   *width the cycles between the two reads around it */
+__device__ __forceinline__ bool ikp__anchor_n(unsigned long long *g, unsigned long long *c, int bursts, unsigned *width)
 {
     unsigned on, a0 = 0, b0 = 0, a1 = 0, b1 = 0, a2 = 0, b2 = 0, a3 = 0, b3 = 0, a4 = 0, b4 = 0, a5 = 0, b5 = 0;
     unsigned c0 = 0, c1 = 0, gt = 0;
+    bool found = false;
     asm volatile("{\n\t.reg .u32 t;\n\tmov.u32 t, %%laneid;\n\tadd.u32 %0, t, 1;\n\t}" : "=r"(on));
 #pragma unroll 1
-    for (int i = 0; i < IKP__ANCHOR_BURSTS; i++) {
+    for (int i = 0; i < bursts; i++) {
         ikp__pair32(on, &a0, &b0);
         ikp__pair32(on, &a1, &b1);
         ikp__pair32(on, &a2, &b2);
@@ -357,6 +365,13 @@ __device__ __forceinline__ void ikp__anchor(unsigned long long *g, unsigned long
     ikp__pair(&cn, &gn);
     *g = gn - (unsigned)((unsigned)gn - gt);
     *c = cn - (unsigned)((unsigned)cn - (c0 + (c1 - c0) / 2));
+    *width = c1 - c0;
+    return found;
+}
+__device__ __forceinline__ void ikp__anchor(unsigned long long *g, unsigned long long *c)
+{
+    unsigned w;
+    ikp__anchor_n(g, c, IKP__ANCHOR_BURSTS, &w);
 }
 /* ring masks: the largest power of two <= x (x > 0), minus one */
 __device__ __forceinline__ unsigned ikp__ring_mask(unsigned x) { return (1u << (31 - __clz(x))) - 1; }
@@ -659,19 +674,55 @@ __device__ __forceinline__ void ikp__settle(ikp_lane &l)
    like the lane's own anchors (a globaltimer tick, located): the tick's
    low 32 bits, and in tag bits 16..29 the cycles from t to that tick (the
    decoder adds them to t). The next one is due IKP_ANCHOR_EVERY cycles
-   later. The decoder maps cycles to time piecewise between anchors, so a
-   lane follows its SM clock when that changes speed, as SM clocks do
-   within milliseconds (measured: BENCHMARKS.md, "SM clocks across SMs").
-   A tick that came too late to say in 14 bits stores nothing. */
+   later. The pairs are read one at a time (about 50 cycles in all where
+   the SM is otherwise idle); where no tick came among them, nothing is
+   stored and the lane's next end tries again. The record's event id says
+   the anchor's width (2 + the cycles between the pairs around the tick;
+   FORMAT.md), which the decoder adds to the placement it states, so that
+   an anchor taken while other warps crowd the SM's issue slots widens the
+   bound rather than breaking it. The decoder maps cycles to time
+   piecewise between anchors, so a lane follows its SM clock when that
+   changes speed, as SM clocks do within milliseconds (measured:
+   BENCHMARKS.md, "SM clocks across SMs"). A tick that came too late to
+   say in 14 bits stores nothing either. */
+#define IKP__AUTO_PAIRS 16
+#define IKP__AUTO_WIDTH_OK 64
+/* For the record stamped t: (clock, globaltimer) pairs, one a loop
+   iteration (a few instructions of code, not a burst's dozens at every
+   end), until a tick falls between two pairs at most IKP__AUTO_WIDTH_OK
+   cycles apart (other warps issuing between them widen that; a wider one
+   is passed over for the next tick), at most IKP__AUTO_PAIRS pairs. 1
+   where one did, in time to say: *g its low 32 bits, *d the cycles from t
+   to the midpoint of the two pairs, *w their distance. */
+__device__ __forceinline__ bool ikp__auto_tick(unsigned t, unsigned *g, unsigned *d, unsigned *w)
+{
+    unsigned on, c0 = 0, g0 = 0, c1 = 0, g1 = 0;
+    bool found = false;
+    asm volatile("{\n\t.reg .u32 t;\n\tmov.u32 t, %%laneid;\n\tadd.u32 %0, t, 1;\n\t}" : "=r"(on));
+    ikp__pair32(on, &c0, &g0);
+#pragma unroll 1
+    for (int i = 0; i < IKP__AUTO_PAIRS; i++) {
+        ikp__pair32(on, &c1, &g1);
+        if (g1 != g0 && c1 - c0 <= IKP__AUTO_WIDTH_OK) {
+            found = true;
+            break;
+        }
+        c0 = c1;
+        g0 = g1;
+    }
+    *g = g1;
+    *d = c0 + (c1 - c0) / 2 - t;
+    *w = c1 - c0;
+    return found && *d <= IKP_WIRE_AUTO_DELTA_MAX;
+}
 __device__ __forceinline__ void ikp__auto_anchor(ikp_lane &l, unsigned t)
 {
-    unsigned long long g, c;
-    ikp__anchor(&g, &c);
-    const unsigned d = (unsigned)c - t;
-    l.due = (unsigned)c + IKP_ANCHOR_EVERY;
-    if (d <= IKP_WIRE_AUTO_DELTA_MAX)
-        ikp__put(l, ikp__room(l), IKP_WIRE_DATA_MARK | IKP_WIRE_ANCHOR | d << IKP_WIRE_AUTO_DELTA_SHIFT |
-                                      IKP_WIRE_AUTO_ANCHOR_ID << IKP_WIRE_EVENT_SHIFT, (unsigned)g);
+    unsigned g, d, w;
+    if (!ikp__auto_tick(t, &g, &d, &w)) return; /* none: the next end tries again */
+    l.due = t + d + IKP_ANCHOR_EVERY;
+    if (w > IKP_WIRE_AUTO_WIDTH_MAX) w = IKP_WIRE_AUTO_WIDTH_MAX;
+    ikp__put(l, ikp__room(l), IKP_WIRE_DATA_MARK | IKP_WIRE_ANCHOR | d << IKP_WIRE_AUTO_DELTA_SHIFT |
+                                  (IKP_WIRE_AUTO_ANCHOR_ID + w) << IKP_WIRE_EVENT_SHIFT, g);
 }
 /* A stamped record (end, instant; a begin with IKP_DEFER_BEGIN=0): the
    stamp first, then the stores, so that their cost falls after the stamp,

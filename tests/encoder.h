@@ -18,7 +18,8 @@
 
 /* ENC_AG / ENC_AC: the two halves of an IKP_ANCHOR (globaltimer low 32 bits
    in data; clock tick in t). ENC_AA: an automatic anchor (globaltimer low 32
-   bits in data; in t, the cycles after the record before, < 2^14) */
+   bits in data; in t, the cycles after the record before, < 2^14; in id,
+   its width in cycles, 0: not said) */
 enum { ENC_B = 'B', ENC_E = 'E', ENC_I = 'I', ENC_D = 'D', ENC_AG = 'G', ENC_AC = 'C', ENC_AA = 'A' };
 
 typedef struct enc_rec {
@@ -78,7 +79,7 @@ ENC_FN void enc_ikp(uint64_t *out, uint32_t lanes, uint32_t cap, uint32_t ng, ui
             if (r->kind == ENC_D) { tag = 0x80000000u | (r->id << 2); hi = r->data; }
             else if (r->kind == ENC_AG) { tag = 0xC0000000u; hi = r->data; }
             else if (r->kind == ENC_AC) { tag = 0xC0000004u; hi = (uint32_t)r->t; }
-            else if (r->kind == ENC_AA) { tag = 0xC0000008u | (uint32_t)r->t << 16; hi = r->data; }
+            else if (r->kind == ENC_AA) { tag = 0xC0000000u | (2u + r->id) << 2 | (uint32_t)r->t << 16; hi = r->data; }
             else {
                 tag = (r->id << 2) | (r->kind == ENC_B ? 1u : r->kind == ENC_E ? 2u : 3u);
                 hi = (uint32_t)r->t;

@@ -308,7 +308,10 @@ static void test_anchors(void)
 /* Automatic anchors (IKP_ANCHOR_EVERY): the same lane, the anchor
    right after an end record, at the cycles it names after that record's
    stamp. Variant 1: after a data record, which has no stamp: ignored.
-   Variant 2: tag bits 16..29 on an IKP_ANCHOR half: an invalid record. */
+   Variant 2: tag bits 16..29 on an IKP_ANCHOR half: an invalid record.
+   Variant 3: the anchor states a width of 400 cycles (event id 402): placed
+   the same, and the lane's stated placement grows by half of it (100-103
+   ns at the lane's 1.95-2 cycles/ns). Variant 4: that anchor with kind bits set: invalid. */
 static void test_auto_anchors(void)
 {
     const uint64_t c0 = ANCHOR_C0, g0 = ANCHOR_G0;
@@ -316,30 +319,39 @@ static void test_auto_anchors(void)
     uint64_t w[8 + 1 * (9 + 8)];
     ikp_capture *cap;
     ikp_event ev[6];
+    uint32_t place0 = 0;
     int variant;
-    for (variant = 0; variant < 3; variant++) {
-        double want = variant == 0 ? 150000 : 295000 / 1.95; /* ns */
+    for (variant = 0; variant < 5; variant++) {
+        int bad = variant == 2 || variant == 4;
+        double want = variant == 0 || variant == 3 ? 150000 : 295000 / 1.95; /* ns */
         int n = 0;
         r[n].kind = ENC_I; r[n].id = 1; r[n].t = c0; n++;                     /* t = 0 */
         r[n].kind = ENC_B; r[n].id = 2; r[n].t = c0 + 100000; n++;            /* t = 50 us */
         r[n].kind = ENC_E; r[n].id = 2; r[n].t = c0 + 200000 - 40; n++;       /* 20 ns before 100 us */
         if (variant == 1) { r[n].kind = ENC_D; r[n].id = 2; r[n].data = 9; n++; }
-        r[n].kind = variant == 2 ? ENC_AG : ENC_AA; r[n].id = 0; r[n].t = 40; /* the tick at 100 us */
+        r[n].kind = variant == 2 ? ENC_AG : ENC_AA; r[n].id = variant >= 3 ? 400 : 0; r[n].t = 40; /* the tick at 100 us */
         r[n].data = (uint32_t)(g0 + 100000);
         n++;
         r[n].kind = ENC_I; r[n].id = 3; r[n].t = c0 + 295000; n++;            /* t = 150 us */
         clock_change_lane(r, (size_t)n, w);
         if (variant == 2) w[8 + 8 + 3] |= 40ull << 16; /* the delta bits on a globaltimer half */
+        if (variant == 4) w[8 + 8 + 3] |= 2;           /* kind bits on an automatic anchor */
         cap = open_fmt(w, sizeof w / 8, IKP_FORMAT_AUTO, IKP_OK);
         if (!cap) return;
         CHECK_EQ(lane_info(cap, 0).records, (uint64_t)n);
-        CHECK_EQ(lane_info(cap, 0).anchors, variant == 2 ? 0u : 1u);
-        CHECK_EQ(ikp_capture_get_info(cap)->anchors, variant == 2 ? 0u : 1u);
-        CHECK_EQ(lane_info(cap, 0).invalid, variant == 2 ? 1u : 0u);
+        CHECK_EQ(lane_info(cap, 0).anchors, bad ? 0u : 1u);
+        CHECK_EQ(ikp_capture_get_info(cap)->anchors, bad ? 0u : 1u);
+        CHECK_EQ(lane_info(cap, 0).invalid, bad ? 1u : 0u);
+        if (variant == 0) place0 = lane_info(cap, 0).placement_ns;
+        if (variant == 3) {
+            CHECK(place0 > 0);
+            /* half of 400 cycles at the SM's mean rate over its readings, 1.95 to 2 cycles/ns */
+            CHECK(lane_info(cap, 0).placement_ns >= place0 + 100 && lane_info(cap, 0).placement_ns <= place0 + 103 + 1);
+        }
         CHECK_EQ(regions(cap, 0, ev, 6), 3);
         /* before the anchor: the lane's mean rate either way (the segment to the anchor is
            2.0 cycles/ns, as the mean over its two stretches would not be) */
-        CHECK_NEAR((double)(ev[1].start_ps - ev[0].start_ps), (variant == 0 ? 50000 : 100000 / 1.95) * NS, 1);
+        CHECK_NEAR((double)(ev[1].start_ps - ev[0].start_ps), (variant == 0 || variant == 3 ? 50000 : 100000 / 1.95) * NS, 1);
         CHECK_NEAR((double)(ev[2].start_ps - ev[0].start_ps), want * NS, 1);
         ikp_capture_free(cap);
     }

@@ -173,6 +173,56 @@ __global__ void cross_sm(volatile unsigned long long *start, unsigned long long 
     IKP_FINALIZE(lane);
 }
 
+// cross_sm's lane in a block that fills its SM (launched with 1,024
+// threads and all the shared memory a block may have, so nothing else, SM
+// clock samples included, runs beside it), the other 31 warps issuing
+// FMAs while the lane's regions run: the automatic anchors that its ends
+// take compete for issue slots, as in a real kernel. The truth is taken
+// while those warps sleep (quiet), so that it is located as precisely as
+// in cross_sm and the spread measured is the decoder's, not the truth's.
+__global__ void fill_sm(volatile unsigned long long *start, unsigned long long lane_ns, int moments,
+                        long long region_cycles, unsigned long long *truth, uint64_t *prof)
+{
+    __shared__ volatile int done, quiet;
+    IKP_LANE(lane);
+    IKP_INIT(lane, prof, 0, 1, threadIdx.x == 0);
+    if (threadIdx.x == 0) done = 0, quiet = 0;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        const unsigned long long t0 = common_deadline(start, 1000000);
+        wait_until(t0);
+        for (int m = 0; m < moments; m++) {
+            const unsigned long long target = t0 + (unsigned long long)(m + 1) * lane_ns / moments;
+            for (int r = 0; r < 64; r++) {
+                IKP_BEGIN(lane, 5);
+                long long c0 = clock64();
+                while (clock64() - c0 < region_cycles) {}
+                IKP_END(lane, 5);
+            }
+            quiet = 1;
+            const edge_t e = edge_truth(target);
+            const unsigned long long c = clock64();
+            IKP_INSTANT(lane, 3);
+            quiet = 0;
+            keep_truth(truth + 3 * ((size_t)blockIdx.x * moments + m), e, c);
+        }
+        done = 1;
+    } else if (threadIdx.x >= 32 && threadIdx.x % 32 == 0) {
+        float x = (float)threadIdx.x;
+        while (!done) {
+            if (quiet) {
+                __nanosleep(64);
+                continue;
+            }
+#pragma unroll
+            for (int i = 0; i < 32; i++) x = x * 0.999f + 0.5f;
+        }
+        if (x == -1.0f) truth[0] = 0; /* never: keeps the FMAs */
+    }
+    __syncthreads();
+    IKP_FINALIZE(lane);
+}
+
 // One moment on many SMs, each lane placed by an IKP_ANCHOR taken shortly
 // before it, at a phase of the globaltimer tick that differs from lane to
 // lane (as it would in a kernel): every block waits for the same deadline
