@@ -24,11 +24,12 @@ all: $(B)/ikp
 $(B):
 	@mkdir -p $(B)/test-out
 
+# -lstdc++: check-sass demangles kernel names with libstdc++'s __cxa_demangle
 $(B)/ikp: tools/ikp.c tools/sass.c tools/sass.h ikp.h | $(B)
-	$(CC) $(WARN) $(CFLAGS) -o $@ tools/ikp.c tools/sass.c
+	$(CC) $(WARN) $(CFLAGS) -o $@ tools/ikp.c tools/sass.c -lstdc++
 
 $(B)/ikp-asan: tools/ikp.c tools/sass.c tools/sass.h ikp.h | $(B)
-	$(CC) $(WARN) $(SAN) -o $@ tools/ikp.c tools/sass.c
+	$(CC) $(WARN) $(SAN) -o $@ tools/ikp.c tools/sass.c -lstdc++
 
 # The host test runners (test_host, test_peers, test_analysis, test_merge),
 # plain and under ASan+UBSan.
@@ -83,6 +84,7 @@ check-tools:
 	@command -v $(PYTHON) >/dev/null || { echo "make: $(PYTHON) not found (needed to validate JSON in the tests)"; exit 1; }
 	@command -v $(CLANG) >/dev/null || { echo "make: $(CLANG) not found (needed for the libFuzzer harnesses)"; exit 1; }
 	@command -v $(NVCC) >/dev/null || { echo "make: $(NVCC) not found (the CUDA Toolkit is needed to compile the device code)"; exit 1; }
+	@command -v c++filt >/dev/null || { echo "make: c++filt not found (binutils; test_check_sass.py compares check-sass's kernel names with it)"; exit 1; }
 
 CLANG       ?= clang
 FUZZ_SAN     = -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all

@@ -11,7 +11,10 @@ tests/get_sass_tools.sh), and the binary given to the tool directly:
   store; a region with nothing in it is;
 - the examples (built by make test) are not flagged, nor are make
   bench-gpu's events kernels, except the build with the work not pinned;
-- bad input and bad usage get an exit status and a message naming them.
+- bad input and bad usage get an exit status and a message naming them;
+- kernels are named demangled, as binutils' c++filt names them (a name
+  that does not demangle, or whose demangling blows up, as it is), and as
+  the listing has them with --mangled.
 Prints "N passed, N failed".
 """
 import os
@@ -20,6 +23,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from harness import ROOT, IKP, check, report  # noqa: E402
@@ -39,12 +43,21 @@ VARIANTS = {
     "globaltimer": ["-DIKP_TIMER=IKP_TIMER_GLOBAL"],
     "begin_at_once": ["-DIKP_DEFER_BEGIN=0"],
 }
-UNPINNED, PINNED = "_Z11fma_regionsILb0ELb0EEvPfiPm", "_Z11fma_regionsILb1ELb0EEvPfiPm"
-UNPINNED_RT, PINNED_RT = "_Z11fma_regionsILb0ELb1EEvPfiPm", "_Z11fma_regionsILb1ELb1EEvPfiPm"
-LINE = re.compile(r"^(\S+): (event (\d+)(?: \([^)]*\))?|event computed at run time): (\d+) of (\d+) regions? holds? ")
+# the kernels of regions.cu as the listing names them, and as the tool does (c++filt's names)
+DEMANGLED = {
+    "_Z11fma_regionsILb0ELb0EEvPfiPm": "void fma_regions<false, false>(float*, int, unsigned long*)",
+    "_Z11fma_regionsILb1ELb0EEvPfiPm": "void fma_regions<true, false>(float*, int, unsigned long*)",
+    "_Z11fma_regionsILb0ELb1EEvPfiPm": "void fma_regions<false, true>(float*, int, unsigned long*)",
+    "_Z11fma_regionsILb1ELb1EEvPfiPm": "void fma_regions<true, true>(float*, int, unsigned long*)",
+}
+UNPINNED, PINNED = DEMANGLED["_Z11fma_regionsILb0ELb0EEvPfiPm"], DEMANGLED["_Z11fma_regionsILb1ELb0EEvPfiPm"]
+UNPINNED_RT, PINNED_RT = DEMANGLED["_Z11fma_regionsILb0ELb1EEvPfiPm"], DEMANGLED["_Z11fma_regionsILb1ELb1EEvPfiPm"]
+# a line begins with the kernel's name, which may hold spaces but not ": "
+LINE = re.compile(r"^(.+?): (event (\d+)(?: \([^)]*\))?|event computed at run time): (\d+) of (\d+) regions? holds? ")
 SUMMARY = re.compile(r"(\d+) regions? checked, (\d+) holds? no")
-LIST = re.compile(r"^(\S+): (event (\d+)(?: \([^)]*\))?|event computed at run time): stamps at /\*[0-9a-f]+\*/ and "
+LIST = re.compile(r"^(.+?): (event (\d+)(?: \([^)]*\))?|event computed at run time): stamps at /\*[0-9a-f]+\*/ and "
                   r"/\*[0-9a-f]+\*/, (\d+) instructions? of the kernel's between$")
+CXXFILT = shutil.which("c++filt")
 
 
 def tool(*args, stdin=None, env=ENV):
@@ -107,10 +120,19 @@ def check_variant(name, flags):
         return
     outs = {}
     for how in ("nvdisasm", "cuobjdump"):
-        rc, out, err = tool("--list", "--names", "e0,e1,e2,e3,e4,e5,e6,nothing,memory", listing(cubin, how))
+        path = listing(cubin, how)
+        rc, out, err = tool("--list", "--names", "e0,e1,e2,e3,e4,e5,e6,nothing,memory", path)
         outs[how] = out
         what = "%s (%s)" % (name, how)
         check(rc == 3, "%s: exit status %d, want 3 (empty regions): %s" % (what, rc, err))
+        # the names: demangled; with --mangled as the listing has them, the lines otherwise the same
+        check(not re.search(r"^_Z", out, re.M) and UNPINNED + ": " in out,
+              "%s: kernel names not demangled: %s" % (what, out))
+        rc, mangled, err = tool("--list", "--mangled", "--names", "e0,e1,e2,e3,e4,e5,e6,nothing,memory", path)
+        for m, d in DEMANGLED.items():
+            check(m + ": " in mangled, "%s --mangled: %s not named" % (what, m))
+            mangled = mangled.replace(m + ": ", d + ": ")
+        check(rc == 3 and mangled == out, "%s: --mangled differs in more than the names: %d %r" % (what, rc, err))
         got, regs = flagged(out), regions(out)
         # the unpinned kernel: flagged; in the default build events 0-2 exactly
         unpinned = {ev for (k, ev) in got if k == UNPINNED}
@@ -228,6 +250,89 @@ def check_bad_input(tmp):
         check(rc == 3 and (UNPINNED, 0) in flagged(out), "a listing on standard input: %d %r" % (rc, err))
 
 
+def exponential_name(steps):
+    """a valid mangled name whose demangled length doubles with each step
+    (each function type takes the previous one twice): some hundred bytes,
+    and gigabytes demangled"""
+    def sub(k):
+        return "S_" if k == 0 else "S%s_" % "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"[k - 1]
+    return "_Z1fFviiE" + "".join("Fv%s%sE" % (sub(k), sub(k)) for k in range(steps))
+
+
+def check_names():
+    """kernel names: demangled as c++filt names them, in a listing made of
+    the empty region of regions.cu's empty_and_memory under other names"""
+    lst = os.path.join(OUT, "default.cubin.cuobjdump.txt")
+    if not check(os.path.exists(lst), "names: %s missing (check_variant writes it)" % lst):
+        return
+    with open(lst) as f:
+        text = f.read()
+    m = re.search(r"^\s*Function : empty_and_memory\n(.*?)^\s*\.{10}\n", text, re.M | re.S)
+    if not check(m is not None, "names: empty_and_memory's body not found in the cuobjdump listing"):
+        return
+    body = m.group(1) + "\t\t..........\n"
+
+    def run(names, *args):
+        """the listing of the names on standard input: exit status, output, errors, the kernels flagged"""
+        src = "".join("\t\tFunction : %s\n%s" % (n, body) for n in names)
+        try:
+            p = subprocess.run([IKP, "check-sass"] + list(args) + ["-"], capture_output=True, input=src.encode(),
+                               env=ENV, timeout=120)
+        except subprocess.TimeoutExpired:
+            return -1, "", "timed out after 120 s", []
+        return p.returncode, p.stdout.decode(), p.stderr.decode(), [k for (k, ev) in flagged(p.stdout.decode())]
+    long_name = "_ZN" + "".join("13namespace_%03d" % i for i in range(60)) + "6kernelILi7EEEvPf"  # 880 bytes
+    demangles = [
+        "_Z8ikp_workILi1EEvPy",  # void ikp_work<1>(unsigned long long*)
+        "_ZN5outer5innerIJifEE3runILi4ELb1EEEvPKfifj",  # a member template of a variadic class template
+        "_ZN12_GLOBAL__N_16kernelEv",  # (anonymous namespace)::kernel()
+        "_Z6launchIZ3usevEUlvE_EvT_",  # a lambda as the template argument
+        "_Z2skINSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEEEvPKT_",
+        long_name,  # longer than a name's 511 bytes before
+    ]
+    short_std = ["_Z2skISoEvPKT_"]  # std::ostream: c++filt -i's short form of the standard abbreviation So
+    as_is = ["_Z", "_Zfoo", "i", "plain_kernel", "_Z1fv$x", "$__internal_0_$__cuda_sm3x_div_rn_noftz_f32_slowpath"]
+    if not check(CXXFILT is not None,
+                 "names: c++filt (binutils) not found: the names cannot be compared (make check-tools says so)"):
+        return
+
+    def cxxfilt(names, *args):
+        p = subprocess.run([CXXFILT] + list(args), capture_output=True, text=True,
+                           input="".join(n + "\n" for n in names))
+        got = p.stdout.split("\n")[:len(names)]
+        check(p.returncode == 0 and len(got) == len(names), "c++filt %s: %d %r" % (args, p.returncode, p.stderr))
+        return got
+    want = dict(zip(demangles + as_is, cxxfilt(demangles + as_is)))
+    want.update(zip(short_std, cxxfilt(short_std, "-i")))
+    check(want.get("_Z8ikp_workILi1EEvPy") == "void ikp_work<1>(unsigned long long*)" and
+          want.get(long_name, "").endswith("::namespace_059::kernel<7>(float*)"),
+          "c++filt's names: %r" % want.get("_Z8ikp_workILi1EEvPy"))
+    check(all(want.get(n) == n for n in as_is), "c++filt changed a name that does not demangle: %r" %
+          {n: want.get(n) for n in as_is})
+    check(all(want.get(n) != n for n in demangles + short_std), "c++filt left a name mangled")
+    check(cxxfilt(list(DEMANGLED)) == list(DEMANGLED.values()), "regions.cu's kernels as c++filt names them")
+    names = demangles + short_std + as_is
+    rc, out, err, got = run(names)
+    check(rc == 3 and sorted(got) == sorted(want[n] for n in names),
+          "names demangled as c++filt: exit %d %r\n  got  %s\n  want %s" % (rc, err, sorted(got),
+                                                                          sorted(want[n] for n in names)))
+    check("ikp check-sass: %d kernels," % len(names) in out, "names: kernels counted: %r" % out[-300:])
+    rc, out, err, got = run(names, "--mangled")
+    check(rc == 3 and sorted(got) == sorted(names), "--mangled: names as in the listing: %d %r %s" % (rc, err, got))
+    # demangled to gigabytes: shown as it is, in about a second; after four such names the rest are not tried
+    bomb = [exponential_name(30 + i) for i in range(5)]
+    t0 = time.time()
+    rc, out, err, got = run([bomb[0], "_Z8ikp_workILi1EEvPy"])
+    check(rc == 3 and sorted(got) == sorted([bomb[0], "void ikp_work<1>(unsigned long long*)"]) and
+          time.time() - t0 < 30, "a name that demangles to gigabytes: as it is, the next demangled: %d %r %s %.1f s" %
+          (rc, err, got, time.time() - t0))
+    t0 = time.time()
+    rc, out, err, got = run(bomb + ["_Z8ikp_workILi1EEvPy"])
+    check(rc == 3 and sorted(got) == sorted(bomb + ["_Z8ikp_workILi1EEvPy"]) and time.time() - t0 < 60,
+          "five such names: as they are, and the rest of the listing's names too: %d %r %s %.1f s" %
+          (rc, err, got, time.time() - t0))
+
+
 def check_bench():
     """make bench-gpu's kernels measure regions that hold their work: pinned,
     none is flagged; the build with the work not pinned is"""
@@ -257,6 +362,7 @@ def main():
         return report()
     for name, flags in VARIANTS.items():
         check_variant(name, flags)
+    check_names()
     check_examples()
     check_bench()
     with tempfile.TemporaryDirectory() as tmp:

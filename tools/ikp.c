@@ -1747,7 +1747,7 @@ static int cmd_check_sass(int argc, char **argv)
     char err[600], head[4] = {0}, tool_buf[4096];
     FILE *f = NULL;
     pid_t pid = -1;
-    int i, rc = 0, status, list = 0;
+    int i, rc = 0, status, list = 0, mangled = 0;
     memset(&names, 0, sizeof names);
     for (i = 2; i < argc; i++) {
         if (!strcmp(argv[i], "--names")) {
@@ -1756,6 +1756,8 @@ static int cmd_check_sass(int argc, char **argv)
             if ((rc = parse_names(argv[++i], "--names", &names))) goto done;
         } else if (!strcmp(argv[i], "--list"))
             list = 1;
+        else if (!strcmp(argv[i], "--mangled"))
+            mangled = 1;
         else if (argv[i][0] == '-' && argv[i][1]) {
             fprintf(stderr, "ikp: error: check-sass: unknown option '%s'\n", argv[i]);
             rc = 2;
@@ -1811,7 +1813,8 @@ static int cmd_check_sass(int argc, char **argv)
         if (!(f = fdopen(fd[0], "r"))) { close(fd[0]); fprintf(stderr, "ikp: error: fdopen: %s\n", strerror(errno)); rc = 1; goto done; }
     } else if (f != stdin)
         rewind(f);
-    rc = ikp_sass_check(f, in, (const char *const *)names.names, names.count, list, stdout, &sum, err, sizeof err);
+    rc = ikp_sass_check(f, in, (const char *const *)names.names, names.count, list, mangled, stdout, &sum, err,
+                        sizeof err);
     if (pid > 0) {
         int waited, ran;
         fclose(f); /* cuobjdump, if still writing a listing refused here, ends by SIGPIPE: no news */
@@ -1906,15 +1909,17 @@ static const command commands[] = {
      "      REPORT.svg (or --svg FILE). --wait: events that are waiting, not work.\n"
      "      --base: add a comparison with BASE. --sms: SMs in the timeline (8).\n",
      OPT_DECODE | OPT_OUTPUT | OPT_REPORT, 1, cmd_report, NULL, NULL},
-    {"check-sass", "BINARY|LISTING|- [--names a,b,c|@file] [--list]",
+    {"check-sass", "BINARY|LISTING|- [--names a,b,c|@file] [--list] [--mangled]",
      "check-sass: the regions of a compiled kernel whose stamps have none of the\n"
      "      kernel's instructions between them (the compiler moved the work out;\n"
      "      IKP_PIN keeps register math in place). BINARY: an executable, object or\n"
      "      cubin, read with cuobjdump -sass ($IKP_CUOBJDUMP, else cuobjdump on PATH,\n"
      "      else tools/cuobjdump beside this program: make deps puts one in build/);\n"
      "      LISTING: that output or nvdisasm's, a file or - for standard input.\n"
-     "      --list: every region and the kernel's instructions in it. Exit status 3\n"
-     "      when a region holds none.\n",
+     "      --list: every region and the kernel's instructions in it. Each line\n"
+     "      begins with the kernel's name, demangled as c++filt shows it (one that\n"
+     "      does not demangle as it is); --mangled: as the listing has it. Exit\n"
+     "      status 3 when a region holds none.\n",
      0, 0, NULL, cmd_check_sass, NULL},
 };
 #define NUM_COMMANDS (sizeof commands / sizeof commands[0])

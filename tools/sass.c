@@ -24,11 +24,21 @@
    instructions that compute a record's tag). The reading is linear (the
    listing's order, branches not followed), which is the order in which
    the instructions issue within straight-line code. */
+#define _POSIX_C_SOURCE 200809L
 #include "sass.h"
 
+#include <errno.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* libstdc++'s demangler (extern "C"; the tool links -lstdc++): the
+   Itanium C++ ABI's mangling, which nvcc's is */
+char *__cxa_demangle(const char *mangled, char *buf, size_t *n, int *status);
 
 #define LINE_MAX_CHARS 4096
 #define NREGS (256 + 64) /* R0..R255, then UR0..UR63 */
@@ -38,6 +48,9 @@
 #define TAG_DATA_MARK 0x80000000u
 #define KIND_BEGIN 1u
 #define KIND_END 2u
+#define DEMANGLED_MAX (1u << 20) /* a longer demangled name is shown mangled */
+#define DEMANGLE_SECONDS 1u
+#define DEMANGLE_TIMEOUTS 4 /* after these many, the listing's other names are shown as they are */
 
 enum { V_OTHER, V_CLOCK, V_CLOCK64, V_IMM, V_KIND /* low two bits known (imm), the rest not */ };
 
@@ -70,7 +83,10 @@ typedef struct {
 } region;
 
 typedef struct {
-    char name[512];
+    char name[LINE_MAX_CHARS + 1]; /* as the listing has it */
+    char *demangled;               /* malloc'd; NULL: shown as it is */
+    int demangle_tried;
+    int demangle_timeouts;         /* of the listing's names so far (not reset) */
     inst *in;
     size_t n_in, cap_in;
     record *rec;
@@ -146,6 +162,9 @@ static int op_is(const char *op, const char *const *names)
 
 static void func_reset(func *f)
 {
+    free(f->demangled);
+    f->demangled = NULL;
+    f->demangle_tried = 0;
     f->n_in = f->n_rec = f->n_reg = 0;
     f->guard = 0;
     f->name[0] = 0;
@@ -323,8 +342,86 @@ static void put_name(FILE *out, const char *const *names, size_t num_names, long
     }
 }
 
+/* name demangled as binutils' c++filt shows it, in a malloc'd
+   string; NULL when it does not demangle. Only a name that begins with _Z
+   is tried (the demangler reads "i" as the type int, c++filt leaves it).
+   A name of a few hundred characters whose substitutions nest can demangle
+   to gigabytes, for minutes: the demangler runs in a child process, given
+   DEMANGLE_SECONDS (*timeouts counts the names that took longer), and a
+   name longer than DEMANGLED_MAX demangled is not taken. */
+static char *demangle(const char *name, int *timeouts)
+{
+    int fd[2], status = 0;
+    pid_t pid;
+    char *buf = NULL;
+    size_t len = 0, cap = 0;
+    if (strncmp(name, "_Z", 2) || pipe(fd)) return NULL;
+    pid = fork();
+    if (pid < 0) {
+        close(fd[0]);
+        close(fd[1]);
+        return NULL;
+    }
+    if (pid == 0) {
+        int st = -1;
+        char *s;
+        size_t n, off = 0;
+        close(fd[0]);
+        signal(SIGALRM, SIG_DFL);
+        alarm(DEMANGLE_SECONDS);
+        s = __cxa_demangle(name, NULL, NULL, &st);
+        if (st || !s || (n = strlen(s)) == 0 || n > DEMANGLED_MAX) _exit(1);
+        n++; /* the NUL too: the parent takes only a whole name */
+        while (off < n) {
+            ssize_t w = write(fd[1], s + off, n - off);
+            if (w < 0 && errno == EINTR) continue;
+            if (w <= 0) _exit(1);
+            off += (size_t)w;
+        }
+        _exit(0);
+    }
+    close(fd[1]);
+    for (;;) {
+        ssize_t r;
+        if (len == cap) {
+            char *q;
+            if (cap > DEMANGLED_MAX) break; /* more than the child writes */
+            q = (char *)realloc(buf, cap ? cap * 2 : 256);
+            if (!q) break;
+            buf = q;
+            cap = cap ? cap * 2 : 256;
+        }
+        r = read(fd[0], buf + len, cap - len);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) break;
+        len += (size_t)r;
+    }
+    close(fd[0]);
+    kill(pid, SIGKILL); /* gone already, unless the reading above stopped early */
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+    if (WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM) ++*timeouts;
+    if (!buf || len < 2 || len > DEMANGLED_MAX + 1 || buf[len - 1] || memchr(buf, 0, len - 1) ||
+        !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        free(buf);
+        return NULL;
+    }
+    return buf;
+}
+
+/* the function's name as shown: demangled, unless mangled is set, it
+   does not demangle or DEMANGLE_TIMEOUTS names have timed out */
+static const char *shown(func *f, int mangled)
+{
+    if (!mangled && !f->demangle_tried && f->demangle_timeouts < DEMANGLE_TIMEOUTS) {
+        f->demangle_tried = 1;
+        f->demangled = demangle(f->name, &f->demangle_timeouts);
+    }
+    return f->demangled ? f->demangled : f->name;
+}
+
 /* pairs the function's records into regions, checks them, reports */
-static int finish(func *f, const char *const *names, size_t num_names, int list, FILE *out, ikp_sass_summary *sum)
+static int finish(func *f, const char *const *names, size_t num_names, int list, int mangled, FILE *out,
+                  ikp_sass_summary *sum)
 {
     record **by = NULL;
     size_t *work = NULL; /* work[i]: work instructions before instruction i */
@@ -406,7 +503,7 @@ static int finish(func *f, const char *const *names, size_t num_names, int list,
     if (list) {
         for (i = 0; i < f->n_reg; i++) {
             const region *g = &f->reg[i];
-            fprintf(out, "%s: ", f->name);
+            fprintf(out, "%s: ", shown(f, mangled));
             if (g->event >= 0) {
                 fprintf(out, "event %ld", g->event);
                 put_name(out, names, num_names, g->event);
@@ -421,7 +518,7 @@ static int finish(func *f, const char *const *names, size_t num_names, int list,
             unsigned kind = r->tag & TAG_KIND_MASK;
             if (r->paired || !r->kind_known || (r->tag & TAG_DATA_MARK) || (kind != KIND_BEGIN && kind != KIND_END))
                 continue;
-            fprintf(out, "%s: %s of ", f->name, kind == KIND_BEGIN ? "a begin" : "an end");
+            fprintf(out, "%s: %s of ", shown(f, mangled), kind == KIND_BEGIN ? "a begin" : "an end");
             if (r->tag_known) {
                 fprintf(out, "event %u", r->tag >> TAG_EVENT_SHIFT & TAG_EVENT_MASK);
                 put_name(out, names, num_names, (long)(r->tag >> TAG_EVENT_SHIFT & TAG_EVENT_MASK));
@@ -443,7 +540,7 @@ static int finish(func *f, const char *const *names, size_t num_names, int list,
         }
         if (!empty) continue;
         sum->empty += empty;
-        fprintf(out, "%s: ", f->name);
+        fprintf(out, "%s: ", shown(f, mangled));
         if (f->reg[i].event >= 0) {
             fprintf(out, "event %ld", f->reg[i].event);
             put_name(out, names, num_names, f->reg[i].event);
@@ -486,8 +583,8 @@ static int read_line(FILE *in, char *line, size_t *len)
     return c == EOF && n == 0 ? 0 : 1;
 }
 
-int ikp_sass_check(FILE *in, const char *label, const char *const *names, size_t num_names, int list, FILE *out,
-                   ikp_sass_summary *sum, char *err, size_t err_size)
+int ikp_sass_check(FILE *in, const char *label, const char *const *names, size_t num_names, int list, int mangled,
+                   FILE *out, ikp_sass_summary *sum, char *err, size_t err_size)
 {
     char line[LINE_MAX_CHARS + 1];
     func *f = (func *)calloc(1, sizeof *f);
@@ -519,7 +616,7 @@ int ikp_sass_check(FILE *in, const char *label, const char *const *names, size_t
         else if (starts(p, ".section") && (q = strstr(p, ".text.")) != NULL) q += 6;
         if (q) {
             size_t k = strcspn(q, ", \t");
-            if (finish(f, names, num_names, list, out, sum)) { set_err(err, err_size, "out of memory"); goto out; }
+            if (finish(f, names, num_names, list, mangled, out, sum)) { set_err(err, err_size, "out of memory"); goto out; }
             func_reset(f);
             if (k >= sizeof f->name) k = sizeof f->name - 1;
             memcpy(f->name, q, k);
@@ -559,7 +656,7 @@ int ikp_sass_check(FILE *in, const char *label, const char *const *names, size_t
         }
     }
     if (ferror(in)) { set_err(err, err_size, "%s: read error", label); goto out; }
-    if (finish(f, names, num_names, list, out, sum)) { set_err(err, err_size, "out of memory"); goto out; }
+    if (finish(f, names, num_names, list, mangled, out, sum)) { set_err(err, err_size, "out of memory"); goto out; }
     if (!sum->instructions) {
         set_err(err, err_size, "%s: no SASS instructions found (expected the output of cuobjdump -sass or nvdisasm)",
                 label);
@@ -567,6 +664,7 @@ int ikp_sass_check(FILE *in, const char *label, const char *const *names, size_t
     }
     rc = 0;
 out:
+    free(f->demangled);
     free(f->in);
     free(f->rec);
     free(f->reg);

@@ -20,9 +20,11 @@ typedef struct ikp_sass_summary {
    a kernel and event whose regions are empty to out; with list, also one
    line a region (its stamps and the kernel's instructions between them)
    and a line for each begin or end left unpaired. names[i] names event i
-   (may be NULL). Returns 0, or 1 with a message in err when the input
-   cannot be read or is not a SASS listing. */
-int ikp_sass_check(FILE *in, const char *label, const char *const *names, size_t num_names, int list, FILE *out,
-                   ikp_sass_summary *sum, char *err, size_t err_size);
+   (may be NULL). Each line begins with the kernel's name, demangled as
+   c++filt shows it (a name that does not demangle as it is), or with
+   mangled as the listing has it. Returns 0, or 1 with a message in err
+   when the input cannot be read or is not a SASS listing. */
+int ikp_sass_check(FILE *in, const char *label, const char *const *names, size_t num_names, int list, int mangled,
+                   FILE *out, ikp_sass_summary *sum, char *err, size_t err_size);
 
 #endif
