@@ -774,7 +774,10 @@ typedef struct ikp_alignment {
     uint32_t disagree_with;   /* the capture at its other end */
 } ikp_alignment;
 
-/* Places n captures (out: n entries). raw: IKP_ALIGN_RAW for all. */
+/* Places n captures (out: n entries). raw: IKP_ALIGN_RAW for all.
+   O((n + P) log n), P the peer measurements, each capture's clock
+   readings read once; plus a step for each pair of captures with a link
+   that disagrees with the placement. */
 IKP_DEF ikp_result ikp_merge_align(const ikp_capture *const *caps, uint32_t n, int raw, ikp_alignment *out,
                                    ikp_error *err);
 /* Places each capture's time 0 (its first record) at start_ns[k] (NULL:
@@ -7191,13 +7194,660 @@ static int ikp__repeated(const ikp_capture *const *caps, uint32_t n, uint32_t *r
     return (int)found;
 }
 
+/* The links of a merge without its pairs, O(n + P) words for n captures
+   and P peer measurements: each GPU's captures, each GPU's measurements
+   by other captures, and the captures with host readings of each host.
+   Host list t < nhost: host t's; nhost: those that name no host; nhost +
+   1: all of them. A capture that names no host is linked to every host's
+   captures: the lists nhost (what named hosts' readings reach) and nhost
+   + 1 (what its readings reach) hold those links without listing a pair. */
+typedef struct ikp__mg {
+    uint32_t ngpu, nhost;
+    int32_t *g, *h;          /* a capture's GPU (-1: none named) and host list (-1: none named; -2: no readings) */
+    uint32_t *gs, *gm;       /* GPU g's captures: gm[gs[g] .. gs[g + 1]), by index */
+    uint32_t *ms, *mk;       /* GPU g's measurements by captures mk[ms[g] .. ms[g + 1]) (by index) */
+    const ikp__peer_off **mp;/*   ... each of them mp[...] */
+    uint32_t *ps;            /* capture k's peers[e] measured GPU pg[ps[k] + e] (-1: no capture of it) */
+    int32_t *pg;
+    uint32_t *hs, *hm, *hu;  /* host list t: hm[hs[t] .. hs[t + 1]) by index, hu[...] by (host uncertainty, index) */
+} ikp__mg;
+
+static void ikp__mg_free(ikp__mg *mg, const ikp_allocator *a)
+{
+    ikp__free(a, mg->g);
+    ikp__free(a, mg->h);
+    ikp__free(a, mg->gs);
+    ikp__free(a, mg->gm);
+    ikp__free(a, mg->ms);
+    ikp__free(a, mg->mk);
+    ikp__free(a, (void *)mg->mp);
+    ikp__free(a, mg->ps);
+    ikp__free(a, mg->pg);
+    ikp__free(a, mg->hs);
+    ikp__free(a, mg->hm);
+    ikp__free(a, mg->hu);
+}
+
+typedef struct ikp__unc_ix { uint64_t unc; uint32_t k; } ikp__unc_ix;
+static int ikp__cmp_unc_ix(const void *pa, const void *pb)
+{
+    const ikp__unc_ix *a = (const ikp__unc_ix *)pa, *b = (const ikp__unc_ix *)pb;
+    if (a->unc != b->unc) return a->unc < b->unc ? -1 : 1;
+    return a->k < b->k ? -1 : a->k > b->k;
+}
+
+/* the GPU (numbered as in mg) of that uuid, or -1 */
+static int32_t ikp__mg_gpu(const ikp_capture *const *caps, const ikp__mg *mg, const uint8_t *uuid)
+{
+    uint32_t lo = 0, hi = mg->ngpu;
+    while (lo < hi) { /* GPUs are numbered in the order of their uuids */
+        uint32_t m = lo + (hi - lo) / 2;
+        int c = memcmp(caps[mg->gm[mg->gs[m]]]->device.uuid, uuid, 16);
+        if (!c) return (int32_t)m;
+        if (c < 0) lo = m + 1; else hi = m;
+    }
+    return -1;
+}
+
+/* mg from the captures' link data (ikp__number_devices done); O((n + P)
+   log n); 0, or -1 when out of memory (mg then freed) */
+static int ikp__mg_build(const ikp_capture *const *caps, uint32_t n, const ikp__link_data *ld, ikp__mg *mg)
+{
+    const ikp_allocator *a = &caps[0]->alloc;
+    uint32_t k, e, t, np = 0, nm = 0, nh = 0, nl;
+    uint32_t *id = (uint32_t *)ikp__alloc(a, ((size_t)n + 3) * sizeof *id); /* numbers, then cursors */
+    ikp__unc_ix *u = NULL;
+    memset(mg, 0, sizeof *mg);
+    for (k = 0; k < n; k++) np += ld[k].num_peers;
+    mg->g = (int32_t *)ikp__alloc(a, (size_t)n * sizeof *mg->g);
+    mg->h = (int32_t *)ikp__alloc(a, (size_t)n * sizeof *mg->h);
+    mg->gs = (uint32_t *)ikp__alloc(a, ((size_t)n + 1) * sizeof *mg->gs);
+    mg->gm = (uint32_t *)ikp__alloc(a, (size_t)n * sizeof *mg->gm);
+    mg->ms = (uint32_t *)ikp__alloc(a, ((size_t)n + 1) * sizeof *mg->ms);
+    mg->ps = (uint32_t *)ikp__alloc(a, ((size_t)n + 1) * sizeof *mg->ps);
+    mg->pg = (int32_t *)ikp__alloc(a, (size_t)np * sizeof *mg->pg);
+    mg->hs = (uint32_t *)ikp__alloc(a, ((size_t)n + 3) * sizeof *mg->hs);
+    if (!id || !mg->g || !mg->h || !mg->gs || !mg->gm || !mg->ms || !mg->ps || !mg->pg || !mg->hs) goto oom;
+    /* GPUs and hosts numbered 0, 1, ... in the order of ikp__number_devices' numbers */
+    for (t = 0; t < 2; t++) {
+        uint32_t c = 0;
+        for (k = 0; k < n; k++) id[k] = UINT32_MAX;
+        for (k = 0; k < n; k++) {
+            int64_t x = t ? (caps[k]->info.clock_syncs ? ld[k].host : -1) : ld[k].gpu;
+            if (x >= 0) id[x] = 0;
+        }
+        for (k = 0; k < n; k++) if (id[k] == 0) id[k] = ++c;
+        for (k = 0; k < n; k++) {
+            int64_t x = t ? ld[k].host : ld[k].gpu;
+            if (t) mg->h[k] = !caps[k]->info.clock_syncs ? -2 : x >= 0 ? (int32_t)(id[x] - 1) : -1;
+            else mg->g[k] = x >= 0 ? (int32_t)(id[x] - 1) : -1;
+        }
+        if (t) mg->nhost = c; else mg->ngpu = c;
+    }
+    /* each GPU's captures (counting sort: by index within a GPU) */
+    memset(mg->gs, 0, ((size_t)n + 1) * sizeof *mg->gs);
+    for (k = 0; k < n; k++) if (mg->g[k] >= 0) mg->gs[mg->g[k] + 1]++;
+    for (t = 0; t < mg->ngpu; t++) mg->gs[t + 1] += mg->gs[t];
+    for (t = 0; t <= mg->ngpu; t++) id[t] = mg->gs[t];
+    for (k = 0; k < n; k++) if (mg->g[k] >= 0) mg->gm[id[mg->g[k]]++] = k;
+    /* the GPU each peer measurement is of, and each GPU's measurements */
+    memset(mg->ms, 0, ((size_t)n + 1) * sizeof *mg->ms);
+    for (k = 0, mg->ps[0] = 0; k < n; k++) {
+        for (e = 0; e < ld[k].num_peers; e++) {
+            int32_t x = ikp__mg_gpu(caps, mg, ld[k].peers[e].uuid);
+            mg->pg[mg->ps[k] + e] = x;
+            if (x >= 0) { mg->ms[x + 1]++; nm++; }
+        }
+        mg->ps[k + 1] = mg->ps[k] + ld[k].num_peers;
+    }
+    for (t = 0; t < mg->ngpu; t++) mg->ms[t + 1] += mg->ms[t];
+    mg->mk = (uint32_t *)ikp__alloc(a, (size_t)nm * sizeof *mg->mk);
+    mg->mp = (const ikp__peer_off **)ikp__alloc(a, (size_t)nm * sizeof *mg->mp);
+    if (!mg->mk || !mg->mp) goto oom;
+    for (t = 0; t <= mg->ngpu; t++) id[t] = mg->ms[t];
+    for (k = 0; k < n; k++)
+        for (e = 0; e < ld[k].num_peers; e++) {
+            int32_t x = mg->pg[mg->ps[k] + e];
+            if (x < 0) continue;
+            mg->mk[id[x]] = k;
+            mg->mp[id[x]++] = &ld[k].peers[e];
+        }
+    /* host lists */
+    nl = mg->nhost + 2;
+    memset(mg->hs, 0, ((size_t)nl + 1) * sizeof *mg->hs);
+    for (k = 0; k < n; k++)
+        if (mg->h[k] != -2) { mg->hs[(mg->h[k] >= 0 ? (uint32_t)mg->h[k] : mg->nhost) + 1]++; mg->hs[nl]++; nh += 2; }
+    for (t = 0; t < nl; t++) mg->hs[t + 1] += mg->hs[t];
+    mg->hm = (uint32_t *)ikp__alloc(a, (size_t)nh * sizeof *mg->hm);
+    mg->hu = (uint32_t *)ikp__alloc(a, (size_t)nh * sizeof *mg->hu);
+    u = (ikp__unc_ix *)ikp__alloc(a, (size_t)nh * sizeof *u);
+    if (!mg->hm || !mg->hu || !u) goto oom;
+    for (t = 0; t <= nl; t++) id[t] = mg->hs[t];
+    for (k = 0; k < n; k++)
+        if (mg->h[k] != -2) {
+            mg->hm[id[mg->h[k] >= 0 ? (uint32_t)mg->h[k] : mg->nhost]++] = k;
+            mg->hm[id[nl - 1]++] = k;
+        }
+    for (k = 0; k < nh; k++) { u[k].unc = ld[mg->hm[k]].host_unc; u[k].k = mg->hm[k]; }
+    for (t = 0; t < nl; t++) ikp__sort(u + mg->hs[t], mg->hs[t + 1] - mg->hs[t], sizeof *u, ikp__cmp_unc_ix);
+    for (k = 0; k < nh; k++) mg->hu[k] = u[k].k;
+    ikp__free(a, u);
+    ikp__free(a, id);
+    return 0;
+oom:
+    ikp__free(a, u);
+    ikp__free(a, id);
+    ikp__mg_free(mg, a);
+    memset(mg, 0, sizeof *mg);
+    return -1;
+}
+
+/* A binary heap of (uncertainty, capture), least first, the lower index
+   first on ties. */
+typedef struct ikp__pq_item { uint64_t d; uint32_t k; } ikp__pq_item;
+typedef struct ikp__pq { ikp__pq_item *a; size_t n, cap; } ikp__pq;
+static int ikp__pq_less(const ikp__pq_item *x, const ikp__pq_item *y)
+{
+    return x->d < y->d || (x->d == y->d && x->k < y->k);
+}
+static int ikp__pq_push(ikp__pq *h, const ikp_allocator *al, uint64_t d, uint32_t k)
+{
+    size_t i;
+    ikp__pq_item it;
+    if (!ikp__grow(al, (void **)&h->a, &h->cap, h->n + 1, sizeof *h->a)) return -1;
+    it.d = d;
+    it.k = k;
+    for (i = h->n++; i > 0 && ikp__pq_less(&it, &h->a[(i - 1) / 2]); i = (i - 1) / 2) h->a[i] = h->a[(i - 1) / 2];
+    h->a[i] = it;
+    return 0;
+}
+static ikp__pq_item ikp__pq_pop(ikp__pq *h)
+{
+    ikp__pq_item top = h->a[0], last = h->a[--h->n];
+    size_t i = 0, c;
+    while ((c = 2 * i + 1) < h->n) {
+        if (c + 1 < h->n && ikp__pq_less(&h->a[c + 1], &h->a[c])) c++;
+        if (!ikp__pq_less(&h->a[c], &last)) break;
+        h->a[i] = h->a[c];
+        i = c;
+    }
+    if (h->n) h->a[i] = last;
+    return top;
+}
+
+/* A chain offered to captures by the capture `from`, the seq-th placed:
+   d its uncertainty (UINT64_MAX: none), off the offset it gives (host
+   offers: d and off before the receiving capture's host_unc and host_off
+   are added). */
+typedef struct ikp__offer { uint64_t d; int64_t off; uint32_t seq, from; } ikp__offer;
+typedef struct ikp__best { uint64_t d; int64_t off; uint32_t seq, from; int via; } ikp__best;
+
+typedef struct ikp__place {
+    const ikp__link_data *ld;
+    const ikp__mg *mg;
+    ikp__offer *own;  /* per capture: the best of its measurements of placed captures' GPUs */
+    ikp__offer *go;   /* per GPU: the best of placed captures' measurements of it */
+    ikp__offer *ho;   /* per host list t: the best host reading that reaches it (t < nhost: of host t's
+                         captures; nhost: of any named host's; nhost + 1: of captures that name none) */
+    uint32_t *first;  /* per host list: its first capture not placed, in hu order */
+    uint8_t *st;      /* per capture: 1 placed, 2 chain fixed (its GPU reached) */
+    uint8_t *reached; /* per GPU: one of its captures placed */
+    ikp__pq heap;
+} ikp__place;
+
+/* offer o to a capture, if better than b: less uncertain, or as uncertain
+   and made earlier (Dijkstra relaxes on a strictly smaller uncertainty);
+   offers are taken in the order ikp__merge_link prefers their kinds */
+static void ikp__best_take(ikp__best *b, const ikp__offer *o, uint64_t d_add, int64_t off_add, int via)
+{
+    uint64_t d;
+    if (o->d == UINT64_MAX) return;
+    d = o->d + d_add;
+    if (d < b->d || (d == b->d && o->seq < b->seq)) {
+        b->d = d;
+        b->off = o->off + off_add;
+        b->seq = o->seq;
+        b->from = o->from;
+        b->via = via;
+    }
+}
+static ikp__best ikp__best_offer(const ikp__place *p, uint32_t k)
+{
+    const ikp__mg *mg = p->mg;
+    ikp__best b;
+    b.d = UINT64_MAX;
+    b.off = 0;
+    b.seq = UINT32_MAX;
+    b.from = 0;
+    b.via = IKP_ALIGN_COUNT;
+    if (mg->g[k] >= 0) ikp__best_take(&b, &p->go[mg->g[k]], 0, 0, IKP_ALIGN_PEER);
+    ikp__best_take(&b, &p->own[k], 0, 0, IKP_ALIGN_PEER);
+    if (mg->h[k] != -2) {
+        uint32_t t = mg->h[k] >= 0 ? (uint32_t)mg->h[k] : mg->nhost;
+        ikp__best_take(&b, &p->ho[t], p->ld[k].host_unc, p->ld[k].host_off, IKP_ALIGN_HOST);
+        ikp__best_take(&b, &p->ho[mg->nhost + 1], p->ld[k].host_unc, p->ld[k].host_off, IKP_ALIGN_HOST);
+    }
+    return b;
+}
+
+/* host list t's first capture not placed, with its offer in the heap */
+static int ikp__host_first(ikp__place *p, const ikp_allocator *a, uint32_t t, int moved)
+{
+    const ikp__mg *mg = p->mg;
+    uint32_t f = p->first[t], k;
+    while (f < mg->hs[t + 1] && (p->st[mg->hu[f]] & 1)) f++;
+    moved |= f != p->first[t];
+    p->first[t] = f;
+    if (!moved || f == mg->hs[t + 1] || p->ho[t].d == UINT64_MAX) return 0;
+    k = mg->hu[f];
+    return ikp__pq_push(&p->heap, a, p->ho[t].d + p->ld[k].host_unc, k);
+}
+static int ikp__host_offer(ikp__place *p, const ikp_allocator *a, uint32_t t, uint64_t d, int64_t off, uint32_t seq,
+                           uint32_t from)
+{
+    if (d >= p->ho[t].d) return 0;
+    p->ho[t].d = d;
+    p->ho[t].off = off;
+    p->ho[t].seq = seq;
+    p->ho[t].from = from;
+    return ikp__host_first(p, a, t, 1);
+}
+
+/* The chains of least uncertainty from capture 0 (Dijkstra): dist and
+   out's offset_ns, via, from, links as the all-pairs search gave them,
+   which placed the undone capture of least dist (the lower index on ties)
+   and relaxed every link from it on a strictly smaller dist. Here, without
+   the pairs, O((n + P) log n): a heap holds each offer once; an offer
+   that reaches every capture of a GPU (its clock measured, or the first
+   of its captures placed: every other then as certain) is kept once for
+   the GPU, and a host reading's offer once for its host list (the
+   capture it reaches first: the least host_unc). Equal uncertainties go
+   to the earlier offer, and one capture's offers by kind as
+   ikp__merge_link prefers them, so every choice is the one the pairs
+   made. 0, or -1 when out of memory. */
+static int ikp__merge_place(const ikp_capture *const *caps, uint32_t n, const ikp__link_data *ld, const ikp__mg *mg,
+                            ikp_alignment *out, uint64_t *dist)
+{
+    const ikp_allocator *a = &caps[0]->alloc;
+    ikp__place p;
+    uint32_t k, t, seq = 0, nl = mg->nhost + 2;
+    int r = -1;
+    memset(&p, 0, sizeof p);
+    p.ld = ld;
+    p.mg = mg;
+    p.own = (ikp__offer *)ikp__alloc(a, (size_t)n * sizeof *p.own);
+    p.go = (ikp__offer *)ikp__alloc(a, ((size_t)mg->ngpu + 1) * sizeof *p.go);
+    p.ho = (ikp__offer *)ikp__alloc(a, (size_t)nl * sizeof *p.ho);
+    p.first = (uint32_t *)ikp__alloc(a, (size_t)nl * sizeof *p.first);
+    p.st = (uint8_t *)ikp__alloc(a, n);
+    p.reached = (uint8_t *)ikp__alloc(a, (size_t)mg->ngpu + 1);
+    if (!p.own || !p.go || !p.ho || !p.first || !p.st || !p.reached) goto end;
+    for (k = 0; k < n; k++) p.own[k].d = UINT64_MAX;
+    for (k = 0; k < mg->ngpu; k++) p.go[k].d = UINT64_MAX;
+    for (t = 0; t < nl; t++) { p.ho[t].d = UINT64_MAX; p.first[t] = mg->hs[t]; }
+    memset(p.st, 0, n);
+    memset(p.reached, 0, (size_t)mg->ngpu + 1);
+    p.st[0] = 2; /* the reference: out[0] is all zero */
+    if (ikp__pq_push(&p.heap, a, 0, 0)) goto end;
+    while (p.heap.n) {
+        ikp__pq_item it = ikp__pq_pop(&p.heap);
+        uint32_t s, e;
+        int32_t g;
+        k = it.k;
+        if (p.st[k] & 1) continue;
+        if (!(p.st[k] & 2)) {
+            ikp__best b = ikp__best_offer(&p, k);
+            if (b.d != it.d) continue; /* an offer bettered since */
+            dist[k] = b.d;
+            out[k].offset_ns = b.off;
+            out[k].via = (ikp_align_via)b.via;
+            out[k].from = b.from;
+            out[k].links = out[b.from].links + 1;
+        } else if (dist[k] != it.d) continue;
+        p.st[k] |= 1;
+        s = seq++;
+        if (mg->h[k] != -2 && (ikp__host_first(&p, a, mg->h[k] >= 0 ? (uint32_t)mg->h[k] : mg->nhost, 0) ||
+                               ikp__host_first(&p, a, mg->nhost + 1, 0)))
+            goto end;
+        g = mg->g[k];
+        if (g >= 0 && !p.reached[g]) { /* the first of its GPU's captures: the others as certain, each fixed */
+            p.reached[g] = 1;
+            for (e = mg->gs[g]; e < mg->gs[g + 1]; e++) {
+                uint32_t q = mg->gm[e];
+                ikp__best b;
+                if (q == k) continue;
+                b = ikp__best_offer(&p, q); /* >= dist[k]: kept when equal (made earlier) */
+                if (b.d != dist[k]) {
+                    b.d = dist[k];
+                    b.off = out[k].offset_ns;
+                    b.from = k;
+                    b.via = IKP_ALIGN_SAME_GPU;
+                }
+                dist[q] = b.d;
+                out[q].offset_ns = b.off;
+                out[q].via = (ikp_align_via)b.via;
+                out[q].from = b.from;
+                out[q].links = out[b.from].links + 1;
+                p.st[q] |= 2;
+                if (ikp__pq_push(&p.heap, a, dist[q], q)) goto end;
+            }
+            for (e = mg->ms[g]; e < mg->ms[g + 1]; e++) { /* captures that measured this GPU; once a GPU */
+                uint32_t q = mg->mk[e];
+                uint64_t d = dist[k] + mg->mp[e]->unc;
+                if (p.st[q] || d >= p.own[q].d) continue;
+                p.own[q].d = d;
+                p.own[q].off = out[k].offset_ns + mg->mp[e]->off;
+                p.own[q].seq = s;
+                p.own[q].from = k;
+                if (ikp__pq_push(&p.heap, a, d, q)) goto end;
+            }
+        }
+        for (e = 0; e < ld[k].num_peers; e++) { /* the GPUs k measured */
+            int32_t x = mg->pg[mg->ps[k] + e];
+            uint64_t d = dist[k] + ld[k].peers[e].unc;
+            if (x < 0 || p.reached[x] || d >= p.go[x].d) continue;
+            p.go[x].d = d;
+            p.go[x].off = out[k].offset_ns - ld[k].peers[e].off;
+            p.go[x].seq = s;
+            p.go[x].from = k;
+            if (ikp__pq_push(&p.heap, a, d, mg->gm[mg->gs[x]])) goto end;
+        }
+        if (mg->h[k] != -2) { /* host readings: to its host's captures and those of none, or to all */
+            uint64_t d = dist[k] + ld[k].host_unc;
+            int64_t off = out[k].offset_ns - ld[k].host_off;
+            if (mg->h[k] >= 0 ? ikp__host_offer(&p, a, (uint32_t)mg->h[k], d, off, s, k) ||
+                                    ikp__host_offer(&p, a, mg->nhost, d, off, s, k)
+                              : ikp__host_offer(&p, a, mg->nhost + 1, d, off, s, k))
+                goto end;
+        }
+    }
+    r = 0;
+end:
+    ikp__free(a, p.own);
+    ikp__free(a, p.go);
+    ikp__free(a, p.ho);
+    ikp__free(a, p.first);
+    ikp__free(a, p.st);
+    ikp__free(a, p.reached);
+    ikp__free(a, p.heap.a);
+    return r;
+}
+
+/* c + w and c - w, held to int64_t's range (plausible readings keep
+   offsets and uncertainties far inside it) */
+static int64_t ikp__sat_add(int64_t c, uint64_t w)
+{
+    return w > (uint64_t)INT64_MAX - (uint64_t)c ? INT64_MAX : (int64_t)((uint64_t)c + w);
+}
+static int64_t ikp__sat_sub(int64_t c, uint64_t w)
+{
+    return w > (uint64_t)c - (uint64_t)INT64_MIN ? INT64_MIN : (int64_t)((uint64_t)c - w);
+}
+
+/* Pair (i, j), i < j, against the placement: each kind of link between
+   them that disagrees with it by more than the uncertainties is said on
+   both, and covered. Returns which dist grew (1: i's, 2: j's). */
+static int ikp__merge_check(const ikp_capture *const *caps, const ikp__link_data *ld, ikp_alignment *out,
+                            uint64_t *dist, uint32_t i, uint32_t j)
+{
+    int kind, grew = 0;
+    for (kind = IKP_ALIGN_SAME_GPU; kind <= IKP_ALIGN_HOST; kind++) {
+        int64_t val, d;
+        uint64_t unc, ad, tol;
+        int via = ikp__merge_link(caps, ld, i, j, kind, &val, &unc);
+        if (via == IKP_ALIGN_COUNT) continue;
+        d = out[j].offset_ns - out[i].offset_ns - val;
+        ad = (uint64_t)(d < 0 ? -d : d);
+        tol = unc + dist[i] + dist[j];
+        if (ad <= tol) continue;
+        ikp__disagree(&out[i], ad - tol, (ikp_align_via)via, j);
+        ikp__disagree(&out[j], ad - tol, (ikp_align_via)via, i);
+        /* one GPU's captures stay exact; otherwise the less certain grows */
+        if (dist[i] + dist[j]) {
+            int jj = dist[j] >= dist[i];
+            dist[jj ? j : i] += ad - tol;
+            grew |= jj ? 2 : 1;
+        }
+    }
+    return grew;
+}
+
+/* Each list of linked captures (mg's trees: GPU t's captures, t < ngpu;
+   the measurements of GPU t - ngpu, t < 2 ngpu; host list t - 2 ngpu) as
+   a segment tree over its captures by index. A capture's key is the span
+   [c - w, c + w] its placement allows: c its offset (a measurement's:
+   less the offset measured; host lists': less its host offset), w its
+   dist (plus the measurement's or host reading's uncertainty). Nodes keep
+   their leaves' largest c - w and smallest c + w: a link of captures i
+   and j disagrees exactly when their spans are apart, so the next capture
+   whose span lies outside a span is found in O(log d), d positions on. */
+typedef struct ikp__trees {
+    int64_t *lo, *hi;
+    size_t *node;   /* tree t's nodes 1 .. 2 s - 1 at node[t] + 1 .. */
+    uint32_t *s;    /* its leaves: a power of 2, 0 for none */
+    uint32_t *at;   /* a capture's position in its GPU's tree (n), its host list's and all's (2 n), and
+                       each measurement's in its GPU's measurements (P, as mg->pg) */
+} ikp__trees;
+
+static const uint32_t *ikp__tree_members(const ikp__mg *mg, uint32_t t, uint32_t *m)
+{
+    if (t < mg->ngpu) { *m = mg->gs[t + 1] - mg->gs[t]; return mg->gm + mg->gs[t]; }
+    t -= mg->ngpu;
+    if (t < mg->ngpu) { *m = mg->ms[t + 1] - mg->ms[t]; return mg->mk + mg->ms[t]; }
+    t -= mg->ngpu;
+    *m = mg->hs[t + 1] - mg->hs[t];
+    return mg->hm + mg->hs[t];
+}
+
+/* sets leaf pos of tree t from the placement, then the nodes above it
+   that change */
+static void ikp__tree_set(ikp__trees *tr, const ikp__mg *mg, const ikp__link_data *ld, const ikp_alignment *out,
+                          const uint64_t *dist, uint32_t t, uint32_t pos)
+{
+    int64_t *lo = tr->lo + tr->node[t], *hi = tr->hi + tr->node[t], c;
+    uint64_t w;
+    uint32_t k, x = tr->s[t] + pos;
+    if (t < mg->ngpu) {
+        k = mg->gm[mg->gs[t] + pos];
+        c = out[k].offset_ns;
+        w = dist[k];
+    } else if (t < 2 * mg->ngpu) {
+        uint32_t e = mg->ms[t - mg->ngpu] + pos;
+        k = mg->mk[e];
+        c = out[k].offset_ns - mg->mp[e]->off;
+        w = mg->mp[e]->unc + dist[k];
+    } else {
+        k = mg->hm[mg->hs[t - 2 * mg->ngpu] + pos];
+        c = out[k].offset_ns - ld[k].host_off;
+        w = ld[k].host_unc + dist[k];
+    }
+    lo[x] = ikp__sat_sub(c, w);
+    hi[x] = ikp__sat_add(c, w);
+    for (x /= 2; x; x /= 2) {
+        int64_t l = lo[2 * x] > lo[2 * x + 1] ? lo[2 * x] : lo[2 * x + 1];
+        int64_t h = hi[2 * x] < hi[2 * x + 1] ? hi[2 * x] : hi[2 * x + 1];
+        if (l == lo[x] && h == hi[x]) break;
+        lo[x] = l;
+        hi[x] = h;
+    }
+}
+
+/* the first position of captures (m, by index) after capture cur */
+static uint32_t ikp__after(const uint32_t *k, uint32_t m, uint32_t cur)
+{
+    uint32_t lo = 0, hi = m;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (k[mid] <= cur) lo = mid + 1; else hi = mid;
+    }
+    return lo;
+}
+
+/* the first position from `from` on in tree t whose span is outside [L,
+   R], or UINT32_MAX */
+static uint32_t ikp__tree_next(const ikp__trees *tr, uint32_t t, uint32_t from, int64_t L, int64_t R)
+{
+    const int64_t *lo = tr->lo + tr->node[t], *hi = tr->hi + tr->node[t];
+    uint32_t s = tr->s[t], x;
+    if (from >= s) return UINT32_MAX;
+    for (x = s + from; lo[x] <= R && hi[x] >= L;) { /* the next subtree to the right */
+        while (x & 1) x /= 2;
+        if (!x) return UINT32_MAX;
+        x++;
+    }
+    while (x < s) x = lo[2 * x] > R || hi[2 * x] < L ? 2 * x : 2 * x + 1;
+    return x - s;
+}
+
+/* capture k's leaves again, after its dist grew */
+static void ikp__trees_update(ikp__trees *tr, const ikp__mg *mg, const ikp__link_data *ld, const ikp_alignment *out,
+                              const uint64_t *dist, uint32_t n, uint32_t k)
+{
+    uint32_t e;
+    if (mg->g[k] >= 0) ikp__tree_set(tr, mg, ld, out, dist, (uint32_t)mg->g[k], tr->at[k]);
+    for (e = 0; e < ld[k].num_peers; e++) {
+        int32_t x = mg->pg[mg->ps[k] + e];
+        if (x >= 0) ikp__tree_set(tr, mg, ld, out, dist, mg->ngpu + (uint32_t)x, tr->at[3 * (size_t)n + mg->ps[k] + e]);
+    }
+    if (mg->h[k] != -2) {
+        ikp__tree_set(tr, mg, ld, out, dist, 2 * mg->ngpu + (mg->h[k] >= 0 ? (uint32_t)mg->h[k] : mg->nhost),
+                      tr->at[n + k]);
+        ikp__tree_set(tr, mg, ld, out, dist, 2 * mg->ngpu + mg->nhost + 1, tr->at[2 * (size_t)n + k]);
+    }
+}
+
+/* one tree a capture's links are looked for in: its span there, and the
+   position of the next capture apart from it (UINT32_MAX: none) */
+typedef struct ikp__look { uint32_t t, next; int64_t c, L, R; uint64_t w; } ikp__look;
+
+/* Links that disagree with the placement: said, and covered. The pairs
+   are taken as the all-pairs check took them: by i, then j, then kind
+   (SAME_GPU, PEER, HOST), each check seeing the dists the checks before
+   it grew; but only the pairs (i, j) that have a link whose spans are
+   apart, found through the trees of i's GPU, of the GPUs i measured, of
+   the measurements of i's GPU and of i's host lists (those of its host
+   and of no host, or all when it names none), which follow each dist as
+   it grows. A pair passed over has every link's spans together as the
+   dists stand at its turn: the all-pairs check changed nothing for it,
+   so every output is the same. O((n + P) log n + D) for D pairs found,
+   a pair found O(1) when the next is near (as where most disagree), up to
+   O((1 + p) log n) (p: GPUs i measured). What stays costlier: D is small
+   while links agree to within their uncertainties, but it grows with the
+   links that do not, up to every pair of a list (readings of captures
+   that name no host, off against many hosts' captures; one GPU's
+   launches whose host readings drift apart): the order of the pairs
+   decides whose dist grows by how much, so each is said and covered in
+   turn. 0, or -1 when out of memory. */
+static int ikp__merge_check_all(const ikp_capture *const *caps, uint32_t n, const ikp__link_data *ld,
+                                const ikp__mg *mg, ikp_alignment *out, uint64_t *dist)
+{
+    const ikp_allocator *a = &caps[0]->alloc;
+    uint32_t nt = 2 * mg->ngpu + mg->nhost + 2, t, i, x, most = 0;
+    size_t nodes = 0, np = mg->ps[n];
+    ikp__trees tr;
+    ikp__look *lk = NULL;
+    int r = -1;
+    memset(&tr, 0, sizeof tr);
+    for (i = 0; i < n; i++) if (ld[i].num_peers > most) most = ld[i].num_peers;
+    tr.node = (size_t *)ikp__alloc(a, (size_t)nt * sizeof *tr.node);
+    tr.s = (uint32_t *)ikp__alloc(a, (size_t)nt * sizeof *tr.s);
+    tr.at = (uint32_t *)ikp__alloc(a, (3 * (size_t)n + np) * sizeof *tr.at);
+    lk = (ikp__look *)ikp__alloc(a, ((size_t)most + 4) * sizeof *lk);
+    if (!tr.node || !tr.s || !tr.at || !lk) goto end;
+    for (t = 0; t < nt; t++) {
+        uint32_t m;
+        const uint32_t *k = ikp__tree_members(mg, t, &m);
+        for (tr.s[t] = m ? 1 : 0; tr.s[t] < m; tr.s[t] *= 2) {}
+        tr.node[t] = nodes;
+        nodes += 2 * (size_t)tr.s[t];
+        for (x = 0; x < m; x++) /* each capture is once in a GPU's tree, a host list and all */
+            if (t < mg->ngpu) tr.at[k[x]] = x;
+            else if (t >= 2 * mg->ngpu) tr.at[(t == nt - 1 ? 2 * (size_t)n : n) + k[x]] = x;
+    }
+    for (i = 0; i < n; i++) /* each measurement is once in its GPU's measurements */
+        for (x = 0; x < ld[i].num_peers; x++) {
+            int32_t g = mg->pg[mg->ps[i] + x];
+            if (g >= 0) tr.at[3 * (size_t)n + mg->ps[i] + x] = ikp__after(mg->mk + mg->ms[g], mg->ms[g + 1] - mg->ms[g], i) - 1;
+        }
+    tr.lo = (int64_t *)ikp__alloc(a, nodes * sizeof *tr.lo);
+    tr.hi = (int64_t *)ikp__alloc(a, nodes * sizeof *tr.hi);
+    if (!tr.lo || !tr.hi) goto end;
+    for (t = 0; t < nt; t++) {
+        uint32_t m, s = tr.s[t];
+        int64_t *lo = tr.lo + tr.node[t], *hi = tr.hi + tr.node[t];
+        ikp__tree_members(mg, t, &m);
+        for (x = 1; x < 2 * s; x++) { lo[x] = INT64_MIN; hi[x] = INT64_MAX; } /* no capture: never apart */
+        for (x = 0; x < m; x++) ikp__tree_set(&tr, mg, ld, out, dist, t, x);
+    }
+    for (i = 0; i < n; i++) {
+        uint32_t nl = 0, y, e;
+        if (mg->g[i] >= 0) { /* its GPU's captures; those that measured its GPU */
+            lk[nl].t = (uint32_t)mg->g[i]; lk[nl].c = out[i].offset_ns; lk[nl++].w = 0;
+            lk[nl].t = mg->ngpu + (uint32_t)mg->g[i]; lk[nl].c = out[i].offset_ns; lk[nl++].w = 0;
+        }
+        if (mg->h[i] != -2) { /* its host's captures and those of none; or all */
+            lk[nl].t = 2 * mg->ngpu + (mg->h[i] >= 0 ? (uint32_t)mg->h[i] : mg->nhost + 1);
+            lk[nl].c = out[i].offset_ns - ld[i].host_off;
+            lk[nl++].w = ld[i].host_unc;
+            if (mg->h[i] >= 0) { lk[nl] = lk[nl - 1]; lk[nl++].t = 2 * mg->ngpu + mg->nhost; }
+        }
+        for (e = 0; e < ld[i].num_peers; e++) { /* the captures of each GPU it measured */
+            int32_t g = mg->pg[mg->ps[i] + e];
+            if (g < 0) continue;
+            lk[nl].t = (uint32_t)g;
+            lk[nl].c = out[i].offset_ns - ld[i].peers[e].off;
+            lk[nl++].w = ld[i].peers[e].unc;
+        }
+        for (y = 0; y < nl; y++) {
+            uint32_t m;
+            const uint32_t *k = ikp__tree_members(mg, lk[y].t, &m);
+            lk[y].L = ikp__sat_sub(lk[y].c, lk[y].w + dist[i]);
+            lk[y].R = ikp__sat_add(lk[y].c, lk[y].w + dist[i]);
+            lk[y].next = ikp__tree_next(&tr, lk[y].t, ikp__after(k, m, i), lk[y].L, lk[y].R);
+        }
+        for (;;) {
+            uint32_t j = UINT32_MAX, m;
+            int grew;
+            for (y = 0; y < nl; y++)
+                if (lk[y].next != UINT32_MAX) {
+                    uint32_t q = ikp__tree_members(mg, lk[y].t, &m)[lk[y].next];
+                    if (q < j) j = q;
+                }
+            if (j == UINT32_MAX) break;
+            grew = ikp__merge_check(caps, ld, out, dist, i, j);
+            if (grew & 2) ikp__trees_update(&tr, mg, ld, out, dist, n, j);
+            if (grew & 1) ikp__trees_update(&tr, mg, ld, out, dist, n, i);
+            for (y = 0; y < nl; y++) {
+                uint32_t f = lk[y].next;
+                if (f == UINT32_MAX) continue;
+                if (ikp__tree_members(mg, lk[y].t, &m)[f] == j) f++;
+                else if (!(grew & 1)) continue; /* still the next apart */
+                if (grew & 1) { /* i's spans wider: fewer apart */
+                    lk[y].L = ikp__sat_sub(lk[y].c, lk[y].w + dist[i]);
+                    lk[y].R = ikp__sat_add(lk[y].c, lk[y].w + dist[i]);
+                }
+                lk[y].next = ikp__tree_next(&tr, lk[y].t, f, lk[y].L, lk[y].R);
+            }
+        }
+    }
+    r = 0;
+end:
+    ikp__free(a, tr.node);
+    ikp__free(a, tr.s);
+    ikp__free(a, tr.at);
+    ikp__free(a, tr.lo);
+    ikp__free(a, tr.hi);
+    ikp__free(a, lk);
+    return r;
+}
+
 IKP_DEF ikp_result ikp_merge_align(const ikp_capture *const *caps, uint32_t n, int raw, ikp_alignment *out,
                                    ikp_error *err)
 {
     uint64_t *dist;
-    uint8_t *done;
     ikp__link_data *ld;
-    uint32_t i, j, k;
+    ikp__mg mg;
+    uint32_t i, j;
     int64_t zmin = INT64_MAX;
     ikp_result r = IKP_OK;
     char la[128], lb[128];
@@ -7223,37 +7873,20 @@ IKP_DEF ikp_result ikp_merge_align(const ikp_capture *const *caps, uint32_t n, i
         }
     }
     memset(out, 0, (size_t)n * sizeof *out);
+    memset(&mg, 0, sizeof mg);
     dist = (uint64_t *)ikp__alloc(&caps[0]->alloc, (size_t)n * sizeof *dist);
-    done = (uint8_t *)ikp__alloc(&caps[0]->alloc, n);
     ld = (ikp__link_data *)ikp__alloc(&caps[0]->alloc, (size_t)n * sizeof *ld);
     if (ld) memset(ld, 0, (size_t)n * sizeof *ld);
     for (i = 0; ld && i < n && !raw; i++)
         if (ikp__link_data_of(caps[i], &caps[0]->alloc, &ld[i])) { r = ikp__oom(err); goto end; }
     if (ld && !raw && ikp__number_devices(caps, n, ld)) { r = ikp__oom(err); goto end; }
-    if (!dist || !done || !ld) { r = ikp__oom(err); goto end; }
-    memset(done, 0, n);
+    if (!dist || !ld) { r = ikp__oom(err); goto end; }
     for (i = 0; i < n; i++) dist[i] = i ? UINT64_MAX : 0;
     if (raw) /* every clock taken as the reference's */
-        for (i = 1; i < n; i++) { dist[i] = 0xFFFFFFFFu; out[i].via = IKP_ALIGN_RAW; out[i].links = 1; done[i] = 1; }
-    for (k = 0; k < n && !raw; k++) { /* the chains of least uncertainty from capture 0 (Dijkstra) */
-        uint32_t m = n;
-        for (i = 0; i < n; i++)
-            if (!done[i] && dist[i] != UINT64_MAX && (m == n || dist[i] < dist[m])) m = i;
-        if (m == n) break;
-        done[m] = 1;
-        for (j = 0; j < n; j++) {
-            int64_t val;
-            uint64_t unc;
-            int via;
-            if (done[j]) continue;
-            via = ikp__merge_link(caps, ld, m, j, IKP_ALIGN_COUNT, &val, &unc);
-            if (via == IKP_ALIGN_COUNT || dist[m] + unc >= dist[j]) continue;
-            dist[j] = dist[m] + unc;
-            out[j].offset_ns = out[m].offset_ns + val;
-            out[j].via = (ikp_align_via)via;
-            out[j].from = m;
-            out[j].links = out[m].links + 1;
-        }
+        for (i = 1; i < n; i++) { dist[i] = 0xFFFFFFFFu; out[i].via = IKP_ALIGN_RAW; out[i].links = 1; }
+    else if (ikp__mg_build(caps, n, ld, &mg) || ikp__merge_place(caps, n, ld, &mg, out, dist)) {
+        r = ikp__oom(err);
+        goto end;
     }
     for (i = 0; i < n; i++)
         if (dist[i] == UINT64_MAX) {
@@ -7265,24 +7898,7 @@ IKP_DEF ikp_result ikp_merge_align(const ikp_capture *const *caps, uint32_t n, i
                           "alignment would put them on their GPUs' own clocks, which differ", la, lb);
             goto end;
         }
-    for (i = 0; i < n && !raw; i++) /* links that disagree with the placement: said, and covered */
-        for (j = i + 1; j < n; j++) {
-            int64_t val, d;
-            uint64_t unc, ad, tol;
-            int kind;
-            for (kind = IKP_ALIGN_SAME_GPU; kind <= IKP_ALIGN_HOST; kind++) {
-                int via = ikp__merge_link(caps, ld, i, j, kind, &val, &unc);
-                if (via == IKP_ALIGN_COUNT) continue;
-                d = out[j].offset_ns - out[i].offset_ns - val;
-                ad = (uint64_t)(d < 0 ? -d : d);
-                tol = unc + dist[i] + dist[j];
-                if (ad <= tol) continue;
-                ikp__disagree(&out[i], ad - tol, (ikp_align_via)via, j);
-                ikp__disagree(&out[j], ad - tol, (ikp_align_via)via, i);
-                /* one GPU's captures stay exact; otherwise the less certain grows */
-                if (dist[i] + dist[j]) dist[dist[j] >= dist[i] ? j : i] += ad - tol;
-            }
-        }
+    if (!raw && ikp__merge_check_all(caps, n, ld, &mg, out, dist)) { r = ikp__oom(err); goto end; }
     for (i = 0; i < n; i++) { /* time 0 of each on the reference's clock, the earliest at 0 */
         int64_t z = (int64_t)(caps[i]->info.gpu_zero_ns - caps[0]->info.gpu_zero_ns) - out[i].offset_ns;
         out[i].zero_ns = z;
@@ -7292,10 +7908,10 @@ IKP_DEF ikp_result ikp_merge_align(const ikp_capture *const *caps, uint32_t n, i
     for (i = 0; i < n; i++) out[i].zero_ns -= zmin;
     ikp__ok(err);
 end:
+    ikp__mg_free(&mg, &caps[0]->alloc);
     for (i = 0; ld && i < n; i++) ikp__free(&caps[0]->alloc, ld[i].peers);
     ikp__free(&caps[0]->alloc, ld);
     ikp__free(&caps[0]->alloc, dist);
-    ikp__free(&caps[0]->alloc, done);
     return r;
 }
 

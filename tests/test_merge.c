@@ -942,12 +942,232 @@ end:
     for (k = 0; k < N; k++) ikp_capture_free(caps[k]);
 }
 
+/* The placement by every pair of captures, as ikp_merge_align made it
+   before its links were indexed (O(n^2)): Dijkstra taking the capture of
+   least dist not yet taken (the lower index on ties) and relaxing every
+   link from it on a strictly smaller dist, then each pair's links of each
+   kind (by i, then j, then kind) against the placement, with the same
+   link rule (ikp__merge_link). The reference for ikp_merge_align on sets
+   small enough; IKP_OK, or IKP_ERR_EMPTY when a capture is not reached. */
+static ikp_result pairwise_align(const ikp_capture *const *caps, uint32_t n, ikp_alignment *out)
+{
+    ikp__link_data *ld = (ikp__link_data *)calloc(n, sizeof *ld);
+    uint64_t *dist = (uint64_t *)malloc(n * sizeof *dist);
+    uint8_t *done = (uint8_t *)calloc(n, 1);
+    uint32_t i, j, k;
+    int64_t zmin = INT64_MAX;
+    ikp_result r = IKP_OK;
+    int oom = 0;
+    memset(out, 0, n * sizeof *out);
+    for (i = 0; i < n; i++) {
+        oom |= ikp__link_data_of(caps[i], &caps[0]->alloc, &ld[i]);
+        dist[i] = i ? UINT64_MAX : 0;
+    }
+    CHECK_EQ(oom | ikp__number_devices(caps, n, ld), 0);
+    for (k = 0; k < n; k++) {
+        uint32_t m = n;
+        for (i = 0; i < n; i++)
+            if (!done[i] && dist[i] != UINT64_MAX && (m == n || dist[i] < dist[m])) m = i;
+        if (m == n) break;
+        done[m] = 1;
+        for (j = 0; j < n; j++) {
+            int64_t val;
+            uint64_t unc;
+            int via = done[j] ? IKP_ALIGN_COUNT : ikp__merge_link(caps, ld, m, j, IKP_ALIGN_COUNT, &val, &unc);
+            if (via == IKP_ALIGN_COUNT || dist[m] + unc >= dist[j]) continue;
+            dist[j] = dist[m] + unc;
+            out[j].offset_ns = out[m].offset_ns + val;
+            out[j].via = (ikp_align_via)via;
+            out[j].from = m;
+            out[j].links = out[m].links + 1;
+        }
+    }
+    for (i = 0; i < n; i++)
+        if (dist[i] == UINT64_MAX) r = IKP_ERR_EMPTY;
+    for (i = 0; i < n && r == IKP_OK; i++)
+        for (j = i + 1; j < n; j++) {
+            int kind;
+            for (kind = IKP_ALIGN_SAME_GPU; kind <= IKP_ALIGN_HOST; kind++) {
+                int64_t val, d;
+                uint64_t unc, ad, tol;
+                int via = ikp__merge_link(caps, ld, i, j, kind, &val, &unc);
+                if (via == IKP_ALIGN_COUNT) continue;
+                d = out[j].offset_ns - out[i].offset_ns - val;
+                ad = (uint64_t)(d < 0 ? -d : d);
+                tol = unc + dist[i] + dist[j];
+                if (ad <= tol) continue;
+                ikp__disagree(&out[i], ad - tol, (ikp_align_via)via, j);
+                ikp__disagree(&out[j], ad - tol, (ikp_align_via)via, i);
+                if (dist[i] + dist[j]) dist[dist[j] >= dist[i] ? j : i] += ad - tol;
+            }
+        }
+    for (i = 0; i < n && r == IKP_OK; i++) {
+        int64_t z = (int64_t)(caps[i]->info.gpu_zero_ns - caps[0]->info.gpu_zero_ns) - out[i].offset_ns;
+        out[i].zero_ns = z;
+        out[i].uncertainty_ns = dist[i] > 0xFFFFFFFFu ? 0xFFFFFFFFu : (uint32_t)dist[i];
+        if (z < zmin) zmin = z;
+    }
+    for (i = 0; i < n && r == IKP_OK; i++) out[i].zero_ns -= zmin;
+    for (i = 0; i < n; i++) ikp__free(&caps[0]->alloc, ld[i].peers);
+    free(ld);
+    free(dist);
+    free(done);
+    return r;
+}
+
+static int same_alignment(const ikp_alignment *a, const ikp_alignment *b)
+{
+    return a->zero_ns == b->zero_ns && a->offset_ns == b->offset_ns && a->uncertainty_ns == b->uncertainty_ns &&
+           a->via == b->via && a->from == b->from && a->links == b->links && a->disagreement_ns == b->disagreement_ns &&
+           a->disagree_via == b->disagree_via && a->disagree_with == b->disagree_with;
+}
+
+/* GPU g's clock minus GPU 0's, in a job */
+static int64_t job_clock(uint32_t g) { return (int64_t)(g * 2654435761u % 1000003u) * 97; }
+
+/* Capture k of a job of ng GPUs, 8 a host (host g / 8, one clock for all
+   hosts): launch k / ng of GPU k % ng, 10 ms after the one before, with
+   two host readings. The first launch of each host's GPU 0 measures the
+   host's other GPUs over peer memory (100 ns); the last launch of GPU 0
+   of every host but the first names no host (readings of 2 us). seed 0:
+   every reading exact; else, by seed, one reading or measurement in 6 off
+   by up to 1 us, uncertainties of 0, 100 or 500 ns, the host named but
+   one time in 8, each of the host's other GPUs measured one time in 4. */
+static ikp_result job_capture(uint64_t *w, uint32_t k, uint32_t ng, uint32_t launches, uint32_t seed,
+                              ikp_capture **cap, ikp_error *e)
+{
+    static const uint32_t unc3[3] = {0, 100, 500};
+    uint32_t g = k % ng, l = k / ng, h = g / 8, np = 0, j, x = seed * 747796405u + k * 2891336453u + 1;
+    uint64_t g0 = G0 + (uint64_t)l * 10000000 + (uint64_t)job_clock(g);
+    int64_t noise;
+    enc_rec r[1];
+    enc_lane L;
+    ikp_decode_options o;
+    ikp_device_id d;
+    ikp_clock_sync cs[2];
+    ikp_peer_clock pc[8];
+    int unnamed = g % 8 == 0 && l == launches - 1 && h > 0;
+#define JOB_RAND() (x = x * 1664525u + 1013904223u, x >> 8)
+    memset(&L, 0, sizeof L);
+    memset(r, 0, sizeof r);
+    r[0].kind = ENC_I; r[0].id = 1; r[0].t = g0 + 100;
+    L.n = 1; L.g0 = g0; L.g1 = g0 + 1000; L.started = L.finalized = 1; L.recs = r;
+    enc_ikp(w, 1, 4, 1, 1, 1, 1, &L, 1);
+    memset(&d, 0, sizeof d);
+    memcpy(d.uuid, &g, sizeof g);
+    d.uuid[15] = 0x77;
+    if (seed) unnamed = JOB_RAND() % 8 == 0;
+    if (!unnamed) snprintf(d.host, sizeof d.host, "node%04u", h);
+    d.ordinal = (int32_t)(g % 8);
+    d.rank = (int32_t)g;
+    noise = seed && JOB_RAND() % 6 == 0 ? (int64_t)(JOB_RAND() % 2001) - 1000 : 0;
+    for (j = 0; j < 2; j++) {
+        cs[j].gpu_ns = g0 - 500000 + (uint64_t)j * 1000000;
+        cs[j].host_ns = (int64_t)cs[j].gpu_ns - job_clock(g) - HOST_BEHIND + noise;
+        cs[j].uncertainty_ns = seed ? unc3[JOB_RAND() % 3] : unnamed ? 2000 : 500;
+        cs[j].reserved = 0;
+    }
+    cs[1].uncertainty_ns = cs[0].uncertainty_ns;
+    for (j = 1; j < 8; j++) { /* the host's other GPUs */
+        uint32_t q = h * 8 + (g % 8 + j) % 8;
+        if (q >= ng || (seed ? JOB_RAND() % 4 != 0 : g % 8 != 0 || l != 0)) continue;
+        memset(&pc[np], 0, sizeof pc[np]);
+        memcpy(pc[np].peer_uuid, &q, sizeof q);
+        pc[np].peer_uuid[15] = 0x77;
+        pc[np].gpu_ns = g0;
+        pc[np].offset_ns = job_clock(q) - job_clock(g) + (seed && JOB_RAND() % 6 == 0 ? (int64_t)(JOB_RAND() % 2001) - 1000 : 0);
+        pc[np].uncertainty_ns = seed ? unc3[JOB_RAND() % 3] : 100;
+        pc[np].round_trip_ns = 2 * pc[np].uncertainty_ns;
+        np++;
+    }
+#undef JOB_RAND
+    memset(&o, 0, sizeof o);
+    o.device = &d;
+    o.clock = cs;
+    o.num_clock = 2;
+    o.peers = pc;
+    o.num_peers = np;
+    return ikp_capture_open(w, 8 + 9 + 4, &o, cap, e);
+}
+
+/* 65,536 captures of a job: 1,024 hosts of 8 GPUs, 8 launches each
+   (job_capture). The placement by every pair looks at ~2 n^2 links
+   (about 9 * 10^9 here: minutes); ikp_merge_align places them from links
+   indexed by GPU and host. Every capture placed exactly (each GPU's
+   clock, each launch's time 0), none disagreeing, each with its chain:
+   GPU 0 the reference; its host's GPUs by its peer measurements, 100 ns;
+   every other host's GPU 0 by its unnamed launch's host readings and GPU
+   0's (500 ns + 2 us); that host's other GPUs by peer memory from there,
+   2.6 us. The first 4 hosts alone, exact and with readings off by up to
+   1 us (links then disagree), give what the pairwise placement gives,
+   field by field. */
+static void test_captures_of_a_job(void)
+{
+    enum { HOSTS = 1024, NG = HOSTS * 8, L = 8, N = NG * L, SUB = 32 };
+    uint64_t *w = (uint64_t *)malloc((size_t)N * 21 * 8);
+    ikp_capture **caps = (ikp_capture **)calloc(N, sizeof *caps);
+    ikp_alignment *al = (ikp_alignment *)malloc(N * sizeof *al), ref[SUB * L], got[SUB * L];
+    ikp_capture *sub[SUB * L];
+    ikp_error e;
+    uint32_t k, ok_open = 0, exact = 0, chain = 0, seed, same = 0;
+    if (!w || !caps || !al) { CHECK(0); goto end; }
+    for (k = 0; k < N; k++) ok_open += job_capture(w + (size_t)k * 21, k, NG, L, 0, &caps[k], &e) == IKP_OK;
+    CHECK_EQ(ok_open, N);
+    if (ok_open != N) goto end;
+    CHECK_EQ(ikp_merge_align((const ikp_capture *const *)caps, N, 0, al, &e), IKP_OK);
+    for (k = 0; k < N; k++) {
+        uint32_t g = k % NG, l = k / NG, h = g / 8, u = 8 * h + (L - 1) * NG; /* its host's unnamed launch */
+        ikp_align_via via = !k ? IKP_ALIGN_REFERENCE : !h ? (g ? IKP_ALIGN_PEER : IKP_ALIGN_SAME_GPU)
+                            : g % 8 ? IKP_ALIGN_PEER : k == u ? IKP_ALIGN_HOST : IKP_ALIGN_SAME_GPU;
+        uint32_t from = !h || k == u ? 0 : g % 8 ? 8 * h : u;
+        uint32_t links = !k ? 0 : !h || k == u ? 1 : g % 8 ? 3 : 2;
+        uint32_t unc = !h ? (g ? 100 : 0) : g % 8 ? 2600 : 2500;
+        exact += al[k].offset_ns == job_clock(g) && al[k].zero_ns == (int64_t)l * 10000000 && al[k].disagreement_ns == 0;
+        chain += al[k].via == via && al[k].from == from && al[k].links == links && al[k].uncertainty_ns == unc;
+        same += al[k].offset_ns == al[g].offset_ns;
+    }
+    CHECK_EQ(exact, N);
+    CHECK_EQ(chain, N);
+    CHECK_EQ(same, N);
+    /* the first 4 hosts, all launches: as the pairwise placement */
+    for (seed = 0; seed < 8; seed++) {
+        static uint64_t sw[SUB * L][21];
+        uint32_t m = 0, opened = 0, equal = 0, disagree = 0;
+        ikp_result want, r;
+        for (k = 0; k < N && m < SUB * L; k++) {
+            if (k % NG >= SUB) continue;
+            sub[m] = seed ? NULL : caps[k]; /* else the same captures with readings off: a job of SUB GPUs */
+            opened += !seed || job_capture(sw[m], m, SUB, L, seed, &sub[m], &e) == IKP_OK;
+            m++;
+        }
+        CHECK_EQ(opened, SUB * L);
+        want = opened == SUB * L ? pairwise_align((const ikp_capture *const *)sub, m, ref) : IKP_ERR_EMPTY;
+        r = opened == SUB * L ? ikp_merge_align((const ikp_capture *const *)sub, m, 0, got, &e) : IKP_ERR_EMPTY;
+        CHECK_EQ(r, want);
+        CHECK_EQ(r, IKP_OK);
+        for (k = 0; k < m && r == IKP_OK; k++) {
+            equal += same_alignment(&ref[k], &got[k]);
+            disagree += got[k].disagreement_ns != 0;
+        }
+        CHECK_EQ(equal, m);
+        if (seed == 0) CHECK_EQ(disagree, 0);
+        else CHECK(disagree > 0);
+        for (k = 0; seed && k < m; k++) ikp_capture_free(sub[k]);
+    }
+end:
+    for (k = 0; caps && k < N; k++) ikp_capture_free(caps[k]);
+    free(caps);
+    free(al);
+    free(w);
+}
+
 int main(void)
 {
     test_host_placement();
     test_peer_placement();
     test_same_gpu_and_twice();
     test_many_captures();
+    test_captures_of_a_job();
     test_merged_trace();
     test_file_sections();
     test_sm_clock();
