@@ -123,8 +123,8 @@
                     (no samples can run beside them) and captures
                     downloaded without samples: 65536 places such kernels
                     across SMs within 100 ns however long they run. It
-                    costs a compare and a branch per end, 2-3x the cost of
-                    an event in the tightest loops. GUIDE.md "Anchors"
+                    costs a compare and a branch per end, 1.4-4x the cost
+                    of an event in tight loops. GUIDE.md "Anchors"
                     says when to use it; measured: BENCHMARKS.md.
 
    MACROS
