@@ -335,19 +335,16 @@ __device__ __forceinline__ void ikp__pair32(unsigned on, unsigned *c, unsigned *
 /* the burst's pairs a (earlier) and b: a tick between them ends the search */
 #define IKP__ANCHOR_CHECK(ca, ga, cb, gb)                                                          \
     if (ga != gb) {                                                                                  \
-        c0 = ca, c1 = cb, gt = gb, found = true;                                                     \
+        c0 = ca, c1 = cb, gt = gb;                                                                   \
         break;                                                                                       \
     }
-/* up to `bursts` bursts; returns 1 where a tick came inside one, with in
-   *width the cycles between the two reads around it */
-__device__ __forceinline__ bool ikp__anchor_n(unsigned long long *g, unsigned long long *c, int bursts, unsigned *width)
+__device__ __forceinline__ void ikp__anchor(unsigned long long *g, unsigned long long *c)
 {
     unsigned on, a0 = 0, b0 = 0, a1 = 0, b1 = 0, a2 = 0, b2 = 0, a3 = 0, b3 = 0, a4 = 0, b4 = 0, a5 = 0, b5 = 0;
     unsigned c0 = 0, c1 = 0, gt = 0;
-    bool found = false;
     asm volatile("{\n\t.reg .u32 t;\n\tmov.u32 t, %%laneid;\n\tadd.u32 %0, t, 1;\n\t}" : "=r"(on));
 #pragma unroll 1
-    for (int i = 0; i < bursts; i++) {
+    for (int i = 0; i < IKP__ANCHOR_BURSTS; i++) {
         ikp__pair32(on, &a0, &b0);
         ikp__pair32(on, &a1, &b1);
         ikp__pair32(on, &a2, &b2);
@@ -365,13 +362,6 @@ __device__ __forceinline__ bool ikp__anchor_n(unsigned long long *g, unsigned lo
     ikp__pair(&cn, &gn);
     *g = gn - (unsigned)((unsigned)gn - gt);
     *c = cn - (unsigned)((unsigned)cn - (c0 + (c1 - c0) / 2));
-    *width = c1 - c0;
-    return found;
-}
-__device__ __forceinline__ void ikp__anchor(unsigned long long *g, unsigned long long *c)
-{
-    unsigned w;
-    ikp__anchor_n(g, c, IKP__ANCHOR_BURSTS, &w);
 }
 /* ring masks: the largest power of two <= x (x > 0), minus one */
 __device__ __forceinline__ unsigned ikp__ring_mask(unsigned x) { return (1u << (31 - __clz(x))) - 1; }
@@ -674,9 +664,9 @@ __device__ __forceinline__ void ikp__settle(ikp_lane &l)
    like the lane's own anchors (a globaltimer tick, located): the tick's
    low 32 bits, and in tag bits 16..29 the cycles from t to that tick (the
    decoder adds them to t). The next one is due IKP_ANCHOR_EVERY cycles
-   later. The pairs are read one at a time (about 50 cycles in all where
-   the SM is otherwise idle); where no tick came among them, nothing is
-   stored and the lane's next end tries again. The record's event id says
+   later. The pairs are read one at a time, as few as find a tick; where
+   none came among them, nothing is stored and the lane's next end tries
+   again. The record's event id says
    the anchor's width (2 + the cycles between the pairs around the tick;
    FORMAT.md), which the decoder adds to the placement it states, so that
    an anchor taken while other warps crowd the SM's issue slots widens the
