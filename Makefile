@@ -5,6 +5,8 @@
 #   make bench      host decoder benchmark
 #   make fuzz       each libFuzzer harness for FUZZ_SECONDS (default 60)
 #   make gpu-test   device tests and examples on a machine with a GPU
+#   make cutlass    example 6 (CUTLASS's ping-pong GEMM) alone; make check-cutlass
+#                   its SASS against CUTLASS's own (also part of make test)
 #   make gpu-test-multi  the two-GPU checks (skipped, and said, with one GPU)
 #   make bench-gpu  per-event cost of IKP's public macros (this version and the
 #                   previous release) beside Triton's Proton, one table; then the
@@ -18,7 +20,7 @@ WARN     = -std=c99 -Wall -Wextra -pedantic -Werror
 SAN      = -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 B        = build
 
-.PHONY: all run test deps bench clean sample check-tools gpu-test gpu-test-multi gpu-accuracy bench-gpu device fuzz fuzz-seeds
+.PHONY: all run test deps bench clean sample check-tools gpu-test gpu-test-multi gpu-accuracy bench-gpu device fuzz fuzz-seeds cutlass check-cutlass
 all: $(B)/ikp
 
 $(B):
@@ -126,6 +128,12 @@ $(B)/tools/nvdisasm:
 $(B)/tools/cuobjdump: $(B)/tools/nvdisasm
 	sh tests/get_sass_tools.sh $(B)/tools
 
+# CUTLASS's C++ headers (examples/cutlass_gemm.cu): the nvidia-cutlass wheel
+# from PyPI, pinned, unpacked into build/cutlass (nothing of CUTLASS is kept
+# in the repository)
+$(B)/cutlass/.stamp: tests/get_cutlass.sh
+	sh tests/get_cutlass.sh $(B)/cutlass
+
 # Examples, GPU tests and GPU benchmarks: compiling them needs nvcc, no GPU.
 # Warning-free (-Werror all-warnings, host -Wall -Wextra); sm_90, and sm_90a
 # for the GEMM (wgmma, setmaxnreg).
@@ -167,7 +175,11 @@ EVENTS_PREV = $(addprefix $(B)/events_prev_,$(EVENTS_BUILDS))
 PREV_RELEASE = 0.10.0
 PREV_COMMIT  = 155aa9caef6851a6792fb2d665112f14448561bd
 PREV_HDRS    = $(B)/prev/ikp.h $(B)/prev/ikp_cuda.cuh
-DEVICE_BINS = $(addprefix $(B)/,$(EXAMPLES) $(DEV_TESTS) overhead gemm_bench libikp_torch_example.so) $(EVENTS_CUR) $(EVENTS_PREV)
+# example 6 (CUTLASS's ping-pong GEMM): recording, -DIKP_ENABLE=0, and CUTLASS's
+# own kernel (device code only) for tests/check_cutlass_sass.py
+CUTLASS_BINS = $(B)/cutlass_gemm $(B)/cutlass_gemm_off $(B)/cutlass_gemm_orig.cubin
+DEVICE_BINS = $(addprefix $(B)/,$(EXAMPLES) $(DEV_TESTS) overhead gemm_bench libikp_torch_example.so) $(EVENTS_CUR) $(EVENTS_PREV) \
+              $(CUTLASS_BINS)
 
 $(B)/minimal: examples/minimal.cu $(DEV_HDRS) | $(B)
 	$(NVCC) $(NVFLAGS) $(SM90) -o $@ $<
@@ -209,6 +221,33 @@ $(B)/gemm_bench: bench/gemm_bench.cu $(GEMM_VARIANTS) $(GEMM_HDRS) | $(B)
 	$(NVCC) $(NVFLAGS) $(SM90A) -o $@ $< $(GEMM_VARIANTS) -lcublas
 
 device: $(DEVICE_BINS)
+
+# Example 6: CUTLASS's own sm90 ping-pong GEMM, its kernel header copied with
+# IKP's macros inserted (examples/cutlass_patch.py) into build/cutlass-ikp,
+# which comes first among the includes, ahead of CUTLASS's own. CUTLASS's
+# flags; its headers as system headers (their own warnings are CUTLASS's).
+# One translation unit a build, 3.3 GB of memory and 1-2 minutes of a core
+# each: they run one at a time (flock; CUTLASS_LOCK= lets them overlap).
+# tests/check_cutlass_sass.py compares the -DIKP_ENABLE=0 build's kernel
+# with CUTLASS's own (the device code alone, its header unpatched).
+CUTLASS_KERNEL = cutlass/gemm/kernel/sm90_gemm_tma_warpspecialized_pingpong.hpp
+CUTLASS_IKP    = $(B)/cutlass-ikp/$(CUTLASS_KERNEL)
+CUTLASS_FLAGS  = -std=c++17 -O3 -DNDEBUG --expt-relaxed-constexpr $(SM90A) -Xcompiler -Wall,-Wextra -Werror all-warnings
+CUTLASS_INC    = -isystem $(B)/cutlass/include -isystem $(B)/cutlass/tools/util/include
+CUTLASS_SRC    = examples/cutlass_gemm.cu $(EX_HDRS) $(B)/cutlass/.stamp
+CUTLASS_LOCK  ?= $(shell command -v flock >/dev/null 2>&1 && echo flock $(B)/.cutlass-lock)
+$(CUTLASS_IKP): examples/cutlass_patch.py $(B)/cutlass/.stamp
+	@mkdir -p $(dir $@)
+	$(PYTHON) examples/cutlass_patch.py $(B)/cutlass/include/$(CUTLASS_KERNEL) $@
+$(B)/cutlass_gemm: $(CUTLASS_SRC) $(CUTLASS_IKP) | $(B)
+	$(CUTLASS_LOCK) $(NVCC) $(CUTLASS_FLAGS) -I. -I$(B)/cutlass-ikp $(CUTLASS_INC) -o $@ $<
+$(B)/cutlass_gemm_off: $(CUTLASS_SRC) $(CUTLASS_IKP) | $(B)
+	$(CUTLASS_LOCK) $(NVCC) $(CUTLASS_FLAGS) -DIKP_ENABLE=0 -I. -I$(B)/cutlass-ikp $(CUTLASS_INC) -o $@ $<
+$(B)/cutlass_gemm_orig.cubin: $(CUTLASS_SRC) | $(B)
+	$(CUTLASS_LOCK) $(NVCC) $(CUTLASS_FLAGS) -DIKP_ENABLE=0 -I. $(CUTLASS_INC) -cubin -o $@ $<
+cutlass: $(CUTLASS_BINS)
+check-cutlass: $(CUTLASS_BINS) $(B)/ikp $(B)/tools/cuobjdump
+	@SASS_TOOLS=$(B)/tools $(PYTHON) tests/check_cutlass_sass.py
 
 # With a GPU: profile example 2 (warp-specialized) into trace.json.
 # Without: decode the bundled capture.
@@ -284,6 +323,7 @@ HOST_TESTS = "sh tests/compile_checks.sh" \
              "NVCC=$(NVCC) SASS_TOOLS=$(B)/tools $(PYTHON) tests/test_check_sass.py" \
              "NVCC=$(NVCC) SASS_TOOLS=$(B)/tools IKP_TOOL=$(B)/ikp-asan $(PYTHON) tests/test_check_sass.py" \
              "$(B)/test_nvrtc" \
+             "SASS_TOOLS=$(B)/tools $(PYTHON) tests/check_cutlass_sass.py" \
              "sh tests/fuzz_check.sh"
 
 $(B)/make_peers: examples/data/peers/make_peers.c tests/encoder.h | $(B)
@@ -292,10 +332,11 @@ $(B)/make_peers: examples/data/peers/make_peers.c tests/encoder.h | $(B)
 # What the tests need beyond the compilers, pinned, fetched once (make test
 # runs it first; nothing is installed by the tests themselves): numpy,
 # perfetto and protobuf into build/pydeps; nvdisasm and cuobjdump wheels into
-# build/tools when the toolkit lacks them; rsvg-convert (Debian's
+# build/tools when the toolkit lacks them; CUTLASS's headers (the
+# nvidia-cutlass wheel) into build/cutlass; rsvg-convert (Debian's
 # librsvg2-bin, with apt-get when run as root); a decimal-comma locale under
 # build/locale.
-deps: check-tools $(PYDEPS_STAMP) $(B)/.rsvg-convert $(B)/locale/de_DE.UTF-8 $(B)/tools/nvdisasm $(B)/tools/cuobjdump
+deps: check-tools $(PYDEPS_STAMP) $(B)/.rsvg-convert $(B)/locale/de_DE.UTF-8 $(B)/tools/nvdisasm $(B)/tools/cuobjdump $(B)/cutlass/.stamp
 
 test: deps $(B)/make_peers $(B)/ikp $(B)/ikp-asan $(B)/test_host $(B)/test_host_asan $(B)/test_host_core $(B)/test_peers $(B)/test_peers_asan $(B)/test_nvrtc $(B)/tools/nvdisasm $(B)/tools/cuobjdump $(FUZZ_BINS) $(B)/test_threads \
       $(B)/test_analysis $(B)/test_analysis_asan $(B)/test_merge $(B)/test_merge_asan \
@@ -308,6 +349,8 @@ GPU_TESTS = "$(B)/test_device" \
             "$(B)/test_waits" \
             "$(B)/test_trap" \
             "sh tests/gpu/run_examples.sh" \
+            "mkdir -p $(B)/gpu-out && $(B)/cutlass_gemm $(B)/gpu-out/cutlass_gemm" \
+            "mkdir -p $(B)/gpu-out && $(B)/cutlass_gemm_off $(B)/gpu-out/cutlass_gemm_off" \
             "$(PYTHON) tests/gpu/torch_merge.py"
 
 gpu-test: device $(B)/ikp
