@@ -291,8 +291,14 @@ static void check_capture(const char *path, const Problem &p)
 
     // (b) per CTA the consumers' mma regions take turns, consumer 0 first, and never overlap
     // (c) each mma overlaps the epilogue of the tile before it (the other consumer's)
-    // (d) the producer runs ahead: a tile's load begins before its mma does (but the
-    //     CTA's first tile, whose load and mma start together) and ends before it ends
+    // (d) the producer runs ahead: every tile's load ends before its mma does, and
+    //     the loads of most tiles (but each CTA's first, whose load and mma start
+    //     together) begin before their mma: the median by a margin. Not every one:
+    //     the producer starts a tile's loads when it has issued the last k-tile of the
+    //     tile before, a pipeline's depth before that tile's mma ends, and the other
+    //     consumer's mma of the next tile begins right after (the order barrier), so
+    //     the two starts are close and may come either way (an H100 had 131 of 892
+    //     tiles' loads begin after their mma did, by the consumer's wait for data)
     uint64_t turns = 0, not_alternating = 0, overlapping = 0, hidden = 0, pairs = 0, late = 0, ahead = 0, loads_checked = 0,
              ends_late = 0;
     std::vector<double> lead_us;
@@ -340,11 +346,12 @@ static void check_capture(const char *path, const Problem &p)
         printf("skip (c) mma over the other's epilogue: K = %d is %d k-tiles, fewer than 16, so an mma may end before the epilogue it hides begins\n",
                p.K, p.K / 64);
     std::sort(lead_us.begin(), lead_us.end());
-    check(late == 0 && ends_late == 0 && (loads_checked > 0 || tiles <= p.ctas),
-          "(d) the producer runs ahead: %llu of %llu tiles after each CTA's first loaded before their mma began (median %.2f us before), "
-          "every tile's load ended before its mma (%llu not)",
-          (unsigned long long)ahead, (unsigned long long)loads_checked, lead_us.empty() ? 0.0 : lead_us[lead_us.size() / 2],
-          (unsigned long long)ends_late);
+    const double lead_median = lead_us.empty() ? 0.0 : lead_us[lead_us.size() / 2];
+    check(ends_late == 0 && (loads_checked > 0 || tiles <= p.ctas) && 2 * ahead >= loads_checked && (lead_us.empty() || lead_median > 0),
+          "(d) the producer runs ahead: every tile's load ended before its mma (%llu not); %llu of %llu tiles after each CTA's "
+          "first began loading before their mma began (at least half; %llu after), the median %.2f us before",
+          (unsigned long long)ends_late, (unsigned long long)ahead, (unsigned long long)loads_checked,
+          (unsigned long long)late, lead_median);
 
     // (e) the report's bound: at every moment one consumer holds the MMA turn (the
     // tensor cores are the limit), so a block waits on its consumers, never on the
