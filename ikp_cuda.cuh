@@ -677,6 +677,7 @@ __device__ __forceinline__ void ikp__settle(ikp_lane &l)
    say in 14 bits stores nothing either. */
 #define IKP__AUTO_PAIRS 16
 #define IKP__AUTO_WIDTH_OK 64
+static_assert(IKP__AUTO_WIDTH_OK <= IKP_WIRE_AUTO_WIDTH_MAX, "an automatic anchor's width fits its event id");
 /* For the record stamped t: (clock, globaltimer) pairs, one a loop
    iteration (a few instructions of code, not a burst's dozens at every
    end), until a tick falls between two pairs at most IKP__AUTO_WIDTH_OK
@@ -710,7 +711,6 @@ __device__ __forceinline__ void ikp__auto_anchor(ikp_lane &l, unsigned t)
     unsigned g, d, w;
     if (!ikp__auto_tick(t, &g, &d, &w)) return; /* none: the next end tries again */
     l.due = t + d + IKP_ANCHOR_EVERY;
-    if (w > IKP_WIRE_AUTO_WIDTH_MAX) w = IKP_WIRE_AUTO_WIDTH_MAX;
     ikp__put(l, ikp__room(l), IKP_WIRE_DATA_MARK | IKP_WIRE_ANCHOR | d << IKP_WIRE_AUTO_DELTA_SHIFT |
                                   (IKP_WIRE_AUTO_ANCHOR_ID + w) << IKP_WIRE_EVENT_SHIFT, g);
 }
