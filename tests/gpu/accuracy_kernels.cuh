@@ -145,6 +145,33 @@ __global__ void long_run(int n, long long busy, long long idle, long long *truth
 // lane's records, and the points where its automatic anchors fall). A moment
 // locates a %globaltimer tick (edge_truth), stamps an instant right after,
 // and keeps the truth (keep_truth).
+// The lane of cross_sm and fill_sm: 64 regions of region_cycles, then the
+// moment, `moments` times. With quiet (fill_sm), *quiet is 1 while the
+// truth is taken and the instant stamped.
+template <bool Quiet>
+__device__ __forceinline__ void lane_moments(ikp_lane &lane, volatile unsigned long long *start, unsigned long long lane_ns,
+                                             int moments, long long region_cycles, unsigned long long *truth,
+                                             volatile int *quiet)
+{
+    const unsigned long long t0 = common_deadline(start, 1000000);
+    wait_until(t0);
+    for (int m = 0; m < moments; m++) {
+        const unsigned long long target = t0 + (unsigned long long)(m + 1) * lane_ns / moments;
+        for (int r = 0; r < 64; r++) {
+            IKP_BEGIN(lane, 5);
+            long long c0 = clock64();
+            while (clock64() - c0 < region_cycles) {}
+            IKP_END(lane, 5);
+        }
+        if (Quiet) *quiet = 1;
+        const edge_t e = edge_truth(target);
+        const unsigned long long c = clock64();
+        IKP_INSTANT(lane, 3);
+        if (Quiet) *quiet = 0;
+        keep_truth(truth + 3 * ((size_t)blockIdx.x * moments + m), e, c);
+        if (!Quiet) IKP_FLUSH(lane);
+    }
+}
 __global__ void cross_sm(volatile unsigned long long *start, unsigned long long lane_ns, int moments,
                          long long region_cycles, unsigned long long *truth, uint64_t *prof)
 {
@@ -152,24 +179,7 @@ __global__ void cross_sm(volatile unsigned long long *start, unsigned long long 
     IKP_INIT(lane, prof, 0, 1, threadIdx.x == 0);
     IKP_SHARED_STAGE(stage, 1, 256);
     IKP_STAGE(lane, stage[0], 256);
-    if (threadIdx.x == 0) {
-        const unsigned long long t0 = common_deadline(start, 1000000);
-        wait_until(t0);
-        for (int m = 0; m < moments; m++) {
-            const unsigned long long target = t0 + (unsigned long long)(m + 1) * lane_ns / moments;
-            for (int r = 0; r < 64; r++) {
-                IKP_BEGIN(lane, 5);
-                long long c0 = clock64();
-                while (clock64() - c0 < region_cycles) {}
-                IKP_END(lane, 5);
-            }
-            const edge_t e = edge_truth(target);
-            const unsigned long long c = clock64();
-            IKP_INSTANT(lane, 3);
-            keep_truth(truth + 3 * ((size_t)blockIdx.x * moments + m), e, c);
-            IKP_FLUSH(lane);
-        }
-    }
+    if (threadIdx.x == 0) lane_moments<false>(lane, start, lane_ns, moments, region_cycles, truth, NULL);
     IKP_FINALIZE(lane);
 }
 
@@ -189,23 +199,7 @@ __global__ void fill_sm(volatile unsigned long long *start, unsigned long long l
     if (threadIdx.x == 0) done = 0, quiet = 0;
     __syncthreads();
     if (threadIdx.x == 0) {
-        const unsigned long long t0 = common_deadline(start, 1000000);
-        wait_until(t0);
-        for (int m = 0; m < moments; m++) {
-            const unsigned long long target = t0 + (unsigned long long)(m + 1) * lane_ns / moments;
-            for (int r = 0; r < 64; r++) {
-                IKP_BEGIN(lane, 5);
-                long long c0 = clock64();
-                while (clock64() - c0 < region_cycles) {}
-                IKP_END(lane, 5);
-            }
-            quiet = 1;
-            const edge_t e = edge_truth(target);
-            const unsigned long long c = clock64();
-            IKP_INSTANT(lane, 3);
-            quiet = 0;
-            keep_truth(truth + 3 * ((size_t)blockIdx.x * moments + m), e, c);
-        }
+        lane_moments<true>(lane, start, lane_ns, moments, region_cycles, truth, &quiet);
         done = 1;
     } else if (threadIdx.x >= 32 && threadIdx.x % 32 == 0) {
         float x = (float)threadIdx.x;

@@ -325,7 +325,7 @@ static long long truth_ps(const unsigned long long *t, long long zero, double cy
 static long long moment_spread(const std::vector<uint64_t> &w, const ikp_sm_clock *smp, uint32_t nsmp, int sms,
                                int moments, uint32_t capacity, const std::vector<unsigned long long> &truth,
                                uint32_t *placed, long long *band_lo, long long *band_hi, unsigned long long *width,
-                               uint32_t *stated = NULL)
+                               uint32_t *stated = NULL, unsigned long long *anchors = NULL)
 {
     ikp_decode_options o;
     memset(&o, 0, sizeof o);
@@ -343,6 +343,7 @@ static long long moment_spread(const std::vector<uint64_t> &w, const ikp_sm_cloc
     CHECK_EQ(in->dropped, 0);
     *placed = in->sampled_lanes;
     if (stated) *stated = in->cross_sm_ns; // what the capture says of itself
+    if (anchors) *anchors = in->anchors;
     std::vector<long long> lo(moments, LLONG_MAX), hi(moments, LLONG_MIN);
     *band_lo = LLONG_MAX;
     *band_hi = LLONG_MIN;
@@ -508,24 +509,19 @@ static void fill_sm(int kind, int sms, unsigned long long lane_ns, const cudaDev
     CK(cudaMemcpy(truth.data(), dtruth, truth.size() * 8, cudaMemcpyDeviceToHost));
     uint32_t placed = 0, stated = 0;
     long long lo = 0, hi = 0;
-    unsigned long long width = 0;
+    unsigned long long width = 0, anchors = 0;
     const long long worst = moment_spread(w, b.sm_clock, b.num_sm_clock, sms, moments, capacity, truth, &placed, &lo, &hi,
-                                          &width, &stated);
-    unsigned long long anchors = 0;
-    {
-        ikp_capture *cap = NULL;
-        if (ikp_capture_open(w.data(), w.size(), NULL, &cap, NULL) == IKP_OK) {
-            anchors = ikp_capture_get_info(cap)->anchors;
-            ikp_capture_free(cap);
-        }
-    }
-    // the automatic anchors' widths (cycles between the reads around their ticks), from the records
+                                          &width, &stated, &anchors);
+    // the automatic anchors' widths (cycles between the reads around their ticks), from the records (FORMAT.md)
     std::vector<unsigned> widths;
+    const uint32_t anchor_bits = IKP_WIRE_DATA_MARK | IKP_WIRE_ANCHOR;
     for (uint32_t l = 0; l < (uint32_t)sms; l++) {
-        const uint64_t *slots = w.data() + 8 + (size_t)l * (8 + capacity + 1) + 8;
+        const uint64_t *slots = w.data() + IKP_WIRE_HEADER_WORDS +
+                                (size_t)l * (IKP_WIRE_LANE_WORDS + capacity + IKP_WIRE_SINK_SLOTS) + IKP_WIRE_LANE_WORDS;
         for (uint32_t k = 0; k < capacity; k++) {
-            const uint32_t tag = (uint32_t)slots[k], id = tag >> 2 & 0x3FFFu;
-            if ((tag & 0xC0000003u) == 0xC0000000u && id >= 2) widths.push_back(id - 2);
+            const uint32_t tag = (uint32_t)slots[k], id = tag >> IKP_WIRE_EVENT_SHIFT & IKP_WIRE_EVENT_MASK;
+            if ((tag & (anchor_bits | IKP_WIRE_KIND_MASK)) == anchor_bits && id >= IKP_WIRE_AUTO_ANCHOR_ID)
+                widths.push_back(id - IKP_WIRE_AUTO_ANCHOR_ID);
         }
     }
     std::sort(widths.begin(), widths.end());
