@@ -202,6 +202,18 @@ static void run_gemm(Problem &p, cudaStream_t stream)
     }
 }
 
+// one launch timed alone: the ms between two events recorded around it
+static float timed_gemm(Problem &p, cudaStream_t stream, cudaEvent_t a, cudaEvent_t b)
+{
+    CK(cudaEventRecord(a, stream));
+    run_gemm(p, stream);
+    CK(cudaEventRecord(b, stream));
+    CK(cudaEventSynchronize(b));
+    float t;
+    CK(cudaEventElapsedTime(&t, a, b));
+    return t;
+}
+
 static void die_ikp(const ikp_error &err)
 {
     fprintf(stderr, "ikp: %s\n", err.message);
@@ -411,12 +423,7 @@ static int run_checked(const char *out, int M, int N, int K)
     std::vector<float> ms;
     set_buffer(NULL, stream);
     for (int r = 0; r < 11; r++) {
-        CK(cudaEventRecord(a, stream));
-        run_gemm(p, stream);
-        CK(cudaEventRecord(b, stream));
-        CK(cudaEventSynchronize(b));
-        float t;
-        CK(cudaEventElapsedTime(&t, a, b));
+        const float t = timed_gemm(p, stream, a, b);
         if (r) ms.push_back(t);
     }
     std::sort(ms.begin(), ms.end());
@@ -501,13 +508,7 @@ static int run_overhead(const std::vector<int> &sizes, int rounds)
             if (ikp_cuda_buffer_reset(&buf, stream, &err) != IKP_OK) die_ikp(err); // both sides alike
             set_buffer(armed ? buf.device : NULL, stream);
             CK(cudaStreamSynchronize(stream));
-            CK(cudaEventRecord(a, stream));
-            run_gemm(p, stream);
-            CK(cudaEventRecord(b, stream));
-            CK(cudaEventSynchronize(b));
-            float t;
-            CK(cudaEventElapsedTime(&t, a, b));
-            return t;
+            return timed_gemm(p, stream, a, b);
         };
         for (int w = 0; w < 3; w++) { timed(true); timed(false); }
         std::vector<float> all_on, all_off;
