@@ -576,6 +576,10 @@ IKP_DEF ikp_result ikp_capture_host_zero(const ikp_capture *cap, int64_t *host_n
                                          ikp_error *err);
 /* The GPU the capture names, or NULL when it names none. */
 IKP_DEF const ikp_device_id *ikp_capture_device(const ikp_capture *cap);
+/* d in one line, as `ikp info` and the report write it: "GPU-<uuid>, CUDA
+   device N, rank R, PCI dddd:bb:dd, host H" (device, rank and host where
+   known); cut to size (with its NUL). Returns buf. */
+IKP_DEF const char *ikp_device_text(const ikp_device_id *d, char *buf, size_t size);
 /* The capture's measurements of other GPUs' clocks, sorted by peer
    (uuid), then GPU time; returns how many. */
 IKP_DEF uint32_t ikp_capture_peers(const ikp_capture *cap, const ikp_peer_clock **peers);
@@ -2342,6 +2346,16 @@ static int ikp__sm_knots(ikp_capture *cap, size_t *room, const ikp__reading *r, 
     return 1;
 }
 
+/* [*first, *end): the run of SM sm in r[0 .. n), sorted by SM */
+static void ikp__sm_run(const ikp__reading *r, uint32_t n, uint32_t sm, uint32_t *first, uint32_t *end)
+{
+    uint32_t lo = 0, hi = n, m;
+    while (lo < hi) { m = lo + (hi - lo) / 2; if (r[m].sm < sm) lo = m + 1; else hi = m; }
+    *first = lo;
+    while (lo < n && r[lo].sm == sm) lo++;
+    *end = lo;
+}
+
 /* Each SM's readings and mapping (cap->readings, cap->knots), and each
    cycle lane's share of them (kn_first, kn_end, rd_first, rd_end) */
 static ikp_result ikp__sm_maps(ikp_capture *cap, const ikp_decode_options *opt, ikp_error *err)
@@ -2377,18 +2391,9 @@ static ikp_result ikp__sm_maps(ikp_capture *cap, const ikp_decode_options *opt, 
     }
     for (i = 0; i < cap->info.num_lanes; i++) { /* each lane's SM: its runs of readings and points */
         ikp__lane *l = &cap->lanes[i];
-        uint32_t lo = 0, hi = cap->num_knots, m;
         if ((l->pub.flags & (want | IKP_LANE_CORRUPT)) != want || l->pub.sm > 0xFFFFu) continue;
-        while (lo < hi) { m = lo + (hi - lo) / 2; if (cap->knots[m].sm < l->pub.sm) lo = m + 1; else hi = m; }
-        l->kn_first = lo;
-        while (lo < cap->num_knots && cap->knots[lo].sm == l->pub.sm) lo++;
-        l->kn_end = lo;
-        lo = 0;
-        hi = cap->num_readings;
-        while (lo < hi) { m = lo + (hi - lo) / 2; if (cap->readings[m].sm < l->pub.sm) lo = m + 1; else hi = m; }
-        l->rd_first = lo;
-        while (lo < cap->num_readings && cap->readings[lo].sm == l->pub.sm) lo++;
-        l->rd_end = lo;
+        ikp__sm_run(cap->knots, cap->num_knots, l->pub.sm, &l->kn_first, &l->kn_end);
+        ikp__sm_run(cap->readings, cap->num_readings, l->pub.sm, &l->rd_first, &l->rd_end);
     }
     return IKP_OK;
 }
@@ -2711,6 +2716,22 @@ static ikp_result ikp__set_peers(ikp_capture *cap, const ikp_peer_clock *p, uint
                              (long long)b->offset_ns, (double)dt / 1e6, a->uncertainty_ns, b->uncertainty_ns);
     }
     return IKP_OK;
+}
+
+IKP_DEF const char *ikp_device_text(const ikp_device_id *d, char *buf, size_t size)
+{
+    char u[48];
+    size_t n;
+    if (!buf || !size) return buf;
+    buf[0] = 0;
+    if (!d) return buf;
+    snprintf(buf, size, "%s", ikp__uuid_text(d->uuid, u, sizeof u));
+    if (d->ordinal >= 0 && (n = strlen(buf)) < size) snprintf(buf + n, size - n, ", CUDA device %d", (int)d->ordinal);
+    if (d->rank >= 0 && (n = strlen(buf)) < size) snprintf(buf + n, size - n, ", rank %d", (int)d->rank);
+    if ((n = strlen(buf)) < size)
+        snprintf(buf + n, size - n, ", PCI %04x:%02x:%02x", d->pci_domain, d->pci_bus, d->pci_device);
+    if (d->host[0] && (n = strlen(buf)) < size) snprintf(buf + n, size - n, ", host %s", d->host);
+    return buf;
 }
 
 IKP_DEF const ikp_device_id *ikp_capture_device(const ikp_capture *cap)
@@ -5288,7 +5309,6 @@ static void ikp__put_f(ikp__out *o, double x, int decimals)
     char t[400];
     ikp__put(o, t, ikp__fmt_fixed(t, sizeof t, x, decimals));
 }
-/* right-aligned in w columns */
 /* x right-aligned in a column of w; a number wider than that still gets a
    space before it, so that columns never touch */
 static void ikp__put_f_w(ikp__out *o, double x, int decimals, size_t w)
@@ -6623,11 +6643,9 @@ static ikp_result ikp__pb_lane(const ikp_capture *cap, ikp__pbw *w, ikp__tw *tw,
 static const char *ikp__launch_name(char *t, size_t n, const ikp__part *part, const ikp_capture *cap)
 {
     char g[128];
-    const ikp_capture *one[1];
-    one[0] = cap;
     if (part && part->label) snprintf(g, sizeof g, "%s: ", part->label);
     else if (cap->info.device_known) {
-        ikp__merge_label0(one[0], 0, 0, g, sizeof g - 2);
+        ikp__merge_label0(cap, 0, 0, g, sizeof g - 2);
         strcat(g, ": ");
     } else g[0] = 0;
     snprintf(t, n, "%slaunch (%s capture, %u lane%s)", g, ikp_format_name(cap->format), cap->info.active_lanes,
@@ -9510,17 +9528,11 @@ IKP_DEF ikp_result ikp_report_compute(const ikp_capture *cap, const ikp_report_o
     if (opt && opt->device) {
         if (!ikp__pool_add(a, &pool, opt->device, &dev_name)) { r = ikp__oom(err); goto fail; }
     } else if (cap->info.device_known) {
-        const ikp_device_id *d = &cap->device;
-        char dv[256], u[48];
-        size_t dn;
-        snprintf(dv, sizeof dv, "%s", ikp__uuid_text(d->uuid, u, sizeof u));
-        dn = strlen(dv);
-        if (d->ordinal >= 0) { snprintf(dv + dn, sizeof dv - dn, ", CUDA device %d", (int)d->ordinal); dn = strlen(dv); }
-        if (d->rank >= 0) { snprintf(dv + dn, sizeof dv - dn, ", rank %d", (int)d->rank); dn = strlen(dv); }
-        snprintf(dv + dn, sizeof dv - dn, ", PCI %04x:%02x:%02x", d->pci_domain, d->pci_bus, d->pci_device);
-        dn = strlen(dv);
-        if (d->host[0]) snprintf(dv + dn, sizeof dv - dn, ", host %s", d->host);
-        if (!ikp__pool_add(a, &pool, dv, &dev_name)) { r = ikp__oom(err); goto fail; }
+        char dv[256];
+        if (!ikp__pool_add(a, &pool, ikp_device_text(&cap->device, dv, sizeof dv), &dev_name)) {
+            r = ikp__oom(err);
+            goto fail;
+        }
     }
     rp->names_ = pool.p;
     pool.p = NULL;

@@ -476,6 +476,16 @@ static void test_file_sections(void)
         CHECK_EQ(d->pci_bus, 0x1c);
         CHECK(strcmp(d->host, "node1") == 0);
     }
+    { /* the device in one line: every field it knows, and cut to the room given */
+        char t[256], small[12];
+        ikp_device_id x;
+        CHECK(strcmp(ikp_device_text(d, t, sizeof t), "GPU-b0b0b0b0-b0b0-b0b0-b0b0-b0b0b0b0b0b0, CUDA device 1, "
+                                                      "rank 1, PCI 0000:1c:00, host node1") == 0);
+        device(&x, 0x0a, -1, ""); /* no ordinal, rank or host; bus 0x1b - 1 */
+        CHECK(strcmp(ikp_device_text(&x, t, sizeof t), "GPU-0a0a0a0a-0a0a-0a0a-0a0a-0a0a0a0a0a0a, PCI 0000:1a:00") == 0);
+        CHECK(strcmp(ikp_device_text(d, small, sizeof small), "GPU-b0b0b0b") == 0);
+        CHECK(strcmp(ikp_device_text(NULL, t, sizeof t), "") == 0);
+    }
     CHECK_EQ(ikp_capture_peers(back, &p), 1);
     CHECK(p && p->offset_ns == -(B_AHEAD + 30) && p->uncertainty_ns == 100 && p->round_trip_ns == 200 &&
           p->gpu_ns == G0 + B_AHEAD && p->peer_uuid[15] == 0xA0);

@@ -299,14 +299,8 @@ static void print_device(const ikp_capture *cap)
     const ikp_capture_info *in = ikp_capture_get_info(cap);
     uint32_t n = ikp_capture_peers(cap, &p), k;
     if (d) {
-        printf("device      GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", d->uuid[0],
-               d->uuid[1], d->uuid[2], d->uuid[3], d->uuid[4], d->uuid[5], d->uuid[6], d->uuid[7], d->uuid[8],
-               d->uuid[9], d->uuid[10], d->uuid[11], d->uuid[12], d->uuid[13], d->uuid[14], d->uuid[15]);
-        if (d->ordinal >= 0) printf(", CUDA device %d", (int)d->ordinal);
-        if (d->rank >= 0) printf(", rank %d", (int)d->rank);
-        printf(", PCI %04x:%02x:%02x", d->pci_domain, d->pci_bus, d->pci_device);
-        if (d->host[0]) printf(", host %s", d->host);
-        printf("\n");
+        char t[256];
+        printf("device      %s\n", ikp_device_text(d, t, sizeof t));
     }
     for (k = 0; k < n; k++)
         printf("peer clock  GPU-%02x%02x%02x%02x...: %+.3f us from this GPU's, +- %.3f us (%s%.3f us)\n",
@@ -443,14 +437,14 @@ static FILE *open_regular(const char *path, const char *what)
 {
     struct stat sb;
     FILE *f;
-    int fd = open(path, O_RDONLY | O_NONBLOCK), fl;
+    int fd = open(path, O_RDONLY | O_NONBLOCK), fl, st;
     if (fd < 0) {
         fprintf(stderr, "ikp: error: %s%s: cannot open: %s\n", what, path, strerror(errno));
         return NULL;
     }
-    if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+    if ((st = fstat(fd, &sb)) != 0 || !S_ISREG(sb.st_mode)) {
         fprintf(stderr, "ikp: error: %s%s is %s: give a regular file\n", what, path,
-                fstat(fd, &sb) != 0 ? "not readable" : file_kind(sb.st_mode));
+                st != 0 ? "not readable" : file_kind(sb.st_mode));
         close(fd);
         return NULL;
     }
