@@ -1,4 +1,4 @@
-/* ikp.h - v0.11.0 - IKP intra-kernel profiler, host library - MIT licence (end of file)
+/* ikp.h - v0.12.0 - IKP intra-kernel profiler, host library - MIT licence (end of file)
 
    IKP records timestamps inside running CUDA kernels (see ikp_cuda.cuh) and
    turns the buffer into a Chrome/Perfetto trace and statistics. This file is
@@ -85,9 +85,9 @@
            ikp_capture_open, _open_data, _open_path, ikp_capture_free
        Read it: ikp_capture_get_info, ikp_capture_lane, ikp_decode_lane,
            ikp_lane_events_free, ikp_event_name, ikp_event_id,
-           ikp_group_name, ikp_capture_placement, ikp_capture_clock,
-           ikp_capture_host_zero, ikp_capture_device, ikp_capture_peers,
-           ikp_capture_sm_clock
+           ikp_group_name, ikp_capture_placement, ikp_capture_stale,
+           ikp_capture_clock, ikp_capture_host_zero, ikp_capture_device,
+           ikp_capture_peers, ikp_capture_sm_clock
        Traces: ikp_write_chrome, _chrome_file, _chrome_path,
            ikp_write_perfetto, _perfetto_file, _perfetto_path,
            ikp_is_perfetto_path, ikp_file_writer
@@ -175,9 +175,9 @@
 #define IKP_H
 
 #define IKP_VERSION_MAJOR 0
-#define IKP_VERSION_MINOR 11
+#define IKP_VERSION_MINOR 12
 #define IKP_VERSION_PATCH 0
-#define IKP_VERSION_STRING "0.11.0"
+#define IKP_VERSION_STRING "0.12.0"
 #if defined(IKP_CUDA_VERSION_MAJOR) && (IKP_CUDA_VERSION_MAJOR != IKP_VERSION_MAJOR || \
     IKP_CUDA_VERSION_MINOR != IKP_VERSION_MINOR || IKP_CUDA_VERSION_PATCH != IKP_VERSION_PATCH)
 #error "ikp.h and ikp_cuda.cuh are from different IKP versions: copy both headers from one release"
@@ -492,7 +492,11 @@ typedef struct ikp_capture_info {
     uint64_t corrupt_lanes;       /* lane headers that could not be read */
     uint64_t refused_lanes;       /* lanes the device found no room for */
     uint64_t lanes_needed;        /* lanes the grid needed when some were refused */
-    uint64_t claimed_twice;       /* lanes opened twice: buffer not reset, or two leaders */
+    uint64_t claimed_twice;       /* lanes opened twice: buffer not reset, or two leaders
+                                     (ikp_capture_stale says what that means) */
+    uint64_t launch;              /* ikp buffers: the reset that prepared it, counted per
+                                     buffer from 1 (a CUDA graph's replays count up);
+                                     0: not known (a buffer of another writer) */
     uint64_t out_of_range;        /* peer formats: records naming a lane past the header */
     uint64_t after_finalize;      /* tirx: records after their lane's finalize record
                                      (left out unless keep_after_finalize) */
@@ -560,6 +564,14 @@ IKP_DEF const ikp_capture_info *ikp_capture_get_info(const ikp_capture *cap);
    text then ends with what to do about it. Returns the text's length (it
    is cut to size - 1 bytes). */
 IKP_DEF size_t ikp_capture_placement(const ikp_capture_info *info, char *text, size_t size, int *poor);
+/* One line (no newline) when some of a capture's records may not be its
+   launch's: lanes that a launch found already open (claimed_twice), so
+   that the buffer holds an earlier launch's records for them (not reset
+   since; in a CUDA graph, a replay of a kernel without the reset), or two
+   leaders shared a lane. Every output shows it (info, summary, traces,
+   report). Returns its length (cut to size - 1 bytes); 0, an empty text,
+   when there is nothing to say. */
+IKP_DEF size_t ikp_capture_stale(const ikp_capture_info *info, char *text, size_t size);
 /* Fills *out for one lane (lane < num_lanes; else IKP_ERR_INVALID_ARGUMENT).
    Peer-format lanes are not stored: their figures are computed here, in
    time linear in the lane's records. */
@@ -1225,6 +1237,9 @@ typedef struct ikp_cuda_buffer {
     uint64_t *samples_;        /* device memory for the samples (NULL: none) */
     void *sample_stream_;      /* the stream they are taken on */
     uint32_t sms_;             /* SMs of the device */
+    uint64_t resets_;          /* resets so far, where no kernel of IKP's writes the header
+                                  (ikp.h not compiled by nvcc); else counted on the device,
+                                  in the word after the buffer's */
 } ikp_cuda_buffer;
 
 /* cudaMalloc a buffer of lanes x capacity records (lanes = blocks x groups)
@@ -1232,16 +1247,28 @@ typedef struct ikp_cuda_buffer {
 IKP_DEF ikp_result ikp_cuda_buffer_create(ikp_cuda_buffer *buf, uint32_t lanes,
                                           uint32_t capacity, ikp_error *err);
 /* Zero the buffer and write its header, ordered on stream. Call before each
-   launch. Also takes a reading of the GPU clock against the host's (the
-   first of clock[]), when this file is compiled by nvcc; a GPU too busy to
-   answer within 20 ms gives none (num_clock says). The first reset with
-   sample_every_ns not 0 also takes the SM clock samples' device memory
-   (24 bytes x 3072 x the SMs: 9.7 MB on a 132-SM H100); none is taken
-   while sampling is off. */
+   launch. The header holds the launch's number: the resets of this buffer
+   so far, counted on the device when this file is compiled by nvcc (a
+   kernel of one thread writes the header), so that each replay of a CUDA
+   graph that holds the reset gets a number of its own.
+   Outside a stream capture, also takes a reading of the GPU clock against
+   the host's (the first of clock[]), when this file is compiled by nvcc;
+   a GPU too busy to answer within 20 ms gives none (num_clock says). The
+   first reset with sample_every_ns not 0 also takes the SM clock samples'
+   device memory (24 bytes x 3072 x the SMs: 9.7 MB on a 132-SM H100);
+   none is taken while sampling is off.
+   While stream is capturing a CUDA graph, the reset is captured as a
+   memset node and a kernel node (every replay resets the buffer), and
+   takes no reading: the download takes one after the replay. Without nvcc
+   the header cannot be captured (it would be a copy from host memory):
+   IKP_ERR_CUDA, naming the capture, and nothing is captured. */
 IKP_DEF ikp_result ikp_cuda_buffer_reset(ikp_cuda_buffer *buf, cudaStream_t stream,
                                          ikp_error *err);
 /* Synchronise stream and copy the buffer to host (num_words words); then
-   a second reading, as reset does. While the stream has work, it also
+   a reading, as reset does (of clock[], the last two are kept: after a
+   reset under capture, the download's and the one before it). Refused
+   (IKP_ERR_CUDA, naming the capture) while stream is capturing a graph:
+   a capture cannot wait for its own work. While the stream has work, it also
    samples the SM clocks (sm_clock, num_sm_clock), when this file is
    compiled by nvcc and sample_every_ns is not 0: every sample_every_ns
    (or 1/1024 of the time waited so far, if longer) a grid of one small
@@ -3007,6 +3034,7 @@ static ikp_result ikp__ikp_header(ikp_capture *cap, uint64_t *lanes, uint64_t *c
     cap->info.refused_lanes = w[3];
     cap->info.lanes_needed = w[4];
     cap->info.claimed_twice = w[5];
+    cap->info.launch = w[6];
     return IKP_OK;
 }
 
@@ -4884,6 +4912,19 @@ static void ikp__fmt_span_ns(char *b, size_t n, uint64_t ns)
     else snprintf(b, n, "%.1f ms", (double)ns / 1e6);
 }
 
+IKP_DEF size_t ikp_capture_stale(const ikp_capture_info *in, char *text, size_t size)
+{
+    int n;
+    if (!text || !size) return 0;
+    text[0] = 0;
+    if (!in || !in->claimed_twice) return 0;
+    n = snprintf(text, size, "STALE: %llu lane opening%s found the lane open already: the buffer was not reset "
+                 "since an earlier launch, whose records those lanes hold (reset it before every launch; in a CUDA "
+                 "graph, capture the reset with the kernel), or two leaders share a lane",
+                 (unsigned long long)in->claimed_twice, in->claimed_twice == 1 ? "" : "s");
+    return n < 0 ? 0 : (size_t)n < size ? (size_t)n : size - 1;
+}
+
 IKP_DEF size_t ikp_capture_placement(const ikp_capture_info *in, char *text, size_t size, int *poor)
 {
     char gap[32], m[640];
@@ -6133,7 +6174,6 @@ static void ikp__chrome_tail(ikp__out *o, const ikp_capture *cap, const ikp_trac
                              uint64_t offset)
 {
     char pl[640];
-    ikp_capture_placement(&cap->info, pl, sizeof pl, NULL);
     ikp__puts(o, "\n],\"displayTimeUnit\":\"ns\",\"otherData\":{");
     if (opt && opt->time_note) { /* what the times are */
         ikp__puts(o, "\"ikp_time\":\"");
@@ -6147,6 +6187,17 @@ static void ikp__chrome_tail(ikp__out *o, const ikp_capture *cap, const ikp_trac
         ikp__put_u64(o, offset);
         ikp__puts(o, "\",");
     }
+    if (cap->info.launch) {
+        ikp__puts(o, "\"ikp_launch\":\"");
+        ikp__put_u64(o, cap->info.launch);
+        ikp__puts(o, "\",");
+    }
+    if (ikp_capture_stale(&cap->info, pl, sizeof pl)) { /* records of an earlier launch */
+        ikp__puts(o, "\"ikp_stale\":\"");
+        ikp__put_json_chars(o, pl);
+        ikp__puts(o, "\",");
+    }
+    ikp_capture_placement(&cap->info, pl, sizeof pl, NULL);
     ikp__puts(o, "\"ikp_placement\":\""); /* how well its lanes line up */
     ikp__put_json_chars(o, pl);
     ikp__puts(o, "\"}}\n");
@@ -6642,14 +6693,22 @@ static ikp_result ikp__pb_lane(const ikp_capture *cap, ikp__pbw *w, ikp__tw *tw,
    merged trace the capture's label leads */
 static const char *ikp__launch_name(char *t, size_t n, const ikp__part *part, const ikp_capture *cap)
 {
-    char g[128];
+    char g[128], no[32] = "";
+    size_t k;
     if (part && part->label) snprintf(g, sizeof g, "%s: ", part->label);
     else if (cap->info.device_known) {
         ikp__merge_label0(cap, 0, 0, g, sizeof g - 2);
         strcat(g, ": ");
     } else g[0] = 0;
-    snprintf(t, n, "%slaunch (%s capture, %u lane%s)", g, ikp_format_name(cap->format), cap->info.active_lanes,
-             cap->info.active_lanes == 1 ? "" : "s");
+    if (cap->info.launch) snprintf(no, sizeof no, " %llu", (unsigned long long)cap->info.launch);
+    snprintf(t, n, "%slaunch%s (%s capture, %u lane%s)", g, no, ikp_format_name(cap->format),
+             cap->info.active_lanes, cap->info.active_lanes == 1 ? "" : "s");
+    k = strlen(t);
+    if (cap->info.claimed_twice && k + 3 < n) { /* records of an earlier launch */
+        t[k] = ':';
+        t[k + 1] = ' ';
+        ikp_capture_stale(&cap->info, t + k + 2, n - k - 2);
+    }
     return t;
 }
 
@@ -8190,6 +8249,13 @@ IKP_DEF ikp_result ikp_write_merged(const ikp_capture *const *caps, uint32_t n, 
             ikp__puts(&o, "\":\"");
             ikp__put_json_chars(&o, text);
             ikp__puts(&o, "\"");
+            if (ikp_capture_stale(&caps[k]->info, text, sizeof text)) { /* records of an earlier launch */
+                ikp__puts(&o, ",\"ikp_capture_");
+                ikp__put_u64(&o, k + 1);
+                ikp__puts(&o, "_stale\":\"");
+                ikp__put_json_chars(&o, text);
+                ikp__puts(&o, "\"");
+            }
         }
         ikp__puts(&o, "}}\n");
     }
@@ -8470,6 +8536,10 @@ static void ikp__put_info_text(ikp__out *o, const ikp_stats *st)
         snprintf(t, sizeof t, " (grid %u x %u x %u)", in->grid[0], in->grid[1], in->grid[2]);
         ikp__puts(o, t);
     }
+    if (in->launch) {
+        snprintf(t, sizeof t, "\nlaunch      %llu (counted by its buffer's resets)", (unsigned long long)in->launch);
+        ikp__puts(o, t);
+    }
     snprintf(t, sizeof t,
              "\nlanes       %u in buffer, %u active\n"
              "records     %llu (regions %llu, instants %llu)\n",
@@ -8537,7 +8607,13 @@ static void ikp__put_info_text(ikp__out *o, const ikp_stats *st)
     IKP__WARN(in->unfinalized_lanes, "warning     %llu lanes opened but never finalized (kernel stopped early?)\n", (unsigned long long)in->unfinalized_lanes)
     IKP__WARN(in->corrupt_lanes, "warning     %llu lanes with unreadable headers or counts (skipped or clamped)\n", (unsigned long long)in->corrupt_lanes)
     IKP__WARN(in->refused_lanes, "warning     buffer too small for the grid: %llu lanes not recorded (%llu needed, %u in buffer)\n", (unsigned long long)in->refused_lanes, (unsigned long long)in->lanes_needed, in->num_lanes)
-    IKP__WARN(in->claimed_twice, "warning     %llu lanes opened twice (buffer not reset between launches, or two leaders)\n", (unsigned long long)in->claimed_twice)
+    if (in->claimed_twice) {
+        char stale[512];
+        ikp_capture_stale(in, stale, sizeof stale);
+        ikp__puts(o, "warning     ");
+        ikp__puts(o, stale);
+        ikp__puts(o, "\n");
+    }
     IKP__WARN(in->out_of_range, "warning     %llu records name a lane past the header's (skipped)\n", (unsigned long long)in->out_of_range)
     IKP__WARN(in->after_finalize, "warning     %llu records after their lane's finalize record (stale records of an earlier launch? %s)\n", (unsigned long long)in->after_finalize, kept)
     IKP__WARN(in->duplicate_lanes, "warning     %llu lanes claim a (block, group) an earlier lane claims (corrupt headers?): shown on tracks of their own\n", (unsigned long long)in->duplicate_lanes)
@@ -8637,6 +8713,15 @@ IKP_DEF ikp_result ikp_stats_write_json(const ikp_stats *st, ikp_write_fn fn, vo
     ikp__put_kv_u(&o, "corrupt_lanes", in->corrupt_lanes);
     ikp__put_kv_u(&o, "refused_lanes", in->refused_lanes);
     ikp__put_kv_u(&o, "claimed_twice", in->claimed_twice);
+    if (in->launch) ikp__put_kv_u(&o, "launch", in->launch);
+    else ikp__puts(&o, ",\"launch\":null");
+    if (in->claimed_twice) {
+        char stale[512];
+        ikp_capture_stale(in, stale, sizeof stale);
+        ikp__puts(&o, ",\"stale\":\"");
+        ikp__put_json_chars(&o, stale);
+        ikp__puts(&o, "\"");
+    } else ikp__puts(&o, ",\"stale\":null");
     ikp__put_kv_u(&o, "out_of_range", in->out_of_range);
     ikp__put_kv_u(&o, "after_finalize", in->after_finalize);
     ikp__put_kv_u(&o, "past_count", in->past_count);
@@ -10598,6 +10683,11 @@ static void ikp__md_configuration(ikp__out *o, const ikp_report *r, const ikp_re
     const ikp_capture_info *in = &st->info;
     ikp__puts(o, "# ");
     ikp__put_md(o, opt && opt->title ? opt->title : "IKP report");
+    if (ikp_capture_stale(in, t, sizeof t)) { /* before anything that reads as this launch's */
+        ikp__puts(o, "\n\n**");
+        ikp__put_md(o, t);
+        ikp__puts(o, "**");
+    }
     ikp__puts(o, "\n\n## Configuration\n\n| | |\n| --- | --- |\n");
     if (opt && opt->source) { ikp__puts(o, "| capture | "); ikp__put_md(o, opt->source); ikp__puts(o, " |\n"); }
     ikp__puts(o, "| device | ");
@@ -10606,6 +10696,7 @@ static void ikp__md_configuration(ikp__out *o, const ikp_report *r, const ikp_re
              in->timer_cycles ? "SM cycles" : "globaltimer ns", in->num_blocks, in->num_groups);
     ikp__puts(o, t);
     if (in->grid[0]) { snprintf(t, sizeof t, " (grid %u x %u x %u)", in->grid[0], in->grid[1], in->grid[2]); ikp__puts(o, t); }
+    if (in->launch) { snprintf(t, sizeof t, " |\n| launch | %llu (counted by its buffer's resets)", (unsigned long long)in->launch); ikp__puts(o, t); }
     snprintf(t, sizeof t, " |\n| lanes | %u in the buffer, %u active |\n| records | %llu (%llu regions, %llu instants) |\n| span | ",
              in->num_lanes, in->active_lanes, (unsigned long long)in->records, (unsigned long long)st->regions,
              (unsigned long long)st->instants);
@@ -11439,6 +11530,21 @@ static __global__ void ikp__pong(volatile unsigned long long *flag, volatile uns
     }
 }
 
+/* A reset's header (FORMAT.md "Buffer header"), written after the buffer
+   was zeroed: words 0-2 as given, word 6 the launch's number, counted in
+   *count (the word after the buffer's, which no reset zeroes). A kernel,
+   so that a CUDA graph can hold it and count its replays. */
+static __global__ void ikp__write_header(unsigned long long *buf, unsigned long long h0, unsigned long long h1,
+                                         unsigned long long h2, unsigned long long *count)
+{
+    unsigned long long n = *count + 1;
+    *count = n;
+    buf[0] = h0;
+    buf[1] = h1;
+    buf[2] = h2;
+    buf[6] = n;
+}
+
 /* One sample of the clocks of the SM that runs the block: a globaltimer
    tick and the cycle at which it came, located to a few cycles as
    ikp_cuda.cuh's anchors locate theirs (there in bursts of six pairs,
@@ -11837,11 +11943,17 @@ IKP_DEF ikp_result ikp_cuda_buffer_create(ikp_cuda_buffer *buf, uint32_t lanes, 
         buf->capacity = capacity;
         return IKP_OK;
     }
-    if (cudaGetDevice(&dev) == cudaSuccess &&
-        cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, dev) != cudaSuccess)
-        khz = 0;
-    e = cudaMalloc((void **)&buf->device, n * sizeof(uint64_t));
+    e = cudaGetDevice(&dev); /* the buffer's device: the reset's kernel runs there */
+    if (e != cudaSuccess) return ikp__cuda_fail(err, e, "cudaGetDevice");
+    if (cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, dev) != cudaSuccess) khz = 0;
+    e = cudaMalloc((void **)&buf->device, (n + 1) * sizeof(uint64_t)); /* and the resets' count */
     if (e != cudaSuccess) return ikp__cuda_fail(err, e, "cudaMalloc");
+    e = cudaMemset(buf->device + n, 0, sizeof(uint64_t));
+    if (e != cudaSuccess) {
+        cudaFree(buf->device);
+        buf->device = NULL;
+        return ikp__cuda_fail(err, e, "cudaMemset");
+    }
     buf->num_words = n;
     buf->lanes = lanes;
     buf->capacity = capacity;
@@ -11873,21 +11985,70 @@ IKP_DEF ikp_result ikp_cuda_buffer_create(ikp_cuda_buffer *buf, uint32_t lanes, 
     return IKP_OK;
 }
 
+/* 1 if stream is capturing a CUDA graph (0 if not); -1 with err set if
+   that cannot be told, or its capture was invalidated already */
+static int ikp__capturing(cudaStream_t stream, const char *what, ikp_error *err)
+{
+    enum cudaStreamCaptureStatus cs = cudaStreamCaptureStatusNone;
+    cudaError_t e = cudaStreamIsCapturing(stream, &cs);
+    if (e != cudaSuccess) {
+        ikp__cuda_fail(err, e, "cudaStreamIsCapturing");
+        return -1;
+    }
+    if (cs == cudaStreamCaptureStatusInvalidated) {
+        ikp__fail(err, IKP_ERR_CUDA, -1, -1, "%s: the stream's graph capture was invalidated already (by an "
+                  "earlier call), so nothing was added to it", what);
+        return -1;
+    }
+    return cs == cudaStreamCaptureStatusActive;
+}
+
 IKP_DEF ikp_result ikp_cuda_buffer_reset(ikp_cuda_buffer *buf, cudaStream_t stream, ikp_error *err)
 {
     uint64_t h[IKP_WIRE_HEADER_WORDS];
     cudaError_t e;
     ikp_result r;
+    int capturing;
     if (buf && IKP__CUDA_OFF) return IKP_OK; /* IKP_ENABLE=0 */
     if (!buf || !buf->device) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL buffer");
     if ((r = ikp_buffer_header(h, buf->lanes, buf->capacity, buf->clock_khz, err)) != IKP_OK) return r;
+    if ((capturing = ikp__capturing(stream, "ikp_cuda_buffer_reset", err)) < 0) return IKP_ERR_CUDA;
+    if (capturing && !IKP__KERNELS) /* refused before anything is captured */
+        return ikp__fail(err, IKP_ERR_CUDA, -1, -1, "ikp_cuda_buffer_reset: the stream is capturing a CUDA graph, "
+                         "and a reset captured there writes its header with a kernel of ikp.h's, which this build "
+                         "lacks: compile the file that defines IKP_IMPLEMENTATION with nvcc, or reset outside the "
+                         "capture before every launch of the graph");
     e = cudaMemsetAsync(buf->device, 0, buf->num_words * sizeof(uint64_t), stream);
     if (e != cudaSuccess) return ikp__cuda_fail(err, e, "cudaMemsetAsync");
+#if IKP__KERNELS
+    { /* the header, and the launch's number counted on the device */
+        int cur = ikp__enter_device(buf);
+        if (cur < 0) return ikp__cuda_fail(err, cudaGetLastError(), "making the buffer's device current");
+        ikp__write_header<<<1, 1, 0, stream>>>((unsigned long long *)buf->device, h[0], h[1], h[2],
+                                               (unsigned long long *)buf->device + buf->num_words);
+        e = cudaGetLastError();
+        ikp__leave_device(buf, cur);
+        if (e != cudaSuccess) return ikp__cuda_fail(err, e, "the header's kernel launch");
+    }
+#else
+    h[6] = ++buf->resets_;
     /* pageable source: staged before return, so h may go out of scope */
     e = cudaMemcpyAsync(buf->device, h, sizeof h, cudaMemcpyHostToDevice, stream);
     if (e != cudaSuccess) return ikp__cuda_fail(err, e, "cudaMemcpyAsync");
+#endif
     buf->num_clock = 0;
     buf->num_sm_clock = 0;
+    if (capturing) {
+        /* the samples' memory all the same (cudaMalloc is not captured; the
+           capture's mode would refuse it), but no reading: its kernel
+           cannot run inside a capture */
+        enum cudaStreamCaptureMode m = cudaStreamCaptureModeRelaxed;
+        if (cudaThreadExchangeStreamCaptureMode(&m) == cudaSuccess) {
+            ikp__sample_memory(buf);
+            cudaThreadExchangeStreamCaptureMode(&m);
+        }
+        return IKP_OK;
+    }
     ikp__sample_memory(buf);
     ikp__buffer_reading(buf);
     return IKP_OK;
@@ -11899,12 +12060,24 @@ IKP_DEF ikp_result ikp_cuda_buffer_download(ikp_cuda_buffer *buf, cudaStream_t s
     cudaError_t e;
     if (buf && host && IKP__CUDA_OFF) return IKP_OK; /* IKP_ENABLE=0: num_words is 0 */
     if (!buf || !buf->device || !host) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL argument");
+    switch (ikp__capturing(stream, "ikp_cuda_buffer_download", err)) {
+    case 0: break;
+    case 1:
+        return ikp__fail(err, IKP_ERR_CUDA, -1, -1, "ikp_cuda_buffer_download: the stream is capturing a CUDA graph, "
+                         "and a capture cannot wait for its own work: download after cudaStreamEndCapture and a "
+                         "launch of the graph (nothing was added to the capture)");
+    default: return IKP_ERR_CUDA;
+    }
     buf->num_sm_clock = 0;
     ikp__sample_while_running(buf, stream);
     e = cudaStreamSynchronize(stream);
     if (e != cudaSuccess) return ikp__cuda_fail(err, e, "kernel or stream failed");
     e = cudaMemcpy(host, buf->device, buf->num_words * sizeof(uint64_t), cudaMemcpyDeviceToHost);
     if (e != cudaSuccess) return ikp__cuda_fail(err, e, "cudaMemcpy");
+    if (buf->num_clock == 2) { /* downloads without a reset between (graph replays): the last two */
+        buf->clock[0] = buf->clock[1];
+        buf->num_clock = 1;
+    }
     ikp__buffer_reading(buf);
     return IKP_OK;
 }

@@ -36,11 +36,33 @@ typedef struct fake_thread {
     struct fake_thread *next;
 } fake_thread;
 
+/* A captured operation: a graph's node, replayed by cudaGraphLaunch */
+typedef struct fake_op {
+    int kind;                                    /* FAKE_OP_* */
+    void *p;                                     /* memset: p, v, n */
+    int v;
+    size_t n;
+    unsigned long long *buf, h[3], *count;       /* the header kernel's arguments */
+    cudaHostFn_t fn;                             /* a host function and its data */
+    void *data;
+    struct fake_op *next;
+} fake_op;
+enum { FAKE_OP_MEMSET = 1, FAKE_OP_HEADER, FAKE_OP_HOST };
+
+/* a graph, or (instantiated) an executable graph: its nodes in order */
+typedef struct fake_graph {
+    fake_op *ops, **tail;
+    int exec;
+    struct fake_graph *next;
+} fake_graph;
+
 typedef struct fake_stream {
     int device;
     int busy;  /* queries still answered cudaErrorNotReady */
     int error; /* reported by the next synchronisation */
     int live;
+    int capturing, invalid, global; /* a capture: on, invalidated, in cudaStreamCaptureModeGlobal */
+    fake_graph *graph;              /* what it captured */
     struct fake_stream *next;
 } fake_stream;
 
@@ -68,6 +90,8 @@ static struct {
     int num_samples, cap_samples;
     uint64_t epoch_ns;
     int bad_sample;
+    fake_graph *graphs; /* graphs and executable graphs, live */
+    enum cudaStreamCaptureMode thread_mode; /* cudaThreadExchangeStreamCaptureMode's */
     dim3 grid, block; /* the launch configuration nvcc's code pushes */
     size_t shmem;
     void *stream;
@@ -167,14 +191,76 @@ static void fake_join(void *s, int dev)
     }
 }
 
+/* Stream capture, as CUDA's: while a stream captures, the work given to it
+   becomes a graph's nodes instead of running; what cannot be captured (a
+   copy from pageable memory, a wait for the stream) invalidates the
+   capture, and while a capture in cudaStreamCaptureModeGlobal is on, so
+   does any potentially unsafe call (cudaMalloc, a synchronous copy...)
+   made in a thread mode other than relaxed: it fails with
+   cudaErrorStreamCaptureUnsupported and cudaStreamEndCapture then fails. */
+static fake_stream *fake_capturing(void *s)
+{
+    fake_stream *x;
+    for (x = F.streams; x; x = x->next)
+        if ((void *)x == s && x->live && x->capturing) return x;
+    return NULL;
+}
+
+/* 1 if call, potentially unsafe, is refused (and the captures it meets invalidated) */
+static int fake_unsafe(const char *call)
+{
+    fake_stream *x;
+    int hit = 0;
+    (void)call;
+    if (F.thread_mode == cudaStreamCaptureModeRelaxed) return 0;
+    for (x = F.streams; x; x = x->next)
+        if (x->live && x->capturing && (x->global || F.thread_mode == cudaStreamCaptureModeThreadLocal)) {
+            x->invalid = 1;
+            hit = 1;
+        }
+    if (hit) F.last_error = cudaErrorStreamCaptureUnsupported;
+    return hit;
+}
+#define FAKE_SAFE(call) do { if (fake_unsafe(call)) return cudaErrorStreamCaptureUnsupported; } while (0)
+
+/* an operation for the graph a stream captures (NULL: out of memory, and
+   the capture invalidated) */
+static fake_op *fake_capture_op(fake_stream *x, int kind)
+{
+    fake_op *o = (fake_op *)calloc(1, sizeof *o);
+    if (!o) { x->invalid = 1; return NULL; }
+    o->kind = kind;
+    *x->graph->tail = o;
+    x->graph->tail = &o->next;
+    return o;
+}
+
+static fake_graph *fake_graph_new(int exec)
+{
+    fake_graph *g = (fake_graph *)calloc(1, sizeof *g);
+    if (!g) return NULL;
+    g->tail = &g->ops;
+    g->exec = exec;
+    g->next = F.graphs;
+    F.graphs = g;
+    return g;
+}
+
+static void fake_graph_free(fake_graph *g)
+{
+    while (g->ops) { fake_op *o = g->ops; g->ops = o->next; free(o); }
+    free(g);
+}
+
 /* ---- control (fake_cuda.h) ---- */
 int fake_reset(int n)
 {
-    int i, left = F.allocs || F.threads || fake_live_streams();
+    int i, left = F.allocs || F.threads || fake_live_streams() || F.graphs;
     fake_join(NULL, -1);
     while (F.allocs) { fake_alloc *a = F.allocs; F.allocs = a->next; free(a->p); free(a); }
     while (F.streams) { fake_stream *s = F.streams; F.streams = s->next; free(s); }
     while (F.kernels) { fake_kernel *k = F.kernels; F.kernels = k->next; free(k); }
+    while (F.graphs) { fake_graph *g = F.graphs; F.graphs = g->next; fake_graph_free(g); }
     free(F.samples);
     memset(&F, 0, sizeof F);
     F.num_devices = n < 1 ? 1 : n > FAKE_MAX_DEVICES ? FAKE_MAX_DEVICES : n;
@@ -386,6 +472,17 @@ static void *fake_ptr_arg(void **args, int i, size_t bytes, int dev, const char 
     return p;
 }
 
+/* what ikp.h's header kernel does */
+static void fake_write_header(unsigned long long *buf, unsigned long long h0, unsigned long long h1,
+                              unsigned long long h2, unsigned long long *count)
+{
+    *count += 1;
+    buf[0] = h0;
+    buf[1] = h1;
+    buf[2] = h2;
+    buf[6] = *count;
+}
+
 /* kernel k with its arguments, grid.x blocks, on device dev (its stream's) */
 static cudaError_t fake_launch(fake_kernel *k, void **args, unsigned blocks, int dev, void *stream)
 {
@@ -395,6 +492,14 @@ static cudaError_t fake_launch(fake_kernel *k, void **args, unsigned blocks, int
         unsigned long long *count = (unsigned long long *)fake_ptr_arg(args, 0, 8, dev, k->name);
         fake_sample *out = (fake_sample *)fake_ptr_arg(args, 1, (size_t)cap * sizeof(fake_sample), dev, k->name);
         fake_sample_sm(dev, count, out, cap, blocks);
+        return cudaSuccess;
+    }
+    if (strstr(k->name, "ikp__write_header")) {
+        unsigned long long *buf = (unsigned long long *)fake_ptr_arg(args, 0, 8 * 8, dev, k->name);
+        unsigned long long *count = (unsigned long long *)fake_ptr_arg(args, 4, 8, dev, k->name);
+        if (!buf || !count) return cudaErrorInvalidValue;
+        fake_write_header(buf, *(unsigned long long *)args[1], *(unsigned long long *)args[2],
+                          *(unsigned long long *)args[3], count);
         return cudaSuccess;
     }
     a = (fake_args *)calloc(1, sizeof *a);
@@ -503,6 +608,21 @@ cudaError_t __cudaLaunchKernel(cudaKernel_t kernel, dim3 grid, dim3 block, void 
         F.kernels = k;
     }
     k->launches++;
+    if (s && s->capturing) { /* a node: only the header kernel is played in a graph */
+        fake_op *o;
+        if (!strstr(k->name, "ikp__write_header")) {
+            fake_misused("a kernel the fake does not capture", k->name);
+            s->invalid = 1;
+            return F.last_error = cudaErrorStreamCaptureUnsupported;
+        }
+        if (!(o = fake_capture_op(s, FAKE_OP_HEADER))) return F.last_error = cudaErrorMemoryAllocation;
+        o->buf = (unsigned long long *)fake_ptr_arg(args, 0, 8 * 8, F.current, k->name);
+        o->h[0] = *(unsigned long long *)args[1];
+        o->h[1] = *(unsigned long long *)args[2];
+        o->h[2] = *(unsigned long long *)args[3];
+        o->count = (unsigned long long *)fake_ptr_arg(args, 4, 8, F.current, k->name);
+        return cudaSuccess;
+    }
     e = fake_launch(k, args, grid.x, F.current, (void *)stream);
     if (e != cudaSuccess) F.last_error = e;
     return e;
@@ -590,6 +710,7 @@ cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *attr, const void *f
 cudaError_t cudaDeviceSynchronize(void)
 {
     FAKE_ENTER("cudaDeviceSynchronize");
+    FAKE_SAFE("cudaDeviceSynchronize");
     fake_join(NULL, F.current);
     return cudaSuccess;
 }
@@ -598,6 +719,7 @@ static cudaError_t fake_alloc_new(void **p, size_t size, int host, const char *c
 {
     fake_alloc *a;
     FAKE_ENTER(call);
+    FAKE_SAFE(call);
     a = (fake_alloc *)calloc(1, sizeof *a);
     if (!a || !(a->p = (char *)malloc(size ? size : 1))) { free(a); return fake_error(cudaErrorMemoryAllocation); }
     memset(a->p, host ? 0 : 0xA5, size); /* device memory is not zeroed */
@@ -679,27 +801,44 @@ static cudaError_t fake_set(void *p, int v, size_t n, const char *call)
 cudaError_t cudaMemcpy(void *dst, const void *src, size_t n, enum cudaMemcpyKind kind)
 {
     FAKE_ENTER("cudaMemcpy");
+    FAKE_SAFE("cudaMemcpy");
     fake_join(NULL, F.current); /* after the device's kernels */
     return fake_copy(dst, src, n, kind, "cudaMemcpy");
 }
 
 cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t n, enum cudaMemcpyKind kind, cudaStream_t stream)
 {
+    fake_stream *x;
     FAKE_ENTER("cudaMemcpyAsync");
     if (stream) fake_stream_of(stream, "cudaMemcpyAsync");
+    if ((x = fake_capturing(stream)) != NULL) { /* the fake captures no copy: from pageable memory, CUDA can't */
+        x->invalid = 1;
+        return fake_error(cudaErrorStreamCaptureUnsupported);
+    }
     return fake_copy(dst, src, n, kind, "cudaMemcpyAsync");
 }
 
 cudaError_t cudaMemset(void *p, int v, size_t n)
 {
     FAKE_ENTER("cudaMemset");
+    FAKE_SAFE("cudaMemset");
     return fake_set(p, v, n, "cudaMemset");
 }
 
 cudaError_t cudaMemsetAsync(void *p, int v, size_t n, cudaStream_t stream)
 {
+    fake_stream *x;
     FAKE_ENTER("cudaMemsetAsync");
     if (stream) fake_stream_of(stream, "cudaMemsetAsync");
+    if ((x = fake_capturing(stream)) != NULL) {
+        fake_op *o;
+        if (!fake_range(p, n, 1, "cudaMemsetAsync")) return fake_error(cudaErrorInvalidValue);
+        if (!(o = fake_capture_op(x, FAKE_OP_MEMSET))) return fake_error(cudaErrorMemoryAllocation);
+        o->p = p;
+        o->v = v;
+        o->n = n;
+        return cudaSuccess;
+    }
     return fake_set(p, v, n, "cudaMemsetAsync");
 }
 
@@ -746,6 +885,7 @@ cudaError_t cudaStreamQuery(cudaStream_t stream)
     struct timespec pause = {0, 2000}; /* a query takes a few microseconds */
     FAKE_ENTER("cudaStreamQuery");
     s = fake_stream_of(stream, "cudaStreamQuery");
+    if (s && s->capturing) { s->invalid = 1; return fake_error(cudaErrorStreamCaptureUnsupported); }
     nanosleep(&pause, NULL);
     if (s && s->busy > 0) { s->busy--; return cudaErrorNotReady; }
     return cudaSuccess;
@@ -756,6 +896,7 @@ cudaError_t cudaStreamSynchronize(cudaStream_t stream)
     fake_stream *s;
     FAKE_ENTER("cudaStreamSynchronize");
     s = fake_stream_of(stream, "cudaStreamSynchronize");
+    if (s && s->capturing) { s->invalid = 1; return fake_error(cudaErrorStreamCaptureUnsupported); }
     if (stream) fake_join(stream, 0);
     else fake_join(NULL, F.current);
     if (s) {
@@ -792,3 +933,133 @@ cudaError_t cudaDeviceDisablePeerAccess(int peer)
     F.peer_enabled[F.current][peer] = 0;
     return cudaSuccess;
 }
+
+/* ---- stream capture and graphs (see fake_unsafe) ---- */
+cudaError_t cudaStreamBeginCapture(cudaStream_t stream, enum cudaStreamCaptureMode mode)
+{
+    fake_stream *s;
+    FAKE_ENTER("cudaStreamBeginCapture");
+    s = fake_stream_of(stream, "cudaStreamBeginCapture");
+    if (!s) return fake_error(cudaErrorStreamCaptureUnsupported); /* the legacy stream cannot capture */
+    if (s->capturing) return fake_error(cudaErrorIllegalState);
+    if (!(s->graph = fake_graph_new(0))) return fake_error(cudaErrorMemoryAllocation);
+    s->capturing = 1;
+    s->invalid = 0;
+    s->global = mode == cudaStreamCaptureModeGlobal;
+    return cudaSuccess;
+}
+
+cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t *graph)
+{
+    fake_stream *s;
+    FAKE_ENTER("cudaStreamEndCapture");
+    s = fake_stream_of(stream, "cudaStreamEndCapture");
+    *graph = NULL;
+    if (!s || !s->capturing) return fake_error(cudaErrorIllegalState);
+    s->capturing = 0;
+    if (s->invalid) { /* no graph */
+        fake_graph **pp;
+        for (pp = &F.graphs; *pp != s->graph; pp = &(*pp)->next) {}
+        *pp = s->graph->next;
+        fake_graph_free(s->graph);
+        s->graph = NULL;
+        return fake_error(cudaErrorStreamCaptureInvalidated);
+    }
+    *graph = (cudaGraph_t)(void *)s->graph;
+    s->graph = NULL;
+    return cudaSuccess;
+}
+
+cudaError_t cudaStreamIsCapturing(cudaStream_t stream, enum cudaStreamCaptureStatus *status)
+{
+    fake_stream *s;
+    FAKE_ENTER("cudaStreamIsCapturing");
+    s = fake_stream_of(stream, "cudaStreamIsCapturing");
+    *status = !s || !s->capturing ? cudaStreamCaptureStatusNone
+              : s->invalid ? cudaStreamCaptureStatusInvalidated : cudaStreamCaptureStatusActive;
+    return cudaSuccess;
+}
+
+cudaError_t cudaThreadExchangeStreamCaptureMode(enum cudaStreamCaptureMode *mode)
+{
+    enum cudaStreamCaptureMode m = F.thread_mode;
+    FAKE_ENTER("cudaThreadExchangeStreamCaptureMode");
+    F.thread_mode = *mode;
+    *mode = m;
+    return cudaSuccess;
+}
+
+cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void *data)
+{
+    fake_stream *s;
+    FAKE_ENTER("cudaLaunchHostFunc");
+    if (stream) fake_stream_of(stream, "cudaLaunchHostFunc");
+    if ((s = fake_capturing(stream)) != NULL) {
+        fake_op *o = fake_capture_op(s, FAKE_OP_HOST);
+        if (!o) return fake_error(cudaErrorMemoryAllocation);
+        o->fn = fn;
+        o->data = data;
+        return cudaSuccess;
+    }
+    if (stream) fake_join(stream, 0);
+    fn(data);
+    return cudaSuccess;
+}
+
+static fake_graph *fake_graph_of(const void *g, int exec, const char *call)
+{
+    fake_graph *x;
+    for (x = F.graphs; x; x = x->next)
+        if ((const void *)x == g && x->exec == exec) return x;
+    fake_misused(exec ? "an executable graph the fake never made" : "a graph the fake never made", call);
+    return NULL;
+}
+
+cudaError_t cudaGraphInstantiate(cudaGraphExec_t *exec, cudaGraph_t graph, unsigned long long flags)
+{
+    fake_graph *g, *e;
+    fake_op *o;
+    FAKE_ENTER("cudaGraphInstantiate");
+    (void)flags;
+    if (!(g = fake_graph_of(graph, 0, "cudaGraphInstantiate"))) return fake_error(cudaErrorInvalidValue);
+    if (!(e = fake_graph_new(1))) return fake_error(cudaErrorMemoryAllocation);
+    for (o = g->ops; o; o = o->next) {
+        fake_op *c = (fake_op *)malloc(sizeof *c);
+        if (!c) { F.graphs = e->next; fake_graph_free(e); return fake_error(cudaErrorMemoryAllocation); }
+        *c = *o;
+        c->next = NULL;
+        *e->tail = c;
+        e->tail = &c->next;
+    }
+    *exec = (cudaGraphExec_t)(void *)e;
+    return cudaSuccess;
+}
+
+cudaError_t cudaGraphLaunch(cudaGraphExec_t exec, cudaStream_t stream)
+{
+    fake_graph *g;
+    fake_op *o;
+    FAKE_ENTER("cudaGraphLaunch");
+    if (stream) fake_stream_of(stream, "cudaGraphLaunch");
+    if (!(g = fake_graph_of(exec, 1, "cudaGraphLaunch"))) return fake_error(cudaErrorInvalidValue);
+    if (stream) fake_join(stream, 0);
+    for (o = g->ops; o; o = o->next) {
+        if (o->kind == FAKE_OP_MEMSET) fake_set(o->p, o->v, o->n, "a graph's memset node");
+        else if (o->kind == FAKE_OP_HEADER) fake_write_header(o->buf, o->h[0], o->h[1], o->h[2], o->count);
+        else o->fn(o->data);
+    }
+    return cudaSuccess;
+}
+
+static cudaError_t fake_graph_destroy(const void *x, int exec, const char *call)
+{
+    fake_graph **pp, *g;
+    FAKE_ENTER(call);
+    if (!(g = fake_graph_of(x, exec, call))) return fake_error(cudaErrorInvalidValue);
+    for (pp = &F.graphs; *pp != g; pp = &(*pp)->next) {}
+    *pp = g->next;
+    fake_graph_free(g);
+    return cudaSuccess;
+}
+cudaError_t cudaGraphExecDestroy(cudaGraphExec_t exec) { return fake_graph_destroy(exec, 1, "cudaGraphExecDestroy"); }
+cudaError_t cudaGraphDestroy(cudaGraph_t graph) { return fake_graph_destroy(graph, 0, "cudaGraphDestroy"); }

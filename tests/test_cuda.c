@@ -30,8 +30,8 @@
 static char capture_path[512];
 
 /* the kernel's records, as a device would leave them: 4 ns lanes on
-   different SMs; lane i has a region of 250 + i ns and an instant */
-static void write_records(uint64_t *device)
+   different SMs; lane i has a region of 250 + i + extra ns and an instant */
+static void write_records_x(uint64_t *device, uint32_t extra)
 {
     static enc_rec r[LANES][3];
     enc_lane L[LANES];
@@ -40,7 +40,7 @@ static void write_records(uint64_t *device)
     if (!w) { CHECK(!"out of memory"); return; }
     memset(L, 0, sizeof L);
     for (i = 0; i < LANES; i++) {
-        enc_rec a = {ENC_B, 1, T0 + 100 * i, 0}, b = {ENC_E, 1, T0 + 100 * i + 250 + i, 0},
+        enc_rec a = {ENC_B, 1, T0 + 100 * i, 0}, b = {ENC_E, 1, T0 + 100 * i + 250 + i + extra, 0},
                 c = {ENC_I, 2, T0 + 1000, 0};
         r[i][0] = a; r[i][1] = b; r[i][2] = c;
         L[i].block = i / 2; L[i].group = i % 2; L[i].sm = 7 * i;
@@ -53,9 +53,11 @@ static void write_records(uint64_t *device)
     memcpy(device + 8, w + 8, (size_t)(enc_ikp_words(LANES, CAP) - 8) * 8);
     free(w);
 }
+static void write_records(uint64_t *device) { write_records_x(device, 0); }
 
-/* the capture holds every record written: each lane's region, exactly */
-static void check_records(const ikp_capture *cap)
+/* the capture holds every record written (with extra, as written): each
+   lane's region, exactly */
+static void check_records_x(const ikp_capture *cap, uint32_t extra)
 {
     uint32_t i;
     ikp_lane_events ev;
@@ -67,11 +69,12 @@ static void check_records(const ikp_capture *cap)
         CHECK_EQ(li.records, 3);
         CHECK_EQ(li.dropped + li.invalid, 0);
         if (ikp_decode_lane(cap, i, &ev, NULL) != IKP_OK || ev.count != 2) { CHECK(!"lane decodes to 2 events"); continue; }
-        CHECK_EQ(ev.events[0].end_ps - ev.events[0].start_ps, (250 + i) * 1000ll);
+        CHECK_EQ(ev.events[0].end_ps - ev.events[0].start_ps, (250 + i + extra) * 1000ll);
         CHECK_EQ(ev.events[1].start_ps - ev.events[0].start_ps, (1000 - 100 * i) * 1000ll);
     }
     ikp_lane_events_free(cap, &ev);
 }
+static void check_records(const ikp_capture *cap) { check_records_x(cap, 0); }
 
 /* |gpu - host - offset| within the stated uncertainty, in integers */
 static int reading_holds(const ikp_clock_sync *c, int64_t offset)
@@ -225,11 +228,12 @@ static void test_flow(void)
     CHECK_EQ(buf.num_words, enc_ikp_words(LANES, CAP));
     CHECK_EQ(buf.clock_khz, fake_dev(0)->clock_khz);
     CHECK(memcmp(buf.gpu.uuid, fake_dev(0)->uuid, 16) == 0);
-    CHECK_EQ(fake_live_device_bytes(), (long)buf.num_words * 8); /* no sample memory before a reset */
+    CHECK_EQ(fake_live_device_bytes(), (long)buf.num_words * 8 + 8); /* and the resets' count; no sample memory before a reset */
     CHECK_EQ(cudaStreamCreate(&s), cudaSuccess);
     CHECK_EQ(ikp_cuda_buffer_reset(&buf, s, &e), IKP_OK);
     /* the header reset wrote, and nothing else: the device's memory was not zero */
     CHECK_EQ(ikp_buffer_header(h, LANES, CAP, (uint32_t)fake_dev(0)->clock_khz, NULL), IKP_OK);
+    h[6] = 1; /* the launch's number: the first reset */
     CHECK(memcmp(buf.device, h, sizeof h) == 0);
     for (i = 8, n = 0; i < buf.num_words; i++) n += buf.device[i] != 0;
     CHECK_EQ(n, 0);
@@ -237,8 +241,8 @@ static void test_flow(void)
     if (buf.num_clock) CHECK(reading_holds(&buf.clock[0], fake_dev(0)->gt_offset_ns));
     /* sampling on (the default): the samples' memory is there now */
     CHECK_EQ(buf.sample_every_ns, KERNELS ? IKP_SM_CLOCK_EVERY_NS : 0); /* no sampler without nvcc */
-    if (KERNELS && IKP_SM_CLOCK_EVERY_NS) CHECK(fake_live_device_bytes() > (long)buf.num_words * 8);
-    else CHECK_EQ(fake_live_device_bytes(), (long)buf.num_words * 8);
+    if (KERNELS && IKP_SM_CLOCK_EVERY_NS) CHECK(fake_live_device_bytes() > (long)buf.num_words * 8 + 8);
+    else CHECK_EQ(fake_live_device_bytes(), (long)buf.num_words * 8 + 8);
 
     CHECK_EQ(record_and_dump(&buf, s, &e), IKP_OK);
     CHECK_EQ(buf.num_clock, KERNELS ? 2 : 0);
@@ -280,7 +284,7 @@ static void test_sampling_off(void)
     fake_reset(1);
     before = fake_live_device_bytes();
     CHECK_EQ(run_once(&buf, 0, &e), IKP_OK);
-    CHECK_EQ(fake_live_device_bytes() - before, (long)buf.num_words * 8);
+    CHECK_EQ(fake_live_device_bytes() - before, (long)buf.num_words * 8 + 8); /* the buffer and the resets' count */
     CHECK_EQ(fake_launches("ikp__sample_sm"), 0);
     CHECK_EQ(buf.num_sm_clock, 0);
     CHECK_EQ(buf.num_clock, KERNELS ? 2 : 0); /* the readings do not depend on it */
@@ -521,6 +525,194 @@ static void fail_each_call(const char *what, void (*run)(int, long, attempt *), 
     printf("%s: %d failures reported, %d survived\n", what, reported, survived);
 }
 
+/* A recorded kernel in a CUDA graph, played by a host function (a node
+   the fake replays): launch n writes its lanes' records with regions n ns
+   longer, as IKP_INIT would claim the lanes: lanes already claimed (the
+   buffer not reset since the last launch) keep what they hold, and each
+   counts in header word 5. */
+typedef struct graph_kernel {
+    uint64_t *device;
+    uint32_t launches;
+} graph_kernel;
+static void graph_kernel_run(void *p)
+{
+    graph_kernel *k = (graph_kernel *)p;
+    k->launches++;
+    if (k->device[8]) k->device[5] += LANES; /* lane 0's header: claimed already */
+    else write_records_x(k->device, k->launches);
+}
+
+typedef struct text_out { char buf[1 << 16]; size_t n; } text_out;
+static int text_write(void *user, const void *data, size_t size)
+{
+    text_out *t = (text_out *)user;
+    if (t->n + size >= sizeof t->buf) return 1;
+    memcpy(t->buf + t->n, data, size);
+    t->n += size;
+    t->buf[t->n] = 0;
+    return 0;
+}
+
+/* 1 if t holds the bytes of str (t may hold zero bytes: a protobuf) */
+static int has_bytes(const text_out *t, const char *str)
+{
+    size_t i, n = strlen(str);
+    for (i = 0; i + n <= t->n; i++)
+        if (memcmp(t->buf + i, str, n) == 0) return 1;
+    return 0;
+}
+
+/* every output of the capture at capture_path says whether it is stale:
+   the summary (text and JSON), the Chrome and Perfetto traces and the
+   report; and gives the launch's number */
+static void check_outputs(uint64_t launch, int stale)
+{
+    ikp_capture *cap = NULL;
+    ikp_stats *st = NULL;
+    ikp_report *rep = NULL;
+    ikp_error e;
+    text_out *t = (text_out *)calloc(1, sizeof *t);
+    char no[64];
+    if (!t || ikp_capture_open_path(capture_path, NULL, &cap, &e) != IKP_OK) { CHECK(!"capture opens"); free(t); return; }
+    CHECK_EQ(ikp_capture_get_info(cap)->launch, launch);
+    CHECK_EQ(ikp_capture_get_info(cap)->claimed_twice != 0, stale);
+    CHECK_EQ(ikp_capture_stale(ikp_capture_get_info(cap), no, sizeof no) != 0, stale);
+    CHECK_EQ(ikp_stats_compute(cap, &st, &e), IKP_OK);
+    if (st) {
+        CHECK_EQ(ikp_stats_write_text(st, text_write, t, &e), IKP_OK);
+        CHECK_EQ(strstr(t->buf, "STALE: ") != NULL, stale);
+        snprintf(no, sizeof no, "launch      %llu (", (unsigned long long)launch);
+        CHECK(strstr(t->buf, no) != NULL);
+        t->n = 0;
+        CHECK_EQ(ikp_stats_write_json(st, text_write, t, &e), IKP_OK);
+        CHECK_EQ(strstr(t->buf, "\"stale\":\"STALE: ") != NULL, stale);
+        CHECK_EQ(strstr(t->buf, "\"stale\":null") != NULL, !stale);
+        snprintf(no, sizeof no, "\"launch\":%llu", (unsigned long long)launch);
+        CHECK(strstr(t->buf, no) != NULL);
+    }
+    t->n = 0;
+    CHECK_EQ(ikp_write_chrome(cap, NULL, text_write, t, &e), IKP_OK);
+    CHECK_EQ(strstr(t->buf, "\"ikp_stale\":\"STALE: ") != NULL, stale);
+    snprintf(no, sizeof no, "\"ikp_launch\":\"%llu\"", (unsigned long long)launch);
+    CHECK(strstr(t->buf, no) != NULL);
+#ifndef IKP_NO_PERFETTO
+    t->n = 0;
+    CHECK_EQ(ikp_write_perfetto(cap, NULL, text_write, t, &e), IKP_OK);
+    CHECK_EQ(has_bytes(t, ": STALE: "), stale); /* the launch's track name */
+    snprintf(no, sizeof no, "launch %llu (", (unsigned long long)launch);
+    CHECK(has_bytes(t, no));
+#endif
+    CHECK_EQ(ikp_report_compute(cap, NULL, &rep, &e), IKP_OK);
+    if (rep) {
+        t->n = 0;
+        CHECK_EQ(ikp_report_write_markdown(rep, NULL, text_write, t, &e), IKP_OK);
+        CHECK_EQ(strstr(t->buf, "**STALE: ") != NULL && strstr(t->buf, "**STALE: ") < strstr(t->buf, "## Configuration"),
+                 stale);
+        snprintf(no, sizeof no, "| launch | %llu (", (unsigned long long)launch);
+        CHECK(strstr(t->buf, no) != NULL);
+    }
+    ikp_report_free(rep);
+    ikp_stats_free(st);
+    ikp_capture_free(cap);
+    free(t);
+}
+
+/* dumps the buffer to capture_path; its records are launch's (its regions
+   `extra` ns longer), clean or stale */
+static void dump_and_check(ikp_cuda_buffer *buf, cudaStream_t s, uint64_t launch, uint32_t extra, int stale)
+{
+    ikp_dump_desc d;
+    ikp_capture *cap = NULL;
+    ikp_error e;
+    memset(&d, 0, sizeof d);
+    d.capture_path = capture_path;
+    CHECK_EQ(ikp_cuda_dump(buf, s, &d, &e), IKP_OK);
+    CHECK_EQ(ikp_capture_open_path(capture_path, NULL, &cap, &e), IKP_OK);
+    if (cap) check_records_x(cap, extra);
+    ikp_capture_free(cap);
+    check_outputs(launch, stale);
+}
+
+/* A reset captured into a CUDA graph with the kernel: the capture stays
+   valid (no copy from pageable memory, no cudaMalloc refused by the
+   capture's mode, no reading), and every replay starts from a reset buffer
+   with a number of its own. Without nvcc the reset refuses to be captured,
+   saying why, and leaves the capture intact; a reset outside it before each
+   replay does the same work. A replay without a reset is stale in every
+   output. Calls that cannot be captured (a download) are refused, naming
+   the capture. */
+static void test_graph(void)
+{
+    ikp_cuda_buffer buf;
+    ikp_error e;
+    cudaStream_t s;
+    cudaGraph_t g = NULL, g2 = NULL, g3 = NULL;
+    cudaGraphExec_t x = NULL, x2 = NULL;
+    enum cudaStreamCaptureStatus cs = cudaStreamCaptureStatusNone;
+    graph_kernel k;
+    uint64_t *host;
+    ikp_result r;
+    uint32_t i;
+    fake_reset(1);
+    CHECK_EQ(ikp_cuda_buffer_create(&buf, LANES, CAP, &e), IKP_OK);
+    CHECK_EQ(cudaStreamCreate(&s), cudaSuccess);
+    host = (uint64_t *)calloc(buf.num_words, 8);
+    k.device = buf.device;
+    k.launches = 0;
+    CHECK_EQ(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal), cudaSuccess);
+    r = ikp_cuda_buffer_reset(&buf, s, &e);
+    CHECK_EQ(r, KERNELS ? IKP_OK : IKP_ERR_CUDA);
+    if (!KERNELS) CHECK(strstr(e.message, "capturing a CUDA graph") && strstr(e.message, "nvcc"));
+    CHECK_EQ(buf.num_clock, 0); /* no reading inside a capture */
+    CHECK_EQ(ikp_cuda_buffer_download(&buf, s, host, &e), IKP_ERR_CUDA);
+    CHECK(strstr(e.message, "capturing a CUDA graph") != NULL);
+    CHECK_EQ(cudaLaunchHostFunc(s, graph_kernel_run, &k), cudaSuccess);
+    CHECK_EQ(cudaStreamIsCapturing(s, &cs), cudaSuccess);
+    CHECK_EQ(cs, cudaStreamCaptureStatusActive); /* nothing IKP did invalidated it */
+    CHECK_EQ(cudaStreamEndCapture(s, &g), cudaSuccess);
+    CHECK_EQ(cudaGraphInstantiate(&x, g, 0), cudaSuccess);
+    CHECK_EQ(k.launches, 0); /* captured, not run */
+    /* replays, each dumped: launches 1, 2, 3 with their own records */
+    for (i = 1; i <= 3; i++) {
+        if (!KERNELS) CHECK_EQ(ikp_cuda_buffer_reset(&buf, s, &e), IKP_OK); /* outside, before each */
+        CHECK_EQ(cudaGraphLaunch(x, s), cudaSuccess);
+        dump_and_check(&buf, s, i, i, 0);
+        if (KERNELS) CHECK_EQ(buf.num_clock, i < 2 ? i : 2); /* the downloads' readings, the last two */
+        else CHECK_EQ(buf.num_clock, 0);
+    }
+    /* a graph of the kernel alone replayed after: its records are refused
+       by the claimed lanes, and the buffer's (launch 3's) are flagged stale */
+    CHECK_EQ(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal), cudaSuccess);
+    CHECK_EQ(cudaLaunchHostFunc(s, graph_kernel_run, &k), cudaSuccess);
+    CHECK_EQ(cudaStreamEndCapture(s, &g2), cudaSuccess);
+    CHECK_EQ(cudaGraphInstantiate(&x2, g2, 0), cudaSuccess);
+    CHECK_EQ(cudaGraphLaunch(x2, s), cudaSuccess);
+    dump_and_check(&buf, s, 3, 3, 1);
+    /* many replays, one dump: the last replay's records, numbered */
+    for (i = 0; i < 5; i++) {
+        if (!KERNELS) CHECK_EQ(ikp_cuda_buffer_reset(&buf, s, &e), IKP_OK);
+        CHECK_EQ(cudaGraphLaunch(x, s), cudaSuccess);
+    }
+    dump_and_check(&buf, s, 8, k.launches, 0);
+    CHECK_EQ(k.launches, 9);
+    /* a reset on a stream whose capture something else invalidated: said, and nothing added */
+    CHECK_EQ(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal), cudaSuccess);
+    CHECK_EQ(cudaMemcpyAsync(buf.device, host, 8, cudaMemcpyHostToDevice, s), cudaErrorStreamCaptureUnsupported);
+    CHECK_EQ(ikp_cuda_buffer_reset(&buf, s, &e), IKP_ERR_CUDA);
+    CHECK(strstr(e.message, "capture was invalidated") != NULL);
+    CHECK_EQ(cudaStreamEndCapture(s, &g3), cudaErrorStreamCaptureInvalidated);
+    CHECK(g3 == NULL);
+    cudaGetLastError();
+    CHECK_EQ(cudaGraphExecDestroy(x), cudaSuccess);
+    CHECK_EQ(cudaGraphExecDestroy(x2), cudaSuccess);
+    CHECK_EQ(cudaGraphDestroy(g), cudaSuccess);
+    CHECK_EQ(cudaGraphDestroy(g2), cudaSuccess);
+    free(host);
+    cudaStreamDestroy(s);
+    ikp_cuda_buffer_destroy(&buf);
+    check_clean();
+}
+
 int main(int argc, char **argv)
 {
     const char *dir = argc > 1 ? argv[1] : ".";
@@ -528,6 +720,7 @@ int main(int argc, char **argv)
     test_bad_arguments();
     test_device_id();
     test_flow();
+    test_graph();
     test_sampling_off();
     test_bad_sample();
     test_no_answer();

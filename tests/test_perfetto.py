@@ -336,7 +336,7 @@ def compare(cap_args, what, pairs=(), counters=(), extra=()):
     top = launches(tracks)
     names = [d.name for d in top.values()]
     check(len(top) == (1 if slices else len(top)) and len(top) <= 1 and
-          all(re.fullmatch(r"(.+: )?launch \(\S+ capture, \d+ lanes?\)", n) for n in names),
+          all(re.fullmatch(r"(.+: )?launch( \d+)? \(\S+ capture, \d+ lanes?\)(: STALE: .+)?", n) for n in names),
           "%s: one launch track at the top (%r)" % (what, names))
     depth = {}
     for uuid, *_ in slices:
