@@ -147,7 +147,7 @@ ACC_SRCS  = tests/gpu/test_accuracy.cu tests/gpu/accuracy_gt.cu tests/gpu/accura
             tests/gpu/accuracy_now.cu tests/gpu/accuracy_auto.cu
 WAIT_SRCS = tests/gpu/test_waits.cu tests/gpu/waits_default.cu tests/gpu/waits_staged.cu tests/gpu/waits_ring.cu \
             tests/gpu/waits_staged_ring.cu tests/gpu/waits_gt.cu
-DEV_TESTS = test_device test_accuracy test_trap test_multi test_waits
+DEV_TESTS = test_device test_accuracy test_trap test_multi test_waits test_graphs
 EXAMPLES  = minimal warp_specialized persistent peer_ring gemm harness
 GEMM_VARIANTS = $(foreach v,0 1 2 3 4 5 6 7,$(B)/gemm_v$(v).o)
 # make bench-gpu's events programs: bench/events.cu built four ways, against the
@@ -197,6 +197,8 @@ $(B)/test_waits: $(WAIT_SRCS) tests/gpu/waits_wgmma.cu tests/gpu/waits_kernels.c
 	$(NVCC) $(NVFLAGS) $(SM90A) -c -o $(B)/waits_wgmma.o tests/gpu/waits_wgmma.cu
 	$(NVCC) $(NVFLAGS) $(SM90) -o $@ $(WAIT_SRCS) $(B)/waits_wgmma.o
 $(B)/test_trap: tests/gpu/test_trap.cu tests/check.h $(DEV_HDRS) | $(B)
+	$(NVCC) $(NVFLAGS) $(SM90) -o $@ $<
+$(B)/test_graphs: tests/gpu/test_graphs.cu tests/check.h $(DEV_HDRS) | $(B)
 	$(NVCC) $(NVFLAGS) $(SM90) -o $@ $<
 $(B)/test_multi: tests/gpu/test_multi.cu examples/peer_ring.cuh tests/check.h $(EX_HDRS) | $(B)
 	$(NVCC) $(NVFLAGS) $(SM90) -o $@ $<
@@ -348,6 +350,7 @@ GPU_TESTS = "$(B)/test_device" \
             "$(B)/test_accuracy" \
             "$(B)/test_waits" \
             "$(B)/test_trap" \
+            "mkdir -p $(B)/gpu-out && $(B)/test_graphs $(B)/gpu-out" \
             "sh tests/gpu/run_examples.sh" \
             "mkdir -p $(B)/gpu-out && $(B)/cutlass_gemm $(B)/gpu-out/cutlass_gemm" \
             "mkdir -p $(B)/gpu-out && $(B)/cutlass_gemm_off $(B)/gpu-out/cutlass_gemm_off" \

@@ -1,5 +1,7 @@
 #!/usr/bin/env python3
-"""Runs the examples on the GPU and checks what they recorded."""
+"""Runs the examples on the GPU and checks what they recorded, also under
+compute-sanitizer and (example 1) Nsight Compute.
+Usage: check_examples.py [EXAMPLE ...]  (default: all of them)"""
 import os
 import subprocess
 import sys
@@ -10,13 +12,60 @@ import test_tool  # noqa: E402  (trace checks)
 from harness import check, report, strict_json  # noqa: E402
 
 B = os.path.join(ROOT, "build")
+CLEAN = ("dropped", "unmatched_begin", "unmatched_end", "backwards", "unfinalized_lanes", "invalid", "claimed_twice")
+
+
+def summary(path):
+    """ikp summary --json of a capture (None if it does not read)"""
+    p = subprocess.run([os.path.join(B, "ikp"), "summary", path, "--json"], capture_output=True)
+    try:
+        return strict_json(p.stdout) if p.returncode == 0 else None
+    except ValueError:
+        return None
+
+
+def clean_capture(st):
+    """a capture with nothing lost or broken: its counts that say otherwise"""
+    return {k: st[k] for k in CLEAN if st[k]} if st else {"unreadable": 1}
+
+
+def under_ncu(out):
+    """Example 1 under Nsight Compute, kernel replay, its default sections:
+    ncu runs each kernel several times, saving and restoring the memory it
+    writes between passes, so the capture holds the last pass's records:
+    every lane once, nothing lost, as in a run without it."""
+    base = os.path.join(out, "minimal-ncu")
+    try:
+        p = subprocess.run(["ncu", "--target-processes", "all", os.path.join(B, "minimal"), base],
+                           capture_output=True, text=True, timeout=480)
+    except FileNotFoundError:
+        check(False, "ncu not found (it comes with the CUDA Toolkit)")
+        return
+    except subprocess.TimeoutExpired:
+        check(False, "minimal under ncu: did not end within 480 s")
+        return
+    text = p.stdout + p.stderr
+    check(p.returncode == 0 and "==PROF==" in text, "minimal runs under ncu (%s)" % text[-300:])
+    st, plain = summary(base + ".ikp"), summary(os.path.join(out, "minimal.ikp"))
+    check(st is not None and not clean_capture(st) and plain is not None and st["active_lanes"] == plain["active_lanes"] and
+          st["records"] == plain["records"],
+          "minimal under ncu: a clean capture, every lane once, the records of a run without ncu (%s; %s of %s lanes)" %
+          (clean_capture(st), st and st["active_lanes"], plain and plain["active_lanes"]))
+    info = subprocess.run([os.path.join(B, "ikp"), "info", base + ".ikp"], capture_output=True, text=True).stdout
+    print("ikp info of the capture under ncu:\n" + info)
+    warn = [l for l in info.splitlines() if l.startswith("warning") and "placement" not in l]
+    check(not warn, "minimal under ncu: no warning but placement (%s)" % warn)
 
 
 def main():
     out = os.path.join(B, "gpu-out")
     os.makedirs(out, exist_ok=True)
-    for ex, extra in (("minimal", []), ("warp_specialized", []), ("persistent", []), ("gemm", ["1024"]),
-                      ("harness", [])):
+    examples = (("minimal", []), ("warp_specialized", []), ("persistent", []), ("gemm", ["1024"]), ("harness", []))
+    only = sys.argv[1:]
+    check(all(o in [e for e, _ in examples] for o in only), "examples named exist (%s)" % only)
+    for ex, extra in examples:
+        if only and ex not in only:
+            continue
         base = os.path.join(out, ex)
         p = subprocess.run([os.path.join(B, ex), base] + extra, capture_output=True, text=True)
         print(p.stdout[-1500:])
@@ -70,6 +119,11 @@ def main():
                 text = p.stdout + p.stderr
                 clean = "ERROR SUMMARY: 0 errors" in text or "RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)" in text
                 check(p.returncode == 0 and clean, "%s clean under %s%s (%s)" % (ex, tool, " with overflowing lanes" if cap else "", tail))
+                if not cap:  # the capture taken under the tool: as one without it
+                    st, plain = summary(base + "-" + tool + ".ikp"), summary(base + ".ikp")
+                    check(st is not None and not clean_capture(st) and plain is not None and
+                          st["active_lanes"] == plain["active_lanes"],
+                          "%s under %s: a clean capture, every lane once (%s)" % (ex, tool, clean_capture(st)))
             if cap:
                 info = subprocess.run([os.path.join(B, "ikp"), "summary", base + "-synccheck.ikp", "--json"], capture_output=True)
                 try:
@@ -77,6 +131,8 @@ def main():
                     check(st["dropped"] > 0 and st["records"] <= 3 * st["active_lanes"], "%s overflow counted (%d dropped)" % (ex, st["dropped"]))
                 except (ValueError, KeyError) as e:
                     check(False, "%s overflow summary: %s" % (ex, e))
+    if not only or "minimal" in only:
+        under_ncu(out)
     return report()
 
 

@@ -60,3 +60,49 @@ extern "C" int ikp_torch_example(const float *x, float *y, int n, int rounds, co
     ikp_cuda_buffer_destroy(&buf);
     return rc;
 }
+
+// The same kernel in a CUDA graph (torch.cuda.graph): the buffer is made
+// before the capture (cudaMalloc cannot be captured), the reset and the
+// launch are captured into the graph on `stream` (the capture's), and
+// each replay is dumped after it, on the stream it was replayed on.
+static ikp_cuda_buffer graph_buf;
+
+extern "C" int ikp_torch_graph_buffer(int n)
+{
+    const int threads = 256, blocks = (n + threads - 1) / threads;
+    ikp_error err;
+    if (ikp_cuda_buffer_create(&graph_buf, (uint32_t)blocks * (threads / 32), 8, &err) != IKP_OK) {
+        fprintf(stderr, "ikp: %s\n", err.message);
+        return 1;
+    }
+    return 0;
+}
+
+extern "C" int ikp_torch_graph_capture(const float *x, float *y, int n, int rounds, void *stream)
+{
+    const int threads = 256, blocks = (n + threads - 1) / threads;
+    ikp_error err;
+    if (ikp_cuda_buffer_reset(&graph_buf, (cudaStream_t)stream, &err) != IKP_OK) {
+        fprintf(stderr, "ikp: %s\n", err.message);
+        return 1;
+    }
+    ikp_torch_saxpy<<<blocks, threads, 0, (cudaStream_t)stream>>>(x, y, n, rounds, graph_buf.device);
+    cudaError_t e = cudaGetLastError();
+    if (e != cudaSuccess) fprintf(stderr, "launch: %s\n", cudaGetErrorString(e));
+    return e != cudaSuccess;
+}
+
+extern "C" int ikp_torch_graph_dump(const char *capture_path, void *stream)
+{
+    static const char *const names[] = {"load", "compute", "store"};
+    ikp_dump_desc d = {};
+    ikp_error err;
+    d.capture_path = capture_path;
+    d.decode.event_names = names;
+    d.decode.num_event_names = 3;
+    int rc = ikp_cuda_dump(&graph_buf, (cudaStream_t)stream, &d, &err) != IKP_OK;
+    if (rc) fprintf(stderr, "ikp: %s\n", err.message);
+    return rc;
+}
+
+extern "C" void ikp_torch_graph_free(void) { ikp_cuda_buffer_destroy(&graph_buf); }
