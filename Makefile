@@ -268,12 +268,14 @@ run: | $(B)
 NUMPY_VERSION = 2.4.6
 PERFETTO_VERSION = 0.59.1
 PROTOBUF_VERSION = 7.36.2
+PYARROW_VERSION = 26.0.1
+DUCKDB_VERSION = 2.0.1
 PYDEPS = $(B)/pydeps
-PYDEPS_STAMP = $(PYDEPS)/.numpy-$(NUMPY_VERSION)-perfetto-$(PERFETTO_VERSION)-protobuf-$(PROTOBUF_VERSION)
+PYDEPS_STAMP = $(PYDEPS)/.numpy-$(NUMPY_VERSION)-perfetto-$(PERFETTO_VERSION)-protobuf-$(PROTOBUF_VERSION)-pyarrow-$(PYARROW_VERSION)-duckdb-$(DUCKDB_VERSION)
 $(PYDEPS_STAMP): | $(B)
 	@$(PYTHON) -m pip install --quiet --disable-pip-version-check --target $(PYDEPS) numpy==$(NUMPY_VERSION) \
-	  perfetto==$(PERFETTO_VERSION) protobuf==$(PROTOBUF_VERSION) \
-	  || { echo "make: cannot install numpy==$(NUMPY_VERSION), perfetto==$(PERFETTO_VERSION) and protobuf==$(PROTOBUF_VERSION) from PyPI into $(PYDEPS) (needed to test .npy input and to parse Perfetto traces with Perfetto's schema; see the Makefile for installing them offline)"; exit 1; }
+	  perfetto==$(PERFETTO_VERSION) protobuf==$(PROTOBUF_VERSION) pyarrow==$(PYARROW_VERSION) duckdb==$(DUCKDB_VERSION) \
+	  || { echo "make: cannot install numpy==$(NUMPY_VERSION), perfetto==$(PERFETTO_VERSION), protobuf==$(PROTOBUF_VERSION), pyarrow==$(PYARROW_VERSION) and duckdb==$(DUCKDB_VERSION) from PyPI into $(PYDEPS) (needed to test .npy input, to parse Perfetto traces with Perfetto's schema and to read the Parquet export with two engines; see the Makefile for installing them offline)"; exit 1; }
 	@touch $@
 
 # rsvg-convert renders the report's SVG picture to PNG in the tests
@@ -320,6 +322,8 @@ HOST_TESTS = "sh tests/compile_checks.sh" \
              "ASAN_OPTIONS=detect_leaks=1 $(B)/test_merge_asan" \
              "PYTHONPATH=$(PYDEPS) $(PYTHON) tests/test_perfetto.py" \
              "PYTHONPATH=$(PYDEPS) ASAN_OPTIONS=detect_leaks=1 IKP_TOOL=$(B)/ikp-asan $(PYTHON) tests/test_perfetto.py" \
+             "PYTHONPATH=$(PYDEPS) $(PYTHON) tests/test_export.py" \
+             "PYTHONPATH=$(PYDEPS) ASAN_OPTIONS=detect_leaks=1 IKP_TOOL=$(B)/ikp-asan $(PYTHON) tests/test_export.py" \
              "$(B)/test_threads" \
              "NVCC=$(NVCC) NVDISASM=$(B)/tools/nvdisasm $(PYTHON) tests/sass/check_sass.py" \
              "NVCC=$(NVCC) SASS_TOOLS=$(B)/tools $(PYTHON) tests/test_check_sass.py" \

@@ -102,6 +102,8 @@
        Explain one: ikp_report_compute, ikp_report_free,
            ikp_report_write_markdown, ikp_report_write_svg
        Save a capture: ikp_capture_write, _write_file, _write_path
+       A table for query engines (Parquet): ikp_export_parquet,
+           ikp_export_parquet_files
        Names: ikp_format_name, ikp_format_from_name, ikp_result_string
        Files written safely: ikp_output_open, ikp_output_write,
            ikp_output_end (or ikp_output_commit, ikp_output_abort),
@@ -132,7 +134,8 @@
        IKP_NO_PERFETTO    leave out the Perfetto writer (ikp_write_perfetto*;
                           a path ending in .pftrace is then refused)
        IKP_NO_MERGE       leave out merged timelines (ikp_merge_*,
-                          ikp_write_merged*)
+                          ikp_write_merged*; and with them the export)
+       IKP_NO_EXPORT      leave out the Parquet export (ikp_export_*)
        IKP_CUDA           compile the ikp_cuda_* helpers (needs
                           <cuda_runtime_api.h> and -lcudart). They are on by
                           themselves when nvcc compiles the file (__CUDACC__)
@@ -838,6 +841,34 @@ IKP_DEF ikp_result ikp_write_merged(const ikp_capture *const *caps, uint32_t n, 
 IKP_DEF ikp_result ikp_write_merged_path(const ikp_capture *const *caps, uint32_t n,
                                          const ikp_merge_options *opt, const char *path, ikp_error *err);
 #endif /* IKP_NO_MERGE */
+
+#if !defined(IKP_NO_MERGE) && !defined(IKP_NO_EXPORT) /* leave it out with -DIKP_NO_EXPORT */
+/* Export: every region and instant of captures, a row each, as one Apache
+   Parquet table written by this file (no library), which DuckDB, Spark,
+   pyarrow, pandas and polars read; FORMAT.md "Parquet export" has its
+   columns, time axis and metadata. The captures are placed on one axis as
+   ikp_merge_align places them: host CLOCK_REALTIME ns where their clock
+   readings give it (ikp_merge_host_zero), else ns from the earliest
+   capture's first record; the column time_axis says which. Rows are
+   written a row group at a time as lanes are decoded. */
+typedef struct ikp_export_options {
+    const char *const *labels; /* a label per capture (NULL, or NULL entries: ikp_merge_labels') */
+    int raw;                   /* each capture on its own GPU's raw %globaltimer (a check) */
+    uint32_t row_group_rows;   /* rows a row group (0: 65536) */
+} ikp_export_options;
+IKP_DEF ikp_result ikp_export_parquet(const ikp_capture *const *caps, uint32_t n, const ikp_export_options *opt,
+                                      ikp_write_fn fn, void *user, ikp_error *err);
+/* The same from capture files, one in memory at a time: each is read
+   twice (to place them all, then to write its rows), and between the two
+   only what places it is kept (its figures, device, clock readings and peer
+   measurements, and a hash of its words, so that a file given twice is
+   still refused). outputs: one path (one table), or n (capture k's rows in
+   outputs[k], all on one axis: a table a capture). Each output is replaced
+   whole or not at all (ikp_output_open). */
+IKP_DEF ikp_result ikp_export_parquet_files(const char *const *inputs, uint32_t n, const ikp_decode_options *dopt,
+                                            const ikp_export_options *opt, const char *const *outputs,
+                                            uint32_t num_outputs, ikp_error *err);
+#endif
 
 /* Output files that are replaced whole or not at all. ikp_output_open
    creates a new temporary file next to path (a random name ending in
@@ -8761,6 +8792,716 @@ IKP_DEF ikp_result ikp_stats_write_json(const ikp_stats *st, ikp_write_fn fn, vo
     ikp__puts(&o, "]}\n");
     return ikp__out_end(&o, err, "statistics");
 }
+
+#if !defined(IKP_NO_MERGE) && !defined(IKP_NO_EXPORT)
+/* ---- Parquet export ---- */
+/* Apache Parquet, written here (no library): the file is "PAR1", then row
+   groups of column chunks, each one data page (v1) of PLAIN-encoded values
+   uncompressed, optional columns with RLE definition levels; then the
+   footer, a FileMetaData struct in Thrift's compact protocol, its length
+   and "PAR1". Thrift's compact protocol: a field is a byte holding its id's
+   distance from the previous field's (1-15) and its type, the values
+   ULEB128 varints (signed ones zigzag-coded), a struct ends with a 0 byte,
+   a list starts with its size and its elements' type. */
+enum {
+    IKP__TC_TRUE = 1, IKP__TC_FALSE = 2, IKP__TC_I32 = 5, IKP__TC_I64 = 6, IKP__TC_BINARY = 8,
+    IKP__TC_LIST = 9, IKP__TC_STRUCT = 12
+};
+/* Parquet's physical types, and the repetitions of a column */
+enum { IKP__PQ_INT32 = 1, IKP__PQ_INT64 = 2, IKP__PQ_BYTES = 6 };
+enum { IKP__PQ_REQUIRED = 0, IKP__PQ_OPTIONAL = 1 };
+
+typedef struct ikp__tc {
+    const ikp_allocator *a;
+    unsigned char *p;
+    size_t n, cap;
+    int failed;
+    int depth;
+    int16_t last[8]; /* the last field id at each struct depth */
+} ikp__tc;
+
+static void ikp__tc_put(ikp__tc *t, const void *d, size_t n)
+{
+    if (!n) return;
+    if (t->failed || !ikp__grow(t->a, (void **)&t->p, &t->cap, t->n + n, 1)) { t->failed = 1; return; }
+    memcpy(t->p + t->n, d, n);
+    t->n += n;
+}
+static void ikp__tc_byte(ikp__tc *t, unsigned v)
+{
+    unsigned char b = (unsigned char)v;
+    ikp__tc_put(t, &b, 1);
+}
+static void ikp__tc_uvar(ikp__tc *t, uint64_t v)
+{
+    unsigned char b[10];
+    size_t n = 0;
+    do {
+        b[n] = (unsigned char)(v & 0x7F);
+        v >>= 7;
+        if (v) b[n] |= 0x80;
+        n++;
+    } while (v);
+    ikp__tc_put(t, b, n);
+}
+static uint64_t ikp__zigzag(int64_t v) { return ((uint64_t)v << 1) ^ (uint64_t)(v < 0 ? -1 : 0); }
+static void ikp__tc_field(ikp__tc *t, int id, int type)
+{
+    int d = id - t->last[t->depth];
+    if (d > 0 && d <= 15) ikp__tc_byte(t, (unsigned)(d << 4 | type));
+    else {
+        ikp__tc_byte(t, (unsigned)type);
+        ikp__tc_uvar(t, ikp__zigzag(id));
+    }
+    t->last[t->depth] = (int16_t)id;
+}
+static void ikp__tc_i32(ikp__tc *t, int id, int32_t v) { ikp__tc_field(t, id, IKP__TC_I32); ikp__tc_uvar(t, ikp__zigzag(v)); }
+static void ikp__tc_i64(ikp__tc *t, int id, int64_t v) { ikp__tc_field(t, id, IKP__TC_I64); ikp__tc_uvar(t, ikp__zigzag(v)); }
+static void ikp__tc_str(ikp__tc *t, const char *s, size_t n) { ikp__tc_uvar(t, n); ikp__tc_put(t, s, n); }
+static void ikp__tc_bin(ikp__tc *t, int id, const char *s) { ikp__tc_field(t, id, IKP__TC_BINARY); ikp__tc_str(t, s, strlen(s)); }
+/* a struct: as field id (id > 0), or as a list's element (id 0) */
+static void ikp__tc_begin(ikp__tc *t, int id)
+{
+    if (id) ikp__tc_field(t, id, IKP__TC_STRUCT);
+    if (t->depth + 1 < (int)(sizeof t->last / sizeof t->last[0])) t->last[++t->depth] = 0;
+    else t->failed = 1;
+}
+static void ikp__tc_end(ikp__tc *t)
+{
+    ikp__tc_byte(t, 0);
+    if (t->depth > 0) t->depth--;
+}
+static void ikp__tc_list(ikp__tc *t, int id, int type, size_t n)
+{
+    ikp__tc_field(t, id, IKP__TC_LIST);
+    if (n < 15) ikp__tc_byte(t, (unsigned)(n << 4 | (size_t)type));
+    else {
+        ikp__tc_byte(t, (unsigned)(0xF0 | type));
+        ikp__tc_uvar(t, n);
+    }
+}
+
+/* an ikp_write_fn appending to t */
+static int ikp__tc_write(void *user, const void *data, size_t size)
+{
+    ikp__tc *t = (ikp__tc *)user;
+    ikp__tc_put(t, data, size);
+    return t->failed;
+}
+
+/* The table's columns (FORMAT.md "Parquet export") */
+typedef struct ikp__pq_col_def {
+    const char *name;
+    int type, optional, string;
+} ikp__pq_col_def;
+enum {
+    IKP__PQ_CAPTURE, IKP__PQ_GPU, IKP__PQ_HOST, IKP__PQ_BLOCK, IKP__PQ_GROUP, IKP__PQ_GROUP_NAME, IKP__PQ_SM,
+    IKP__PQ_LANE, IKP__PQ_EVENT, IKP__PQ_EVENT_ID, IKP__PQ_KIND, IKP__PQ_START, IKP__PQ_END, IKP__PQ_DURATION,
+    IKP__PQ_BEGIN_DATA, IKP__PQ_END_DATA, IKP__PQ_PLACEMENT, IKP__PQ_AXIS, IKP__PQ_COLS
+};
+static const ikp__pq_col_def ikp__pq_cols[IKP__PQ_COLS] = {
+    {"capture", IKP__PQ_BYTES, 0, 1},     {"gpu", IKP__PQ_BYTES, 0, 1},        {"host", IKP__PQ_BYTES, 0, 1},
+    {"block", IKP__PQ_INT64, 0, 0},       {"group", IKP__PQ_INT32, 0, 0},      {"group_name", IKP__PQ_BYTES, 0, 1},
+    {"sm", IKP__PQ_INT32, 1, 0},          {"lane", IKP__PQ_INT64, 0, 0},       {"event", IKP__PQ_BYTES, 0, 1},
+    {"event_id", IKP__PQ_INT32, 0, 0},    {"kind", IKP__PQ_BYTES, 0, 1},       {"start_ns", IKP__PQ_INT64, 0, 0},
+    {"end_ns", IKP__PQ_INT64, 0, 0},      {"duration_ps", IKP__PQ_INT64, 0, 0}, {"begin_data", IKP__PQ_INT64, 1, 0},
+    {"end_data", IKP__PQ_INT64, 1, 0},    {"placement_ns", IKP__PQ_INT64, 0, 0}, {"time_axis", IKP__PQ_BYTES, 0, 1},
+};
+
+/* one column of the row group being filled: its PLAIN values (of the rows
+   not null) and, if optional, a definition level a row (1: a value) */
+typedef struct ikp__pq_buf {
+    ikp__tc v;
+    unsigned char *def;
+    size_t ndef, defcap;
+} ikp__pq_buf;
+
+/* a written column chunk, for the footer */
+typedef struct ikp__pq_chunk {
+    int64_t offset, size, values;
+} ikp__pq_chunk;
+
+typedef struct ikp__pqw {
+    const ikp_allocator *a;
+    ikp__out o;
+    char obuf[1 << 16];
+    int64_t offset;              /* bytes written */
+    ikp__pq_buf col[IKP__PQ_COLS];
+    uint64_t rows;               /* in the row group being filled */
+    uint64_t total_rows;
+    uint32_t group_rows;         /* rows a row group */
+    ikp__pq_chunk *chunks;       /* IKP__PQ_COLS a row group written */
+    size_t nchunks, chunkcap;
+    ikp__tc kv;                  /* the footer's key-value metadata, as list elements */
+    uint32_t nkv;
+    int failed;                  /* out of memory */
+} ikp__pqw;
+
+static void ikp__pq_out(ikp__pqw *w, const void *d, size_t n)
+{
+    if (!n) return;
+    ikp__put(&w->o, (const char *)d, n);
+    w->offset += (int64_t)n;
+}
+
+static void ikp__pq_i32(ikp__pqw *w, int c, int32_t v)
+{
+    unsigned char b[4];
+    uint32_t u = (uint32_t)v;
+    b[0] = (unsigned char)u; b[1] = (unsigned char)(u >> 8); b[2] = (unsigned char)(u >> 16); b[3] = (unsigned char)(u >> 24);
+    ikp__tc_put(&w->col[c].v, b, 4);
+}
+static void ikp__pq_i64(ikp__pqw *w, int c, int64_t v)
+{
+    unsigned char b[8];
+    uint64_t u = (uint64_t)v;
+    int k;
+    for (k = 0; k < 8; k++) b[k] = (unsigned char)(u >> 8 * k);
+    ikp__tc_put(&w->col[c].v, b, 8);
+}
+static void ikp__pq_text(ikp__pqw *w, int c, const char *s)
+{
+    unsigned char b[4];
+    size_t n = strlen(s);
+    b[0] = (unsigned char)n; b[1] = (unsigned char)(n >> 8); b[2] = (unsigned char)(n >> 16); b[3] = (unsigned char)(n >> 24);
+    ikp__tc_put(&w->col[c].v, b, 4);
+    ikp__tc_put(&w->col[c].v, s, n);
+}
+/* an optional column's definition level for this row: 1 with a value, 0 null */
+static void ikp__pq_def(ikp__pqw *w, int c, int present)
+{
+    ikp__pq_buf *b = &w->col[c];
+    if (!ikp__grow(w->a, (void **)&b->def, &b->defcap, b->ndef + 1, 1)) { w->failed = 1; return; }
+    b->def[b->ndef++] = (unsigned char)present;
+}
+
+/* levels (0 or 1 each) in the RLE / bit-packing hybrid encoding, bit width
+   1: runs of equal levels, each a ULEB128 header (count << 1) and one byte */
+static void ikp__pq_levels(ikp__tc *t, const unsigned char *d, size_t n)
+{
+    size_t i = 0, j;
+    while (i < n) {
+        for (j = i + 1; j < n && d[j] == d[i]; j++) {}
+        ikp__tc_uvar(t, (uint64_t)(j - i) << 1);
+        ikp__tc_byte(t, d[i]);
+        i = j;
+    }
+}
+
+/* The row group filled so far: each column a chunk of one data page */
+static void ikp__pq_flush_group(ikp__pqw *w)
+{
+    int c;
+    ikp__tc h, lv;
+    if (!w->rows) return;
+    memset(&h, 0, sizeof h);
+    memset(&lv, 0, sizeof lv);
+    h.a = lv.a = w->a;
+    if (!ikp__grow(w->a, (void **)&w->chunks, &w->chunkcap, w->nchunks + IKP__PQ_COLS, sizeof *w->chunks)) {
+        w->failed = 1;
+        return;
+    }
+    for (c = 0; c < IKP__PQ_COLS; c++) {
+        ikp__pq_buf *b = &w->col[c];
+        ikp__pq_chunk *k = &w->chunks[w->nchunks++];
+        size_t body;
+        unsigned char len[4];
+        lv.n = 0;
+        if (ikp__pq_cols[c].optional) ikp__pq_levels(&lv, b->def, b->ndef);
+        body = (ikp__pq_cols[c].optional ? 4 + lv.n : 0) + b->v.n;
+        h.n = 0;
+        h.depth = 0;
+        h.last[0] = 0;
+        ikp__tc_i32(&h, 1, 0); /* a data page */
+        ikp__tc_i32(&h, 2, (int32_t)body);
+        ikp__tc_i32(&h, 3, (int32_t)body);
+        ikp__tc_begin(&h, 5); /* DataPageHeader */
+        ikp__tc_i32(&h, 1, (int32_t)w->rows);
+        ikp__tc_i32(&h, 2, 0); /* PLAIN */
+        ikp__tc_i32(&h, 3, 3); /* RLE */
+        ikp__tc_i32(&h, 4, 3);
+        ikp__tc_end(&h);
+        ikp__tc_byte(&h, 0);
+        if (h.failed || lv.failed || b->v.failed || body > 0x7FFFFFFF) { w->failed = 1; break; }
+        k->offset = w->offset;
+        k->size = (int64_t)(h.n + body);
+        k->values = (int64_t)w->rows;
+        ikp__pq_out(w, h.p, h.n);
+        if (ikp__pq_cols[c].optional) {
+            len[0] = (unsigned char)lv.n; len[1] = (unsigned char)(lv.n >> 8);
+            len[2] = (unsigned char)(lv.n >> 16); len[3] = (unsigned char)(lv.n >> 24);
+            ikp__pq_out(w, len, 4);
+            ikp__pq_out(w, lv.p, lv.n);
+        }
+        ikp__pq_out(w, b->v.p, b->v.n);
+        b->v.n = 0;
+        b->ndef = 0;
+    }
+    ikp__free(w->a, h.p);
+    ikp__free(w->a, lv.p);
+    w->total_rows += w->rows;
+    w->rows = 0;
+}
+
+/* the footer: FileMetaData, its length, "PAR1" */
+static void ikp__pq_footer(ikp__pqw *w)
+{
+    ikp__tc t;
+    size_t g, ngroups = w->nchunks / IKP__PQ_COLS;
+    int c;
+    unsigned char len[4];
+    memset(&t, 0, sizeof t);
+    t.a = w->a;
+    ikp__tc_i32(&t, 1, 1); /* version */
+    ikp__tc_list(&t, 2, IKP__TC_STRUCT, IKP__PQ_COLS + 1);
+    ikp__tc_begin(&t, 0); /* the schema's root */
+    ikp__tc_bin(&t, 4, "schema");
+    ikp__tc_i32(&t, 5, IKP__PQ_COLS);
+    ikp__tc_end(&t);
+    for (c = 0; c < IKP__PQ_COLS; c++) {
+        const ikp__pq_col_def *d = &ikp__pq_cols[c];
+        ikp__tc_begin(&t, 0);
+        ikp__tc_i32(&t, 1, d->type);
+        ikp__tc_i32(&t, 3, d->optional ? IKP__PQ_OPTIONAL : IKP__PQ_REQUIRED);
+        ikp__tc_bin(&t, 4, d->name);
+        if (d->string) ikp__tc_i32(&t, 6, 0); /* UTF8 */
+        if (d->string) { /* logicalType: STRING */
+            ikp__tc_begin(&t, 10);
+            ikp__tc_begin(&t, 1);
+            ikp__tc_end(&t);
+            ikp__tc_end(&t);
+        }
+        ikp__tc_end(&t);
+    }
+    ikp__tc_i64(&t, 3, (int64_t)w->total_rows);
+    ikp__tc_list(&t, 4, IKP__TC_STRUCT, ngroups);
+    for (g = 0; g < ngroups; g++) {
+        const ikp__pq_chunk *k = &w->chunks[g * IKP__PQ_COLS];
+        int64_t bytes = 0;
+        for (c = 0; c < IKP__PQ_COLS; c++) bytes += k[c].size;
+        ikp__tc_begin(&t, 0); /* RowGroup */
+        ikp__tc_list(&t, 1, IKP__TC_STRUCT, IKP__PQ_COLS);
+        for (c = 0; c < IKP__PQ_COLS; c++) {
+            ikp__tc_begin(&t, 0); /* ColumnChunk */
+            ikp__tc_i64(&t, 2, k[c].offset);
+            ikp__tc_begin(&t, 3); /* ColumnMetaData */
+            ikp__tc_i32(&t, 1, ikp__pq_cols[c].type);
+            ikp__tc_list(&t, 2, IKP__TC_I32, ikp__pq_cols[c].optional ? 2 : 1);
+            ikp__tc_uvar(&t, ikp__zigzag(0)); /* PLAIN */
+            if (ikp__pq_cols[c].optional) ikp__tc_uvar(&t, ikp__zigzag(3)); /* RLE */
+            ikp__tc_list(&t, 3, IKP__TC_BINARY, 1);
+            ikp__tc_str(&t, ikp__pq_cols[c].name, strlen(ikp__pq_cols[c].name));
+            ikp__tc_i32(&t, 4, 0); /* UNCOMPRESSED */
+            ikp__tc_i64(&t, 5, k[c].values);
+            ikp__tc_i64(&t, 6, k[c].size);
+            ikp__tc_i64(&t, 7, k[c].size);
+            ikp__tc_i64(&t, 9, k[c].offset);
+            ikp__tc_end(&t);
+            ikp__tc_end(&t);
+        }
+        ikp__tc_i64(&t, 2, bytes);
+        ikp__tc_i64(&t, 3, k[0].values);
+        ikp__tc_end(&t);
+    }
+    if (w->nkv) {
+        ikp__tc_list(&t, 5, IKP__TC_STRUCT, w->nkv);
+        ikp__tc_put(&t, w->kv.p, w->kv.n);
+    }
+    ikp__tc_bin(&t, 6, "ikp " IKP_VERSION_STRING);
+    ikp__tc_byte(&t, 0);
+    if (t.failed || w->kv.failed || t.n > 0x7FFFFFFF) w->failed = 1;
+    else {
+        ikp__pq_out(w, t.p, t.n);
+        len[0] = (unsigned char)t.n; len[1] = (unsigned char)(t.n >> 8);
+        len[2] = (unsigned char)(t.n >> 16); len[3] = (unsigned char)(t.n >> 24);
+        ikp__pq_out(w, len, 4);
+        ikp__pq_out(w, "PAR1", 4);
+    }
+    ikp__free(w->a, t.p);
+}
+
+/* a key-value pair of the footer's metadata */
+static void ikp__pq_kv(ikp__pqw *w, const char *key, const char *value)
+{
+    w->kv.depth = 0;
+    ikp__tc_begin(&w->kv, 0);
+    ikp__tc_bin(&w->kv, 1, key);
+    ikp__tc_bin(&w->kv, 2, value);
+    ikp__tc_end(&w->kv);
+    w->nkv++;
+}
+/* ---- export: one capture's rows ---- */
+typedef struct ikp__pq_place {
+    const char *label;
+    int64_t zero_ns;        /* the capture's time 0 on the table's axis */
+    uint32_t uncertainty_ns;/* of that placement */
+} ikp__pq_place;
+
+static const char *const ikp__kind_names[IKP_EVENT_KIND_COUNT] = {"region", "instant", "unmatched_begin",
+                                                                   "unmatched_end"};
+
+/* every event of every lane of cap, a row each, in lane order */
+static ikp_result ikp__pq_rows(ikp__pqw *w, const ikp_capture *cap, const ikp__pq_place *pl, const char *axis,
+                               ikp_error *err)
+{
+    const ikp_capture_info *in = &cap->info;
+    ikp_lane_events ev;
+    ikp_lane_info li;
+    ikp_result r = IKP_OK;
+    char gpu[48] = "", id[32];
+    uint32_t i;
+    size_t k;
+    if (in->device_known && !ikp__uuid_zero(cap->device.uuid)) ikp__uuid_text(cap->device.uuid, gpu, sizeof gpu);
+    memset(&ev, 0, sizeof ev);
+    for (i = 0; i < in->num_lanes && r == IKP_OK && !w->failed && !w->o.failed; i++) {
+        const char *group;
+        if ((r = ikp_capture_lane(cap, i, &li, err)) != IKP_OK || (r = ikp_decode_lane(cap, i, &ev, err)) != IKP_OK) break;
+        group = ikp_group_name(cap, li.group);
+        for (k = 0; k < ev.count; k++) {
+            const ikp_event *e = &ev.events[k];
+            const char *name = ikp_event_name(cap, e->id);
+            if (!name) { snprintf(id, sizeof id, "event %u", e->id); name = id; }
+            ikp__pq_text(w, IKP__PQ_CAPTURE, pl->label);
+            ikp__pq_text(w, IKP__PQ_GPU, gpu);
+            ikp__pq_text(w, IKP__PQ_HOST, in->device_known ? cap->device.host : "");
+            ikp__pq_i64(w, IKP__PQ_BLOCK, li.block);
+            ikp__pq_i32(w, IKP__PQ_GROUP, (int32_t)li.group);
+            ikp__pq_text(w, IKP__PQ_GROUP_NAME, group ? group : "");
+            ikp__pq_def(w, IKP__PQ_SM, li.sm != IKP_NO_SM);
+            if (li.sm != IKP_NO_SM) ikp__pq_i32(w, IKP__PQ_SM, (int32_t)li.sm);
+            ikp__pq_i64(w, IKP__PQ_LANE, i);
+            ikp__pq_text(w, IKP__PQ_EVENT, name);
+            ikp__pq_i32(w, IKP__PQ_EVENT_ID, (int32_t)e->id);
+            ikp__pq_text(w, IKP__PQ_KIND, e->kind < IKP_EVENT_KIND_COUNT ? ikp__kind_names[e->kind] : "");
+            ikp__pq_i64(w, IKP__PQ_START, pl->zero_ns + ikp__ns(e->start_ps));
+            ikp__pq_i64(w, IKP__PQ_END, pl->zero_ns + ikp__ns(e->end_ps));
+            ikp__pq_i64(w, IKP__PQ_DURATION, e->end_ps - e->start_ps);
+            ikp__pq_def(w, IKP__PQ_BEGIN_DATA, (e->flags & IKP_EVENT_HAS_BEGIN_DATA) != 0);
+            if (e->flags & IKP_EVENT_HAS_BEGIN_DATA) ikp__pq_i64(w, IKP__PQ_BEGIN_DATA, e->begin_data);
+            ikp__pq_def(w, IKP__PQ_END_DATA, (e->flags & IKP_EVENT_HAS_END_DATA) != 0);
+            if (e->flags & IKP_EVENT_HAS_END_DATA) ikp__pq_i64(w, IKP__PQ_END_DATA, e->end_data);
+            ikp__pq_i64(w, IKP__PQ_PLACEMENT, (int64_t)li.placement_ns + pl->uncertainty_ns);
+            ikp__pq_text(w, IKP__PQ_AXIS, axis);
+            if (++w->rows >= w->group_rows) ikp__pq_flush_group(w);
+        }
+    }
+    ikp_lane_events_free(cap, &ev);
+    return r;
+}
+/* ---- export: the table ---- */
+static void ikp__pq_init(ikp__pqw *w, const ikp_allocator *a, ikp_write_fn fn, void *user, uint32_t group_rows)
+{
+    int c;
+    memset(w, 0, sizeof *w);
+    w->a = a;
+    for (c = 0; c < IKP__PQ_COLS; c++) w->col[c].v.a = a;
+    w->kv.a = a;
+    w->group_rows = group_rows ? group_rows : 65536;
+    ikp__out_init(&w->o, fn, user, w->obuf, sizeof w->obuf);
+    ikp__pq_out(w, "PAR1", 4);
+}
+static void ikp__pq_free(ikp__pqw *w)
+{
+    int c;
+    for (c = 0; c < IKP__PQ_COLS; c++) {
+        ikp__free(w->a, w->col[c].v.p);
+        ikp__free(w->a, w->col[c].def);
+    }
+    ikp__free(w->a, w->chunks);
+    ikp__free(w->a, w->kv.p);
+}
+/* the last row group and the footer; the result */
+static ikp_result ikp__pq_finish(ikp__pqw *w, ikp_error *err)
+{
+    ikp__pq_flush_group(w);
+    if (!w->failed) ikp__pq_footer(w);
+    ikp__flush(&w->o);
+    if (w->failed) return ikp__oom(err);
+    if (w->o.failed) return ikp__fail(err, IKP_ERR_WRITE, -1, -1, "writing the table failed");
+    return IKP_OK;
+}
+
+/* Where the captures go on the table's axis, and what the file says of
+   them: their placement, labels, and (in key-value metadata) each one's
+   figures as JSON. With host readings the axis is host CLOCK_REALTIME ns,
+   else ns from the earliest capture's first record. */
+typedef struct ikp__pq_plan {
+    ikp_alignment *al;
+    char (*labels)[128];
+    int64_t base_ns;
+    uint32_t base_uncertainty_ns;
+    const char *axis;
+} ikp__pq_plan;
+
+static void ikp__pq_plan_free(const ikp_allocator *a, ikp__pq_plan *p)
+{
+    ikp__free(a, p->al);
+    ikp__free(a, p->labels);
+}
+
+static ikp_result ikp__pq_plan_make(const ikp_capture *const *caps, uint32_t n, const ikp_export_options *opt,
+                                    ikp__pq_plan *p, ikp_error *err)
+{
+    const ikp_allocator *a = &caps[0]->alloc;
+    ikp_result r;
+    uint32_t k;
+    memset(p, 0, sizeof *p);
+    p->al = (ikp_alignment *)ikp__alloc(a, (size_t)n * sizeof *p->al);
+    p->labels = (char (*)[128])ikp__alloc(a, (size_t)n * sizeof *p->labels);
+    if (!p->al || !p->labels) return ikp__oom(err);
+    p->axis = "merged_ns";
+    for (k = 0; k < n; k++)
+        if (!caps[k]->info.gpu_time_known) p->axis = "capture_ns"; /* no GPU time to place it by */
+    r = p->axis[0] == 'c' ? ikp_merge_align_start(caps, n, NULL, p->al, err)
+                          : ikp_merge_align(caps, n, opt ? opt->raw : 0, p->al, err);
+    if (r == IKP_OK) r = ikp_merge_labels(caps, n, p->labels[0], sizeof p->labels[0], err);
+    if (r != IKP_OK) return r;
+    for (k = 0; opt && opt->labels && k < n; k++)
+        if (opt->labels[k]) snprintf(p->labels[k], sizeof p->labels[k], "%s", opt->labels[k]);
+    if (p->axis[0] == 'm' && !(opt && opt->raw) &&
+        ikp_merge_host_zero(caps, n, p->al, &p->base_ns, &p->base_uncertainty_ns, NULL) == IKP_OK)
+        p->axis = "host_realtime_ns";
+    else p->base_ns = 0;
+    ikp__ok(err);
+    return IKP_OK;
+}
+
+/* capture k's figures, as the footer's value "ikp.capture.K" (JSON) */
+static void ikp__pq_capture_kv(ikp__pqw *w, const ikp__pq_plan *p, const ikp_capture *const *caps, uint32_t k,
+                               const char *source)
+{
+    const ikp_capture *c = caps[k];
+    const ikp_capture_info *in = &c->info;
+    ikp__tc j;
+    ikp__out o;
+    char key[48], text[768], buf[1024];
+    memset(&j, 0, sizeof j);
+    j.a = w->a;
+    ikp__out_init(&o, ikp__tc_write, &j, buf, sizeof buf);
+    ikp__puts(&o, "{\"label\":\"");
+    ikp__put_json_chars(&o, p->labels[k]);
+    ikp__puts(&o, "\",\"source\":");
+    if (source) { ikp__puts(&o, "\""); ikp__put_json_chars(&o, source); ikp__puts(&o, "\""); }
+    else ikp__puts(&o, "null");
+    ikp__puts(&o, ",\"format\":\"");
+    ikp__puts(&o, ikp_format_name(in->format));
+    ikp__puts(&o, "\",\"device\":");
+    if (in->device_known) {
+        ikp_device_text(&c->device, text, sizeof text);
+        ikp__puts(&o, "\"");
+        ikp__put_json_chars(&o, text);
+        ikp__puts(&o, "\"");
+    } else ikp__puts(&o, "null");
+    ikp__put_kv_u(&o, "lanes", in->num_lanes);
+    ikp__put_kv_u(&o, "active_lanes", in->active_lanes);
+    ikp__put_kv_u(&o, "records", in->records);
+    if (in->drops_known) ikp__put_kv_u(&o, "dropped", in->dropped);
+    else ikp__puts(&o, ",\"dropped\":null");
+    if (in->launch) ikp__put_kv_u(&o, "launch", in->launch);
+    else ikp__puts(&o, ",\"launch\":null");
+    ikp__puts(&o, ",\"stale\":");
+    if (ikp_capture_stale(in, text, sizeof text)) { ikp__puts(&o, "\""); ikp__put_json_chars(&o, text); ikp__puts(&o, "\""); }
+    else ikp__puts(&o, "null");
+    ikp_capture_placement(in, text, sizeof text, NULL);
+    ikp__puts(&o, ",\"placement\":\"");
+    ikp__put_json_chars(&o, text);
+    ikp__align_text(text, sizeof text, p->labels[k], p->labels[p->al[k].from], p->labels[p->al[k].disagree_with],
+                    &p->al[k], c);
+    ikp__puts(&o, "\",\"alignment\":\"");
+    ikp__put_json_chars(&o, text);
+    ikp__puts(&o, "\"");
+    ikp__put_kv_u(&o, "start_ns", (uint64_t)(p->base_ns + p->al[k].zero_ns));
+    ikp__puts(&o, "}");
+    ikp__flush(&o);
+    ikp__tc_byte(&j, 0);
+    snprintf(key, sizeof key, "ikp.capture.%u", k + 1);
+    if (o.failed || j.failed) w->failed = 1;
+    else ikp__pq_kv(w, key, (const char *)j.p);
+    ikp__free(w->a, j.p);
+}
+
+/* err's message, said of the file path */
+static void ikp__in_file(ikp_error *err, ikp_result r, const char *path)
+{
+    char m[sizeof err->message];
+    if (!err) return;
+    snprintf(m, sizeof m, "%s", err->message);
+    ikp__fail(err, r, err->offset, err->lane, "%s: %s", path, m);
+}
+
+/* The captures of a table: opened already, or files read one at a time
+   (then p's captures are their stubs, and each is opened when its rows
+   are written) */
+typedef struct ikp__pq_src {
+    const ikp_capture *const *caps;  /* the plan's: the captures, or their stubs */
+    const char *const *paths;        /* NULL: caps are the captures */
+    const ikp_decode_options *dopt;
+} ikp__pq_src;
+
+/* a table of captures k0..k1-1 of src, placed by p */
+static ikp_result ikp__pq_table(const ikp__pq_src *src, uint32_t k0, uint32_t k1, const ikp__pq_plan *p,
+                                uint32_t group_rows, ikp_write_fn fn, void *user, ikp_error *err)
+{
+    const ikp_allocator *a = &src->caps[0]->alloc;
+    ikp__pqw *w = (ikp__pqw *)ikp__alloc(a, sizeof *w);
+    ikp_result r = IKP_OK;
+    uint32_t k;
+    char t[160];
+    if (!w) return ikp__oom(err);
+    ikp__pq_init(w, a, fn, user, group_rows);
+    for (k = k0; k < k1 && r == IKP_OK; k++) {
+        ikp_capture *opened = NULL;
+        ikp__pq_place pl;
+        if (src->paths && (r = ikp_capture_open_path(src->paths[k], src->dopt, &opened, err)) != IKP_OK) {
+            ikp__in_file(err, r, src->paths[k]);
+            break;
+        }
+        pl.label = p->labels[k];
+        pl.zero_ns = p->base_ns + p->al[k].zero_ns;
+        pl.uncertainty_ns = p->al[k].uncertainty_ns;
+        r = ikp__pq_rows(w, opened ? opened : src->caps[k], &pl, p->axis, err);
+        ikp_capture_free(opened);
+        ikp__pq_capture_kv(w, p, src->caps, k, src->paths ? src->paths[k] : NULL);
+    }
+    if (r == IKP_OK) {
+        if (p->axis[0] == 'h')
+            snprintf(t, sizeof t, "host_realtime_ns: host CLOCK_REALTIME ns, +- %u ns (the host readings' uncertainty)",
+                     p->base_uncertainty_ns);
+        else if (p->axis[0] == 'm')
+            snprintf(t, sizeof t, "merged_ns: ns from the earliest capture's first record (no host readings)");
+        else snprintf(t, sizeof t, "capture_ns: ns from each capture's first record (a capture's stamps give no GPU time)");
+        ikp__pq_kv(w, "ikp.time_axis", t);
+        snprintf(t, sizeof t, "%u", k1 - k0);
+        ikp__pq_kv(w, "ikp.captures", t);
+        r = ikp__pq_finish(w, err);
+    }
+    ikp__pq_free(w);
+    ikp__free(a, w);
+    return r;
+}
+
+IKP_DEF ikp_result ikp_export_parquet(const ikp_capture *const *caps, uint32_t n, const ikp_export_options *opt,
+                                      ikp_write_fn fn, void *user, ikp_error *err)
+{
+    ikp__pq_plan p;
+    ikp_result r;
+    uint32_t k;
+    if (!caps || !n || !fn) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "no captures to export");
+    for (k = 0; k < n; k++)
+        if (!caps[k]) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "capture %u is NULL", k + 1);
+    r = ikp__pq_plan_make(caps, n, opt, &p, err);
+    if (r == IKP_OK) {
+        ikp__pq_src src;
+        src.caps = caps;
+        src.paths = NULL;
+        src.dopt = NULL;
+        r = ikp__pq_table(&src, 0, n, &p, opt ? opt->row_group_rows : 0, fn, user, err);
+    }
+    ikp__pq_plan_free(&caps[0]->alloc, &p);
+    if (r == IKP_OK) ikp__ok(err);
+    return r;
+}
+
+/* What placing a capture needs, without its records: its figures, device,
+   clock readings and peer measurements; in place of its words, their
+   64-bit FNV-1a hash and count (a capture given twice is still found). */
+static ikp_result ikp__capture_stub(const ikp_capture *c, ikp_capture **out, ikp_error *err)
+{
+    const ikp_allocator *a = &c->alloc;
+    ikp_capture *s = (ikp_capture *)ikp__alloc(a, sizeof *s);
+    uint64_t *w, h = 14695981039346656037ull;
+    size_t i;
+    *out = NULL;
+    if (!s) return ikp__oom(err);
+    memset(s, 0, sizeof *s);
+    s->alloc = c->alloc;
+    s->format = c->format;
+    s->info = c->info;
+    s->device = c->device;
+    s->gref_ns = c->gref_ns;
+    w = (uint64_t *)ikp__alloc(a, 2 * sizeof *w);
+    if (c->info.clock_syncs) s->clock = (ikp_clock_sync *)ikp__alloc(a, c->info.clock_syncs * sizeof *s->clock);
+    if (c->info.peer_clocks) s->peers = (ikp_peer_clock *)ikp__alloc(a, c->info.peer_clocks * sizeof *s->peers);
+    s->owned = w;
+    if (!w || (c->info.clock_syncs && !s->clock) || (c->info.peer_clocks && !s->peers)) {
+        ikp_capture_free(s);
+        return ikp__oom(err);
+    }
+    if (c->info.clock_syncs) memcpy(s->clock, c->clock, c->info.clock_syncs * sizeof *s->clock);
+    if (c->info.peer_clocks) memcpy(s->peers, c->peers, c->info.peer_clocks * sizeof *s->peers);
+    for (i = 0; i < c->num_words; i++) {
+        h ^= c->words[i];
+        h *= 1099511628211ull;
+    }
+    w[0] = h;
+    w[1] = (uint64_t)c->num_words;
+    s->words = w;
+    s->num_words = 2;
+    *out = s;
+    return IKP_OK;
+}
+
+typedef struct ikp__pq_job {
+    const ikp__pq_src *src;
+    const ikp__pq_plan *p;
+    uint32_t k0, k1, group_rows;
+} ikp__pq_job;
+static ikp_result ikp__pq_body(void *ctx, ikp_write_fn fn, void *user, ikp_error *err)
+{
+    const ikp__pq_job *j = (const ikp__pq_job *)ctx;
+    return ikp__pq_table(j->src, j->k0, j->k1, j->p, j->group_rows, fn, user, err);
+}
+
+IKP_DEF ikp_result ikp_export_parquet_files(const char *const *inputs, uint32_t n, const ikp_decode_options *dopt,
+                                            const ikp_export_options *opt, const char *const *outputs,
+                                            uint32_t num_outputs, ikp_error *err)
+{
+    ikp_allocator a;
+    ikp_capture **stubs;
+    ikp__pq_plan p;
+    ikp__pq_src src;
+    ikp__pq_job job;
+    ikp_result r = IKP_OK;
+    uint32_t k;
+    if (!inputs || !n || !outputs || (num_outputs != 1 && num_outputs != n))
+        return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "%s", !inputs || !n ? "no captures to export" :
+                         "give one output, or one a capture");
+    for (k = 0; k < n; k++)
+        if (!inputs[k]) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "input %u is NULL", k + 1);
+    for (k = 0; k < num_outputs; k++)
+        if (!outputs[k]) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "output %u is NULL", k + 1);
+    if ((r = ikp__check_allocator(dopt ? &dopt->allocator : NULL, err)) != IKP_OK) return r;
+    a = ikp__allocator(dopt ? &dopt->allocator : NULL);
+    stubs = (ikp_capture **)ikp__alloc(&a, (size_t)n * sizeof *stubs);
+    if (!stubs) return ikp__oom(err);
+    memset(stubs, 0, (size_t)n * sizeof *stubs);
+    for (k = 0; k < n && r == IKP_OK; k++) { /* one capture in memory at a time */
+        ikp_capture *c = NULL;
+        r = ikp_capture_open_path(inputs[k], dopt, &c, err);
+        if (r != IKP_OK) ikp__in_file(err, r, inputs[k]);
+        else r = ikp__capture_stub(c, &stubs[k], err);
+        ikp_capture_free(c);
+    }
+    memset(&p, 0, sizeof p);
+    if (r == IKP_OK) r = ikp__pq_plan_make((const ikp_capture *const *)stubs, n, opt, &p, err);
+    src.caps = (const ikp_capture *const *)stubs;
+    src.paths = inputs;
+    src.dopt = dopt;
+    job.src = &src;
+    job.p = &p;
+    job.group_rows = opt ? opt->row_group_rows : 0;
+    for (k = 0; k < num_outputs && r == IKP_OK; k++) {
+        job.k0 = num_outputs == 1 ? 0 : k;
+        job.k1 = num_outputs == 1 ? n : k + 1;
+        r = ikp__write_path(outputs[k], ikp__pq_body, &job, err);
+    }
+    ikp__pq_plan_free(&a, &p);
+    for (k = 0; k < n; k++) ikp_capture_free(stubs[k]);
+    ikp__free(&a, stubs);
+    if (r == IKP_OK) ikp__ok(err);
+    return r;
+}
+#endif /* IKP_NO_EXPORT */
 
 #ifndef IKP_NO_REPORT
 /* ---- 6b. analysis: one walk for statistics, diff and report ---- */

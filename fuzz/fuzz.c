@@ -15,7 +15,9 @@
     10 nuggetscompact  the same for the compact layout
    Every call must return a result code; ASan/UBSan/LSan catch the rest.
    Every target writes JSON and Perfetto traces, plain and with flows and
-   counters; every Perfetto trace is read back (check_perfetto) and must parse. */
+   counters, and a Parquet table; every Perfetto trace is read back
+   (check_perfetto) and must parse, and so must the table's frame and footer
+   (check_parquet). */
 #define IKP_IMPLEMENTATION
 #define IKP_NO_CUDA
 #include "../ikp.h"
@@ -296,6 +298,65 @@ static void check_perfetto(const unsigned char *p, size_t n)
     free(ps.open);
 }
 
+/* Thrift's compact protocol, skipped: one value of type t at *p (< e);
+   0 if it does not parse */
+static int tc_skip(const unsigned char **p, const unsigned char *e, int t, int depth);
+static int tc_var(const unsigned char **p, const unsigned char *e, uint64_t *v)
+{
+    int s = 0;
+    *v = 0;
+    while (*p < e && s < 64) {
+        unsigned char b = *(*p)++;
+        *v |= (uint64_t)(b & 0x7F) << s;
+        if (!(b & 0x80)) return 1;
+        s += 7;
+    }
+    return 0;
+}
+static int tc_skip(const unsigned char **p, const unsigned char *e, int t, int depth)
+{
+    uint64_t v, n, i;
+    if (depth > 16) return 0;
+    switch (t) {
+    case 1: case 2: return 1;                 /* a bool in its field header */
+    case 3: if (*p >= e) return 0; (*p)++; return 1;
+    case 4: case 5: case 6: return tc_var(p, e, &v);
+    case 7: if (e - *p < 8) return 0; *p += 8; return 1;
+    case 8: if (!tc_var(p, e, &n) || n > (uint64_t)(e - *p)) return 0; *p += n; return 1;
+    case 9: case 10:
+        if (*p >= e) return 0;
+        v = *(*p)++;
+        n = v >> 4;
+        if (n == 15 && !tc_var(p, e, &n)) return 0;
+        for (i = 0; i < n; i++)
+            if (!tc_skip(p, e, (int)(v & 15) == 1 ? 3 : (int)(v & 15), depth + 1)) return 0;
+        return 1;
+    case 12:
+        for (;;) {
+            if (*p >= e) return 0;
+            v = *(*p)++;
+            if (!v) return 1;
+            if (!(v >> 4) && !tc_var(p, e, &n)) return 0;
+            if (!tc_skip(p, e, (int)(v & 15), depth + 1)) return 0;
+        }
+    default: return 0;
+    }
+}
+
+/* a Parquet table: "PAR1", its footer (a Thrift struct of exactly the
+   length before the closing "PAR1") */
+static void check_parquet(const unsigned char *b, size_t n)
+{
+    const unsigned char *p, *e;
+    uint32_t len;
+    REQUIRE(n >= 12 && memcmp(b, "PAR1", 4) == 0 && memcmp(b + n - 4, "PAR1", 4) == 0);
+    len = (uint32_t)b[n - 8] | (uint32_t)b[n - 7] << 8 | (uint32_t)b[n - 6] << 16 | (uint32_t)b[n - 5] << 24;
+    REQUIRE(len + 12 <= n);
+    p = b + n - 8 - len;
+    e = b + n - 8;
+    REQUIRE(tc_skip(&p, e, 12, 0) && p == e);
+}
+
 static void use(ikp_capture *cap, ikp_group_by by)
 {
     size_t total = 0;
@@ -312,6 +373,14 @@ static void use(ikp_capture *cap, ikp_group_by by)
     o.flows = fl; o.num_flows = 2; o.counters = counters; o.num_counters = 2;
     ikp_write_chrome(cap, &o, sink, &total, NULL);
     if (ikp_write_perfetto(cap, &o, mem_sink, &m, NULL) == IKP_OK) check_perfetto(m.p, m.n);
+    m.n = 0;
+    if (by == IKP_BY_BLOCK) { /* the Parquet export, in row groups of 5 */
+        ikp_export_options eo;
+        const ikp_capture *one = cap;
+        memset(&eo, 0, sizeof eo);
+        eo.row_group_rows = 5;
+        if (ikp_export_parquet(&one, 1, &eo, mem_sink, &m, NULL) == IKP_OK) check_parquet(m.p, m.n);
+    }
     free(m.p);
     if (ikp_stats_compute(cap, &st, NULL) == IKP_OK) {
         ikp_stats_write_text(st, sink, &total, NULL);

@@ -815,14 +815,14 @@ static void test_out_of_memory(void)
     ikp_capture *ca = NULL, *cb = NULL;
     ikp_error e;
     oom m = {-1, 0};
-    int step, which, bad = 0, done[5] = {0, 0, 0, 0, 0};
+    int step, which, bad = 0, done[6] = {0, 0, 0, 0, 0, 0};
     memset(&o, 0, sizeof o);
     o.allocator.alloc = oom_alloc; o.allocator.realloc = oom_realloc; o.allocator.free = oom_free;
     o.allocator.user = &m;
     CHECK_EQ(ikp_capture_open(a, na, &o, &ca, &e), IKP_OK);
     CHECK_EQ(ikp_capture_open(b, nb, &o, &cb, &e), IKP_OK);
     if (ca && cb)
-        for (which = 0; which < 5; which++)
+        for (which = 0; which < 6; which++)
             for (step = 0; step < 400 && !done[which]; step++) {
                 long before = m.live;
                 ikp_result r;
@@ -833,6 +833,7 @@ static void test_out_of_memory(void)
                 if (which == 0) r = ikp_stats_compute(ca, &st, &e);
                 else if (which == 1) r = ikp_report_compute(ca, NULL, &rp, &e);
                 else if (which == 2) r = ikp_diff_compute(ca, cb, NULL, &d, &e);
+                else if (which == 5) r = ikp_export_parquet((const ikp_capture *const *)&ca, 1, NULL, count_sink, &sunk, &e);
                 else r = (which == 3 ? ikp_write_chrome : ikp_write_perfetto)(ca, NULL, count_sink, &sunk, &e);
                 m.left = -1;
                 if (r == IKP_OK) done[which] = 1;
@@ -843,12 +844,72 @@ static void test_out_of_memory(void)
                 if (m.live != before) bad++;
             }
     CHECK_EQ(bad, 0);
-    CHECK(done[0] && done[1] && done[2] && done[3] && done[4]);
+    CHECK(done[0] && done[1] && done[2] && done[3] && done[4] && done[5]);
     ikp_capture_free(ca);
     ikp_capture_free(cb);
     CHECK_EQ(m.live, 0);
     free(a);
     free(b);
+}
+
+/* a sink that fails once `left` bytes are written */
+typedef struct limited { size_t left, n; unsigned char *buf; } limited;
+static int limited_sink(void *u, const void *d, size_t n)
+{
+    limited *l = (limited *)u;
+    if (n > l->left) return 1;
+    if (l->buf) memcpy(l->buf + l->n, d, n);
+    l->left -= n;
+    l->n += n;
+    return 0;
+}
+
+/* The Parquet export's frame: "PAR1", the footer's length before the
+   closing "PAR1" pointing inside the file; refused arguments; a write that
+   fails at any point reported, nothing leaked (the engines read the tables
+   in tests/test_export.py) */
+static void test_export_frame(void)
+{
+    static const double one[3] = {1, 1, 1};
+    size_t na, total = 0, cut;
+    uint64_t *a = pipeline(8, 4, 1, one, 0, 0, &na);
+    ikp_capture *ca = NULL;
+    const ikp_capture *cc[2];
+    ikp_export_options eo;
+    ikp_error e;
+    limited l;
+    int bad = 0;
+    CHECK_EQ(ikp_capture_open(a, na, NULL, &ca, &e), IKP_OK);
+    cc[0] = ca;
+    cc[1] = NULL;
+    CHECK_EQ(ikp_export_parquet(NULL, 1, NULL, count_sink, &total, &e), IKP_ERR_INVALID_ARGUMENT);
+    CHECK_EQ(ikp_export_parquet(cc, 0, NULL, count_sink, &total, &e), IKP_ERR_INVALID_ARGUMENT);
+    CHECK_EQ(ikp_export_parquet(cc, 2, NULL, count_sink, &total, &e), IKP_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(e.message, "capture 2 is NULL") != NULL);
+    CHECK_EQ(ikp_export_parquet(cc, 1, NULL, NULL, NULL, &e), IKP_ERR_INVALID_ARGUMENT);
+    memset(&eo, 0, sizeof eo);
+    eo.row_group_rows = 7;
+    CHECK_EQ(ikp_export_parquet(cc, 1, &eo, count_sink, &total, &e), IKP_OK);
+    l.left = total;
+    l.n = 0;
+    l.buf = (unsigned char *)malloc(total ? total : 1);
+    CHECK_EQ(ikp_export_parquet(cc, 1, &eo, limited_sink, &l, &e), IKP_OK);
+    if (l.buf && total > 12) {
+        uint32_t flen = (uint32_t)l.buf[total - 8] | (uint32_t)l.buf[total - 7] << 8 |
+                        (uint32_t)l.buf[total - 6] << 16 | (uint32_t)l.buf[total - 5] << 24;
+        CHECK(memcmp(l.buf, "PAR1", 4) == 0 && memcmp(l.buf + total - 4, "PAR1", 4) == 0);
+        CHECK(flen > 0 && flen + 12 <= total);
+    }
+    free(l.buf);
+    for (cut = 0; cut < total; cut += 1 + cut / 4) { /* every write fails from some byte on */
+        l.left = cut;
+        l.n = 0;
+        l.buf = NULL;
+        if (ikp_export_parquet(cc, 1, &eo, limited_sink, &l, &e) != IKP_ERR_WRITE) bad++;
+    }
+    CHECK_EQ(bad, 0);
+    ikp_capture_free(ca);
+    free(a);
 }
 
 int main(void)
@@ -865,5 +926,6 @@ int main(void)
     test_diff_api();
     test_escaping_and_empty();
     test_out_of_memory();
+    test_export_frame();
     return check_report();
 }

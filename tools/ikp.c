@@ -515,7 +515,7 @@ static int takes_value(const char *a)
                                              "--by", "--output-format", "--time", "--flow", "--counter", "--into",
                                              "--kernel",
                                              "--threshold", "--fail-if-slower", "--min-change", "--svg", "--base",
-                                             "--wait", "--device", "--sms", "--labels", "--align"};
+                                             "--wait", "--device", "--sms", "--labels", "--align", "--row-group"};
     size_t k;
     for (k = 0; k < sizeof with_value / sizeof with_value[0]; k++)
         if (!strcmp(a, with_value[k])) return 1;
@@ -737,6 +737,99 @@ static int cmd_merge(int argc, char **argv, int info)
     ikp_name_list_free(&m.names);
     ikp_name_list_free(&m.groups);
     ikp_name_list_free(&m.labels);
+    return rc;
+}
+
+/* `ikp export`: every region and instant as a Parquet table: one file, or
+   with -o DIR/ a file per capture in a Hive-style layout,
+   DIR/capture_index=K/ikp.parquet (K from 1, in the order given), all on one
+   time axis. The captures are read one at a time (twice). */
+static int cmd_export(int argc, char **argv)
+{
+    const char *out = "ikp.parquet", **files = (const char **)calloc((size_t)argc, sizeof *files);
+    char **outs = NULL;
+    ikp_name_list names, groups, labels;
+    ikp_decode_options opt;
+    ikp_export_options eo;
+    ikp_error e;
+    uint32_t n = 0, k, nout = 1;
+    int rc = 0, i;
+    size_t len;
+    memset(&names, 0, sizeof names);
+    memset(&groups, 0, sizeof groups);
+    memset(&labels, 0, sizeof labels);
+    memset(&opt, 0, sizeof opt);
+    memset(&eo, 0, sizeof eo);
+    if (!files) { fprintf(stderr, "ikp: error: out of memory\n"); return 1; }
+    for (i = 2; i < argc && rc == 0; i++) {
+        const char *a = argv[i];
+        int has = i + 1 < argc;
+        if (output_option(argc, argv, &i, &out, &rc) || decode_option(&opt, &names, &groups, argc, argv, &i, &rc)) continue;
+        if (!strcmp(a, "--labels") && has) rc = parse_names(argv[++i], "--labels", &labels);
+        else if (!strcmp(a, "--raw")) eo.raw = 1;
+        else if (!strcmp(a, "--row-group") && has) {
+            char *end;
+            unsigned long v;
+            errno = 0;
+            v = strtoul(argv[++i], &end, 10);
+            if (*end || end == argv[i] || errno || v == 0 || v > 0x7FFFFFFFul) {
+                fprintf(stderr, "ikp: error: --row-group takes a number of rows from 1 to 2147483647, not '%s'\n", argv[i]);
+                rc = 2;
+            } else eo.row_group_rows = (uint32_t)v;
+        } else if (is_input(a) && strcmp(a, "-")) files[n++] = a;
+        else { fprintf(stderr, "ikp: error: %s '%s'\n%s", takes_value(a) && i + 1 >= argc ? "no value after" : "unexpected argument", a, see_help); rc = 2; }
+    }
+    if (rc == 0 && n == 0) { fprintf(stderr, "ikp: error: export needs at least one capture file\n%s", see_help); rc = 2; }
+    if (rc == 0 && labels.count && labels.count != n) {
+        fprintf(stderr, "ikp: error: --labels names %u captures, %u are given\n", labels.count, n);
+        rc = 2;
+    }
+    if (rc == 0 && !strcmp(out, "-")) out = "/dev/stdout";
+    len = strlen(out);
+    if (rc == 0 && out[len - 1] == '/') { /* a file a capture, Hive-style */
+        nout = n;
+        outs = (char **)calloc(n, sizeof *outs);
+        if (!outs) { fprintf(stderr, "ikp: error: out of memory\n"); rc = 1; }
+        if (rc == 0 && mkdir(out, 0777) != 0 && errno != EEXIST) {
+            fprintf(stderr, "ikp: error: %s: cannot make the directory: %s\n", out, strerror(errno));
+            rc = 1;
+        }
+        for (k = 0; k < n && rc == 0; k++) {
+            size_t m = len + 48;
+            if (!(outs[k] = (char *)malloc(m))) { fprintf(stderr, "ikp: error: out of memory\n"); rc = 1; break; }
+            snprintf(outs[k], m, "%scapture_index=%u", out, k + 1);
+            if (mkdir(outs[k], 0777) != 0 && errno != EEXIST) {
+                fprintf(stderr, "ikp: error: %s: cannot make the directory: %s\n", outs[k], strerror(errno));
+                rc = 1;
+            }
+            strcat(outs[k], "/ikp.parquet");
+        }
+    }
+    for (k = 0; k < n && rc == 0; k++)
+        for (i = 0; i < (int)nout && rc == 0; i++)
+            if (same_file(files[k], outs ? outs[i] : out)) {
+                fprintf(stderr, "ikp: error: -o %s names an input file: choose another output\n", outs ? outs[i] : out);
+                rc = 2;
+            }
+    opt.event_names = (const char *const *)names.names;
+    opt.num_event_names = names.count;
+    opt.group_names = (const char *const *)groups.names;
+    opt.num_group_names = groups.count;
+    opt.option_names = &tool_names;
+    eo.labels = labels.count ? (const char *const *)labels.names : NULL;
+    if (rc == 0) {
+        const char *const one[1] = {out};
+        if (ikp_export_parquet_files(files, n, &opt, &eo, outs ? (const char *const *)outs : one, nout, &e) != IKP_OK)
+            rc = fail("export", &e);
+        else fprintf(stderr, "ikp: wrote %s (Parquet: %u capture%s%s)\n", out, n, n == 1 ? "" : "s",
+                     outs ? ", a file each under capture_index=K/" : "");
+    }
+    for (k = 0; outs && k < n; k++) free(outs[k]);
+    free(outs);
+    free(files);
+    ikp_name_list_free(&names);
+    ikp_name_list_free(&groups);
+    ikp_name_list_free(&labels);
     return rc;
 }
 
@@ -1886,6 +1979,17 @@ static const command commands[] = {
      "      triton-dist). --labels: names of the captures (default: rank and GPU).\n"
      "      Links that disagree are said, not refused.\n",
      OPT_DECODE, 0, NULL, cmd_merge_write, NULL},
+    {"export", "IN [IN2 ...] [-o OUT.parquet | -o DIR/] [--raw] [--labels a,b,...]\n"
+               "[--row-group ROWS] [options]",
+     "export: every region and instant of the captures, a row each, as an Apache\n"
+     "      Parquet table (default ikp.parquet) that DuckDB, Spark, pyarrow and\n"
+     "      pandas read: the captures placed on one time axis as merge places\n"
+     "      them (host CLOCK_REALTIME ns when they hold clock readings), each\n"
+     "      capture's figures in the file's metadata (FORMAT.md). -o DIR/: a file\n"
+     "      a capture, DIR/capture_index=K/ikp.parquet (Hive-style: read them all with\n"
+     "      one glob). Captures are read one at a time. --row-group: rows a row\n"
+     "      group (65536).\n",
+     OPT_DECODE, 0, NULL, cmd_export, NULL},
     {"diff", "BASE NEW [options] [--json] [--threshold PCT] [--min-change NS]\n"
              "[--fail-if-slower PCT]",
      "diff: per event, both captures' figures and a verdict (same, faster, slower): a\n"

@@ -1,0 +1,226 @@
+#!/usr/bin/env python3
+"""`ikp export`: the Parquet tables it writes, read by two real engines,
+pyarrow and DuckDB (pinned in build/pydeps by make deps), never by a reader
+of our own. For every capture the tests save (every input format) and the
+bundled ones: both engines read the table; its rows, per kind and per
+event, equal `ikp summary --json`; each region's event, start and length
+equal the JSON trace's (ns); payload columns are null exactly where the
+trace has no payload; times past 2^53 stay exact; the footer's metadata
+holds each capture's figures. Then: several captures in one table and, with
+-o DIR/, a file each in a Hive-style layout that one glob reads; UTF-8
+names; an empty capture; row groups; bad input refused with a message
+and no file left.
+Usage: PYTHONPATH=build/pydeps test_export.py (IKP_TOOL: the tool to test)"""
+import collections
+import glob
+import json
+import os
+import struct
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from harness import ROOT, check, report, run, strict_json  # noqa: E402
+
+try:
+    import duckdb
+    import pyarrow.dataset as ds
+    import pyarrow.parquet as pq
+except ImportError as e:
+    check(False, "pyarrow and duckdb import (make deps installs them into build/pydeps): %s" % e)
+    sys.exit(report())
+
+TMP = tempfile.mkdtemp(prefix="ikp-export-")
+DATA = os.path.join(ROOT, "examples", "data")
+SAVED = os.path.join(ROOT, "build", "test-out", "captures")
+COLUMNS = ["capture", "gpu", "host", "block", "group", "group_name", "sm", "lane", "event", "event_id", "kind",
+           "start_ns", "end_ns", "duration_ps", "begin_data", "end_data", "placement_ns", "time_axis"]
+
+
+def export(inputs, out, *extra):
+    rc, _, err = run("export", *inputs, "-o", out, *extra)
+    return rc, err.decode(errors="replace").strip()
+
+
+def summary(cap, *extra):
+    rc, out, _ = run("summary", cap, "--json", *extra)
+    return strict_json(out) if rc == 0 else None
+
+
+def trace(cap, *extra):
+    """the capture's JSON trace: regions (X) and instants (i)"""
+    path = os.path.join(TMP, "trace.json")
+    rc, _, _ = run("trace", cap, "-o", path, *extra)
+    if rc != 0:
+        return None
+    evs = strict_json(open(path, "rb").read())["traceEvents"]
+    return [e for e in evs if e.get("ph") in ("X", "i")]
+
+
+def duck(sql):
+    return duckdb.sql(sql).fetchall()
+
+
+def check_capture(cap, what, *extra):
+    """one capture exported alone, read by both engines, against the tool's
+    own summary and trace of it"""
+    out = os.path.join(TMP, "one.parquet")
+    if os.path.exists(out):
+        os.remove(out)
+    rc, err = export([cap], out, *extra)
+    if not check(rc == 0, "%s: exported (%s)" % (what, err)):
+        return
+    st, evs = summary(cap, *extra), trace(cap, *extra)
+    t = pq.read_table(out)
+    rows = t.to_pylist()
+    check(t.schema.names == COLUMNS, "%s: the columns, in order (%s)" % (what, t.schema.names))
+    n_duck = duck("select count(*) from read_parquet('%s')" % out)[0][0]
+    check(n_duck == len(rows), "%s: DuckDB and pyarrow read the same rows (%d, %d)" % (what, n_duck, len(rows)))
+    if st is None or evs is None:
+        check(False, "%s: summary and trace of the capture" % what)
+        return
+    kinds = collections.Counter(r["kind"] for r in rows)
+    check(kinds["region"] == st["regions"] and kinds["instant"] == st["instants"] and
+          kinds["unmatched_begin"] == st["unmatched_begin"] and kinds["unmatched_end"] == st["unmatched_end"],
+          "%s: rows per kind as the summary counts (%s; %d regions, %d instants)" %
+          (what, dict(kinds), st["regions"], st["instants"]))
+    # per event: count and total as the summary's, summed by DuckDB from duration_ps
+    per = {name: (n, tot) for name, n, tot in duck(
+        "select event, count(*), sum(duration_ps) from read_parquet('%s') where kind = 'region' group by event" % out)}
+    bad = [e["name"] for e in st["events"] if e["count"] and (
+        per.get(e["name"], (0, 0))[0] != e["count"] or abs(per[e["name"]][1] / 1000.0 - e["total_ns"]) > 0.002)]
+    check(not bad, "%s: each event's count and total_ns as the summary's (%d events; differing: %s)" %
+          (what, len(st["events"]), bad[:5]))
+    md = {k.decode(): v.decode() for k, v in (pq.read_metadata(out).metadata or {}).items()}
+    info = json.loads(md.get("ikp.capture.1", "{}"))
+    check(info.get("records") == st["records"] and info.get("active_lanes") == st["active_lanes"] and
+          info.get("format") and "placement" in info and md.get("ikp.captures") == "1" and "ikp.time_axis" in md,
+          "%s: the footer holds the capture's figures (%s)" % (what, sorted(md)))
+    # the trace: each region's name, start (ns after time 0) and length; payloads
+    zero = info.get("start_ns", 0)
+    mine = collections.Counter((r["event"], r["start_ns"] - zero, r["end_ns"] - r["start_ns"]) for r in rows
+                               if r["kind"] == "region")
+    theirs = collections.Counter((e["name"], round(e["ts"] * 1000), round(e["dur"] * 1000)) for e in evs
+                                 if e["ph"] == "X" and not e.get("args", {}).get("unmatched"))
+    check(mine == theirs, "%s: each region's event, start and length as the JSON trace's (%d regions; %d differ)" %
+          (what, sum(theirs.values()), sum((mine - theirs).values()) + sum((theirs - mine).values())))
+    durs = all(abs(r["duration_ps"] - 1000 * (r["end_ns"] - r["start_ns"])) <= 1000 for r in rows)
+    check(durs, "%s: duration_ps within 1 ns of end_ns - start_ns (exact from the stamps)" % what)
+    pay = collections.Counter((r["event"], r["begin_data"], r["end_data"]) for r in rows if r["kind"] == "region")
+    tpay = collections.Counter((e["name"], e.get("args", {}).get("begin_data"), e.get("args", {}).get("end_data"))
+                               for e in evs if e["ph"] == "X" and not e.get("args", {}).get("unmatched"))
+    check(pay == tpay, "%s: begin_data and end_data null exactly where the trace has no payload" % what)
+    # placement and the axis
+    check(all(r["placement_ns"] >= 0 for r in rows) and len({r["time_axis"] for r in rows}) <= 1,
+          "%s: one time axis, placements stated" % what)
+    return rows, md
+
+
+def ikp_words(lanes):
+    """an IKP buffer: lanes = [[(kind, id, t)]] (globaltimer ns lanes), each finalized"""
+    cap = 16
+    w = [0] * (8 + len(lanes) * (9 + cap))
+    w[0] = 0x31504B49 | (1 << 32) | (8 << 48) | (8 << 56)
+    w[1] = len(lanes) | (cap << 32)
+    for i, recs in enumerate(lanes):
+        b = 8 + i * (9 + cap)
+        w[b] = 0x4C41 | (i << 32)
+        w[b + 1] = i | (1 << 48)
+        w[b + 2] = len(lanes) | (1 << 32) | (1 << 48)
+        w[b + 3] = 1000
+        for k, (kind, eid, t) in enumerate(recs):
+            w[b + 8 + k] = (t << 32) | (eid << 2) | {"B": 1, "E": 2, "I": 3}[kind]
+        w[b + 5] = 900000
+        w[b + 7] = (1 << 63) | len(recs)
+    return struct.pack("<%dQ" % len(w), *w)
+
+
+def main():
+    # every capture the C tests saved (every input format and their edge
+    # cases), then the bundled ones
+    saved = sorted(glob.glob(os.path.join(SAVED, "*")))
+    check(len(saved) >= 10, "the C tests' saved captures are there (%d; run through make test)" % len(saved))
+    for cap in saved:
+        check_capture(cap, os.path.basename(cap))
+    peers = sorted(glob.glob(os.path.join(DATA, "peers", "*.bin")) + glob.glob(os.path.join(DATA, "peers", "*.npy")))
+    for cap in peers:
+        check_capture(cap, "peers/" + os.path.basename(cap))
+    launches = [os.path.join(DATA, "launch%d.ikp" % k) for k in (1, 2, 3)]
+    got = check_capture(launches[0], "launch1.ikp")
+    if got:
+        rows, md = got
+        # host time: past 2^53, exact in both engines
+        big = [r["start_ns"] for r in rows[:1000]]
+        dk = [v for (v,) in duck("select start_ns from read_parquet('%s') limit 1000" % os.path.join(TMP, "one.parquet"))]
+        check(min(big) > 2 ** 53 and big == dk and rows[0]["time_axis"] == "host_realtime_ns",
+              "launch1: host CLOCK_REALTIME ns past 2^53, the same integers in both engines (%d)" % big[0])
+        check(all(r["sm"] is not None for r in rows), "launch1: every row's SM known")
+    nug = os.path.join(DATA, "peers", "nuggets.npy")
+    rows = pq.read_table(os.path.join(TMP, "one.parquet")).to_pylist() if check_capture(nug, "nuggets again") else []
+    check(rows and all(r["sm"] is None for r in rows), "nuggets: sm null on every row (the format has no SM)")
+
+    # UTF-8 names, through --names
+    names = "l\u00e4dt,\u7b49\u5f85,\u8ba1\u7b97 \U0001f680,step"
+    got = check_capture(launches[0], "launch1 with UTF-8 names", "--names", names)
+    if got:
+        evs = {v for (v,) in duck("select distinct event from read_parquet('%s')" % os.path.join(TMP, "one.parquet"))}
+        check(evs == set(names.split(",")), "UTF-8 event names read back by DuckDB (%s)" % sorted(evs))
+
+    # an empty capture: no rows, a valid table, its figures in the footer
+    empty = os.path.join(TMP, "empty.ikp")
+    open(empty, "wb").write(ikp_words([[], []]))
+    out = os.path.join(TMP, "empty.parquet")
+    rc, err = export([empty], out)
+    check(rc == 0 and pq.read_table(out).num_rows == 0 and
+          duck("select count(*) from read_parquet('%s')" % out)[0][0] == 0 and
+          json.loads(pq.read_metadata(out).metadata[b"ikp.capture.1"])["records"] == 0,
+          "an empty capture: a table of no rows, read by both (%s)" % err)
+
+    # several captures: one table, and a file each (Hive-style), on one axis
+    one = os.path.join(TMP, "three.parquet")
+    hive = os.path.join(TMP, "hive") + "/"
+    rc1, err1 = export(launches, one)
+    rc2, err2 = export(launches, hive)
+    check(rc1 == 0 and rc2 == 0, "three launches exported, to one file and to a directory (%s; %s)" % (err1, err2))
+    a = duck("select capture, count(*), min(start_ns), max(end_ns) from read_parquet('%s') group by 1 order by 1" % one)
+    b = duck("select capture, count(*), min(start_ns), max(end_ns) from read_parquet('%s*/*.parquet', "
+             "hive_partitioning = true) group by 1 order by 1" % hive)
+    check(len(a) == 3 and a == b, "one table or a file each: the same rows and times, read with one glob (%s)" % a)
+    parts = duck("select distinct capture_index from read_parquet('%s*/*.parquet', hive_partitioning = true) "
+                 "order by 1" % hive)
+    check([int(p) for (p,) in parts] == [1, 2, 3], "the Hive key capture_index: 1, 2, 3 (%s)" % parts)
+    dset = ds.dataset(hive, format="parquet", partitioning="hive")
+    check(dset.count_rows() == sum(n for _, n, _, _ in a), "pyarrow reads the directory as one dataset (%d rows)" %
+          dset.count_rows())
+    check(a[0][2] < a[1][2] < a[2][2] and a[0][3] < a[1][2],
+          "the launches in order on one axis, apart (%s)" % [(c, s) for c, _, s, _ in a])
+    st = [summary(p) for p in launches]
+    check(all(s and n == s["regions"] + s["instants"] for s, (_, n, _, _) in zip(st, a)),
+          "each launch's rows as its summary counts")
+
+    # row groups: the same table, cut in more groups
+    small, whole = os.path.join(TMP, "small.parquet"), os.path.join(TMP, "whole.parquet")
+    rc, err = export([launches[0]], small, "--row-group", "1000")
+    rc2, _ = export([launches[0]], whole)
+    meta = pq.read_metadata(small) if rc == 0 and rc2 == 0 else None
+    check(meta is not None and meta.num_row_groups == (meta.num_rows + 999) // 1000 and
+          pq.read_metadata(whole).num_row_groups == 1 and pq.read_table(small).equals(pq.read_table(whole)),
+          "--row-group 1000: %s groups, the same rows as in one (%s)" % (meta.num_row_groups if meta else "?", err))
+
+    # bad input: refused, said, no file left
+    junk = os.path.join(TMP, "junk.bin")
+    open(junk, "wb").write(b"not a capture at all")
+    out = os.path.join(TMP, "junk.parquet")
+    rc, err = export([launches[0], junk], out)
+    check(rc == 1 and "junk.bin" in err and not os.path.exists(out), "a bad input: exit 1, named, no file (%s)" % err)
+    rc, err = export([launches[0], launches[0]], out)
+    check(rc == 1 and "again" in err and not os.path.exists(out), "a capture given twice: refused (%s)" % err)
+    rc, err = export([launches[0]], out, "--row-group", "0")
+    check(rc == 2 and "--row-group" in err, "--row-group 0: a usage error (%s)" % err)
+    rc, err = export([launches[0]], launches[0])
+    check(rc == 2 and "input" in err, "-o naming an input: refused (%s)" % err)
+    return report()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
