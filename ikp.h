@@ -8797,7 +8797,10 @@ IKP_DEF ikp_result ikp_stats_write_json(const ikp_stats *st, ikp_write_fn fn, vo
 /* ---- Parquet export ---- */
 /* Apache Parquet, written here (no library): the file is "PAR1", then row
    groups of column chunks, each one data page (v1) of PLAIN-encoded values
-   uncompressed, optional columns with RLE definition levels; then the
+   uncompressed, optional columns with RLE definition levels, the text
+   columns dictionary-encoded (a dictionary page of the chunk's distinct
+   values, then their indices, RLE: a capture's label or GPU is one run
+   per chunk, where PLAIN repeated it on every row); then the
    footer, a FileMetaData struct in Thrift's compact protocol, its length
    and "PAR1". Thrift's compact protocol: a field is a byte holding its id's
    distance from the previous field's (1-15) and its type, the values
@@ -8911,14 +8914,21 @@ static const ikp__pq_col_def ikp__pq_cols[IKP__PQ_COLS] = {
 /* one column of the row group being filled: its PLAIN values (of the rows
    not null) and, if optional, a definition level a row (1: a value) */
 typedef struct ikp__pq_buf {
-    ikp__tc v;
+    ikp__tc v;                   /* text columns: the dictionary (its page's PLAIN values) */
     unsigned char *def;
     size_t ndef, defcap;
+    uint32_t *idx;               /* text columns: each row's index in the dictionary */
+    size_t nidx, idxcap;
+    uint32_t *ent;               /* the dictionary's entries: offset and length in v, in pairs */
+    size_t nent, entcap;
+    uint32_t *ht;                /* entry + 1 by hash (0: free); htcap a power of two */
+    size_t htcap;
 } ikp__pq_buf;
 
 /* a written column chunk, for the footer */
 typedef struct ikp__pq_chunk {
     int64_t offset, size, values;
+    int64_t dict_offset;         /* its dictionary page (text columns), else -1 */
 } ikp__pq_chunk;
 
 typedef struct ikp__pqw {
@@ -8959,13 +8969,68 @@ static void ikp__pq_i64(ikp__pqw *w, int c, int64_t v)
     for (k = 0; k < 8; k++) b[k] = (unsigned char)(u >> 8 * k);
     ikp__tc_put(&w->col[c].v, b, 8);
 }
+static uint64_t ikp__fnv(const char *s, size_t n)
+{
+    uint64_t h = 14695981039346656037ull;
+    size_t i;
+    for (i = 0; i < n; i++) {
+        h ^= (unsigned char)s[i];
+        h *= 1099511628211ull;
+    }
+    return h;
+}
+/* the dictionary's hash table doubled (or made), its entries put back */
+static int ikp__pq_rehash(const ikp_allocator *a, ikp__pq_buf *b)
+{
+    size_t cap = b->htcap ? 2 * b->htcap : 64, i, k;
+    uint32_t *ht = (uint32_t *)ikp__alloc(a, cap * sizeof *ht);
+    if (!ht) return 0;
+    memset(ht, 0, cap * sizeof *ht);
+    for (i = 0; i < b->nent; i++) {
+        const char *v = (const char *)b->v.p + b->ent[2 * i];
+        for (k = ikp__fnv(v, b->ent[2 * i + 1]) & (cap - 1); ht[k]; k = (k + 1) & (cap - 1)) {}
+        ht[k] = (uint32_t)i + 1;
+    }
+    ikp__free(a, b->ht);
+    b->ht = ht;
+    b->htcap = cap;
+    return 1;
+}
+/* a text value: its index in the chunk's dictionary (added if new) */
 static void ikp__pq_text(ikp__pqw *w, int c, const char *s)
 {
-    unsigned char b[4];
-    size_t n = strlen(s);
-    b[0] = (unsigned char)n; b[1] = (unsigned char)(n >> 8); b[2] = (unsigned char)(n >> 16); b[3] = (unsigned char)(n >> 24);
-    ikp__tc_put(&w->col[c].v, b, 4);
-    ikp__tc_put(&w->col[c].v, s, n);
+    ikp__pq_buf *b = &w->col[c];
+    size_t n = strlen(s), k;
+    uint32_t e;
+    unsigned char len[4];
+    if (w->failed) return;
+    if ((2 * (b->nent + 1) > b->htcap && !ikp__pq_rehash(w->a, b)) ||
+        !ikp__grow(w->a, (void **)&b->idx, &b->idxcap, b->nidx + 1, sizeof *b->idx) || n > 0x7FFFFFFF) {
+        w->failed = 1;
+        return;
+    }
+    for (k = ikp__fnv(s, n) & (b->htcap - 1); (e = b->ht[k]) != 0; k = (k + 1) & (b->htcap - 1))
+        if (b->ent[2 * (e - 1) + 1] == n && memcmp(b->v.p + b->ent[2 * (e - 1)], s, n) == 0) break;
+    if (!e) { /* a new value: the dictionary page's PLAIN bytes hold it after its length */
+        if (!ikp__grow(w->a, (void **)&b->ent, &b->entcap, 2 * b->nent + 2, sizeof *b->ent) ||
+            b->v.n + 4 + n > 0x7FFFFFFF) {
+            w->failed = 1;
+            return;
+        }
+        len[0] = (unsigned char)n; len[1] = (unsigned char)(n >> 8);
+        len[2] = (unsigned char)(n >> 16); len[3] = (unsigned char)(n >> 24);
+        ikp__tc_put(&b->v, len, 4);
+        b->ent[2 * b->nent] = (uint32_t)(b->v.n);
+        b->ent[2 * b->nent + 1] = (uint32_t)n;
+        ikp__tc_put(&b->v, s, n);
+        if (b->v.failed) {
+            w->failed = 1;
+            return;
+        }
+        e = (uint32_t)++b->nent;
+        b->ht[k] = e;
+    }
+    b->idx[b->nidx++] = e - 1;
 }
 /* an optional column's definition level for this row: 1 with a value, 0 null */
 static void ikp__pq_def(ikp__pqw *w, int c, int present)
@@ -8987,45 +9052,86 @@ static void ikp__pq_levels(ikp__tc *t, const unsigned char *d, size_t n)
         i = j;
     }
 }
+/* dictionary indices in the same encoding, after a byte of their bit
+   width: runs of equal indices, each value in (width + 7) / 8 bytes */
+static void ikp__pq_indices(ikp__tc *t, const uint32_t *x, size_t n, uint32_t entries)
+{
+    unsigned width = 1, k;
+    size_t i = 0, j;
+    while (width < 32 && (entries - 1) >> width) width++;
+    ikp__tc_byte(t, width);
+    while (i < n) {
+        for (j = i + 1; j < n && x[j] == x[i]; j++) {}
+        ikp__tc_uvar(t, (uint64_t)(j - i) << 1);
+        for (k = 0; k < (width + 7) / 8; k++) ikp__tc_byte(t, (x[i] >> 8 * k) & 0xFF);
+        i = j;
+    }
+}
 
-/* The row group filled so far: each column a chunk of one data page */
+/* a page header: its type (0 data, 2 dictionary), body size, and its own
+   header (data: rows and the values' encoding; dictionary: entries) */
+static void ikp__pq_page_header(ikp__tc *h, int type, size_t body, int64_t count, int encoding)
+{
+    h->n = 0;
+    h->depth = 0;
+    h->last[0] = 0;
+    ikp__tc_i32(h, 1, type);
+    ikp__tc_i32(h, 2, (int32_t)body);
+    ikp__tc_i32(h, 3, (int32_t)body);
+    if (type == 0) {
+        ikp__tc_begin(h, 5); /* DataPageHeader */
+        ikp__tc_i32(h, 1, (int32_t)count);
+        ikp__tc_i32(h, 2, encoding);
+        ikp__tc_i32(h, 3, 3); /* levels: RLE */
+        ikp__tc_i32(h, 4, 3);
+    } else {
+        ikp__tc_begin(h, 7); /* DictionaryPageHeader */
+        ikp__tc_i32(h, 1, (int32_t)count);
+        ikp__tc_i32(h, 2, 0); /* PLAIN */
+    }
+    ikp__tc_end(h);
+    ikp__tc_byte(h, 0);
+}
+
+/* The row group filled so far: each column a chunk of one data page (text
+   columns: a dictionary page, then the data page of indices) */
 static void ikp__pq_flush_group(ikp__pqw *w)
 {
     int c;
-    ikp__tc h, lv;
+    ikp__tc h, lv, ix;
     if (!w->rows) return;
     memset(&h, 0, sizeof h);
     memset(&lv, 0, sizeof lv);
-    h.a = lv.a = w->a;
+    memset(&ix, 0, sizeof ix);
+    h.a = lv.a = ix.a = w->a;
     if (!ikp__grow(w->a, (void **)&w->chunks, &w->chunkcap, w->nchunks + IKP__PQ_COLS, sizeof *w->chunks)) {
         w->failed = 1;
         return;
     }
-    for (c = 0; c < IKP__PQ_COLS; c++) {
+    for (c = 0; c < IKP__PQ_COLS && !w->failed; c++) {
         ikp__pq_buf *b = &w->col[c];
         ikp__pq_chunk *k = &w->chunks[w->nchunks++];
+        const int text = ikp__pq_cols[c].string;
+        const ikp__tc *values = text ? &ix : &b->v;
         size_t body;
         unsigned char len[4];
-        lv.n = 0;
+        lv.n = ix.n = 0;
         if (ikp__pq_cols[c].optional) ikp__pq_levels(&lv, b->def, b->ndef);
-        body = (ikp__pq_cols[c].optional ? 4 + lv.n : 0) + b->v.n;
-        h.n = 0;
-        h.depth = 0;
-        h.last[0] = 0;
-        ikp__tc_i32(&h, 1, 0); /* a data page */
-        ikp__tc_i32(&h, 2, (int32_t)body);
-        ikp__tc_i32(&h, 3, (int32_t)body);
-        ikp__tc_begin(&h, 5); /* DataPageHeader */
-        ikp__tc_i32(&h, 1, (int32_t)w->rows);
-        ikp__tc_i32(&h, 2, 0); /* PLAIN */
-        ikp__tc_i32(&h, 3, 3); /* RLE */
-        ikp__tc_i32(&h, 4, 3);
-        ikp__tc_end(&h);
-        ikp__tc_byte(&h, 0);
-        if (h.failed || lv.failed || b->v.failed || body > 0x7FFFFFFF) { w->failed = 1; break; }
-        k->offset = w->offset;
-        k->size = (int64_t)(h.n + body);
+        if (text) ikp__pq_indices(&ix, b->idx, b->nidx, (uint32_t)b->nent);
+        body = (ikp__pq_cols[c].optional ? 4 + lv.n : 0) + values->n;
+        k->offset = k->dict_offset = -1;
+        k->size = 0;
         k->values = (int64_t)w->rows;
+        if (text) { /* the dictionary page */
+            ikp__pq_page_header(&h, 2, b->v.n, (int64_t)b->nent, 0);
+            if (h.failed || b->v.failed || b->v.n > 0x7FFFFFFF) { w->failed = 1; break; }
+            k->dict_offset = w->offset;
+            ikp__pq_out(w, h.p, h.n);
+            ikp__pq_out(w, b->v.p, b->v.n);
+        }
+        ikp__pq_page_header(&h, 0, body, (int64_t)w->rows, text ? 8 /* RLE_DICTIONARY */ : 0 /* PLAIN */);
+        if (h.failed || lv.failed || ix.failed || b->v.failed || body > 0x7FFFFFFF) { w->failed = 1; break; }
+        k->offset = w->offset;
         ikp__pq_out(w, h.p, h.n);
         if (ikp__pq_cols[c].optional) {
             len[0] = (unsigned char)lv.n; len[1] = (unsigned char)(lv.n >> 8);
@@ -9033,12 +9139,17 @@ static void ikp__pq_flush_group(ikp__pqw *w)
             ikp__pq_out(w, len, 4);
             ikp__pq_out(w, lv.p, lv.n);
         }
-        ikp__pq_out(w, b->v.p, b->v.n);
+        ikp__pq_out(w, values->p, values->n);
+        k->size = w->offset - (text ? k->dict_offset : k->offset);
         b->v.n = 0;
         b->ndef = 0;
+        b->nidx = 0;
+        b->nent = 0;
+        if (b->ht) memset(b->ht, 0, b->htcap * sizeof *b->ht);
     }
     ikp__free(w->a, h.p);
     ikp__free(w->a, lv.p);
+    ikp__free(w->a, ix.p);
     w->total_rows += w->rows;
     w->rows = 0;
 }
@@ -9082,13 +9193,15 @@ static void ikp__pq_footer(ikp__pqw *w)
         ikp__tc_begin(&t, 0); /* RowGroup */
         ikp__tc_list(&t, 1, IKP__TC_STRUCT, IKP__PQ_COLS);
         for (c = 0; c < IKP__PQ_COLS; c++) {
+            const int text = ikp__pq_cols[c].string;
             ikp__tc_begin(&t, 0); /* ColumnChunk */
-            ikp__tc_i64(&t, 2, k[c].offset);
+            ikp__tc_i64(&t, 2, text ? k[c].dict_offset : k[c].offset);
             ikp__tc_begin(&t, 3); /* ColumnMetaData */
             ikp__tc_i32(&t, 1, ikp__pq_cols[c].type);
-            ikp__tc_list(&t, 2, IKP__TC_I32, ikp__pq_cols[c].optional ? 2 : 1);
+            ikp__tc_list(&t, 2, IKP__TC_I32, (size_t)(1 + (ikp__pq_cols[c].optional || text) + text));
             ikp__tc_uvar(&t, ikp__zigzag(0)); /* PLAIN */
-            if (ikp__pq_cols[c].optional) ikp__tc_uvar(&t, ikp__zigzag(3)); /* RLE */
+            if (ikp__pq_cols[c].optional || text) ikp__tc_uvar(&t, ikp__zigzag(3)); /* RLE */
+            if (text) ikp__tc_uvar(&t, ikp__zigzag(8)); /* RLE_DICTIONARY */
             ikp__tc_list(&t, 3, IKP__TC_BINARY, 1);
             ikp__tc_str(&t, ikp__pq_cols[c].name, strlen(ikp__pq_cols[c].name));
             ikp__tc_i32(&t, 4, 0); /* UNCOMPRESSED */
@@ -9096,6 +9209,7 @@ static void ikp__pq_footer(ikp__pqw *w)
             ikp__tc_i64(&t, 6, k[c].size);
             ikp__tc_i64(&t, 7, k[c].size);
             ikp__tc_i64(&t, 9, k[c].offset);
+            if (text) ikp__tc_i64(&t, 11, k[c].dict_offset);
             ikp__tc_end(&t);
             ikp__tc_end(&t);
         }
@@ -9206,6 +9320,9 @@ static void ikp__pq_free(ikp__pqw *w)
     for (c = 0; c < IKP__PQ_COLS; c++) {
         ikp__free(w->a, w->col[c].v.p);
         ikp__free(w->a, w->col[c].def);
+        ikp__free(w->a, w->col[c].idx);
+        ikp__free(w->a, w->col[c].ent);
+        ikp__free(w->a, w->col[c].ht);
     }
     ikp__free(w->a, w->chunks);
     ikp__free(w->a, w->kv.p);

@@ -118,7 +118,7 @@ def check_capture(cap, what, *extra):
 
 def ikp_words(lanes):
     """an IKP buffer: lanes = [[(kind, id, t)]] (globaltimer ns lanes), each finalized"""
-    cap = 16
+    cap = 16 if len(lanes) < 64 else 4
     w = [0] * (8 + len(lanes) * (9 + cap))
     w[0] = 0x31504B49 | (1 << 32) | (8 << 48) | (8 << 56)
     w[1] = len(lanes) | (cap << 32)
@@ -175,6 +175,15 @@ def main():
           duck("select count(*) from read_parquet('%s')" % out)[0][0] == 0 and
           json.loads(pq.read_metadata(out).metadata[b"ikp.capture.1"])["records"] == 0,
           "an empty capture: a table of no rows, read by both (%s)" % err)
+
+    # 300 distinct events in one row group (the text columns' dictionaries grow)
+    many = os.path.join(TMP, "many.ikp")
+    open(many, "wb").write(ikp_words([[("B", i, 10 + i), ("E", i, 30 + 2 * i)] for i in range(300)]))
+    got = check_capture(many, "300 lanes of distinct events")
+    if got:
+        n = duck("select count(distinct event), count(distinct event_id) from read_parquet('%s')" %
+                 os.path.join(TMP, "one.parquet"))[0]
+        check(n == (300, 300), "300 distinct event names and ids read back (%s)" % (n,))
 
     # several captures: one table, and a file each (Hive-style), on one axis
     one = os.path.join(TMP, "three.parquet")
