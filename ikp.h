@@ -8923,6 +8923,11 @@ typedef struct ikp__pq_buf {
     size_t nent, entcap;
     uint32_t *ht;                /* entry + 1 by hash (0: free); htcap a power of two */
     size_t htcap;
+    const char *seen[8];         /* the last strings looked up, by address, and their entries:
+                                    most rows repeat a pointer (a label, a name), so the text is
+                                    hashed once a row group. Forgotten at each capture's start
+                                    (its strings may reuse an earlier capture's memory) */
+    uint32_t seen_ent[8];
 } ikp__pq_buf;
 
 /* a written column chunk, for the footer */
@@ -9000,10 +9005,15 @@ static int ikp__pq_rehash(const ikp_allocator *a, ikp__pq_buf *b)
 static void ikp__pq_text(ikp__pqw *w, int c, const char *s)
 {
     ikp__pq_buf *b = &w->col[c];
-    size_t n = strlen(s), k;
+    size_t n, k, slot = ((size_t)s >> 3) & 7;
     uint32_t e;
     unsigned char len[4];
     if (w->failed) return;
+    if (b->seen[slot] == s && ikp__grow(w->a, (void **)&b->idx, &b->idxcap, b->nidx + 1, sizeof *b->idx)) {
+        b->idx[b->nidx++] = b->seen_ent[slot];
+        return;
+    }
+    n = strlen(s);
     if ((2 * (b->nent + 1) > b->htcap && !ikp__pq_rehash(w->a, b)) ||
         !ikp__grow(w->a, (void **)&b->idx, &b->idxcap, b->nidx + 1, sizeof *b->idx) || n > 0x7FFFFFFF) {
         w->failed = 1;
@@ -9031,6 +9041,8 @@ static void ikp__pq_text(ikp__pqw *w, int c, const char *s)
         b->ht[k] = e;
     }
     b->idx[b->nidx++] = e - 1;
+    b->seen[slot] = s;
+    b->seen_ent[slot] = e - 1;
 }
 /* an optional column's definition level for this row: 1 with a value, 0 null */
 static void ikp__pq_def(ikp__pqw *w, int c, int present)
@@ -9146,6 +9158,7 @@ static void ikp__pq_flush_group(ikp__pqw *w)
         b->nidx = 0;
         b->nent = 0;
         if (b->ht) memset(b->ht, 0, b->htcap * sizeof *b->ht);
+        memset(b->seen, 0, sizeof b->seen);
     }
     ikp__free(w->a, h.p);
     ikp__free(w->a, lv.p);
@@ -9267,6 +9280,7 @@ static ikp_result ikp__pq_rows(ikp__pqw *w, const ikp_capture *cap, const ikp__p
     size_t k;
     if (in->device_known && !ikp__uuid_zero(cap->device.uuid)) ikp__uuid_text(cap->device.uuid, gpu, sizeof gpu);
     memset(&ev, 0, sizeof ev);
+    for (i = 0; i < IKP__PQ_COLS; i++) memset(w->col[i].seen, 0, sizeof w->col[i].seen);
     for (i = 0; i < in->num_lanes && r == IKP_OK && !w->failed && !w->o.failed; i++) {
         const char *group;
         if ((r = ikp_capture_lane(cap, i, &li, err)) != IKP_OK || (r = ikp_decode_lane(cap, i, &ev, err)) != IKP_OK) break;
@@ -9274,7 +9288,6 @@ static ikp_result ikp__pq_rows(ikp__pqw *w, const ikp_capture *cap, const ikp__p
         for (k = 0; k < ev.count; k++) {
             const ikp_event *e = &ev.events[k];
             const char *name = ikp_event_name(cap, e->id);
-            if (!name) { snprintf(id, sizeof id, "event %u", e->id); name = id; }
             ikp__pq_text(w, IKP__PQ_CAPTURE, pl->label);
             ikp__pq_text(w, IKP__PQ_GPU, gpu);
             ikp__pq_text(w, IKP__PQ_HOST, in->device_known ? cap->device.host : "");
@@ -9284,7 +9297,12 @@ static ikp_result ikp__pq_rows(ikp__pqw *w, const ikp_capture *cap, const ikp__p
             ikp__pq_def(w, IKP__PQ_SM, li.sm != IKP_NO_SM);
             if (li.sm != IKP_NO_SM) ikp__pq_i32(w, IKP__PQ_SM, (int32_t)li.sm);
             ikp__pq_i64(w, IKP__PQ_LANE, i);
-            ikp__pq_text(w, IKP__PQ_EVENT, name);
+            if (name) ikp__pq_text(w, IKP__PQ_EVENT, name);
+            else { /* a name made here, in memory the next one reuses: not remembered by address */
+                snprintf(id, sizeof id, "event %u", e->id);
+                ikp__pq_text(w, IKP__PQ_EVENT, id);
+                w->col[IKP__PQ_EVENT].seen[((size_t)id >> 3) & 7] = NULL;
+            }
             ikp__pq_i32(w, IKP__PQ_EVENT_ID, (int32_t)e->id);
             ikp__pq_text(w, IKP__PQ_KIND, e->kind < IKP_EVENT_KIND_COUNT ? ikp__kind_names[e->kind] : "");
             ikp__pq_i64(w, IKP__PQ_START, pl->zero_ns + ikp__ns(e->start_ps));

@@ -15,7 +15,11 @@
       lanes (132 blocks x 32 groups) whose three events nest, tile { load {
       mma } } repeated, and on the IKP buffer as a bare file; wall time,
       records/s and the process's peak memory against the file's size. The
-      tool's path is the first argument. */
+      tool's path is the first argument.
+   3. Merges of many small captures (ikp_write_merged).
+   4. `ikp export` of 1,000 capture files (20 M records) in one call, beside
+      `ikp merge` of them to JSON; peak memory; a DuckDB query over the
+      table. */
 #define _DEFAULT_SOURCE
 #define _POSIX_C_SOURCE 200809L
 #define IKP_IMPLEMENTATION
@@ -25,7 +29,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <errno.h>
+#include <stdio.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -252,6 +259,179 @@ end:
     return r;
 }
 
+/* section 4: n capture files (.ikp) of 8 lanes x 2,500 records each (SM
+   cycles; tile { load } { mma } as in section 1), a GPU each of 8 on one
+   host, launch k / 8 of it, with two host readings: paths into paths[k]
+   (under build/bench-export/); 0 on failure */
+static int export_inputs(uint32_t n, char **paths, uint64_t *records, double *largest_mb)
+{
+    const uint32_t lanes = 8, cap = 2500;
+    size_t nw = ikp_buffer_words(lanes, cap);
+    uint64_t *w = (uint64_t *)malloc(nw * 8);
+    const char *names[4] = {"tile", "load", "mma", "epilogue"};
+    uint32_t k, l, i;
+    *records = 0;
+    *largest_mb = 0;
+    if (!w) return 0;
+    for (k = 0; k < n; k++) {
+        ikp_decode_options o;
+        ikp_device_id d;
+        ikp_clock_sync cs[2];
+        ikp_capture *c = NULL;
+        ikp_error e;
+        struct stat sb;
+        uint64_t g0 = 1795776733000000000ull + (uint64_t)(k / 8) * 10000000ull + (uint64_t)(k % 8) * 7919;
+        int j;
+        memset(w, 0, nw * 8);
+        ikp_buffer_header(w, lanes, cap, 1980000, NULL);
+        for (l = 0; l < lanes; l++) {
+            uint64_t *h = w + 8 + (uint64_t)l * (9 + cap), *r = h + 8, c0 = 1000000ull * l + 0xFFF00000ull, t = c0 + 100;
+            uint32_t seed = (k * lanes + l) * 2654435761u;
+            h[0] = IKP_WIRE_LANE_MAGIC | ((uint64_t)IKP_WIRE_LANE_CYCLES << 16) | ((uint64_t)(l * 16) << 32);
+            h[1] = (l / 2) | ((uint64_t)(l % 2) << 32) | (2ull << 48);
+            h[2] = (lanes / 2) | (1ull << 32) | (1ull << 48);
+            h[3] = g0;
+            h[4] = c0;
+            for (i = 0; i + 6 <= cap; i += 6) {
+                seed = seed * 1103515245u + 12345u;
+                r[i + 0] = ((t & 0xFFFFFFFFu) << 32) | (0u << 2) | IKP_WIRE_KIND_BEGIN; t += 10;
+                r[i + 1] = ((t & 0xFFFFFFFFu) << 32) | (1u << 2) | IKP_WIRE_KIND_BEGIN; t += 500 + (seed >> 24);
+                r[i + 2] = ((t & 0xFFFFFFFFu) << 32) | (1u << 2) | IKP_WIRE_KIND_END; t += 8;
+                r[i + 3] = ((t & 0xFFFFFFFFu) << 32) | (2u << 2) | IKP_WIRE_KIND_BEGIN; t += 700 + (seed >> 25);
+                r[i + 4] = ((t & 0xFFFFFFFFu) << 32) | (2u << 2) | IKP_WIRE_KIND_END; t += 6;
+                r[i + 5] = ((t & 0xFFFFFFFFu) << 32) | (0u << 2) | IKP_WIRE_KIND_END; t += 20;
+            }
+            for (; i < cap; i++) { r[i] = ((t & 0xFFFFFFFFu) << 32) | (3u << 2) | IKP_WIRE_KIND_INSTANT; t += 5; }
+            h[5] = g0 + (uint64_t)((t - c0) / 1.98) + 10;
+            h[6] = t + 20;
+            h[7] = IKP_WIRE_FINALIZED | cap;
+        }
+        memset(&d, 0, sizeof d);
+        d.uuid[0] = (uint8_t)(k % 8);
+        d.uuid[15] = 0x5a;
+        snprintf(d.host, sizeof d.host, "node0");
+        d.ordinal = (int32_t)(k % 8);
+        d.rank = (int32_t)(k % 8);
+        for (j = 0; j < 2; j++) {
+            cs[j].gpu_ns = g0 - 500000 + (uint64_t)j * 4000000;
+            cs[j].host_ns = (int64_t)cs[j].gpu_ns - 123456789 - (int64_t)(k % 8) * 7919;
+            cs[j].uncertainty_ns = 400;
+            cs[j].reserved = 0;
+        }
+        memset(&o, 0, sizeof o);
+        o.device = &d;
+        o.clock = cs;
+        o.num_clock = 2;
+        o.event_names = names;
+        o.num_event_names = 4;
+        if (!(paths[k] = (char *)malloc(64))) break;
+        snprintf(paths[k], 64, "build/bench-export/c%04u.ikp", k);
+        if (ikp_capture_open(w, nw, &o, &c, &e) != IKP_OK || ikp_capture_write_path(c, paths[k], &e) != IKP_OK) {
+            fprintf(stderr, "bench: %s: %s\n", paths[k], e.message);
+            ikp_capture_free(c);
+            break;
+        }
+        *records += ikp_capture_get_info(c)->records;
+        ikp_capture_free(c);
+        if (stat(paths[k], &sb) == 0 && sb.st_size / 1048576.0 > *largest_mb) *largest_mb = sb.st_size / 1048576.0;
+    }
+    free(w);
+    return k == n;
+}
+
+/* runs tool with args (NULL-terminated; output to stderr discarded): wall
+   seconds and peak RSS (MB); 0 on failure */
+static int run_argv(char **args, double *secs, double *rss_mb)
+{
+    struct rusage ru;
+    int status;
+    double t0 = now();
+    pid_t pid = fork();
+    if (pid < 0) return 0;
+    if (pid == 0) {
+        if (!freopen("/dev/null", "w", stderr)) _exit(126);
+        execv(args[0], args);
+        _exit(127);
+    }
+    if (wait4(pid, &status, 0, &ru) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        fprintf(stderr, "bench: %s %s failed\n", args[0], args[1]);
+        return 0;
+    }
+    *secs = now() - t0;
+    *rss_mb = ru.ru_maxrss / 1024.0;
+    return 1;
+}
+
+/* section 4: `ikp export` of n capture files in one call, beside `ikp merge`
+   of the same files to JSON (every record written as trace events), then a
+   DuckDB query over the table (Python, build/pydeps) */
+static int export_section(const char *tool, uint32_t n)
+{
+    char **paths = (char **)calloc(n, sizeof *paths), **args = (char **)calloc((size_t)n + 8, sizeof *args);
+    uint64_t records = 0;
+    double largest = 0, te[3], tm[3], re = 0, rm = 0, r1 = 0, t1 = 0, s_, r_, rows = 0;
+    uint32_t k;
+    int rep, ok = 1;
+    const char *out = "build/bench-export.parquet";
+    struct stat sb;
+    FILE *q;
+    if (!paths || !args || (mkdir("build/bench-export", 0777) != 0 && errno != EEXIST)) return 0;
+    if (!export_inputs(n, paths, &records, &largest)) { fprintf(stderr, "bench: cannot write the capture files\n"); return 0; }
+    args[0] = (char *)tool;
+    for (rep = 0; rep < 3 && ok; rep++) {
+        args[1] = (char *)"export";
+        for (k = 0; k < n; k++) args[2 + k] = paths[k];
+        args[2 + n] = (char *)"-o";
+        args[3 + n] = (char *)out;
+        args[4 + n] = NULL;
+        ok = run_argv(args, &te[rep], &r_);
+        if (r_ > re) re = r_;
+        args[1] = (char *)"merge";
+        args[3 + n] = (char *)"/dev/null";
+        ok = ok && run_argv(args, &tm[rep], &r_);
+        if (r_ > rm) rm = r_;
+    }
+    args[1] = (char *)"export"; /* one capture: the tool's own memory, beside the captures' */
+    args[2] = paths[0];
+    args[3] = (char *)"-o";
+    args[4] = (char *)"/dev/null";
+    args[5] = NULL;
+    ok = ok && run_argv(args, &t1, &r1);
+    if (!ok) return 0;
+    qsort(te, 3, sizeof(double), cmp_d);
+    qsort(tm, 3, sizeof(double), cmp_d);
+    q = popen("PYTHONPATH=build/pydeps python3 -c \"import duckdb, time\n"
+              "t = time.time(); n = duckdb.sql(\\\"select count(*) from 'build/bench-export.parquet'\\\").fetchall()[0][0]; a = time.time() - t\n"
+              "t = time.time(); r = duckdb.sql(\\\"select capture, quantile_cont(duration_ps, 0.99) from 'build/bench-export.parquet' where event = 'mma' group by capture\\\").fetchall(); b = time.time() - t\n"
+              "print(n, len(r), a, b)\"", "r");
+    printf("\nexport: %u capture files (8 lanes x 2,500 records each, %.1f M records, the largest file %.2f MB), "
+           "median of 3\n", n, records / 1e6, largest);
+    printf("%-44s %9s %14s %12s\n", "tool", "seconds", "records/s", "peak RSS MB");
+    printf("%-44s %9.3f %12.1f M %12.1f\n", "ikp export (one call, Parquet)", te[1], records / te[1] / 1e6, re);
+    printf("%-44s %9.3f %12.1f M %12.1f\n", "ikp merge -o /dev/null (one call, JSON)", tm[1], records / tm[1] / 1e6, rm);
+    printf("%-44s %9.3f %14s %12.1f\n", "ikp export of one capture file", t1, "-", r1);
+    if (stat(out, &sb) == 0) printf("table: %.1f MB\n", sb.st_size / 1048576.0);
+    if (q) {
+        double a = 0, b = 0;
+        unsigned long long nrows = 0, groups = 0;
+        if (fscanf(q, "%llu %llu %lf %lf", &nrows, &groups, &a, &b) == 4) {
+            rows = (double)nrows;
+            printf("DuckDB %s: count(*) %.0f rows in %.3f s; p99 of mma per capture (%llu captures) in %.3f s\n",
+                   "(build/pydeps)", rows, a, groups, b);
+        } else printf("DuckDB: not run (make deps installs it into build/pydeps)\n");
+        pclose(q);
+    }
+    (void)s_;
+    if (!getenv("IKP_BENCH_KEEP")) {
+        for (k = 0; k < n; k++) remove(paths[k]);
+        remove(out);
+    }
+    for (k = 0; k < n; k++) free(paths[k]);
+    free(paths);
+    free(args);
+    return 1;
+}
+
 int main(int argc, char **argv)
 {
     const uint32_t lanes = 4096, cap = 4884; /* 20,004,864 records */
@@ -380,6 +560,8 @@ int main(int argc, char **argv)
         nwords = tirx_nested_buffer(&nn, &nrec);
         if (!nwords || !save(np, nwords, nn)) { fprintf(stderr, "bench: cannot write the bench files\n"); return 1; }
         free(nwords);
+        free(w); /* a child forked while it is held counts it in its peak RSS (Linux keeps the high-water mark across exec) */
+        w = NULL;
         int k;
         printf("\nwhole process: TOOL trace FILE -o /dev/null (median of %d runs)\n", REPS);
         printf("%-36s %-28s %8s %9s %12s %14s\n", "tool", "file", "MB", "seconds", "records/s", "peak RSS/file");
@@ -416,5 +598,6 @@ int main(int argc, char **argv)
         }
     }
     free(w);
+    if (argc > 1 && !export_section(argv[1], 1000)) return 1;
     return 0;
 }

@@ -207,6 +207,30 @@ def main():
     check(all(s and n == s["regions"] + s["instants"] for s, (_, n, _, _) in zip(st, a)),
           "each launch's rows as its summary counts")
 
+    # README's "Many ranks" queries, on the table of the bundled launches
+    # they say they ran on: each runs in DuckDB and answers what README shows
+    # below it; its counts agree with the summaries
+    import re
+    text = open(os.path.join(ROOT, "README.md"), encoding="utf-8").read()
+    pairs = re.findall(r"^```sql\n(.*?)^```\n\n```\n(.*?)^```", text, flags=re.S | re.M)
+    check(len(pairs) == 3, "README has three queries, each with its answer (%d)" % len(pairs))
+    cwd = os.getcwd()
+    os.chdir(TMP)
+    try:
+        os.replace(one, os.path.join(TMP, "run.parquet"))
+        for k, (sql, shown) in enumerate(pairs):
+            got = ["  ".join(str(v) for v in row) for row in duck(sql)]
+            want = [" ".join(l.split()) for l in shown.strip().split("\n")[1:]]
+            check([" ".join(g.split()) for g in got] == want,
+                  "README query %d answers as shown (%s)" % (k + 1, got[:2]))
+        waits = duck("SELECT capture, count(*) FROM 'run.parquet' WHERE event = 'wait' GROUP BY 1 ORDER BY 1")
+        comp = duck("SELECT capture, count(*) FROM 'run.parquet' WHERE event = 'compute' GROUP BY 1 ORDER BY 1")
+    finally:
+        os.chdir(cwd)
+    ev = [{e["name"]: e["count"] for e in x["events"]} if x else {} for x in st]
+    check([n for _, n in waits] == [e.get("wait") for e in ev] and [n for _, n in comp] == [e.get("compute") for e in ev],
+          "the queries' counts of wait and compute as the launches' summaries (%s, %s)" % (waits, comp))
+
     # row groups: the same table, cut in more groups
     small, whole = os.path.join(TMP, "small.parquet"), os.path.join(TMP, "whole.parquet")
     rc, err = export([launches[0]], small, "--row-group", "1000")
