@@ -1176,6 +1176,14 @@ typedef struct ikp_report_md_options {
 } ikp_report_md_options;
 IKP_DEF ikp_result ikp_report_write_markdown(const ikp_report *r, const ikp_report_md_options *opt,
                                              ikp_write_fn fn, void *user, ikp_error *err);
+/* The report's facts as one JSON document for scripts and agents (GUIDE.md
+   "ikp report --json" lists the keys; they do not change within a
+   "schema" version): configuration and placement, stages, the pipeline
+   and its bound group, balance and tail, and (baseline not NULL) the
+   comparison as ikp_diff_write_json writes it. Names it shares with the
+   summary's JSON (ikp_stats_write_json) and the diff's mean the same. */
+IKP_DEF ikp_result ikp_report_write_json(const ikp_report *r, const ikp_diff *baseline, ikp_write_fn fn, void *user,
+                                         ikp_error *err);
 /* The picture: a timeline of the sampled SMs (one row per SM and group,
    coloured by event, a scale in us) above a heatmap of busy lanes per SM
    over time. Plain SVG 1.1, no scripts, no external references. */
@@ -11624,11 +11632,21 @@ static void ikp__md_stages(ikp__out *o, const ikp_report *r)
     }
 }
 
+/* the group the blocks wait on: busy alone the longest (an index into
+   r->groups), or -1 when none is (one group, or none ever alone) */
+static int ikp__report_bound(const ikp_report *r)
+{
+    uint32_t i, best = 0;
+    for (i = 1; i < r->num_groups; i++)
+        if (r->groups[i].alone_ns > r->groups[best].alone_ns) best = i;
+    return r->num_groups > 1 && r->groups[best].alone_ns > 0 ? (int)best : -1;
+}
+
 /* ## Pipeline: busy, idle and alone per group; the bound; pairs of groups */
 static void ikp__md_pipeline(ikp__out *o, const ikp_report *r)
 {
     char t[512];
-    uint32_t i, best = 0;
+    uint32_t i;
     ikp__puts(o, "\n## Pipeline\n\nPer group, over the spans of the blocks it has lanes in: busy (inside a region");
     ikp__puts(o, r->waits ? ", less the wait events'" : "");
     ikp__puts(o, "), idle, and alone: busy while no other group of its block is, the time the block waits on it.\n\n"
@@ -11646,10 +11664,9 @@ static void ikp__md_pipeline(ikp__out *o, const ikp_report *r)
         ikp__put_f(o, g->alone_ns / 1000.0, 3);
         snprintf(t, sizeof t, " | %u of %u |\n", g->blocks_bound, g->blocks);
         ikp__puts(o, t);
-        if (g->alone_ns > r->groups[best].alone_ns) best = i;
     }
-    if (r->num_groups > 1 && r->groups[best].alone_ns > 0) {
-        const ikp_report_group *g = &r->groups[best];
+    if (ikp__report_bound(r) >= 0) {
+        const ikp_report_group *g = &r->groups[ikp__report_bound(r)];
         ikp__puts(o, "\n**Bound by ");
         ikp__put_md(o, g->name);
         ikp__puts(o, "**: it is the only busy group ");
@@ -11771,6 +11788,142 @@ IKP_DEF ikp_result ikp_report_write_markdown(const ikp_report *r, const ikp_repo
     if (opt && opt->baseline) {
         ikp__puts(&o, "\n## vs baseline\n\n");
         ikp__put_diff_md(&o, opt->baseline);
+    }
+    return ikp__out_end(&o, err, "report");
+}
+
+/* JSON: "key": a string (NULL: null), after a comma unless first */
+static void ikp__put_kv_s(ikp__out *o, const char *k, const char *v, int first)
+{
+    ikp__puts(o, first ? "\"" : ",\"");
+    ikp__puts(o, k);
+    ikp__puts(o, "\":");
+    if (!v) { ikp__puts(o, "null"); return; }
+    ikp__puts(o, "\"");
+    ikp__put_json_chars(o, v);
+    ikp__puts(o, "\"");
+}
+static const char *const ikp__placed_names[4] = {"unknown", "globaltimer", "samples", "anchors"};
+
+IKP_DEF ikp_result ikp_report_write_json(const ikp_report *r, const ikp_diff *baseline, ikp_write_fn fn, void *user,
+                                         ikp_error *err)
+{
+    ikp__out o;
+    char buf[8192], t[768];
+    const ikp_capture_info *in;
+    uint32_t i, show;
+    int poor = 0, bound;
+    if (!r || !fn || !r->stats) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL argument");
+    in = &r->stats->info;
+    ikp__out_init(&o, fn, user, buf, sizeof buf);
+    ikp__puts(&o, "{\"schema\":\"ikp.report/1\",\n\"configuration\":{");
+    ikp__put_kv_s(&o, "device", r->device, 1);
+    ikp__put_kv_s(&o, "format", ikp_format_name(in->format), 0);
+    ikp__put_kv_s(&o, "timer", in->timer_cycles ? "cycles" : "globaltimer", 0);
+    ikp__put_kv_u(&o, "blocks", in->num_blocks);
+    ikp__put_kv_u(&o, "num_groups", in->num_groups);
+    if (in->grid[0]) {
+        snprintf(t, sizeof t, ",\"grid\":[%u,%u,%u]", in->grid[0], in->grid[1], in->grid[2]);
+        ikp__puts(&o, t);
+    } else ikp__puts(&o, ",\"grid\":null");
+    ikp__put_kv_u(&o, "lanes", in->num_lanes);
+    ikp__put_kv_u(&o, "active_lanes", in->active_lanes);
+    ikp__put_kv_u(&o, "records", in->records);
+    ikp__put_kv_u(&o, "regions", r->stats->regions);
+    ikp__put_kv_u(&o, "instants", r->stats->instants);
+    if (in->drops_known) ikp__put_kv_u(&o, "dropped", in->dropped);
+    else ikp__puts(&o, ",\"dropped\":null");
+    ikp__put_kv_f(&o, "span_ns", (double)in->span_ps / 1000.0);
+    if (in->launch) ikp__put_kv_u(&o, "launch", in->launch);
+    else ikp__puts(&o, ",\"launch\":null");
+    ikp__put_kv_s(&o, "stale", ikp_capture_stale(in, t, sizeof t) ? t : NULL, 0);
+    ikp__puts(&o, "},\n\"placement\":{");
+    ikp_capture_placement(in, t, sizeof t, &poor);
+    ikp__put_kv_s(&o, "text", t, 1);
+    ikp__puts(&o, poor ? ",\"poor\":true" : ",\"poor\":false");
+    ikp__put_kv_u(&o, "cross_sm_ns", in->cross_sm_ns);
+    ikp__put_kv_s(&o, "basis", in->placement >= 0 && in->placement < 4 ? ikp__placed_names[in->placement] : "unknown", 0);
+    ikp__puts(&o, in->sm_exact ? ",\"sm_exact\":true" : ",\"sm_exact\":false");
+    ikp__puts(&o, "},\n\"stages\":[");
+    for (i = 0; i < r->num_stages; i++) {
+        const ikp_report_stage *g = &r->stages[i];
+        ikp__puts(&o, i ? ",\n{" : "\n{");
+        snprintf(t, sizeof t, "\"group\":%u", g->group);
+        ikp__puts(&o, t);
+        ikp__put_kv_s(&o, "group_name", g->group_name, 0);
+        ikp__put_kv_u(&o, "id", g->id);
+        ikp__put_kv_s(&o, "name", g->name, 0);
+        ikp__put_kv_u(&o, "count", g->count);
+        ikp__put_kv_f(&o, "total_ns", g->total_ns);
+        ikp__put_kv_f(&o, "p50_ns", g->p50_ns);
+        ikp__put_kv_f(&o, "p99_ns", g->p99_ns);
+        ikp__put_kv_f(&o, "share", g->share);
+        ikp__puts(&o, "}");
+    }
+    ikp__puts(&o, "],\n\"pipeline\":{\"groups\":[");
+    for (i = 0; i < r->num_groups; i++) {
+        const ikp_report_group *g = &r->groups[i];
+        ikp__puts(&o, i ? ",\n{" : "\n{");
+        snprintf(t, sizeof t, "\"group\":%u", g->group);
+        ikp__puts(&o, t);
+        ikp__put_kv_s(&o, "name", g->name, 0);
+        ikp__put_kv_u(&o, "lanes", g->lanes);
+        ikp__put_kv_u(&o, "blocks", g->blocks);
+        ikp__put_kv_f(&o, "busy_ns", g->busy_ns);
+        ikp__put_kv_f(&o, "span_ns", g->span_ns);
+        ikp__put_kv_f(&o, "busy_fraction", g->busy_fraction);
+        ikp__put_kv_f(&o, "idle_fraction", g->idle_fraction);
+        ikp__put_kv_f(&o, "alone_ns", g->alone_ns);
+        ikp__put_kv_u(&o, "blocks_bound", g->blocks_bound);
+        ikp__puts(&o, "}");
+    }
+    bound = ikp__report_bound(r);
+    ikp__puts(&o, "]");
+    ikp__put_kv_s(&o, "bound_group", bound >= 0 ? r->groups[bound].name : NULL, 0);
+    ikp__puts(&o, ",\"pairs\":[");
+    for (i = 0; i < r->num_pairs; i++) {
+        const ikp_report_pair *p = &r->pairs[i];
+        ikp__puts(&o, i ? ",\n{" : "\n{");
+        ikp__put_kv_s(&o, "a", r->groups[p->a].name, 1);
+        ikp__put_kv_s(&o, "b", r->groups[p->b].name, 0);
+        ikp__put_kv_f(&o, "span_ns", p->span_ns);
+        ikp__put_kv_f(&o, "both", p->both);
+        ikp__put_kv_f(&o, "a_only", p->a_only);
+        ikp__put_kv_f(&o, "b_only", p->b_only);
+        ikp__put_kv_f(&o, "neither", p->neither);
+        ikp__puts(&o, "}");
+    }
+    ikp__puts(&o, "]},\n\"balance\":{");
+    snprintf(t, sizeof t, "\"blocks\":%u", r->num_blocks);
+    ikp__puts(&o, t);
+    if (r->num_blocks) {
+        ikp__put_kv_f(&o, "end_p50_ns", (double)r->end_p50_ps / 1000.0);
+        ikp__put_kv_f(&o, "last_end_ns", (double)r->blocks[0].end_ps / 1000.0);
+        ikp__put_kv_f(&o, "tail_ns", (double)r->tail_ps / 1000.0);
+        ikp__put_kv_f(&o, "tail_fraction", in->span_ps > 0 ? (double)r->tail_ps / (double)in->span_ps : 0);
+    }
+    ikp__put_kv_u(&o, "sms", r->num_sms);
+    ikp__puts(&o, ",\"last_blocks\":[");
+    show = r->num_blocks < 8 ? r->num_blocks : 8;
+    for (i = 0; i < show; i++) {
+        const ikp_report_block *b = &r->blocks[i];
+        snprintf(t, sizeof t, "%s{\"block\":%u", i ? ",\n" : "\n", b->block);
+        ikp__puts(&o, t);
+        if (b->sm != IKP_NO_SM) ikp__put_kv_u(&o, "sm", b->sm);
+        else ikp__puts(&o, ",\"sm\":null");
+        ikp__put_kv_f(&o, "start_ns", (double)b->start_ps / 1000.0);
+        ikp__put_kv_f(&o, "end_ns", (double)b->end_ps / 1000.0);
+        ikp__put_kv_f(&o, "busy_ns", b->busy_ns);
+        ikp__puts(&o, "}");
+    }
+    ikp__puts(&o, "]},\n\"baseline\":");
+    if (!baseline) ikp__puts(&o, "null}\n");
+    else {
+        ikp_result rr;
+        ikp__flush(&o);
+        if (o.failed) return ikp__fail(err, IKP_ERR_WRITE, -1, -1, "writing the report failed");
+        if ((rr = ikp_diff_write_json(baseline, fn, user, err)) != IKP_OK) return rr;
+        ikp__puts(&o, "}\n");
     }
     return ikp__out_end(&o, err, "report");
 }

@@ -251,6 +251,41 @@ def main():
     check("event sets" in j["differs"] and "block counts" in j["differs"], "JSON differs lists them")
     check({e["name"]: e["verdict"] for e in j["events"]}.get("extra") == "only-new", "extra only-new")
 
+    # --json: the report's facts, strict JSON, agreeing with the Markdown, the
+    # summary's JSON (the names they share) and the diff's JSON (the baseline)
+    for n in ("overlap", "tail"):
+        rc, so, se = run("report", cap(n), "--json")
+        rc2, mdo, _ = run("report", cap(n), "-o", "-")
+        rc3, sj, _ = run("summary", cap(n), "--json")
+        if not check(rc == 0 and rc2 == 0 and rc3 == 0, "report %s --json: exit 0 (%s)" % (n, se)):
+            continue
+        j, st = strict_json(so), strict_json(sj)
+        check(j["schema"] == "ikp.report/1" and
+              list(j) == ["schema", "configuration", "placement", "stages", "pipeline", "balance", "baseline"],
+              "%s: the documented top-level keys (%s)" % (n, list(j)))
+        shared = [k for k in j["configuration"] if k in st]
+        check(len(shared) >= 12 and all(j["configuration"][k] == st[k] for k in shared),
+              "%s: configuration as the summary's JSON names and values (%s)" % (n, shared))
+        bound = re.search(rb"\*\*Bound by ([^*]+)\*\*", mdo)
+        check(j["pipeline"]["bound_group"] == (bound.group(1).decode() if bound else None),
+              "%s: the bound group as the Markdown says (%s)" % (n, j["pipeline"]["bound_group"]))
+        counts = {}
+        for sgi in j["stages"]:
+            counts[sgi["name"]] = counts.get(sgi["name"], 0) + sgi["count"]
+        check(counts == {e["name"]: e["count"] for e in st["events"] if e["count"]},
+              "%s: the stages' counts add up to the summary's per event" % n)
+        check(j["baseline"] is None and j["balance"]["blocks"] > 0 and "tail_ns" in j["balance"],
+              "%s: balance stated, no baseline" % n)
+    rc, so, se = run("report", cap("mma10"), "--base", cap("base"), "--json")
+    rc2, dj, _ = run("diff", cap("base"), cap("mma10"), "--json")
+    check(rc == 0 and rc2 == 0 and strict_json(so)["baseline"] == strict_json(dj),
+          "report --base --json: its baseline is ikp diff --json of the two (%s)" % se)
+    rc, so, se = run("report", cap("tail"), "--json")
+    check(b"a tail of" not in so and strict_json(so)["balance"]["tail_ns"] == 4000.0,
+          "report tail --json: the tail in ns (4 us)")
+    rc, so, se = run("report", cap("base"), "--json", "--svg", os.path.join(tmp, "x.svg"))
+    check(rc == 2 and b"--json writes no picture" in se, "--json with --svg: refused (%s)" % se.strip())
+
     # bad usage and bad input: exit 2 and 1 with a message
     for args, want, what in [
             (("diff", cap("base")), 2, "two input files"),

@@ -266,10 +266,12 @@ static ikp_result trace_body(const void *ctx, ikp_write_fn fn, void *user, ikp_e
 typedef struct report_job {
     const ikp_report *rep;
     const ikp_report_md_options *md; /* the Markdown; NULL: the picture */
+    int json;                        /* the JSON instead (md->baseline: its comparison) */
 } report_job;
 static ikp_result report_body(const void *ctx, ikp_write_fn fn, void *user, ikp_error *e)
 {
     const report_job *j = (const report_job *)ctx;
+    if (j->json) return ikp_report_write_json(j->rep, j->md->baseline, fn, user, e);
     return j->md ? ikp_report_write_markdown(j->rep, j->md, fn, user, e) : ikp_report_write_svg(j->rep, fn, user, e);
 }
 
@@ -1637,6 +1639,18 @@ static int cmd_report(args *g, const ikp_capture *cap, const ikp_capture *base)
     g->ropt.device = g->device;
     if (ikp_report_compute(cap, &g->ropt, &rep, &e) != IKP_OK) { rc = fail(g->in, &e); goto done; }
     if (base && ikp_diff_compute(base, cap, &g->dopt, &diff, &e) != IKP_OK) { rc = fail(g->base_arg, &e); goto done; }
+    if (g->json) { /* the facts as JSON: no picture */
+        md.baseline = diff;
+        job.rep = rep;
+        job.md = &md;
+        job.json = 1;
+        if (g->svg_arg) { fprintf(stderr, "ikp: error: --json writes no picture: leave out --svg\n"); rc = 2; goto done; }
+        if ((rc = write_out(out, report_body, &job, "report"))) goto done;
+        if (strcmp(out, "-")) fprintf(stderr, "ikp: wrote %s\n", out);
+        warn_placement(g->in, ikp_capture_get_info(cap));
+        goto done;
+    }
+    job.json = 0;
     svg_path = report_svg_path(g, out, &oom);
     if (oom) { fprintf(stderr, "ikp: error: out of memory\n"); rc = 1; goto done; }
     if (svg_path && (same_file(g->in, svg_path) || (g->base_arg && same_file(g->base_arg, svg_path)))) {
@@ -2002,11 +2016,12 @@ static const command commands[] = {
      "      records, an event missing, under half the count).\n",
      OPT_DECODE | OPT_JSON | OPT_DIFF, 2, cmd_diff, NULL, NULL},
     {"report", "IN [-o REPORT.md] [--svg FILE.svg] [--base BASE] [--wait EVENT,...]\n"
-               "[--device NAME] [--sms N] [options]",
+               "[--device NAME] [--sms N] [--json] [options]",
      "report: Markdown (standard output without -o) and, beside REPORT.md, the picture\n"
      "      REPORT.svg (or --svg FILE). --wait: events that are waiting, not work.\n"
-     "      --base: add a comparison with BASE. --sms: SMs in the timeline (8).\n",
-     OPT_DECODE | OPT_OUTPUT | OPT_REPORT, 1, cmd_report, NULL, NULL},
+     "      --base: add a comparison with BASE. --sms: SMs in the timeline (8).\n"
+     "      --json: the report's facts as one JSON document, no picture (GUIDE.md).\n",
+     OPT_DECODE | OPT_OUTPUT | OPT_REPORT | OPT_JSON, 1, cmd_report, NULL, NULL},
     {"check-sass", "BINARY|LISTING|- [--names a,b,c|@file] [--list] [--mangled]",
      "check-sass: the regions of a compiled kernel whose stamps have none of the\n"
      "      kernel's instructions between them (the compiler moved the work out;\n"
