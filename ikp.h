@@ -844,8 +844,8 @@ IKP_DEF ikp_result ikp_write_merged_path(const ikp_capture *const *caps, uint32_
 
 #if !defined(IKP_NO_MERGE) && !defined(IKP_NO_EXPORT) /* leave it out with -DIKP_NO_EXPORT */
 /* Export: every region and instant of captures, a row each, as one Apache
-   Parquet table written by this file (no library), which DuckDB, Spark,
-   pyarrow, pandas and polars read; FORMAT.md "Parquet export" has its
+   Parquet table written by this file (no library), for DuckDB, pyarrow
+   (both read it in the tests), pandas and Spark; FORMAT.md "Parquet export" has its
    columns, time axis and metadata. The captures are placed on one axis as
    ikp_merge_align places them: host CLOCK_REALTIME ns where their clock
    readings give it (ikp_merge_host_zero), else ns from the earliest
@@ -8916,7 +8916,7 @@ static const ikp__pq_col_def ikp__pq_cols[IKP__PQ_COLS] = {
     {"sm", IKP__PQ_INT32, 1, 0},          {"lane", IKP__PQ_INT64, 0, 0},       {"event", IKP__PQ_BYTES, 0, 1},
     {"event_id", IKP__PQ_INT32, 0, 0},    {"kind", IKP__PQ_BYTES, 0, 1},       {"start_ns", IKP__PQ_INT64, 0, 0},
     {"end_ns", IKP__PQ_INT64, 0, 0},      {"duration_ps", IKP__PQ_INT64, 0, 0}, {"begin_data", IKP__PQ_INT64, 1, 0},
-    {"end_data", IKP__PQ_INT64, 1, 0},    {"placement_ns", IKP__PQ_INT64, 0, 0}, {"time_axis", IKP__PQ_BYTES, 0, 1},
+    {"end_data", IKP__PQ_INT64, 1, 0},    {"placement_ns", IKP__PQ_INT64, 1, 0}, {"time_axis", IKP__PQ_BYTES, 0, 1},
 };
 
 /* one column of the row group being filled: its PLAIN values (of the rows
@@ -8957,7 +8957,8 @@ typedef struct ikp__pqw {
     size_t nchunks, chunkcap;
     ikp__tc kv;                  /* the footer's key-value metadata, as list elements */
     uint32_t nkv;
-    int failed;                  /* out of memory */
+    int failed;                  /* out of memory, or too_big */
+    int too_big;                 /* a page or the footer past 2 GiB */
 } ikp__pqw;
 
 static void ikp__pq_out(ikp__pqw *w, const void *d, size_t n)
@@ -9144,12 +9145,14 @@ static void ikp__pq_flush_group(ikp__pqw *w)
         k->values = (int64_t)w->rows;
         if (text) { /* the dictionary page */
             ikp__pq_page_header(&h, 2, b->v.n, (int64_t)b->nent, 0);
+            if (b->v.n > 0x7FFFFFFF) w->too_big = 1;
             if (h.failed || b->v.failed || b->v.n > 0x7FFFFFFF) { w->failed = 1; break; }
             k->dict_offset = w->offset;
             ikp__pq_out(w, h.p, h.n);
             ikp__pq_out(w, b->v.p, b->v.n);
         }
         ikp__pq_page_header(&h, 0, body, (int64_t)w->rows, text ? 8 /* RLE_DICTIONARY */ : 0 /* PLAIN */);
+        if (body > 0x7FFFFFFF) w->too_big = 1;
         if (h.failed || lv.failed || ix.failed || b->v.failed || body > 0x7FFFFFFF) { w->failed = 1; break; }
         k->offset = w->offset;
         ikp__pq_out(w, h.p, h.n);
@@ -9184,7 +9187,7 @@ static void ikp__pq_footer(ikp__pqw *w)
     unsigned char len[4];
     memset(&t, 0, sizeof t);
     t.a = w->a;
-    ikp__tc_i32(&t, 1, 1); /* version */
+    ikp__tc_i32(&t, 1, 2); /* version: 2, for RLE_DICTIONARY (data pages stay v1) */
     ikp__tc_list(&t, 2, IKP__TC_STRUCT, IKP__PQ_COLS + 1);
     ikp__tc_begin(&t, 0); /* the schema's root */
     ikp__tc_bin(&t, 4, "schema");
@@ -9244,6 +9247,7 @@ static void ikp__pq_footer(ikp__pqw *w)
     }
     ikp__tc_bin(&t, 6, "ikp " IKP_VERSION_STRING);
     ikp__tc_byte(&t, 0);
+    if (t.n > 0x7FFFFFFF) w->too_big = 1;
     if (t.failed || w->kv.failed || t.n > 0x7FFFFFFF) w->failed = 1;
     else {
         ikp__pq_out(w, t.p, t.n);
@@ -9320,7 +9324,11 @@ static ikp_result ikp__pq_rows(ikp__pqw *w, const ikp_capture *cap, const ikp__p
             if (e->flags & IKP_EVENT_HAS_BEGIN_DATA) ikp__pq_i64(w, IKP__PQ_BEGIN_DATA, e->begin_data);
             ikp__pq_def(w, IKP__PQ_END_DATA, (e->flags & IKP_EVENT_HAS_END_DATA) != 0);
             if (e->flags & IKP_EVENT_HAS_END_DATA) ikp__pq_i64(w, IKP__PQ_END_DATA, e->end_data);
-            ikp__pq_i64(w, IKP__PQ_PLACEMENT, (int64_t)li.placement_ns + pl->uncertainty_ns);
+            { /* null when either bound is not known (placed by first records; a lane past any) */
+                const int known = li.placement_ns != 0xFFFFFFFFu && pl->uncertainty_ns != 0xFFFFFFFFu;
+                ikp__pq_def(w, IKP__PQ_PLACEMENT, known);
+                if (known) ikp__pq_i64(w, IKP__PQ_PLACEMENT, (int64_t)li.placement_ns + pl->uncertainty_ns);
+            }
             ikp__pq_text(w, IKP__PQ_AXIS, axis);
             if (++w->rows >= w->group_rows) ikp__pq_flush_group(w);
         }
@@ -9359,6 +9367,9 @@ static ikp_result ikp__pq_finish(ikp__pqw *w, ikp_error *err)
     ikp__pq_flush_group(w);
     if (!w->failed) ikp__pq_footer(w);
     ikp__flush(&w->o);
+    if (w->too_big)
+        return ikp__fail(err, IKP_ERR_SIZE_OVERFLOW, -1, -1, "a page of the table would pass 2 GiB: give fewer rows a "
+                         "row group (ikp_export_options.row_group_rows)");
     if (w->failed) return ikp__oom(err);
     if (w->o.failed) return ikp__fail(err, IKP_ERR_WRITE, -1, -1, "writing the table failed");
     return IKP_OK;
@@ -9395,6 +9406,17 @@ static ikp_result ikp__pq_plan_make(const ikp_capture *const *caps, uint32_t n, 
     p->axis = "merged_ns";
     for (k = 0; k < n; k++)
         if (!caps[k]->info.gpu_time_known) p->axis = "capture_ns"; /* no GPU time to place it by */
+    if (p->axis[0] == 'c' && n > 1) { /* merge_align refuses a capture given twice; by first records, here */
+        uint32_t i, j;
+        int rep = ikp__repeated(caps, n, &i, &j);
+        if (rep < 0) return ikp__oom(err);
+        if (rep) {
+            char la[128], lb[128];
+            ikp_merge_label(caps, n, i, la, sizeof la);
+            ikp_merge_label(caps, n, j, lb, sizeof lb);
+            return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "%s is %s again (the same buffer)", la, lb);
+        }
+    }
     r = p->axis[0] == 'c' ? ikp_merge_align_start(caps, n, NULL, p->al, err)
                           : ikp_merge_align(caps, n, opt ? opt->raw : 0, p->al, err);
     if (r == IKP_OK) r = ikp_merge_labels(caps, n, p->labels[0], sizeof p->labels[0], err);
@@ -9472,6 +9494,18 @@ static void ikp__in_file(ikp_error *err, ikp_result r, const char *path)
     ikp__fail(err, r, err->offset, err->lane, "%s: %s", path, m);
 }
 
+/* the 64-bit FNV-1a hash of words, word by word */
+static uint64_t ikp__words_hash(const uint64_t *w, size_t n)
+{
+    uint64_t h = 14695981039346656037ull;
+    size_t i;
+    for (i = 0; i < n; i++) {
+        h ^= w[i];
+        h *= 1099511628211ull;
+    }
+    return h;
+}
+
 /* The captures of a table: opened already, or files read one at a time
    (then p's captures are their stubs, and each is opened when its rows
    are written) */
@@ -9497,6 +9531,13 @@ static ikp_result ikp__pq_table(const ikp__pq_src *src, uint32_t k0, uint32_t k1
         ikp__pq_place pl;
         if (src->paths && (r = ikp_capture_open_path(src->paths[k], src->dopt, &opened, err)) != IKP_OK) {
             ikp__in_file(err, r, src->paths[k]);
+            break;
+        }
+        if (opened && (opened->num_words != src->caps[k]->words[1] ||
+                       ikp__words_hash(opened->words, opened->num_words) != src->caps[k]->words[0])) {
+            r = ikp__fail(err, IKP_ERR_IO, -1, -1, "%s: changed while it was exported (its words differ from "
+                          "those read to place it)", src->paths[k]);
+            ikp_capture_free(opened);
             break;
         }
         pl.label = p->labels[k];
@@ -9530,6 +9571,9 @@ IKP_DEF ikp_result ikp_export_parquet(const ikp_capture *const *caps, uint32_t n
     ikp_result r;
     uint32_t k;
     if (!caps || !n || !fn) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "no captures to export");
+    if (opt && opt->row_group_rows > 0x7FFFFFFFu)
+        return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "%u rows a row group: at most 2^31 - 1",
+                         opt->row_group_rows);
     for (k = 0; k < n; k++)
         if (!caps[k]) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "capture %u is NULL", k + 1);
     r = ikp__pq_plan_make(caps, n, opt, &p, err);
@@ -9552,8 +9596,7 @@ static ikp_result ikp__capture_stub(const ikp_capture *c, ikp_capture **out, ikp
 {
     const ikp_allocator *a = &c->alloc;
     ikp_capture *s = (ikp_capture *)ikp__alloc(a, sizeof *s);
-    uint64_t *w, h = 14695981039346656037ull;
-    size_t i;
+    uint64_t *w;
     *out = NULL;
     if (!s) return ikp__oom(err);
     memset(s, 0, sizeof *s);
@@ -9572,11 +9615,7 @@ static ikp_result ikp__capture_stub(const ikp_capture *c, ikp_capture **out, ikp
     }
     if (c->info.clock_syncs) memcpy(s->clock, c->clock, c->info.clock_syncs * sizeof *s->clock);
     if (c->info.peer_clocks) memcpy(s->peers, c->peers, c->info.peer_clocks * sizeof *s->peers);
-    for (i = 0; i < c->num_words; i++) {
-        h ^= c->words[i];
-        h *= 1099511628211ull;
-    }
-    w[0] = h;
+    w[0] = ikp__words_hash(c->words, c->num_words);
     w[1] = (uint64_t)c->num_words;
     s->words = w;
     s->num_words = 2;
@@ -9613,6 +9652,9 @@ IKP_DEF ikp_result ikp_export_parquet_files(const char *const *inputs, uint32_t 
         if (!inputs[k]) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "input %u is NULL", k + 1);
     for (k = 0; k < num_outputs; k++)
         if (!outputs[k]) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "output %u is NULL", k + 1);
+    if (opt && opt->row_group_rows > 0x7FFFFFFFu)
+        return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "%u rows a row group: at most 2^31 - 1",
+                         opt->row_group_rows);
     if ((r = ikp__check_allocator(dopt ? &dopt->allocator : NULL, err)) != IKP_OK) return r;
     a = ikp__allocator(dopt ? &dopt->allocator : NULL);
     stubs = (ikp_capture **)ikp__alloc(&a, (size_t)n * sizeof *stubs);
@@ -13007,6 +13049,7 @@ IKP_DEF ikp_result ikp_cuda_buffer_create(ikp_cuda_buffer *buf, uint32_t lanes, 
             buf->sms_ = (uint32_t)sms;
             /* loaded now: loaded lazily at its first launch, while the kernel runs, it may wait for that */
             cudaFuncGetAttributes(&fa, ikp__sample_sm);
+            cudaFuncGetAttributes(&fa, ikp__write_header); /* and not first inside a graph capture */
         }
         cudaGetLastError();
     }
@@ -13047,19 +13090,25 @@ IKP_DEF ikp_result ikp_cuda_buffer_reset(ikp_cuda_buffer *buf, cudaStream_t stre
                          "and a reset captured there writes its header with a kernel of ikp.h's, which this build "
                          "lacks: compile the file that defines IKP_IMPLEMENTATION with nvcc, or reset outside the "
                          "capture before every launch of the graph");
-    e = cudaMemsetAsync(buf->device, 0, buf->num_words * sizeof(uint64_t), stream);
-    if (e != cudaSuccess) return ikp__cuda_fail(err, e, "cudaMemsetAsync");
 #if IKP__KERNELS
-    { /* the header, and the launch's number counted on the device */
+    { /* the header, and the launch's number counted on the device; the device
+         made current first, so that a failure adds nothing to a capture */
         int cur = ikp__enter_device(buf);
         if (cur < 0) return ikp__cuda_fail(err, cudaGetLastError(), "making the buffer's device current");
-        ikp__write_header<<<1, 1, 0, stream>>>((unsigned long long *)buf->device, h[0], h[1], h[2],
-                                               (unsigned long long *)buf->device + buf->num_words);
-        e = cudaGetLastError();
+        e = cudaMemsetAsync(buf->device, 0, buf->num_words * sizeof(uint64_t), stream);
+        if (e == cudaSuccess) {
+            cudaGetLastError(); /* an earlier call's error is not the launch's */
+            ikp__write_header<<<1, 1, 0, stream>>>((unsigned long long *)buf->device, h[0], h[1], h[2],
+                                                   (unsigned long long *)buf->device + buf->num_words);
+            e = cudaGetLastError();
+            if (e != cudaSuccess) ikp__cuda_fail(err, e, "the header's kernel launch");
+        } else ikp__cuda_fail(err, e, "cudaMemsetAsync");
         ikp__leave_device(buf, cur);
-        if (e != cudaSuccess) return ikp__cuda_fail(err, e, "the header's kernel launch");
+        if (e != cudaSuccess) return IKP_ERR_CUDA;
     }
 #else
+    e = cudaMemsetAsync(buf->device, 0, buf->num_words * sizeof(uint64_t), stream);
+    if (e != cudaSuccess) return ikp__cuda_fail(err, e, "cudaMemsetAsync");
     h[6] = ++buf->resets_;
     /* pageable source: staged before return, so h may go out of scope */
     e = cudaMemcpyAsync(buf->device, h, sizeof h, cudaMemcpyHostToDevice, stream);

@@ -659,6 +659,7 @@ static void test_graph(void)
     host = (uint64_t *)calloc(buf.num_words, 8);
     k.device = buf.device;
     k.launches = 0;
+    CHECK(cudaSetDevice(99) != cudaSuccess); /* an error left pending: not the reset's */
     CHECK_EQ(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal), cudaSuccess);
     r = ikp_cuda_buffer_reset(&buf, s, &e);
     CHECK_EQ(r, KERNELS ? IKP_OK : IKP_ERR_CUDA);

@@ -111,8 +111,11 @@ def check_capture(cap, what, *extra):
                                for e in evs if e["ph"] == "X" and not e.get("args", {}).get("unmatched"))
     check(pay == tpay, "%s: begin_data and end_data null exactly where the trace has no payload" % what)
     # placement and the axis
-    check(all(r["placement_ns"] >= 0 for r in rows) and len({r["time_axis"] for r in rows}) <= 1,
-          "%s: one time axis, placements stated" % what)
+    axes = {r["time_axis"] for r in rows}
+    check(len(axes) <= 1 and all(r["placement_ns"] is not None and r["placement_ns"] >= 0 for r in rows
+                                 if r["time_axis"] != "capture_ns"),
+          "%s: one time axis, placements stated (null only where captures are placed by their first records: %s)" %
+          (what, axes))
     return rows, md
 
 
@@ -248,6 +251,10 @@ def main():
     check(rc == 1 and "junk.bin" in err and not os.path.exists(out), "a bad input: exit 1, named, no file (%s)" % err)
     rc, err = export([launches[0], launches[0]], out)
     check(rc == 1 and "again" in err and not os.path.exists(out), "a capture given twice: refused (%s)" % err)
+    tirx = os.path.join(DATA, "peers", "tirx.bin")
+    rc, err = export([tirx, tirx], out)
+    check(rc == 1 and "again" in err and not os.path.exists(out),
+          "a capture without GPU time given twice: refused too (%s)" % err)
     rc, err = export([launches[0]], out, "--row-group", "0")
     check(rc == 2 and "--row-group" in err, "--row-group 0: a usage error (%s)" % err)
     rc, err = export([launches[0]], launches[0])

@@ -1996,7 +1996,7 @@ static const command commands[] = {
     {"export", "IN [IN2 ...] [-o OUT.parquet | -o DIR/] [--raw] [--labels a,b,...]\n"
                "[--row-group ROWS] [options]",
      "export: every region and instant of the captures, a row each, as an Apache\n"
-     "      Parquet table (default ikp.parquet) that DuckDB, Spark, pyarrow and\n"
+     "      Parquet table (default ikp.parquet) for DuckDB, Spark, pyarrow and\n"
      "      pandas read: the captures placed on one time axis as merge places\n"
      "      them (host CLOCK_REALTIME ns when they hold clock readings), each\n"
      "      capture's figures in the file's metadata (FORMAT.md). -o DIR/: a file\n"
