@@ -8716,6 +8716,23 @@ static void ikp__put_kv_u(ikp__out *o, const char *k, uint64_t v)
 {
     ikp__puts(o, ",\""); ikp__puts(o, k); ikp__puts(o, "\":"); ikp__put_u64(o, v);
 }
+/* JSON: "key": a string (NULL: null), after a comma unless first */
+static void ikp__put_kv_s(ikp__out *o, const char *k, const char *v, int first)
+{
+    ikp__puts(o, first ? "\"" : ",\"");
+    ikp__puts(o, k);
+    ikp__puts(o, "\":");
+    if (!v) { ikp__puts(o, "null"); return; }
+    ikp__puts(o, "\"");
+    ikp__put_json_chars(o, v);
+    ikp__puts(o, "\"");
+}
+/* JSON: ,"key": a number, or null where it is not known */
+static void ikp__put_kv_un(ikp__out *o, const char *k, uint64_t v, int known)
+{
+    if (known) ikp__put_kv_u(o, k, v);
+    else ikp__put_kv_s(o, k, NULL, 0);
+}
 static void ikp__put_kv_f(ikp__out *o, const char *k, double v)
 {
     ikp__puts(o, ",\""); ikp__puts(o, k); ikp__puts(o, "\":"); ikp__put_f(o, v, 3);
@@ -8742,8 +8759,7 @@ IKP_DEF ikp_result ikp_stats_write_json(const ikp_stats *st, ikp_write_fn fn, vo
     ikp__put_kv_u(&o, "records", in->records);
     ikp__put_kv_u(&o, "regions", st->regions);
     ikp__put_kv_u(&o, "instants", st->instants);
-    if (in->drops_known) ikp__put_kv_u(&o, "dropped", in->dropped);
-    else ikp__puts(&o, ",\"dropped\":null");
+    ikp__put_kv_un(&o, "dropped", in->dropped, in->drops_known);
     ikp__put_kv_u(&o, "unmatched_begin", st->unmatched_begin);
     ikp__put_kv_u(&o, "unmatched_end", st->unmatched_end);
     ikp__put_kv_u(&o, "invalid", in->invalid);
@@ -8752,15 +8768,11 @@ IKP_DEF ikp_result ikp_stats_write_json(const ikp_stats *st, ikp_write_fn fn, vo
     ikp__put_kv_u(&o, "corrupt_lanes", in->corrupt_lanes);
     ikp__put_kv_u(&o, "refused_lanes", in->refused_lanes);
     ikp__put_kv_u(&o, "claimed_twice", in->claimed_twice);
-    if (in->launch) ikp__put_kv_u(&o, "launch", in->launch);
-    else ikp__puts(&o, ",\"launch\":null");
-    if (in->claimed_twice) {
+    ikp__put_kv_un(&o, "launch", in->launch, in->launch != 0);
+    {
         char stale[512];
-        ikp_capture_stale(in, stale, sizeof stale);
-        ikp__puts(&o, ",\"stale\":\"");
-        ikp__put_json_chars(&o, stale);
-        ikp__puts(&o, "\"");
-    } else ikp__puts(&o, ",\"stale\":null");
+        ikp__put_kv_s(&o, "stale", ikp_capture_stale(in, stale, sizeof stale) ? stale : NULL, 0);
+    }
     ikp__put_kv_u(&o, "out_of_range", in->out_of_range);
     ikp__put_kv_u(&o, "after_finalize", in->after_finalize);
     ikp__put_kv_u(&o, "past_count", in->past_count);
@@ -9443,38 +9455,23 @@ static void ikp__pq_capture_kv(ikp__pqw *w, const ikp__pq_plan *p, const ikp_cap
     memset(&j, 0, sizeof j);
     j.a = w->a;
     ikp__out_init(&o, ikp__tc_write, &j, buf, sizeof buf);
-    ikp__puts(&o, "{\"label\":\"");
-    ikp__put_json_chars(&o, p->labels[k]);
-    ikp__puts(&o, "\",\"source\":");
-    if (source) { ikp__puts(&o, "\""); ikp__put_json_chars(&o, source); ikp__puts(&o, "\""); }
-    else ikp__puts(&o, "null");
-    ikp__puts(&o, ",\"format\":\"");
-    ikp__puts(&o, ikp_format_name(in->format));
-    ikp__puts(&o, "\",\"device\":");
-    if (in->device_known) {
-        ikp_device_text(&c->device, text, sizeof text);
-        ikp__puts(&o, "\"");
-        ikp__put_json_chars(&o, text);
-        ikp__puts(&o, "\"");
-    } else ikp__puts(&o, "null");
+    ikp__puts(&o, "{");
+    ikp__put_kv_s(&o, "label", p->labels[k], 1);
+    ikp__put_kv_s(&o, "source", source, 0);
+    ikp__put_kv_s(&o, "format", ikp_format_name(in->format), 0);
+    if (in->device_known) ikp_device_text(&c->device, text, sizeof text);
+    ikp__put_kv_s(&o, "device", in->device_known ? text : NULL, 0);
     ikp__put_kv_u(&o, "lanes", in->num_lanes);
     ikp__put_kv_u(&o, "active_lanes", in->active_lanes);
     ikp__put_kv_u(&o, "records", in->records);
-    if (in->drops_known) ikp__put_kv_u(&o, "dropped", in->dropped);
-    else ikp__puts(&o, ",\"dropped\":null");
-    if (in->launch) ikp__put_kv_u(&o, "launch", in->launch);
-    else ikp__puts(&o, ",\"launch\":null");
-    ikp__puts(&o, ",\"stale\":");
-    if (ikp_capture_stale(in, text, sizeof text)) { ikp__puts(&o, "\""); ikp__put_json_chars(&o, text); ikp__puts(&o, "\""); }
-    else ikp__puts(&o, "null");
+    ikp__put_kv_un(&o, "dropped", in->dropped, in->drops_known);
+    ikp__put_kv_un(&o, "launch", in->launch, in->launch != 0);
+    ikp__put_kv_s(&o, "stale", ikp_capture_stale(in, text, sizeof text) ? text : NULL, 0);
     ikp_capture_placement(in, text, sizeof text, NULL);
-    ikp__puts(&o, ",\"placement\":\"");
-    ikp__put_json_chars(&o, text);
+    ikp__put_kv_s(&o, "placement", text, 0);
     ikp__align_text(text, sizeof text, p->labels[k], p->labels[p->al[k].from], p->labels[p->al[k].disagree_with],
                     &p->al[k], c);
-    ikp__puts(&o, "\",\"alignment\":\"");
-    ikp__put_json_chars(&o, text);
-    ikp__puts(&o, "\"");
+    ikp__put_kv_s(&o, "alignment", text, 0);
     ikp__put_kv_u(&o, "start_ns", (uint64_t)(p->base_ns + p->al[k].zero_ns));
     ikp__puts(&o, "}");
     ikp__flush(&o);
@@ -11834,17 +11831,6 @@ IKP_DEF ikp_result ikp_report_write_markdown(const ikp_report *r, const ikp_repo
     return ikp__out_end(&o, err, "report");
 }
 
-/* JSON: "key": a string (NULL: null), after a comma unless first */
-static void ikp__put_kv_s(ikp__out *o, const char *k, const char *v, int first)
-{
-    ikp__puts(o, first ? "\"" : ",\"");
-    ikp__puts(o, k);
-    ikp__puts(o, "\":");
-    if (!v) { ikp__puts(o, "null"); return; }
-    ikp__puts(o, "\"");
-    ikp__put_json_chars(o, v);
-    ikp__puts(o, "\"");
-}
 static const char *const ikp__placed_names[4] = {"unknown", "globaltimer", "samples", "anchors"};
 
 IKP_DEF ikp_result ikp_report_write_json(const ikp_report *r, const ikp_diff *baseline, ikp_write_fn fn, void *user,
@@ -11873,11 +11859,9 @@ IKP_DEF ikp_result ikp_report_write_json(const ikp_report *r, const ikp_diff *ba
     ikp__put_kv_u(&o, "records", in->records);
     ikp__put_kv_u(&o, "regions", r->stats->regions);
     ikp__put_kv_u(&o, "instants", r->stats->instants);
-    if (in->drops_known) ikp__put_kv_u(&o, "dropped", in->dropped);
-    else ikp__puts(&o, ",\"dropped\":null");
+    ikp__put_kv_un(&o, "dropped", in->dropped, in->drops_known);
     ikp__put_kv_f(&o, "span_ns", (double)in->span_ps / 1000.0);
-    if (in->launch) ikp__put_kv_u(&o, "launch", in->launch);
-    else ikp__puts(&o, ",\"launch\":null");
+    ikp__put_kv_un(&o, "launch", in->launch, in->launch != 0);
     ikp__put_kv_s(&o, "stale", ikp_capture_stale(in, t, sizeof t) ? t : NULL, 0);
     ikp__puts(&o, "},\n\"placement\":{");
     ikp_capture_placement(in, t, sizeof t, &poor);
@@ -11951,8 +11935,7 @@ IKP_DEF ikp_result ikp_report_write_json(const ikp_report *r, const ikp_diff *ba
         const ikp_report_block *b = &r->blocks[i];
         snprintf(t, sizeof t, "%s{\"block\":%u", i ? ",\n" : "\n", b->block);
         ikp__puts(&o, t);
-        if (b->sm != IKP_NO_SM) ikp__put_kv_u(&o, "sm", b->sm);
-        else ikp__puts(&o, ",\"sm\":null");
+        ikp__put_kv_un(&o, "sm", b->sm, b->sm != IKP_NO_SM);
         ikp__put_kv_f(&o, "start_ns", (double)b->start_ps / 1000.0);
         ikp__put_kv_f(&o, "end_ns", (double)b->end_ps / 1000.0);
         ikp__put_kv_f(&o, "busy_ns", b->busy_ns);

@@ -73,32 +73,41 @@ static int count_write(void *u, const void *d, size_t n)
     return fwrite(d, 1, n, c->f) == n ? 0 : 1;
 }
 
+/* runs tool with args (NULL-terminated; output to stderr discarded): wall
+   seconds and peak RSS (MB); 0 on failure */
+static int run_argv(char **args, double *secs, double *rss_mb)
+{
+    struct rusage ru;
+    int status;
+    double t0 = now();
+    pid_t pid = fork();
+    if (pid < 0) return 0;
+    if (pid == 0) {
+        if (!freopen("/dev/null", "w", stderr)) _exit(126);
+        execv(args[0], args);
+        _exit(127);
+    }
+    if (wait4(pid, &status, 0, &ru) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        fprintf(stderr, "bench: %s %s %s failed\n", args[0], args[1], args[2] ? args[2] : "");
+        return 0;
+    }
+    *secs = now() - t0;
+    *rss_mb = ru.ru_maxrss / 1024.0;
+    return 1;
+}
+
 /* runs `tool trace path -o /dev/null [--output-format perfetto]` REPS times: median
    seconds, peak RSS (MB) */
 static int run_tool(const char *tool, const char *path, const char *fmt, double *secs, double *rss_mb)
 {
-    double t[REPS], peak = 0;
+    double t[REPS], peak = 0, rss;
     int rep;
+    /* JSON is the default for /dev/null; older tools know no --output-format */
+    char *args[] = {(char *)tool, (char *)"trace", (char *)path, (char *)"-o", (char *)"/dev/null",
+                    strcmp(fmt, "json") ? (char *)"--output-format" : NULL, (char *)fmt, NULL};
     for (rep = 0; rep < REPS; rep++) {
-        struct rusage ru;
-        int status;
-        double t0 = now();
-        pid_t pid = fork();
-        if (pid < 0) return 0;
-        if (pid == 0) {
-            if (!freopen("/dev/null", "w", stderr)) _exit(126);
-            if (!strcmp(fmt, "json")) /* the default for /dev/null; older tools know no --output-format */
-                execl(tool, tool, "trace", path, "-o", "/dev/null", (char *)NULL);
-            else
-                execl(tool, tool, "trace", path, "-o", "/dev/null", "--output-format", fmt, (char *)NULL);
-            _exit(127);
-        }
-        if (wait4(pid, &status, 0, &ru) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-            fprintf(stderr, "bench: %s trace %s failed\n", tool, path);
-            return 0;
-        }
-        t[rep] = now() - t0;
-        if (ru.ru_maxrss / 1024.0 > peak) peak = ru.ru_maxrss / 1024.0;
+        if (!run_argv(args, &t[rep], &rss)) return 0;
+        if (rss > peak) peak = rss;
     }
     qsort(t, REPS, sizeof(double), cmp_d);
     *secs = t[REPS / 2];
@@ -259,6 +268,35 @@ end:
     return r;
 }
 
+/* One lane of cycle records at its header h, lane l of lanes (blocks of
+   two lanes), on SM sm: cap records, tile { load } { mma } of 6 records
+   with lengths drawn from seed, the rest instants; its anchors at
+   globaltimer g0 and cycle c0 (cycles taken as 1.98 a ns) */
+static void tile_lane(uint64_t *h, uint32_t cap, uint32_t l, uint32_t lanes, uint32_t sm, uint64_t g0, uint64_t c0,
+                      uint32_t seed)
+{
+    uint64_t *r = h + 8, t = c0 + 100;
+    uint32_t k;
+    h[0] = IKP_WIRE_LANE_MAGIC | ((uint64_t)IKP_WIRE_LANE_CYCLES << 16) | ((uint64_t)sm << 32);
+    h[1] = (l / 2) | ((uint64_t)(l % 2) << 32) | (2ull << 48);
+    h[2] = (lanes / 2) | (1ull << 32) | (1ull << 48);
+    h[3] = g0;
+    h[4] = c0;
+    for (k = 0; k + 6 <= cap; k += 6) {
+        seed = seed * 1103515245u + 12345u;
+        r[k + 0] = ((t & 0xFFFFFFFFu) << 32) | (0u << 2) | IKP_WIRE_KIND_BEGIN; t += 10;
+        r[k + 1] = ((t & 0xFFFFFFFFu) << 32) | (1u << 2) | IKP_WIRE_KIND_BEGIN; t += 500 + (seed >> 24);
+        r[k + 2] = ((t & 0xFFFFFFFFu) << 32) | (1u << 2) | IKP_WIRE_KIND_END; t += 8;
+        r[k + 3] = ((t & 0xFFFFFFFFu) << 32) | (2u << 2) | IKP_WIRE_KIND_BEGIN; t += 700 + (seed >> 25);
+        r[k + 4] = ((t & 0xFFFFFFFFu) << 32) | (2u << 2) | IKP_WIRE_KIND_END; t += 6;
+        r[k + 5] = ((t & 0xFFFFFFFFu) << 32) | (0u << 2) | IKP_WIRE_KIND_END; t += 20;
+    }
+    for (; k < cap; k++) { r[k] = ((t & 0xFFFFFFFFu) << 32) | (3u << 2) | IKP_WIRE_KIND_INSTANT; t += 5; }
+    h[5] = g0 + (uint64_t)((t - c0) / 1.98) + 10;
+    h[6] = t + 20;
+    h[7] = IKP_WIRE_FINALIZED | cap;
+}
+
 /* section 4: n capture files (.ikp) of 8 lanes x 2,500 records each (SM
    cycles; tile { load } { mma } as in section 1), a GPU each of 8 on one
    host, launch k / 8 of it, with two host readings: paths into paths[k]
@@ -269,7 +307,7 @@ static int export_inputs(uint32_t n, char **paths, uint64_t *records, double *la
     size_t nw = ikp_buffer_words(lanes, cap);
     uint64_t *w = (uint64_t *)malloc(nw * 8);
     const char *names[4] = {"tile", "load", "mma", "epilogue"};
-    uint32_t k, l, i;
+    uint32_t k, l;
     *records = 0;
     *largest_mb = 0;
     if (!w) return 0;
@@ -284,28 +322,9 @@ static int export_inputs(uint32_t n, char **paths, uint64_t *records, double *la
         int j;
         memset(w, 0, nw * 8);
         ikp_buffer_header(w, lanes, cap, 1980000, NULL);
-        for (l = 0; l < lanes; l++) {
-            uint64_t *h = w + 8 + (uint64_t)l * (9 + cap), *r = h + 8, c0 = 1000000ull * l + 0xFFF00000ull, t = c0 + 100;
-            uint32_t seed = (k * lanes + l) * 2654435761u;
-            h[0] = IKP_WIRE_LANE_MAGIC | ((uint64_t)IKP_WIRE_LANE_CYCLES << 16) | ((uint64_t)(l * 16) << 32);
-            h[1] = (l / 2) | ((uint64_t)(l % 2) << 32) | (2ull << 48);
-            h[2] = (lanes / 2) | (1ull << 32) | (1ull << 48);
-            h[3] = g0;
-            h[4] = c0;
-            for (i = 0; i + 6 <= cap; i += 6) {
-                seed = seed * 1103515245u + 12345u;
-                r[i + 0] = ((t & 0xFFFFFFFFu) << 32) | (0u << 2) | IKP_WIRE_KIND_BEGIN; t += 10;
-                r[i + 1] = ((t & 0xFFFFFFFFu) << 32) | (1u << 2) | IKP_WIRE_KIND_BEGIN; t += 500 + (seed >> 24);
-                r[i + 2] = ((t & 0xFFFFFFFFu) << 32) | (1u << 2) | IKP_WIRE_KIND_END; t += 8;
-                r[i + 3] = ((t & 0xFFFFFFFFu) << 32) | (2u << 2) | IKP_WIRE_KIND_BEGIN; t += 700 + (seed >> 25);
-                r[i + 4] = ((t & 0xFFFFFFFFu) << 32) | (2u << 2) | IKP_WIRE_KIND_END; t += 6;
-                r[i + 5] = ((t & 0xFFFFFFFFu) << 32) | (0u << 2) | IKP_WIRE_KIND_END; t += 20;
-            }
-            for (; i < cap; i++) { r[i] = ((t & 0xFFFFFFFFu) << 32) | (3u << 2) | IKP_WIRE_KIND_INSTANT; t += 5; }
-            h[5] = g0 + (uint64_t)((t - c0) / 1.98) + 10;
-            h[6] = t + 20;
-            h[7] = IKP_WIRE_FINALIZED | cap;
-        }
+        for (l = 0; l < lanes; l++)
+            tile_lane(w + 8 + (uint64_t)l * (9 + cap), cap, l, lanes, l * 16, g0, 1000000ull * l + 0xFFF00000ull,
+                      (k * lanes + l) * 2654435761u);
         memset(&d, 0, sizeof d);
         d.uuid[0] = (uint8_t)(k % 8);
         d.uuid[15] = 0x5a;
@@ -337,29 +356,6 @@ static int export_inputs(uint32_t n, char **paths, uint64_t *records, double *la
     }
     free(w);
     return k == n;
-}
-
-/* runs tool with args (NULL-terminated; output to stderr discarded): wall
-   seconds and peak RSS (MB); 0 on failure */
-static int run_argv(char **args, double *secs, double *rss_mb)
-{
-    struct rusage ru;
-    int status;
-    double t0 = now();
-    pid_t pid = fork();
-    if (pid < 0) return 0;
-    if (pid == 0) {
-        if (!freopen("/dev/null", "w", stderr)) _exit(126);
-        execv(args[0], args);
-        _exit(127);
-    }
-    if (wait4(pid, &status, 0, &ru) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-        fprintf(stderr, "bench: %s %s failed\n", args[0], args[1]);
-        return 0;
-    }
-    *secs = now() - t0;
-    *rss_mb = ru.ru_maxrss / 1024.0;
-    return 1;
 }
 
 /* section 4: `ikp export` of n capture files in one call, beside `ikp merge`
@@ -437,7 +433,7 @@ int main(int argc, char **argv)
     const uint32_t lanes = 4096, cap = 4884; /* 20,004,864 records */
     size_t nw = ikp_buffer_words(lanes, cap);
     uint64_t *w = (uint64_t *)malloc(nw * 8);
-    uint32_t l, k;
+    uint32_t l;
     int rep;
     ikp_capture *cap_;
     ikp_stats *st;
@@ -453,29 +449,9 @@ int main(int argc, char **argv)
     if (!w) { fprintf(stderr, "bench: out of memory\n"); return 1; }
     memset(w, 0, nw * 8);
     ikp_buffer_header(w, lanes, cap, 1980000, NULL);
-    for (l = 0; l < lanes; l++) {
-        uint64_t *h = w + 8 + (uint64_t)l * (9 + cap), *r = h + 8;
-        uint64_t c0 = 1000000ull * (l % 132) + 0xFFF00000ull, t = c0 + 100, g0 = 1ull << 60;
-        uint32_t seed = l * 2654435761u;
-        h[0] = IKP_WIRE_LANE_MAGIC | ((uint64_t)IKP_WIRE_LANE_CYCLES << 16) | ((uint64_t)(l % 132) << 32);
-        h[1] = (l / 2) | ((uint64_t)(l % 2) << 32) | (2ull << 48);
-        h[2] = (lanes / 2) | (1ull << 32) | (1ull << 48);
-        h[3] = g0; h[4] = c0;
-        /* tile { load } { mma } ... : 6 records per tile */
-        for (k = 0; k + 6 <= cap; k += 6) {
-            seed = seed * 1103515245u + 12345u;
-            r[k + 0] = ((t & 0xFFFFFFFFu) << 32) | (0u << 2) | IKP_WIRE_KIND_BEGIN; t += 10;
-            r[k + 1] = ((t & 0xFFFFFFFFu) << 32) | (1u << 2) | IKP_WIRE_KIND_BEGIN; t += 500 + (seed >> 24);
-            r[k + 2] = ((t & 0xFFFFFFFFu) << 32) | (1u << 2) | IKP_WIRE_KIND_END; t += 8;
-            r[k + 3] = ((t & 0xFFFFFFFFu) << 32) | (2u << 2) | IKP_WIRE_KIND_BEGIN; t += 700 + (seed >> 25);
-            r[k + 4] = ((t & 0xFFFFFFFFu) << 32) | (2u << 2) | IKP_WIRE_KIND_END; t += 6;
-            r[k + 5] = ((t & 0xFFFFFFFFu) << 32) | (0u << 2) | IKP_WIRE_KIND_END; t += 20;
-        }
-        for (; k < cap; k++) { r[k] = ((t & 0xFFFFFFFFu) << 32) | (3u << 2) | IKP_WIRE_KIND_INSTANT; t += 5; }
-        h[5] = g0 + (uint64_t)((t - c0) / 1.98) + 10;
-        h[6] = t + 20;
-        h[7] = IKP_WIRE_FINALIZED | cap;
-    }
+    for (l = 0; l < lanes; l++) /* tile { load } { mma } ... : 6 records per tile */
+        tile_lane(w + 8 + (uint64_t)l * (9 + cap), cap, l, lanes, l % 132, 1ull << 60,
+                  1000000ull * (l % 132) + 0xFFF00000ull, l * 2654435761u);
     base_mb = peak_mb();
     memset(&o, 0, sizeof o);
     o.event_names = names; o.num_event_names = 4;

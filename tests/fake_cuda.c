@@ -252,6 +252,15 @@ static void fake_graph_free(fake_graph *g)
     free(g);
 }
 
+/* g taken off the live graphs and freed */
+static void fake_graph_drop(fake_graph *g)
+{
+    fake_graph **pp;
+    for (pp = &F.graphs; *pp != g; pp = &(*pp)->next) {}
+    *pp = g->next;
+    fake_graph_free(g);
+}
+
 /* ---- control (fake_cuda.h) ---- */
 int fake_reset(int n)
 {
@@ -958,10 +967,7 @@ cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t *graph)
     if (!s || !s->capturing) return fake_error(cudaErrorIllegalState);
     s->capturing = 0;
     if (s->invalid) { /* no graph */
-        fake_graph **pp;
-        for (pp = &F.graphs; *pp != s->graph; pp = &(*pp)->next) {}
-        *pp = s->graph->next;
-        fake_graph_free(s->graph);
+        fake_graph_drop(s->graph);
         s->graph = NULL;
         return fake_error(cudaErrorStreamCaptureInvalidated);
     }
@@ -1025,7 +1031,7 @@ cudaError_t cudaGraphInstantiate(cudaGraphExec_t *exec, cudaGraph_t graph, unsig
     if (!(e = fake_graph_new(1))) return fake_error(cudaErrorMemoryAllocation);
     for (o = g->ops; o; o = o->next) {
         fake_op *c = (fake_op *)malloc(sizeof *c);
-        if (!c) { F.graphs = e->next; fake_graph_free(e); return fake_error(cudaErrorMemoryAllocation); }
+        if (!c) { fake_graph_drop(e); return fake_error(cudaErrorMemoryAllocation); }
         *c = *o;
         c->next = NULL;
         *e->tail = c;
@@ -1053,12 +1059,10 @@ cudaError_t cudaGraphLaunch(cudaGraphExec_t exec, cudaStream_t stream)
 
 static cudaError_t fake_graph_destroy(const void *x, int exec, const char *call)
 {
-    fake_graph **pp, *g;
+    fake_graph *g;
     FAKE_ENTER(call);
     if (!(g = fake_graph_of(x, exec, call))) return fake_error(cudaErrorInvalidValue);
-    for (pp = &F.graphs; *pp != g; pp = &(*pp)->next) {}
-    *pp = g->next;
-    fake_graph_free(g);
+    fake_graph_drop(g);
     return cudaSuccess;
 }
 cudaError_t cudaGraphExecDestroy(cudaGraphExec_t exec) { return fake_graph_destroy(exec, 1, "cudaGraphExecDestroy"); }
