@@ -26,6 +26,7 @@
    the instructions issue within straight-line code. */
 #define _POSIX_C_SOURCE 200809L
 #include "sass.h"
+#include "../ikp.h" /* the record layout: its IKP_WIRE_* definitions */
 
 #include <errno.h>
 #include <signal.h>
@@ -42,12 +43,6 @@ char *__cxa_demangle(const char *mangled, char *buf, size_t *n, int *status);
 
 #define LINE_MAX_CHARS 4096
 #define NREGS (256 + 64) /* R0..R255, then UR0..UR63 */
-#define TAG_KIND_MASK 0x3u
-#define TAG_EVENT_SHIFT 2u
-#define TAG_EVENT_MASK 0x3FFFu
-#define TAG_DATA_MARK 0x80000000u
-#define KIND_BEGIN 1u
-#define KIND_END 2u
 #define DEMANGLED_MAX (1u << 20) /* a longer demangled name is shown mangled */
 #define DEMANGLE_SECONDS 1u
 #define DEMANGLE_TIMEOUTS 4 /* after these many, the listing's other names are shown as they are */
@@ -288,10 +283,10 @@ static int add_inst(func *f, unsigned long offset, const char *op, char **ops, i
         unsigned imm;
         if (starts(op, "LOP3.LUT") && n >= 5 && !strcmp(ops[4], "0xfc") && !strcmp(ops[3], "RZ") &&
             parse_imm(ops[2], &imm))
-            v.type = V_KIND, v.imm = imm & TAG_KIND_MASK;
+            v.type = V_KIND, v.imm = imm & IKP_WIRE_KIND_MASK;
         else if ((!strcmp(op, "IADD3") && n == 4 && !strcmp(ops[3], "RZ") && parse_imm(ops[2], &imm)) ||
                  (!strcmp(op, "VIADD") && n == 3 && parse_imm(ops[2], &imm)))
-            v.type = V_KIND, v.imm = imm & TAG_KIND_MASK;
+            v.type = V_KIND, v.imm = imm & IKP_WIRE_KIND_MASK;
     }
     for (k = 0; k < width; k++) set_def(f, d < 0 ? -1 : d + k, v, i);
     return 0;
@@ -308,7 +303,7 @@ static int cmp_rec_stamp(const void *pa, const void *pb)
 static int cmp_rec_event(const void *pa, const void *pb)
 {
     const record *a = *(const record *const *)pa, *b = *(const record *const *)pb;
-    unsigned ea = a->tag >> TAG_EVENT_SHIFT & TAG_EVENT_MASK, eb = b->tag >> TAG_EVENT_SHIFT & TAG_EVENT_MASK;
+    unsigned ea = a->tag >> IKP_WIRE_EVENT_SHIFT & IKP_WIRE_EVENT_MASK, eb = b->tag >> IKP_WIRE_EVENT_SHIFT & IKP_WIRE_EVENT_MASK;
     if (ea != eb) return ea < eb ? -1 : 1;
     return cmp_size(a->stamp, b->stamp);
 }
@@ -451,13 +446,13 @@ static int finish(func *f, const char *const *names, size_t num_names, int list,
        stamps, each end closes the latest open begin */
     for (i = 0; i < f->n_rec; i++) {
         record *r = &f->rec[i];
-        unsigned kind = r->tag & TAG_KIND_MASK;
-        if (r->tag_known || !r->kind_known || (kind != KIND_BEGIN && kind != KIND_END)) continue;
+        unsigned kind = r->tag & IKP_WIRE_KIND_MASK;
+        if (r->tag_known || !r->kind_known || (kind != IKP_WIRE_KIND_BEGIN && kind != IKP_WIRE_KIND_END)) continue;
         by[n++] = r;
     }
     qsort(by, n, sizeof *by, cmp_rec_stamp);
     for (i = j = 0; i < n; i++) {
-        if ((by[i]->tag & TAG_KIND_MASK) == KIND_BEGIN) by[j++] = by[i];
+        if ((by[i]->tag & IKP_WIRE_KIND_MASK) == IKP_WIRE_KIND_BEGIN) by[j++] = by[i];
         else if (j) {
             j--;
             if (add_region(f, by[j]->stamp, by[i]->stamp, -1)) goto out;
@@ -470,16 +465,16 @@ static int finish(func *f, const char *const *names, size_t num_names, int list,
     n = 0;
     for (i = 0; i < f->n_rec; i++) {
         record *r = &f->rec[i];
-        unsigned kind = r->tag & TAG_KIND_MASK;
-        if (!r->tag_known || (r->tag & TAG_DATA_MARK) || (kind != KIND_BEGIN && kind != KIND_END)) continue;
+        unsigned kind = r->tag & IKP_WIRE_KIND_MASK;
+        if (!r->tag_known || (r->tag & IKP_WIRE_DATA_MARK) || (kind != IKP_WIRE_KIND_BEGIN && kind != IKP_WIRE_KIND_END)) continue;
         by[n++] = r;
     }
     qsort(by, n, sizeof *by, cmp_rec_event);
     for (begin_of_group = 0; begin_of_group < n; begin_of_group = j) {
-        unsigned ev = by[begin_of_group]->tag >> TAG_EVENT_SHIFT & TAG_EVENT_MASK;
+        unsigned ev = by[begin_of_group]->tag >> IKP_WIRE_EVENT_SHIFT & IKP_WIRE_EVENT_MASK;
         size_t top = begin_of_group; /* by[begin_of_group .. top) is a stack of open begins */
-        for (j = begin_of_group; j < n && (by[j]->tag >> TAG_EVENT_SHIFT & TAG_EVENT_MASK) == ev; j++) {
-            if ((by[j]->tag & TAG_KIND_MASK) == KIND_BEGIN) by[top++] = by[j];
+        for (j = begin_of_group; j < n && (by[j]->tag >> IKP_WIRE_EVENT_SHIFT & IKP_WIRE_EVENT_MASK) == ev; j++) {
+            if ((by[j]->tag & IKP_WIRE_KIND_MASK) == IKP_WIRE_KIND_BEGIN) by[top++] = by[j];
             else if (top > begin_of_group) {
                 top--;
                 if (add_region(f, by[top]->stamp, by[j]->stamp, (long)ev)) goto out;
@@ -515,13 +510,13 @@ static int finish(func *f, const char *const *names, size_t num_names, int list,
         }
         for (i = 0; i < f->n_rec; i++) {
             const record *r = &f->rec[i];
-            unsigned kind = r->tag & TAG_KIND_MASK;
-            if (r->paired || !r->kind_known || (r->tag & TAG_DATA_MARK) || (kind != KIND_BEGIN && kind != KIND_END))
+            unsigned kind = r->tag & IKP_WIRE_KIND_MASK;
+            if (r->paired || !r->kind_known || (r->tag & IKP_WIRE_DATA_MARK) || (kind != IKP_WIRE_KIND_BEGIN && kind != IKP_WIRE_KIND_END))
                 continue;
-            fprintf(out, "%s: %s of ", shown(f, mangled), kind == KIND_BEGIN ? "a begin" : "an end");
+            fprintf(out, "%s: %s of ", shown(f, mangled), kind == IKP_WIRE_KIND_BEGIN ? "a begin" : "an end");
             if (r->tag_known) {
-                fprintf(out, "event %u", r->tag >> TAG_EVENT_SHIFT & TAG_EVENT_MASK);
-                put_name(out, names, num_names, (long)(r->tag >> TAG_EVENT_SHIFT & TAG_EVENT_MASK));
+                fprintf(out, "event %u", r->tag >> IKP_WIRE_EVENT_SHIFT & IKP_WIRE_EVENT_MASK);
+                put_name(out, names, num_names, (long)(r->tag >> IKP_WIRE_EVENT_SHIFT & IKP_WIRE_EVENT_MASK));
             } else
                 fputs("an event computed at run time", out);
             fprintf(out, " (stamp at /*%04lx*/) not paired\n", f->in[r->stamp].offset);
