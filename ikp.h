@@ -8716,6 +8716,12 @@ static void ikp__put_kv_u(ikp__out *o, const char *k, uint64_t v)
 {
     ikp__puts(o, ",\""); ikp__puts(o, k); ikp__puts(o, "\":"); ikp__put_u64(o, v);
 }
+/* JSON: the i-th object of an array (a comma before it unless i is 0),
+   opened with its first key, an unsigned number */
+static void ikp__put_elem_u(ikp__out *o, uint32_t i, const char *k, uint64_t v)
+{
+    ikp__puts(o, i ? ",\n{\"" : "\n{\""); ikp__puts(o, k); ikp__puts(o, "\":"); ikp__put_u64(o, v);
+}
 /* JSON: "key": a string (NULL: null), after a comma unless first */
 static void ikp__put_kv_s(ikp__out *o, const char *k, const char *v, int first)
 {
@@ -11873,9 +11879,7 @@ IKP_DEF ikp_result ikp_report_write_json(const ikp_report *r, const ikp_diff *ba
     ikp__puts(&o, "},\n\"stages\":[");
     for (i = 0; i < r->num_stages; i++) {
         const ikp_report_stage *g = &r->stages[i];
-        ikp__puts(&o, i ? ",\n{" : "\n{");
-        snprintf(t, sizeof t, "\"group\":%u", g->group);
-        ikp__puts(&o, t);
+        ikp__put_elem_u(&o, i, "group", g->group);
         ikp__put_kv_s(&o, "group_name", g->group_name, 0);
         ikp__put_kv_u(&o, "id", g->id);
         ikp__put_kv_s(&o, "name", g->name, 0);
@@ -11889,9 +11893,7 @@ IKP_DEF ikp_result ikp_report_write_json(const ikp_report *r, const ikp_diff *ba
     ikp__puts(&o, "],\n\"pipeline\":{\"groups\":[");
     for (i = 0; i < r->num_groups; i++) {
         const ikp_report_group *g = &r->groups[i];
-        ikp__puts(&o, i ? ",\n{" : "\n{");
-        snprintf(t, sizeof t, "\"group\":%u", g->group);
-        ikp__puts(&o, t);
+        ikp__put_elem_u(&o, i, "group", g->group);
         ikp__put_kv_s(&o, "name", g->name, 0);
         ikp__put_kv_u(&o, "lanes", g->lanes);
         ikp__put_kv_u(&o, "blocks", g->blocks);
@@ -11933,8 +11935,7 @@ IKP_DEF ikp_result ikp_report_write_json(const ikp_report *r, const ikp_diff *ba
     show = r->num_blocks < 8 ? r->num_blocks : 8;
     for (i = 0; i < show; i++) {
         const ikp_report_block *b = &r->blocks[i];
-        snprintf(t, sizeof t, "%s{\"block\":%u", i ? ",\n" : "\n", b->block);
-        ikp__puts(&o, t);
+        ikp__put_elem_u(&o, i, "block", b->block);
         ikp__put_kv_un(&o, "sm", b->sm, b->sm != IKP_NO_SM);
         ikp__put_kv_f(&o, "start_ns", (double)b->start_ps / 1000.0);
         ikp__put_kv_f(&o, "end_ns", (double)b->end_ps / 1000.0);
