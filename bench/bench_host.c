@@ -210,6 +210,32 @@ static void merge_lane(uint64_t *w, uint64_t g0)
     h[7] = IKP_WIRE_FINALIZED | 3;
 }
 
+/* a capture's GPU, of host node0 (host readings link captures of one host
+   only): UUID from gpu, ordinal gpu % 8, rank as given; its two readings
+   of the host's clock, apart ns apart, the host's clock skew ns off its
+   usual distance; o (zeroed) points at them */
+static void node0_gpu(ikp_decode_options *o, ikp_device_id *d, ikp_clock_sync cs[2], uint32_t gpu, int32_t rank,
+                      uint64_t g0, uint64_t apart, int64_t skew)
+{
+    int j;
+    memset(d, 0, sizeof *d);
+    memcpy(d->uuid, &gpu, sizeof gpu);
+    d->uuid[15] = 0x5a;
+    snprintf(d->host, sizeof d->host, "node0");
+    d->ordinal = (int32_t)(gpu % 8);
+    d->rank = rank;
+    for (j = 0; j < 2; j++) {
+        cs[j].gpu_ns = g0 - 500000 + (uint64_t)j * apart;
+        cs[j].host_ns = (int64_t)cs[j].gpu_ns - 123456789 + skew;
+        cs[j].uncertainty_ns = 400;
+        cs[j].reserved = 0;
+    }
+    memset(o, 0, sizeof *o);
+    o->device = d;
+    o->clock = cs;
+    o->num_clock = 2;
+}
+
 /* section 3: n captures merged and written; seconds (median of 3), or < 0 */
 static double merge_seconds(uint32_t n)
 {
@@ -227,24 +253,8 @@ static double merge_seconds(uint32_t n)
         ikp_device_id d;
         ikp_clock_sync cs[2];
         uint64_t g0 = 1795776733000000000ull + (uint64_t)k * 7919; /* ns since 1970; each GPU its own clock */
-        int j;
         merge_lane(w + (size_t)k * 25, g0);
-        memset(&d, 0, sizeof d);
-        memcpy(d.uuid, &k, sizeof k);
-        d.uuid[15] = 0x5a;
-        snprintf(d.host, sizeof d.host, "node0"); /* host readings link captures of one host only */
-        d.ordinal = (int32_t)(k % 8);
-        d.rank = (int32_t)k;
-        for (j = 0; j < 2; j++) {
-            cs[j].gpu_ns = g0 - 500000 + (uint64_t)j * 1000000;
-            cs[j].host_ns = (int64_t)cs[j].gpu_ns - 123456789 + (int64_t)(k % 8) * 1000;
-            cs[j].uncertainty_ns = 400;
-            cs[j].reserved = 0;
-        }
-        memset(&o, 0, sizeof o);
-        o.device = &d;
-        o.clock = cs;
-        o.num_clock = 2;
+        node0_gpu(&o, &d, cs, k, (int32_t)k, g0, 1000000, (int64_t)(k % 8) * 1000);
         if (ikp_capture_open(w + (size_t)k * 25, 25, &o, &caps[k], &e) != IKP_OK) {
             fprintf(stderr, "bench: %s\n", e.message);
             goto end;
@@ -319,28 +329,12 @@ static int export_inputs(uint32_t n, char **paths, uint64_t *records, double *la
         ikp_error e;
         struct stat sb;
         uint64_t g0 = 1795776733000000000ull + (uint64_t)(k / 8) * 10000000ull + (uint64_t)(k % 8) * 7919;
-        int j;
         memset(w, 0, nw * 8);
         ikp_buffer_header(w, lanes, cap, 1980000, NULL);
         for (l = 0; l < lanes; l++)
             tile_lane(w + 8 + (uint64_t)l * (9 + cap), cap, l, lanes, l * 16, g0, 1000000ull * l + 0xFFF00000ull,
                       (k * lanes + l) * 2654435761u);
-        memset(&d, 0, sizeof d);
-        d.uuid[0] = (uint8_t)(k % 8);
-        d.uuid[15] = 0x5a;
-        snprintf(d.host, sizeof d.host, "node0");
-        d.ordinal = (int32_t)(k % 8);
-        d.rank = (int32_t)(k % 8);
-        for (j = 0; j < 2; j++) {
-            cs[j].gpu_ns = g0 - 500000 + (uint64_t)j * 4000000;
-            cs[j].host_ns = (int64_t)cs[j].gpu_ns - 123456789 - (int64_t)(k % 8) * 7919;
-            cs[j].uncertainty_ns = 400;
-            cs[j].reserved = 0;
-        }
-        memset(&o, 0, sizeof o);
-        o.device = &d;
-        o.clock = cs;
-        o.num_clock = 2;
+        node0_gpu(&o, &d, cs, k % 8, (int32_t)(k % 8), g0, 4000000, -(int64_t)(k % 8) * 7919);
         o.event_names = names;
         o.num_event_names = 4;
         if (!(paths[k] = (char *)malloc(64))) break;
