@@ -7310,6 +7310,20 @@ static int ikp__repeated(const ikp_capture *const *caps, uint32_t n, uint32_t *r
     return (int)found;
 }
 
+/* IKP_OK, or IKP_ERR_INVALID_ARGUMENT naming the first capture that
+   repeats an earlier one (how is added to the words "the same buffer") */
+static ikp_result ikp__refuse_repeated(const ikp_capture *const *caps, uint32_t n, const char *how, ikp_error *err)
+{
+    char la[128], lb[128];
+    uint32_t i, j;
+    const int rep = n > 1 ? ikp__repeated(caps, n, &i, &j) : 0;
+    if (rep < 0) return ikp__oom(err);
+    if (!rep) return IKP_OK;
+    ikp_merge_label(caps, n, i, la, sizeof la);
+    ikp_merge_label(caps, n, j, lb, sizeof lb);
+    return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "%s is %s again (the same buffer%s)", la, lb, how);
+}
+
 /* The links of a merge without its pairs, O(n + P) words for n captures
    and P peer measurements: each GPU's captures, each GPU's measurements
    by other captures, and the captures with host readings of each host.
@@ -7963,7 +7977,7 @@ IKP_DEF ikp_result ikp_merge_align(const ikp_capture *const *caps, uint32_t n, i
     uint64_t *dist;
     ikp__link_data *ld;
     ikp__mg mg;
-    uint32_t i, j;
+    uint32_t i;
     int64_t zmin = INT64_MAX;
     ikp_result r = IKP_OK;
     char la[128], lb[128];
@@ -7978,16 +7992,7 @@ IKP_DEF ikp_result ikp_merge_align(const ikp_capture *const *caps, uint32_t n, i
                              "other captures; %s places each capture by its first record", la,
                              ikp_format_name(caps[i]->format), IKP__OPT(&caps[i]->info.option_names, align_start));
         }
-    if (n > 1) {
-        int rep = ikp__repeated(caps, n, &i, &j);
-        if (rep < 0) return ikp__oom(err);
-        if (rep) {
-            ikp_merge_label(caps, n, i, la, sizeof la);
-            ikp_merge_label(caps, n, j, lb, sizeof lb);
-            return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1,
-                             "%s is %s again (the same buffer, started at the same GPU time)", la, lb);
-        }
-    }
+    if ((r = ikp__refuse_repeated(caps, n, ", started at the same GPU time", err)) != IKP_OK) return r;
     memset(out, 0, (size_t)n * sizeof *out);
     memset(&mg, 0, sizeof mg);
     dist = (uint64_t *)ikp__alloc(&caps[0]->alloc, (size_t)n * sizeof *dist);
@@ -9424,17 +9429,8 @@ static ikp_result ikp__pq_plan_make(const ikp_capture *const *caps, uint32_t n, 
     p->axis = "merged_ns";
     for (k = 0; k < n; k++)
         if (!caps[k]->info.gpu_time_known) p->axis = "capture_ns"; /* no GPU time to place it by */
-    if (p->axis[0] == 'c' && n > 1) { /* merge_align refuses a capture given twice; by first records, here */
-        uint32_t i, j;
-        int rep = ikp__repeated(caps, n, &i, &j);
-        if (rep < 0) return ikp__oom(err);
-        if (rep) {
-            char la[128], lb[128];
-            ikp_merge_label(caps, n, i, la, sizeof la);
-            ikp_merge_label(caps, n, j, lb, sizeof lb);
-            return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "%s is %s again (the same buffer)", la, lb);
-        }
-    }
+    /* merge_align refuses a capture given twice; placed by first records, here */
+    if (p->axis[0] == 'c' && (r = ikp__refuse_repeated(caps, n, "", err)) != IKP_OK) return r;
     r = p->axis[0] == 'c' ? ikp_merge_align_start(caps, n, NULL, p->al, err)
                           : ikp_merge_align(caps, n, opt ? opt->raw : 0, p->al, err);
     if (r == IKP_OK) r = ikp_merge_labels(caps, n, p->labels[0], sizeof p->labels[0], err);
