@@ -9006,14 +9006,13 @@ static void ikp__pq_i64(ikp__pqw *w, int c, int64_t v)
     for (k = 0; k < 8; k++) b[k] = (unsigned char)(u >> 8 * k);
     ikp__tc_put(&w->col[c].v, b, 8);
 }
+#define IKP__FNV_BASIS 14695981039346656037ull
+#define IKP__FNV_PRIME 1099511628211ull
 static uint64_t ikp__fnv(const char *s, size_t n)
 {
-    uint64_t h = 14695981039346656037ull;
+    uint64_t h = IKP__FNV_BASIS;
     size_t i;
-    for (i = 0; i < n; i++) {
-        h ^= (unsigned char)s[i];
-        h *= 1099511628211ull;
-    }
+    for (i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * IKP__FNV_PRIME;
     return h;
 }
 /* the dictionary's hash table doubled (or made), its entries put back */
@@ -9496,12 +9495,9 @@ static void ikp__in_file(ikp_error *err, ikp_result r, const char *path)
 /* the 64-bit FNV-1a hash of words, word by word */
 static uint64_t ikp__words_hash(const uint64_t *w, size_t n)
 {
-    uint64_t h = 14695981039346656037ull;
+    uint64_t h = IKP__FNV_BASIS;
     size_t i;
-    for (i = 0; i < n; i++) {
-        h ^= w[i];
-        h *= 1099511628211ull;
-    }
+    for (i = 0; i < n; i++) h = (h ^ w[i]) * IKP__FNV_PRIME;
     return h;
 }
 
