@@ -770,14 +770,11 @@ static int cmd_export(int argc, char **argv)
         if (!strcmp(a, "--labels") && has) rc = parse_names(argv[++i], "--labels", &labels);
         else if (!strcmp(a, "--raw")) eo.raw = 1;
         else if (!strcmp(a, "--row-group") && has) {
-            char *end;
-            unsigned long v;
-            errno = 0;
-            v = strtoul(argv[++i], &end, 10);
-            if (*end || end == argv[i] || errno || v == 0 || v > 0x7FFFFFFFul) {
+            eo.row_group_rows = parse_count(argv[++i]);
+            if (eo.row_group_rows == 0 || eo.row_group_rows > 0x7FFFFFFFu) {
                 fprintf(stderr, "ikp: error: --row-group takes a number of rows from 1 to 2147483647, not '%s'\n", argv[i]);
                 rc = 2;
-            } else eo.row_group_rows = (uint32_t)v;
+            }
         } else if (is_input(a) && strcmp(a, "-")) files[n++] = a;
         else { fprintf(stderr, "ikp: error: %s '%s'\n%s", takes_value(a) && i + 1 >= argc ? "no value after" : "unexpected argument", a, see_help); rc = 2; }
     }
