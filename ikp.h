@@ -8721,12 +8721,6 @@ static void ikp__put_kv_u(ikp__out *o, const char *k, uint64_t v)
 {
     ikp__puts(o, ",\""); ikp__puts(o, k); ikp__puts(o, "\":"); ikp__put_u64(o, v);
 }
-/* JSON: the i-th object of an array (a comma before it unless i is 0),
-   opened with its first key, an unsigned number */
-static void ikp__put_elem_u(ikp__out *o, uint32_t i, const char *k, uint64_t v)
-{
-    ikp__puts(o, i ? ",\n{\"" : "\n{\""); ikp__puts(o, k); ikp__puts(o, "\":"); ikp__put_u64(o, v);
-}
 /* JSON: "key": a string (NULL: null), after a comma unless first */
 static void ikp__put_kv_s(ikp__out *o, const char *k, const char *v, int first)
 {
@@ -11667,6 +11661,13 @@ static void ikp__md_stages(ikp__out *o, const ikp_report *r)
         ikp__put_f(o, s->p50_ns, 1); ikp__puts(o, " | ");
         ikp__put_f(o, s->p99_ns, 1); ikp__puts(o, " |\n");
     }
+}
+
+/* JSON: the i-th object of an array (a comma before it unless i is 0),
+   opened with its first key, an unsigned number */
+static void ikp__put_elem_u(ikp__out *o, uint32_t i, const char *k, uint64_t v)
+{
+    ikp__puts(o, i ? ",\n{\"" : "\n{\""); ikp__puts(o, k); ikp__puts(o, "\":"); ikp__put_u64(o, v);
 }
 
 /* the group the blocks wait on: busy alone the longest (an index into
