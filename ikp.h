@@ -156,18 +156,84 @@
        different versions in one file is a compile error. Copy both headers
        from one release.
 
-   CONTENTS (declarations, then the implementation in the same order: the
-   data's path from the wire format to the tools)
-       1. wire format constants (shared with ikp_cuda.cuh; see FORMAT.md)
-       2. results and errors (and the allocator)
-       3. capture: open a buffer (IKP's or another tool's) or a file; each
-          lane's records placed in time; clock relations; the lane table
-       4. per-lane decode into events
-       5. trace writers (Chrome JSON, Perfetto protobuf); output files;
-          merged timelines of several captures
-       6. statistics; 6b. diff of two captures, report (Markdown, SVG)
-       7. capture files (.ikp) written, name lists
-       8. one-call dump; CUDA buffer helpers
+   CONTENTS
+       Each section opens with a comment line that holds ">>", its tag, a
+       colon and what the section holds. The list below is the tags in
+       file order; grep -n '^/\* >>' ikp.h prints it with line numbers
+       (">>" followed by a space is C's shift operator, never a tag).
+       Declarations come first, each section tagged by its topic; then the
+       implementation, each section tagged by the topic it implements, a
+       dash and its part (-impl: the topic's calls, or the whole topic),
+       so a search for ">>" and a topic finds the topic's declarations,
+       then each part of its implementation.
+       config             version, linkage (IKP_DEF), the CUDA switch
+       wire               wire format constants, shared with ikp_cuda.cuh
+       errors             results and errors
+       capture            opening a capture: formats, options, figures, lanes
+       decode             per-lane decode into events
+       trace              traces (Chrome JSON, Perfetto): format, options
+       merge              merged timelines: captures on one clock
+       export             Parquet export of captures' regions and instants
+       output             output files replaced whole or not at all
+       stats              statistics per event and group; text, JSON
+       diff               diff of two captures: verdicts, tests, writers
+       report             report of one capture: stages, pipeline, picture
+       capfile            capture files (.ikp) written
+       names              name lists (--names a,b or a file)
+       dump               one call: words to trace, capture and summary
+       cuda               CUDA helpers: buffers, clock readings
+       config-impl        includes, default allocator, internal limits
+       capfile-layout     capture file layout: magics, field offsets
+       config-alloc       allocation: default and run-time allocators
+       errors-impl        results and errors
+       capture-types      a lane, its records and their time; the capture
+       capture-formats    the input formats, one row each
+       capture-records    a record word decoded; the cursor over a lane
+       capture-walk       a lane's walk: stamps, anchors, segments
+       capture-sm         one mapping per SM from cycles to time
+       capture-names      names copied from the API; ikp_capture_free
+       capture-clock      clocks: host, device, peer GPUs, SM samples
+       capture-ikp        IKP buffers
+       capture-peer       the peer formats' common parts
+       capture-tirx       tirx (TVM TIRx CudaProfiler, warpscope)
+       capture-flashinfer flashinfer (profiler.cuh)
+       capture-triton     triton-dist (triton_dist.tools.profiler)
+       capture-nuggets    transformer_nuggets: a slice of words per unit
+       capture-lanes      lanes made from the words; what a file's bytes are
+       capture-open       opening words: format, lanes, time 0
+       capture-files      opening files: .ikp, .npy, bare buffers
+       capture-query      a capture's figures, placement, lanes, names
+       decode-impl        per-lane decode
+       trace-out          buffered output; numbers and JSON strings
+       trace-names        names of events, blocks, processes, threads
+       trace-walk         the walk over lanes by block: flows, counters
+       trace-chrome       the Chrome JSON writer
+       trace-perfetto     the Perfetto protobuf writer
+       output-impl        output files; the writers to a path
+       merge-links        what links captures; a capture given twice
+       merge-graph        a merge's links as lists, without its pairs
+       merge-place        placement: least uncertain chains (Dijkstra)
+       merge-check        links that disagree with the placement
+       merge-impl         ikp_merge_align, _align_start, labels, host zero
+       merge-write        the merged trace: ikp_write_merged
+       stats-impl         statistics computed
+       stats-write        statistics and figures as text and JSON
+       export-parquet     Parquet written here: Thrift, pages, footer
+       export-rows        one capture's rows
+       export-impl        the table: captures placed, rows written
+       report-analysis    one walk for statistics, diff and report
+       report-compute     ikp_report_compute and its sections
+       diff-verdict       verdicts: tests of a change, the rule
+       diff-compute       ikp_diff_compute and its sections
+       diff-write         a diff as text and JSON
+       diff-markdown      Markdown, link and XML escapes; a diff in Markdown
+       report-markdown    a report in Markdown
+       report-json        a report as JSON
+       report-svg         a report's picture as SVG
+       capfile-impl       capture files written (read in capture-files)
+       names-impl         name lists parsed
+       dump-impl          IKP buffer sizes and headers; the one-call dump
+       cuda-impl          CUDA helpers: buffers, clocks, SM clock samples
 
    The library never prints, never exits, and keeps no mutable global state:
    a capture is read-only once opened, so any number of threads may decode
@@ -177,6 +243,7 @@
 #ifndef IKP_H
 #define IKP_H
 
+/* >>config: version, linkage (IKP_DEF), the CUDA switch */
 #define IKP_VERSION_MAJOR 0
 #define IKP_VERSION_MINOR 12
 #define IKP_VERSION_PATCH 0
@@ -223,8 +290,8 @@
 #endif
 #endif
 
-/* ---- 1. wire format (FORMAT.md) -------------------------------------------
-   Kept identical in ikp_cuda.cuh (tests/sass/check_sass.py checks it). */
+/* >>wire: wire format constants, shared with ikp_cuda.cuh */
+/* Kept identical in ikp_cuda.cuh (tests/sass/check_sass.py checks it). */
 #ifndef IKP_WIRE_DEFINED
 #define IKP_WIRE_DEFINED
 #define IKP_WIRE_MAGIC 0x31504B49u        /* "IKP1", buffer word 0 bits 0..31 */
@@ -262,7 +329,7 @@
 extern "C" {
 #endif
 
-/* ---- 2. results and errors ------------------------------------------------ */
+/* >>errors: results and errors */
 typedef enum ikp_result {
     IKP_OK = 0,
     IKP_ERR_INVALID_ARGUMENT, /* a NULL or out-of-range argument */
@@ -292,7 +359,7 @@ typedef struct ikp_error {
 
 IKP_DEF const char *ikp_result_string(ikp_result r);
 
-/* ---- 3. capture ----------------------------------------------------------- */
+/* >>capture: opening a capture: formats, options, figures, lanes */
 typedef enum ikp_format {
     IKP_FORMAT_AUTO = 0,
     IKP_FORMAT_IKP,
@@ -609,7 +676,7 @@ IKP_DEF const char *ikp_group_name(const ikp_capture *cap, uint32_t group);
 #define IKP_NO_EVENT 0xFFFFFFFFu
 IKP_DEF uint32_t ikp_event_id(const ikp_capture *cap, const char *name);
 
-/* ---- 4. per-lane decode --------------------------------------------------- */
+/* >>decode: per-lane decode into events */
 typedef enum ikp_event_kind {
     IKP_EVENT_REGION = 0,          /* begin..end */
     IKP_EVENT_INSTANT,
@@ -655,7 +722,7 @@ IKP_DEF ikp_result ikp_decode_lane(const ikp_capture *cap, uint32_t lane,
 /* takes the capture for its allocator, which allocated the events */
 IKP_DEF void ikp_lane_events_free(const ikp_capture *cap, ikp_lane_events *ev);
 
-/* ---- 5. traces: Chrome JSON and Perfetto ------------------------------------ */
+/* >>trace: traces (Chrome JSON, Perfetto): format, options */
 /* Output callback: returns 0 on success, non-zero to stop with IKP_ERR_WRITE. */
 typedef int (*ikp_write_fn)(void *user, const void *data, size_t size);
 /* A ready callback for a FILE* passed as user. */
@@ -666,6 +733,16 @@ typedef enum ikp_group_by {
     IKP_BY_SM,         /* a process per SM, a thread per lane */
     IKP_BY_COUNT
 } ikp_group_by;
+
+/* A trace's format, for the calls that take it as a value
+   (ikp_write_merged): a writer added later is a value added here, not a
+   new parameter. Other values are refused (IKP_ERR_INVALID_ARGUMENT). */
+typedef enum ikp_trace_format {
+    IKP_TRACE_JSON = 0,      /* Chrome trace JSON (ikp_write_chrome) */
+    IKP_TRACE_PERFETTO = 1,  /* Perfetto protobuf (ikp_write_perfetto; refused with
+                                IKP_NO_PERFETTO) */
+    IKP_TRACE_FORMAT_COUNT
+} ikp_trace_format;
 
 /* A flow: arrows from `from` events to `to` events of the same block; each
    `to` event gets at most one, so there are never more arrows than records.
@@ -748,6 +825,7 @@ IKP_DEF ikp_result ikp_write_perfetto_path(const ikp_capture *cap, const ikp_tra
    IKP_NO_PERFETTO such a path is refused: IKP_ERR_INVALID_ARGUMENT) */
 IKP_DEF int ikp_is_perfetto_path(const char *path);
 
+/* >>merge: merged timelines: captures on one clock */
 #ifndef IKP_NO_MERGE /* leave merged timelines out with -DIKP_NO_MERGE */
 /* Merged timelines: several captures (GPUs, ranks, launches; from one
    process or many) on one time axis. Each capture is placed by the most
@@ -834,14 +912,17 @@ typedef struct ikp_merge_options {
 /* One trace of n captures, each in processes of its own (pids disjoint,
    each process name starting with the capture's label), placed by
    ikp_merge_align; the trace states each capture's placement and
-   uncertainty (JSON "otherData"; Perfetto: a track per capture). */
+   uncertainty (JSON "otherData"; Perfetto: a track per capture). format:
+   IKP_TRACE_JSON or IKP_TRACE_PERFETTO (0 and 1, as an int flag passed
+   before the enum existed); another value is refused. */
 IKP_DEF ikp_result ikp_write_merged(const ikp_capture *const *caps, uint32_t n, const ikp_merge_options *opt,
-                                    int perfetto, ikp_write_fn fn, void *user, ikp_error *err);
+                                    ikp_trace_format format, ikp_write_fn fn, void *user, ikp_error *err);
 /* Same to path (Perfetto when ikp_is_perfetto_path), replaced whole or not at all. */
 IKP_DEF ikp_result ikp_write_merged_path(const ikp_capture *const *caps, uint32_t n,
                                          const ikp_merge_options *opt, const char *path, ikp_error *err);
 #endif /* IKP_NO_MERGE */
 
+/* >>export: Parquet export of captures' regions and instants */
 #if !defined(IKP_NO_MERGE) && !defined(IKP_NO_EXPORT) /* leave it out with -DIKP_NO_EXPORT */
 /* Export: every region and instant of captures, a row each, as one Apache
    Parquet table written by this file (no library), for DuckDB, pyarrow
@@ -870,6 +951,7 @@ IKP_DEF ikp_result ikp_export_parquet_files(const char *const *inputs, uint32_t 
                                             uint32_t num_outputs, ikp_error *err);
 #endif
 
+/* >>output: output files replaced whole or not at all */
 /* Output files that are replaced whole or not at all. ikp_output_open
    creates a new temporary file next to path (a random name ending in
    ".ikp-tmp", created exclusively: never an existing file, never through a
@@ -901,7 +983,7 @@ IKP_DEF ikp_result ikp_output_end(ikp_output *out, ikp_result result, ikp_error 
    IKP_OUTPUT_PATH_MAX bytes with its NUL. */
 IKP_DEF const char *ikp_output_temp_path(const ikp_output *out);
 
-/* ---- 6. statistics -------------------------------------------------------- */
+/* >>stats: statistics per event and group; text, JSON */
 typedef struct ikp_event_stats {
     uint32_t id;
     const char *name;
@@ -936,9 +1018,9 @@ IKP_DEF ikp_result ikp_stats_write_json(const ikp_stats *st, ikp_write_fn fn, vo
    warnings (also the head of ikp_stats_write_text). */
 IKP_DEF ikp_result ikp_info_write_text(const ikp_stats *st, ikp_write_fn fn, void *user, ikp_error *err);
 
+/* >>diff: diff of two captures: verdicts, tests, writers */
 #ifndef IKP_NO_REPORT /* diff and report: leave them out with -DIKP_NO_REPORT */
-/* ---- 6b. diff and report ---------------------------------------------------
-   ikp_diff compares two captures of one kernel (a base and a new version)
+/* ikp_diff compares two captures of one kernel (a base and a new version)
    event by event, matched by name; ikp_report explains one capture: stage
    table, pipeline overlap of the groups, balance across SMs and blocks, and
    a picture (SVG). Both decode every lane once. */
@@ -1073,6 +1155,7 @@ IKP_DEF ikp_result ikp_diff_write_text(const ikp_diff *d, ikp_write_fn fn, void 
 IKP_DEF ikp_result ikp_diff_write_json(const ikp_diff *d, ikp_write_fn fn, void *user, ikp_error *err);
 IKP_DEF ikp_result ikp_diff_write_markdown(const ikp_diff *d, ikp_write_fn fn, void *user, ikp_error *err);
 
+/* >>report: report of one capture: stages, pipeline, picture */
 /* All-zero means the defaults. */
 typedef struct ikp_report_options {
     const uint32_t *wait_events;       /* event ids whose regions are waiting, not work: time
@@ -1191,7 +1274,7 @@ IKP_DEF ikp_result ikp_report_write_svg(const ikp_report *r, ikp_write_fn fn, vo
 
 #endif /* IKP_NO_REPORT */
 
-/* ---- 7. capture files and name lists -------------------------------------- */
+/* >>capfile: capture files (.ikp) written */
 /* Writes cap as an .ikp capture file (FORMAT.md): its buffer, format, names,
    clock readings, device, peer measurements and SM clock samples; the file
    opened with the same decode options gives the same capture. To a
@@ -1201,6 +1284,7 @@ IKP_DEF ikp_result ikp_capture_write(const ikp_capture *cap, ikp_write_fn fn, vo
 IKP_DEF ikp_result ikp_capture_write_file(const ikp_capture *cap, FILE *f, ikp_error *err);
 IKP_DEF ikp_result ikp_capture_write_path(const ikp_capture *cap, const char *path, ikp_error *err);
 
+/* >>names: name lists (--names a,b or a file) */
 /* Splits "a,b,,c" (len bytes, no NUL needed) into names; empty entries are
    NULL (default name). Free with ikp_name_list_free. At most
    IKP_WIRE_MAX_EVENTS names, each at most 255 bytes, no NUL bytes. */
@@ -1217,7 +1301,7 @@ IKP_DEF ikp_result ikp_name_list_parse_path(const char *path, const ikp_allocato
                                             ikp_name_list *out, ikp_error *err);
 IKP_DEF void ikp_name_list_free(ikp_name_list *list);
 
-/* ---- 8. one call: words -> trace file + capture file + summary ----------- */
+/* >>dump: one call: words to trace, capture and summary */
 typedef struct ikp_dump_desc {
     const char *trace_path;      /* trace (NULL: none): Perfetto protobuf when the name ends
                                     in .pftrace or .perfetto-trace, else Chrome JSON */
@@ -1238,6 +1322,7 @@ IKP_DEF size_t ikp_buffer_words(uint32_t lanes, uint32_t capacity);
 IKP_DEF ikp_result ikp_buffer_header(uint64_t *header8, uint32_t lanes, uint32_t capacity,
                                      uint32_t clock_khz, ikp_error *err);
 
+/* >>cuda: CUDA helpers: buffers, clock readings */
 #if IKP_HAS_CUDA
 /* With -DIKP_ENABLE=0 (the production build of the kernels, given on the
    command line so that it reaches this file too) the helpers below take
@@ -1354,6 +1439,7 @@ IKP_DEF ikp_result ikp_cuda_peer_clock(int device, int peer, ikp_peer_clock *out
 #ifndef IKP_IMPLEMENTATION_INCLUDED
 #define IKP_IMPLEMENTATION_INCLUDED
 
+/* >>config-impl: includes, default allocator, internal limits */
 #include <string.h>
 #include <stdarg.h>
 #include <errno.h>
@@ -1387,6 +1473,7 @@ extern "C" {
 #define IKP__ANCHOR_MASK ((1ull << 62) - 1)
 #define IKP__RATE_MIN_SPAN_NS 50000     /* lanes shorter use the capture's cycle rate */
 #define IKP__ANCHOR_LIMIT (1ull << 46)  /* ns or cycles: anchors farther apart are corrupt */
+/* >>capfile-layout: capture file layout: magics, field offsets */
 #define IKP__CAPT_MAGIC "IKPCAPT1"
 #define IKP__CAPT_HEADER 48u
 #define IKP__CLOCK_MAGIC "IKPCLOCK"     /* capture file version 2: the clock section */
@@ -1429,7 +1516,7 @@ extern "C" {
 #define IKP__AT_SMCLK_SM 16u
 #define IKP__AT_SMCLK_RESERVED 20u
 
-/* ---- 2. allocation ---- */
+/* >>config-alloc: allocation: default and run-time allocators */
 static void *ikp__default_alloc(size_t n, void *u) { (void)u; return IKP_MALLOC(n); }
 static void *ikp__default_realloc(void *p, size_t n, void *u) { (void)u; return IKP_REALLOC(p, n); }
 static void ikp__default_free(void *p, void *u) { (void)u; IKP_FREE(p); }
@@ -1467,7 +1554,7 @@ static int ikp__grow(const ikp_allocator *a, void **p, size_t *cap, size_t need,
 
 static size_t ikp__fmt_fixed(char *t, size_t n, double x, int decimals);
 
-/* ---- 2. results and errors ---- */
+/* >>errors-impl: results and errors */
 IKP_DEF const char *ikp_result_string(ikp_result r)
 {
     switch (r) {
@@ -1540,7 +1627,7 @@ IKP_DEF ikp_format ikp_format_from_name(const char *name)
     return IKP_FORMAT_COUNT;
 }
 
-/* ---- 3. capture: a lane's records and their time ---- */
+/* >>capture-types: a lane, its records and their time; the capture */
 typedef struct ikp__lane {
     ikp_lane_info pub;
     uint64_t base;        /* word index of slot 0 (TIRx: offset into index) */
@@ -1606,7 +1693,7 @@ struct ikp_capture {
 
 /* One reading of an SM's clock: cycle tick (62 bits, the lanes' tick
    axis) at capture time ps; a point of the SM's mapping, or one within
-   IKP__SAMPLE_TOL_PS of it (section "one mapping per SM") */
+   IKP__SAMPLE_TOL_PS of it (section capture-sm) */
 typedef struct ikp__reading {
     int64_t tick, ps;
     uint32_t sm;
@@ -1627,8 +1714,8 @@ typedef struct ikp__rec {
 #define IKP__KIND_ANCHOR_C 7u
 #define IKP__KIND_ANCHOR_AUTO 8u /* an automatic anchor: globaltimer, cycles after the record before */
 
-/* ---- 3. capture: the input formats, one row each ----
-   What differs between formats is said once, in a row of ikp__formats,
+/* >>capture-formats: the input formats, one row each */
+/* What differs between formats is said once, in a row of ikp__formats,
    and each format's functions are one block further down (IKP buffers,
    tirx, flashinfer, triton-dist, transformer_nuggets), reached only
    through its row: its name, what kind of buffer it is (IKP__FMT_*), how
@@ -1754,6 +1841,7 @@ IKP_DEF const char *ikp_format_name(ikp_format f)
     return (unsigned)f < IKP_FORMAT_COUNT ? ikp__formats[f].name : "?";
 }
 
+/* >>capture-records: a record word decoded; the cursor over a lane */
 /* tag bits that must be 0: on an anchor half (IKP_ANCHOR), on a data
    record, on a timed record (begin, end, instant) */
 #define IKP__TAG_ANCHOR_ZERO (IKP_WIRE_AUTO_DELTA_MAX << IKP_WIRE_AUTO_DELTA_SHIFT | IKP_WIRE_KIND_MASK)
@@ -1852,6 +1940,7 @@ static inline int ikp__next_word(ikp__cursor *c, uint64_t *w)
     }
 }
 
+/* >>capture-walk: a lane's walk: stamps, anchors, segments */
 /* Time state of one lane: unwraps 32-bit stamps onto the lane's 64-bit axis. */
 typedef struct ikp__clock {
     int64_t prev;
@@ -2214,8 +2303,8 @@ static void ikp__place_bound(const ikp_capture *cap, const ikp__lane *l, const i
     if (d > *gap) *gap = d;
 }
 
-/* ---- 3. capture: one mapping per SM ----
-   Every lane of one SM stamps the same counter, %clock64 of that SM. So
+/* >>capture-sm: one mapping per SM from cycles to time */
+/* Every lane of one SM stamps the same counter, %clock64 of that SM. So
    each SM gets one mapping from cycles to the capture's ns axis, made
    from every reading of that SM's clock: the start and end anchors of all
    its lanes, their IKP_ANCHOR and automatic anchors, and the SM clock
@@ -2550,6 +2639,7 @@ static void ikp__scan_lane(const ikp_capture *cap, ikp__lane *l, ikp_capture_inf
     }
 }
 
+/* >>capture-names: names copied from the API; ikp_capture_free */
 static char *ikp__strdup_n(const ikp_allocator *a, const char *s, size_t n)
 {
     char *d = (char *)ikp__alloc(a, n + 1);
@@ -2621,7 +2711,7 @@ IKP_DEF void ikp_capture_free(ikp_capture *cap)
     ikp__free(&a, cap);
 }
 
-/* ---- 3. capture: clock relations (host clock, device, peer GPUs, SM clocks) ---- */
+/* >>capture-clock: clocks: host, device, peer GPUs, SM samples */
 static int ikp__cmp_sync(const void *a, const void *b)
 {
     const ikp_clock_sync *x = (const ikp_clock_sync *)a, *y = (const ikp_clock_sync *)b;
@@ -2927,7 +3017,7 @@ IKP_DEF ikp_result ikp_capture_host_zero(const ikp_capture *cap, int64_t *host_n
     return IKP_OK;
 }
 
-/* ---- 3. capture: IKP buffers ---- */
+/* >>capture-ikp: IKP buffers */
 /* qsort, which must not be given NULL even for no elements */
 static void ikp__sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
 {
@@ -3338,8 +3428,8 @@ static int ikp__ikp_origin(const ikp_capture *cap, uint64_t *ns)
     return 1;
 }
 
-/* ---- 3. capture: the peer formats (tirx, flashinfer, triton-dist) ----
-   Word 0 = (num_groups << 32) | num_blocks, then one-word records: a
+/* >>capture-peer: the peer formats' common parts */
+/* Word 0 = (num_groups << 32) | num_blocks, then one-word records: a
    32-bit stamp (bits 32..63) over a tag whose bits 12..31 hold a lane
    field. What the three share is here; each one's own functions follow in
    its block. */
@@ -3549,8 +3639,8 @@ static int ikp__peer_pass(ikp_capture *cap, int64_t *t0, int64_t *t1)
 }
 
 
-/* ---- 3. capture: tirx (TVM TIRx CudaProfiler, warpscope) ----
-   Record: lane[31:12] | id[11:2] | kind[1:0] (3: the lane's finalize)
+/* >>capture-tirx: tirx (TVM TIRx CudaProfiler, warpscope) */
+/* Record: lane[31:12] | id[11:2] | kind[1:0] (3: the lane's finalize)
    under the stamp; record k of lane L at word 1 + L + k * stride, with a
    stride the user chooses (the lanes, or SMs x groups for persistent
    kernels). */
@@ -3676,8 +3766,8 @@ static void ikp__tirx_lane(const ikp_capture *cap, uint32_t i, ikp__lane *l)
     ikp__peer_first(cap, i, l, &first);
 }
 
-/* ---- 3. capture: flashinfer (profiler.cuh) ----
-   Record: sm[31:24] | block[23:12] | id[11:2] | kind[1:0] (3: invalid)
+/* >>capture-flashinfer: flashinfer (profiler.cuh) */
+/* Record: sm[31:24] | block[23:12] | id[11:2] | kind[1:0] (3: invalid)
    under the stamp; record k of lane L (L = block * groups + group) at word
    1 + L + k * lanes; zero words are empty. */
 
@@ -3728,8 +3818,8 @@ static void ikp__flashinfer_lane(const ikp_capture *cap, uint32_t i, ikp__lane *
     if (ikp__peer_first(cap, i, l, &x) && cap->info.num_blocks < 4096) l->pub.sm = (uint32_t)(x >> 24) & 0xFFu;
 }
 
-/* ---- 3. capture: triton-dist (triton_dist.tools.profiler) ----
-   After word 0, one word per block, (sm << 32) | block, then record k of
+/* >>capture-triton: triton-dist (triton_dist.tools.profiler) */
+/* After word 0, one word per block, (sm << 32) | block, then record k of
    lane L at word 1 + num_blocks + L + k * lanes: lane[31:12] |
    task_type[11:1] | is_start[0] under the stamp. Empty slots read
    IKP__TD_EMPTY; a record whose lane field is not its slot's lane is
@@ -3797,8 +3887,8 @@ static void ikp__td_lane(const ikp_capture *cap, uint32_t i, ikp__lane *l)
     ikp__peer_first(cap, i, l, &first);
 }
 
-/* ---- 3. capture: transformer_nuggets, one slice of unit_words words per unit ----
-   nuggets (legacy): [count][start, dur, tag, tid] x max_events, 64-bit stamps
+/* >>capture-nuggets: transformer_nuggets: a slice of words per unit */
+/* nuggets (legacy): [count][start, dur, tag, tid] x max_events, 64-bit stamps
    nuggets-compact:  [anchor][tag8 | dur24 | start_lo32] x max_events
    Both rows come here: the layout is the one difference between them.
    A stamp is read only within IKP__NUG_WINDOW ticks of the capture's middle
@@ -4146,7 +4236,7 @@ static int ikp__nug_origin(const ikp_capture *cap, uint64_t *ns)
     return 1;
 }
 
-/* ---- 3. capture: lanes made from the words ---- */
+/* >>capture-lanes: lanes made from the words; what a file's bytes are */
 /* Lane i of a capture that keeps no lanes (peer formats, nuggets): what
    every such lane shares, then the rest from its format's row. */
 static void ikp__peer_lane(const ikp_capture *cap, uint32_t i, ikp__lane *l)
@@ -4210,7 +4300,7 @@ static const char *ikp__sniff(const unsigned char *p, size_t n)
     return NULL;
 }
 
-/* ---- 3. capture: opening words ---- */
+/* >>capture-open: opening words: format, lanes, time 0 */
 /* auto-detection: the first row whose mark the words carry (the IKP magic) */
 static int ikp__detect_mark(const uint64_t *w, ikp_format *f)
 {
@@ -4465,7 +4555,7 @@ IKP_DEF ikp_result ikp_capture_open(const uint64_t *words, size_t num_words,
     return IKP_OK;
 }
 
-/* ---- 3. capture: opening files (.ikp captures, .npy arrays, bare buffers) ---- */
+/* >>capture-files: opening files: .ikp, .npy, bare buffers */
 /* names section of a capture file: u32 length + bytes, repeated */
 static ikp_result ikp__read_names(ikp_capture *cap, const unsigned char *p, uint64_t size,
                                   uint64_t base, uint32_t count, char ***dst, uint32_t *dn,
@@ -4600,18 +4690,19 @@ static ikp_result ikp__parse_npy(const unsigned char *p, size_t size, uint64_t *
 /* The sections after a capture file's buffer, from at to the end: each an
    8-byte name, a count, 4 zero bytes and count entries. Version 2 has the
    clock section only; version 3 any of clock, device (one entry) and peers,
-   each at most once; version 4 also the SM clock samples. */
-static ikp_result ikp__read_sections(ikp_capture *cap, const unsigned char *p, uint64_t size, uint64_t at,
-                                     uint32_t ver, ikp_error *err)
+   each at most once; version 4 also the SM clock samples. Found here (in
+   the order of IKP__CLOCK, DEVICE, PEERS, SMCLK_MAGIC: where[j] their
+   entries' offset, count[j] their number; 0 for a section not there) and
+   checked against the file's size before any is read. */
+static ikp_result ikp__find_sections(const unsigned char *p, uint64_t size, uint64_t at, uint32_t ver,
+                                     uint64_t where[4], uint32_t count[4], ikp_error *err)
 {
     static const char *const names[4] = {IKP__CLOCK_MAGIC, IKP__DEVICE_MAGIC, IKP__PEERS_MAGIC, IKP__SMCLK_MAGIC};
     static const uint32_t entry[4] = {IKP__CLOCK_ENTRY, IKP__DEVICE_ENTRY, IKP__PEERS_ENTRY, IKP__SMCLK_ENTRY};
     static const uint32_t most[4] = {IKP_MAX_CLOCK_SYNCS, 1, IKP_MAX_PEER_CLOCKS, IKP_MAX_SM_CLOCKS};
     static const char *const what[4] = {"clock", "device", "peers", "SM clock"};
-    uint64_t where[4] = {0, 0, 0, 0};
-    uint32_t count[4] = {0, 0, 0, 0}, k;
     int seen[4] = {0, 0, 0, 0}, j;
-    ikp_result r = IKP_OK;
+    uint32_t k;
     if (ver == 2 && (size - at < IKP__SECTION_HEADER || memcmp(p + at, IKP__CLOCK_MAGIC, 8) != 0))
         return ikp__fail(err, IKP_ERR_BAD_HEADER, (int64_t)at, -1,
                          "capture file version 2 has no clock section after its buffer (%llu bytes there)",
@@ -4646,161 +4737,177 @@ static ikp_result ikp__read_sections(ikp_capture *cap, const unsigned char *p, u
         where[j] = at + IKP__SECTION_HEADER;
         at += IKP__SECTION_HEADER + (uint64_t)n * entry[j];
     }
-    if (seen[1] && count[1] == 1) { /* the device first: peer measurements are checked against it */
-        const unsigned char *e = p + where[1];
-        ikp_device_id d;
-        memcpy(d.uuid, e, 16);
-        memcpy(d.host, e + IKP__AT_DEVICE_HOST, 64);
-        d.ordinal = (int32_t)ikp__rd32(e + IKP__AT_DEVICE_ORDINAL);
-        d.rank = (int32_t)ikp__rd32(e + IKP__AT_DEVICE_RANK);
-        d.pci_domain = ikp__rd32(e + IKP__AT_DEVICE_PCI_DOMAIN);
-        d.pci_bus = ikp__rd32(e + IKP__AT_DEVICE_PCI_BUS);
-        d.pci_device = ikp__rd32(e + IKP__AT_DEVICE_PCI_DEVICE);
-        d.reserved = 0;
-        if ((r = ikp__set_device(cap, &d, (int64_t)where[1], err)) != IKP_OK) return r;
+    return IKP_OK;
+}
+
+/* the IKPDEVIC entry e, at file offset at */
+static ikp_result ikp__read_device(ikp_capture *cap, const unsigned char *e, uint64_t at, ikp_error *err)
+{
+    ikp_device_id d;
+    memcpy(d.uuid, e, 16);
+    memcpy(d.host, e + IKP__AT_DEVICE_HOST, 64);
+    d.ordinal = (int32_t)ikp__rd32(e + IKP__AT_DEVICE_ORDINAL);
+    d.rank = (int32_t)ikp__rd32(e + IKP__AT_DEVICE_RANK);
+    d.pci_domain = ikp__rd32(e + IKP__AT_DEVICE_PCI_DOMAIN);
+    d.pci_bus = ikp__rd32(e + IKP__AT_DEVICE_PCI_BUS);
+    d.pci_device = ikp__rd32(e + IKP__AT_DEVICE_PCI_DEVICE);
+    d.reserved = 0;
+    return ikp__set_device(cap, &d, (int64_t)at, err);
+}
+
+/* the n IKPPEERS entries at file offset at */
+static ikp_result ikp__read_peers(ikp_capture *cap, const unsigned char *p, uint64_t at, uint32_t n, ikp_error *err)
+{
+    ikp_peer_clock *pc = (ikp_peer_clock *)ikp__alloc(&cap->alloc, (size_t)n * sizeof *pc);
+    ikp_result r;
+    uint32_t k;
+    if (!pc) return ikp__oom(err);
+    for (k = 0; k < n; k++) {
+        const unsigned char *e = p + at + (uint64_t)k * IKP__PEERS_ENTRY;
+        memcpy(pc[k].peer_uuid, e, 16);
+        pc[k].gpu_ns = ikp__rd64(e + IKP__AT_PEER_GPU);
+        pc[k].offset_ns = (int64_t)ikp__rd64(e + IKP__AT_PEER_OFFSET);
+        pc[k].uncertainty_ns = ikp__rd32(e + IKP__AT_PEER_UNCERTAINTY);
+        pc[k].round_trip_ns = ikp__rd32(e + IKP__AT_PEER_ROUND_TRIP);
     }
-    if (count[2]) {
-        ikp_peer_clock *pc = (ikp_peer_clock *)ikp__alloc(&cap->alloc, (size_t)count[2] * sizeof *pc);
-        if (!pc) return ikp__oom(err);
-        for (k = 0; k < count[2]; k++) {
-            const unsigned char *e = p + where[2] + (uint64_t)k * IKP__PEERS_ENTRY;
-            memcpy(pc[k].peer_uuid, e, 16);
-            pc[k].gpu_ns = ikp__rd64(e + IKP__AT_PEER_GPU);
-            pc[k].offset_ns = (int64_t)ikp__rd64(e + IKP__AT_PEER_OFFSET);
-            pc[k].uncertainty_ns = ikp__rd32(e + IKP__AT_PEER_UNCERTAINTY);
-            pc[k].round_trip_ns = ikp__rd32(e + IKP__AT_PEER_ROUND_TRIP);
-        }
-        r = ikp__set_peers(cap, pc, count[2], (int64_t)where[2], err);
-        ikp__free(&cap->alloc, pc);
-        if (r != IKP_OK) return r;
-    }
-    if (count[0]) {
-        ikp_clock_sync *cs = (ikp_clock_sync *)ikp__alloc(&cap->alloc, (size_t)count[0] * sizeof *cs);
-        if (!cs) return ikp__oom(err);
-        for (k = 0; k < count[0]; k++) {
-            const unsigned char *e = p + where[0] + (uint64_t)k * IKP__CLOCK_ENTRY;
-            cs[k].host_ns = (int64_t)ikp__rd64(e);
-            cs[k].gpu_ns = ikp__rd64(e + IKP__AT_CLOCK_GPU);
-            cs[k].uncertainty_ns = ikp__rd32(e + IKP__AT_CLOCK_UNCERTAINTY);
-            cs[k].reserved = 0;
-        }
-        r = ikp__set_clock(cap, cs, count[0], (int64_t)where[0], err);
-        ikp__free(&cap->alloc, cs);
-        if (r != IKP_OK) return r;
-    }
-    if (count[3]) {
-        ikp_sm_clock *sc = (ikp_sm_clock *)ikp__alloc(&cap->alloc, (size_t)count[3] * sizeof *sc);
-        if (!sc) return ikp__oom(err);
-        for (k = 0; k < count[3]; k++) {
-            const unsigned char *e = p + where[3] + (uint64_t)k * IKP__SMCLK_ENTRY;
-            sc[k].gpu_ns = ikp__rd64(e);
-            sc[k].cycles = ikp__rd64(e + IKP__AT_SMCLK_CYCLES);
-            sc[k].sm = ikp__rd32(e + IKP__AT_SMCLK_SM);
-            sc[k].reserved = ikp__rd32(e + IKP__AT_SMCLK_RESERVED);
-        }
-        r = ikp__adopt_sm_clock(cap, sc, count[3], (int64_t)where[3], err); /* the capture keeps sc */
-        if (r != IKP_OK) return r;
-    }
+    r = ikp__set_peers(cap, pc, n, (int64_t)at, err);
+    ikp__free(&cap->alloc, pc);
     return r;
 }
 
-/* Opens file contents. owned: data is this block of cap's allocator, and
-   the capture may keep it rather than copy the words (*took says if it
-   did; the caller frees it otherwise). */
-static ikp_result ikp__open_data(const unsigned char *p, size_t size, void *owned, const ikp_decode_options *opt,
-                                 ikp_capture **out, int *took, ikp_error *err)
+/* the n IKPCLOCK entries at file offset at */
+static ikp_result ikp__read_clock(ikp_capture *cap, const unsigned char *p, uint64_t at, uint32_t n, ikp_error *err)
 {
-    ikp_capture *cap = NULL;
+    ikp_clock_sync *cs = (ikp_clock_sync *)ikp__alloc(&cap->alloc, (size_t)n * sizeof *cs);
     ikp_result r;
-    uint64_t words_off = 0, nwords = 0, i;
-    ikp_decode_options o;
-    *took = 0;
-    if (opt) o = *opt; else memset(&o, 0, sizeof o);
-    r = ikp__new_capture(&o, &cap, err);
-    if (r != IKP_OK) goto fail;
-    if (size == 0) { r = ikp__fail(err, IKP_ERR_EMPTY, 0, -1, "empty file"); goto fail; }
-    if (size >= 8 && memcmp(p, IKP__CAPT_MAGIC, 8) == 0) {
-        uint32_t ver, fmt, nev, ngr;
-        uint64_t names_bytes, used = 0, pad;
-        char **en = NULL, **gn = NULL;
-        uint32_t nen = 0, ngn = 0;
-        if (size < IKP__CAPT_HEADER) {
-            r = ikp__fail(err, IKP_ERR_TRUNCATED, (int64_t)size, -1,
-                          "capture header needs %u bytes, file has %llu", IKP__CAPT_HEADER,
-                          (unsigned long long)size);
-            goto fail;
-        }
-        ver = ikp__rd32(p + IKP__AT_VERSION);
-        fmt = ikp__rd32(p + IKP__AT_FORMAT);
-        nev = ikp__rd32(p + IKP__AT_EVENTS);
-        ngr = ikp__rd32(p + IKP__AT_GROUPS);
-        names_bytes = ikp__rd64(p + IKP__AT_NAMES_BYTES);
-        nwords = ikp__rd64(p + IKP__AT_WORDS);
-        if (ver < 1 || ver > 4) {
-            r = ikp__fail(err, IKP_ERR_BAD_VERSION, 8, -1, "capture file version %u, this library reads 1 to 4", ver);
-            goto fail;
-        }
-        if (fmt >= (uint32_t)IKP_FORMAT_COUNT) {
-            r = ikp__fail(err, IKP_ERR_BAD_HEADER, 12, -1, "capture file format id %u unknown", fmt);
-            goto fail;
-        }
-        if (names_bytes > size - IKP__CAPT_HEADER) {
-            r = ikp__fail(err, IKP_ERR_TRUNCATED, 24, -1,
-                          "capture names claim %llu bytes, file has %llu after the header",
-                          (unsigned long long)names_bytes,
-                          (unsigned long long)(size - IKP__CAPT_HEADER));
-            goto fail;
-        }
-        r = ikp__read_names(cap, p + IKP__CAPT_HEADER, names_bytes, IKP__CAPT_HEADER, nev, &en,
-                            &nen, &used, err);
-        if (r == IKP_OK)
-            r = ikp__read_names(cap, p + IKP__CAPT_HEADER, names_bytes, IKP__CAPT_HEADER, ngr,
-                                &gn, &ngn, &used, err);
-        if (r == IKP_OK && used != names_bytes)
-            r = ikp__fail(err, IKP_ERR_BAD_HEADER, (int64_t)(IKP__CAPT_HEADER + used), -1,
-                          "capture names section has %llu bytes left over",
-                          (unsigned long long)(names_bytes - used));
-        if (!cap->event_names) { cap->event_names = en; cap->num_event_names = nen; en = NULL; }
-        if (!cap->group_names) { cap->group_names = gn; cap->num_group_names = ngn; gn = NULL; }
-        ikp__free_names(&cap->alloc, en, nen);
-        ikp__free_names(&cap->alloc, gn, ngn);
-        if (r != IKP_OK) goto fail;
-        words_off = IKP__CAPT_HEADER + names_bytes;
-        pad = (8 - words_off % 8) % 8;
-        words_off += pad;
-        if (words_off > size || nwords > (size - words_off) / 8) {
-            r = ikp__fail(err, IKP_ERR_TRUNCATED, (int64_t)size, -1,
-                          "capture claims %llu buffer words at offset %llu, file has %llu bytes",
-                          (unsigned long long)nwords, (unsigned long long)words_off,
-                          (unsigned long long)size);
-            goto fail;
-        }
-        if (ver >= 2) { /* sections after the buffer (version 2: the clock section only) */
-            r = ikp__read_sections(cap, p, size, words_off + nwords * 8, ver, err);
-            if (r != IKP_OK) goto fail;
-        } else if ((size - words_off) != nwords * 8) {
-            r = ikp__fail(err, IKP_ERR_BAD_HEADER, (int64_t)(words_off + nwords * 8), -1,
-                          "capture file has %llu bytes after its buffer",
-                          (unsigned long long)(size - words_off - nwords * 8));
-            goto fail;
-        }
-        if (cap->format == IKP_FORMAT_AUTO) cap->format = (ikp_format)fmt;
-    } else if (size >= 6 && memcmp(p, "\x93NUMPY", 6) == 0) {
-        r = ikp__parse_npy(p, size, &words_off, &nwords, err);
-        if (r != IKP_OK) goto fail;
-    } else {
-        const char *what = o.format == IKP_FORMAT_AUTO ? ikp__sniff(p, size) : NULL;
-        if (size % 8) {
-            if (what) r = ikp__fail(err, IKP_ERR_UNKNOWN_FORMAT, 0, -1, "this is %s", what);
-            else
-                r = ikp__fail(err, IKP_ERR_TRUNCATED, (int64_t)(size - size % 8), -1,
-                              "bare buffer of %llu bytes is not a whole number of 64-bit words",
-                              (unsigned long long)size);
-            goto fail;
-        }
-        nwords = size / 8;
+    uint32_t k;
+    if (!cs) return ikp__oom(err);
+    for (k = 0; k < n; k++) {
+        const unsigned char *e = p + at + (uint64_t)k * IKP__CLOCK_ENTRY;
+        cs[k].host_ns = (int64_t)ikp__rd64(e);
+        cs[k].gpu_ns = ikp__rd64(e + IKP__AT_CLOCK_GPU);
+        cs[k].uncertainty_ns = ikp__rd32(e + IKP__AT_CLOCK_UNCERTAINTY);
+        cs[k].reserved = 0;
     }
-    if (nwords == 0) { r = ikp__fail(err, IKP_ERR_EMPTY, (int64_t)words_off, -1, "buffer holds no words"); goto fail; }
+    r = ikp__set_clock(cap, cs, n, (int64_t)at, err);
+    ikp__free(&cap->alloc, cs);
+    return r;
+}
+
+/* the n IKPSMCLK entries at file offset at (the capture keeps them) */
+static ikp_result ikp__read_sm_clock(ikp_capture *cap, const unsigned char *p, uint64_t at, uint32_t n, ikp_error *err)
+{
+    ikp_sm_clock *sc = (ikp_sm_clock *)ikp__alloc(&cap->alloc, (size_t)n * sizeof *sc);
+    uint32_t k;
+    if (!sc) return ikp__oom(err);
+    for (k = 0; k < n; k++) {
+        const unsigned char *e = p + at + (uint64_t)k * IKP__SMCLK_ENTRY;
+        sc[k].gpu_ns = ikp__rd64(e);
+        sc[k].cycles = ikp__rd64(e + IKP__AT_SMCLK_CYCLES);
+        sc[k].sm = ikp__rd32(e + IKP__AT_SMCLK_SM);
+        sc[k].reserved = ikp__rd32(e + IKP__AT_SMCLK_RESERVED);
+    }
+    return ikp__adopt_sm_clock(cap, sc, n, (int64_t)at, err); /* the capture keeps sc */
+}
+
+/* the sections after a capture file's buffer (ikp__find_sections), read
+   into cap: the device first, as peer measurements are checked against it */
+static ikp_result ikp__read_sections(ikp_capture *cap, const unsigned char *p, uint64_t size, uint64_t at,
+                                     uint32_t ver, ikp_error *err)
+{
+    uint64_t where[4] = {0, 0, 0, 0};
+    uint32_t count[4] = {0, 0, 0, 0};
+    ikp_result r = ikp__find_sections(p, size, at, ver, where, count, err);
+    if (r == IKP_OK && count[1] == 1) r = ikp__read_device(cap, p + where[1], where[1], err);
+    if (r == IKP_OK && count[2]) r = ikp__read_peers(cap, p, where[2], count[2], err);
+    if (r == IKP_OK && count[0]) r = ikp__read_clock(cap, p, where[0], count[0], err);
+    if (r == IKP_OK && count[3]) r = ikp__read_sm_clock(cap, p, where[3], count[3], err);
+    return r;
+}
+
+/* a capture file's names (event names, then group names: names_bytes
+   bytes after the header), kept where the decode options name none */
+static ikp_result ikp__capt_names(ikp_capture *cap, const unsigned char *p, uint64_t names_bytes, uint32_t nev,
+                                  uint32_t ngr, ikp_error *err)
+{
+    char **en = NULL, **gn = NULL;
+    uint32_t nen = 0, ngn = 0;
+    uint64_t used = 0;
+    ikp_result r = ikp__read_names(cap, p + IKP__CAPT_HEADER, names_bytes, IKP__CAPT_HEADER, nev, &en, &nen, &used, err);
+    if (r == IKP_OK)
+        r = ikp__read_names(cap, p + IKP__CAPT_HEADER, names_bytes, IKP__CAPT_HEADER, ngr, &gn, &ngn, &used, err);
+    if (r == IKP_OK && used != names_bytes)
+        r = ikp__fail(err, IKP_ERR_BAD_HEADER, (int64_t)(IKP__CAPT_HEADER + used), -1,
+                      "capture names section has %llu bytes left over", (unsigned long long)(names_bytes - used));
+    if (!cap->event_names) { cap->event_names = en; cap->num_event_names = nen; en = NULL; }
+    if (!cap->group_names) { cap->group_names = gn; cap->num_group_names = ngn; gn = NULL; }
+    ikp__free_names(&cap->alloc, en, nen);
+    ikp__free_names(&cap->alloc, gn, ngn);
+    return r;
+}
+
+/* An .ikp capture file (FORMAT.md "Capture files"): its header, names and
+   sections read into cap; *words_off and *nwords say where its buffer is. */
+static ikp_result ikp__open_capt(ikp_capture *cap, const unsigned char *p, size_t size, uint64_t *words_off,
+                                 uint64_t *nwords, ikp_error *err)
+{
+    uint32_t ver, fmt;
+    uint64_t names_bytes;
+    ikp_result r;
+    if (size < IKP__CAPT_HEADER)
+        return ikp__fail(err, IKP_ERR_TRUNCATED, (int64_t)size, -1, "capture header needs %u bytes, file has %llu",
+                         IKP__CAPT_HEADER, (unsigned long long)size);
+    ver = ikp__rd32(p + IKP__AT_VERSION);
+    fmt = ikp__rd32(p + IKP__AT_FORMAT);
+    names_bytes = ikp__rd64(p + IKP__AT_NAMES_BYTES);
+    *nwords = ikp__rd64(p + IKP__AT_WORDS);
+    if (ver < 1 || ver > 4)
+        return ikp__fail(err, IKP_ERR_BAD_VERSION, 8, -1, "capture file version %u, this library reads 1 to 4", ver);
+    if (fmt >= (uint32_t)IKP_FORMAT_COUNT)
+        return ikp__fail(err, IKP_ERR_BAD_HEADER, 12, -1, "capture file format id %u unknown", fmt);
+    if (names_bytes > size - IKP__CAPT_HEADER)
+        return ikp__fail(err, IKP_ERR_TRUNCATED, 24, -1, "capture names claim %llu bytes, file has %llu after the header",
+                         (unsigned long long)names_bytes, (unsigned long long)(size - IKP__CAPT_HEADER));
+    r = ikp__capt_names(cap, p, names_bytes, ikp__rd32(p + IKP__AT_EVENTS), ikp__rd32(p + IKP__AT_GROUPS), err);
+    if (r != IKP_OK) return r;
+    *words_off = IKP__CAPT_HEADER + names_bytes;
+    *words_off += (8 - *words_off % 8) % 8; /* the buffer is 8-byte aligned in the file */
+    if (*words_off > size || *nwords > (size - *words_off) / 8)
+        return ikp__fail(err, IKP_ERR_TRUNCATED, (int64_t)size, -1,
+                         "capture claims %llu buffer words at offset %llu, file has %llu bytes",
+                         (unsigned long long)*nwords, (unsigned long long)*words_off, (unsigned long long)size);
+    if (ver >= 2) { /* sections after the buffer (version 2: the clock section only) */
+        r = ikp__read_sections(cap, p, size, *words_off + *nwords * 8, ver, err);
+        if (r != IKP_OK) return r;
+    } else if ((size - *words_off) != *nwords * 8)
+        return ikp__fail(err, IKP_ERR_BAD_HEADER, (int64_t)(*words_off + *nwords * 8), -1,
+                         "capture file has %llu bytes after its buffer",
+                         (unsigned long long)(size - *words_off - *nwords * 8));
+    if (cap->format == IKP_FORMAT_AUTO) cap->format = (ikp_format)fmt;
+    return IKP_OK;
+}
+
+/* a bare buffer: whole 64-bit words, or, under auto-detection, a file that
+   ikp__sniff names refused as what it is */
+static ikp_result ikp__open_bare(const unsigned char *p, size_t size, ikp_format format, uint64_t *nwords,
+                                 ikp_error *err)
+{
+    const char *what = format == IKP_FORMAT_AUTO ? ikp__sniff(p, size) : NULL;
+    if (size % 8) {
+        if (what) return ikp__fail(err, IKP_ERR_UNKNOWN_FORMAT, 0, -1, "this is %s", what);
+        return ikp__fail(err, IKP_ERR_TRUNCATED, (int64_t)(size - size % 8), -1,
+                         "bare buffer of %llu bytes is not a whole number of 64-bit words", (unsigned long long)size);
+    }
+    *nwords = size / 8;
+    return IKP_OK;
+}
+
+/* the capture's words: the file's memory kept (owned, the words 8-byte
+   aligned in it: *took), else a copy; little-endian on any host */
+static ikp_result ikp__take_words(ikp_capture *cap, const unsigned char *p, uint64_t words_off, uint64_t nwords,
+                                  void *owned, int *took, ikp_error *err)
+{
+    uint64_t i;
     if (owned && ((uintptr_t)(p + words_off) & 7u) == 0) {
         /* keep the file's memory: the words are read in place (swapped in place on a big-endian host) */
         uint64_t *ww = (uint64_t *)(void *)((unsigned char *)owned + words_off);
@@ -4811,13 +4918,38 @@ static ikp_result ikp__open_data(const unsigned char *p, size_t size, void *owne
         cap->words = ww;
     } else {
         uint64_t *ww = (uint64_t *)ikp__alloc(&cap->alloc, (size_t)nwords * 8);
-        if (!ww) { r = ikp__oom(err); goto fail; }
+        if (!ww) return ikp__oom(err);
         if (ikp__is_little_endian()) memcpy(ww, p + words_off, (size_t)nwords * 8);
         else for (i = 0; i < nwords; i++) ww[i] = ikp__rd64(p + words_off + i * 8);
         cap->owned = ww;
         cap->words = ww;
     }
     cap->num_words = (size_t)nwords;
+    return IKP_OK;
+}
+
+/* Opens file contents. owned: data is this block of cap's allocator, and
+   the capture may keep it rather than copy the words (*took says if it
+   did; the caller frees it otherwise). */
+static ikp_result ikp__open_data(const unsigned char *p, size_t size, void *owned, const ikp_decode_options *opt,
+                                 ikp_capture **out, int *took, ikp_error *err)
+{
+    ikp_capture *cap = NULL;
+    ikp_result r;
+    uint64_t words_off = 0, nwords = 0;
+    ikp_decode_options o;
+    *took = 0;
+    if (opt) o = *opt; else memset(&o, 0, sizeof o);
+    r = ikp__new_capture(&o, &cap, err);
+    if (r != IKP_OK) goto fail;
+    if (size == 0) { r = ikp__fail(err, IKP_ERR_EMPTY, 0, -1, "empty file"); goto fail; }
+    if (size >= 8 && memcmp(p, IKP__CAPT_MAGIC, 8) == 0) r = ikp__open_capt(cap, p, size, &words_off, &nwords, err);
+    else if (size >= 6 && memcmp(p, "\x93NUMPY", 6) == 0) r = ikp__parse_npy(p, size, &words_off, &nwords, err);
+    else r = ikp__open_bare(p, size, o.format, &nwords, err);
+    if (r != IKP_OK) goto fail;
+    if (nwords == 0) { r = ikp__fail(err, IKP_ERR_EMPTY, (int64_t)words_off, -1, "buffer holds no words"); goto fail; }
+    r = ikp__take_words(cap, p, words_off, nwords, owned, took, err);
+    if (r != IKP_OK) goto fail;
     r = ikp__finish_open(cap, &o, err);
     if (r != IKP_OK) {
         /* offsets in the buffer are relative to its start in the file */
@@ -4938,6 +5070,7 @@ IKP_DEF ikp_result ikp_capture_open_path(const char *path, const ikp_decode_opti
     return r;
 }
 
+/* >>capture-query: a capture's figures, placement, lanes, names */
 IKP_DEF const ikp_capture_info *ikp_capture_get_info(const ikp_capture *cap)
 {
     return cap ? &cap->info : NULL;
@@ -5051,7 +5184,7 @@ IKP_DEF const char *ikp_group_name(const ikp_capture *cap, uint32_t group)
     return NULL;
 }
 
-/* ---- 4. per-lane decode ---- */
+/* >>decode-impl: per-lane decode */
 #define IKP__NONE 0xFFFFFFFFu
 typedef struct ikp__scratch {
     uint32_t heads[IKP_WIRE_MAX_EVENTS]; /* innermost open begin per event id */
@@ -5282,7 +5415,7 @@ IKP_DEF ikp_result ikp_decode_lane(const ikp_capture *cap, uint32_t lane, ikp_la
     return ikp__decode(cap, ikp__get_lane(cap, lane, &tmp), out, err);
 }
 
-/* ---- 5. traces: buffered output ---- */
+/* >>trace-out: buffered output; numbers and JSON strings */
 typedef struct ikp__out {
     ikp_write_fn fn;
     void *user;
@@ -5470,7 +5603,7 @@ static const char *ikp__gr_name(const ikp_capture *cap, uint32_t g, char *tmp, s
     return tmp;
 }
 
-/* ---- 5. traces: Chrome JSON ---- */
+/* >>trace-names: names of events, blocks, processes, threads */
 typedef struct ikp__namecache {
     uint32_t off[IKP_WIRE_MAX_EVENTS + 1]; /* escaped name of id: pool[off..off+len) */
     uint32_t len[IKP_WIRE_MAX_EVENTS + 1];
@@ -5573,7 +5706,7 @@ static ikp_result ikp__trace_begin(const ikp_capture *cap, ikp_group_by by, uint
     return IKP_OK;
 }
 
-/* ---- 5. traces: the walk over lanes block by block, flows, counters ---- */
+/* >>trace-walk: the walk over lanes by block: flows, counters */
 /* The writers visit lanes in order, one block at a time when flows or
    counters need a block's lanes together (else one lane at a time: the
    memory of one lane's events). */
@@ -5808,6 +5941,140 @@ static ikp_result ikp__tw_pair(ikp__tw *w, uint32_t sa, int pa, uint32_t sb, con
     return IKP_OK;
 }
 
+/* room for the block's flow ends and for the matching, and each slot's
+   first event in the block's numbering of them (mark_at; *total events) */
+static ikp_result ikp__tw_flow_room(ikp__tw *w, size_t *total, ikp_error *err)
+{
+    const ikp_allocator *al = &w->cap->alloc;
+    size_t most = 0;
+    uint32_t s;
+    if (!ikp__grow(al, (void **)&w->fe_at, &w->fe_atcap, (size_t)w->n + 1, sizeof(size_t)) ||
+        !ikp__grow(al, (void **)&w->mark_at, &w->mark_atcap, (size_t)w->n + 1, sizeof(size_t)) ||
+        !ikp__grow(al, (void **)&w->fa_at, &w->fa_atcap, (size_t)w->n + 1, sizeof(size_t)) ||
+        !ikp__grow(al, (void **)&w->fpay, &w->fpaycap, (size_t)w->n + 1, 1))
+        return ikp__oom(err);
+    *total = 0;
+    for (s = 0; s < w->n; s++) {
+        w->mark_at[s] = *total;
+        *total += w->ev[s].count;
+        if (w->ev[s].count > most) most = w->ev[s].count;
+    }
+    w->mark_at[w->n] = *total;
+    if (w->num_flows) {
+        if (!ikp__grow(al, (void **)&w->ka, &w->kacap, *total, sizeof(uint64_t)) ||
+            !ikp__grow(al, (void **)&w->ks, &w->kscap, *total, sizeof(uint64_t)) ||
+            !ikp__grow(al, (void **)&w->kb, &w->kbcap, most, sizeof(uint64_t)) ||
+            !ikp__grow(al, (void **)&w->mark, &w->markcap, *total, 1))
+            return ikp__oom(err);
+    }
+    return IKP_OK;
+}
+
+/* every slot's `from` keys, in start order (ka) and by payload (ks), slot
+   s's from fa_at[s] (fpay[s]: all carry a payload); *flanes: the slots
+   with some, *fone: the last of them, *all_pay: all of them carry a
+   payload. Returns how many keys. */
+static size_t ikp__tw_from_keys(ikp__tw *w, uint32_t from, uint32_t *flanes, uint32_t *fone, int *all_pay)
+{
+    size_t nf = 0;
+    uint32_t s;
+    *flanes = 0;
+    *fone = 0;
+    *all_pay = 1;
+    for (s = 0; s < w->n; s++) {
+        int pa;
+        int64_t na;
+        w->fa_at[s] = nf;
+        na = ikp__tw_keys(w, s, from, w->ka + nf, &pa);
+        w->fpay[s] = (uint8_t)pa;
+        if (!na) continue;
+        memcpy(w->ks + nf, w->ka + nf, (size_t)na * sizeof(uint64_t));
+        ikp__sort(w->ks + nf, (size_t)na, sizeof(uint64_t), ikp__cmp_u64);
+        if (!pa) *all_pay = 0;
+        (*flanes)++;
+        *fone = s;
+        nf += (size_t)na;
+    }
+    w->fa_at[w->n] = nf;
+    return nf;
+}
+
+/* the block's nf `from` events by (payload, start), in fk (*nfk of them) */
+static ikp_result ikp__tw_from_by_payload(ikp__tw *w, size_t nf, size_t *nfk, ikp_error *err)
+{
+    uint32_t i;
+    if (!ikp__grow(&w->cap->alloc, (void **)&w->fk, &w->fkcap, nf, sizeof(ikp__fkey))) return ikp__oom(err);
+    for (i = 0; i < w->n; i++) {
+        size_t k;
+        for (k = w->fa_at[i]; k < w->fa_at[i + 1]; k++) {
+            ikp__fkey *f = &w->fk[(*nfk)++];
+            f->v = (uint32_t)(w->ka[k] >> 32);
+            f->slot = i;
+            f->idx = (uint32_t)w->ka[k];
+            f->ps = w->ev[i].events[f->idx].start_ps;
+        }
+    }
+    ikp__sort(w->fk, *nfk, sizeof(ikp__fkey), ikp__cmp_fkey);
+    return IKP_OK;
+}
+
+/* slot s's `to` keys kb[0 .. nb), sorted by payload, linked a run of one
+   payload at a time: its k-th to the block's k-th `from` event with that
+   payload in time order (fk[0 .. nfk)) */
+static ikp_result ikp__tw_link_runs(ikp__tw *w, uint32_t s, int64_t nb, size_t nfk, ikp_error *err)
+{
+    ikp_result r;
+    int64_t j;
+    for (j = 0; j < nb;) {
+        uint32_t v = (uint32_t)(w->kb[j] >> 32);
+        size_t lo = 0, hi = nfk;
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (w->fk[mid].v < v) lo = mid + 1;
+            else hi = mid;
+        }
+        for (; j < nb && (uint32_t)(w->kb[j] >> 32) == v; j++, lo++)
+            if (lo < nfk && w->fk[lo].v == v &&
+                (r = ikp__tw_link(w, w->fk[lo].slot, w->fk[lo].idx, s, (uint32_t)w->kb[j], err)) != IKP_OK)
+                return r;
+    }
+    return IKP_OK;
+}
+
+/* The block's links of one flow (from -> to; total: the block's events),
+   and its events of either id left unpaired. */
+static ikp_result ikp__tw_flow(ikp__tw *w, uint32_t from, uint32_t to, size_t total, ikp_error *err)
+{
+    uint32_t flanes, fone, s;
+    size_t nf, nfk = 0, i;
+    int all_pay;
+    memset(w->mark, 0, total);
+    nf = ikp__tw_from_keys(w, from, &flanes, &fone, &all_pay);
+    for (s = 0; s < w->n; s++) {
+        int pb;
+        int64_t nb = ikp__tw_keys(w, s, to, w->kb, &pb);
+        ikp_result r;
+        if (!nb) continue;
+        if (w->fa_at[s + 1] > w->fa_at[s] || flanes == 1) { /* its own, or the block's one */
+            uint32_t sa = w->fa_at[s + 1] > w->fa_at[s] ? s : fone;
+            if (pb && w->fpay[sa]) ikp__sort(w->kb, (size_t)nb, sizeof(uint64_t), ikp__cmp_u64); /* by payload */
+            if ((r = ikp__tw_pair(w, sa, w->fpay[sa], s, w->kb, nb, pb, err)) != IKP_OK) return r;
+            continue;
+        }
+        if (!flanes || !all_pay || !pb) continue; /* nothing says which `from` */
+        ikp__sort(w->kb, (size_t)nb, sizeof(uint64_t), ikp__cmp_u64);
+        if (!nfk && (r = ikp__tw_from_by_payload(w, nf, &nfk, err)) != IKP_OK) return r; /* made once */
+        if ((r = ikp__tw_link_runs(w, s, nb, nfk, err)) != IKP_OK) return r;
+    }
+    for (s = 0; s < w->n; s++)
+        for (i = 0; i < w->ev[s].count; i++) {
+            const ikp_event *e = &w->ev[s].events[i];
+            if ((ikp__flow_event(e, from) || ikp__flow_event(e, to)) && !w->mark[w->mark_at[s] + i])
+                w->st.flow_unpaired++;
+        }
+    return IKP_OK;
+}
+
 /* The block's flows. Each `to` event gets at most one link, so there are
    at most as many as records: a lane with `from` events links its own `to`
    events to them; a lane with only `to` events links to the block's one
@@ -5816,96 +6083,13 @@ static ikp_result ikp__tw_pair(ikp__tw *w, uint32_t sa, int pa, uint32_t sb, con
    payloads nothing says which lane: not linked, counted as unpaired). */
 static ikp_result ikp__tw_flows(ikp__tw *w, ikp_error *err)
 {
-    const ikp_allocator *al = &w->cap->alloc;
+    ikp_result r;
     uint32_t p, s;
-    size_t most = 0, total = 0, i;
+    size_t total = 0, i;
     w->nfe = 0;
-    if (!ikp__grow(al, (void **)&w->fe_at, &w->fe_atcap, (size_t)w->n + 1, sizeof(size_t)) ||
-        !ikp__grow(al, (void **)&w->mark_at, &w->mark_atcap, (size_t)w->n + 1, sizeof(size_t)) ||
-        !ikp__grow(al, (void **)&w->fa_at, &w->fa_atcap, (size_t)w->n + 1, sizeof(size_t)) ||
-        !ikp__grow(al, (void **)&w->fpay, &w->fpaycap, (size_t)w->n + 1, 1))
-        return ikp__oom(err);
-    for (s = 0; s < w->n; s++) {
-        w->mark_at[s] = total;
-        total += w->ev[s].count;
-        if (w->ev[s].count > most) most = w->ev[s].count;
-    }
-    w->mark_at[w->n] = total;
-    if (w->num_flows) {
-        if (!ikp__grow(al, (void **)&w->ka, &w->kacap, total, sizeof(uint64_t)) ||
-            !ikp__grow(al, (void **)&w->ks, &w->kscap, total, sizeof(uint64_t)) ||
-            !ikp__grow(al, (void **)&w->kb, &w->kbcap, most, sizeof(uint64_t)) ||
-            !ikp__grow(al, (void **)&w->mark, &w->markcap, total, 1))
-            return ikp__oom(err);
-    }
-    for (p = 0; p < w->num_flows; p++) {
-        uint32_t from = w->flows[p].from, to = w->flows[p].to, flanes = 0, fone = 0;
-        size_t nf = 0, nfk = 0;
-        int all_pay = 1;
-        memset(w->mark, 0, total);
-        for (s = 0; s < w->n; s++) { /* every slot's `from` keys, and sorted by payload */
-            int pa;
-            int64_t na;
-            w->fa_at[s] = nf;
-            na = ikp__tw_keys(w, s, from, w->ka + nf, &pa);
-            w->fpay[s] = (uint8_t)pa;
-            if (!na) continue;
-            memcpy(w->ks + nf, w->ka + nf, (size_t)na * sizeof(uint64_t));
-            ikp__sort(w->ks + nf, (size_t)na, sizeof(uint64_t), ikp__cmp_u64);
-            if (!pa) all_pay = 0;
-            flanes++;
-            fone = s;
-            nf += (size_t)na;
-        }
-        w->fa_at[w->n] = nf;
-        for (s = 0; s < w->n; s++) {
-            int pb;
-            int64_t nb = ikp__tw_keys(w, s, to, w->kb, &pb), j;
-            ikp_result r;
-            if (!nb) continue;
-            if (w->fa_at[s + 1] > w->fa_at[s] || flanes == 1) { /* its own, or the block's one */
-                uint32_t sa = w->fa_at[s + 1] > w->fa_at[s] ? s : fone;
-                if (pb && w->fpay[sa]) ikp__sort(w->kb, (size_t)nb, sizeof(uint64_t), ikp__cmp_u64); /* by payload */
-                if ((r = ikp__tw_pair(w, sa, w->fpay[sa], s, w->kb, nb, pb, err)) != IKP_OK) return r;
-                continue;
-            }
-            if (!flanes || !all_pay || !pb) continue; /* nothing says which `from` */
-            ikp__sort(w->kb, (size_t)nb, sizeof(uint64_t), ikp__cmp_u64);
-            if (!nfk) { /* the block's `from` events by (payload, start), made once */
-                if (!ikp__grow(al, (void **)&w->fk, &w->fkcap, nf, sizeof(ikp__fkey))) return ikp__oom(err);
-                for (i = 0; i < w->n; i++) {
-                    size_t k;
-                    for (k = w->fa_at[i]; k < w->fa_at[i + 1]; k++) {
-                        ikp__fkey *f = &w->fk[nfk++];
-                        f->v = (uint32_t)(w->ka[k] >> 32);
-                        f->slot = (uint32_t)i;
-                        f->idx = (uint32_t)w->ka[k];
-                        f->ps = w->ev[i].events[f->idx].start_ps;
-                    }
-                }
-                ikp__sort(w->fk, nfk, sizeof(ikp__fkey), ikp__cmp_fkey);
-            }
-            for (j = 0; j < nb;) { /* a run of one payload: its k-th to the block's k-th */
-                uint32_t v = (uint32_t)(w->kb[j] >> 32);
-                size_t lo = 0, hi = nfk;
-                while (lo < hi) {
-                    size_t mid = lo + (hi - lo) / 2;
-                    if (w->fk[mid].v < v) lo = mid + 1;
-                    else hi = mid;
-                }
-                for (; j < nb && (uint32_t)(w->kb[j] >> 32) == v; j++, lo++)
-                    if (lo < nfk && w->fk[lo].v == v &&
-                        (r = ikp__tw_link(w, w->fk[lo].slot, w->fk[lo].idx, s, (uint32_t)w->kb[j], err)) != IKP_OK)
-                        return r;
-            }
-        }
-        for (s = 0; s < w->n; s++)
-            for (i = 0; i < w->ev[s].count; i++) {
-                const ikp_event *e = &w->ev[s].events[i];
-                if ((ikp__flow_event(e, from) || ikp__flow_event(e, to)) && !w->mark[w->mark_at[s] + i])
-                    w->st.flow_unpaired++;
-            }
-    }
+    if ((r = ikp__tw_flow_room(w, &total, err)) != IKP_OK) return r;
+    for (p = 0; p < w->num_flows; p++)
+        if ((r = ikp__tw_flow(w, w->flows[p].from, w->flows[p].to, total, err)) != IKP_OK) return r;
     if (w->nfe > 1) qsort(w->fe, w->nfe, sizeof(ikp__fend), ikp__cmp_fend);
     for (s = 0, i = 0; s <= w->n; s++) {
         while (i < w->nfe && w->fe[i].slot < s) i++;
@@ -6084,7 +6268,7 @@ static void ikp__merge_label0(const ikp_capture *c, uint32_t index, int hosts, c
 }
 #endif
 
-/* ---- the Chrome JSON writer's pieces, in the order they appear ---- */
+/* >>trace-chrome: the Chrome JSON writer */
 /* metadata of a process (tid 0: "process_name", "process_sort_index") or a
    thread ("thread_name", "thread_sort_index"); its sort index is its id */
 static void ikp__chrome_meta(ikp__out *o, int *first, const char *what, uint64_t pid, uint64_t tid, const char *name)
@@ -6242,106 +6426,167 @@ static void ikp__chrome_tail(ikp__out *o, const ikp_capture *cap, const ikp_trac
     ikp__puts(o, "\"}}\n");
 }
 
+/* The Chrome JSON writer's state, shared by its pieces (one capture) */
+typedef struct ikp__jw {
+    const ikp_capture *cap;
+    const ikp__part *part;
+    ikp_group_by by;
+    ikp__out o;
+    ikp__tw w;                 /* the walk over lanes, block by block */
+    ikp__namecache *nc;
+    uint32_t *track_next;      /* duplicate lanes: per lane, the next track of its (block, group) */
+    uint8_t *sm_seen;          /* ikp__trace_begin's */
+    int *first;                /* no event written yet (the part's, in a merged trace) */
+    uint64_t last_pid, pid_base, base_ns;
+    uint64_t block_pid, block_tid; /* the block's first lane's: its counters go on its first track */
+} ikp__jw;
+
+/* the writer's memory and the walk; on a failure all of it is freed
+   (ikp__trace_begin's sm_seen too) */
+static ikp_result ikp__chrome_start(ikp__jw *j, const ikp_trace_options *opt, ikp_error *err)
+{
+    const ikp_capture *cap = j->cap;
+    ikp_result r = IKP_OK;
+    j->track_next = NULL;
+    if (cap->info.duplicate_lanes) {
+        /* a duplicate lane's tracks follow those of the first lane of its (block, group) */
+        j->track_next = (uint32_t *)ikp__alloc(&cap->alloc, (size_t)cap->info.num_lanes * sizeof(uint32_t));
+        if (!j->track_next) { ikp__free(&cap->alloc, j->sm_seen); return ikp__oom(err); }
+        memset(j->track_next, 0, (size_t)cap->info.num_lanes * sizeof(uint32_t));
+    }
+    j->nc = (ikp__namecache *)ikp__alloc(&cap->alloc, sizeof(ikp__namecache));
+    j->o.buf = (char *)ikp__alloc(&cap->alloc, 1 << 16);
+    if (!j->nc || !j->o.buf || (r = ikp__tw_init(&j->w, cap, opt, err)) != IKP_OK) {
+        ikp__free(&cap->alloc, j->nc); ikp__free(&cap->alloc, j->o.buf); ikp__free(&cap->alloc, j->sm_seen);
+        ikp__free(&cap->alloc, j->track_next);
+        return j->nc && j->o.buf ? r : ikp__oom(err);
+    }
+    memset(j->nc->have, 0, sizeof j->nc->have);
+    j->nc->pool = NULL; j->nc->n = j->nc->cap = 0;
+    return IKP_OK;
+}
+
+/* Lane l's (index i) process id before pid_base, and its tracks' thread
+   ids, tid0 + (tbase + track) * tstride: by block, a thread per group and
+   track (a duplicate lane's tracks after those of the first lane of its
+   (block, group)); by SM, a thread per lane and track. 1-based: Perfetto
+   drops the events of pid 0 / tid 0 (its idle process). */
+static uint64_t ikp__chrome_ids(const ikp_capture *cap, const ikp__lane *l, uint32_t i, ikp_group_by by,
+                                uint32_t num_tracks, uint32_t *track_next, uint64_t *tid0, uint32_t *tbase,
+                                uint64_t *tstride)
+{
+    *tbase = 0;
+    if (track_next) {
+        uint32_t owner = (l->pub.flags & IKP_LANE_DUPLICATE) ? l->pub.duplicate_of : i;
+        *tbase = track_next[owner];
+        track_next[owner] += num_tracks;
+    }
+    if (by == IKP_BY_BLOCK) {
+        *tid0 = (uint64_t)l->pub.group + 1;
+        *tstride = cap->info.num_groups ? cap->info.num_groups : 1;
+    } else {
+        *tid0 = (uint64_t)i + 1;
+        *tstride = cap->info.num_lanes;
+        *tbase = 0;
+    }
+    return ikp__trace_pid(l, by);
+}
+
+/* lane s of the walk's block: its process' metadata when the lane opens
+   the process, its tracks' metadata, then its events, each followed by
+   the flows' ends on it */
+static ikp_result ikp__chrome_lane(ikp__jw *j, uint32_t s, ikp_error *err)
+{
+    const ikp_capture *cap = j->cap;
+    const ikp_lane_events *ev = &j->w.ev[s];
+    const ikp__fend *fe = j->w.fe ? j->w.fe + j->w.fe_at[s] : NULL, *fe_end = j->w.fe ? j->w.fe + j->w.fe_at[s + 1] : NULL;
+    ikp__lane lt;
+    uint32_t i = j->w.lane[s], t, tbase;
+    const ikp__lane *l = ikp__get_lane(cap, i, &lt);
+    uint64_t tid0, tstride, pid = ikp__chrome_ids(cap, l, i, j->by, ev->num_tracks, j->track_next, &tid0, &tbase, &tstride);
+    int fresh = ikp__new_pid(j->sm_seen, &j->last_pid, pid);
+    char cn[512];
+    size_t k;
+    pid += j->pid_base;
+    if (s == 0) { j->block_pid = pid; j->block_tid = tid0 + (uint64_t)tbase * tstride; }
+    if (fresh)
+        ikp__chrome_meta(&j->o, j->first, "process", pid, 0, ikp__part_process_name(cn, sizeof cn, j->part, cap, l, j->by));
+    for (t = 0; t < ev->num_tracks; t++)
+        ikp__chrome_meta(&j->o, j->first, "thread", pid, tid0 + (uint64_t)(tbase + t) * tstride,
+                         ikp__thread_name(cn, sizeof cn, cap, l, i, j->by, tbase + t));
+    for (k = 0; k < ev->count; k++) {
+        const ikp_event *e = &ev->events[k];
+        const char *nm;
+        size_t nl;
+        uint64_t tid = tid0 + (uint64_t)(tbase + e->track) * tstride;
+        if (!ikp__cached_name(cap, j->nc, e->id, &nm, &nl)) return ikp__oom(err);
+        ikp__chrome_event(&j->o, j->first, e, nm, nl, pid, tid, j->base_ns);
+        for (; fe < fe_end && fe->idx == k; fe++) ikp__chrome_flow(&j->o, &j->w.st, fe, pid, tid, j->base_ns);
+    }
+    return IKP_OK;
+}
+
+/* the block's counters: per counter event, the regions of it open, on the
+   block's first lane's first track */
+static ikp_result ikp__chrome_counters(ikp__jw *j, const ikp_trace_options *opt, ikp_error *err)
+{
+    ikp_result r = IKP_OK;
+    char cn[512];
+    uint32_t c;
+    for (c = 0; r == IKP_OK && opt && c < opt->num_counters; c++) {
+        ikp__lane lt;
+        uint32_t block = ikp__get_lane(j->cap, j->w.lane[0], &lt)->pub.block;
+        if ((r = ikp__tw_counter(&j->w, opt->counters[c], err)) != IKP_OK || !j->w.ncs) continue;
+        j->w.st.counter_tracks++;
+        ikp__counter_name(cn, sizeof cn, j->cap, j->by, opt->counters[c], block);
+        ikp__chrome_counter(&j->o, &j->w, cn, j->block_pid, j->block_tid, j->base_ns);
+    }
+    return r;
+}
+
 static ikp_result ikp__chrome(const ikp_capture *cap, const ikp_trace_options *opt, const ikp__part *part,
                               ikp_write_fn fn, void *user, ikp_error *err)
 {
-    ikp__out o;
-    ikp__namecache *nc;
-    ikp__tw w;
+    ikp__jw j;
     ikp_result r;
-    ikp_group_by by = opt ? opt->by : IKP_BY_BLOCK;
-    uint32_t t, s, c, ng, *track_next = NULL;
-    uint64_t last_pid = UINT64_MAX, base_ns = opt ? opt->time_base_ns : 0;
-    uint64_t pid_base = (part ? part->pid_base : 0) + (opt ? opt->pid_base : 0), offset;
-    uint8_t *sm_seen = NULL;
-    int first_own = 1, *first = part ? part->first : &first_own;
-    char cn[512];
+    uint32_t s;
+    uint64_t offset;
+    int first_own = 1;
     if (!cap || !fn) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL argument");
-    if ((unsigned)by >= (unsigned)IKP_BY_COUNT)
-        return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "unknown grouping %d", (int)by);
+    j.by = opt ? opt->by : IKP_BY_BLOCK;
+    if ((unsigned)j.by >= (unsigned)IKP_BY_COUNT)
+        return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "unknown grouping %d", (int)j.by);
+    j.cap = cap;
+    j.part = part;
+    j.first = part ? part->first : &first_own;
+    j.sm_seen = NULL;
+    j.last_pid = UINT64_MAX;
+    j.base_ns = opt ? opt->time_base_ns : 0;
+    j.pid_base = (part ? part->pid_base : 0) + (opt ? opt->pid_base : 0);
     offset = part ? part->ts_offset
-             : opt && opt->absolute_ts ? 0 : ikp__ts_offset(base_ns, base_ns + (uint64_t)ikp__ns(cap->info.span_ps));
-    base_ns -= offset; /* (time_base_ns is checked below 2^63 with the span, in ikp__tw_init) */
-    r = ikp__trace_begin(cap, by, &sm_seen, err);
+             : opt && opt->absolute_ts ? 0 : ikp__ts_offset(j.base_ns, j.base_ns + (uint64_t)ikp__ns(cap->info.span_ps));
+    j.base_ns -= offset; /* (time_base_ns is checked below 2^63 with the span, in ikp__tw_init) */
+    r = ikp__trace_begin(cap, j.by, &j.sm_seen, err);
     if (r != IKP_OK) return r;
-    if (cap->info.duplicate_lanes) {
-        /* a duplicate lane's tracks follow those of the first lane of its (block, group) */
-        track_next = (uint32_t *)ikp__alloc(&cap->alloc, (size_t)cap->info.num_lanes * sizeof(uint32_t));
-        if (!track_next) { ikp__free(&cap->alloc, sm_seen); return ikp__oom(err); }
-        memset(track_next, 0, (size_t)cap->info.num_lanes * sizeof(uint32_t));
-    }
-    nc = (ikp__namecache *)ikp__alloc(&cap->alloc, sizeof(ikp__namecache));
-    o.buf = (char *)ikp__alloc(&cap->alloc, 1 << 16);
-    if (!nc || !o.buf || (r = ikp__tw_init(&w, cap, opt, err)) != IKP_OK) {
-        ikp__free(&cap->alloc, nc); ikp__free(&cap->alloc, o.buf); ikp__free(&cap->alloc, sm_seen);
-        ikp__free(&cap->alloc, track_next);
-        return nc && o.buf ? r : ikp__oom(err);
-    }
-    memset(nc->have, 0, sizeof nc->have);
-    nc->pool = NULL; nc->n = nc->cap = 0;
-    ikp__out_init(&o, fn, user, o.buf, 1 << 16);
-    ng = cap->info.num_groups ? cap->info.num_groups : 1;
-    if (!part) ikp__puts(&o, "{\"traceEvents\":[");
-    while (!o.failed && (r = ikp__tw_next(&w, err)) == IKP_OK && w.n) {
-        uint64_t block_pid = 0, block_tid = 0;
-        for (s = 0; s < w.n && r == IKP_OK; s++) {
-            const ikp_lane_events *ev = &w.ev[s];
-            ikp__lane lt;
-            uint32_t i = w.lane[s];
-            const ikp__lane *l = ikp__get_lane(cap, i, &lt);
-            const ikp__fend *fe = w.fe ? w.fe + w.fe_at[s] : NULL, *fe_end = w.fe ? w.fe + w.fe_at[s + 1] : NULL;
-            uint64_t pid, tid0, tstride;
-            uint32_t tbase = 0;
-            size_t k;
-            int fresh;
-            if (track_next) {
-                uint32_t owner = (l->pub.flags & IKP_LANE_DUPLICATE) ? l->pub.duplicate_of : i;
-                tbase = track_next[owner];
-                track_next[owner] += ev->num_tracks;
-            }
-            /* 1-based: Perfetto drops the events of pid 0 / tid 0 (its idle process) */
-            pid = ikp__trace_pid(l, by);
-            if (by == IKP_BY_BLOCK) { tid0 = (uint64_t)l->pub.group + 1; tstride = ng; }
-            else { tid0 = (uint64_t)i + 1; tstride = cap->info.num_lanes; tbase = 0; }
-            fresh = ikp__new_pid(sm_seen, &last_pid, pid);
-            pid += pid_base;
-            if (s == 0) { block_pid = pid; block_tid = tid0 + (uint64_t)tbase * tstride; }
-            if (fresh) ikp__chrome_meta(&o, first, "process", pid, 0, ikp__part_process_name(cn, sizeof cn, part, cap, l, by));
-            for (t = 0; t < ev->num_tracks; t++)
-                ikp__chrome_meta(&o, first, "thread", pid, tid0 + (uint64_t)(tbase + t) * tstride,
-                                 ikp__thread_name(cn, sizeof cn, cap, l, i, by, tbase + t));
-            for (k = 0; k < ev->count; k++) {
-                const ikp_event *e = &ev->events[k];
-                const char *nm;
-                size_t nl;
-                uint64_t tid = tid0 + (uint64_t)(tbase + e->track) * tstride;
-                if (!ikp__cached_name(cap, nc, e->id, &nm, &nl)) { r = ikp__oom(err); break; }
-                ikp__chrome_event(&o, first, e, nm, nl, pid, tid, base_ns);
-                for (; fe < fe_end && fe->idx == k; fe++) ikp__chrome_flow(&o, &w.st, fe, pid, tid, base_ns);
-            }
-        }
-        /* counters: per block, regions of the event open */
-        for (c = 0; r == IKP_OK && opt && c < opt->num_counters; c++) {
-            ikp__lane lt;
-            uint32_t block = ikp__get_lane(cap, w.lane[0], &lt)->pub.block;
-            if ((r = ikp__tw_counter(&w, opt->counters[c], err)) != IKP_OK || !w.ncs) continue;
-            w.st.counter_tracks++;
-            ikp__counter_name(cn, sizeof cn, cap, by, opt->counters[c], block);
-            ikp__chrome_counter(&o, &w, cn, block_pid, block_tid, base_ns);
-        }
+    if ((r = ikp__chrome_start(&j, opt, err)) != IKP_OK) return r;
+    ikp__out_init(&j.o, fn, user, j.o.buf, 1 << 16);
+    if (!part) ikp__puts(&j.o, "{\"traceEvents\":[");
+    while (!j.o.failed && (r = ikp__tw_next(&j.w, err)) == IKP_OK && j.w.n) {
+        for (s = 0; s < j.w.n && r == IKP_OK; s++) r = ikp__chrome_lane(&j, s, err);
+        if (r == IKP_OK) r = ikp__chrome_counters(&j, opt, err);
         if (r != IKP_OK) break;
     }
-    if (!part) ikp__chrome_tail(&o, cap, opt, base_ns, offset);
-    ikp__flush(&o);
-    if (r == IKP_OK && opt && opt->stats && !o.failed) *opt->stats = w.st;
-    ikp__tw_free(&w);
-    ikp__free(&cap->alloc, nc->pool);
-    ikp__free(&cap->alloc, nc);
-    ikp__free(&cap->alloc, o.buf);
-    ikp__free(&cap->alloc, sm_seen);
-    ikp__free(&cap->alloc, track_next);
+    if (!part) ikp__chrome_tail(&j.o, cap, opt, j.base_ns, offset);
+    ikp__flush(&j.o);
+    if (r == IKP_OK && opt && opt->stats && !j.o.failed) *opt->stats = j.w.st;
+    ikp__tw_free(&j.w);
+    ikp__free(&cap->alloc, j.nc->pool);
+    ikp__free(&cap->alloc, j.nc);
+    ikp__free(&cap->alloc, j.o.buf);
+    ikp__free(&cap->alloc, j.sm_seen);
+    ikp__free(&cap->alloc, j.track_next);
     if (r != IKP_OK) return r;
-    if (o.failed) return ikp__fail(err, IKP_ERR_WRITE, -1, -1, "writing the trace failed");
+    if (j.o.failed) return ikp__fail(err, IKP_ERR_WRITE, -1, -1, "writing the trace failed");
     ikp__ok(err);
     return IKP_OK;
 }
@@ -6366,8 +6611,8 @@ IKP_DEF ikp_result ikp_write_chrome_file(const ikp_capture *cap, const ikp_trace
     return ikp__trace_file(cap, opt, ikp_write_chrome, f, err);
 }
 
+/* >>trace-perfetto: the Perfetto protobuf writer */
 #ifndef IKP_NO_PERFETTO
-/* ---- 5. traces: Perfetto protobuf ---- */
 /* Field numbers and wire types of the messages written (Perfetto's
    protos/perfetto/trace/...; FORMAT.md lists them). A tag is
    field << 3 | wire type: 0 varint, 1 fixed64, 2 length-delimited. */
@@ -6751,6 +6996,138 @@ static const char *ikp__launch_name(char *t, size_t n, const ikp__part *part, co
     return t;
 }
 
+/* the writer's buffers (output, interning) and the walk over lanes; on a
+   failure nothing is left allocated */
+static ikp_result ikp__pb_start(const ikp_capture *cap, const ikp_trace_options *opt, ikp__pbw *w, ikp__tw *tw,
+                                ikp_error *err)
+{
+    ikp_result r;
+    memset(w, 0, sizeof *w);
+    w->o.buf = (char *)ikp__alloc(&cap->alloc, 1 << 16);
+    w->iid = (uint32_t *)ikp__alloc(&cap->alloc, 3 * IKP_WIRE_MAX_EVENTS * sizeof(uint32_t));
+    w->iid_gen = (uint32_t *)ikp__alloc(&cap->alloc, 3 * IKP_WIRE_MAX_EVENTS * sizeof(uint32_t));
+    if (!w->o.buf || !w->iid || !w->iid_gen || !ikp__pb_reserve(cap, w, 0)) r = ikp__oom(err);
+    else r = ikp__tw_init(tw, cap, opt, err);
+    if (r != IKP_OK) {
+        ikp__pbw_free(cap, w);
+        return r;
+    }
+    memset(w->iid_gen, 0, 3 * IKP_WIRE_MAX_EVENTS * sizeof(uint32_t));
+    return IKP_OK;
+}
+
+/* The tracks before the blocks': what the times are and how well the lanes
+   line up (a trace of one capture; a merged trace says both its own way),
+   then the launch, whose uuid (returned) is the blocks' tracks' parent. */
+static uint64_t ikp__pb_opening(ikp__pbw *w, const ikp_capture *cap, const ikp_trace_options *opt,
+                                const ikp__part *part)
+{
+    char nm[512];
+    unsigned char *p;
+    uint64_t root;
+    if (!part && opt && opt->time_note) { /* what the times are: the name of a track of its own */
+        p = w->a;
+        p = ikp__pb_field(p, IKP__PB_TD_UUID, w->next_uuid++);
+        p = ikp__pb_str(p, IKP__PB_TD_NAME, opt->time_note, w->t);
+        ikp__pb_descriptor(w, w->a, (size_t)(p - w->a));
+    }
+    if (!part) { /* how well its lanes line up: a track of its own */
+        char pl[640], track[680];
+        p = w->a;
+        ikp_capture_placement(&cap->info, pl, sizeof pl, NULL);
+        snprintf(track, sizeof track, "placement: %s", pl);
+        p = ikp__pb_field(p, IKP__PB_TD_UUID, w->next_uuid++);
+        p = ikp__pb_str(p, IKP__PB_TD_NAME, track, w->t);
+        ikp__pb_descriptor(w, w->a, (size_t)(p - w->a));
+    }
+    /* the launch: the blocks' (by SM: the SMs') tracks are its children */
+    p = w->a;
+    root = w->next_uuid++;
+    p = ikp__pb_field(p, IKP__PB_TD_UUID, root);
+    p = ikp__pb_str(p, IKP__PB_TD_NAME, ikp__launch_name(nm, sizeof nm, part, cap), w->t);
+    p = ikp__pb_field(p, IKP__PB_TD_CHILD_ORDER, IKP__PB_EXPLICIT);
+    ikp__pb_descriptor(w, w->a, (size_t)(p - w->a));
+    return root;
+}
+
+/* the track of lane l's block (by SM: its SM), under the launch's (root),
+   when the lane is the first of it */
+static void ikp__pb_block_track(ikp__pbw *w, const ikp_capture *cap, const ikp__part *part, const ikp__lane *l,
+                                ikp_group_by by, uint64_t pid, uint64_t pid_base, uint64_t root)
+{
+    char nm[512];
+    unsigned char *p = w->a;
+    p = ikp__pb_field(p, IKP__PB_TD_UUID, IKP__PB_BLOCK(pid));
+    p = ikp__pb_field(p, IKP__PB_TD_PARENT, root);
+    p = ikp__pb_str(p, IKP__PB_TD_NAME, ikp__part_process_name(nm, sizeof nm, part, cap, l, by), w->t);
+    p = ikp__pb_field(p, IKP__PB_TD_RANK, (pid - pid_base) & 0x7FFFFFFF);
+    p = ikp__pb_field(p, IKP__PB_TD_CHILD_ORDER, IKP__PB_EXPLICIT);
+    ikp__pb_descriptor(w, w->a, (size_t)(p - w->a));
+}
+
+/* lane i's tracks, uuids u.. (one a track of its events): the first under
+   its block's (by SM: its SM's) track, ordered by its group (by SM: its
+   index); the further ones (regions that overlap without nesting) under
+   the first */
+static void ikp__pb_lane_tracks(ikp__pbw *w, const ikp_capture *cap, const ikp__lane *l, uint32_t i, ikp_group_by by,
+                                uint64_t pid, uint64_t u, uint32_t num_tracks)
+{
+    char nm[512];
+    uint64_t rank = by == IKP_BY_BLOCK ? l->pub.group : i;
+    uint32_t t;
+    for (t = 0; t < num_tracks; t++) {
+        unsigned char *p = w->a;
+        p = ikp__pb_field(p, IKP__PB_TD_UUID, u + t);
+        ikp__thread_name(nm, sizeof nm, cap, l, i, by, t);
+        if (t == 0) { /* the lane, under its block (by SM: its SM) */
+            p = ikp__pb_field(p, IKP__PB_TD_PARENT, IKP__PB_BLOCK(pid));
+            p = ikp__pb_str(p, IKP__PB_TD_NAME, nm, w->t);
+            p = ikp__pb_field(p, IKP__PB_TD_RANK, rank > 0x7FFFFFFF ? 0x7FFFFFFF : rank);
+            p = ikp__pb_field(p, IKP__PB_TD_CHILD_ORDER, IKP__PB_EXPLICIT);
+        } else { /* a lane's further tracks (overlapping regions), under it */
+            p = ikp__pb_field(p, IKP__PB_TD_PARENT, u);
+            p = ikp__pb_str(p, IKP__PB_TD_NAME, nm, w->t);
+            p = ikp__pb_field(p, IKP__PB_TD_RANK, t);
+        }
+        ikp__pb_descriptor(w, w->a, (size_t)(p - w->a));
+    }
+}
+
+/* the block's counter tracks (under the track of block_pid): per counter
+   event, the regions of it open; each its own interning generation */
+static ikp_result ikp__pb_counters(ikp__pbw *w, ikp__tw *tw, const ikp_capture *cap, const ikp_trace_options *opt,
+                                   ikp_group_by by, uint64_t block_pid, ikp_error *err)
+{
+    ikp_result r = IKP_OK;
+    char nm[512];
+    uint32_t c;
+    for (c = 0; r == IKP_OK && opt && c < opt->num_counters; c++) {
+        size_t k;
+        ikp__lane lt;
+        uint64_t cu = w->next_uuid;
+        unsigned char *p;
+        ikp__counter_name(nm, sizeof nm, cap, by, opt->counters[c], ikp__get_lane(cap, tw->lane[0], &lt)->pub.block);
+        if ((r = ikp__tw_counter(tw, opt->counters[c], err)) != IKP_OK || !tw->ncs) continue;
+        tw->st.counter_tracks++;
+        w->next_uuid++;
+        ikp__pb_clear(w, 0);
+        p = w->a;
+        p = ikp__pb_field(p, IKP__PB_TD_UUID, cu);
+        p = ikp__pb_field(p, IKP__PB_TD_PARENT, IKP__PB_BLOCK(block_pid));
+        p = ikp__pb_str(p, IKP__PB_TD_NAME, nm, w->t);
+        p = ikp__pb_bytes(p, IKP__PB_TD_COUNTER, "", 0);
+        ikp__pb_descriptor(w, w->a, (size_t)(p - w->a));
+        for (k = 0; k < tw->ncs; k++) {
+            p = w->a;
+            p = ikp__pb_field(p, IKP__PB_TE_TYPE, IKP__PB_COUNTER);
+            p = ikp__pb_field(p, IKP__PB_TE_TRACK, cu);
+            p = ikp__pb_field(p, IKP__PB_TE_COUNTER, (uint64_t)tw->cs[k].d);
+            ikp__pb_emit(w, tw->cs[k].ns, w->a, (size_t)(p - w->a), 0);
+        }
+    }
+    return r;
+}
+
 static ikp_result ikp__perfetto(const ikp_capture *cap, const ikp_trace_options *opt, const ikp__part *part,
                                 ikp_write_fn fn, void *user, ikp_error *err);
 IKP_DEF ikp_result ikp_write_perfetto(const ikp_capture *cap, const ikp_trace_options *opt,
@@ -6768,120 +7145,39 @@ static ikp_result ikp__perfetto(const ikp_capture *cap, const ikp_trace_options 
     size_t heap_cap = 0;
     ikp_result r;
     ikp_group_by by = opt ? opt->by : IKP_BY_BLOCK;
-    uint32_t s, t, c;
+    uint32_t s;
     uint64_t last_pid = UINT64_MAX, pid_base = (part ? part->pid_base : 0) + (opt ? opt->pid_base : 0), root;
     uint8_t *sm_seen = NULL;
-    char nm[512];
     if (!cap || !fn) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL argument");
     if ((unsigned)by >= (unsigned)IKP_BY_COUNT)
         return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "unknown grouping %d", (int)by);
     r = ikp__trace_begin(cap, by, &sm_seen, err);
     if (r != IKP_OK) return r;
-    memset(&w, 0, sizeof w);
-    w.o.buf = (char *)ikp__alloc(&cap->alloc, 1 << 16);
-    w.iid = (uint32_t *)ikp__alloc(&cap->alloc, 3 * IKP_WIRE_MAX_EVENTS * sizeof(uint32_t));
-    w.iid_gen = (uint32_t *)ikp__alloc(&cap->alloc, 3 * IKP_WIRE_MAX_EVENTS * sizeof(uint32_t));
-    if (!w.o.buf || !w.iid || !w.iid_gen || !ikp__pb_reserve(cap, &w, 0)) r = ikp__oom(err);
-    else r = ikp__tw_init(&tw, cap, opt, err);
-    if (r != IKP_OK) {
-        ikp__pbw_free(cap, &w);
+    if ((r = ikp__pb_start(cap, opt, &w, &tw, err)) != IKP_OK) {
         ikp__free(&cap->alloc, sm_seen);
         return r;
     }
-    memset(w.iid_gen, 0, 3 * IKP_WIRE_MAX_EVENTS * sizeof(uint32_t));
     ikp__out_init(&w.o, fn, user, w.o.buf, 1 << 16);
     w.next_uuid = part ? *part->uuid : IKP__PB_UUID0;
     w.base_ns = opt ? opt->time_base_ns : 0;
-    if (!part && opt && opt->time_note) { /* what the times are: the name of a track of its own */
-        unsigned char *p = w.a;
-        p = ikp__pb_field(p, IKP__PB_TD_UUID, w.next_uuid++);
-        p = ikp__pb_str(p, IKP__PB_TD_NAME, opt->time_note, w.t);
-        ikp__pb_descriptor(&w, w.a, (size_t)(p - w.a));
-    }
-    if (!part) { /* how well its lanes line up: a track of its own */
-        char pl[640], track[680];
-        unsigned char *p = w.a;
-        ikp_capture_placement(&cap->info, pl, sizeof pl, NULL);
-        snprintf(track, sizeof track, "placement: %s", pl);
-        p = ikp__pb_field(p, IKP__PB_TD_UUID, w.next_uuid++);
-        p = ikp__pb_str(p, IKP__PB_TD_NAME, track, w.t);
-        ikp__pb_descriptor(&w, w.a, (size_t)(p - w.a));
-    }
-    { /* the launch: the blocks' (by SM: the SMs') tracks are its children */
-        unsigned char *p = w.a;
-        root = w.next_uuid++;
-        p = ikp__pb_field(p, IKP__PB_TD_UUID, root);
-        p = ikp__pb_str(p, IKP__PB_TD_NAME, ikp__launch_name(nm, sizeof nm, part, cap), w.t);
-        p = ikp__pb_field(p, IKP__PB_TD_CHILD_ORDER, IKP__PB_EXPLICIT);
-        ikp__pb_descriptor(&w, w.a, (size_t)(p - w.a));
-    }
+    root = ikp__pb_opening(&w, cap, opt, part);
     while (!w.o.failed && (r = ikp__tw_next(&tw, err)) == IKP_OK && tw.n) {
         uint64_t block_pid = 0;
         for (s = 0; s < tw.n && r == IKP_OK; s++) {
-            const ikp_lane_events *ev = &tw.ev[s];
             ikp__lane lt;
             uint32_t i = tw.lane[s];
             const ikp__lane *l = ikp__get_lane(cap, i, &lt);
             uint64_t pid = ikp__trace_pid(l, by), u = w.next_uuid;
-            uint64_t rank = by == IKP_BY_BLOCK ? l->pub.group : i;
-            unsigned char *p;
             int fresh = ikp__new_pid(sm_seen, &last_pid, pid);
             pid += pid_base;
-            w.next_uuid += ev->num_tracks;
+            w.next_uuid += tw.ev[s].num_tracks;
             if (s == 0) block_pid = pid;
-            if (fresh) { /* the block's (by SM: the SM's) track, under the launch's */
-                p = w.a;
-                p = ikp__pb_field(p, IKP__PB_TD_UUID, IKP__PB_BLOCK(pid));
-                p = ikp__pb_field(p, IKP__PB_TD_PARENT, root);
-                p = ikp__pb_str(p, IKP__PB_TD_NAME, ikp__part_process_name(nm, sizeof nm, part, cap, l, by), w.t);
-                p = ikp__pb_field(p, IKP__PB_TD_RANK, (pid - pid_base) & 0x7FFFFFFF);
-                p = ikp__pb_field(p, IKP__PB_TD_CHILD_ORDER, IKP__PB_EXPLICIT);
-                ikp__pb_descriptor(&w, w.a, (size_t)(p - w.a));
-            }
+            if (fresh) ikp__pb_block_track(&w, cap, part, l, by, pid, pid_base, root);
             ikp__pb_clear(&w, u);
-            for (t = 0; t < ev->num_tracks; t++) {
-                p = w.a;
-                p = ikp__pb_field(p, IKP__PB_TD_UUID, u + t);
-                ikp__thread_name(nm, sizeof nm, cap, l, i, by, t);
-                if (t == 0) { /* the lane, under its block (by SM: its SM) */
-                    p = ikp__pb_field(p, IKP__PB_TD_PARENT, IKP__PB_BLOCK(pid));
-                    p = ikp__pb_str(p, IKP__PB_TD_NAME, nm, w.t);
-                    p = ikp__pb_field(p, IKP__PB_TD_RANK, rank > 0x7FFFFFFF ? 0x7FFFFFFF : rank);
-                    p = ikp__pb_field(p, IKP__PB_TD_CHILD_ORDER, IKP__PB_EXPLICIT);
-                } else { /* a lane's further tracks (overlapping regions), under it */
-                    p = ikp__pb_field(p, IKP__PB_TD_PARENT, u);
-                    p = ikp__pb_str(p, IKP__PB_TD_NAME, nm, w.t);
-                    p = ikp__pb_field(p, IKP__PB_TD_RANK, t);
-                }
-                ikp__pb_descriptor(&w, w.a, (size_t)(p - w.a));
-            }
+            ikp__pb_lane_tracks(&w, cap, l, i, by, pid, u, tw.ev[s].num_tracks);
             r = ikp__pb_lane(cap, &w, &tw, s, u, &heap, &heap_cap, err);
         }
-        /* counters: per block, regions of the event open; each its own generation */
-        for (c = 0; r == IKP_OK && opt && c < opt->num_counters; c++) {
-            size_t k;
-            ikp__lane lt;
-            uint64_t cu = w.next_uuid;
-            unsigned char *p;
-            ikp__counter_name(nm, sizeof nm, cap, by, opt->counters[c], ikp__get_lane(cap, tw.lane[0], &lt)->pub.block);
-            if ((r = ikp__tw_counter(&tw, opt->counters[c], err)) != IKP_OK || !tw.ncs) continue;
-            tw.st.counter_tracks++;
-            w.next_uuid++;
-            ikp__pb_clear(&w, 0);
-            p = w.a;
-            p = ikp__pb_field(p, IKP__PB_TD_UUID, cu);
-            p = ikp__pb_field(p, IKP__PB_TD_PARENT, IKP__PB_BLOCK(block_pid));
-            p = ikp__pb_str(p, IKP__PB_TD_NAME, nm, w.t);
-            p = ikp__pb_bytes(p, IKP__PB_TD_COUNTER, "", 0);
-            ikp__pb_descriptor(&w, w.a, (size_t)(p - w.a));
-            for (k = 0; k < tw.ncs; k++) {
-                p = w.a;
-                p = ikp__pb_field(p, IKP__PB_TE_TYPE, IKP__PB_COUNTER);
-                p = ikp__pb_field(p, IKP__PB_TE_TRACK, cu);
-                p = ikp__pb_field(p, IKP__PB_TE_COUNTER, (uint64_t)tw.cs[k].d);
-                ikp__pb_emit(&w, tw.cs[k].ns, w.a, (size_t)(p - w.a), 0);
-            }
-        }
+        if (r == IKP_OK) r = ikp__pb_counters(&w, &tw, cap, opt, by, block_pid, err);
     }
     ikp__flush(&w.o);
     if (part) *part->uuid = w.next_uuid;
@@ -6904,7 +7200,7 @@ IKP_DEF ikp_result ikp_write_perfetto_file(const ikp_capture *cap, const ikp_tra
 
 #endif /* IKP_NO_PERFETTO */
 
-/* ---- 5. output files ---- */
+/* >>output-impl: output files; the writers to a path */
 static uint64_t ikp__mix64(uint64_t x)
 {
     x += 0x9E3779B97F4A7C15ull;
@@ -7104,8 +7400,8 @@ IKP_DEF ikp_result ikp_write_perfetto_path(const ikp_capture *cap, const ikp_tra
 }
 #endif
 
+/* >>merge-links: what links captures; a capture given twice */
 #ifndef IKP_NO_MERGE
-/* ---- 5. merged timelines ---- */
 /* a peer measurement as a reading of this GPU against the peer's clock */
 static ikp_clock_sync ikp__peer_as_sync(const ikp_peer_clock *p)
 {
@@ -7324,6 +7620,7 @@ static ikp_result ikp__refuse_repeated(const ikp_capture *const *caps, uint32_t 
     return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "%s is %s again (the same buffer%s)", la, lb, how);
 }
 
+/* >>merge-graph: a merge's links as lists, without its pairs */
 /* The links of a merge without its pairs, O(n + P) words for n captures
    and P peer measurements: each GPU's captures, each GPU's measurements
    by other captures, and the captures with host readings of each host.
@@ -7379,26 +7676,13 @@ static int32_t ikp__mg_gpu(const ikp_capture *const *caps, const ikp__mg *mg, co
     return -1;
 }
 
-/* mg from the captures' link data (ikp__number_devices done); O((n + P)
-   log n); 0, or -1 when out of memory (mg then freed) */
-static int ikp__mg_build(const ikp_capture *const *caps, uint32_t n, const ikp__link_data *ld, ikp__mg *mg)
+/* mg's GPUs and hosts numbered 0, 1, ... in the order of
+   ikp__number_devices' numbers (mg->g, h, ngpu, nhost); id: n scratch
+   entries */
+static void ikp__mg_number(const ikp_capture *const *caps, uint32_t n, const ikp__link_data *ld, ikp__mg *mg,
+                           uint32_t *id)
 {
-    const ikp_allocator *a = &caps[0]->alloc;
-    uint32_t k, e, t, np = 0, nm = 0, nh = 0, nl;
-    uint32_t *id = (uint32_t *)ikp__alloc(a, ((size_t)n + 3) * sizeof *id); /* numbers, then cursors */
-    ikp__unc_ix *u = NULL;
-    memset(mg, 0, sizeof *mg);
-    for (k = 0; k < n; k++) np += ld[k].num_peers;
-    mg->g = (int32_t *)ikp__alloc(a, (size_t)n * sizeof *mg->g);
-    mg->h = (int32_t *)ikp__alloc(a, (size_t)n * sizeof *mg->h);
-    mg->gs = (uint32_t *)ikp__alloc(a, ((size_t)n + 1) * sizeof *mg->gs);
-    mg->gm = (uint32_t *)ikp__alloc(a, (size_t)n * sizeof *mg->gm);
-    mg->ms = (uint32_t *)ikp__alloc(a, ((size_t)n + 1) * sizeof *mg->ms);
-    mg->ps = (uint32_t *)ikp__alloc(a, ((size_t)n + 1) * sizeof *mg->ps);
-    mg->pg = (int32_t *)ikp__alloc(a, (size_t)np * sizeof *mg->pg);
-    mg->hs = (uint32_t *)ikp__alloc(a, ((size_t)n + 3) * sizeof *mg->hs);
-    if (!id || !mg->g || !mg->h || !mg->gs || !mg->gm || !mg->ms || !mg->ps || !mg->pg || !mg->hs) goto oom;
-    /* GPUs and hosts numbered 0, 1, ... in the order of ikp__number_devices' numbers */
+    uint32_t k, t;
     for (t = 0; t < 2; t++) {
         uint32_t c = 0;
         for (k = 0; k < n; k++) id[k] = UINT32_MAX;
@@ -7414,13 +7698,21 @@ static int ikp__mg_build(const ikp_capture *const *caps, uint32_t n, const ikp__
         }
         if (t) mg->nhost = c; else mg->ngpu = c;
     }
-    /* each GPU's captures (counting sort: by index within a GPU) */
+}
+
+/* each GPU's captures (a counting sort: by index within a GPU), the GPU
+   each peer measurement is of, and each GPU's measurements; id: cursors
+   (n + 1 entries); 0, or -1 when out of memory */
+static int ikp__mg_gpus(const ikp_capture *const *caps, uint32_t n, const ikp__link_data *ld, ikp__mg *mg,
+                        uint32_t *id)
+{
+    const ikp_allocator *a = &caps[0]->alloc;
+    uint32_t k, e, t, nm = 0;
     memset(mg->gs, 0, ((size_t)n + 1) * sizeof *mg->gs);
     for (k = 0; k < n; k++) if (mg->g[k] >= 0) mg->gs[mg->g[k] + 1]++;
     for (t = 0; t < mg->ngpu; t++) mg->gs[t + 1] += mg->gs[t];
     for (t = 0; t <= mg->ngpu; t++) id[t] = mg->gs[t];
     for (k = 0; k < n; k++) if (mg->g[k] >= 0) mg->gm[id[mg->g[k]]++] = k;
-    /* the GPU each peer measurement is of, and each GPU's measurements */
     memset(mg->ms, 0, ((size_t)n + 1) * sizeof *mg->ms);
     for (k = 0, mg->ps[0] = 0; k < n; k++) {
         for (e = 0; e < ld[k].num_peers; e++) {
@@ -7433,7 +7725,7 @@ static int ikp__mg_build(const ikp_capture *const *caps, uint32_t n, const ikp__
     for (t = 0; t < mg->ngpu; t++) mg->ms[t + 1] += mg->ms[t];
     mg->mk = (uint32_t *)ikp__alloc(a, (size_t)nm * sizeof *mg->mk);
     mg->mp = (const ikp__peer_off **)ikp__alloc(a, (size_t)nm * sizeof *mg->mp);
-    if (!mg->mk || !mg->mp) goto oom;
+    if (!mg->mk || !mg->mp) return -1;
     for (t = 0; t <= mg->ngpu; t++) id[t] = mg->ms[t];
     for (k = 0; k < n; k++)
         for (e = 0; e < ld[k].num_peers; e++) {
@@ -7442,8 +7734,15 @@ static int ikp__mg_build(const ikp_capture *const *caps, uint32_t n, const ikp__
             mg->mk[id[x]] = k;
             mg->mp[id[x]++] = &ld[k].peers[e];
         }
-    /* host lists */
-    nl = mg->nhost + 2;
+    return 0;
+}
+
+/* the host lists, by index (hm) and by (host uncertainty, index) (hu);
+   id: cursors (n + 3 entries); 0, or -1 when out of memory */
+static int ikp__mg_hosts(const ikp_allocator *a, uint32_t n, const ikp__link_data *ld, ikp__mg *mg, uint32_t *id)
+{
+    uint32_t k, t, nh = 0, nl = mg->nhost + 2;
+    ikp__unc_ix *u;
     memset(mg->hs, 0, ((size_t)nl + 1) * sizeof *mg->hs);
     for (k = 0; k < n; k++)
         if (mg->h[k] != -2) { mg->hs[(mg->h[k] >= 0 ? (uint32_t)mg->h[k] : mg->nhost) + 1]++; mg->hs[nl]++; nh += 2; }
@@ -7451,7 +7750,7 @@ static int ikp__mg_build(const ikp_capture *const *caps, uint32_t n, const ikp__
     mg->hm = (uint32_t *)ikp__alloc(a, (size_t)nh * sizeof *mg->hm);
     mg->hu = (uint32_t *)ikp__alloc(a, (size_t)nh * sizeof *mg->hu);
     u = (ikp__unc_ix *)ikp__alloc(a, (size_t)nh * sizeof *u);
-    if (!mg->hm || !mg->hu || !u) goto oom;
+    if (!mg->hm || !mg->hu || !u) { ikp__free(a, u); return -1; }
     for (t = 0; t <= nl; t++) id[t] = mg->hs[t];
     for (k = 0; k < n; k++)
         if (mg->h[k] != -2) {
@@ -7462,16 +7761,40 @@ static int ikp__mg_build(const ikp_capture *const *caps, uint32_t n, const ikp__
     for (t = 0; t < nl; t++) ikp__sort(u + mg->hs[t], mg->hs[t + 1] - mg->hs[t], sizeof *u, ikp__cmp_unc_ix);
     for (k = 0; k < nh; k++) mg->hu[k] = u[k].k;
     ikp__free(a, u);
-    ikp__free(a, id);
     return 0;
-oom:
-    ikp__free(a, u);
+}
+
+/* mg from the captures' link data (ikp__number_devices done); O((n + P)
+   log n); 0, or -1 when out of memory (mg then freed) */
+static int ikp__mg_build(const ikp_capture *const *caps, uint32_t n, const ikp__link_data *ld, ikp__mg *mg)
+{
+    const ikp_allocator *a = &caps[0]->alloc;
+    uint32_t k, np = 0;
+    uint32_t *id = (uint32_t *)ikp__alloc(a, ((size_t)n + 3) * sizeof *id); /* numbers, then cursors */
+    memset(mg, 0, sizeof *mg);
+    for (k = 0; k < n; k++) np += ld[k].num_peers;
+    mg->g = (int32_t *)ikp__alloc(a, (size_t)n * sizeof *mg->g);
+    mg->h = (int32_t *)ikp__alloc(a, (size_t)n * sizeof *mg->h);
+    mg->gs = (uint32_t *)ikp__alloc(a, ((size_t)n + 1) * sizeof *mg->gs);
+    mg->gm = (uint32_t *)ikp__alloc(a, (size_t)n * sizeof *mg->gm);
+    mg->ms = (uint32_t *)ikp__alloc(a, ((size_t)n + 1) * sizeof *mg->ms);
+    mg->ps = (uint32_t *)ikp__alloc(a, ((size_t)n + 1) * sizeof *mg->ps);
+    mg->pg = (int32_t *)ikp__alloc(a, (size_t)np * sizeof *mg->pg);
+    mg->hs = (uint32_t *)ikp__alloc(a, ((size_t)n + 3) * sizeof *mg->hs);
+    if (id && mg->g && mg->h && mg->gs && mg->gm && mg->ms && mg->ps && mg->pg && mg->hs) {
+        ikp__mg_number(caps, n, ld, mg, id);
+        if (!ikp__mg_gpus(caps, n, ld, mg, id) && !ikp__mg_hosts(a, n, ld, mg, id)) {
+            ikp__free(a, id);
+            return 0;
+        }
+    }
     ikp__free(a, id);
     ikp__mg_free(mg, a);
     memset(mg, 0, sizeof *mg);
     return -1;
 }
 
+/* >>merge-place: placement: least uncertain chains (Dijkstra) */
 /* A binary heap of (uncertainty, capture), least first, the lower index
    first on ties. */
 typedef struct ikp__pq_item { uint64_t d; uint32_t k; } ikp__pq_item;
@@ -7583,6 +7906,113 @@ static int ikp__host_offer(ikp__place *p, const ikp_allocator *a, uint32_t t, ui
     return ikp__host_first(p, a, t, 1);
 }
 
+/* p's tables for n captures, every offer none yet; 0, or -1 when out of
+   memory (ikp__place_free frees what was taken either way) */
+static int ikp__place_init(ikp__place *p, const ikp_allocator *a, uint32_t n, const ikp__link_data *ld,
+                           const ikp__mg *mg)
+{
+    uint32_t k, t, nl = mg->nhost + 2;
+    memset(p, 0, sizeof *p);
+    p->ld = ld;
+    p->mg = mg;
+    p->own = (ikp__offer *)ikp__alloc(a, (size_t)n * sizeof *p->own);
+    p->go = (ikp__offer *)ikp__alloc(a, ((size_t)mg->ngpu + 1) * sizeof *p->go);
+    p->ho = (ikp__offer *)ikp__alloc(a, (size_t)nl * sizeof *p->ho);
+    p->first = (uint32_t *)ikp__alloc(a, (size_t)nl * sizeof *p->first);
+    p->st = (uint8_t *)ikp__alloc(a, n);
+    p->reached = (uint8_t *)ikp__alloc(a, (size_t)mg->ngpu + 1);
+    if (!p->own || !p->go || !p->ho || !p->first || !p->st || !p->reached) return -1;
+    for (k = 0; k < n; k++) p->own[k].d = UINT64_MAX;
+    for (k = 0; k < mg->ngpu; k++) p->go[k].d = UINT64_MAX;
+    for (t = 0; t < nl; t++) { p->ho[t].d = UINT64_MAX; p->first[t] = mg->hs[t]; }
+    memset(p->st, 0, n);
+    memset(p->reached, 0, (size_t)mg->ngpu + 1);
+    return 0;
+}
+
+static void ikp__place_free(ikp__place *p, const ikp_allocator *a)
+{
+    ikp__free(a, p->own);
+    ikp__free(a, p->go);
+    ikp__free(a, p->ho);
+    ikp__free(a, p->first);
+    ikp__free(a, p->st);
+    ikp__free(a, p->reached);
+    ikp__free(a, p->heap.a);
+}
+
+/* capture k (the s-th placed) is the first of GPU g's captures placed:
+   the others are as certain, each fixed (by the best offer it holds when
+   as good, else by k's clock), and the captures that measured g's clock
+   are offered k's chain; 0, or -1 when out of memory */
+static int ikp__place_gpu(ikp__place *p, const ikp_allocator *a, uint32_t k, int32_t g, uint32_t s, uint64_t *dist,
+                          ikp_alignment *out)
+{
+    const ikp__mg *mg = p->mg;
+    uint32_t e;
+    p->reached[g] = 1;
+    for (e = mg->gs[g]; e < mg->gs[g + 1]; e++) {
+        uint32_t q = mg->gm[e];
+        ikp__best b;
+        if (q == k) continue;
+        b = ikp__best_offer(p, q); /* >= dist[k]: kept when equal (made earlier) */
+        if (b.d != dist[k]) {
+            b.d = dist[k];
+            b.off = out[k].offset_ns;
+            b.from = k;
+            b.via = IKP_ALIGN_SAME_GPU;
+        }
+        dist[q] = b.d;
+        out[q].offset_ns = b.off;
+        out[q].via = (ikp_align_via)b.via;
+        out[q].from = b.from;
+        out[q].links = out[b.from].links + 1;
+        p->st[q] |= 2;
+        if (ikp__pq_push(&p->heap, a, dist[q], q)) return -1;
+    }
+    for (e = mg->ms[g]; e < mg->ms[g + 1]; e++) { /* captures that measured this GPU; once a GPU */
+        uint32_t q = mg->mk[e];
+        uint64_t d = dist[k] + mg->mp[e]->unc;
+        if (p->st[q] || d >= p->own[q].d) continue;
+        p->own[q].d = d;
+        p->own[q].off = out[k].offset_ns + mg->mp[e]->off;
+        p->own[q].seq = s;
+        p->own[q].from = k;
+        if (ikp__pq_push(&p->heap, a, d, q)) return -1;
+    }
+    return 0;
+}
+
+/* capture k (the s-th placed) offers its chain through its own links: to
+   the GPUs it measured, and by its host readings to the host lists they
+   reach; 0, or -1 when out of memory */
+static int ikp__place_offer(ikp__place *p, const ikp_allocator *a, uint32_t k, uint32_t s, const uint64_t *dist,
+                            const ikp_alignment *out)
+{
+    const ikp__mg *mg = p->mg;
+    const ikp__link_data *ld = p->ld;
+    uint32_t e;
+    for (e = 0; e < ld[k].num_peers; e++) { /* the GPUs k measured */
+        int32_t x = mg->pg[mg->ps[k] + e];
+        uint64_t d = dist[k] + ld[k].peers[e].unc;
+        if (x < 0 || p->reached[x] || d >= p->go[x].d) continue;
+        p->go[x].d = d;
+        p->go[x].off = out[k].offset_ns - ld[k].peers[e].off;
+        p->go[x].seq = s;
+        p->go[x].from = k;
+        if (ikp__pq_push(&p->heap, a, d, mg->gm[mg->gs[x]])) return -1;
+    }
+    if (mg->h[k] != -2) { /* host readings: to its host's captures and those of none, or to all */
+        uint64_t d = dist[k] + ld[k].host_unc;
+        int64_t off = out[k].offset_ns - ld[k].host_off;
+        if (mg->h[k] >= 0 ? ikp__host_offer(p, a, (uint32_t)mg->h[k], d, off, s, k) ||
+                                ikp__host_offer(p, a, mg->nhost, d, off, s, k)
+                          : ikp__host_offer(p, a, mg->nhost + 1, d, off, s, k))
+            return -1;
+    }
+    return 0;
+}
+
 /* The chains of least uncertainty from capture 0 (Dijkstra): dist and
    out's offset_ns, via, from, links as the all-pairs search gave them,
    which placed the undone capture of least dist (the lower index on ties)
@@ -7600,28 +8030,14 @@ static int ikp__merge_place(const ikp_capture *const *caps, uint32_t n, const ik
 {
     const ikp_allocator *a = &caps[0]->alloc;
     ikp__place p;
-    uint32_t k, t, seq = 0, nl = mg->nhost + 2;
+    uint32_t k, seq = 0;
     int r = -1;
-    memset(&p, 0, sizeof p);
-    p.ld = ld;
-    p.mg = mg;
-    p.own = (ikp__offer *)ikp__alloc(a, (size_t)n * sizeof *p.own);
-    p.go = (ikp__offer *)ikp__alloc(a, ((size_t)mg->ngpu + 1) * sizeof *p.go);
-    p.ho = (ikp__offer *)ikp__alloc(a, (size_t)nl * sizeof *p.ho);
-    p.first = (uint32_t *)ikp__alloc(a, (size_t)nl * sizeof *p.first);
-    p.st = (uint8_t *)ikp__alloc(a, n);
-    p.reached = (uint8_t *)ikp__alloc(a, (size_t)mg->ngpu + 1);
-    if (!p.own || !p.go || !p.ho || !p.first || !p.st || !p.reached) goto end;
-    for (k = 0; k < n; k++) p.own[k].d = UINT64_MAX;
-    for (k = 0; k < mg->ngpu; k++) p.go[k].d = UINT64_MAX;
-    for (t = 0; t < nl; t++) { p.ho[t].d = UINT64_MAX; p.first[t] = mg->hs[t]; }
-    memset(p.st, 0, n);
-    memset(p.reached, 0, (size_t)mg->ngpu + 1);
+    if (ikp__place_init(&p, a, n, ld, mg)) goto end;
     p.st[0] = 2; /* the reference: out[0] is all zero */
     if (ikp__pq_push(&p.heap, a, 0, 0)) goto end;
     while (p.heap.n) {
         ikp__pq_item it = ikp__pq_pop(&p.heap);
-        uint32_t s, e;
+        uint32_t s;
         int32_t g;
         k = it.k;
         if (p.st[k] & 1) continue;
@@ -7640,69 +8056,16 @@ static int ikp__merge_place(const ikp_capture *const *caps, uint32_t n, const ik
                                ikp__host_first(&p, a, mg->nhost + 1, 0)))
             goto end;
         g = mg->g[k];
-        if (g >= 0 && !p.reached[g]) { /* the first of its GPU's captures: the others as certain, each fixed */
-            p.reached[g] = 1;
-            for (e = mg->gs[g]; e < mg->gs[g + 1]; e++) {
-                uint32_t q = mg->gm[e];
-                ikp__best b;
-                if (q == k) continue;
-                b = ikp__best_offer(&p, q); /* >= dist[k]: kept when equal (made earlier) */
-                if (b.d != dist[k]) {
-                    b.d = dist[k];
-                    b.off = out[k].offset_ns;
-                    b.from = k;
-                    b.via = IKP_ALIGN_SAME_GPU;
-                }
-                dist[q] = b.d;
-                out[q].offset_ns = b.off;
-                out[q].via = (ikp_align_via)b.via;
-                out[q].from = b.from;
-                out[q].links = out[b.from].links + 1;
-                p.st[q] |= 2;
-                if (ikp__pq_push(&p.heap, a, dist[q], q)) goto end;
-            }
-            for (e = mg->ms[g]; e < mg->ms[g + 1]; e++) { /* captures that measured this GPU; once a GPU */
-                uint32_t q = mg->mk[e];
-                uint64_t d = dist[k] + mg->mp[e]->unc;
-                if (p.st[q] || d >= p.own[q].d) continue;
-                p.own[q].d = d;
-                p.own[q].off = out[k].offset_ns + mg->mp[e]->off;
-                p.own[q].seq = s;
-                p.own[q].from = k;
-                if (ikp__pq_push(&p.heap, a, d, q)) goto end;
-            }
-        }
-        for (e = 0; e < ld[k].num_peers; e++) { /* the GPUs k measured */
-            int32_t x = mg->pg[mg->ps[k] + e];
-            uint64_t d = dist[k] + ld[k].peers[e].unc;
-            if (x < 0 || p.reached[x] || d >= p.go[x].d) continue;
-            p.go[x].d = d;
-            p.go[x].off = out[k].offset_ns - ld[k].peers[e].off;
-            p.go[x].seq = s;
-            p.go[x].from = k;
-            if (ikp__pq_push(&p.heap, a, d, mg->gm[mg->gs[x]])) goto end;
-        }
-        if (mg->h[k] != -2) { /* host readings: to its host's captures and those of none, or to all */
-            uint64_t d = dist[k] + ld[k].host_unc;
-            int64_t off = out[k].offset_ns - ld[k].host_off;
-            if (mg->h[k] >= 0 ? ikp__host_offer(&p, a, (uint32_t)mg->h[k], d, off, s, k) ||
-                                    ikp__host_offer(&p, a, mg->nhost, d, off, s, k)
-                              : ikp__host_offer(&p, a, mg->nhost + 1, d, off, s, k))
-                goto end;
-        }
+        if (g >= 0 && !p.reached[g] && ikp__place_gpu(&p, a, k, g, s, dist, out)) goto end;
+        if (ikp__place_offer(&p, a, k, s, dist, out)) goto end;
     }
     r = 0;
 end:
-    ikp__free(a, p.own);
-    ikp__free(a, p.go);
-    ikp__free(a, p.ho);
-    ikp__free(a, p.first);
-    ikp__free(a, p.st);
-    ikp__free(a, p.reached);
-    ikp__free(a, p.heap.a);
+    ikp__place_free(&p, a);
     return r;
 }
 
+/* >>merge-check: links that disagree with the placement */
 /* c + w and c - w, held to int64_t's range (plausible readings keep
    offsets and uncertainties far inside it) */
 static int64_t ikp__sat_add(int64_t c, uint64_t w)
@@ -7850,6 +8213,124 @@ static void ikp__trees_update(ikp__trees *tr, const ikp__mg *mg, const ikp__link
    position of the next capture apart from it (UINT32_MAX: none) */
 typedef struct ikp__look { uint32_t t, next; int64_t c, L, R; uint64_t w; } ikp__look;
 
+/* tr for the placement as it stands: each tree's nodes, each capture's and
+   each measurement's position, every leaf set; 0, or -1 when out of
+   memory (ikp__trees_free frees what was taken either way) */
+static int ikp__trees_build(ikp__trees *tr, const ikp_allocator *a, uint32_t n, const ikp__link_data *ld,
+                            const ikp__mg *mg, const ikp_alignment *out, const uint64_t *dist)
+{
+    uint32_t nt = 2 * mg->ngpu + mg->nhost + 2, t, i, x;
+    size_t nodes = 0, np = mg->ps[n];
+    memset(tr, 0, sizeof *tr);
+    tr->node = (size_t *)ikp__alloc(a, (size_t)nt * sizeof *tr->node);
+    tr->s = (uint32_t *)ikp__alloc(a, (size_t)nt * sizeof *tr->s);
+    tr->at = (uint32_t *)ikp__alloc(a, (3 * (size_t)n + np) * sizeof *tr->at);
+    if (!tr->node || !tr->s || !tr->at) return -1;
+    for (t = 0; t < nt; t++) {
+        uint32_t m;
+        const uint32_t *k = ikp__tree_members(mg, t, &m);
+        for (tr->s[t] = m ? 1 : 0; tr->s[t] < m; tr->s[t] *= 2) {}
+        tr->node[t] = nodes;
+        nodes += 2 * (size_t)tr->s[t];
+        for (x = 0; x < m; x++) /* each capture is once in a GPU's tree, a host list and all */
+            if (t < mg->ngpu) tr->at[k[x]] = x;
+            else if (t >= 2 * mg->ngpu) tr->at[(t == nt - 1 ? 2 * (size_t)n : n) + k[x]] = x;
+    }
+    for (i = 0; i < n; i++) /* each measurement is once in its GPU's measurements */
+        for (x = 0; x < ld[i].num_peers; x++) {
+            int32_t g = mg->pg[mg->ps[i] + x];
+            if (g >= 0) tr->at[3 * (size_t)n + mg->ps[i] + x] = ikp__after(mg->mk + mg->ms[g], mg->ms[g + 1] - mg->ms[g], i) - 1;
+        }
+    tr->lo = (int64_t *)ikp__alloc(a, nodes * sizeof *tr->lo);
+    tr->hi = (int64_t *)ikp__alloc(a, nodes * sizeof *tr->hi);
+    if (!tr->lo || !tr->hi) return -1;
+    for (t = 0; t < nt; t++) {
+        uint32_t m, s = tr->s[t];
+        int64_t *lo = tr->lo + tr->node[t], *hi = tr->hi + tr->node[t];
+        ikp__tree_members(mg, t, &m);
+        for (x = 1; x < 2 * s; x++) { lo[x] = INT64_MIN; hi[x] = INT64_MAX; } /* no capture: never apart */
+        for (x = 0; x < m; x++) ikp__tree_set(tr, mg, ld, out, dist, t, x);
+    }
+    return 0;
+}
+
+static void ikp__trees_free(ikp__trees *tr, const ikp_allocator *a)
+{
+    ikp__free(a, tr->node);
+    ikp__free(a, tr->s);
+    ikp__free(a, tr->at);
+    ikp__free(a, tr->lo);
+    ikp__free(a, tr->hi);
+}
+
+/* the trees capture i's links are looked for in, with its span in each
+   (the centre c and width w before its dist); returns how many */
+static uint32_t ikp__looks_of(ikp__look *lk, uint32_t i, const ikp__link_data *ld, const ikp__mg *mg,
+                              const ikp_alignment *out)
+{
+    uint32_t nl = 0, e;
+    if (mg->g[i] >= 0) { /* its GPU's captures; those that measured its GPU */
+        lk[nl].t = (uint32_t)mg->g[i]; lk[nl].c = out[i].offset_ns; lk[nl++].w = 0;
+        lk[nl].t = mg->ngpu + (uint32_t)mg->g[i]; lk[nl].c = out[i].offset_ns; lk[nl++].w = 0;
+    }
+    if (mg->h[i] != -2) { /* its host's captures and those of none; or all */
+        lk[nl].t = 2 * mg->ngpu + (mg->h[i] >= 0 ? (uint32_t)mg->h[i] : mg->nhost + 1);
+        lk[nl].c = out[i].offset_ns - ld[i].host_off;
+        lk[nl++].w = ld[i].host_unc;
+        if (mg->h[i] >= 0) { lk[nl] = lk[nl - 1]; lk[nl++].t = 2 * mg->ngpu + mg->nhost; }
+    }
+    for (e = 0; e < ld[i].num_peers; e++) { /* the captures of each GPU it measured */
+        int32_t g = mg->pg[mg->ps[i] + e];
+        if (g < 0) continue;
+        lk[nl].t = (uint32_t)g;
+        lk[nl].c = out[i].offset_ns - ld[i].peers[e].off;
+        lk[nl++].w = ld[i].peers[e].unc;
+    }
+    return nl;
+}
+
+/* Capture i's pairs (i, j), j > i, whose spans are apart, taken by j:
+   each checked (ikp__merge_check), the trees updated for the dists that
+   grew, and each tree's next capture apart looked for again where it may
+   have changed. */
+static void ikp__check_pairs_of(ikp__trees *tr, ikp__look *lk, uint32_t nl, const ikp_capture *const *caps,
+                                uint32_t n, const ikp__link_data *ld, const ikp__mg *mg, ikp_alignment *out,
+                                uint64_t *dist, uint32_t i)
+{
+    uint32_t y;
+    for (y = 0; y < nl; y++) {
+        uint32_t m;
+        const uint32_t *k = ikp__tree_members(mg, lk[y].t, &m);
+        lk[y].L = ikp__sat_sub(lk[y].c, lk[y].w + dist[i]);
+        lk[y].R = ikp__sat_add(lk[y].c, lk[y].w + dist[i]);
+        lk[y].next = ikp__tree_next(tr, lk[y].t, ikp__after(k, m, i), lk[y].L, lk[y].R);
+    }
+    for (;;) {
+        uint32_t j = UINT32_MAX, m;
+        int grew;
+        for (y = 0; y < nl; y++)
+            if (lk[y].next != UINT32_MAX) {
+                uint32_t q = ikp__tree_members(mg, lk[y].t, &m)[lk[y].next];
+                if (q < j) j = q;
+            }
+        if (j == UINT32_MAX) break;
+        grew = ikp__merge_check(caps, ld, out, dist, i, j);
+        if (grew & 2) ikp__trees_update(tr, mg, ld, out, dist, n, j);
+        if (grew & 1) ikp__trees_update(tr, mg, ld, out, dist, n, i);
+        for (y = 0; y < nl; y++) {
+            uint32_t f = lk[y].next;
+            if (f == UINT32_MAX) continue;
+            if (ikp__tree_members(mg, lk[y].t, &m)[f] == j) f++;
+            else if (!(grew & 1)) continue; /* still the next apart */
+            if (grew & 1) { /* i's spans wider: fewer apart */
+                lk[y].L = ikp__sat_sub(lk[y].c, lk[y].w + dist[i]);
+                lk[y].R = ikp__sat_add(lk[y].c, lk[y].w + dist[i]);
+            }
+            lk[y].next = ikp__tree_next(tr, lk[y].t, f, lk[y].L, lk[y].R);
+        }
+    }
+}
+
 /* Links that disagree with the placement: said, and covered. The pairs
    are taken as the all-pairs check took them: by i, then j, then kind
    (SAME_GPU, PEER, HOST), each check seeing the dists the checks before
@@ -7872,105 +8353,23 @@ static int ikp__merge_check_all(const ikp_capture *const *caps, uint32_t n, cons
                                 const ikp__mg *mg, ikp_alignment *out, uint64_t *dist)
 {
     const ikp_allocator *a = &caps[0]->alloc;
-    uint32_t nt = 2 * mg->ngpu + mg->nhost + 2, t, i, x, most = 0;
-    size_t nodes = 0, np = mg->ps[n];
+    uint32_t i, most = 0;
     ikp__trees tr;
     ikp__look *lk = NULL;
     int r = -1;
-    memset(&tr, 0, sizeof tr);
     for (i = 0; i < n; i++) if (ld[i].num_peers > most) most = ld[i].num_peers;
-    tr.node = (size_t *)ikp__alloc(a, (size_t)nt * sizeof *tr.node);
-    tr.s = (uint32_t *)ikp__alloc(a, (size_t)nt * sizeof *tr.s);
-    tr.at = (uint32_t *)ikp__alloc(a, (3 * (size_t)n + np) * sizeof *tr.at);
     lk = (ikp__look *)ikp__alloc(a, ((size_t)most + 4) * sizeof *lk);
-    if (!tr.node || !tr.s || !tr.at || !lk) goto end;
-    for (t = 0; t < nt; t++) {
-        uint32_t m;
-        const uint32_t *k = ikp__tree_members(mg, t, &m);
-        for (tr.s[t] = m ? 1 : 0; tr.s[t] < m; tr.s[t] *= 2) {}
-        tr.node[t] = nodes;
-        nodes += 2 * (size_t)tr.s[t];
-        for (x = 0; x < m; x++) /* each capture is once in a GPU's tree, a host list and all */
-            if (t < mg->ngpu) tr.at[k[x]] = x;
-            else if (t >= 2 * mg->ngpu) tr.at[(t == nt - 1 ? 2 * (size_t)n : n) + k[x]] = x;
+    if (ikp__trees_build(&tr, a, n, ld, mg, out, dist) == 0 && lk) {
+        for (i = 0; i < n; i++)
+            ikp__check_pairs_of(&tr, lk, ikp__looks_of(lk, i, ld, mg, out), caps, n, ld, mg, out, dist, i);
+        r = 0;
     }
-    for (i = 0; i < n; i++) /* each measurement is once in its GPU's measurements */
-        for (x = 0; x < ld[i].num_peers; x++) {
-            int32_t g = mg->pg[mg->ps[i] + x];
-            if (g >= 0) tr.at[3 * (size_t)n + mg->ps[i] + x] = ikp__after(mg->mk + mg->ms[g], mg->ms[g + 1] - mg->ms[g], i) - 1;
-        }
-    tr.lo = (int64_t *)ikp__alloc(a, nodes * sizeof *tr.lo);
-    tr.hi = (int64_t *)ikp__alloc(a, nodes * sizeof *tr.hi);
-    if (!tr.lo || !tr.hi) goto end;
-    for (t = 0; t < nt; t++) {
-        uint32_t m, s = tr.s[t];
-        int64_t *lo = tr.lo + tr.node[t], *hi = tr.hi + tr.node[t];
-        ikp__tree_members(mg, t, &m);
-        for (x = 1; x < 2 * s; x++) { lo[x] = INT64_MIN; hi[x] = INT64_MAX; } /* no capture: never apart */
-        for (x = 0; x < m; x++) ikp__tree_set(&tr, mg, ld, out, dist, t, x);
-    }
-    for (i = 0; i < n; i++) {
-        uint32_t nl = 0, y, e;
-        if (mg->g[i] >= 0) { /* its GPU's captures; those that measured its GPU */
-            lk[nl].t = (uint32_t)mg->g[i]; lk[nl].c = out[i].offset_ns; lk[nl++].w = 0;
-            lk[nl].t = mg->ngpu + (uint32_t)mg->g[i]; lk[nl].c = out[i].offset_ns; lk[nl++].w = 0;
-        }
-        if (mg->h[i] != -2) { /* its host's captures and those of none; or all */
-            lk[nl].t = 2 * mg->ngpu + (mg->h[i] >= 0 ? (uint32_t)mg->h[i] : mg->nhost + 1);
-            lk[nl].c = out[i].offset_ns - ld[i].host_off;
-            lk[nl++].w = ld[i].host_unc;
-            if (mg->h[i] >= 0) { lk[nl] = lk[nl - 1]; lk[nl++].t = 2 * mg->ngpu + mg->nhost; }
-        }
-        for (e = 0; e < ld[i].num_peers; e++) { /* the captures of each GPU it measured */
-            int32_t g = mg->pg[mg->ps[i] + e];
-            if (g < 0) continue;
-            lk[nl].t = (uint32_t)g;
-            lk[nl].c = out[i].offset_ns - ld[i].peers[e].off;
-            lk[nl++].w = ld[i].peers[e].unc;
-        }
-        for (y = 0; y < nl; y++) {
-            uint32_t m;
-            const uint32_t *k = ikp__tree_members(mg, lk[y].t, &m);
-            lk[y].L = ikp__sat_sub(lk[y].c, lk[y].w + dist[i]);
-            lk[y].R = ikp__sat_add(lk[y].c, lk[y].w + dist[i]);
-            lk[y].next = ikp__tree_next(&tr, lk[y].t, ikp__after(k, m, i), lk[y].L, lk[y].R);
-        }
-        for (;;) {
-            uint32_t j = UINT32_MAX, m;
-            int grew;
-            for (y = 0; y < nl; y++)
-                if (lk[y].next != UINT32_MAX) {
-                    uint32_t q = ikp__tree_members(mg, lk[y].t, &m)[lk[y].next];
-                    if (q < j) j = q;
-                }
-            if (j == UINT32_MAX) break;
-            grew = ikp__merge_check(caps, ld, out, dist, i, j);
-            if (grew & 2) ikp__trees_update(&tr, mg, ld, out, dist, n, j);
-            if (grew & 1) ikp__trees_update(&tr, mg, ld, out, dist, n, i);
-            for (y = 0; y < nl; y++) {
-                uint32_t f = lk[y].next;
-                if (f == UINT32_MAX) continue;
-                if (ikp__tree_members(mg, lk[y].t, &m)[f] == j) f++;
-                else if (!(grew & 1)) continue; /* still the next apart */
-                if (grew & 1) { /* i's spans wider: fewer apart */
-                    lk[y].L = ikp__sat_sub(lk[y].c, lk[y].w + dist[i]);
-                    lk[y].R = ikp__sat_add(lk[y].c, lk[y].w + dist[i]);
-                }
-                lk[y].next = ikp__tree_next(&tr, lk[y].t, f, lk[y].L, lk[y].R);
-            }
-        }
-    }
-    r = 0;
-end:
-    ikp__free(a, tr.node);
-    ikp__free(a, tr.s);
-    ikp__free(a, tr.at);
-    ikp__free(a, tr.lo);
-    ikp__free(a, tr.hi);
+    ikp__trees_free(&tr, a);
     ikp__free(a, lk);
     return r;
 }
 
+/* >>merge-impl: ikp_merge_align, _align_start, labels, host zero */
 IKP_DEF ikp_result ikp_merge_align(const ikp_capture *const *caps, uint32_t n, int raw, ikp_alignment *out,
                                    ikp_error *err)
 {
@@ -8142,6 +8541,7 @@ IKP_DEF ikp_result ikp_merge_host_zero(const ikp_capture *const *caps, uint32_t 
     return IKP_OK;
 }
 
+/* >>merge-write: the merged trace: ikp_write_merged */
 /* "GPU 1: time 0 at 12.345678 ms; its clock -101.100 us from GPU 0's, +- 0.5 us, by a measurement over peer memory" */
 static void ikp__align_text(char *t, size_t size, const char *label, const char *from, const char *with,
                             const ikp_alignment *a, const ikp_capture *cap)
@@ -8179,84 +8579,101 @@ typedef struct ikp__merge_ctx {
     const char *path;
 } ikp__merge_ctx;
 
-IKP_DEF ikp_result ikp_write_merged(const ikp_capture *const *caps, uint32_t n, const ikp_merge_options *opt,
-                                    int perfetto, ikp_write_fn fn, void *user, ikp_error *err)
+/* What ikp_write_merged settles before it writes: the placement (al), the
+   labels (the options' own over ikp_merge_labels'), the trace options
+   (*to) and the latest time of the trace (*top_ns). A time past what trace
+   timestamps hold is refused here, before anything is written. */
+static ikp_result ikp__merge_setup(const ikp_capture *const *caps, uint32_t n, const ikp_merge_options *opt,
+                                   ikp_alignment *al, char (*labels)[128], ikp_trace_options *to,
+                                   uint64_t *top_ns, ikp_error *err)
 {
-    ikp_alignment *al;
-    char (*labels)[128] = NULL, text[512], buf[4096];
-    ikp_trace_options to;
-    ikp_trace_stats sum, st;
-    ikp__part part;
-    ikp__out o;
-    ikp_result r;
-    uint64_t pid_base = 0, uuid = 0, top_ns = 0, offset;
-    uint32_t k, i;
-    int first = 1;
-    if (!caps || !fn || n == 0 || !caps[0]) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "no captures");
-#ifdef IKP_NO_PERFETTO
-    if (perfetto) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "this build leaves the Perfetto writer out (IKP_NO_PERFETTO)");
-#endif
-    al = opt && opt->alignment ? opt->alignment : (ikp_alignment *)ikp__alloc(&caps[0]->alloc, (size_t)n * sizeof *al);
-    labels = (char (*)[128])ikp__alloc(&caps[0]->alloc, (size_t)n * sizeof *labels);
-    r = !al || !labels ? ikp__oom(err) : ikp__check_trace_options(opt ? &opt->trace : NULL, err);
+    ikp_result r = ikp__check_trace_options(opt ? &opt->trace : NULL, err);
+    uint32_t k;
     if (r == IKP_OK)
         r = opt && opt->align_start ? ikp_merge_align_start(caps, n, opt->start_ns, al, err)
                                     : ikp_merge_align(caps, n, opt ? opt->raw : 0, al, err);
     if (r == IKP_OK) r = ikp_merge_labels(caps, n, labels[0], sizeof labels[0], err);
-    if (r != IKP_OK) goto end;
+    if (r != IKP_OK) return r;
     for (k = 0; opt && opt->labels && k < n; k++)
         if (opt->labels[k]) snprintf(labels[k], sizeof labels[k], "%s", opt->labels[k]);
-    if (opt) to = opt->trace; else memset(&to, 0, sizeof to);
-    for (k = 0; k < n; k++) { /* refused before anything is written */
-        if (!ikp__base_fits(to.time_base_ns, (uint64_t)al[k].zero_ns, (uint64_t)ikp__ns(caps[k]->info.span_ps))) {
-            r = ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "time_base_ns %llu plus capture %u's start on the "
-                          "merged axis (%lld ns) and span (%llu ns) passes 2^63 - 1 ns, where trace timestamps end",
-                          (unsigned long long)to.time_base_ns, k + 1, (long long)al[k].zero_ns,
-                          (unsigned long long)ikp__ns(caps[k]->info.span_ps));
-            goto end;
-        }
-        if (to.time_base_ns + (uint64_t)al[k].zero_ns + (uint64_t)ikp__ns(caps[k]->info.span_ps) > top_ns)
-            top_ns = to.time_base_ns + (uint64_t)al[k].zero_ns + (uint64_t)ikp__ns(caps[k]->info.span_ps);
+    if (opt) *to = opt->trace; else memset(to, 0, sizeof *to);
+    for (k = 0; k < n; k++) {
+        uint64_t zero = (uint64_t)al[k].zero_ns, span = (uint64_t)ikp__ns(caps[k]->info.span_ps);
+        if (!ikp__base_fits(to->time_base_ns, zero, span))
+            return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "time_base_ns %llu plus capture %u's start on the "
+                             "merged axis (%lld ns) and span (%llu ns) passes 2^63 - 1 ns, where trace timestamps end",
+                             (unsigned long long)to->time_base_ns, k + 1, (long long)al[k].zero_ns,
+                             (unsigned long long)span);
+        if (to->time_base_ns + zero + span > *top_ns) *top_ns = to->time_base_ns + zero + span;
     }
-    offset = perfetto || to.absolute_ts ? 0 : ikp__ts_offset(to.time_base_ns, top_ns); /* the latest time written */
-    memset(&sum, 0, sizeof sum);
-    ikp__out_init(&o, fn, user, buf, sizeof buf);
-    if (!perfetto) ikp__puts(&o, "{\"traceEvents\":[");
+    return IKP_OK;
+}
+
 #ifndef IKP_NO_PERFETTO
-    else { /* tracks that say what the times are and where each capture sits */
-        uuid = IKP__PB_UUID0 + 1;
-        for (k = 0; k <= n; k++) { /* a name of at most 511 bytes: 3 x 511 once made valid UTF-8 */
-            unsigned char d[1600], q[1664], tmp[1536], *p = d, *e;
-            if (k == 0 && !to.time_note) continue;
-            if (k) ikp__align_text(text, sizeof text, labels[k - 1], labels[al[k - 1].from], labels[al[k - 1].disagree_with],
-                                   &al[k - 1], caps[k - 1]);
-            p = ikp__pb_field(p, IKP__PB_TD_UUID, k ? uuid++ : IKP__PB_UUID0);
-            p = ikp__pb_str(p, IKP__PB_TD_NAME, k ? text : to.time_note, tmp);
-            e = ikp__pb_bytes(q, IKP__PB_TRACK_DESCRIPTOR, d, (size_t)(p - d));
-            ikp__pb_packet(&o, q, (size_t)(e - q));
-        }
+/* Perfetto: the tracks that open a merged trace and say what its times are
+   (the time note) and where each capture sits; their uuids from *uuid on. */
+static void ikp__merge_pb_tracks(ikp__out *o, const ikp_capture *const *caps, uint32_t n, const ikp_alignment *al,
+                                 char (*labels)[128], const ikp_trace_options *to, uint64_t *uuid)
+{
+    char text[512];
+    uint32_t k;
+    *uuid = IKP__PB_UUID0 + 1;
+    for (k = 0; k <= n; k++) { /* a name of at most 511 bytes: 3 x 511 once made valid UTF-8 */
+        unsigned char d[1600], q[1664], tmp[1536], *p = d, *e;
+        if (k == 0 && !to->time_note) continue;
+        if (k) ikp__align_text(text, sizeof text, labels[k - 1], labels[al[k - 1].from], labels[al[k - 1].disagree_with],
+                               &al[k - 1], caps[k - 1]);
+        p = ikp__pb_field(p, IKP__PB_TD_UUID, k ? (*uuid)++ : IKP__PB_UUID0);
+        p = ikp__pb_str(p, IKP__PB_TD_NAME, k ? text : to->time_note, tmp);
+        e = ikp__pb_bytes(q, IKP__PB_TRACK_DESCRIPTOR, d, (size_t)(p - d));
+        ikp__pb_packet(o, q, (size_t)(e - q));
     }
+}
 #endif
-    ikp__flush(&o);
-    for (k = 0; k < n && r == IKP_OK && !o.failed; k++) {
+
+/* the largest process id of capture c's lanes (0: none), so that the next
+   capture's pids start after it */
+static uint64_t ikp__part_top_pid(const ikp_capture *c, ikp_group_by by)
+{
+    uint64_t top = 0;
+    uint32_t i;
+    for (i = 0; i < c->info.num_lanes; i++) {
+        ikp__lane lt;
+        const ikp__lane *l = ikp__get_lane(c, i, &lt);
+        uint64_t pid;
+        if (!(l->pub.flags & IKP_LANE_STARTED) && !l->pub.records) continue;
+        pid = ikp__trace_pid(l, by);
+        if (by == IKP_BY_SM && l->pub.sm == IKP_NO_SM) continue;
+        if (pid > top) top = pid;
+    }
+    return top;
+}
+
+/* Every capture's processes, written by the one-capture writers as parts
+   of the merged trace (ikp__part), each capture's times moved to its place
+   on the merged axis; *sum adds up what they drew. */
+static ikp_result ikp__merge_parts(const ikp_capture *const *caps, uint32_t n, const ikp_alignment *al,
+                                   char (*labels)[128], const ikp_trace_options *to, uint64_t offset, int perfetto,
+                                   ikp_write_fn fn, void *user, uint64_t *uuid, ikp_trace_stats *sum, ikp_error *err)
+{
+    ikp_result r = IKP_OK;
+    ikp_trace_stats st;
+    ikp__part part;
+    uint64_t pid_base = 0;
+    uint32_t k;
+    int first = 1;
+#ifdef IKP_NO_PERFETTO
+    (void)perfetto; /* JSON only: ikp__check_trace_format refused Perfetto */
+#endif
+    for (k = 0; k < n && r == IKP_OK; k++) {
         const ikp_capture *c = caps[k];
-        uint64_t top = 0;
-        ikp_trace_options tk = to;
-        for (i = 0; i < c->info.num_lanes; i++) { /* the capture's largest pid */
-            ikp__lane lt;
-            const ikp__lane *l = ikp__get_lane(c, i, &lt);
-            uint64_t pid;
-            if (!(l->pub.flags & IKP_LANE_STARTED) && !l->pub.records) continue;
-            pid = ikp__trace_pid(l, to.by);
-            if (to.by == IKP_BY_SM && l->pub.sm == IKP_NO_SM) continue;
-            if (pid > top) top = pid;
-        }
+        ikp_trace_options tk = *to;
         part.pid_base = pid_base;
         part.ts_offset = offset;
         part.label = labels[k];
         part.first = &first;
-        part.uuid = &uuid;
-        tk.time_base_ns = to.time_base_ns + (uint64_t)al[k].zero_ns;
+        part.uuid = uuid;
+        tk.time_base_ns = to->time_base_ns + (uint64_t)al[k].zero_ns;
         tk.time_note = NULL;
         memset(&st, 0, sizeof st);
         tk.stats = &st;
@@ -8265,44 +8682,94 @@ IKP_DEF ikp_result ikp_write_merged(const ikp_capture *const *caps, uint32_t n, 
         else
 #endif
             r = ikp__chrome(c, &tk, &part, fn, user, err);
-        sum.flows += st.flows; sum.flows_unordered += st.flows_unordered;
-        sum.flow_unpaired += st.flow_unpaired; sum.counter_tracks += st.counter_tracks;
-        pid_base += top;
+        sum->flows += st.flows; sum->flows_unordered += st.flows_unordered;
+        sum->flow_unpaired += st.flow_unpaired; sum->counter_tracks += st.counter_tracks;
+        pid_base += ikp__part_top_pid(c, to->by);
     }
+    return r;
+}
+
+/* JSON: the close of traceEvents, and metadata that say what the times
+   are and where each capture sits (and which hold records of an earlier
+   launch) */
+static void ikp__merge_json_tail(ikp__out *o, const ikp_capture *const *caps, uint32_t n, const ikp_alignment *al,
+                                 char (*labels)[128], const ikp_trace_options *to, uint64_t offset)
+{
+    char text[512];
+    uint32_t k;
+    ikp__puts(o, "\n],\"displayTimeUnit\":\"ns\",\"otherData\":{");
+    if (to->time_note) {
+        ikp__puts(o, "\"ikp_time\":\"");
+        ikp__put_json_chars(o, to->time_note);
+        ikp__puts(o, "\",");
+    }
+    ikp__puts(o, "\"ikp_time_base_ns\":\"");
+    ikp__put_u64(o, to->time_base_ns);
+    if (offset) {
+        ikp__puts(o, "\",\"ikp_ts_offset_ns\":\"");
+        ikp__put_u64(o, offset);
+    }
+    ikp__puts(o, "\",\"ikp_merged\":\"");
+    ikp__put_u64(o, n);
+    ikp__puts(o, " captures\"");
+    for (k = 0; k < n; k++) {
+        ikp__align_text(text, sizeof text, labels[k], labels[al[k].from], labels[al[k].disagree_with], &al[k], caps[k]);
+        ikp__puts(o, ",\"ikp_capture_");
+        ikp__put_u64(o, k + 1);
+        ikp__puts(o, "\":\"");
+        ikp__put_json_chars(o, text);
+        ikp__puts(o, "\"");
+        if (ikp_capture_stale(&caps[k]->info, text, sizeof text)) { /* records of an earlier launch */
+            ikp__puts(o, ",\"ikp_capture_");
+            ikp__put_u64(o, k + 1);
+            ikp__puts(o, "_stale\":\"");
+            ikp__put_json_chars(o, text);
+            ikp__puts(o, "\"");
+        }
+    }
+    ikp__puts(o, "}}\n");
+}
+
+/* the format refused: unknown, or Perfetto in a build without its writer */
+static ikp_result ikp__check_trace_format(ikp_trace_format format, ikp_error *err)
+{
+    if ((unsigned)format >= IKP_TRACE_FORMAT_COUNT)
+        return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "unknown trace format %d", (int)format);
+#ifdef IKP_NO_PERFETTO
+    if (format == IKP_TRACE_PERFETTO)
+        return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "this build leaves the Perfetto writer out (IKP_NO_PERFETTO)");
+#endif
+    return IKP_OK;
+}
+
+IKP_DEF ikp_result ikp_write_merged(const ikp_capture *const *caps, uint32_t n, const ikp_merge_options *opt,
+                                    ikp_trace_format format, ikp_write_fn fn, void *user, ikp_error *err)
+{
+    ikp_alignment *al;
+    char (*labels)[128] = NULL, buf[4096];
+    ikp_trace_options to;
+    ikp_trace_stats sum;
+    ikp__out o;
+    ikp_result r;
+    uint64_t uuid = 0, top_ns = 0, offset;
+    const int perfetto = format == IKP_TRACE_PERFETTO;
+    if (!caps || !fn || n == 0 || !caps[0]) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "no captures");
+    if ((r = ikp__check_trace_format(format, err)) != IKP_OK) return r;
+    al = opt && opt->alignment ? opt->alignment : (ikp_alignment *)ikp__alloc(&caps[0]->alloc, (size_t)n * sizeof *al);
+    labels = (char (*)[128])ikp__alloc(&caps[0]->alloc, (size_t)n * sizeof *labels);
+    r = !al || !labels ? ikp__oom(err) : ikp__merge_setup(caps, n, opt, al, labels, &to, &top_ns, err);
     if (r != IKP_OK) goto end;
-    if (!perfetto) { /* metadata: what the times are, where each capture sits */
-        ikp__puts(&o, "\n],\"displayTimeUnit\":\"ns\",\"otherData\":{");
-        if (to.time_note) {
-            ikp__puts(&o, "\"ikp_time\":\"");
-            ikp__put_json_chars(&o, to.time_note);
-            ikp__puts(&o, "\",");
-        }
-        ikp__puts(&o, "\"ikp_time_base_ns\":\"");
-        ikp__put_u64(&o, to.time_base_ns);
-        if (offset) {
-            ikp__puts(&o, "\",\"ikp_ts_offset_ns\":\"");
-            ikp__put_u64(&o, offset);
-        }
-        ikp__puts(&o, "\",\"ikp_merged\":\"");
-        ikp__put_u64(&o, n);
-        ikp__puts(&o, " captures\"");
-        for (k = 0; k < n; k++) {
-            ikp__align_text(text, sizeof text, labels[k], labels[al[k].from], labels[al[k].disagree_with], &al[k], caps[k]);
-            ikp__puts(&o, ",\"ikp_capture_");
-            ikp__put_u64(&o, k + 1);
-            ikp__puts(&o, "\":\"");
-            ikp__put_json_chars(&o, text);
-            ikp__puts(&o, "\"");
-            if (ikp_capture_stale(&caps[k]->info, text, sizeof text)) { /* records of an earlier launch */
-                ikp__puts(&o, ",\"ikp_capture_");
-                ikp__put_u64(&o, k + 1);
-                ikp__puts(&o, "_stale\":\"");
-                ikp__put_json_chars(&o, text);
-                ikp__puts(&o, "\"");
-            }
-        }
-        ikp__puts(&o, "}}\n");
-    }
+    offset = perfetto || to.absolute_ts ? 0 : ikp__ts_offset(to.time_base_ns, top_ns); /* the latest time written */
+    memset(&sum, 0, sizeof sum);
+    ikp__out_init(&o, fn, user, buf, sizeof buf);
+    if (!perfetto) ikp__puts(&o, "{\"traceEvents\":[");
+#ifndef IKP_NO_PERFETTO
+    else ikp__merge_pb_tracks(&o, caps, n, al, labels, &to, &uuid);
+#endif
+    ikp__flush(&o);
+    if (!o.failed) r = ikp__merge_parts(caps, n, al, labels, &to, offset, perfetto, fn, user, &uuid, &sum, err);
+    if (r != IKP_OK) goto end;
+    if (!perfetto) ikp__merge_json_tail(&o, caps, n, al, labels, &to, offset);
     ikp__flush(&o);
     if (o.failed) r = ikp__fail(err, IKP_ERR_WRITE, -1, -1, "writing the trace failed");
     else if (to.stats) *to.stats = sum;
@@ -8316,7 +8783,8 @@ end:
 static ikp_result ikp__merge_body(void *ctx, ikp_write_fn fn, void *user, ikp_error *err)
 {
     ikp__merge_ctx *c = (ikp__merge_ctx *)ctx;
-    return ikp_write_merged(c->caps, c->n, c->opt, ikp_is_perfetto_path(c->path), fn, user, err);
+    return ikp_write_merged(c->caps, c->n, c->opt, ikp_is_perfetto_path(c->path) ? IKP_TRACE_PERFETTO : IKP_TRACE_JSON,
+                            fn, user, err);
 }
 
 IKP_DEF ikp_result ikp_write_merged_path(const ikp_capture *const *caps, uint32_t n,
@@ -8333,7 +8801,7 @@ IKP_DEF ikp_result ikp_write_merged_path(const ikp_capture *const *caps, uint32_
 
 #endif /* IKP_NO_MERGE */
 
-/* ---- 6. statistics ---- */
+/* >>stats-impl: statistics computed */
 typedef struct ikp__durs {
     uint64_t *v;
     size_t n, cap;
@@ -8535,6 +9003,7 @@ IKP_DEF ikp_result ikp_stats_compute(const ikp_capture *cap, ikp_stats **out, ik
     return IKP_OK;
 }
 
+/* >>stats-write: statistics and figures as text and JSON */
 /* a name in a text table: at most 40 characters, control bytes and bytes
    that are not UTF-8 as '?', padded to w */
 static void ikp__put_text_name(ikp__out *o, const char *str, size_t w)
@@ -8554,10 +9023,12 @@ static void ikp__put_col(ikp__out *o, double v)
     ikp__put_f_w(o, v, 1, 13);
 }
 
-static void ikp__put_info_text(ikp__out *o, const ikp_stats *st)
+/* ikp_info_write_text's pieces (ikp__info_*), in the order of the text:
+   the format, the grid, lanes and records, the span */
+static void ikp__info_head(ikp__out *o, const ikp_stats *st)
 {
     const ikp_capture_info *in = &st->info;
-    char t[512], unit[48], kept[256];
+    char t[512], unit[48];
     if (in->timer_unit_ps && in->timer_unit_ps != 1000)
         snprintf(unit, sizeof unit, "ticks of %u ps", in->timer_unit_ps);
     else snprintf(unit, sizeof unit, "%s", in->timer_cycles ? "SM cycles" : "globaltimer ns");
@@ -8598,18 +9069,21 @@ static void ikp__put_info_text(ikp__out *o, const ikp_stats *st)
     ikp__puts(o, t);
     ikp__put_f(o, (double)in->span_ps / 1e6, 3);
     ikp__puts(o, " us\n");
+}
+
+/* anchors, how well the lanes line up, and the host time */
+static void ikp__info_time(ikp__out *o, const ikp_capture_info *in)
+{
+    char t[512], pl[640];
+    int poor;
     if (in->anchors) {
         snprintf(t, sizeof t, "anchors     %llu of the records\n", (unsigned long long)in->anchors);
         ikp__puts(o, t);
     }
-    {
-        char pl[640];
-        int poor;
-        ikp_capture_placement(in, pl, sizeof pl, &poor);
-        ikp__puts(o, poor ? "warning     placement: " : "placement   ");
-        ikp__puts(o, pl);
-        ikp__puts(o, "\n");
-    }
+    ikp_capture_placement(in, pl, sizeof pl, &poor);
+    ikp__puts(o, poor ? "warning     placement: " : "placement   ");
+    ikp__puts(o, pl);
+    ikp__puts(o, "\n");
     if (in->host_time_known) {
         snprintf(t, sizeof t, "host time   time 0 = CLOCK_REALTIME %lld ns +- %u ns (%u readings of the GPU clock; "
                  "GPU %llu.%03u ns)\n", (long long)in->host_zero_ns, in->host_zero_uncertainty_ns, in->clock_syncs,
@@ -8622,25 +9096,36 @@ static void ikp__put_info_text(ikp__out *o, const ikp_stats *st)
     } else
         ikp__puts(o, "host time   not known: the capture holds no reading of the GPU clock against the host's "
                      "(ikp_cuda_dump takes them); host time and merges by clock need one\n");
-    if (in->detect_records) {
-        ikp_format f = in->format, g;
-        int unanimous = in->detect_fit[f] == in->detect_records;
-        snprintf(t, sizeof t, "detected    %s: %llu of %llu records fit it", ikp_format_name(f),
-                 (unsigned long long)in->detect_fit[f], (unsigned long long)in->detect_records);
-        ikp__puts(o, t);
-        for (g = IKP_FORMAT_AUTO; g < IKP_FORMAT_COUNT; g = (ikp_format)(g + 1))
-            if (g != f && (ikp__formats[f].flags & ikp__formats[g].flags & IKP__FMT_PEER)) { /* the vote's others */
-                snprintf(t, sizeof t, ", %llu fit %s", (unsigned long long)in->detect_fit[g], ikp_format_name(g));
-                ikp__puts(o, t);
-            }
-        if (in->detect_tie || !unanimous) {
-            snprintf(t, sizeof t, in->detect_tie ? " (another format fits as well: the choice is a guess; pass %s)\n"
-                                                 : " (not unanimous: pass %s to choose)\n",
-                     IKP__OPT(&in->option_names, format));
+}
+
+/* how auto-detection chose the format: the records each peer format fits,
+   and whether the choice is sure */
+static void ikp__info_detected(ikp__out *o, const ikp_capture_info *in)
+{
+    char t[512];
+    ikp_format f = in->format, g;
+    int unanimous = in->detect_fit[f] == in->detect_records;
+    snprintf(t, sizeof t, "detected    %s: %llu of %llu records fit it", ikp_format_name(f),
+             (unsigned long long)in->detect_fit[f], (unsigned long long)in->detect_records);
+    ikp__puts(o, t);
+    for (g = IKP_FORMAT_AUTO; g < IKP_FORMAT_COUNT; g = (ikp_format)(g + 1))
+        if (g != f && (ikp__formats[f].flags & ikp__formats[g].flags & IKP__FMT_PEER)) { /* the vote's others */
+            snprintf(t, sizeof t, ", %llu fit %s", (unsigned long long)in->detect_fit[g], ikp_format_name(g));
             ikp__puts(o, t);
-        } else
-            ikp__puts(o, "\n");
-    }
+        }
+    if (in->detect_tie || !unanimous) {
+        snprintf(t, sizeof t, in->detect_tie ? " (another format fits as well: the choice is a guess; pass %s)\n"
+                                             : " (not unanimous: pass %s to choose)\n",
+                 IKP__OPT(&in->option_names, format));
+        ikp__puts(o, t);
+    } else
+        ikp__puts(o, "\n");
+}
+
+/* a line for each kind of damage the decode found */
+static void ikp__info_warnings(ikp__out *o, const ikp_capture_info *in)
+{
+    char t[512], kept[256];
     if (in->after_finalize_kept) snprintf(kept, sizeof kept, "kept, as asked");
     else snprintf(kept, sizeof kept, "left out; %s keeps them", IKP__OPT(&in->option_names, keep_after_finalize));
 #define IKP__WARN(cond, ...) if (cond) { snprintf(t, sizeof t, __VA_ARGS__); ikp__puts(o, t); }
@@ -8662,6 +9147,14 @@ static void ikp__put_info_text(ikp__out *o, const ikp_stats *st)
     IKP__WARN(in->after_finalize, "warning     %llu records after their lane's finalize record (stale records of an earlier launch? %s)\n", (unsigned long long)in->after_finalize, kept)
     IKP__WARN(in->duplicate_lanes, "warning     %llu lanes claim a (block, group) an earlier lane claims (corrupt headers?): shown on tracks of their own\n", (unsigned long long)in->duplicate_lanes)
 #undef IKP__WARN
+}
+
+static void ikp__put_info_text(ikp__out *o, const ikp_stats *st)
+{
+    ikp__info_head(o, st);
+    ikp__info_time(o, &st->info);
+    if (st->info.detect_records) ikp__info_detected(o, &st->info);
+    ikp__info_warnings(o, &st->info);
 }
 
 IKP_DEF ikp_result ikp_info_write_text(const ikp_stats *st, ikp_write_fn fn, void *user, ikp_error *err)
@@ -8818,8 +9311,8 @@ IKP_DEF ikp_result ikp_stats_write_json(const ikp_stats *st, ikp_write_fn fn, vo
     return ikp__out_end(&o, err, "statistics");
 }
 
+/* >>export-parquet: Parquet written here: Thrift, pages, footer */
 #if !defined(IKP_NO_MERGE) && !defined(IKP_NO_EXPORT)
-/* ---- Parquet export ---- */
 /* Apache Parquet, written here (no library): the file is "PAR1", then row
    groups of column chunks, each one data page (v1) of PLAIN-encoded values
    uncompressed, optional columns with RLE definition levels, the text
@@ -9285,7 +9778,7 @@ static void ikp__pq_kv(ikp__pqw *w, const char *key, const char *value)
     ikp__tc_end(&w->kv);
     w->nkv++;
 }
-/* ---- export: one capture's rows ---- */
+/* >>export-rows: one capture's rows */
 typedef struct ikp__pq_place {
     const char *label;
     int64_t zero_ns;        /* the capture's time 0 on the table's axis */
@@ -9352,7 +9845,7 @@ static ikp_result ikp__pq_rows(ikp__pqw *w, const ikp_capture *cap, const ikp__p
     ikp_lane_events_free(cap, &ev);
     return r;
 }
-/* ---- export: the table ---- */
+/* >>export-impl: the table: captures placed, rows written */
 static void ikp__pq_init(ikp__pqw *w, const ikp_allocator *a, ikp_write_fn fn, void *user, uint32_t group_rows)
 {
     int c;
@@ -9677,8 +10170,8 @@ IKP_DEF ikp_result ikp_export_parquet_files(const char *const *inputs, uint32_t 
 }
 #endif /* IKP_NO_EXPORT */
 
+/* >>report-analysis: one walk for statistics, diff and report */
 #ifndef IKP_NO_REPORT
-/* ---- 6b. analysis: one walk for statistics, diff and report ---- */
 /* n zero bytes (all-zero doubles are 0.0 on every IEEE-754 machine) */
 static void *ikp__zalloc(const ikp_allocator *a, size_t n)
 {
@@ -10177,16 +10670,11 @@ static ikp_result ikp__an_picture_init(ikp__an *an, const ikp_report_options *op
     return IKP_OK;
 }
 
-/* Decodes every lane once, block by block. full: also the per-group
-   series, the pipeline and the picture. */
-static ikp_result ikp__an_run(ikp__an *an, const ikp_capture *cap, int full, const ikp_report_options *opt,
-                              const uint8_t *wait, ikp_error *err)
+/* an for cap: its per-group and per-pair sums, zeroed */
+static ikp_result ikp__an_init(ikp__an *an, const ikp_capture *cap, const uint8_t *wait, ikp_error *err)
 {
-    ikp__tw w;
-    ikp_result r = IKP_OK;
     uint32_t ng = cap->info.num_groups ? cap->info.num_groups : 1;
     memset(an, 0, sizeof *an);
-    memset(&w, 0, sizeof w);
     an->cap = cap;
     an->a = &cap->alloc;
     an->wait = wait;
@@ -10209,6 +10697,91 @@ static ikp_result ikp__an_run(ikp__an *an, const ikp_capture *cap, int full, con
     if (!an->g_region || !an->g_lspan || !an->g_work || !an->g_bspan || !an->g_alone || !an->alone || !an->g_lanes ||
         !an->g_blocks || !an->g_bound || !an->g_mark || !an->g_open || !an->p_span || !an->p_both || !an->p_a || !an->p_b)
         return ikp__oom(err);
+    return IKP_OK;
+}
+
+/* Lane l's events, slot s of the block: the counts, each region's duration
+   in its series (by id; full: by id and group), the lane's work and its
+   group's sums; the block's span (*bs .. *be) and work (*bwork) take it
+   in. full: its bars on the timeline, its heat. */
+static ikp_result ikp__an_lane(ikp__an *an, const ikp__lane *l, const ikp_lane_events *ev, uint32_t s, int full,
+                               int64_t *bs, int64_t *be, int64_t *bwork, ikp_error *err)
+{
+    uint32_t g = l->pub.group;
+    int64_t work = 0;
+    size_t k;
+    ikp_result r;
+    an->regions += ev->regions;
+    an->instants += ev->instants;
+    an->unmatched_begin += ev->unmatched_begin;
+    an->unmatched_end += ev->unmatched_end;
+    for (k = 0; k < ev->count; k++) {
+        const ikp_event *e = &ev->events[k];
+        ikp__ser *sr;
+        if (e->kind != IKP_EVENT_REGION) continue;
+        sr = ikp__an_ser(an, full ? (uint64_t)e->id << 32 | g : e->id);
+        if (!sr || !ikp__grow(an->a, (void **)&sr->v, &sr->cap, sr->n + 1, sizeof(uint64_t))) return ikp__oom(err);
+        sr->v[sr->n++] = (uint64_t)(e->end_ps - e->start_ps);
+    }
+    an->iv_at[s] = an->iv_n;
+    if ((r = ikp__an_work(an, ev, &work, err)) != IKP_OK) return r;
+    if (ev->first_ps != INT64_MIN) {
+        if (ev->first_ps < *bs) *bs = ev->first_ps;
+        if (ev->last_ps > *be) *be = ev->last_ps;
+        if (g < an->ng) {
+            an->g_region[g] += (double)ev->busy_ps / 1000.0;
+            an->g_lspan[g] += (double)(ev->last_ps - ev->first_ps) / 1000.0;
+            an->g_lanes[g]++;
+        }
+    }
+    if (g < an->ng) an->g_work[g] += (double)work / 1000.0;
+    *bwork += work;
+    if (full) {
+        uint32_t u = (uint32_t)ikp__an_unit(an, l);
+        size_t row = ikp__find_u64(an->rows, an->nrows, (uint64_t)u << 32 | g);
+        ikp__an_heat(an, u, an->iv_at[s], an->iv_n);
+        if (row < an->nrows) return ikp__an_bars(an, ev, row, err);
+    }
+    return IKP_OK;
+}
+
+/* The block just walked (w's slots; its lanes' span bs .. be, their work
+   bwork): each of its groups counts it once, with its span; its entry in
+   the blocks; full: its pipeline. */
+static ikp_result ikp__an_block(ikp__an *an, ikp__tw *w, int64_t bs, int64_t be, int64_t bwork, int full,
+                                ikp_error *err)
+{
+    const ikp__lane *l0;
+    ikp__lane lt0;
+    uint32_t s;
+    for (s = 0; s < w->n; s++) { /* each group of the block once: its blocks and their spans */
+        ikp__lane lt;
+        uint32_t g = ikp__get_lane(an->cap, w->lane[s], &lt)->pub.group;
+        if (g < an->ng && an->g_mark[g] != an->nblk + 1) {
+            an->g_mark[g] = (uint32_t)(an->nblk + 1);
+            an->g_blocks[g]++;
+            an->g_bspan[g] += (double)(be - bs) / 1000.0;
+        }
+    }
+    l0 = ikp__get_lane(an->cap, w->lane[0], &lt0);
+    if (!ikp__grow(an->a, (void **)&an->blk, &an->blkcap, an->nblk + 1, sizeof(ikp_report_block))) return ikp__oom(err);
+    an->blk[an->nblk].block = l0->pub.block;
+    an->blk[an->nblk].sm = l0->pub.sm;
+    an->blk[an->nblk].start_ps = bs;
+    an->blk[an->nblk].end_ps = be;
+    an->blk[an->nblk++].busy_ns = (double)bwork / 1000.0;
+    return full ? ikp__an_pipeline(an, w, bs, be, err) : IKP_OK;
+}
+
+/* Decodes every lane once, block by block. full: also the per-group
+   series, the pipeline and the picture. */
+static ikp_result ikp__an_run(ikp__an *an, const ikp_capture *cap, int full, const ikp_report_options *opt,
+                              const uint8_t *wait, ikp_error *err)
+{
+    ikp__tw w;
+    ikp_result r;
+    memset(&w, 0, sizeof w);
+    if ((r = ikp__an_init(an, cap, wait, err)) != IKP_OK) return r;
     if (full && (r = ikp__an_picture_init(an, opt, err)) != IKP_OK) return r;
     w.cap = cap;
     w.grouped = 1;
@@ -10216,70 +10789,17 @@ static ikp_result ikp__an_run(ikp__an *an, const ikp_capture *cap, int full, con
     if ((r = ikp__tw_order(&w, err)) != IKP_OK) return r;
     while ((r = ikp__tw_next(&w, err)) == IKP_OK && w.n) {
         int64_t bs = INT64_MAX, be = INT64_MIN, bwork = 0;
-        const ikp__lane *l0;
-        ikp__lane lt0;
         uint32_t s;
         an->iv_n = 0;
         if (!ikp__grow(an->a, (void **)&an->iv_at, &an->iv_atcap, (size_t)w.n + 1, sizeof(size_t))) { r = ikp__oom(err); break; }
         for (s = 0; s < w.n && r == IKP_OK; s++) {
             ikp__lane lt;
-            const ikp__lane *l = ikp__get_lane(cap, w.lane[s], &lt);
-            const ikp_lane_events *ev = &w.ev[s];
-            uint32_t g = l->pub.group;
-            int64_t work = 0;
-            size_t k;
-            an->regions += ev->regions;
-            an->instants += ev->instants;
-            an->unmatched_begin += ev->unmatched_begin;
-            an->unmatched_end += ev->unmatched_end;
-            for (k = 0; k < ev->count; k++) {
-                const ikp_event *e = &ev->events[k];
-                ikp__ser *sr;
-                if (e->kind != IKP_EVENT_REGION) continue;
-                sr = ikp__an_ser(an, full ? (uint64_t)e->id << 32 | g : e->id);
-                if (!sr || !ikp__grow(an->a, (void **)&sr->v, &sr->cap, sr->n + 1, sizeof(uint64_t))) { r = ikp__oom(err); break; }
-                sr->v[sr->n++] = (uint64_t)(e->end_ps - e->start_ps);
-            }
-            an->iv_at[s] = an->iv_n;
-            if (r != IKP_OK || (r = ikp__an_work(an, ev, &work, err)) != IKP_OK) break;
-            if (ev->first_ps != INT64_MIN) {
-                if (ev->first_ps < bs) bs = ev->first_ps;
-                if (ev->last_ps > be) be = ev->last_ps;
-                if (g < ng) {
-                    an->g_region[g] += (double)ev->busy_ps / 1000.0;
-                    an->g_lspan[g] += (double)(ev->last_ps - ev->first_ps) / 1000.0;
-                    an->g_lanes[g]++;
-                }
-            }
-            if (g < ng) an->g_work[g] += (double)work / 1000.0;
-            bwork += work;
-            if (full) {
-                uint32_t u = (uint32_t)ikp__an_unit(an, l);
-                size_t row = ikp__find_u64(an->rows, an->nrows, (uint64_t)u << 32 | g);
-                ikp__an_heat(an, u, an->iv_at[s], an->iv_n);
-                if (row < an->nrows && (r = ikp__an_bars(an, ev, row, err)) != IKP_OK) break;
-            }
+            r = ikp__an_lane(an, ikp__get_lane(cap, w.lane[s], &lt), &w.ev[s], s, full, &bs, &be, &bwork, err);
         }
         if (r != IKP_OK) break;
         an->iv_at[w.n] = an->iv_n;
         if (bs > be) continue;
-        for (s = 0; s < w.n; s++) { /* each group of the block once: its blocks and their spans */
-            ikp__lane lt;
-            uint32_t g = ikp__get_lane(cap, w.lane[s], &lt)->pub.group;
-            if (g < ng && an->g_mark[g] != an->nblk + 1) {
-                an->g_mark[g] = (uint32_t)(an->nblk + 1);
-                an->g_blocks[g]++;
-                an->g_bspan[g] += (double)(be - bs) / 1000.0;
-            }
-        }
-        l0 = ikp__get_lane(cap, w.lane[0], &lt0);
-        if (!ikp__grow(an->a, (void **)&an->blk, &an->blkcap, an->nblk + 1, sizeof(ikp_report_block))) { r = ikp__oom(err); break; }
-        an->blk[an->nblk].block = l0->pub.block;
-        an->blk[an->nblk].sm = l0->pub.sm;
-        an->blk[an->nblk].start_ps = bs;
-        an->blk[an->nblk].end_ps = be;
-        an->blk[an->nblk++].busy_ns = (double)bwork / 1000.0;
-        if (full && (r = ikp__an_pipeline(an, &w, bs, be, err)) != IKP_OK) break;
+        if ((r = ikp__an_block(an, &w, bs, be, bwork, full, err)) != IKP_OK) break;
     }
     ikp__tw_free(&w);
     return r;
@@ -10328,7 +10848,7 @@ IKP_DEF void ikp_report_free(ikp_report *r)
     ikp__free(&a, r);
 }
 
-/* ---- ikp_report_compute's sections, in the order of the report ---- */
+/* >>report-compute: ikp_report_compute and its sections */
 /* stages: the analysis' series keyed (id << 32 | group), shown by group then
    id; their names' pool offsets in stage_name (event, group) */
 static ikp_result ikp__report_stages(ikp_report *rp, ikp__an *an, const ikp_capture *cap, ikp__pool *pool,
@@ -10476,6 +10996,56 @@ static ikp_result ikp__report_picture(ikp_report *rp, ikp__an *an, const ikp_cap
     return IKP_OK;
 }
 
+/* the events the report treats as waits, as a table by id (*wait; NULL
+   when none are given) */
+static ikp_result ikp__report_waits(const ikp_report_options *opt, const ikp_allocator *a, uint8_t **wait,
+                                    ikp_error *err)
+{
+    uint32_t k;
+    *wait = NULL;
+    if (!opt || !opt->num_wait_events) return IKP_OK;
+    *wait = (uint8_t *)ikp__alloc(a, IKP_WIRE_MAX_EVENTS);
+    if (!*wait) return ikp__oom(err);
+    memset(*wait, 0, IKP_WIRE_MAX_EVENTS);
+    for (k = 0; k < opt->num_wait_events; k++) {
+        if (opt->wait_events[k] >= IKP_WIRE_MAX_EVENTS) {
+            ikp__free(a, *wait);
+            *wait = NULL;
+            return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "wait event %u: id %u is not below %u", k,
+                             opt->wait_events[k], IKP_WIRE_MAX_EVENTS);
+        }
+        (*wait)[opt->wait_events[k]] = 1;
+    }
+    return IKP_OK;
+}
+
+/* The report's names, now that the pool stops growing (the device's added
+   last: as given, else as the capture recorded it): the pool becomes
+   rp->names_, and the offsets the sections kept (stage_name: two a stage,
+   group_name: one a group) become pointers into it. */
+static ikp_result ikp__report_names(ikp_report *rp, const ikp_capture *cap, const ikp_report_options *opt,
+                                    ikp__pool *pool, const size_t *stage_name, const size_t *group_name,
+                                    ikp_error *err)
+{
+    const ikp_allocator *a = &cap->alloc;
+    size_t i, dev_name = 0;
+    if (opt && opt->device) {
+        if (!ikp__pool_add(a, pool, opt->device, &dev_name)) return ikp__oom(err);
+    } else if (cap->info.device_known) {
+        char dv[256];
+        if (!ikp__pool_add(a, pool, ikp_device_text(&cap->device, dv, sizeof dv), &dev_name)) return ikp__oom(err);
+    }
+    rp->names_ = pool->p;
+    pool->p = NULL;
+    for (i = 0; i < rp->num_stages; i++) {
+        rp->stages[i].name = rp->names_ + stage_name[2 * i];
+        rp->stages[i].group_name = rp->names_ + stage_name[2 * i + 1];
+    }
+    for (i = 0; i < rp->num_groups; i++) rp->groups[i].name = rp->names_ + group_name[i];
+    if ((opt && opt->device) || cap->info.device_known) rp->device = rp->names_ + dev_name;
+    return IKP_OK;
+}
+
 IKP_DEF ikp_result ikp_report_compute(const ikp_capture *cap, const ikp_report_options *opt, ikp_report **out,
                                       ikp_error *err)
 {
@@ -10485,8 +11055,7 @@ IKP_DEF ikp_result ikp_report_compute(const ikp_capture *cap, const ikp_report_o
     ikp__pool pool;
     ikp_result r;
     uint8_t *wait = NULL;
-    size_t i, *stage_name = NULL, *group_name = NULL, dev_name = 0;
-    uint32_t k;
+    size_t *stage_name = NULL, *group_name = NULL;
     if (!cap || !out) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL argument");
     *out = NULL;
     if (opt && opt->num_wait_events && !opt->wait_events)
@@ -10497,20 +11066,8 @@ IKP_DEF ikp_result ikp_report_compute(const ikp_capture *cap, const ikp_report_o
     if (!rp) return ikp__oom(err);
     memset(rp, 0, sizeof *rp);
     rp->allocator_ = cap->alloc;
-    if (opt && opt->num_wait_events) {
-        wait = (uint8_t *)ikp__alloc(a, IKP_WIRE_MAX_EVENTS);
-        if (!wait) { ikp__free(a, rp); return ikp__oom(err); }
-        memset(wait, 0, IKP_WIRE_MAX_EVENTS);
-        for (k = 0; k < opt->num_wait_events; k++) {
-            if (opt->wait_events[k] >= IKP_WIRE_MAX_EVENTS) {
-                ikp__free(a, wait); ikp__free(a, rp);
-                return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "wait event %u: id %u is not below %u", k,
-                                 opt->wait_events[k], IKP_WIRE_MAX_EVENTS);
-            }
-            wait[opt->wait_events[k]] = 1;
-        }
-        rp->waits = opt->num_wait_events;
-    }
+    if ((r = ikp__report_waits(opt, a, &wait, err)) != IKP_OK) { ikp__free(a, rp); return r; }
+    if (wait) rp->waits = opt->num_wait_events;
     if ((r = ikp_stats_compute(cap, &rp->stats, err)) != IKP_OK) { ikp__free(a, wait); ikp__free(a, rp); return r; }
     r = ikp__an_run(&an, cap, 1, opt, wait, err);
     if (r == IKP_OK) r = ikp__an_sort(&an, err);
@@ -10522,26 +11079,9 @@ IKP_DEF ikp_result ikp_report_compute(const ikp_capture *cap, const ikp_report_o
     if (!rp->stages || !stage_name || !group_name || !rp->groups) { r = ikp__oom(err); goto fail; }
     if ((r = ikp__report_stages(rp, &an, cap, &pool, stage_name, err)) != IKP_OK ||
         (r = ikp__report_groups(rp, &an, cap, &pool, group_name, err)) != IKP_OK ||
-        (r = ikp__report_balance(rp, &an, cap, err)) != IKP_OK || (r = ikp__report_picture(rp, &an, cap, err)) != IKP_OK)
+        (r = ikp__report_balance(rp, &an, cap, err)) != IKP_OK || (r = ikp__report_picture(rp, &an, cap, err)) != IKP_OK ||
+        (r = ikp__report_names(rp, cap, opt, &pool, stage_name, group_name, err)) != IKP_OK)
         goto fail;
-    /* names, now that the pool stops growing; the device as given, else as the capture recorded it */
-    if (opt && opt->device) {
-        if (!ikp__pool_add(a, &pool, opt->device, &dev_name)) { r = ikp__oom(err); goto fail; }
-    } else if (cap->info.device_known) {
-        char dv[256];
-        if (!ikp__pool_add(a, &pool, ikp_device_text(&cap->device, dv, sizeof dv), &dev_name)) {
-            r = ikp__oom(err);
-            goto fail;
-        }
-    }
-    rp->names_ = pool.p;
-    pool.p = NULL;
-    for (i = 0; i < rp->num_stages; i++) {
-        rp->stages[i].name = rp->names_ + stage_name[2 * i];
-        rp->stages[i].group_name = rp->names_ + stage_name[2 * i + 1];
-    }
-    for (i = 0; i < rp->num_groups; i++) rp->groups[i].name = rp->names_ + group_name[i];
-    if ((opt && opt->device) || cap->info.device_known) rp->device = rp->names_ + dev_name;
     ikp__free(a, stage_name);
     ikp__free(a, group_name);
     ikp__free(a, wait);
@@ -10559,6 +11099,7 @@ fail:
     return r;
 }
 
+/* >>diff-verdict: verdicts: tests of a change, the rule */
 IKP_DEF const char *ikp_verdict_name(ikp_verdict v)
 {
     switch (v) {
@@ -10759,7 +11300,7 @@ static uint64_t *ikp__block_spans(const ikp__an *an, ikp_error *err)
     return v;
 }
 
-/* ---- ikp_diff_compute's sections ---- */
+/* >>diff-compute: ikp_diff_compute and its sections */
 /* events matched by name (nm: each side's names, pool_p their pool; eo:
    scratch of the new side's size): the base's in its order, then the new
    side's own, by id; *ev_name: each event's name offset in the pool */
@@ -10918,6 +11459,48 @@ static void ikp__diff_span(ikp_diff *d, const ikp_capture *base, const ikp_captu
     if (memcmp(base->info.grid, next->info.grid, sizeof base->info.grid)) d->differs |= IKP_DIFF_GRID;
 }
 
+/* One side of a diff: cap's lanes walked (an), its series sorted by event
+   id, their names added to pool (*eo: their offsets, until the pool
+   settles), *nm made for them, and its blocks' spans (*bs). */
+static ikp_result ikp__diff_side(ikp__an *an, const ikp_capture *cap, const ikp_allocator *a, ikp__pool *pool,
+                                 ikp__named **nm, size_t **eo, uint64_t **bs, ikp_error *err)
+{
+    ikp_result r = ikp__an_run(an, cap, 0, NULL, NULL, err);
+    char t[40];
+    size_t i;
+    if (r == IKP_OK) r = ikp__an_sort(an, err);
+    if (r == IKP_OK) {
+        ikp__sort(an->ser, an->nser, sizeof(ikp__ser), ikp__cmp_ser); /* by event id */
+        *nm = (ikp__named *)ikp__alloc(a, (an->nser + 1) * sizeof(ikp__named));
+        if (!*nm) r = ikp__oom(err);
+    }
+    if (r == IKP_OK && !(*eo = (size_t *)ikp__alloc(a, (an->nser + 1) * sizeof(size_t)))) r = ikp__oom(err);
+    for (i = 0; r == IKP_OK && i < an->nser; i++) /* event names: offsets until the pool settles */
+        if (!ikp__pool_add(a, pool, ikp__ev_name(cap, (uint32_t)an->ser[i].key, t, sizeof t), &(*eo)[i]))
+            r = ikp__oom(err);
+    if (r == IKP_OK && !(*bs = ikp__block_spans(an, err))) r = IKP_ERR_OUT_OF_MEMORY;
+    return r;
+}
+
+/* the diff's names, last: the group names (gpool) after the event names
+   (pool), in one block that becomes d->names_; the offsets the sections
+   kept (ev_name, gr_name) become pointers into it */
+static ikp_result ikp__diff_names(ikp_diff *d, const ikp_allocator *a, ikp__pool *pool, const ikp__pool *gpool,
+                                  const size_t *ev_name, const size_t *gr_name, ikp_error *err)
+{
+    size_t i;
+    if (!ikp__grow(a, (void **)&pool->p, &pool->cap, pool->n + gpool->n + 1, 1)) return ikp__oom(err);
+    if (gpool->n) memcpy(pool->p + pool->n, gpool->p, gpool->n);
+    d->names_ = pool->p;
+    for (i = 0; i < d->num_events; i++) {
+        d->events[i].name = d->names_ + ev_name[i];
+        d->events[i].base.name = d->events[i].next.name = d->events[i].name;
+    }
+    for (i = 0; i < d->num_groups; i++) d->groups[i].name = d->names_ + pool->n + gr_name[i];
+    pool->p = NULL;
+    return IKP_OK;
+}
+
 static int ikp__incomplete(const ikp_diff *d, double fraction, char *why, size_t size);
 IKP_DEF ikp_result ikp_diff_compute(const ikp_capture *base, const ikp_capture *next, const ikp_diff_options *opt,
                                     ikp_diff **out, ikp_error *err)
@@ -10955,20 +11538,8 @@ IKP_DEF ikp_result ikp_diff_compute(const ikp_capture *base, const ikp_capture *
     d->options.min_change_ns = opt && opt->min_change_ns > 0 ? opt->min_change_ns : 5;
     d->base_info = base->info;
     d->next_info = next->info;
-    for (side = 0; side < 2 && r == IKP_OK; side++) {
-        r = ikp__an_run(&an[side], cap[side], 0, NULL, NULL, err);
-        if (r == IKP_OK) r = ikp__an_sort(&an[side], err);
-        if (r == IKP_OK) {
-            ikp__sort(an[side].ser, an[side].nser, sizeof(ikp__ser), ikp__cmp_ser); /* by event id */
-            nm[side] = (ikp__named *)ikp__alloc(a, (an[side].nser + 1) * sizeof(ikp__named));
-            if (!nm[side]) r = ikp__oom(err);
-        }
-        if (r == IKP_OK && !(eo[side] = (size_t *)ikp__alloc(a, (an[side].nser + 1) * sizeof(size_t)))) r = ikp__oom(err);
-        for (i = 0; r == IKP_OK && i < an[side].nser; i++) /* event names: offsets until the pool settles */
-            if (!ikp__pool_add(a, &pool, ikp__ev_name(cap[side], (uint32_t)an[side].ser[i].key, t, sizeof t), &eo[side][i]))
-                r = ikp__oom(err);
-        if (r == IKP_OK && !(bs[side] = ikp__block_spans(&an[side], err))) r = IKP_ERR_OUT_OF_MEMORY;
-    }
+    for (side = 0; side < 2 && r == IKP_OK; side++)
+        r = ikp__diff_side(&an[side], cap[side], a, &pool, &nm[side], &eo[side], &bs[side], err);
     if (r != IKP_OK) goto done;
     for (side = 0; side < 2; side++)
         for (i = 0; i < an[side].nser; i++) { nm[side][i].name = pool.p + eo[side][i]; nm[side][i].i = i; }
@@ -10976,16 +11547,7 @@ IKP_DEF ikp_result ikp_diff_compute(const ikp_capture *base, const ikp_capture *
     if (r == IKP_OK) r = ikp__diff_groups(d, an, cap, a, &gpool, &gr_name, err);
     if (r != IKP_OK) goto done;
     ikp__diff_span(d, base, next, an, bs);
-    /* names last: the group names after the event names, in one block */
-    if (!ikp__grow(a, (void **)&pool.p, &pool.cap, pool.n + gpool.n + 1, 1)) { r = ikp__oom(err); goto done; }
-    if (gpool.n) memcpy(pool.p + pool.n, gpool.p, gpool.n);
-    d->names_ = pool.p;
-    for (i = 0; i < d->num_events; i++) {
-        d->events[i].name = d->names_ + ev_name[i];
-        d->events[i].base.name = d->events[i].next.name = d->events[i].name;
-    }
-    for (i = 0; i < d->num_groups; i++) d->groups[i].name = d->names_ + pool.n + gr_name[i];
-    pool.p = NULL;
+    if ((r = ikp__diff_names(d, a, &pool, &gpool, ev_name, gr_name, err)) != IKP_OK) goto done;
     d->span.base_blocks.name = d->span.next_blocks.name = "block span";
     if (ikp__incomplete(d, 0, t, sizeof t)) d->verdict = IKP_VERDICT_INCOMPLETE;
 done:
@@ -11058,7 +11620,7 @@ IKP_DEF int ikp_diff_incomplete(const ikp_diff *d, double fraction, char *why, s
     return r;
 }
 
-/* ---- 6b. diff and report writers ---- */
+/* >>diff-write: a diff as text and JSON */
 /* a signed percentage: "+10.0%", "-3.2%" */
 static void ikp__put_pct(ikp__out *o, double frac, size_t w)
 {
@@ -11458,6 +12020,7 @@ IKP_DEF ikp_result ikp_diff_write_json(const ikp_diff *d, ikp_write_fn fn, void 
     return ikp__out_end(&o, err, "comparison");
 }
 
+/* >>diff-markdown: Markdown, link and XML escapes; a diff in Markdown */
 /* str with the ASCII bytes that esc names written as it says, the rest as
    the UTF-8 they are; control bytes and bytes that are not UTF-8 as '?'
    (Markdown and XML text) */
@@ -11580,6 +12143,7 @@ IKP_DEF ikp_result ikp_diff_write_markdown(const ikp_diff *d, ikp_write_fn fn, v
     return ikp__out_end(&o, err, "comparison");
 }
 
+/* >>report-markdown: a report in Markdown */
 static void ikp__put_us(ikp__out *o, int64_t ps)
 {
     ikp__put_f(o, (double)ps / 1e6, 3);
@@ -11830,112 +12394,145 @@ IKP_DEF ikp_result ikp_report_write_markdown(const ikp_report *r, const ikp_repo
     return ikp__out_end(&o, err, "report");
 }
 
+/* >>report-json: a report as JSON */
 static const char *const ikp__placed_names[4] = {"unknown", "globaltimer", "samples", "anchors"};
+
+/* ikp_report_write_json's pieces (ikp__rj_*), in the order of the JSON:
+   "configuration" and "placement" */
+static void ikp__rj_configuration(ikp__out *o, const ikp_report *r)
+{
+    const ikp_capture_info *in = &r->stats->info;
+    char t[768];
+    int poor = 0;
+    ikp__puts(o, "{\"schema\":\"ikp.report/1\",\n\"configuration\":{");
+    ikp__put_kv_s(o, "device", r->device, 1);
+    ikp__put_kv_s(o, "format", ikp_format_name(in->format), 0);
+    ikp__put_kv_s(o, "timer", in->timer_cycles ? "cycles" : "globaltimer", 0);
+    ikp__put_kv_u(o, "blocks", in->num_blocks);
+    ikp__put_kv_u(o, "num_groups", in->num_groups);
+    if (in->grid[0]) {
+        snprintf(t, sizeof t, ",\"grid\":[%u,%u,%u]", in->grid[0], in->grid[1], in->grid[2]);
+        ikp__puts(o, t);
+    } else ikp__puts(o, ",\"grid\":null");
+    ikp__put_kv_u(o, "lanes", in->num_lanes);
+    ikp__put_kv_u(o, "active_lanes", in->active_lanes);
+    ikp__put_kv_u(o, "records", in->records);
+    ikp__put_kv_u(o, "regions", r->stats->regions);
+    ikp__put_kv_u(o, "instants", r->stats->instants);
+    ikp__put_kv_un(o, "dropped", in->dropped, in->drops_known);
+    ikp__put_kv_f(o, "span_ns", (double)in->span_ps / 1000.0);
+    ikp__put_kv_un(o, "launch", in->launch, in->launch != 0);
+    ikp__put_kv_s(o, "stale", ikp_capture_stale(in, t, sizeof t) ? t : NULL, 0);
+    ikp__puts(o, "},\n\"placement\":{");
+    ikp_capture_placement(in, t, sizeof t, &poor);
+    ikp__put_kv_s(o, "text", t, 1);
+    ikp__puts(o, poor ? ",\"poor\":true" : ",\"poor\":false");
+    ikp__put_kv_u(o, "cross_sm_ns", in->cross_sm_ns);
+    ikp__put_kv_s(o, "basis", in->placement >= 0 && in->placement < 4 ? ikp__placed_names[in->placement] : "unknown", 0);
+    ikp__puts(o, in->sm_exact ? ",\"sm_exact\":true" : ",\"sm_exact\":false");
+    ikp__puts(o, "}");
+}
+
+/* "stages" */
+static void ikp__rj_stages(ikp__out *o, const ikp_report *r)
+{
+    uint32_t i;
+    ikp__puts(o, ",\n\"stages\":[");
+    for (i = 0; i < r->num_stages; i++) {
+        const ikp_report_stage *g = &r->stages[i];
+        ikp__put_elem_u(o, i, "group", g->group);
+        ikp__put_kv_s(o, "group_name", g->group_name, 0);
+        ikp__put_kv_u(o, "id", g->id);
+        ikp__put_kv_s(o, "name", g->name, 0);
+        ikp__put_kv_u(o, "count", g->count);
+        ikp__put_kv_f(o, "total_ns", g->total_ns);
+        ikp__put_kv_f(o, "p50_ns", g->p50_ns);
+        ikp__put_kv_f(o, "p99_ns", g->p99_ns);
+        ikp__put_kv_f(o, "share", g->share);
+        ikp__puts(o, "}");
+    }
+    ikp__puts(o, "]");
+}
+
+/* "pipeline": the groups, the one the blocks wait on, the pairs' overlap */
+static void ikp__rj_pipeline(ikp__out *o, const ikp_report *r)
+{
+    uint32_t i;
+    int bound = ikp__report_bound(r);
+    ikp__puts(o, ",\n\"pipeline\":{\"groups\":[");
+    for (i = 0; i < r->num_groups; i++) {
+        const ikp_report_group *g = &r->groups[i];
+        ikp__put_elem_u(o, i, "group", g->group);
+        ikp__put_kv_s(o, "name", g->name, 0);
+        ikp__put_kv_u(o, "lanes", g->lanes);
+        ikp__put_kv_u(o, "blocks", g->blocks);
+        ikp__put_kv_f(o, "busy_ns", g->busy_ns);
+        ikp__put_kv_f(o, "span_ns", g->span_ns);
+        ikp__put_kv_f(o, "busy_fraction", g->busy_fraction);
+        ikp__put_kv_f(o, "idle_fraction", g->idle_fraction);
+        ikp__put_kv_f(o, "alone_ns", g->alone_ns);
+        ikp__put_kv_u(o, "blocks_bound", g->blocks_bound);
+        ikp__puts(o, "}");
+    }
+    ikp__puts(o, "]");
+    ikp__put_kv_s(o, "bound_group", bound >= 0 ? r->groups[bound].name : NULL, 0);
+    ikp__puts(o, ",\"pairs\":[");
+    for (i = 0; i < r->num_pairs; i++) {
+        const ikp_report_pair *p = &r->pairs[i];
+        ikp__puts(o, i ? ",\n{" : "\n{");
+        ikp__put_kv_s(o, "a", r->groups[p->a].name, 1);
+        ikp__put_kv_s(o, "b", r->groups[p->b].name, 0);
+        ikp__put_kv_f(o, "span_ns", p->span_ns);
+        ikp__put_kv_f(o, "both", p->both);
+        ikp__put_kv_f(o, "a_only", p->a_only);
+        ikp__put_kv_f(o, "b_only", p->b_only);
+        ikp__put_kv_f(o, "neither", p->neither);
+        ikp__puts(o, "}");
+    }
+    ikp__puts(o, "]}");
+}
+
+/* "balance": the blocks' ends, and the last 8 blocks to end */
+static void ikp__rj_balance(ikp__out *o, const ikp_report *r)
+{
+    const ikp_capture_info *in = &r->stats->info;
+    char t[64];
+    uint32_t i, show = r->num_blocks < 8 ? r->num_blocks : 8;
+    ikp__puts(o, ",\n\"balance\":{");
+    snprintf(t, sizeof t, "\"blocks\":%u", r->num_blocks);
+    ikp__puts(o, t);
+    if (r->num_blocks) {
+        ikp__put_kv_f(o, "end_p50_ns", (double)r->end_p50_ps / 1000.0);
+        ikp__put_kv_f(o, "last_end_ns", (double)r->blocks[0].end_ps / 1000.0);
+        ikp__put_kv_f(o, "tail_ns", (double)r->tail_ps / 1000.0);
+        ikp__put_kv_f(o, "tail_fraction", in->span_ps > 0 ? (double)r->tail_ps / (double)in->span_ps : 0);
+    }
+    ikp__put_kv_u(o, "sms", r->num_sms);
+    ikp__puts(o, ",\"last_blocks\":[");
+    for (i = 0; i < show; i++) {
+        const ikp_report_block *b = &r->blocks[i];
+        ikp__put_elem_u(o, i, "block", b->block);
+        ikp__put_kv_un(o, "sm", b->sm, b->sm != IKP_NO_SM);
+        ikp__put_kv_f(o, "start_ns", (double)b->start_ps / 1000.0);
+        ikp__put_kv_f(o, "end_ns", (double)b->end_ps / 1000.0);
+        ikp__put_kv_f(o, "busy_ns", b->busy_ns);
+        ikp__puts(o, "}");
+    }
+    ikp__puts(o, "]}");
+}
 
 IKP_DEF ikp_result ikp_report_write_json(const ikp_report *r, const ikp_diff *baseline, ikp_write_fn fn, void *user,
                                          ikp_error *err)
 {
     ikp__out o;
-    char buf[8192], t[768];
-    const ikp_capture_info *in;
-    uint32_t i, show;
-    int poor = 0, bound;
+    char buf[8192];
     if (!r || !fn || !r->stats) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL argument");
-    in = &r->stats->info;
     ikp__out_init(&o, fn, user, buf, sizeof buf);
-    ikp__puts(&o, "{\"schema\":\"ikp.report/1\",\n\"configuration\":{");
-    ikp__put_kv_s(&o, "device", r->device, 1);
-    ikp__put_kv_s(&o, "format", ikp_format_name(in->format), 0);
-    ikp__put_kv_s(&o, "timer", in->timer_cycles ? "cycles" : "globaltimer", 0);
-    ikp__put_kv_u(&o, "blocks", in->num_blocks);
-    ikp__put_kv_u(&o, "num_groups", in->num_groups);
-    if (in->grid[0]) {
-        snprintf(t, sizeof t, ",\"grid\":[%u,%u,%u]", in->grid[0], in->grid[1], in->grid[2]);
-        ikp__puts(&o, t);
-    } else ikp__puts(&o, ",\"grid\":null");
-    ikp__put_kv_u(&o, "lanes", in->num_lanes);
-    ikp__put_kv_u(&o, "active_lanes", in->active_lanes);
-    ikp__put_kv_u(&o, "records", in->records);
-    ikp__put_kv_u(&o, "regions", r->stats->regions);
-    ikp__put_kv_u(&o, "instants", r->stats->instants);
-    ikp__put_kv_un(&o, "dropped", in->dropped, in->drops_known);
-    ikp__put_kv_f(&o, "span_ns", (double)in->span_ps / 1000.0);
-    ikp__put_kv_un(&o, "launch", in->launch, in->launch != 0);
-    ikp__put_kv_s(&o, "stale", ikp_capture_stale(in, t, sizeof t) ? t : NULL, 0);
-    ikp__puts(&o, "},\n\"placement\":{");
-    ikp_capture_placement(in, t, sizeof t, &poor);
-    ikp__put_kv_s(&o, "text", t, 1);
-    ikp__puts(&o, poor ? ",\"poor\":true" : ",\"poor\":false");
-    ikp__put_kv_u(&o, "cross_sm_ns", in->cross_sm_ns);
-    ikp__put_kv_s(&o, "basis", in->placement >= 0 && in->placement < 4 ? ikp__placed_names[in->placement] : "unknown", 0);
-    ikp__puts(&o, in->sm_exact ? ",\"sm_exact\":true" : ",\"sm_exact\":false");
-    ikp__puts(&o, "},\n\"stages\":[");
-    for (i = 0; i < r->num_stages; i++) {
-        const ikp_report_stage *g = &r->stages[i];
-        ikp__put_elem_u(&o, i, "group", g->group);
-        ikp__put_kv_s(&o, "group_name", g->group_name, 0);
-        ikp__put_kv_u(&o, "id", g->id);
-        ikp__put_kv_s(&o, "name", g->name, 0);
-        ikp__put_kv_u(&o, "count", g->count);
-        ikp__put_kv_f(&o, "total_ns", g->total_ns);
-        ikp__put_kv_f(&o, "p50_ns", g->p50_ns);
-        ikp__put_kv_f(&o, "p99_ns", g->p99_ns);
-        ikp__put_kv_f(&o, "share", g->share);
-        ikp__puts(&o, "}");
-    }
-    ikp__puts(&o, "],\n\"pipeline\":{\"groups\":[");
-    for (i = 0; i < r->num_groups; i++) {
-        const ikp_report_group *g = &r->groups[i];
-        ikp__put_elem_u(&o, i, "group", g->group);
-        ikp__put_kv_s(&o, "name", g->name, 0);
-        ikp__put_kv_u(&o, "lanes", g->lanes);
-        ikp__put_kv_u(&o, "blocks", g->blocks);
-        ikp__put_kv_f(&o, "busy_ns", g->busy_ns);
-        ikp__put_kv_f(&o, "span_ns", g->span_ns);
-        ikp__put_kv_f(&o, "busy_fraction", g->busy_fraction);
-        ikp__put_kv_f(&o, "idle_fraction", g->idle_fraction);
-        ikp__put_kv_f(&o, "alone_ns", g->alone_ns);
-        ikp__put_kv_u(&o, "blocks_bound", g->blocks_bound);
-        ikp__puts(&o, "}");
-    }
-    bound = ikp__report_bound(r);
-    ikp__puts(&o, "]");
-    ikp__put_kv_s(&o, "bound_group", bound >= 0 ? r->groups[bound].name : NULL, 0);
-    ikp__puts(&o, ",\"pairs\":[");
-    for (i = 0; i < r->num_pairs; i++) {
-        const ikp_report_pair *p = &r->pairs[i];
-        ikp__puts(&o, i ? ",\n{" : "\n{");
-        ikp__put_kv_s(&o, "a", r->groups[p->a].name, 1);
-        ikp__put_kv_s(&o, "b", r->groups[p->b].name, 0);
-        ikp__put_kv_f(&o, "span_ns", p->span_ns);
-        ikp__put_kv_f(&o, "both", p->both);
-        ikp__put_kv_f(&o, "a_only", p->a_only);
-        ikp__put_kv_f(&o, "b_only", p->b_only);
-        ikp__put_kv_f(&o, "neither", p->neither);
-        ikp__puts(&o, "}");
-    }
-    ikp__puts(&o, "]},\n\"balance\":{");
-    snprintf(t, sizeof t, "\"blocks\":%u", r->num_blocks);
-    ikp__puts(&o, t);
-    if (r->num_blocks) {
-        ikp__put_kv_f(&o, "end_p50_ns", (double)r->end_p50_ps / 1000.0);
-        ikp__put_kv_f(&o, "last_end_ns", (double)r->blocks[0].end_ps / 1000.0);
-        ikp__put_kv_f(&o, "tail_ns", (double)r->tail_ps / 1000.0);
-        ikp__put_kv_f(&o, "tail_fraction", in->span_ps > 0 ? (double)r->tail_ps / (double)in->span_ps : 0);
-    }
-    ikp__put_kv_u(&o, "sms", r->num_sms);
-    ikp__puts(&o, ",\"last_blocks\":[");
-    show = r->num_blocks < 8 ? r->num_blocks : 8;
-    for (i = 0; i < show; i++) {
-        const ikp_report_block *b = &r->blocks[i];
-        ikp__put_elem_u(&o, i, "block", b->block);
-        ikp__put_kv_un(&o, "sm", b->sm, b->sm != IKP_NO_SM);
-        ikp__put_kv_f(&o, "start_ns", (double)b->start_ps / 1000.0);
-        ikp__put_kv_f(&o, "end_ns", (double)b->end_ps / 1000.0);
-        ikp__put_kv_f(&o, "busy_ns", b->busy_ns);
-        ikp__puts(&o, "}");
-    }
-    ikp__puts(&o, "]},\n\"baseline\":");
+    ikp__rj_configuration(&o, r);
+    ikp__rj_stages(&o, r);
+    ikp__rj_pipeline(&o, r);
+    ikp__rj_balance(&o, r);
+    ikp__puts(&o, ",\n\"baseline\":");
     if (!baseline) ikp__puts(&o, "null}\n");
     else {
         ikp_result rr;
@@ -11947,6 +12544,7 @@ IKP_DEF ikp_result ikp_report_write_json(const ikp_report *r, const ikp_diff *ba
     return ikp__out_end(&o, err, "report");
 }
 
+/* >>report-svg: a report's picture as SVG */
 /* XML text: escapes, control bytes and invalid UTF-8 as '?' */
 static void ikp__put_xml(ikp__out *o, const char *str) { ikp__put_text(o, str, ikp__xml_esc); }
 
@@ -12200,7 +12798,7 @@ IKP_DEF ikp_result ikp_report_write_svg(const ikp_report *r, ikp_write_fn fn, vo
 
 #endif /* IKP_NO_REPORT */
 
-/* ---- 7. capture files (writing; opening is in 3) ---- */
+/* >>capfile-impl: capture files written (read in capture-files) */
 static void ikp__wr32(unsigned char *p, uint32_t v)
 {
     p[0] = (unsigned char)v; p[1] = (unsigned char)(v >> 8);
@@ -12382,7 +12980,7 @@ IKP_DEF ikp_result ikp_capture_write_path(const ikp_capture *cap, const char *pa
     return ikp__write_path(path, ikp__capture_body, (void *)(uintptr_t)cap, err);
 }
 
-/* ---- 7. name lists ---- */
+/* >>names-impl: name lists parsed */
 IKP_DEF void ikp_name_list_free(ikp_name_list *list)
 {
     if (!list) return;
@@ -12454,7 +13052,7 @@ IKP_DEF ikp_result ikp_name_list_parse_path(const char *path, const ikp_allocato
     return r;
 }
 
-/* ---- 8. buffers and the one-call dump ---- */
+/* >>dump-impl: IKP buffer sizes and headers; the one-call dump */
 IKP_DEF size_t ikp_buffer_words(uint32_t lanes, uint32_t capacity)
 {
     uint64_t stride = ikp__lane_stride(capacity), n;
@@ -12510,6 +13108,7 @@ IKP_DEF ikp_result ikp_dump_words(const uint64_t *words, size_t num_words, const
     return r;
 }
 
+/* >>cuda-impl: CUDA helpers: buffers, clocks, SM clock samples */
 #if IKP_HAS_CUDA
 static ikp_result ikp__cuda_fail(ikp_error *err, cudaError_t e, const char *what)
 {

@@ -398,7 +398,7 @@ static void test_merged_trace(void)
     memset(&mo, 0, sizeof mo);
     mo.alignment = al;
     mo.trace.stats = &st;
-    CHECK_EQ(ikp_write_merged((const ikp_capture *const *)caps, 2, &mo, 0, mem_write, &m, &e), IKP_OK);
+    CHECK_EQ(ikp_write_merged((const ikp_capture *const *)caps, 2, &mo, IKP_TRACE_JSON, mem_write, &m, &e), IKP_OK);
     CHECK_EQ(al[1].via, IKP_ALIGN_PEER);
     CHECK_EQ(al[1].zero_ns, 570);
     if (m.p) {
@@ -424,13 +424,36 @@ static void test_merged_trace(void)
         memset(longnote, 'n', IKP_MAX_NAME_BYTES + 1);
         memset(bad, 0xFF, sizeof bad - 1);
         mo.trace.time_note = longnote;
-        CHECK_EQ(ikp_write_merged((const ikp_capture *const *)caps, 2, &mo, 1, mem_write, &r, &e), IKP_ERR_INVALID_ARGUMENT);
+        CHECK_EQ(ikp_write_merged((const ikp_capture *const *)caps, 2, &mo, IKP_TRACE_PERFETTO, mem_write, &r, &e),
+                 IKP_ERR_INVALID_ARGUMENT);
         CHECK(strstr(e.message, "time_note") != NULL && r.n == 0);
         mo.trace.time_note = NULL;
         mo.labels = labels;
-        CHECK_EQ(ikp_write_merged((const ikp_capture *const *)caps, 2, &mo, 1, mem_write, &r, &e), IKP_OK);
+        CHECK_EQ(ikp_write_merged((const ikp_capture *const *)caps, 2, &mo, IKP_TRACE_PERFETTO, mem_write, &r, &e), IKP_OK);
         free(r.p);
         mo.labels = NULL;
+    }
+    /* the format is a value: one that names no writer is refused, by its
+       value, before anything is written; the 0 and 1 of an int flag (what
+       callers passed before the enum) still read as JSON and Perfetto */
+    {
+        membuf r = {0, 0, 0};
+        int flag;
+        CHECK_EQ(ikp_write_merged((const ikp_capture *const *)caps, 2, &mo, (ikp_trace_format)2, mem_write, &r, &e),
+                 IKP_ERR_INVALID_ARGUMENT);
+        CHECK(strstr(e.message, "unknown trace format 2") != NULL && r.n == 0);
+        CHECK_EQ(ikp_write_merged((const ikp_capture *const *)caps, 2, &mo, (ikp_trace_format)-1, mem_write, &r, &e),
+                 IKP_ERR_INVALID_ARGUMENT);
+        CHECK(strstr(e.message, "unknown trace format -1") != NULL && r.n == 0);
+        CHECK_EQ(ikp_write_merged((const ikp_capture *const *)caps, 2, &mo, IKP_TRACE_FORMAT_COUNT, mem_write, &r, &e),
+                 IKP_ERR_INVALID_ARGUMENT);
+        CHECK(r.n == 0);
+        for (flag = 0; flag <= 1; flag++) {
+            CHECK_EQ(ikp_write_merged((const ikp_capture *const *)caps, 2, &mo, flag, mem_write, &r, &e), IKP_OK);
+            CHECK(r.p && (flag ? r.p[0] != '{' : !strncmp(r.p, "{\"traceEvents\":[", 16)));
+            free(r.p);
+            r.p = NULL; r.n = r.cap = 0;
+        }
     }
     /* labels given; raw; the Perfetto form writes without error */
     {
@@ -438,13 +461,13 @@ static void test_merged_trace(void)
         membuf r = {0, 0, 0};
         mo.labels = labels;
         mo.raw = 1;
-        CHECK_EQ(ikp_write_merged((const ikp_capture *const *)caps, 2, &mo, 0, mem_write, &r, &e), IKP_OK);
+        CHECK_EQ(ikp_write_merged((const ikp_capture *const *)caps, 2, &mo, IKP_TRACE_JSON, mem_write, &r, &e), IKP_OK);
         CHECK(r.p && strstr(r.p, "\"args\":{\"name\":\"left block 0\"}") != NULL);
         CHECK(r.p && strstr(r.p, "\"name\":\"seen\",\"pid\":2,\"tid\":1,\"ts\":100.600") != NULL);
         CHECK(r.p && strstr(r.p, "raw %globaltimer, not aligned") != NULL);
         free(r.p);
         r.p = NULL; r.n = r.cap = 0;
-        CHECK_EQ(ikp_write_merged((const ikp_capture *const *)caps, 2, &mo, 1, mem_write, &r, &e), IKP_OK);
+        CHECK_EQ(ikp_write_merged((const ikp_capture *const *)caps, 2, &mo, IKP_TRACE_PERFETTO, mem_write, &r, &e), IKP_OK);
         CHECK(r.p && r.n > 100);
         free(r.p);
     }
