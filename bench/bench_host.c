@@ -262,7 +262,7 @@ static double merge_seconds(uint32_t n)
     }
     for (rep = 0; rep < 3; rep++) {
         double t0 = now();
-        if (ikp_write_merged((const ikp_capture *const *)caps, n, NULL, 0, count_write, &c, &e) != IKP_OK) {
+        if (ikp_write_merged((const ikp_capture *const *)caps, n, NULL, IKP_TRACE_JSON, count_write, &c, &e) != IKP_OK) {
             fprintf(stderr, "bench: merge: %s\n", e.message);
             goto end;
         }

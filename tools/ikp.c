@@ -19,22 +19,16 @@
 
 /* after a usage error: one line, then where the help is */
 static const char *see_help = "(ikp --help lists every command and option)\n";
-/* The help: each command's synopsis and notes are in its row of the
-   command table (below); these are the parts every command shares. */
-static const char *help_options =
-    "options: --names a,b,c | --names @file   event names by id (one per line in file)\n"
-    "         --groups x,y  | --groups @file  group names by index\n"
-    "         --format %s\n"
-    "         --units N                       nuggets: units in the buffer (inferred if left out)\n"
-    "         --timer-unit T                  peer formats: one timer tick, e.g. 10ns (AMD\n"
-    "                                         triton-dist captures), 1ns (the default), 500ps\n"
-    "         --keep-after-finalize           tirx: also show records after a lane's finalize\n";
-/* the formats the library reads, by name, between sep */
-static void put_formats(FILE *f, const char *sep)
+/* the formats the library reads, by name, between sep; the characters written */
+static int put_formats(FILE *f, const char *sep)
 {
-    int k;
-    for (k = 0; k < (int)IKP_FORMAT_COUNT; k++) fprintf(f, "%s%s", k ? sep : "", ikp_format_name((ikp_format)k));
+    int k, n = 0;
+    for (k = 0; k < (int)IKP_FORMAT_COUNT; k++) n += fprintf(f, "%s%s", k ? sep : "", ikp_format_name((ikp_format)k));
+    return n;
 }
+/* The help: each command's synopsis and notes are in its row of the
+   command table, each option's line in its row of the option table
+   (below); this is the part every command shares. */
 static const char *help_tail =
     "IN is an .ikp capture, a NumPy .npy array or a bare buffer of little-endian\n"
     "64-bit words; - reads one from standard input. -o - writes to standard output. Exit status: 0 ok, 1 bad input or\n"
@@ -192,15 +186,6 @@ static int parse_events(const ikp_capture *cap, const char *opt, const char *arg
     }
     free(copy);
     if (*n == 0) { fprintf(stderr, "ikp: error: %s needs at least one event\n", opt); return 2; }
-    return 0;
-}
-
-/* an option's value, one of two words: *out = 0 or 1; else says so and returns 2 */
-static int parse_choice(const char *opt, const char *v, const char *w0, const char *w1, int *out)
-{
-    if (!strcmp(v, w0)) *out = 0;
-    else if (!strcmp(v, w1)) *out = 1;
-    else { fprintf(stderr, "ikp: error: %s takes %s or %s, not '%s'\n", opt, w0, w1, v); return 2; }
     return 0;
 }
 
@@ -390,7 +375,7 @@ typedef struct merge_job {
 static ikp_result merge_body(const void *ctx, ikp_write_fn fn, void *user, ikp_error *e)
 {
     const merge_job *j = (const merge_job *)ctx;
-    return ikp_write_merged(j->caps, j->n, j->opt, j->perfetto, fn, user, e);
+    return ikp_write_merged(j->caps, j->n, j->opt, j->perfetto ? IKP_TRACE_PERFETTO : IKP_TRACE_JSON, fn, user, e);
 }
 
 /* Text the library writes, held to be printed in the tool's words. */
@@ -510,66 +495,204 @@ static ikp_result open_input(const char *path, const ikp_decode_options *given, 
     return r;
 }
 
-/* 1 if option a takes a value (it is an error to end the line with it) */
-static int takes_value(const char *a)
+/* The option families: the options a command takes (command.options) are
+   those of its families (tool_option.family). */
+enum { OPT_COMMON = 1,   /* how to decode captures: every command that reads them */
+       OPT_OUTPUT = 2,   /* -o */
+       OPT_LAYOUT = 4,   /* how a trace is laid out (trace, merge) */
+       OPT_TRACE = 8,    /* trace */
+       OPT_JSON = 16,    /* --json */
+       OPT_DIFF = 32,    /* diff */
+       OPT_REPORT = 64,  /* report */
+       OPT_PLACE = 128,  /* how captures are placed on one time axis (merge, info of several) */
+       OPT_MERGE = 256,  /* merge */
+       OPT_EXPORT = 512, /* export */
+       OPT_SASS = 1024,  /* check-sass */
+       OPT_ALL = 2 * OPT_SASS - 1 };
+struct command;
+
+/* What a command was asked: its inputs and every option's value. */
+typedef struct args {
+    const struct command *c;
+    const char **files;   /* the inputs, in the order given (argc entries) */
+    uint32_t n;
+    const char *in, *in2; /* files[0], files[1] (BASE NEW for diff) */
+    const char *out, *flow_arg, *counter_arg;
+    const char *svg_arg, *base_arg, *wait_arg, *device, *into_arg, *kernel_arg;
+    ikp_name_list names, groups, labels;
+    ikp_decode_options opt;
+    ikp_trace_options copt;
+    ikp_diff_options dopt;
+    ikp_report_options ropt;
+    ikp_merge_options mo;  /* --raw, --align (mo.raw is export's --raw too) */
+    ikp_export_options eo; /* --row-group */
+    int64_t *start_ns;     /* --align start=T,T,...: n entries */
+    int out_format;        /* -1: from the name, 0 JSON, 1 Perfetto */
+    int host_time;         /* --time host */
+    int json;
+    int no_fit;            /* --no-fit: --into keeps IKP's own placement */
+    int list, mangled;     /* check-sass */
+    double fail_pct;       /* --fail-if-slower; -1: none */
+} args;
+static void trace_notes(const args *g, const ikp_capture_info *ci, const ikp_trace_stats *tst);
+
+/* One row per command: a new command is a row and its function. */
+typedef struct command {
+    const char *name;
+    const char *synopsis; /* what follows "ikp NAME" in the usage, lines after the first indented */
+    const char *notes;    /* what it does and its own options, for the help (NULL: none) */
+    unsigned listed;      /* the families whose options its help lists under "NAME options:" */
+    unsigned options;     /* the option families it takes (OPT_*) */
+    int inputs;           /* the captures it reads: 1, or 2 (BASE NEW) */
+    int (*run)(args *g, const ikp_capture *cap, const ikp_capture *cap2);
+    /* else: a command that reads its own arguments */
+    int (*own)(const struct command *c, int argc, char **argv);
+    /* with several inputs: this instead of run */
+    int (*several)(const struct command *c, int argc, char **argv);
+} command;
+
+/* One row per option of the tool, as git's struct option tables: the
+   parsers and the help read these rows only. */
+typedef struct tool_option tool_option;
+/* stores an option's value (v; NULL for one that takes none) in g: 0 ok,
+   1 a bad file, 2 a bad value (said on stderr) */
+typedef int (*option_fn)(args *g, const tool_option *o, const char *v);
+struct tool_option {
+    const char *flag;
+    const char *value; /* its value, as its family's list shows it (a %s: the formats); NULL: it takes none */
+    unsigned family;   /* the families it is in (OPT_*) */
+    option_fn set;
+    size_t at;         /* the field of args that set_text, set_flag, set_list or set_choice sets (offsetof) */
+    const char *help;  /* its line in its family's list of the help, after the first indented to the column;
+                          NULL: its command's notes tell of it, in a sentence with its other options */
+};
+#define AT(field) offsetof(args, field)
+#define FIELD(g, o, type) ((type *)(void *)((char *)(g) + (o)->at))
+
+static int set_text(args *g, const tool_option *o, const char *v)
 {
-    static const char *const with_value[] = {"-o", "--names", "--groups", "--format", "--units", "--timer-unit",
-                                             "--by", "--output-format", "--time", "--flow", "--counter", "--into",
-                                             "--kernel",
-                                             "--threshold", "--fail-if-slower", "--min-change", "--svg", "--base",
-                                             "--wait", "--device", "--sms", "--labels", "--align", "--row-group"};
-    size_t k;
-    for (k = 0; k < sizeof with_value / sizeof with_value[0]; k++)
-        if (!strcmp(a, with_value[k])) return 1;
+    *FIELD(g, o, const char *) = v;
     return 0;
 }
-
-/* -o OUT: 1 if argv[*i] is it (*rc 2 for an empty name), else 0 */
-static int output_option(int argc, char **argv, int *i, const char **out, int *rc)
+static int set_flag(args *g, const tool_option *o, const char *v)
 {
-    if (strcmp(argv[*i], "-o") || *i + 1 >= argc) return 0;
-    *out = argv[++*i];
-    if (!(*out)[0]) { fprintf(stderr, "ikp: error: -o needs a file name (or - for standard output)\n"); *rc = 2; }
-    return 1;
+    (void)v;
+    *FIELD(g, o, int) = 1;
+    return 0;
+}
+static int set_list(args *g, const tool_option *o, const char *v)
+{
+    return parse_names(v, o->flag, FIELD(g, o, ikp_name_list));
 }
 
-/* What a trace is laid out as (ikp trace, ikp merge): --by, --output-format,
-   --time. 1 if argv[*i] is one of them (*rc 2 for a bad value), else 0. */
-static int layout_option(int argc, char **argv, int *i, ikp_trace_options *t, int *out_format, int *host_time,
-                         int *rc)
+/* one of the two words of o's value "w0|w1": *out = 0 or 1; else says so and returns 2 */
+static int parse_choice(const tool_option *o, const char *v, int *out)
 {
-    const char *a = argv[*i];
-    if (*i + 1 >= argc) return 0;
-    if (!strcmp(a, "--by")) {
-        int by = 0;
-        *rc = parse_choice(a, argv[++*i], "block", "sm", &by);
-        t->by = by ? IKP_BY_SM : IKP_BY_BLOCK;
-    } else if (!strcmp(a, "--output-format")) *rc = parse_choice(a, argv[++*i], "json", "perfetto", out_format);
-    else if (!strcmp(a, "--time")) *rc = parse_choice(a, argv[++*i], "capture", "host", host_time);
-    else return 0;
-    return 1;
+    const char *bar = strchr(o->value, '|');
+    int n0 = (int)(bar - o->value);
+    if (!strncmp(v, o->value, (size_t)n0) && !v[n0]) *out = 0;
+    else if (!strcmp(v, bar + 1)) *out = 1;
+    else {
+        fprintf(stderr, "ikp: error: %s takes %.*s or %s, not '%s'\n", o->flag, n0, o->value, bar + 1, v);
+        return 2;
+    }
+    return 0;
+}
+static int set_choice(args *g, const tool_option *o, const char *v) { return parse_choice(o, v, FIELD(g, o, int)); }
+static int set_by(args *g, const tool_option *o, const char *v)
+{
+    int sm = 0, rc = parse_choice(o, v, &sm);
+    g->copt.by = sm ? IKP_BY_SM : IKP_BY_BLOCK;
+    return rc;
 }
 
-static int decode_option(ikp_decode_options *o, ikp_name_list *names, ikp_name_list *groups, int argc, char **argv,
-                         int *i, int *rc);
+static int set_output(args *g, const tool_option *o, const char *v)
+{
+    (void)o;
+    g->out = v;
+    if (v[0]) return 0;
+    fprintf(stderr, "ikp: error: -o needs a file name (or - for standard output)\n");
+    return 2;
+}
 
-/* What `ikp merge` and `ikp info A B ...` were asked. */
-typedef struct merge_args {
-    const char *out, **files;
-    uint32_t n;
-    ikp_name_list names, groups, labels;
-    ikp_merge_options mo;
-    ikp_decode_options opt;
-    int64_t *start_ns; /* --align start=T,T,...: n entries */
-    int out_format, host_time;
-} merge_args;
+static int set_format(args *g, const tool_option *o, const char *v)
+{
+    (void)o;
+    g->opt.format = ikp_format_from_name(v);
+    if (g->opt.format != IKP_FORMAT_COUNT) return 0;
+    fprintf(stderr, "ikp: error: unknown format '%s' (", v);
+    put_formats(stderr, ", ");
+    fputs(")\n", stderr);
+    return 2;
+}
+
+static int set_units(args *g, const tool_option *o, const char *v)
+{
+    if ((g->opt.num_units = parse_count(v)) != 0) return 0;
+    fprintf(stderr, "ikp: error: %s takes a count of units from 1 to 4294967295, not '%s'\n", o->flag, v);
+    return 2;
+}
+
+static int set_timer_unit(args *g, const tool_option *o, const char *v)
+{
+    if ((g->opt.timer_unit_ps = parse_tick(v)) != 0) return 0;
+    fprintf(stderr, "ikp: error: %s takes a tick such as 10ns, 1ns or 500ps (1ps .. 1us), not '%s'\n", o->flag, v);
+    return 2;
+}
+
+/* the percentage v, or -1 after saying it is not one */
+static double pct_value(const tool_option *o, const char *v)
+{
+    double p = parse_pct(v);
+    if (p < 0) fprintf(stderr, "ikp: error: %s takes a percentage such as 5 or 2.5, not '%s'\n", o->flag, v);
+    return p;
+}
+static int set_threshold(args *g, const tool_option *o, const char *v)
+{
+    double p = pct_value(o, v);
+    if (p < 0) return 2;
+    g->dopt.threshold = p / 100;
+    if (p > 0) return 0;
+    fprintf(stderr, "ikp: error: %s must be above 0\n", o->flag);
+    return 2;
+}
+static int set_fail_pct(args *g, const tool_option *o, const char *v)
+{
+    g->fail_pct = pct_value(o, v);
+    return g->fail_pct < 0 ? 2 : 0;
+}
+
+static int set_min_change(args *g, const tool_option *o, const char *v)
+{
+    g->dopt.min_change_ns = parse_pct(v);
+    if (g->dopt.min_change_ns > 0) return 0;
+    fprintf(stderr, "ikp: error: %s takes a duration in ns above 0 such as 5 or 0.5, not '%s'\n", o->flag, v);
+    return 2;
+}
+
+static int set_sms(args *g, const tool_option *o, const char *v)
+{
+    g->ropt.timeline_sms = parse_count(v);
+    if (g->ropt.timeline_sms && g->ropt.timeline_sms <= 256) return 0;
+    fprintf(stderr, "ikp: error: %s takes a count from 1 to 256, not '%s'\n", o->flag, v);
+    return 2;
+}
+
+static int set_row_group(args *g, const tool_option *o, const char *v)
+{
+    g->eo.row_group_rows = parse_count(v);
+    if (g->eo.row_group_rows && g->eo.row_group_rows <= 0x7FFFFFFFu) return 0;
+    fprintf(stderr, "ikp: error: %s takes a number of rows from 1 to 2147483647, not '%s'\n", o->flag, v);
+    return 2;
+}
 
 /* --align clocks | start | start=T1,T2,... (ns; one a capture): 0 ok, 2 usage.
    mo.align_start holds 1 + the number of times given, checked against n later. */
-static int parse_align(const char *v, merge_args *m)
+static int set_align(args *m, const tool_option *o, const char *v)
 {
     const char *p;
     int k = 0;
+    (void)o;
     if (!strcmp(v, "clocks")) { m->mo.align_start = 0; return 0; }
     if (!strcmp(v, "start")) { m->mo.align_start = 1; return 0; }
     if (strncmp(v, "start=", 6) != 0 || !v[6]) {
@@ -596,24 +719,147 @@ static int parse_align(const char *v, merge_args *m)
     return 0;
 }
 
-/* 0 ok, 2 usage (said on stderr) */
-static int parse_merge(int argc, char **argv, int info, merge_args *m)
+/* Every option. The help lists a family's rows that have a help line in
+   this order, flag and value in a column HELP_COLUMN wide. */
+static const tool_option options[] = {
+    /* OPT_COMMON: the list after "options:" */
+    {"--names", "a,b,c | --names @file", OPT_COMMON | OPT_SASS, set_list, AT(names),
+     "event names by id (one per line in file)"},
+    {"--groups", "x,y  | --groups @file", OPT_COMMON, set_list, AT(groups), "group names by index"},
+    {"--format", "%s", OPT_COMMON, set_format, 0, ""},
+    {"--units", "N", OPT_COMMON, set_units, 0, "nuggets: units in the buffer (inferred if left out)"},
+    {"--timer-unit", "T", OPT_COMMON, set_timer_unit, 0,
+     "peer formats: one timer tick, e.g. 10ns (AMD\n"
+     "triton-dist captures), 1ns (the default), 500ps"},
+    {"--keep-after-finalize", NULL, OPT_COMMON, set_flag, AT(opt.keep_after_finalize),
+     "tirx: also show records after a lane's finalize"},
+    /* OPT_LAYOUT and OPT_TRACE: the list under "trace options:" */
+    {"--by", "block|sm", OPT_LAYOUT, set_by, 0,
+     "a track (JSON: a process) per block (default)\n"
+     "or per SM"},
+    {"--output-format", "json|perfetto", OPT_LAYOUT, set_choice, AT(out_format),
+     "the trace's format (default: from the name of OUT:\n"
+     ".pftrace and .perfetto-trace are Perfetto's\n"
+     "protobuf, anything else Chrome JSON)"},
+    {"--flow", "FROM:TO[,FROM:TO...]", OPT_TRACE, set_text, AT(flow_arg),
+     "arrows from each FROM event to its TO event in the\n"
+     "same block (by payload, else by order)"},
+    {"--counter", "EVENT[,EVENT...]", OPT_TRACE, set_text, AT(counter_arg),
+     "per block, a counter of EVENT regions in flight"},
+    {"--time", "capture|host", OPT_LAYOUT, set_choice, AT(host_time),
+     "times from the capture's start (default), or host\n"
+     "CLOCK_REALTIME ns (captures with clock readings)"},
+    {"--into", "TRACE.json", OPT_TRACE, set_text, AT(into_arg),
+     "the capture laid into a torch.profiler (Kineto)\n"
+     "trace of the same run: OUT is TRACE with the\n"
+     "lanes added on its time axis (host time), then\n"
+     "moved the least that puts them all inside their\n"
+     "kernel's slice (both are timed by the GPU's clock;\n"
+     "IKP's and CUPTI's conversions to host time differ\n"
+     "by about 1 us): the kernel slice at least as long\n"
+     "as the capture (less a 32 ns tick a side) that\n"
+     "overlaps it most, else is nearest, if the move is\n"
+     "at most IKP's stated uncertainty + 5 us"},
+    {"--kernel", "NAME", OPT_TRACE, set_text, AT(kernel_arg), "--into: only kernel slices whose name holds NAME"},
+    {"--no-fit", NULL, OPT_TRACE, set_flag, AT(no_fit), "--into: IKP's own placement, not moved"},
+    /* the options their commands' notes tell of */
+    {"-o", "OUT", OPT_OUTPUT, set_output, 0, NULL},
+    {"--json", NULL, OPT_JSON, set_flag, AT(json), NULL},
+    {"--threshold", "PCT", OPT_DIFF, set_threshold, 0, NULL},
+    {"--min-change", "NS", OPT_DIFF, set_min_change, 0, NULL},
+    {"--fail-if-slower", "PCT", OPT_DIFF, set_fail_pct, 0, NULL},
+    {"--svg", "FILE.svg", OPT_REPORT, set_text, AT(svg_arg), NULL},
+    {"--base", "BASE", OPT_REPORT, set_text, AT(base_arg), NULL},
+    {"--wait", "EVENT,...", OPT_REPORT, set_text, AT(wait_arg), NULL},
+    {"--device", "NAME", OPT_REPORT, set_text, AT(device), NULL},
+    {"--sms", "N", OPT_REPORT, set_sms, 0, NULL},
+    {"--raw", NULL, OPT_PLACE | OPT_EXPORT, set_flag, AT(mo.raw), NULL},
+    {"--align", "clocks|start|start=T1,T2,...", OPT_PLACE, set_align, 0, NULL},
+    {"--labels", "a,b,...", OPT_MERGE | OPT_EXPORT, set_list, AT(labels), NULL},
+    {"--row-group", "ROWS", OPT_EXPORT, set_row_group, 0, NULL},
+    {"--list", NULL, OPT_SASS, set_flag, AT(list), NULL},
+    {"--mangled", NULL, OPT_SASS, set_flag, AT(mangled), NULL},
+};
+#define NUM_OPTIONS (sizeof options / sizeof options[0])
+#define HELP_COLUMN 41
+
+/* the option a names among the families; NULL if none */
+static const tool_option *find_option(const char *a, unsigned families)
+{
+    size_t k;
+    for (k = 0; k < NUM_OPTIONS; k++)
+        if ((options[k].family & families) && !strcmp(a, options[k].flag)) return &options[k];
+    return NULL;
+}
+
+/* 1 if option a takes a value (it is an error to end the line with it) */
+static int takes_value(const char *a)
+{
+    const tool_option *o = find_option(a, OPT_ALL);
+    return o && o->value;
+}
+
+/* says argv[i] is not taken: an option without its value, or not the command's, or an input too many; 2 */
+static int refuse(int argc, char **argv, int i)
+{
+    fprintf(stderr, "ikp: error: %s '%s'\n%s", takes_value(argv[i]) && i + 1 >= argc ? "no value after" :
+            "unexpected argument", argv[i], see_help);
+    return 2;
+}
+
+/* Reads argv[2..] into g: the options of the families, and up to max
+   inputs into g->files (standard input, -, among them only if stdin_ok).
+   0 ok, 1 a bad file, 2 bad usage (said on stderr), at the first fault. */
+static int parse_options(int argc, char **argv, args *g, unsigned families, uint32_t max, int stdin_ok)
 {
     int rc = 0, i;
-    uint32_t k;
     for (i = 2; i < argc && rc == 0; i++) {
         const char *a = argv[i];
-        int has = i + 1 < argc;
-        if (!info && (output_option(argc, argv, &i, &m->out, &rc) ||
-                      layout_option(argc, argv, &i, &m->mo.trace, &m->out_format, &m->host_time, &rc)))
-            continue;
-        if (decode_option(&m->opt, &m->names, &m->groups, argc, argv, &i, &rc)) continue;
-        if (!strcmp(a, "--labels") && has && !info) rc = parse_names(argv[++i], "--labels", &m->labels);
-        else if (!strcmp(a, "--raw")) m->mo.raw = 1;
-        else if (!strcmp(a, "--align") && has) rc = parse_align(argv[++i], m);
-        else if (is_input(a)) m->files[m->n++] = a;
-        else { fprintf(stderr, "ikp: error: %s '%s'\n%s", takes_value(a) && i + 1 >= argc ? "no value after" : "unexpected argument", a, see_help); rc = 2; }
+        const tool_option *o = find_option(a, families);
+        if (o && (!o->value || i + 1 < argc)) rc = o->set(g, o, o->value ? argv[++i] : NULL);
+        else if (is_input(a) && g->n < max && (stdin_ok || strcmp(a, "-"))) g->files[g->n++] = a;
+        else rc = refuse(argc, argv, i);
     }
+    return rc;
+}
+
+/* g, before command c reads its arguments: 0, or 1 out of memory (said) */
+static int args_init(args *g, const struct command *c, int argc)
+{
+    memset(g, 0, sizeof *g);
+    g->c = c;
+    g->out_format = -1;
+    g->fail_pct = -1;
+    g->files = (const char **)calloc((size_t)argc, sizeof *g->files);
+    if (g->files) return 0;
+    fprintf(stderr, "ikp: error: out of memory\n");
+    return 1;
+}
+
+static void args_free(args *g)
+{
+    free(g->files);
+    free(g->start_ns);
+    ikp_name_list_free(&g->names);
+    ikp_name_list_free(&g->groups);
+    ikp_name_list_free(&g->labels);
+}
+
+/* the names --names and --groups gave, for decoding the captures */
+static void decode_names(args *g)
+{
+    g->opt.event_names = (const char *const *)g->names.names;
+    g->opt.num_event_names = g->names.count;
+    g->opt.group_names = (const char *const *)g->groups.names;
+    g->opt.num_group_names = g->groups.count;
+}
+
+/* ikp merge, and ikp info of several captures (which also takes how they
+   are placed): 0 ok, 1 a bad file, 2 usage (said on stderr) */
+static int parse_merge(int argc, char **argv, int info, args *m)
+{
+    int rc = parse_options(argc, argv, m, m->c->options | OPT_PLACE, (uint32_t)argc, 1);
+    uint32_t k;
     if (rc == 0 && m->n < 2 && !info) {
         fprintf(stderr, "ikp: error: merge needs at least two captures\n%s", see_help);
         rc = 2;
@@ -629,6 +875,7 @@ static int parse_merge(int argc, char **argv, int info, merge_args *m)
     }
     if (m->mo.align_start) m->mo.align_start = 1;
     m->mo.start_ns = m->start_ns;
+    m->mo.trace.by = m->copt.by; /* --by */
     if (rc == 0 && m->labels.count && m->labels.count != m->n) {
         fprintf(stderr, "ikp: error: --labels names %u captures, %u are given\n", m->labels.count, m->n);
         rc = 2;
@@ -643,14 +890,14 @@ static int parse_merge(int argc, char **argv, int info, merge_args *m)
 }
 
 /* the captures on one axis: by their clocks (--raw: raw ones), or by their first records */
-static ikp_result place(const merge_args *m, const ikp_capture *const *caps, ikp_alignment *al, ikp_error *e)
+static ikp_result place(const args *m, const ikp_capture *const *caps, ikp_alignment *al, ikp_error *e)
 {
     if (m->mo.align_start) return ikp_merge_align_start(caps, m->n, m->mo.start_ns, al, e);
     return ikp_merge_align(caps, m->n, m->mo.raw, al, e);
 }
 
 /* `ikp info A B ...`: each capture, then how they are placed */
-static int merge_info(merge_args *m, ikp_capture **caps, ikp_alignment *al)
+static int merge_info(args *m, ikp_capture **caps, ikp_alignment *al)
 {
     ikp_stats *st = NULL;
     ikp_error e;
@@ -674,7 +921,7 @@ static int merge_info(merge_args *m, ikp_capture **caps, ikp_alignment *al)
 }
 
 /* `ikp merge`: place the captures, then write one trace */
-static int merge_write(merge_args *m, ikp_capture **caps, ikp_alignment *al)
+static int merge_write(args *m, ikp_capture **caps, ikp_alignment *al)
 {
     const ikp_capture *const *cc = (const ikp_capture *const *)caps;
     char note[256];
@@ -708,255 +955,128 @@ static int merge_write(merge_args *m, ikp_capture **caps, ikp_alignment *al)
 }
 
 /* ikp merge, and ikp info of several captures */
-static int cmd_merge(int argc, char **argv, int info)
+static int cmd_merge(const command *c, int argc, char **argv, int info)
 {
     ikp_capture **caps = NULL;
     ikp_alignment *al = NULL;
-    merge_args m;
+    args m;
     ikp_error e;
     uint32_t k;
     int rc;
-    memset(&m, 0, sizeof m);
-    m.out_format = -1;
-    m.files = (const char **)calloc((size_t)argc, sizeof *m.files);
-    if (!m.files) { fprintf(stderr, "ikp: error: out of memory\n"); return 1; }
+    if (args_init(&m, c, argc)) return 1;
     rc = parse_merge(argc, argv, info, &m);
     caps = (ikp_capture **)calloc(m.n ? m.n : 1, sizeof *caps);
     al = (ikp_alignment *)calloc(m.n ? m.n : 1, sizeof *al);
     if (rc == 0 && (!caps || !al)) { fprintf(stderr, "ikp: error: out of memory\n"); rc = 1; }
-    m.opt.event_names = (const char *const *)m.names.names;
-    m.opt.num_event_names = m.names.count;
-    m.opt.group_names = (const char *const *)m.groups.names;
-    m.opt.num_group_names = m.groups.count;
+    decode_names(&m);
     for (k = 0; k < m.n && rc == 0; k++)
         if (open_input(m.files[k], &m.opt, &caps[k], &e) != IKP_OK) rc = fail(m.files[k], &e);
     if (rc == 0) rc = info ? merge_info(&m, caps, al) : merge_write(&m, caps, al);
     for (k = 0; caps && k < m.n; k++) ikp_capture_free(caps[k]);
     free(caps);
     free(al);
-    free(m.files);
-    free(m.start_ns);
-    ikp_name_list_free(&m.names);
-    ikp_name_list_free(&m.groups);
-    ikp_name_list_free(&m.labels);
+    args_free(&m);
     return rc;
+}
+
+/* ikp export: 0 ok, 1 a bad file, 2 usage (said on stderr) */
+static int parse_export(int argc, char **argv, args *g)
+{
+    int rc = parse_options(argc, argv, g, g->c->options, (uint32_t)argc, 0); /* each read twice: no - */
+    if (rc == 0 && g->n == 0) {
+        fprintf(stderr, "ikp: error: export needs at least one capture file\n%s", see_help);
+        rc = 2;
+    }
+    if (rc == 0 && g->labels.count && g->labels.count != g->n) {
+        fprintf(stderr, "ikp: error: --labels names %u captures, %u are given\n", g->labels.count, g->n);
+        rc = 2;
+    }
+    if (rc == 0 && !strcmp(g->out, "-")) g->out = "/dev/stdout";
+    return rc;
+}
+
+/* -o DIR/: makes DIR and in it a directory a capture, DIR/capture_index=K
+   (K from 1); outs[K - 1]: the file in each, malloc'd. 0 ok, 1 failed (said) */
+static int export_dirs(const char *out, uint32_t n, char **outs)
+{
+    size_t len = strlen(out);
+    uint32_t k;
+    if (mkdir(out, 0777) != 0 && errno != EEXIST) {
+        fprintf(stderr, "ikp: error: %s: cannot make the directory: %s\n", out, strerror(errno));
+        return 1;
+    }
+    for (k = 0; k < n; k++) {
+        size_t m = len + 48;
+        if (!(outs[k] = (char *)malloc(m))) { fprintf(stderr, "ikp: error: out of memory\n"); return 1; }
+        snprintf(outs[k], m, "%scapture_index=%u", out, k + 1);
+        if (mkdir(outs[k], 0777) != 0 && errno != EEXIST) {
+            fprintf(stderr, "ikp: error: %s: cannot make the directory: %s\n", outs[k], strerror(errno));
+            return 1;
+        }
+        strcat(outs[k], "/ikp.parquet");
+    }
+    return 0;
+}
+
+/* 2 if an output (outs[0 .. nout), else g->out) is an input file (said), else 0 */
+static int export_over_input(const args *g, char *const *outs, uint32_t nout)
+{
+    uint32_t k, i;
+    for (k = 0; k < g->n; k++)
+        for (i = 0; i < nout; i++)
+            if (same_file(g->files[k], outs ? outs[i] : g->out)) {
+                fprintf(stderr, "ikp: error: -o %s names an input file: choose another output\n",
+                        outs ? outs[i] : g->out);
+                return 2;
+            }
+    return 0;
 }
 
 /* `ikp export`: every region and instant as a Parquet table: one file, or
    with -o DIR/ a file per capture in a Hive-style layout,
    DIR/capture_index=K/ikp.parquet (K from 1, in the order given), all on one
    time axis. The captures are read one at a time (twice). */
-static int cmd_export(int argc, char **argv)
+static int cmd_export(const command *c, int argc, char **argv)
 {
-    const char *out = "ikp.parquet", **files = (const char **)calloc((size_t)argc, sizeof *files);
     char **outs = NULL;
-    ikp_name_list names, groups, labels;
-    ikp_decode_options opt;
-    ikp_export_options eo;
+    uint32_t k, nout = 1;
     ikp_error e;
-    uint32_t n = 0, k, nout = 1;
-    int rc = 0, i;
-    size_t len;
-    memset(&names, 0, sizeof names);
-    memset(&groups, 0, sizeof groups);
-    memset(&labels, 0, sizeof labels);
-    memset(&opt, 0, sizeof opt);
-    memset(&eo, 0, sizeof eo);
-    if (!files) { fprintf(stderr, "ikp: error: out of memory\n"); return 1; }
-    for (i = 2; i < argc && rc == 0; i++) {
-        const char *a = argv[i];
-        int has = i + 1 < argc;
-        if (output_option(argc, argv, &i, &out, &rc) || decode_option(&opt, &names, &groups, argc, argv, &i, &rc)) continue;
-        if (!strcmp(a, "--labels") && has) rc = parse_names(argv[++i], "--labels", &labels);
-        else if (!strcmp(a, "--raw")) eo.raw = 1;
-        else if (!strcmp(a, "--row-group") && has) {
-            eo.row_group_rows = parse_count(argv[++i]);
-            if (eo.row_group_rows == 0 || eo.row_group_rows > 0x7FFFFFFFu) {
-                fprintf(stderr, "ikp: error: --row-group takes a number of rows from 1 to 2147483647, not '%s'\n", argv[i]);
-                rc = 2;
-            }
-        } else if (is_input(a) && strcmp(a, "-")) files[n++] = a;
-        else { fprintf(stderr, "ikp: error: %s '%s'\n%s", takes_value(a) && i + 1 >= argc ? "no value after" : "unexpected argument", a, see_help); rc = 2; }
+    args g;
+    int rc;
+    if (args_init(&g, c, argc)) return 1;
+    g.out = "ikp.parquet";
+    rc = parse_export(argc, argv, &g);
+    if (rc == 0 && g.out[strlen(g.out) - 1] == '/') { /* a file a capture, Hive-style */
+        nout = g.n;
+        if (!(outs = (char **)calloc(g.n, sizeof *outs))) { fprintf(stderr, "ikp: error: out of memory\n"); rc = 1; }
+        else rc = export_dirs(g.out, g.n, outs);
     }
-    if (rc == 0 && n == 0) { fprintf(stderr, "ikp: error: export needs at least one capture file\n%s", see_help); rc = 2; }
-    if (rc == 0 && labels.count && labels.count != n) {
-        fprintf(stderr, "ikp: error: --labels names %u captures, %u are given\n", labels.count, n);
-        rc = 2;
-    }
-    if (rc == 0 && !strcmp(out, "-")) out = "/dev/stdout";
-    len = strlen(out);
-    if (rc == 0 && out[len - 1] == '/') { /* a file a capture, Hive-style */
-        nout = n;
-        outs = (char **)calloc(n, sizeof *outs);
-        if (!outs) { fprintf(stderr, "ikp: error: out of memory\n"); rc = 1; }
-        if (rc == 0 && mkdir(out, 0777) != 0 && errno != EEXIST) {
-            fprintf(stderr, "ikp: error: %s: cannot make the directory: %s\n", out, strerror(errno));
-            rc = 1;
-        }
-        for (k = 0; k < n && rc == 0; k++) {
-            size_t m = len + 48;
-            if (!(outs[k] = (char *)malloc(m))) { fprintf(stderr, "ikp: error: out of memory\n"); rc = 1; break; }
-            snprintf(outs[k], m, "%scapture_index=%u", out, k + 1);
-            if (mkdir(outs[k], 0777) != 0 && errno != EEXIST) {
-                fprintf(stderr, "ikp: error: %s: cannot make the directory: %s\n", outs[k], strerror(errno));
-                rc = 1;
-            }
-            strcat(outs[k], "/ikp.parquet");
-        }
-    }
-    for (k = 0; k < n && rc == 0; k++)
-        for (i = 0; i < (int)nout && rc == 0; i++)
-            if (same_file(files[k], outs ? outs[i] : out)) {
-                fprintf(stderr, "ikp: error: -o %s names an input file: choose another output\n", outs ? outs[i] : out);
-                rc = 2;
-            }
-    opt.event_names = (const char *const *)names.names;
-    opt.num_event_names = names.count;
-    opt.group_names = (const char *const *)groups.names;
-    opt.num_group_names = groups.count;
-    opt.option_names = &tool_names;
-    eo.labels = labels.count ? (const char *const *)labels.names : NULL;
+    if (rc == 0) rc = export_over_input(&g, outs, nout);
+    decode_names(&g);
+    g.opt.option_names = &tool_names;
+    g.eo.raw = g.mo.raw;
+    g.eo.labels = g.labels.count ? (const char *const *)g.labels.names : NULL;
     if (rc == 0) {
-        const char *const one[1] = {out};
-        if (ikp_export_parquet_files(files, n, &opt, &eo, outs ? (const char *const *)outs : one, nout, &e) != IKP_OK)
+        const char *const one[1] = {g.out};
+        if (ikp_export_parquet_files(g.files, g.n, &g.opt, &g.eo, outs ? (const char *const *)outs : one, nout, &e) !=
+            IKP_OK)
             rc = fail("export", &e);
-        else fprintf(stderr, "ikp: wrote %s (Parquet: %u capture%s%s)\n", out, n, n == 1 ? "" : "s",
+        else fprintf(stderr, "ikp: wrote %s (Parquet: %u capture%s%s)\n", g.out, g.n, g.n == 1 ? "" : "s",
                      outs ? ", a file each under capture_index=K/" : "");
     }
-    for (k = 0; outs && k < n; k++) free(outs[k]);
+    for (k = 0; outs && k < g.n; k++) free(outs[k]);
     free(outs);
-    free(files);
-    ikp_name_list_free(&names);
-    ikp_name_list_free(&groups);
-    ikp_name_list_free(&labels);
+    args_free(&g);
     return rc;
 }
 
-/* The option families a command takes (command.options) */
-enum { OPT_OUTPUT = 1, OPT_LAYOUT = 2, OPT_TRACE = 4, OPT_JSON = 8, OPT_DIFF = 16, OPT_REPORT = 32,
-       OPT_DECODE = 64 /* for the help: it reads captures (its own parser may take these too) */ };
-struct command;
-
-/* What `ikp trace|summary|info|diff|report` were asked. */
-typedef struct args {
-    const struct command *c;
-    const char *in, *in2, *out, *flow_arg, *counter_arg;
-    const char *svg_arg, *base_arg, *wait_arg, *device, *into_arg, *kernel_arg;
-    ikp_name_list names, groups;
-    ikp_decode_options opt;
-    ikp_trace_options copt;
-    ikp_diff_options dopt;
-    ikp_report_options ropt;
-    int out_format;  /* -1: from the name, 0 JSON, 1 Perfetto */
-    int host_time;   /* --time host */
-    int json;
-    int no_fit;      /* --no-fit: --into keeps IKP's own placement */
-    double fail_pct; /* --fail-if-slower; -1: none */
-} args;
-static void trace_notes(const args *g, const ikp_capture_info *ci, const ikp_trace_stats *tst);
-
-/* One row per command: a new command is a row and its function. */
-typedef struct command {
-    const char *name;
-    const char *synopsis; /* what follows "ikp NAME" in the usage, lines after the first indented */
-    const char *notes;    /* what it does and its own options, for the help (NULL: none) */
-    unsigned options;     /* the option families it takes (OPT_*) */
-    int inputs;           /* the captures it reads: 1, or 2 (BASE NEW) */
-    int (*run)(args *g, const ikp_capture *cap, const ikp_capture *cap2);
-    int (*own)(int argc, char **argv);     /* else: a command that reads its own arguments */
-    int (*several)(int argc, char **argv); /* with several inputs: this instead of run */
-} command;
-#define HAS(g, family) (((g)->c->options & (family)) != 0)
-
-/* The decode options every command takes: --names, --groups, --format,
-   --units, --timer-unit, --keep-after-finalize. 1 if argv[*i] is one
-   (*rc: 0, or 2 on a bad value), 0 if not. */
-static int decode_option(ikp_decode_options *o, ikp_name_list *names, ikp_name_list *groups, int argc, char **argv,
-                         int *i, int *rc)
-{
-    const char *a = argv[*i];
-    int has = *i + 1 < argc;
-    if (!strcmp(a, "--names") && has) *rc = parse_names(argv[++*i], "--names", names);
-    else if (!strcmp(a, "--groups") && has) *rc = parse_names(argv[++*i], "--groups", groups);
-    else if (!strcmp(a, "--format") && has) {
-        o->format = ikp_format_from_name(argv[++*i]);
-        if (o->format == IKP_FORMAT_COUNT) {
-            fprintf(stderr, "ikp: error: unknown format '%s' (", argv[*i]);
-            put_formats(stderr, ", ");
-            fputs(")\n", stderr);
-            *rc = 2;
-        }
-    } else if (!strcmp(a, "--units") && has) {
-        if (!(o->num_units = parse_count(argv[++*i]))) {
-            fprintf(stderr, "ikp: error: --units takes a count of units from 1 to 4294967295, not '%s'\n", argv[*i]);
-            *rc = 2;
-        }
-    } else if (!strcmp(a, "--timer-unit") && has) {
-        if (!(o->timer_unit_ps = parse_tick(argv[++*i]))) {
-            fprintf(stderr, "ikp: error: --timer-unit takes a tick such as 10ns, 1ns or 500ps "
-                    "(1ps .. 1us), not '%s'\n", argv[*i]);
-            *rc = 2;
-        }
-    } else if (!strcmp(a, "--keep-after-finalize")) o->keep_after_finalize = 1;
-    else return 0;
-    return 1;
-}
-
-/* The options of one command (trace, diff or report); same return as above. */
-static int command_option(args *g, int argc, char **argv, int *i, int *rc)
-{
-    const char *a = argv[*i];
-    int has = *i + 1 < argc;
-    if (HAS(g, OPT_OUTPUT) && output_option(argc, argv, i, &g->out, rc)) return 1;
-    if (HAS(g, OPT_LAYOUT) && layout_option(argc, argv, i, &g->copt, &g->out_format, &g->host_time, rc)) return 1;
-    if (!strcmp(a, "--flow") && has && HAS(g, OPT_TRACE)) g->flow_arg = argv[++*i];
-    else if (!strcmp(a, "--counter") && has && HAS(g, OPT_TRACE)) g->counter_arg = argv[++*i];
-    else if (!strcmp(a, "--into") && has && HAS(g, OPT_TRACE)) g->into_arg = argv[++*i];
-    else if (!strcmp(a, "--kernel") && has && HAS(g, OPT_TRACE)) g->kernel_arg = argv[++*i];
-    else if (!strcmp(a, "--no-fit") && HAS(g, OPT_TRACE)) g->no_fit = 1;
-    else if (!strcmp(a, "--json") && HAS(g, OPT_JSON)) g->json = 1;
-    else if ((!strcmp(a, "--threshold") || !strcmp(a, "--fail-if-slower")) && has && HAS(g, OPT_DIFF)) {
-        double v = parse_pct(argv[++*i]);
-        if (v < 0) {
-            fprintf(stderr, "ikp: error: %s takes a percentage such as 5 or 2.5, not '%s'\n", a, argv[*i]);
-            *rc = 2;
-        } else if (!strcmp(a, "--threshold")) {
-            if (v == 0) { fprintf(stderr, "ikp: error: --threshold must be above 0\n"); *rc = 2; }
-            g->dopt.threshold = v / 100;
-        } else g->fail_pct = v;
-    } else if (!strcmp(a, "--min-change") && has && HAS(g, OPT_DIFF)) {
-        double v = parse_pct(argv[++*i]);
-        if (v <= 0) {
-            fprintf(stderr, "ikp: error: --min-change takes a duration in ns above 0 such as 5 or 0.5, not '%s'\n", argv[*i]);
-            *rc = 2;
-        }
-        g->dopt.min_change_ns = v;
-    } else if (!strcmp(a, "--svg") && has && HAS(g, OPT_REPORT)) g->svg_arg = argv[++*i];
-    else if (!strcmp(a, "--base") && has && HAS(g, OPT_REPORT)) g->base_arg = argv[++*i];
-    else if (!strcmp(a, "--wait") && has && HAS(g, OPT_REPORT)) g->wait_arg = argv[++*i];
-    else if (!strcmp(a, "--device") && has && HAS(g, OPT_REPORT)) g->device = argv[++*i];
-    else if (!strcmp(a, "--sms") && has && HAS(g, OPT_REPORT)) {
-        if (!(g->ropt.timeline_sms = parse_count(argv[++*i])) || g->ropt.timeline_sms > 256) {
-            fprintf(stderr, "ikp: error: --sms takes a count from 1 to 256, not '%s'\n", argv[*i]);
-            *rc = 2;
-        }
-    } else return 0;
-    return 1;
-}
-
-/* 0 ok, 2 usage (said on stderr) */
+/* ikp trace|summary|info|diff|report: 0 ok, 1 a bad file, 2 usage (said on stderr) */
 static int parse_args(int argc, char **argv, args *g)
 {
-    int rc = 0, i;
-    for (i = 2; i < argc && rc == 0; i++) {
-        const char *a = argv[i];
-        if (decode_option(&g->opt, &g->names, &g->groups, argc, argv, &i, &rc) || command_option(g, argc, argv, &i, &rc))
-            continue;
-        if (is_input(a) && !g->in) g->in = a;
-        else if (is_input(a) && !g->in2 && g->c->inputs == 2) g->in2 = a;
-        else { fprintf(stderr, "ikp: error: %s '%s'\n%s", takes_value(a) && i + 1 >= argc ? "no value after" : "unexpected argument", a, see_help); rc = 2; }
-    }
+    int rc = parse_options(argc, argv, g, g->c->options, (uint32_t)g->c->inputs, 1);
     if (rc) return rc;
+    g->in = g->n > 0 ? g->files[0] : NULL;
+    g->in2 = g->n > 1 ? g->files[1] : NULL;
     if (!g->in || (g->c->inputs == 2 && !g->in2)) {
         fprintf(stderr, "ikp: error: %s\n%s", g->c->inputs == 2 ? "diff needs two input files: BASE NEW" : "no input file",
                 see_help);
@@ -972,7 +1092,7 @@ static int parse_args(int argc, char **argv, args *g)
                 "none: choose one" : "--kernel needs a name (or part of one)", see_help);
         return 2;
     }
-    if (HAS(g, OPT_TRACE) && !g->out) g->out = "trace.json";
+    if ((g->c->options & OPT_TRACE) && !g->out) g->out = "trace.json";
     if (g->out && strcmp(g->out, "-") && (same_file(g->in, g->out) || (g->base_arg && same_file(g->base_arg, g->out)))) {
         fprintf(stderr, "ikp: error: -o %s names the input file%s: choose another output\n", g->out,
                 same_file(g->in, g->out) ? "" : " given with --base");
@@ -1499,116 +1619,161 @@ static int put_json_text(membuf_ *m, const char *text)
     return 0;
 }
 
-/* ikp trace IN --into TORCH.json -o OUT */
-static int trace_into(args *g, const ikp_capture *cap)
+/* the whole of the torch trace that --into names, into *m: 0 ok, 1 failed (said) */
+static int read_torch(const char *path, membuf_ *m)
 {
-    const ikp_capture_info *ci = ikp_capture_get_info(cap);
-    membuf_ torch = {0, 0, 0}, ikp = {0, 0, 0};
-    ikp_trace_stats tst;
-    into_job job;
-    kernel_fit fit;
-    uint64_t base = 0;
-    int64_t t0, span;
-    const char *why = NULL, *end, *open = NULL;
-    char note[640], key[16];
-    membuf_ nj = {0, 0, 0};
-    uint64_t ikp_keys = 0;
-    ikp_error e;
-    int rc = 1, k;
-    FILE *f = open_regular(g->into_arg, "--into ");
-    memset(&fit, 0, sizeof fit);
+    FILE *f = open_regular(path, "--into ");
     if (!f) return 1;
-    for (;;) { /* the whole file */
+    for (;;) {
         char b[65536];
         size_t k = fread(b, 1, sizeof b, f);
-        if (k && mem_writer(&torch, b, k)) { fclose(f); fprintf(stderr, "ikp: error: out of memory\n"); goto done; }
+        if (k && mem_writer(m, b, k)) { fclose(f); fprintf(stderr, "ikp: error: out of memory\n"); return 1; }
         if (k < sizeof b) break;
     }
-    if (ferror(f)) { fclose(f); fprintf(stderr, "ikp: error: --into %s: %s\n", g->into_arg, strerror(errno)); goto done; }
+    if (ferror(f)) { fclose(f); fprintf(stderr, "ikp: error: --into %s: %s\n", path, strerror(errno)); return 1; }
     fclose(f);
-    if (torch_scan(torch.p ? torch.p : "", torch.n, &base, &open, &job.close, &job.empty, &ikp_keys, &why)) {
-        fprintf(stderr, "ikp: error: --into %s: %s\n", g->into_arg, why);
-        goto done;
-    }
+    return 0;
+}
+
+/* IKP's own placement of the capture on the torch trace's axis: ns *t0 to
+   *t0 + *span after its base (the span as the trace writes its times, in
+   whole ns). 0 ok, 1 none (said). */
+static int into_place(const args *g, const ikp_capture *cap, uint64_t base, int64_t *t0, int64_t *span)
+{
+    const ikp_capture_info *ci = ikp_capture_get_info(cap);
+    ikp_error e;
     if (!ci->host_time_known) {
         int64_t hz;
         ikp_capture_host_zero(cap, &hz, NULL, &e);
         fprintf(stderr, "ikp: error: --into needs host time: %s: %s\n", g->in, e.message);
-        goto done;
+        return 1;
     }
     if (ci->host_zero_ns < 0 || (uint64_t)ci->host_zero_ns < base) {
         fprintf(stderr, "ikp: error: --into %s: the capture's time 0 (%lld ns) is before the trace's "
                 "baseTimeNanoseconds (%llu): not the same run?\n", g->into_arg, (long long)ci->host_zero_ns,
                 (unsigned long long)base);
-        goto done;
+        return 1;
     }
-    /* IKP's own placement: ns t0 to t0 + span after the base (the span as
-       the trace writes its times, in whole ns); then the fit */
-    t0 = (int64_t)((uint64_t)ci->host_zero_ns - base);
-    span = ci->span_ps > 0 ? (ci->span_ps + 500) / 1000 : 0;
-    if (g->no_fit) snprintf(fit.why, sizeof fit.why, "--no-fit");
-    else if (fit_kernel(open, job.close, t0, span, (int64_t)ci->host_zero_uncertainty_ns + FIT_SLACK_NS,
-                        g->kernel_arg, g->into_arg, &fit))
-        goto done;
-    /* what IKP's times are, stated in the trace as a top-level key after
-       traceEvents: "ikp_time", or "ikp_time_K" beside those of captures
-       laid in before */
+    *t0 = (int64_t)((uint64_t)ci->host_zero_ns - base);
+    *span = ci->span_ps > 0 ? (ci->span_ps + 500) / 1000 : 0;
+    return 0;
+}
+
+/* What IKP's times are is stated in the trace as a top-level key after
+   traceEvents: "ikp_time", or "ikp_time_K" beside those of the captures
+   laid in before (bit K of ikp_keys), into key. Each capture laid in gets
+   processes of its own: the K-th from 2^30 - (K - 1) 2^24, above any
+   process id of the trace's (Linux: < 2^22), into g->copt.pid_base.
+   0 ok, 1 no room for it (said). */
+static int into_key(args *g, const ikp_capture_info *ci, uint64_t ikp_keys, char *key, size_t size)
+{
+    int k;
     for (k = 1; k < 64 && (ikp_keys >> k & 1); k++) {}
     if (k == 64) {
         fprintf(stderr, "ikp: error: --into %s: it holds 63 IKP captures already\n", g->into_arg);
-        goto done;
+        return 1;
     }
-    if (k == 1) snprintf(key, sizeof key, "ikp_time");
-    else snprintf(key, sizeof key, "ikp_time_%d", k);
-    /* each capture laid in gets processes of its own: the K-th from 2^30 -
-       (K - 1) 2^24, above any process id of the trace's (Linux: < 2^22) */
+    if (k == 1) snprintf(key, size, "ikp_time");
+    else snprintf(key, size, "ikp_time_%d", k);
     if (ci->num_blocks >= (1u << 24)) {
         fprintf(stderr, "ikp: error: --into: %s has %u blocks, more processes than a capture laid in may have (2^24)\n",
                 g->in, ci->num_blocks);
-        goto done;
+        return 1;
     }
     g->copt.pid_base = ((uint64_t)1 << 30) - (uint64_t)(k - 1) * ((uint64_t)1 << 24);
+    return 0;
+}
+
+/* ,"KEY":"NOTE" into *nj, the note saying what the capture's times are
+   and how it was placed. 0 ok, 1 out of memory (said). */
+static int into_note(const args *g, const ikp_capture_info *ci, uint64_t base, const kernel_fit *fit, const char *key,
+                     membuf_ *nj)
+{
+    char note[640];
     snprintf(note, sizeof note, "%s (%s capture, %u lanes, processes from %llu): times are host CLOCK_REALTIME "
              "ns less the torch.profiler trace's baseTimeNanoseconds %llu; time 0 of the capture is %lld ns +- %u ns "
              "by IKP's clock readings, ", g->in, ikp_format_name(ci->format), ci->active_lanes,
              (unsigned long long)g->copt.pid_base, (unsigned long long)base, (long long)ci->host_zero_ns,
              ci->host_zero_uncertainty_ns);
-    if (fit.fitted) snprintf(note + strlen(note), sizeof note - strlen(note), "moved %+lld ns into kernel slice '",
-                             (long long)fit.shift);
-    else snprintf(note + strlen(note), sizeof note - strlen(note), "not moved (%s)", fit.why);
-    if (mem_writer(&nj, ",\"", 2) || put_json_text(&nj, key) || mem_writer(&nj, "\":\"", 3) ||
-        put_json_text(&nj, note) || (fit.fitted && (put_json_text(&nj, fit.name ? fit.name : "") ||
-                                                     mem_writer(&nj, "'", 1))) ||
-        mem_writer(&nj, "\"", 1)) {
+    if (fit->fitted) snprintf(note + strlen(note), sizeof note - strlen(note), "moved %+lld ns into kernel slice '",
+                              (long long)fit->shift);
+    else snprintf(note + strlen(note), sizeof note - strlen(note), "not moved (%s)", fit->why);
+    if (mem_writer(nj, ",\"", 2) || put_json_text(nj, key) || mem_writer(nj, "\":\"", 3) ||
+        put_json_text(nj, note) || (fit->fitted && (put_json_text(nj, fit->name ? fit->name : "") ||
+                                                     mem_writer(nj, "'", 1))) ||
+        mem_writer(nj, "\"", 1)) {
         fprintf(stderr, "ikp: error: out of memory\n");
-        goto done;
+        return 1;
     }
-    job.note = nj.p;
-    job.note_n = nj.n;
-    g->copt.time_base_ns = (uint64_t)(t0 + fit.shift); /* t0 + shift >= 0: fit_kernel saw to it */
-    g->copt.absolute_ts = 1; /* on the trace's axis as it is, past 2^53 ns too */
-    if (ikp_write_chrome(cap, &g->copt, mem_writer, &ikp, &e) != IKP_OK) { rc = fail(g->in, &e); goto done; }
-    if (mem_writer(&ikp, "", 1)) { fprintf(stderr, "ikp: error: out of memory\n"); goto done; } /* a C string */
+    return 0;
+}
+
+/* IKP's own Chrome JSON of the capture into *ikp, its time 0 at ns at on
+   the trace's axis; job's events: the inside of its traceEvents array.
+   0 ok, else the exit status (said). */
+static int into_events(args *g, const ikp_capture *cap, int64_t at, membuf_ *ikp, into_job *job)
+{
+    const char *end;
+    ikp_error e;
+    g->copt.time_base_ns = (uint64_t)at; /* at >= 0: fit_kernel saw to it */
+    g->copt.absolute_ts = 1;             /* on the trace's axis as it is, past 2^53 ns too */
+    if (ikp_write_chrome(cap, &g->copt, mem_writer, ikp, &e) != IKP_OK) return fail(g->in, &e);
+    if (mem_writer(ikp, "", 1)) { fprintf(stderr, "ikp: error: out of memory\n"); return 1; } /* a C string */
     /* IKP's own JSON: {"traceEvents":[ ... \n],"displayTimeUnit":... */
-    end = ikp.p ? strstr(ikp.p, "\n],\"displayTimeUnit\"") : NULL;
-    if (!end || ikp.n < 16 || memcmp(ikp.p, "{\"traceEvents\":[", 16)) {
+    end = ikp->p ? strstr(ikp->p, "\n],\"displayTimeUnit\"") : NULL;
+    if (!end || ikp->n < 16 || memcmp(ikp->p, "{\"traceEvents\":[", 16)) {
         fprintf(stderr, "ikp: error: internal: unexpected trace layout\n");
-        goto done;
+        return 1;
     }
-    job.torch = torch.p;
-    job.torch_n = torch.n;
-    job.events = ikp.p + 16;
-    job.events_n = (size_t)(end - job.events);
-    if ((rc = write_out(g->out, into_body, &job, "trace"))) goto done;
+    job->events = ikp->p + 16;
+    job->events_n = (size_t)(end - job->events);
+    return 0;
+}
+
+/* what `ikp trace --into` says after writing */
+static void into_wrote(const args *g, const ikp_capture_info *ci, const kernel_fit *fit)
+{
     fprintf(stderr, "ikp: wrote %s (%s with a %s capture's %u active lanes laid in on its time axis, +- %u ns), ",
             strcmp(g->out, "-") ? g->out : "standard output", g->into_arg, ikp_format_name(ci->format),
             ci->active_lanes, ci->host_zero_uncertainty_ns);
-    if (fit.fitted)
-        fprintf(stderr, "fitted into kernel slice '%s' (shifted by %+lld ns)\n", fit.name ? fit.name : "",
-                (long long)fit.shift);
-    else fprintf(stderr, "IKP's own placement (%s)\n", fit.why);
-    tst = *g->copt.stats;
-    trace_notes(g, ci, &tst);
+    if (fit->fitted)
+        fprintf(stderr, "fitted into kernel slice '%s' (shifted by %+lld ns)\n", fit->name ? fit->name : "",
+                (long long)fit->shift);
+    else fprintf(stderr, "IKP's own placement (%s)\n", fit->why);
+    trace_notes(g, ci, g->copt.stats);
+}
+
+/* ikp trace IN --into TORCH.json -o OUT */
+static int trace_into(args *g, const ikp_capture *cap)
+{
+    const ikp_capture_info *ci = ikp_capture_get_info(cap);
+    membuf_ torch = {0, 0, 0}, ikp = {0, 0, 0}, nj = {0, 0, 0};
+    uint64_t base = 0, ikp_keys = 0;
+    const char *why = NULL, *open = NULL;
+    int64_t t0, span;
+    into_job job;
+    kernel_fit fit;
+    char key[16];
+    int rc = 1;
+    memset(&fit, 0, sizeof fit);
+    if (read_torch(g->into_arg, &torch)) goto done;
+    if (torch_scan(torch.p ? torch.p : "", torch.n, &base, &open, &job.close, &job.empty, &ikp_keys, &why)) {
+        fprintf(stderr, "ikp: error: --into %s: %s\n", g->into_arg, why);
+        goto done;
+    }
+    if (into_place(g, cap, base, &t0, &span)) goto done;
+    if (g->no_fit) snprintf(fit.why, sizeof fit.why, "--no-fit");
+    else if (fit_kernel(open, job.close, t0, span, (int64_t)ci->host_zero_uncertainty_ns + FIT_SLACK_NS,
+                        g->kernel_arg, g->into_arg, &fit))
+        goto done;
+    if (into_key(g, ci, ikp_keys, key, sizeof key) || into_note(g, ci, base, &fit, key, &nj)) goto done;
+    job.note = nj.p;
+    job.note_n = nj.n;
+    if ((rc = into_events(g, cap, t0 + fit.shift, &ikp, &job))) goto done;
+    job.torch = torch.p;
+    job.torch_n = torch.n;
+    if ((rc = write_out(g->out, into_body, &job, "trace"))) goto done;
+    into_wrote(g, ci, &fit);
 done:
     free(torch.p);
     free(ikp.p);
@@ -1794,8 +1959,8 @@ static int stats(const args *g, const ikp_capture *cap, int info)
 }
 static int cmd_summary(args *g, const ikp_capture *cap, const ikp_capture *none) { (void)none; return stats(g, cap, 0); }
 static int cmd_info(args *g, const ikp_capture *cap, const ikp_capture *none) { (void)none; return stats(g, cap, 1); }
-static int cmd_merge_write(int argc, char **argv) { return cmd_merge(argc, argv, 0); }
-static int cmd_merge_info(int argc, char **argv) { return cmd_merge(argc, argv, 1); }
+static int cmd_merge_write(const command *c, int argc, char **argv) { return cmd_merge(c, argc, argv, 0); }
+static int cmd_merge_info(const command *c, int argc, char **argv) { return cmd_merge(c, argc, argv, 1); }
 
 /* 1 if name is an executable file in a directory of $PATH */
 static int on_path(const char *name)
@@ -1835,149 +2000,164 @@ static const char *find_cuobjdump(char *buf, size_t size)
     return "cuobjdump";
 }
 
-/* ikp check-sass: see tools/sass.c. A binary (ELF or fatbin) is read
-   through cuobjdump -sass, run without a shell. */
-static int cmd_check_sass(int argc, char **argv)
+/* ikp check-sass's arguments: 0 ok, 1 a bad file, 2 usage (said on stderr) */
+static int parse_sass_args(int argc, char **argv, args *g)
 {
-    const char *in = NULL, *tool = NULL;
-    ikp_name_list names;
-    ikp_sass_summary sum;
-    char err[600], head[4] = {0}, tool_buf[4096];
-    FILE *f = NULL;
-    pid_t pid = -1;
-    int i, rc = 0, status, list = 0, mangled = 0;
-    memset(&names, 0, sizeof names);
-    for (i = 2; i < argc; i++) {
-        if (!strcmp(argv[i], "--names")) {
-            if (i + 1 >= argc) { fprintf(stderr, "ikp: error: --names needs a value\n"); rc = 2; goto done; }
-            if (names.count) { fprintf(stderr, "ikp: error: --names given twice\n"); rc = 2; goto done; }
-            if ((rc = parse_names(argv[++i], "--names", &names))) goto done;
-        } else if (!strcmp(argv[i], "--list"))
-            list = 1;
-        else if (!strcmp(argv[i], "--mangled"))
-            mangled = 1;
-        else if (argv[i][0] == '-' && argv[i][1]) {
-            fprintf(stderr, "ikp: error: check-sass: unknown option '%s'\n", argv[i]);
+    int i, rc = 0;
+    for (i = 2; i < argc && rc == 0; i++) {
+        const char *a = argv[i];
+        const tool_option *o = find_option(a, g->c->options);
+        if (o && o->value && i + 1 >= argc) {
+            fprintf(stderr, "ikp: error: %s needs a value\n", a);
             rc = 2;
-            goto done;
-        } else if (in) {
-            fprintf(stderr, "ikp: error: check-sass reads one file (got '%s' and '%s')\n", in, argv[i]);
+        } else if (o && o->set == set_list && FIELD(g, o, ikp_name_list)->count) { /* not replaced, as elsewhere */
+            fprintf(stderr, "ikp: error: %s given twice\n", a);
             rc = 2;
-            goto done;
-        } else
-            in = argv[i];
+        } else if (o) rc = o->set(g, o, o->value ? argv[++i] : NULL);
+        else if (a[0] == '-' && a[1]) {
+            fprintf(stderr, "ikp: error: check-sass: unknown option '%s'\n", a);
+            rc = 2;
+        } else if (g->in) {
+            fprintf(stderr, "ikp: error: check-sass reads one file (got '%s' and '%s')\n", g->in, a);
+            rc = 2;
+        } else g->in = a;
     }
-    if (!in) { fprintf(stderr, "ikp: error: check-sass needs a file (a binary, a SASS listing, or - )\n%s", see_help); rc = 2; goto done; }
+    if (rc == 0 && !g->in) {
+        fprintf(stderr, "ikp: error: check-sass needs a file (a binary, a SASS listing, or - )\n%s", see_help);
+        rc = 2;
+    }
+    return rc;
+}
+
+/* tool -sass in, run without a shell: what it writes, *pid its process;
+   NULL after saying why */
+static FILE *run_cuobjdump(const char *tool, const char *in, pid_t *pid)
+{
+    FILE *f;
+    int fd[2];
+    if (pipe(fd)) { fprintf(stderr, "ikp: error: pipe: %s\n", strerror(errno)); return NULL; }
+    fflush(NULL);
+    *pid = fork();
+    if (*pid < 0) { fprintf(stderr, "ikp: error: fork: %s\n", strerror(errno)); close(fd[0]); close(fd[1]); return NULL; }
+    if (*pid == 0) {
+        char *av[4];
+        av[0] = (char *)tool;
+        av[1] = (char *)"-sass";
+        av[2] = (char *)in;
+        av[3] = NULL;
+        close(fd[0]);
+        if (dup2(fd[1], 1) < 0) _exit(127);
+        close(fd[1]);
+        execvp(tool, av);
+        fprintf(stderr, "ikp: error: cannot run %s: %s (it comes with the CUDA Toolkit, and make deps puts one in "
+                        "build/tools; or set IKP_CUOBJDUMP, or pass the output of cuobjdump -sass)\n", tool,
+                strerror(errno));
+        _exit(127);
+    }
+    close(fd[1]);
+    if (!(f = fdopen(fd[0], "r"))) { close(fd[0]); fprintf(stderr, "ikp: error: fdopen: %s\n", strerror(errno)); return NULL; }
+    return f;
+}
+
+/* The listing check-sass reads: standard input, the file in, or, where in
+   is a binary (ELF or fatbin), what cuobjdump -sass writes of it (*pid its
+   process, *tool the one run). NULL after saying why. */
+static FILE *open_listing(const char *in, pid_t *pid, const char **tool, char *tool_buf, size_t size)
+{
+    char head[4] = {0};
+    FILE *f;
     if (!strcmp(in, "-")) {
         struct stat sb;
-        f = stdin;
         if (fstat(0, &sb) == 0 && (S_ISCHR(sb.st_mode) || S_ISBLK(sb.st_mode) || S_ISDIR(sb.st_mode))) {
             fprintf(stderr, "ikp: error: check-sass: standard input is %s: give a file, or pipe the listing in\n",
                     file_kind(sb.st_mode));
-            f = NULL;
-            rc = 1;
-            goto done;
+            return NULL;
         }
-    } else if (!(f = open_regular(in, "check-sass: "))) {
-        rc = 1;
-        goto done;
+        return stdin;
     }
-    if (f != stdin && fread(head, 1, 4, f) == 4 &&
-        (!memcmp(head, "\177ELF", 4) || !memcmp(head, "\x50\xed\x55\xba", 4))) {
-        int fd[2];
+    if (!(f = open_regular(in, "check-sass: "))) return NULL;
+    if (fread(head, 1, 4, f) == 4 && (!memcmp(head, "\177ELF", 4) || !memcmp(head, "\x50\xed\x55\xba", 4))) {
         fclose(f);
-        f = NULL;
-        tool = find_cuobjdump(tool_buf, sizeof tool_buf);
-        if (pipe(fd)) { fprintf(stderr, "ikp: error: pipe: %s\n", strerror(errno)); rc = 1; goto done; }
-        fflush(NULL);
-        pid = fork();
-        if (pid < 0) { fprintf(stderr, "ikp: error: fork: %s\n", strerror(errno)); close(fd[0]); close(fd[1]); rc = 1; goto done; }
-        if (pid == 0) {
-            char *args[4];
-            args[0] = (char *)tool;
-            args[1] = (char *)"-sass";
-            args[2] = (char *)in;
-            args[3] = NULL;
-            close(fd[0]);
-            if (dup2(fd[1], 1) < 0) _exit(127);
-            close(fd[1]);
-            execvp(tool, args);
-            fprintf(stderr, "ikp: error: cannot run %s: %s (it comes with the CUDA Toolkit, and make deps puts one in "
-                            "build/tools; or set IKP_CUOBJDUMP, or pass the output of cuobjdump -sass)\n", tool,
-                    strerror(errno));
-            _exit(127);
-        }
-        close(fd[1]);
-        if (!(f = fdopen(fd[0], "r"))) { close(fd[0]); fprintf(stderr, "ikp: error: fdopen: %s\n", strerror(errno)); rc = 1; goto done; }
-    } else if (f != stdin)
-        rewind(f);
-    rc = ikp_sass_check(f, in, (const char *const *)names.names, names.count, list, mangled, stdout, &sum, err,
-                        sizeof err);
-    if (pid > 0) {
-        int waited, ran;
-        fclose(f); /* cuobjdump, if still writing a listing refused here, ends by SIGPIPE: no news */
-        f = NULL;
-        waited = waitpid(pid, &status, 0) == pid;
-        ran = waited && !(WIFEXITED(status) && WEXITSTATUS(status) == 127); /* 127: it said why */
-        if (ran && rc) fprintf(stderr, "ikp: error: %s\n", err); /* the listing's own fault */
-        if (ran && !((WIFEXITED(status) && WEXITSTATUS(status) == 0) ||
-                     (rc && WIFSIGNALED(status) && WTERMSIG(status) == SIGPIPE)))
-            fprintf(stderr, "ikp: error: %s -sass %s failed\n", tool, in);
-        if (!ran || !WIFEXITED(status) || WEXITSTATUS(status) != 0) rc = 1;
-        if (rc) goto done;
+        *tool = find_cuobjdump(tool_buf, size);
+        return run_cuobjdump(*tool, in, pid);
     }
-    if (rc) { fprintf(stderr, "ikp: error: %s\n", err); goto done; }
+    rewind(f);
+    return f;
+}
+
+/* After the listing cuobjdump wrote was read (rc, err: what
+   ikp_sass_check said of it): waits for cuobjdump; 1 if either failed
+   (said), else 0 */
+static int wait_cuobjdump(pid_t pid, const char *tool, const char *in, int rc, const char *err)
+{
+    int status = 0, waited = waitpid(pid, &status, 0) == pid;
+    int ran = waited && !(WIFEXITED(status) && WEXITSTATUS(status) == 127); /* 127: it said why */
+    if (ran && rc) fprintf(stderr, "ikp: error: %s\n", err); /* the listing's own fault */
+    if (ran && !((WIFEXITED(status) && WEXITSTATUS(status) == 0) ||
+                 (rc && WIFSIGNALED(status) && WTERMSIG(status) == SIGPIPE)))
+        fprintf(stderr, "ikp: error: %s -sass %s failed\n", tool, in);
+    if (!ran || !WIFEXITED(status) || WEXITSTATUS(status) != 0) rc = 1;
+    return rc;
+}
+
+/* check-sass's summary line and verdict: 0, 1 no region found, 3 an empty one */
+static int sass_verdict(const ikp_sass_summary *sum, const char *in)
+{
     printf("ikp check-sass: %lu kernel%s, %lu region%s checked, %lu hold%s no instruction of the kernel's, "
            "%lu begin%s or end%s not paired\n",
-           (unsigned long)sum.kernels, sum.kernels == 1 ? "" : "s", (unsigned long)sum.regions,
-           sum.regions == 1 ? "" : "s", (unsigned long)sum.empty, sum.empty == 1 ? "s" : "",
-           (unsigned long)sum.unpaired, sum.unpaired == 1 ? "" : "s", sum.unpaired == 1 ? "" : "s");
-    if (!sum.regions) {
+           (unsigned long)sum->kernels, sum->kernels == 1 ? "" : "s", (unsigned long)sum->regions,
+           sum->regions == 1 ? "" : "s", (unsigned long)sum->empty, sum->empty == 1 ? "s" : "",
+           (unsigned long)sum->unpaired, sum->unpaired == 1 ? "" : "s", sum->unpaired == 1 ? "" : "s");
+    if (!sum->regions) {
         fprintf(stderr, "ikp: error: %s: no IKP region found (no begin and end stored with a clock stamp; a build with "
                         "-DIKP_ENABLE=0, or without IKP)\n", in);
-        rc = 1;
-    } else if (sum.empty) {
-        printf("the compiler moved their work past the stamps (a stamp orders memory operations, not register "
-               "math): pin the values the work reads and computes with IKP_PIN before and after it (README, "
-               "\"Instrument a kernel\")\n");
-        rc = 3;
+        return 1;
     }
+    if (!sum->empty) return 0;
+    printf("the compiler moved their work past the stamps (a stamp orders memory operations, not register "
+           "math): pin the values the work reads and computes with IKP_PIN before and after it (README, "
+           "\"Instrument a kernel\")\n");
+    return 3;
+}
+
+/* ikp check-sass: see tools/sass.c. A binary (ELF or fatbin) is read
+   through cuobjdump -sass, run without a shell. */
+static int cmd_check_sass(const command *c, int argc, char **argv)
+{
+    const char *tool = NULL;
+    ikp_sass_summary sum;
+    char err[600], tool_buf[4096];
+    FILE *f = NULL;
+    pid_t pid = -1;
+    args g;
+    int rc;
+    if (args_init(&g, c, argc)) return 1;
+    if ((rc = parse_sass_args(argc, argv, &g))) goto done;
+    if (!(f = open_listing(g.in, &pid, &tool, tool_buf, sizeof tool_buf))) { rc = 1; goto done; }
+    rc = ikp_sass_check(f, g.in, (const char *const *)g.names.names, g.names.count, g.list, g.mangled, stdout, &sum,
+                        err, sizeof err);
+    if (pid > 0) {
+        fclose(f); /* cuobjdump, if still writing a listing refused here, ends by SIGPIPE: no news */
+        f = NULL;
+        if ((rc = wait_cuobjdump(pid, tool, g.in, rc, err))) goto done;
+    } else if (rc) {
+        fprintf(stderr, "ikp: error: %s\n", err);
+        goto done;
+    }
+    rc = sass_verdict(&sum, g.in);
 done:
     if (f && f != stdin) fclose(f);
-    ikp_name_list_free(&names);
+    args_free(&g);
     return rc;
 }
 
 static const command commands[] = {
     {"trace", "IN [-o OUT.json|OUT.pftrace | -o -] [--into TRACE.json [--kernel NAME | --no-fit]]\n"
               "[options] [trace options]",
-     "trace options:\n"
-     "         --by block|sm                   a track (JSON: a process) per block (default)\n"
-     "                                         or per SM\n"
-     "         --output-format json|perfetto   the trace's format (default: from the name of OUT:\n"
-     "                                         .pftrace and .perfetto-trace are Perfetto's\n"
-     "                                         protobuf, anything else Chrome JSON)\n"
-     "         --flow FROM:TO[,FROM:TO...]     arrows from each FROM event to its TO event in the\n"
-     "                                         same block (by payload, else by order)\n"
-     "         --counter EVENT[,EVENT...]      per block, a counter of EVENT regions in flight\n"
-     "         --time capture|host             times from the capture's start (default), or host\n"
-     "                                         CLOCK_REALTIME ns (captures with clock readings)\n"
-     "         --into TRACE.json               the capture laid into a torch.profiler (Kineto)\n"
-     "                                         trace of the same run: OUT is TRACE with the\n"
-     "                                         lanes added on its time axis (host time), then\n"
-     "                                         moved the least that puts them all inside their\n"
-     "                                         kernel's slice (both are timed by the GPU's clock;\n"
-     "                                         IKP's and CUPTI's conversions to host time differ\n"
-     "                                         by about 1 us): the kernel slice at least as long\n"
-     "                                         as the capture (less a 32 ns tick a side) that\n"
-     "                                         overlaps it most, else is nearest, if the move is\n"
-     "                                         at most IKP's stated uncertainty + 5 us\n"
-     "         --kernel NAME                   --into: only kernel slices whose name holds NAME\n"
-     "         --no-fit                        --into: IKP's own placement, not moved\n",
-     OPT_DECODE | OPT_OUTPUT | OPT_LAYOUT | OPT_TRACE, 1, cmd_trace, NULL, NULL},
-    {"summary", "IN [options] [--json]", NULL, OPT_DECODE | OPT_JSON, 1, cmd_summary, NULL, NULL},
-    {"info", "IN [IN2 ...] [options]", "info: with several captures, also how they are placed on one time axis.\n",
-     OPT_DECODE, 1, cmd_info, NULL, cmd_merge_info},
+     NULL, OPT_LAYOUT | OPT_TRACE, OPT_COMMON | OPT_OUTPUT | OPT_LAYOUT | OPT_TRACE, 1, cmd_trace, NULL, NULL},
+    {"summary", "IN [options] [--json]", NULL, 0, OPT_COMMON | OPT_JSON, 1, cmd_summary, NULL, NULL},
+    {"info", "IN [IN2 ...] [options]", "info: with several captures, also how they are placed on one time axis.\n", 0,
+     OPT_COMMON, 1, cmd_info, NULL, cmd_merge_info},
     {"merge", "IN IN2 [...] [-o OUT.json|OUT.pftrace | -o -] [--raw] [--labels a,b,...]\n"
               "[--align clocks|start|start=T1,T2,...] [--by block|sm]\n"
               "[--output-format json|perfetto] [--time capture|host] [options]",
@@ -1989,7 +2169,7 @@ static const command commands[] = {
      "      T1, T2, ... ns (captures whose stamps give no GPU time: tirx, flashinfer,\n"
      "      triton-dist). --labels: names of the captures (default: rank and GPU).\n"
      "      Links that disagree are said, not refused.\n",
-     OPT_DECODE, 0, NULL, cmd_merge_write, NULL},
+     0, OPT_COMMON | OPT_OUTPUT | OPT_LAYOUT | OPT_PLACE | OPT_MERGE, 0, NULL, cmd_merge_write, NULL},
     {"export", "IN [IN2 ...] [-o OUT.parquet | -o DIR/] [--raw] [--labels a,b,...]\n"
                "[--row-group ROWS] [options]",
      "export: every region and instant of the captures, a row each, as an Apache\n"
@@ -2000,7 +2180,7 @@ static const command commands[] = {
      "      a capture, DIR/capture_index=K/ikp.parquet (Hive-style: read them all with\n"
      "      one glob). Captures are read one at a time. --row-group: rows a row\n"
      "      group (65536).\n",
-     OPT_DECODE, 0, NULL, cmd_export, NULL},
+     0, OPT_COMMON | OPT_OUTPUT | OPT_EXPORT, 0, NULL, cmd_export, NULL},
     {"diff", "BASE NEW [options] [--json] [--threshold PCT] [--min-change NS]\n"
              "[--fail-if-slower PCT]",
      "diff: per event, both captures' figures and a verdict (same, faster, slower): a\n"
@@ -2011,14 +2191,14 @@ static const command commands[] = {
      "      span is slower by a measure that moved more than PCT percent, or the\n"
      "      new capture cannot stand in for the base (verdict incomplete: no\n"
      "      records, an event missing, under half the count).\n",
-     OPT_DECODE | OPT_JSON | OPT_DIFF, 2, cmd_diff, NULL, NULL},
+     0, OPT_COMMON | OPT_JSON | OPT_DIFF, 2, cmd_diff, NULL, NULL},
     {"report", "IN [-o REPORT.md] [--svg FILE.svg] [--base BASE] [--wait EVENT,...]\n"
                "[--device NAME] [--sms N] [--json] [options]",
      "report: Markdown (standard output without -o) and, beside REPORT.md, the picture\n"
      "      REPORT.svg (or --svg FILE). --wait: events that are waiting, not work.\n"
      "      --base: add a comparison with BASE. --sms: SMs in the timeline (8).\n"
      "      --json: the report's facts as one JSON document, no picture (GUIDE.md).\n",
-     OPT_DECODE | OPT_OUTPUT | OPT_REPORT | OPT_JSON, 1, cmd_report, NULL, NULL},
+     0, OPT_COMMON | OPT_OUTPUT | OPT_REPORT | OPT_JSON, 1, cmd_report, NULL, NULL},
     {"check-sass", "BINARY|LISTING|- [--names a,b,c|@file] [--list] [--mangled]",
      "check-sass: the regions of a compiled kernel whose stamps have none of the\n"
      "      kernel's instructions between them (the compiler moved the work out;\n"
@@ -2030,9 +2210,31 @@ static const command commands[] = {
      "      begins with the kernel's name, demangled as c++filt shows it (one that\n"
      "      does not demangle as it is); --mangled: as the listing has it. Exit\n"
      "      status 3 when a region holds none.\n",
-     0, 0, NULL, cmd_check_sass, NULL},
+     0, OPT_SASS, 0, NULL, cmd_check_sass, NULL},
 };
 #define NUM_COMMANDS (sizeof commands / sizeof commands[0])
+
+/* The options of the families that have a help line, a line each: lead
+   before the first (as much space before the others), its flag and value,
+   then from HELP_COLUMN its help, whose further lines begin there too. */
+static void put_options(FILE *f, unsigned families, const char *lead)
+{
+    int indent = 0;
+    size_t k;
+    for (k = 0; k < NUM_OPTIONS; k++) {
+        const tool_option *o = &options[k];
+        const char *v = o->value ? o->value : "", *at = strstr(v, "%s"), *h = o->help, *nl;
+        int w;
+        if (!(o->family & families) || !h) continue;
+        if (indent) w = fprintf(f, "%*s", indent, "");
+        else w = indent = fprintf(f, "%s", lead);
+        w += fprintf(f, "%s%s%.*s", o->flag, o->value ? " " : "", at ? (int)(at - v) : (int)strlen(v), v);
+        if (at) w += put_formats(f, "|") + fprintf(f, "%s", at + 2); /* the formats in place of its %s */
+        if (*h) fprintf(f, "%*s", w < HELP_COLUMN ? HELP_COLUMN - w : 1, "");
+        for (; (nl = strchr(h, '\n')) != NULL; h = nl + 1) fprintf(f, "%.*s\n%*s", (int)(nl - h), h, HELP_COLUMN, "");
+        fprintf(f, "%s\n", h);
+    }
+}
 
 /* the help: of one command (c), or of all (NULL) */
 static void put_help(FILE *f, const command *c)
@@ -2050,14 +2252,15 @@ static void put_help(FILE *f, const command *c)
         }
         fprintf(f, "%s\n", s);
     }
-    if (!c || (c->options & OPT_DECODE)) { /* help_options, the formats in its one %s */
-        const char *at = strstr(help_options, "%s");
-        fwrite(help_options, 1, (size_t)(at - help_options), f);
-        put_formats(f, "|");
-        fputs(at + 2, f);
+    if (!c || (c->options & OPT_COMMON)) put_options(f, OPT_COMMON, "options: ");
+    for (k = 0; k < NUM_COMMANDS; k++) {
+        if (c && c != &commands[k]) continue;
+        if (commands[k].listed) {
+            fprintf(f, "%s options:\n", commands[k].name);
+            put_options(f, commands[k].listed, "         ");
+        }
+        if (commands[k].notes) fputs(commands[k].notes, f);
     }
-    for (k = 0; k < NUM_COMMANDS; k++)
-        if ((!c || c == &commands[k]) && commands[k].notes) fputs(commands[k].notes, f);
     fputs(help_tail, f);
 }
 
@@ -2098,17 +2301,11 @@ int main(int argc, char **argv)
             put_help(stdout, c);
             return 0;
         }
-    if (c->own) return c->own(argc, argv);
-    if (c->several && count_inputs(argc, argv) > 1) return c->several(argc, argv);
-    memset(&g, 0, sizeof g);
-    g.c = c;
-    g.out_format = -1;
-    g.fail_pct = -1;
+    if (c->own) return c->own(c, argc, argv);
+    if (c->several && count_inputs(argc, argv) > 1) return c->several(c, argc, argv);
+    if (args_init(&g, c, argc)) return 1;
     if ((rc = parse_args(argc, argv, &g))) goto done;
-    g.opt.event_names = (const char *const *)g.names.names;
-    g.opt.num_event_names = g.names.count;
-    g.opt.group_names = (const char *const *)g.groups.names;
-    g.opt.num_group_names = g.groups.count;
+    decode_names(&g);
     second = g.in2 ? g.in2 : g.base_arg;
     if (second && !strcmp(second, "-") && !strcmp(g.in, "-")) {
         fprintf(stderr, "ikp: error: standard input (-) can be one input only\n%s", see_help);
@@ -2121,7 +2318,6 @@ int main(int argc, char **argv)
 done:
     ikp_capture_free(cap);
     ikp_capture_free(cap2);
-    ikp_name_list_free(&g.names);
-    ikp_name_list_free(&g.groups);
+    args_free(&g);
     return rc;
 }

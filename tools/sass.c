@@ -202,13 +202,93 @@ static void set_def(func *f, int reg, val v, size_t i)
     f->has_def[reg] = 1;
 }
 
+/* a 32-bit clock read (CS2R, S2R or S2UR of SR_CLOCKLO or
+   SR_GLOBALTIMERLO) into d, instruction v.inst: 1 if op is one, else 0 */
+static int add_clock(func *f, inst *it, const char *op, char **ops, int n, int d, val v)
+{
+    if (!op_is(op, (const char *const[]){"CS2R", "S2R", "S2UR", NULL}) || n != 2 ||
+        !(starts(ops[1], "SR_CLOCKLO") || starts(ops[1], "SR_GLOBALTIMERLO")))
+        return 0;
+    it->work = 0;
+    /* the stamp's guard: the last store of RZ before it (ptxas may put
+       independent instructions between the two) */
+    if (f->guard) f->in[f->guard - 1].work = 0;
+    f->guard = 0;
+    if (starts(op, "CS2R") && !strstr(op, ".32")) { /* 64-bit: an anchor's reading, not a stamp */
+        v.type = V_CLOCK64;
+        set_def(f, d, v, v.inst);
+        v.type = V_OTHER;
+        set_def(f, d + 1, v, v.inst);
+    } else {
+        v.type = V_CLOCK;
+        set_def(f, d, v, v.inst);
+    }
+    return 1;
+}
+
+/* a move into d, instruction v.inst: MOV d, s; MOV32I d, imm; IMAD.MOV(.U32)
+   / IMAD.U32 d, RZ, RZ, s. 1 if op is one, else 0 */
+static int add_move(func *f, inst *it, const char *op, char **ops, int n, int d, val v)
+{
+    const char *src = NULL;
+    int s;
+    if ((!strcmp(op, "MOV") || !strcmp(op, "UMOV") || !strcmp(op, "MOV32I")) && n == 2) src = ops[1];
+    else if ((starts(op, "IMAD.MOV") || !strcmp(op, "IMAD.U32")) && n == 4 && !strcmp(ops[1], "RZ") &&
+             !strcmp(ops[2], "RZ"))
+        src = ops[3];
+    if (!src) return 0;
+    s = reg_num(src);
+    it->work = 0;
+    if (s >= 0) v = f->v[s];
+    else if (parse_imm(src, &v.imm)) v.type = V_IMM;
+    set_def(f, d, v, v.inst);
+    return 1;
+}
+
+/* a 64-bit store of a register pair, instruction i: a record when the high
+   word is a stamp. 1 if op is such a store, 0 if not, -1 out of memory */
+static int add_record(func *f, inst *it, const char *op, char **ops, int n, size_t i)
+{
+    record *r;
+    int t;
+    if (!op_is(op, (const char *const[]){"STG", "STS", "ST", NULL}) || !strstr(op, ".64") || n != 2) return 0;
+    t = reg_num(ops[1]);
+    if (t < 0 || t >= 254 || (t & 1) || f->v[t + 1].type != V_CLOCK) return 1;
+    if (grow((void **)&f->rec, &f->cap_rec, f->n_rec + 1, sizeof *f->rec)) return -1;
+    r = &f->rec[f->n_rec++];
+    memset(r, 0, sizeof *r);
+    r->stamp = f->v[t + 1].inst;
+    r->store = i;
+    r->tag_known = f->v[t].type == V_IMM;
+    r->kind_known = r->tag_known || f->v[t].type == V_KIND;
+    r->tag = f->v[t].imm;
+    parse_addr(ops[0], r);
+    it->work = 0;
+    if (f->has_def[t]) f->in[f->last_def[t]].work = 0; /* the tag's computation */
+    return 1;
+}
+
+/* a tag computed at run time: an event id shifted left by 2 (low bits
+   0), then or-ed or added with the kind: LOP3.LUT d, a, imm, RZ, 0xfc
+   (a | imm), IADD3 d, a, imm, RZ, VIADD d, a, imm. Its kind into *v. */
+static void tag_kind(const char *op, char **ops, int n, val *v)
+{
+    unsigned imm;
+    if (starts(op, "LOP3.LUT") && n >= 5 && !strcmp(ops[4], "0xfc") && !strcmp(ops[3], "RZ") &&
+        parse_imm(ops[2], &imm))
+        v->type = V_KIND, v->imm = imm & IKP_WIRE_KIND_MASK;
+    else if ((!strcmp(op, "IADD3") && n == 4 && !strcmp(ops[3], "RZ") && parse_imm(ops[2], &imm)) ||
+             (!strcmp(op, "VIADD") && n == 3 && parse_imm(ops[2], &imm)))
+        v->type = V_KIND, v->imm = imm & IKP_WIRE_KIND_MASK;
+}
+
 /* one instruction: opcode op, n operands ops[] */
 static int add_inst(func *f, unsigned long offset, const char *op, char **ops, int n)
 {
     static const char *const neutral[] = {"NOP", "ISETP", "UISETP", "PLOP3", "UPLOP3", "SEL", "VIADDMNMX", "YIELD", NULL};
     size_t i = f->n_in;
     inst *it;
-    int d = n > 0 ? reg_num(ops[0]) : -1, k, width = 1;
+    int d = n > 0 ? reg_num(ops[0]) : -1, k, width = 1, stored;
     val v;
     if (grow((void **)&f->in, &f->cap_in, i + 1, sizeof *f->in)) return -1;
     it = &f->in[f->n_in++];
@@ -222,72 +302,9 @@ static int add_inst(func *f, unsigned long offset, const char *op, char **ops, i
     v.imm = 0;
     if (strstr(op, ".64") || strstr(op, ".WIDE")) width = 2;
     if (strstr(op, ".128")) width = 4;
-
-    if (op_is(op, (const char *const[]){"CS2R", "S2R", "S2UR", NULL}) && n == 2 &&
-        (starts(ops[1], "SR_CLOCKLO") || starts(ops[1], "SR_GLOBALTIMERLO"))) {
-        it->work = 0;
-        /* the stamp's guard: the last store of RZ before it (ptxas may put
-           independent instructions between the two) */
-        if (f->guard) f->in[f->guard - 1].work = 0;
-        f->guard = 0;
-        if (starts(op, "CS2R") && !strstr(op, ".32")) { /* 64-bit: an anchor's reading, not a stamp */
-            v.type = V_CLOCK64;
-            set_def(f, d, v, i);
-            v.type = V_OTHER;
-            set_def(f, d + 1, v, i);
-        } else {
-            v.type = V_CLOCK;
-            set_def(f, d, v, i);
-        }
-        return 0;
-    }
-    /* moves: MOV d, s; MOV32I d, imm; IMAD.MOV(.U32) / IMAD.U32 d, RZ, RZ, s */
-    {
-        const char *src = NULL;
-        if ((!strcmp(op, "MOV") || !strcmp(op, "UMOV") || !strcmp(op, "MOV32I")) && n == 2) src = ops[1];
-        else if ((starts(op, "IMAD.MOV") || !strcmp(op, "IMAD.U32")) && n == 4 && !strcmp(ops[1], "RZ") &&
-                 !strcmp(ops[2], "RZ"))
-            src = ops[3];
-        if (src) {
-            int s = reg_num(src);
-            it->work = 0;
-            if (s >= 0) v = f->v[s];
-            else if (parse_imm(src, &v.imm)) v.type = V_IMM;
-            set_def(f, d, v, i);
-            return 0;
-        }
-    }
-    /* a 64-bit store of a register pair: a record when the high word is a stamp */
-    if (op_is(op, (const char *const[]){"STG", "STS", "ST", NULL}) && strstr(op, ".64") && n == 2) {
-        int t = reg_num(ops[1]);
-        if (t >= 0 && t < 254 && !(t & 1) && f->v[t + 1].type == V_CLOCK) {
-            record *r;
-            if (grow((void **)&f->rec, &f->cap_rec, f->n_rec + 1, sizeof *f->rec)) return -1;
-            r = &f->rec[f->n_rec++];
-            memset(r, 0, sizeof *r);
-            r->stamp = f->v[t + 1].inst;
-            r->store = i;
-            r->tag_known = f->v[t].type == V_IMM;
-            r->kind_known = r->tag_known || f->v[t].type == V_KIND;
-            r->tag = f->v[t].imm;
-            parse_addr(ops[0], r);
-            it->work = 0;
-            if (f->has_def[t]) f->in[f->last_def[t]].work = 0; /* the tag's computation */
-        }
-        return 0;
-    }
-    /* a tag computed at run time: an event id shifted left by 2 (low bits
-       0), then or-ed or added with the kind: LOP3.LUT d, a, imm, RZ, 0xfc
-       (a | imm), IADD3 d, a, imm, RZ, VIADD d, a, imm */
-    {
-        unsigned imm;
-        if (starts(op, "LOP3.LUT") && n >= 5 && !strcmp(ops[4], "0xfc") && !strcmp(ops[3], "RZ") &&
-            parse_imm(ops[2], &imm))
-            v.type = V_KIND, v.imm = imm & IKP_WIRE_KIND_MASK;
-        else if ((!strcmp(op, "IADD3") && n == 4 && !strcmp(ops[3], "RZ") && parse_imm(ops[2], &imm)) ||
-                 (!strcmp(op, "VIADD") && n == 3 && parse_imm(ops[2], &imm)))
-            v.type = V_KIND, v.imm = imm & IKP_WIRE_KIND_MASK;
-    }
+    if (add_clock(f, it, op, ops, n, d, v) || add_move(f, it, op, ops, n, d, v)) return 0;
+    if ((stored = add_record(f, it, op, ops, n, i)) != 0) return stored < 0 ? -1 : 0;
+    tag_kind(op, ops, n, &v);
     for (k = 0; k < width; k++) set_def(f, d < 0 ? -1 : d + k, v, i);
     return 0;
 }
@@ -414,21 +431,11 @@ static const char *shown(func *f, int mangled)
     return f->demangled ? f->demangled : f->name;
 }
 
-/* pairs the function's records into regions, checks them, reports */
-static int finish(func *f, const char *const *names, size_t num_names, int list, int mangled, FILE *out,
-                  ikp_sass_summary *sum)
+/* tags of unknown kind: a begin and end stored together by one record,
+   at [base + o] and [base + o + 8], one after the other. 0, or -1 out of memory */
+static int pair_stored_together(func *f)
 {
-    record **by = NULL;
-    size_t *work = NULL; /* work[i]: work instructions before instruction i */
-    size_t i, j, n = 0, begin_of_group;
-    int rc = -1;
-    if (!f->n_in) return 0;
-    sum->kernels++;
-    sum->instructions += f->n_in;
-    sum->records += f->n_rec;
-    f->n_reg = 0;
-    /* tags of unknown kind: a begin and end stored together by one record,
-       at [base + o] and [base + o + 8], one after the other */
+    size_t i;
     for (i = 0; i + 1 < f->n_rec; i++) {
         record *x = &f->rec[i], *y = &f->rec[i + 1], *b, *e;
         if (x->kind_known || y->kind_known || x->paired || !x->has_addr || !y->has_addr || strcmp(x->base, y->base))
@@ -437,13 +444,18 @@ static int finish(func *f, const char *const *names, size_t num_names, int list,
         else if (y->off + 8 == x->off) b = y, e = x;
         else continue;
         if (b->stamp >= e->stamp) continue;
-        if (add_region(f, b->stamp, e->stamp, -1)) goto out;
+        if (add_region(f, b->stamp, e->stamp, -1)) return -1;
         x->paired = y->paired = 1;
     }
-    by = (record **)malloc((f->n_rec ? f->n_rec : 1) * sizeof *by);
-    if (!by) goto out;
-    /* kinds known, events computed at run time: in the order of the
-       stamps, each end closes the latest open begin */
+    return 0;
+}
+
+/* kinds known, events computed at run time: in the order of the stamps,
+   each end closes the latest open begin. by: room for every record.
+   0, or -1 out of memory */
+static int pair_run_time(func *f, record **by, ikp_sass_summary *sum)
+{
+    size_t i, j, n = 0;
     for (i = 0; i < f->n_rec; i++) {
         record *r = &f->rec[i];
         unsigned kind = r->tag & IKP_WIRE_KIND_MASK;
@@ -455,14 +467,20 @@ static int finish(func *f, const char *const *names, size_t num_names, int list,
         if ((by[i]->tag & IKP_WIRE_KIND_MASK) == IKP_WIRE_KIND_BEGIN) by[j++] = by[i];
         else if (j) {
             j--;
-            if (add_region(f, by[j]->stamp, by[i]->stamp, -1)) goto out;
+            if (add_region(f, by[j]->stamp, by[i]->stamp, -1)) return -1;
             by[j]->paired = by[i]->paired = 1;
         } else
             sum->unpaired++;
     }
     sum->unpaired += j;
-    /* constant tags: by event, each end closes its event's latest open begin */
-    n = 0;
+    return 0;
+}
+
+/* constant tags: by event, each end closes its event's latest open begin.
+   by: room for every record. 0, or -1 out of memory */
+static int pair_by_event(func *f, record **by, ikp_sass_summary *sum)
+{
+    size_t i, j, n = 0, begin_of_group;
     for (i = 0; i < f->n_rec; i++) {
         record *r = &f->rec[i];
         unsigned kind = r->tag & IKP_WIRE_KIND_MASK;
@@ -477,52 +495,71 @@ static int finish(func *f, const char *const *names, size_t num_names, int list,
             if ((by[j]->tag & IKP_WIRE_KIND_MASK) == IKP_WIRE_KIND_BEGIN) by[top++] = by[j];
             else if (top > begin_of_group) {
                 top--;
-                if (add_region(f, by[top]->stamp, by[j]->stamp, (long)ev)) goto out;
+                if (add_region(f, by[top]->stamp, by[j]->stamp, (long)ev)) return -1;
                 by[top]->paired = by[j]->paired = 1;
             } else
                 sum->unpaired++;
         }
         sum->unpaired += top - begin_of_group;
     }
-    /* one region, however many stores wrote its stamps */
+    return 0;
+}
+
+/* one region, however many stores wrote its stamps */
+static void unique_regions(func *f)
+{
+    size_t i, j;
     if (f->n_reg) qsort(f->reg, f->n_reg, sizeof *f->reg, cmp_region);
     for (i = j = 0; i < f->n_reg; i++)
         if (!j || cmp_region(&f->reg[j - 1], &f->reg[i])) f->reg[j++] = f->reg[i];
     f->n_reg = j;
-    sum->regions += f->n_reg;
+}
 
-    work = (size_t *)malloc((f->n_in + 1) * sizeof *work);
-    if (!work) goto out;
-    work[0] = 0;
-    for (i = 0; i < f->n_in; i++) work[i + 1] = work[i] + f->in[i].work;
-    if (list) {
-        for (i = 0; i < f->n_reg; i++) {
-            const region *g = &f->reg[i];
-            fprintf(out, "%s: ", shown(f, mangled));
-            if (g->event >= 0) {
-                fprintf(out, "event %ld", g->event);
-                put_name(out, names, num_names, g->event);
-            } else
-                fputs("event computed at run time", out);
-            fprintf(out, ": stamps at /*%04lx*/ and /*%04lx*/, %lu instruction%s of the kernel's between\n",
-                    f->in[g->b].offset, f->in[g->e].offset, (unsigned long)(work[g->e] - work[g->b + 1]),
-                    work[g->e] - work[g->b + 1] == 1 ? "" : "s");
-        }
-        for (i = 0; i < f->n_rec; i++) {
-            const record *r = &f->rec[i];
-            unsigned kind = r->tag & IKP_WIRE_KIND_MASK;
-            if (r->paired || !r->kind_known || (r->tag & IKP_WIRE_DATA_MARK) || (kind != IKP_WIRE_KIND_BEGIN && kind != IKP_WIRE_KIND_END))
-                continue;
-            fprintf(out, "%s: %s of ", shown(f, mangled), kind == IKP_WIRE_KIND_BEGIN ? "a begin" : "an end");
-            if (r->tag_known) {
-                fprintf(out, "event %u", r->tag >> IKP_WIRE_EVENT_SHIFT & IKP_WIRE_EVENT_MASK);
-                put_name(out, names, num_names, (long)(r->tag >> IKP_WIRE_EVENT_SHIFT & IKP_WIRE_EVENT_MASK));
-            } else
-                fputs("an event computed at run time", out);
-            fprintf(out, " (stamp at /*%04lx*/) not paired\n", f->in[r->stamp].offset);
-        }
+/* "KERNEL: event N (NAME)" or "KERNEL: event computed at run time", which
+   begins a line about a region */
+static void put_region_event(FILE *out, func *f, int mangled, const char *const *names, size_t num_names, long event)
+{
+    fprintf(out, "%s: ", shown(f, mangled));
+    if (event >= 0) {
+        fprintf(out, "event %ld", event);
+        put_name(out, names, num_names, event);
+    } else
+        fputs("event computed at run time", out);
+}
+
+/* --list: each region and the kernel's instructions in it (work[i]: work
+   instructions before instruction i), then each begin or end not paired */
+static void list_regions(func *f, const size_t *work, const char *const *names, size_t num_names, int mangled,
+                         FILE *out)
+{
+    size_t i;
+    for (i = 0; i < f->n_reg; i++) {
+        const region *g = &f->reg[i];
+        put_region_event(out, f, mangled, names, num_names, g->event);
+        fprintf(out, ": stamps at /*%04lx*/ and /*%04lx*/, %lu instruction%s of the kernel's between\n",
+                f->in[g->b].offset, f->in[g->e].offset, (unsigned long)(work[g->e] - work[g->b + 1]),
+                work[g->e] - work[g->b + 1] == 1 ? "" : "s");
     }
-    /* report: per event, the empty regions and the first of them */
+    for (i = 0; i < f->n_rec; i++) {
+        const record *r = &f->rec[i];
+        unsigned kind = r->tag & IKP_WIRE_KIND_MASK;
+        if (r->paired || !r->kind_known || (r->tag & IKP_WIRE_DATA_MARK) || (kind != IKP_WIRE_KIND_BEGIN && kind != IKP_WIRE_KIND_END))
+            continue;
+        fprintf(out, "%s: %s of ", shown(f, mangled), kind == IKP_WIRE_KIND_BEGIN ? "a begin" : "an end");
+        if (r->tag_known) {
+            fprintf(out, "event %u", r->tag >> IKP_WIRE_EVENT_SHIFT & IKP_WIRE_EVENT_MASK);
+            put_name(out, names, num_names, (long)(r->tag >> IKP_WIRE_EVENT_SHIFT & IKP_WIRE_EVENT_MASK));
+        } else
+            fputs("an event computed at run time", out);
+        fprintf(out, " (stamp at /*%04lx*/) not paired\n", f->in[r->stamp].offset);
+    }
+}
+
+/* per event, the empty regions and the first of them (work as above) */
+static void report_empty(func *f, const size_t *work, const char *const *names, size_t num_names, int mangled,
+                         FILE *out, ikp_sass_summary *sum)
+{
+    size_t i, j;
     for (i = 0; i < f->n_reg; i = j) {
         size_t total = 0, empty = 0, first = 0;
         for (j = i; j < f->n_reg && f->reg[j].event == f->reg[i].event; j++) {
@@ -535,16 +572,37 @@ static int finish(func *f, const char *const *names, size_t num_names, int list,
         }
         if (!empty) continue;
         sum->empty += empty;
-        fprintf(out, "%s: ", shown(f, mangled));
-        if (f->reg[i].event >= 0) {
-            fprintf(out, "event %ld", f->reg[i].event);
-            put_name(out, names, num_names, f->reg[i].event);
-        } else
-            fputs("event computed at run time", out);
+        put_region_event(out, f, mangled, names, num_names, f->reg[i].event);
         fprintf(out, ": %lu of %lu region%s hold%s no instruction of the kernel's (first: stamps at /*%04lx*/ and /*%04lx*/)\n",
                 (unsigned long)empty, (unsigned long)total, total == 1 ? "" : "s", empty == 1 ? "s" : "",
                 f->in[f->reg[first].b].offset, f->in[f->reg[first].e].offset);
     }
+}
+
+/* pairs the function's records into regions, checks them, reports */
+static int finish(func *f, const char *const *names, size_t num_names, int list, int mangled, FILE *out,
+                  ikp_sass_summary *sum)
+{
+    record **by = NULL;
+    size_t *work = NULL; /* work[i]: work instructions before instruction i */
+    size_t i;
+    int rc = -1;
+    if (!f->n_in) return 0;
+    sum->kernels++;
+    sum->instructions += f->n_in;
+    sum->records += f->n_rec;
+    f->n_reg = 0;
+    if (pair_stored_together(f)) goto out;
+    by = (record **)malloc((f->n_rec ? f->n_rec : 1) * sizeof *by);
+    if (!by || pair_run_time(f, by, sum) || pair_by_event(f, by, sum)) goto out;
+    unique_regions(f);
+    sum->regions += f->n_reg;
+    work = (size_t *)malloc((f->n_in + 1) * sizeof *work);
+    if (!work) goto out;
+    work[0] = 0;
+    for (i = 0; i < f->n_in; i++) work[i + 1] = work[i] + f->in[i].work;
+    if (list) list_regions(f, work, names, num_names, mangled, out);
+    report_empty(f, work, names, num_names, mangled, out, sum);
     rc = 0;
 out:
     free(by);
@@ -578,6 +636,53 @@ static int read_line(FILE *in, char *line, size_t *len)
     return c == EOF && n == 0 ? 0 : 1;
 }
 
+/* the name that a line that starts a function gives: "Function : NAME"
+   (cuobjdump), ".section .text.NAME," (nvdisasm); NULL for another line */
+static const char *function_start(const char *p)
+{
+    const char *q = NULL;
+    if (starts(p, "Function : ")) q = p + 11;
+    else if (starts(p, ".section") && (q = strstr(p, ".text.")) != NULL) q += 6;
+    return q;
+}
+
+/* an instruction, from p (a line past its leading blanks, cut up here):
+   an offset in a comment, [@P0] OPCODE a, b, c ; Another line is passed
+   over. 0, or -1 out of memory. */
+static int read_inst(func *f, char *p)
+{
+    char *body, *semi, *ops[8], *s, *end;
+    char op[64];
+    unsigned long off;
+    int n = 0;
+    size_t k;
+    if (p[0] != '/' || p[1] != '*' || !((p[2] >= '0' && p[2] <= '9') || (p[2] >= 'a' && p[2] <= 'f'))) return 0;
+    off = strtoul(p + 2, &end, 16);
+    if (end[0] != '*' || end[1] != '/') return 0;
+    body = (char *)skip_space(end + 2);
+    if (*body == '{') body = (char *)skip_space(body + 1);
+    if (*body == '@') body = (char *)skip_space(body + strcspn(body, " \t"));
+    semi = strchr(body, ';');
+    if (!semi) return 0;
+    *semi = 0;
+    k = strcspn(body, " \t");
+    if (!k || k >= sizeof op) return 0;
+    memcpy(op, body, k);
+    op[k] = 0;
+    s = (char *)skip_space(body + k);
+    while (*s && n < 8) {
+        char *c = strchr(s, ','), *t;
+        if (c) *c = 0;
+        t = s + strlen(s);
+        while (t > s && (t[-1] == ' ' || t[-1] == '\t')) *--t = 0;
+        ops[n++] = s;
+        if (!c) break;
+        s = (char *)skip_space(c + 1);
+    }
+    if (!f->name[0]) strcpy(f->name, "(unnamed function)");
+    return add_inst(f, off, op, ops, n);
+}
+
 int ikp_sass_check(FILE *in, const char *label, const char *const *names, size_t num_names, int list, int mangled,
                    FILE *out, ikp_sass_summary *sum, char *err, size_t err_size)
 {
@@ -605,49 +710,16 @@ int ikp_sass_check(FILE *in, const char *label, const char *const *names, size_t
         if (!got) break;
         while (len && line[len - 1] == '\r') line[--len] = 0;
         p = skip_space(line);
-        /* a function starts: "Function : NAME" (cuobjdump), ".section .text.NAME," (nvdisasm) */
-        q = NULL;
-        if (starts(p, "Function : ")) q = p + 11;
-        else if (starts(p, ".section") && (q = strstr(p, ".text.")) != NULL) q += 6;
-        if (q) {
+        if ((q = function_start(p)) != NULL) {
             size_t k = strcspn(q, ", \t");
             if (finish(f, names, num_names, list, mangled, out, sum)) { set_err(err, err_size, "out of memory"); goto out; }
             func_reset(f);
             if (k >= sizeof f->name) k = sizeof f->name - 1;
             memcpy(f->name, q, k);
             f->name[k] = 0;
-            continue;
-        }
-        /* an instruction: an offset in a comment, [@P0] OPCODE a, b, c ; */
-        if (p[0] == '/' && p[1] == '*' && ((p[2] >= '0' && p[2] <= '9') || (p[2] >= 'a' && p[2] <= 'f'))) {
-            char *body, *semi, *ops[8], *s, *end;
-            char op[64];
-            unsigned long off = strtoul(p + 2, &end, 16);
-            int n = 0;
-            size_t k;
-            if (end[0] != '*' || end[1] != '/') continue;
-            body = (char *)skip_space(end + 2);
-            if (*body == '{') body = (char *)skip_space(body + 1);
-            if (*body == '@') body = (char *)skip_space(body + strcspn(body, " \t"));
-            semi = strchr(body, ';');
-            if (!semi) continue;
-            *semi = 0;
-            k = strcspn(body, " \t");
-            if (!k || k >= sizeof op) continue;
-            memcpy(op, body, k);
-            op[k] = 0;
-            s = (char *)skip_space(body + k);
-            while (*s && n < 8) {
-                char *c = strchr(s, ','), *t;
-                if (c) *c = 0;
-                t = s + strlen(s);
-                while (t > s && (t[-1] == ' ' || t[-1] == '\t')) *--t = 0;
-                ops[n++] = s;
-                if (!c) break;
-                s = (char *)skip_space(c + 1);
-            }
-            if (!f->name[0]) strcpy(f->name, "(unnamed function)");
-            if (add_inst(f, off, op, ops, n)) { set_err(err, err_size, "out of memory"); goto out; }
+        } else if (read_inst(f, line + (p - line))) {
+            set_err(err, err_size, "out of memory");
+            goto out;
         }
     }
     if (ferror(in)) { set_err(err, err_size, "%s: read error", label); goto out; }
