@@ -1,4 +1,4 @@
-/* ikp.h - v0.12.0 - IKP intra-kernel profiler, host library - MIT licence (end of file)
+/* ikp.h - v0.13.0 - IKP intra-kernel profiler, host library - MIT licence (end of file)
 
    IKP records timestamps inside running CUDA kernels (see ikp_cuda.cuh) and
    turns the buffer into a Chrome/Perfetto trace and statistics. This file is
@@ -245,9 +245,9 @@
 
 /* >>config: version, linkage (IKP_DEF), the CUDA switch */
 #define IKP_VERSION_MAJOR 0
-#define IKP_VERSION_MINOR 12
+#define IKP_VERSION_MINOR 13
 #define IKP_VERSION_PATCH 0
-#define IKP_VERSION_STRING "0.12.0"
+#define IKP_VERSION_STRING "0.13.0"
 #if defined(IKP_CUDA_VERSION_MAJOR) && (IKP_CUDA_VERSION_MAJOR != IKP_VERSION_MAJOR || \
     IKP_CUDA_VERSION_MINOR != IKP_VERSION_MINOR || IKP_CUDA_VERSION_PATCH != IKP_VERSION_PATCH)
 #error "ikp.h and ikp_cuda.cuh are from different IKP versions: copy both headers from one release"
@@ -303,6 +303,10 @@
 #define IKP_WIRE_LANE_CYCLES 0x1u         /* lane flag: records stamp SM cycles */
 #define IKP_WIRE_LANE_RING 0x2u           /* lane flag: ring buffer (newest kept) */
 #define IKP_WIRE_LANE_PAIRS 0x4u          /* with RING: pairs of slots; zero words are pads */
+#define IKP_WIRE_LANE_TICKS 0x8u          /* lane flag: begin tags carry globaltimer ticks (read at the end before) */
+#define IKP_WIRE_TICKS_SHIFT 16u          /* ... in tag bits 16..29: */
+#define IKP_WIRE_TICKS_MASK 0x3FFFu
+#define IKP_WIRE_TICK_NS_SHIFT 5u         /* %globaltimer bits 5..18 (32 ns ticks) */
 #define IKP_WIRE_FINALIZED (1ull << 63)   /* lane word 7: lane closed */
 #define IKP_WIRE_KIND_DATA 0u             /* record kinds, tag bits 0..1 */
 #define IKP_WIRE_KIND_BEGIN 1u
@@ -1652,6 +1656,7 @@ typedef struct ikp__lane {
     uint32_t kn_end;      /*   and readings cap->readings[rd_first .. rd_end) (none: kn_end = kn_first) */
     uint32_t rd_first, rd_end;
     int end_ok;           /* cycle lanes: the end anchor's two halves are usable */
+    int ticks;            /* cycle lanes: ends and instants carry globaltimer ticks */
     uint32_t grid[3];
     uint32_t index;       /* the lane's index (tirx stride layout: the lane its words name) */
 } ikp__lane;
@@ -1699,7 +1704,9 @@ typedef struct ikp__reading {
     uint32_t sm;
     uint16_t knot;  /* in cap->knots: a point of the mapping (else a reading) */
     uint16_t hard;  /* an IKP_ANCHOR's: a point where it can be */
-    uint32_t width; /* an automatic anchor's: cycles between the reads around its tick (0: not said) */
+    uint32_t width; /* an automatic anchor's: cycles between the reads around its tick; a window of
+                       ticks': the cycles its instant lies within (0: not said) */
+    int fine;       /* a window of ticks' (ikp__tick_reading): the mapping passes within its width */
 } ikp__reading;
 
 typedef struct ikp__rec {
@@ -1707,6 +1714,7 @@ typedef struct ikp__rec {
     uint32_t id;       /* IKP__KIND_ANCHOR_AUTO: the cycles from the previous record's stamp */
     uint32_t hi;       /* timer low 32 bits, or payload */
     uint32_t width;    /* IKP__KIND_ANCHOR_AUTO: cycles between the reads around its tick (0: not said) */
+    uint32_t ticks;    /* begin: tag bits 16..29 (lanes flagged IKP_WIRE_LANE_TICKS) */
 } ikp__rec;
 #define IKP__KIND_FINALIZE 4u
 #define IKP__KIND_INVALID 5u
@@ -1847,6 +1855,8 @@ IKP_DEF const char *ikp_format_name(ikp_format f)
 #define IKP__TAG_ANCHOR_ZERO (IKP_WIRE_AUTO_DELTA_MAX << IKP_WIRE_AUTO_DELTA_SHIFT | IKP_WIRE_KIND_MASK)
 #define IKP__TAG_DATA_ZERO (IKP_WIRE_ANCHOR | IKP__TAG_ANCHOR_ZERO)
 #define IKP__TAG_TIMED_ZERO (~(IKP_WIRE_EVENT_MASK << IKP_WIRE_EVENT_SHIFT | IKP_WIRE_KIND_MASK))
+/* ... but for the ticks a begin may carry (FORMAT.md) */
+#define IKP__TAG_TICKS (IKP_WIRE_TICKS_MASK << IKP_WIRE_TICKS_SHIFT)
 /* one record word of lane `lane`: by IKP's wire format, or as its peer
    format's row says */
 static inline void ikp__decode_word(ikp_format fmt, uint64_t w, uint32_t lane, ikp__rec *r)
@@ -1854,6 +1864,7 @@ static inline void ikp__decode_word(ikp_format fmt, uint64_t w, uint32_t lane, i
     uint32_t tag = (uint32_t)w;
     r->hi = (uint32_t)(w >> 32);
     r->width = 0;
+    r->ticks = 0;
     if (fmt == IKP_FORMAT_IKP) {
         r->id = (tag >> IKP_WIRE_EVENT_SHIFT) & IKP_WIRE_EVENT_MASK;
         if (w == 0) r->kind = IKP__KIND_INVALID;
@@ -1868,8 +1879,13 @@ static inline void ikp__decode_word(ikp_format fmt, uint64_t w, uint32_t lane, i
         }
         else if (tag & IKP_WIRE_DATA_MARK)
             r->kind = ((tag & IKP__TAG_DATA_ZERO) == 0) ? IKP_WIRE_KIND_DATA : IKP__KIND_INVALID;
-        else if ((tag & IKP__TAG_TIMED_ZERO) || (tag & IKP_WIRE_KIND_MASK) == 0) r->kind = IKP__KIND_INVALID;
-        else r->kind = tag & IKP_WIRE_KIND_MASK;
+        else if ((tag & IKP_WIRE_KIND_MASK) == 0) r->kind = IKP__KIND_INVALID;
+        else {
+            r->kind = tag & IKP_WIRE_KIND_MASK;
+            r->ticks = tag >> IKP_WIRE_TICKS_SHIFT & IKP_WIRE_TICKS_MASK;
+            if (tag & IKP__TAG_TIMED_ZERO & ~(r->kind == IKP_WIRE_KIND_BEGIN ? IKP__TAG_TICKS : 0u))
+                r->kind = IKP__KIND_INVALID;
+        }
         return;
     }
     { /* a peer format: its row says how the word reads */
@@ -2116,6 +2132,7 @@ static void ikp__walk_segment(const ikp_capture *cap, const ikp__lane *l, ikp__w
         ikp__rec r;
         int was_stamped = stamped;
         ikp__decode_word(cap->format, w, l->index, &r);
+        if (r.ticks && !l->ticks) r.kind = IKP__KIND_INVALID;
         stamped = 0;
         if (r.kind == IKP__KIND_ANCHOR_AUTO) {
             if (was_stamped && ikp__anchor_ps(l, k, ck.prev + r.id, r.hi, &nps)) {
@@ -2195,6 +2212,7 @@ static inline int ikp__walk_next(const ikp_capture *cap, const ikp__lane *l, ikp
         int stamped = k->after_stamp;
         k->words++;
         ikp__decode_word(cap->format, w, l->index, r);
+        if (r->ticks && !l->ticks) r->kind = IKP__KIND_INVALID;
         k->after_stamp = 0;
         if (r->kind == IKP__KIND_ANCHOR_AUTO || r->kind == IKP__KIND_ANCHOR_G || r->kind == IKP__KIND_ANCHOR_C)
             k->anchors++;
@@ -2364,6 +2382,7 @@ static int ikp__add_reading(ikp_capture *cap, size_t *room, uint32_t sm, int64_t
     r->knot = 0;
     r->hard = (uint16_t)hard;
     r->width = width;
+    r->fine = 0;
     return 1;
 }
 
@@ -2376,6 +2395,96 @@ static int64_t ikp__anchor_at(const ikp__lane *l, int64_t tick, uint32_t g_lo)
     return l->ref_ps + (g - l->g_start) * 1000;
 }
 
+/* Readings from the ticks in a lane's begin records (lanes flagged
+   IKP_WIRE_LANE_TICKS; FORMAT.md "Ticks"): those of the lane's end or
+   instant before it. A tick count q (bits 5..18 of %globaltimer, read
+   right after that record's stamp c) says that %globaltimer had reached
+   32q ns (mod 2^19) by c plus the read's few cycles, and not 32(q+1) by
+   c: at c the clock was within that 32 ns step (give or take the read's
+   distance from the stamp). Records a few us apart at phases that differ
+   narrow it: over a window of IKP__TICK_WINDOW cycles, every record's
+   step is put on one line through the window at the lane's rate, and the
+   window gives one reading, at its middle, between the latest step start
+   and the earliest step end among them (their midpoint; its width's half,
+   half their distance and the read's lag, IKP__TICK_LAG_PS). A read that
+   waited longer after its stamp makes its step start too late, past the
+   earliest end: such starts (three at most) are passed over for the next
+   latest. The step's full ns comes from the lane's rate since the
+   previous record's (its start anchor for the first), far closer than the
+   262 us it could be off by within IKP__TICK_REACH_PS; one farther is
+   passed over. */
+#define IKP__TICK_WINDOW 32768
+#define IKP__TICK_REACH_PS 2e10 /* a record farther from the one before (ps) is passed over: a clock's
+                                   speed, off by up to 0.2% (IKP__PLACE_RUNAWAY), could put it a wrap off */
+#define IKP__TICK_LAG_PS 2000 /* the globaltimer read's distance from the stamp, at most (but for waits) */
+typedef struct ikp__tickwin {
+    int64_t first, last; /* the window's first and last record's tick (n > 0) */
+    double lo[4], hi;    /* the four latest step starts (latest first), the earliest step end, each
+                            less the lane's line */
+    uint32_t n;
+    int64_t ref_c, ref_g;/* the last record's tick and its step's full ns (first: the start anchor's) */
+} ikp__tickwin;
+
+/* the window's reading, if it has records; 0: no memory */
+static int ikp__tick_reading(ikp_capture *cap, size_t *room, const ikp__lane *l, ikp__tickwin *tw)
+{
+    int64_t mid;
+    double h, v, ps, lo = tw->hi - IKP__GLOBALTIMER_TICK_NS * 1000.0;
+    uint32_t k;
+    if (!tw->n) return 1;
+    mid = tw->first + (tw->last - tw->first) / 2;
+    for (k = 0; k < 4 && k < tw->n; k++) /* the latest start not past the earliest end (a later one waited) */
+        if (tw->lo[k] <= tw->hi) { lo = tw->lo[k]; break; }
+    v = (lo + tw->hi) / 2;
+    h = (tw->hi - lo) / 2 + IKP__TICK_LAG_PS;
+    ps = (double)l->ref_ps + (double)(mid - l->anchor) * l->ps_per_tick + v;
+    tw->n = 0;
+    if (!ikp__add_reading(cap, room, l->pub.sm, mid, (int64_t)(ps < 0 ? ps - 0.5 : ps + 0.5), 0,
+                          (uint32_t)(2 * h / l->ps_per_tick + 0.999)))
+        return 0;
+    cap->readings[cap->num_readings - 1].fine = 1;
+    return 1;
+}
+
+/* one record's tick count q at tick c into the window (the last one
+   given out as a reading first, where c lies past it) */
+static int ikp__tick_add(ikp_capture *cap, size_t *room, const ikp__lane *l, ikp__tickwin *tw, int64_t c, uint32_t q)
+{
+    const int64_t span = (int64_t)1 << (IKP_WIRE_TICK_NS_SHIFT + 14); /* ns the count wraps in */
+    const double at_ns = (double)(c - l->anchor) * l->ps_per_tick / 1000.0; /* since the start anchor */
+    /* where the lane's rate puts it from the last record (a rate's error over a lane of seconds
+       could reach the wrap's half; over the time between two records, hardly) */
+    const int64_t exp = tw->ref_g + (int64_t)((double)(c - tw->ref_c) * l->ps_per_tick / 1000.0),
+                  q_ns = (int64_t)q << IKP_WIRE_TICK_NS_SHIFT;
+    int64_t d = (q_ns - exp) % span, g;
+    double step, step_end;
+    uint32_t k;
+    if ((double)(c - tw->ref_c) * l->ps_per_tick > IKP__TICK_REACH_PS) return 1; /* too far to unwrap */
+    if (d < -span / 2) d += span;
+    if (d >= span / 2) d -= span;
+    g = exp + d;
+    tw->ref_c = c;
+    tw->ref_g = g;
+    step = (double)(g - l->g_start) * 1000.0 - at_ns * 1000.0; /* the step's start less the lane's line, ps */
+    if (tw->n && c - tw->first >= IKP__TICK_WINDOW && !ikp__tick_reading(cap, room, l, tw)) return 0;
+    step_end = step + IKP__GLOBALTIMER_TICK_NS * 1000.0;
+    if (!tw->n) {
+        tw->first = c;
+        tw->lo[0] = tw->lo[1] = tw->lo[2] = tw->lo[3] = -1e300;
+        tw->hi = step_end;
+    }
+    for (k = 0; k < 4; k++) /* into the four latest starts */
+        if (step > tw->lo[k]) {
+            double x = tw->lo[k];
+            tw->lo[k] = step;
+            step = x;
+        }
+    if (step_end < tw->hi) tw->hi = step_end;
+    tw->last = c;
+    tw->n++;
+    return 1;
+}
+
 /* The readings a cycle lane holds: its anchors, and the IKP_ANCHOR and
    automatic anchors among its records (read as the walk reads them) */
 static int ikp__lane_readings(ikp_capture *cap, const ikp__lane *l, size_t *room)
@@ -2384,7 +2493,12 @@ static int ikp__lane_readings(ikp_capture *cap, const ikp__lane *l, size_t *room
     ikp__clock ck;
     uint64_t w;
     uint32_t g_lo = 0;
-    int have_g = 0, stamped = 0;
+    int have_g = 0, stamped = 0, pend = 0; /* pend: an end or instant at tick `last`, its ticks to come */
+    int64_t last = 0;
+    ikp__tickwin tw;
+    tw.n = 0;
+    tw.ref_c = l->anchor;
+    tw.ref_g = l->g_start;
     if (!ikp__add_reading(cap, room, l->pub.sm, l->anchor, l->ref_ps, 0, 0)) return 0;
     if (l->end_ok && !ikp__add_reading(cap, room, l->pub.sm, l->end_anchor, l->end_ps, 0, 0)) return 0;
     ikp__cursor_init(&c, cap, l);
@@ -2394,6 +2508,7 @@ static int ikp__lane_readings(ikp_capture *cap, const ikp__lane *l, size_t *room
         ikp__rec r;
         int was = stamped;
         ikp__decode_word(cap->format, w, l->index, &r);
+        if (r.ticks && !l->ticks) r.kind = IKP__KIND_INVALID;
         stamped = 0;
         if (r.kind == IKP__KIND_ANCHOR_AUTO) {
             if (was && !ikp__add_reading(cap, room, l->pub.sm, ck.prev + r.id, ikp__anchor_at(l, ck.prev + r.id, r.hi), 0,
@@ -2411,10 +2526,18 @@ static int ikp__lane_readings(ikp_capture *cap, const ikp__lane *l, size_t *room
         } else {
             have_g = 0;
             if (r.kind == IKP__KIND_FINALIZE && !cap->keep_after_finalize) break;
+            if (pend && r.kind == IKP_WIRE_KIND_BEGIN) { /* the ticks of the end or instant before */
+                if (!ikp__tick_add(cap, room, l, &tw, last, r.ticks)) return 0;
+                pend = 0;
+            }
             if (r.kind != IKP__KIND_INVALID && ikp__timed(r.kind)) stamped = ikp__unwrap(l, &ck, r.hi);
+            if (l->ticks && (r.kind == IKP_WIRE_KIND_END || r.kind == IKP_WIRE_KIND_INSTANT)) {
+                pend = stamped;
+                last = ck.prev;
+            }
         }
     }
-    return 1;
+    return ikp__tick_reading(cap, room, l, &tw);
 }
 
 static int ikp__cmp_reading(const void *pa, const void *pb)
@@ -2449,6 +2572,16 @@ static int ikp__reading_follows(const ikp__reading *a, const ikp__reading *b)
    is a point itself where the slopes left reach it (the user asked for
    it). A reading that no slope reaches from a point is passed over.
    Returns 0 when out of memory. */
+/* how far from reading r (ps a cycle ppt there) the mapping may pass: the
+   tolerance, or a window of ticks' half width where that is more (a
+   reading a tick wide does not bend the mapping: the SM's clock keeps its
+   rate between readings but for the stretches' ends, so that two records
+   of one SM lie as many ns apart as their cycles say at that rate) */
+static double ikp__reading_tol(const ikp__reading *r, double ppt)
+{
+    const double h = (double)r->width * ppt / 2;
+    return r->fine && h > IKP__SAMPLE_TOL_PS ? h : IKP__SAMPLE_TOL_PS;
+}
 static int ikp__sm_knots(ikp_capture *cap, size_t *room, const ikp__reading *r, uint32_t n)
 {
     const double smin = 1000.0 / IKP_MAX_CYCLES_PER_NS, smax = 1000.0 / IKP_MIN_CYCLES_PER_NS; /* ps a cycle */
@@ -2462,8 +2595,8 @@ static int ikp__sm_knots(ikp_capture *cap, size_t *room, const ikp__reading *r, 
         int end = j == n;
         if (!end) {
             const double dt = (double)(r[j].tick - p.tick), m = (double)(r[j].ps - p.ps) / dt;
-            const double jlo = (double)(r[j].ps - IKP__SAMPLE_TOL_PS - p.ps) / dt,
-                         jhi = (double)(r[j].ps + IKP__SAMPLE_TOL_PS - p.ps) / dt;
+            const double tol = ikp__reading_tol(&r[j], dt > 0 ? (double)(r[j].ps - p.ps) / dt : smin);
+            const double jlo = ((double)(r[j].ps - p.ps) - tol) / dt, jhi = ((double)(r[j].ps - p.ps) + tol) / dt;
             const double nlo = jlo > lo ? jlo : lo, nhi = jhi < hi ? jhi : hi;
             if (nlo <= nhi) { /* the stretch reaches it */
                 lo = nlo;
@@ -2566,8 +2699,9 @@ static void ikp__sm_bound(const ikp_capture *cap, const ikp__lane *l, int64_t t,
 {
     const ikp__reading *r = cap->readings + l->rd_first;
     const uint32_t n = l->rd_end - l->rd_first;
-    double d, b, ppt = l->ps_per_tick;
+    double d, b, h, ppt = l->ps_per_tick;
     uint32_t w;
+    int fine;
     int out = t < r[0].tick || t > r[n - 1].tick;
     if (*ri >= n || r[*ri].tick > t) *ri = 0;
     while (*ri + 1 < n && r[*ri + 1].tick <= t) (*ri)++;
@@ -2577,8 +2711,14 @@ static void ikp__sm_bound(const ikp_capture *cap, const ikp__lane *l, int64_t t,
     d *= ppt;
     b = IKP__PLACE_FLOOR_PS + d * (out ? IKP__PLACE_RUNAWAY : IKP__PLACE_WANDER);
     w = r[*ri].width;
-    if (*ri + 1 < n && !out && r[*ri + 1].width > w) w = r[*ri + 1].width;
-    b += (double)w * ppt / 2;
+    fine = r[*ri].fine;
+    if (*ri + 1 < n && !out && r[*ri + 1].width > w) {
+        w = r[*ri + 1].width;
+        fine = r[*ri + 1].fine;
+    }
+    h = (double)w * ppt / 2;
+    b += h;
+    if (fine && h > IKP__PLACE_FLOOR_PS) b += h - IKP__PLACE_FLOOR_PS; /* the mapping, within h of the reading */
     if (b > *bound) *bound = b;
     if (d > *gap) *gap = d;
 }
@@ -3229,6 +3369,7 @@ static void ikp__ikp_lane(ikp_capture *cap, uint64_t i, uint64_t capacity)
     }
     if (lh.num_groups > cap->info.num_groups) cap->info.num_groups = lh.num_groups;
     l->pads = (lh.flags & IKP_WIRE_LANE_RING) && (lh.flags & IKP_WIRE_LANE_PAIRS);
+    l->ticks = (lh.flags & IKP_WIRE_LANE_CYCLES) && (lh.flags & IKP_WIRE_LANE_TICKS);
     if (lh.finalized) {
         l->pub.flags |= IKP_LANE_FINALIZED;
         stored = lh.stored;

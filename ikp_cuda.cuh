@@ -1,4 +1,4 @@
-/* ikp_cuda.cuh - v0.12.0 - IKP intra-kernel profiler, device recorder - MIT licence (end of file)
+/* ikp_cuda.cuh - v0.13.0 - IKP intra-kernel profiler, device recorder - MIT licence (end of file)
 
    Records region begin/end timestamps from inside CUDA kernels into a
    profile buffer that ikp.h allocates, copies back and decodes. Header
@@ -113,6 +113,16 @@
                     after it), a little cheaper in tight loops, but the
                     store and its wait fall inside every region.
                     Measured: BENCHMARKS.md.
+       IKP_TICKS    1 (default in cycle mode, but for rings and
+                    IKP_DEFER_BEGIN=0): each end and instant reads
+                    %globaltimer right after its stamp and the lane's next
+                    begin carries 14 bits of it (FORMAT.md "Ticks"), from
+                    which the decoder places the SM clock on the ns axis
+                    all along the lane: kernels that fill every SM (no SM
+                    clock sample can run beside them) are placed across
+                    SMs within a tick or two however long they run. One
+                    read and two instructions a region, no branch; 0: none
+                    (measured: BENCHMARKS.md).
        IKP_ANCHOR_EVERY 0 (default): a lane is placed on the ns axis by its
                     start and end anchors, any IKP_ANCHOR, and the SM clock
                     samples that ikp.h's download takes beside the kernel
@@ -151,7 +161,7 @@
 #define IKP_CUDA_CUH
 
 #define IKP_CUDA_VERSION_MAJOR 0
-#define IKP_CUDA_VERSION_MINOR 12
+#define IKP_CUDA_VERSION_MINOR 13
 #define IKP_CUDA_VERSION_PATCH 0
 #if defined(IKP_VERSION_MAJOR) && (IKP_CUDA_VERSION_MAJOR != IKP_VERSION_MAJOR || \
     IKP_CUDA_VERSION_MINOR != IKP_VERSION_MINOR || IKP_CUDA_VERSION_PATCH != IKP_VERSION_PATCH)
@@ -178,6 +188,12 @@
 #ifndef IKP_ANCHOR_EVERY
 #define IKP_ANCHOR_EVERY 0
 #endif
+#ifndef IKP_TICKS
+#define IKP_TICKS (IKP_TIMER == IKP_TIMER_CYCLES && !IKP_RING && IKP_DEFER_BEGIN)
+#endif
+#if IKP_TICKS && (IKP_TIMER != IKP_TIMER_CYCLES || IKP_RING || !IKP_DEFER_BEGIN)
+#error "IKP_TICKS=1 needs the cycle timer, a bounded lane (IKP_RING=0) and deferred begins (IKP_DEFER_BEGIN=1)"
+#endif
 #if IKP_ENABLE && IKP_STAGED && defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
 #error "IKP_STAGED=1 needs sm_90 or newer (the stage is copied out with cp.async.bulk): build this file for sm_90+, or with -DIKP_STAGED=0 for older GPUs"
 #endif
@@ -194,6 +210,10 @@
 #define IKP_WIRE_LANE_CYCLES 0x1u
 #define IKP_WIRE_LANE_RING 0x2u
 #define IKP_WIRE_LANE_PAIRS 0x4u
+#define IKP_WIRE_LANE_TICKS 0x8u
+#define IKP_WIRE_TICKS_SHIFT 16u
+#define IKP_WIRE_TICKS_MASK 0x3FFFu
+#define IKP_WIRE_TICK_NS_SHIFT 5u
 #define IKP_WIRE_FINALIZED (1ull << 63)
 #define IKP_WIRE_KIND_DATA 0u
 #define IKP_WIRE_KIND_BEGIN 1u
@@ -293,6 +313,8 @@ struct ikp_lane {
                                 starts a pair): its stamp or value and tag (bk 0: none) */
     unsigned due;            /* cycle mode: the stamp from which the next end or instant
                                 takes an anchor (IKP_ANCHOR_EVERY) */
+    unsigned gq;             /* IKP_TICKS: %globaltimer's low word after the last end or
+                                instant's stamp, for the next begin's tag */
 };
 
 __device__ __forceinline__ unsigned ikp__smid()
@@ -319,8 +341,8 @@ __device__ __forceinline__ void ikp__pair(unsigned long long *c, unsigned long l
    times (then the last pair stands). %globaltimer's
    ticks reach all SMs together, so the pair names one instant on every SM
    alike. An IKP_ANCHOR waits for a tick and reads its bursts: hundreds of
-   cycles, not a record's few (measured: BENCHMARKS.md, "anchors located
-   in a burst"). */
+   cycles, not a record's few (measured: BENCHMARKS.md, "Cost per
+   event"). */
 #define IKP__ANCHOR_BURSTS 64
 /* A pair's two low words. The reads are predicated on `on` (never 0, but
    not known to the compiler to be the same on every thread), which keeps
@@ -379,6 +401,7 @@ __device__ __forceinline__ void ikp__init(ikp_lane &l, unsigned long long *buf, 
     l.bt = 0;
     l.bk = 0;
     l.due = 0;
+    l.gq = 0;
     if (!is_leader || buf == 0) return;
     unsigned long long h0 = buf[0], h1 = buf[1];
     if ((unsigned)h0 != IKP_WIRE_MAGIC || (unsigned)(h0 >> 32 & 0xFFFFu) != IKP_WIRE_VERSION)
@@ -394,7 +417,8 @@ __device__ __forceinline__ void ikp__init(ikp_lane &l, unsigned long long *buf, 
     }
     unsigned long long *h = buf + IKP_WIRE_HEADER_WORDS + lane * (IKP_WIRE_LANE_WORDS + cap + IKP_WIRE_SINK_SLOTS);
     unsigned long long flags = (IKP_TIMER == IKP_TIMER_CYCLES ? IKP_WIRE_LANE_CYCLES : 0u) |
-                               (IKP_RING ? IKP_WIRE_LANE_RING | IKP_WIRE_LANE_PAIRS : 0u);
+                               (IKP_RING ? IKP_WIRE_LANE_RING | IKP_WIRE_LANE_PAIRS : 0u) |
+                               (IKP_TICKS ? IKP_WIRE_LANE_TICKS : 0u);
     unsigned long long l0 = IKP_WIRE_LANE_MAGIC | flags << IKP_WIRE_LANE_FLAGS_SHIFT | (unsigned long long)ikp__smid() << 32;
     if (atomicCAS(&h[0], 0ull, l0) != 0ull) {
         atomicAdd(&buf[5], 1ull); /* claimed twice: not reset, or two leaders */
@@ -494,6 +518,16 @@ __device__ __forceinline__ unsigned ikp__stamp(const ikp_lane &l, unsigned w)
                  : "=r"(t) : "r"(w), "r"(ikp__never()), "l"(l.rec) : "memory");
     return t;
 }
+/* the same, and %globaltimer's low word into *g right after the stamp
+   (IKP_TICKS) */
+__device__ __forceinline__ unsigned ikp__stamp_ticks(const ikp_lane &l, unsigned w, unsigned *g)
+{
+    unsigned t;
+    asm volatile("{\n\t.reg .pred q;\n\tsetp.gt.u32 q, %3, 0xFFFF0000;\n\t@q st.global.u32 [%4], 0;\n\t}\n\t"
+                 IKP__TIMER_READ "\n\tmov.u32 %1, %%globaltimer_lo;"
+                 : "=r"(t), "=r"(*g) : "r"(w), "r"(ikp__never()), "l"(l.rec) : "memory");
+    return t;
+}
 /* the record (tag, v) at slot s, where w */
 __device__ __forceinline__ void ikp__st(unsigned w, ikp__slot_t s, unsigned tag, unsigned v)
 {
@@ -577,8 +611,8 @@ __device__ __forceinline__ void ikp__drop_unstaged(ikp_lane &l, unsigned m)
 /* bounded: the next record's slot: p; staged, the stage's first slot plus
    n, a count of 8 bytes a record taken since the flush, which is also the
    next record's byte offset from that slot (counted in records, the loop
-   kept both, one more instruction a loop iteration; BENCHMARKS.md, "the
-   staged build's one count"). Every thread takes the same records (but
+   kept both, one more instruction a loop iteration; CHANGELOG.md, 0.10.0).
+   Every thread takes the same records (but
    automatic anchors, which only the writing thread takes), so that count
    is the same on all of them: the compiler keeps it in a uniform
    register, and a loop iteration adds it to the stage's address once, for
@@ -586,8 +620,8 @@ __device__ __forceinline__ void ikp__drop_unstaged(ikp_lane &l, unsigned m)
    advanced right after the stores that read it (as without staging)
    likely makes the advance wait for them (a store reads its registers
    late), in every loop iteration; counted, an event cost 0.81-0.91x as
-   much at 4 warps/SM in one run (BENCHMARKS.md, "a staged record's slot
-   from a count"). The empty asm keeps the compiler from turning base + n
+   much at 4 warps/SM in one run (0.10.0's measurement, CHANGELOG.md).
+   The empty asm keeps the compiler from turning base + n
    back into such an address. Stores stay inside the stage: they are
    predicated on slots left. */
 __device__ __forceinline__ ikp__slot_t ikp__slot(const ikp_lane &l)
@@ -634,6 +668,26 @@ __device__ __forceinline__ void ikp__put1(ikp_lane &l, unsigned w, unsigned tag,
     ikp__take(l, 1);
 #endif
 }
+/* Ticks (IKP_TICKS: cycle mode, bounded or staged bounded, begins
+   deferred): an end or instant reads %globaltimer's low word right after
+   its stamp and keeps it in l.gq; the lane's next begin carries bits 5..18
+   of it (32 ns ticks, wrapping every 524 us) in its tag's bits 16..29
+   (FORMAT.md "Ticks"), put in when that begin's record is stored, after
+   its region, when the read is long done: a read and two instructions a
+   region, no branch, no wait (in the end's own tag, the end's stores
+   would wait for the read). Each is a reading of the SM's clock to within
+   a tick, one a region: the decoder places the SM's clock from many of
+   them. (A ring's pending record is not always a begin: rings carry
+   none.) */
+__device__ __forceinline__ unsigned ikp__ticks(const ikp_lane &l)
+{
+#if IKP_TICKS
+    return (l.gq >> IKP_WIRE_TICK_NS_SHIFT & IKP_WIRE_TICKS_MASK) << IKP_WIRE_TICKS_SHIFT;
+#else
+    (void)l;
+    return 0;
+#endif
+}
 /* the pending record, if any, then (tag, v): in lane order, on one check w.
    In a ring, (tag, v) with nothing pending becomes the pending record, so
    that a lane's records fill pairs: a region, an instant and its payload,
@@ -641,7 +695,7 @@ __device__ __forceinline__ void ikp__put1(ikp_lane &l, unsigned w, unsigned tag,
 __device__ __forceinline__ void ikp__put(ikp_lane &l, unsigned w, unsigned tag, unsigned v)
 {
     if (l.bk) {
-        ikp__put2(l, w, l.bk, l.bt, tag, v);
+        ikp__put2(l, w, l.bk | ikp__ticks(l), l.bt, tag, v);
         l.bk = 0;
     } else {
 #if IKP_RING
@@ -656,7 +710,7 @@ __device__ __forceinline__ void ikp__put(ikp_lane &l, unsigned w, unsigned tag, 
 /* stores the pending record, if any (in a ring, with a pad) */
 __device__ __forceinline__ void ikp__settle(ikp_lane &l)
 {
-    if (l.bk) ikp__put1(l, ikp__room(l), l.bk, l.bt);
+    if (l.bk) ikp__put1(l, ikp__room(l), l.bk | ikp__ticks(l), l.bt);
     l.bk = 0;
 }
 /* Automatic anchors (cycle mode, IKP_ANCHOR_EVERY > 0): an end or instant
@@ -725,12 +779,28 @@ __device__ __forceinline__ bool ikp__stamped(ikp_lane &l, unsigned tag, unsigned
     ikp__put(l, w, tag, *t);
     return w != 0;
 }
+/* an end or instant with IKP_TICKS: the same, the stamp followed by a
+   %globaltimer read, which the lane's next begin carries (the pending
+   begin stored here carries the read before: put before it is replaced) */
+__device__ __forceinline__ bool ikp__stamped_ticks(ikp_lane &l, unsigned tag, unsigned *t)
+{
+    const unsigned w = ikp__room(l);
+    unsigned g;
+    *t = ikp__stamp_ticks(l, w, &g);
+    ikp__put(l, w, tag, *t);
+    l.gq = g;
+    return w != 0;
+}
 /* end, instant: after the record, an automatic anchor when one is due
    (never after a begin: the anchor would sit inside the region) */
 __device__ __forceinline__ void ikp__record(ikp_lane &l, unsigned tag)
 {
     unsigned t;
+#if IKP_TICKS
+    const bool w = ikp__stamped_ticks(l, tag, &t);
+#else
     const bool w = ikp__stamped(l, tag, &t);
+#endif
 #if IKP_TIMER == IKP_TIMER_CYCLES && IKP_ANCHOR_EVERY > 0
     if (w && (int)(t - l.due) >= 0) ikp__auto_anchor(l, t);
 #else

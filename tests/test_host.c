@@ -2087,12 +2087,125 @@ static void test_trace_options(void)
     ikp_capture_free(cap);
 }
 
+/* Ticks in end records (IKP_END_TICKS): two lanes on two SMs whose clocks
+   slow by 1e-4 halfway through (as SM clocks change speed), lane B
+   starting 0.5 ms after lane A, both finalized at 2 ms; a region every
+   ~354 ns, its end carrying bits 5..18 of the globaltimer read at its
+   stamp; instants at 19 common moments. With the ticks each moment
+   decodes within 10 ns of the truth on both lanes (the ticks wrap every
+   524 us: four times), and the stated placement bounds it; the same
+   words without the lane flag (start and end anchors only) miss the truth
+   by tens of ns, which is what the ticks are for. A lane without the flag
+   whose end carries ticks has that record invalid. */
+static double tk_cycles(double t_ns, double off) /* the SM clock at ns t: 1.98 /ns, 1e-4 slower after 1 ms */
+{
+    const double r1 = 1.98, r2 = 1.98 * (1 - 1e-4), t1 = 1e6;
+    return off + (t_ns < t1 ? r1 * t_ns : r1 * t1 + r2 * (t_ns - t1));
+}
+static void test_end_ticks(void)
+{
+    enum { NR = 5700, NM = 19, CAP = 2 * NR + NM + 8 };
+    const uint64_t G0 = 1000000000000ull; /* a multiple of 32 ns */
+    const double off[2] = {3.0e9, 7.5e9}, t_start[2] = {0, 500000}, t_end = 2000000;
+    enc_rec *rr[2];
+    enc_lane L[2];
+    uint64_t *w = (uint64_t *)calloc((size_t)enc_ikp_words(2, CAP), 8);
+    int flag, i, j;
+    rr[0] = (enc_rec *)calloc(CAP, sizeof(enc_rec));
+    rr[1] = (enc_rec *)calloc(CAP, sizeof(enc_rec));
+    if (!w || !rr[0] || !rr[1]) { CHECK(0); free(w); free(rr[0]); free(rr[1]); return; }
+    for (flag = 1; flag >= 0; flag--) {
+        double worst = 0, zero = 0; /* zero: the capture's time 0 on the truth's axis, ns */
+        uint32_t stated = 0;
+        ikp_capture *cap;
+        memset(L, 0, sizeof L);
+        for (i = 0; i < 2; i++) {
+            size_t n = 0;
+            int m = 1;
+            uint32_t prevq = 0; /* the ticks read at the lane's last end or instant, which its next begin carries */
+            for (j = 0; j < NR; j++) {
+                const double te = t_start[i] + 100 + j * 353.7;
+                if (te >= t_end - 50) break;
+                while (m <= NM && m * 100000.0 + 7 < te) { /* the moments that come first */
+                    if (m * 100000.0 > t_start[i]) {
+                        rr[i][n].kind = ENC_I; rr[i][n].id = 9; rr[i][n].t = (uint64_t)tk_cycles(m * 100000.0 + 7, off[i]);
+                        prevq = (uint32_t)((G0 + (uint64_t)(m * 100000.0 + 7)) >> 5);
+                        n++;
+                    }
+                    m++;
+                }
+                rr[i][n].kind = ENC_B; rr[i][n].id = 1; rr[i][n].t = (uint64_t)tk_cycles(te - 90, off[i]);
+                rr[i][n].data = prevq;
+                n++;
+                rr[i][n].kind = ENC_E; rr[i][n].id = 1; rr[i][n].t = (uint64_t)tk_cycles(te, off[i]); n++;
+                prevq = (uint32_t)((G0 + (uint64_t)te) >> 5); /* read at the end's stamp */
+            }
+            L[i].block = (uint32_t)i; L[i].sm = 3 + 4 * (uint32_t)i; L[i].started = L[i].finalized = 1;
+            L[i].cycles = 1; L[i].ticks = flag; L[i].recs = rr[i]; L[i].n = n;
+            L[i].g0 = G0 + (uint64_t)t_start[i]; L[i].c0 = (uint64_t)tk_cycles(t_start[i], off[i]);
+            L[i].g1 = G0 + (uint64_t)t_end; L[i].c1 = (uint64_t)tk_cycles(t_end, off[i]);
+        }
+        enc_ikp(w, 2, CAP, 1, 2, 1, 1, L, 2);
+        cap = open_fmt(w, (size_t)enc_ikp_words(2, CAP), IKP_FORMAT_AUTO, IKP_OK);
+        if (!cap) break;
+        for (i = 0; i < 2; i++) {
+            ikp_lane_events ev;
+            size_t k;
+            int moments = 0;
+            memset(&ev, 0, sizeof ev);
+            CHECK_EQ(ikp_decode_lane(cap, (uint32_t)i, &ev, NULL), IKP_OK);
+            CHECK_EQ(lane_info(cap, (uint32_t)i).invalid, 0);
+            for (k = 0; k < ev.count; k++) {
+                const ikp_event *x = &ev.events[k];
+                double err;
+                if (i == 0 && k == 0) /* the capture starts at its first record (lane A's first begin, by its anchor) */
+                    zero = ((double)rr[0][0].t - off[0]) / 1.98 - (double)x->start_ps / 1000.0;
+                if (x->kind != IKP_EVENT_INSTANT) continue;
+                /* moment m at m * 100 us + 7 ns */
+                err = (double)x->start_ps / 1000.0 + zero - (double)((x->start_ps + 50000000) / 100000000 * 100000 + 7);
+                if (err < 0) err = -err;
+                if (err > worst) worst = err;
+                moments++;
+            }
+            CHECK_EQ(moments, i == 0 ? NM : NM - 5);
+            if (lane_info(cap, (uint32_t)i).placement_ns > stated) stated = lane_info(cap, (uint32_t)i).placement_ns;
+            ikp_lane_events_free(cap, &ev);
+        }
+        CHECK(worst * 1000 <= stated * 1000.0 + 1000); /* the statement bounds it */
+        if (flag) CHECK(worst <= 10.0); /* the reading a few ns, the mapping within 8 of it */
+        else CHECK(worst >= 20.0);
+        printf("  end ticks %s: moments within %.2f ns of the truth, stated %u ns\n", flag ? "on " : "off", worst, stated);
+        ikp_capture_free(cap);
+    }
+    { /* a lane without the flag whose begin carries ticks, or one with it whose end does: that record is invalid */
+        static const enc_rec r[] = {{ENC_B, 1, 1000, 0}, {ENC_E, 1, 2000, 0}};
+        memset(L, 0, sizeof L);
+        L[0].started = L[0].finalized = 1; L[0].cycles = 1; L[0].recs = r; L[0].n = 2;
+        L[0].g0 = 1000; L[0].c0 = 900; L[0].g1 = 3000; L[0].c1 = 4900;
+        for (flag = 0; flag < 2; flag++) {
+            ikp_capture *c2;
+            L[0].ticks = flag;
+            enc_ikp(w, 1, 8, 1, 1, 1, 1, L, 1);
+            w[8 + 8 + flag] |= 5u << 16; /* the begin's, then the end's tag */
+            c2 = open_fmt(w, (size_t)enc_ikp_words(1, 8), IKP_FORMAT_AUTO, IKP_OK);
+            if (c2) {
+                CHECK_EQ(lane_info(c2, 0).invalid, 1);
+                ikp_capture_free(c2);
+            }
+        }
+    }
+    free(w);
+    free(rr[0]);
+    free(rr[1]);
+}
+
 int main(void)
 {
     test_nesting_overlap_instants();
     test_globaltimer_wrap();
     test_cycles();
     test_one_mapping_per_sm();
+    test_end_ticks();
     test_cycles_wrap();
     test_anchors();
     test_auto_anchors();

@@ -8,9 +8,11 @@
    - the stamps: 32-bit clock reads (CS2R.32, S2R or S2UR of SR_CLOCKLO or
      SR_GLOBALTIMERLO) whose value a 64-bit store writes as the high word
      of a record (tag, stamp);
-   - each record's kind and event, where its tag is a constant (an
-     immediate move), or its kind alone, where an event id computed at
-     run time is or-ed or added with a constant kind;
+   - each record's kind and event, where the tag's bits that name them
+     are known: from immediates, through the masks, shifts and ORs that
+     build it (a begin's bits 16..29 may carry ticks, read at run time),
+     or its kind alone, where an event id computed at run time is or-ed
+     or added with a constant kind;
    - the regions: each end paired with the latest unpaired begin of its
      event (of any event, for ids computed at run time) whose stamp comes
      before it in the listing; where not even the kind is known, a begin
@@ -47,12 +49,17 @@ char *__cxa_demangle(const char *mangled, char *buf, size_t *n, int *status);
 #define DEMANGLE_SECONDS 1u
 #define DEMANGLE_TIMEOUTS 4 /* after these many, the listing's other names are shown as they are */
 
-enum { V_OTHER, V_CLOCK, V_CLOCK64, V_IMM, V_KIND /* low two bits known (imm), the rest not */ };
+enum { V_OTHER, V_CLOCK, V_CLOCK64, V_IMM, V_BITS /* the bits in `known` known (imm), the rest not */ };
+
+/* a record's tag bits that name it: kind, event id, the data and anchor
+   marks (bits 16..29 may carry a begin's ticks, FORMAT.md) */
+#define TAG_BITS (IKP_WIRE_DATA_MARK | IKP_WIRE_ANCHOR | IKP_WIRE_EVENT_MASK << IKP_WIRE_EVENT_SHIFT | IKP_WIRE_KIND_MASK)
 
 typedef struct {
     int type;
-    size_t inst;   /* the instruction that produced it */
-    unsigned imm;  /* V_IMM: the value */
+    size_t inst;    /* the instruction that produced it */
+    unsigned imm;   /* V_IMM: the value; V_BITS: its known bits */
+    unsigned known; /* V_BITS: which bits are known */
 } val;
 
 typedef struct {
@@ -259,27 +266,86 @@ static int add_record(func *f, inst *it, const char *op, char **ops, int n, size
     memset(r, 0, sizeof *r);
     r->stamp = f->v[t + 1].inst;
     r->store = i;
-    r->tag_known = f->v[t].type == V_IMM;
-    r->kind_known = r->tag_known || f->v[t].type == V_KIND;
-    r->tag = f->v[t].imm;
+    {   /* a tag is known when its kind, event and marks are (bits 16..29 may carry ticks) */
+        const unsigned known = f->v[t].type == V_IMM ? ~0u : f->v[t].type == V_BITS ? f->v[t].known : 0u;
+        r->tag_known = (known & TAG_BITS) == TAG_BITS;
+        r->kind_known = (known & IKP_WIRE_KIND_MASK) == IKP_WIRE_KIND_MASK;
+        r->tag = f->v[t].imm & known;
+    }
     parse_addr(ops[0], r);
     it->work = 0;
     if (f->has_def[t]) f->in[f->last_def[t]].work = 0; /* the tag's computation */
     return 1;
 }
 
-/* a tag computed at run time: an event id shifted left by 2 (low bits
-   0), then or-ed or added with the kind: LOP3.LUT d, a, imm, RZ, 0xfc
-   (a | imm), IADD3 d, a, imm, RZ, VIADD d, a, imm. Its kind into *v. */
-static void tag_kind(const char *op, char **ops, int n, val *v)
+/* an operand's known bits: *bits their values, the mask returned which
+   (RZ and immediates: all; a register: what its value says) */
+static unsigned known_bits(const func *f, const char *s, unsigned *bits)
 {
-    unsigned imm;
-    if (starts(op, "LOP3.LUT") && n >= 5 && !strcmp(ops[4], "0xfc") && !strcmp(ops[3], "RZ") &&
-        parse_imm(ops[2], &imm))
-        v->type = V_KIND, v->imm = imm & IKP_WIRE_KIND_MASK;
-    else if ((!strcmp(op, "IADD3") && n == 4 && !strcmp(ops[3], "RZ") && parse_imm(ops[2], &imm)) ||
-             (!strcmp(op, "VIADD") && n == 3 && parse_imm(ops[2], &imm)))
-        v->type = V_KIND, v->imm = imm & IKP_WIRE_KIND_MASK;
+    int r = reg_num(s);
+    *bits = 0;
+    if (!strcmp(s, "RZ") || !strcmp(s, "URZ")) return ~0u;
+    if (r < 0) return parse_imm(s, bits) ? ~0u : 0u;
+    *bits = f->v[r].imm;
+    return f->v[r].type == V_IMM ? ~0u : f->v[r].type == V_BITS ? f->v[r].known : 0u;
+}
+
+/* LOP3.LUT d, a, b, c, lut: the bits of d that the known bits of a, b
+   and c settle (a bit is known where every value the unknown inputs may
+   take gives the same) */
+static void lop3_bits(const func *f, char **ops, val *v)
+{
+    unsigned x[3], m[3], lut, bit, known = 0, out = 0;
+    int k;
+    for (k = 0; k < 3; k++) m[k] = known_bits(f, ops[1 + k], &x[k]);
+    if (!parse_imm(ops[4], &lut)) return;
+    for (bit = 0; bit < 32; bit++) {
+        int seen = 0, same = 1, first = 0, combo;
+        for (combo = 0; combo < 8; combo++) {
+            int in[3], o;
+            for (k = 0; k < 3; k++) {
+                if (m[k] >> bit & 1) in[k] = x[k] >> bit & 1;
+                else in[k] = combo >> k & 1;
+                if ((m[k] >> bit & 1) && (combo >> k & 1)) goto next; /* a known input: one value */
+            }
+            o = lut >> (in[0] << 2 | in[1] << 1 | in[2]) & 1;
+            if (!seen) first = o, seen = 1;
+            else if (o != first) same = 0;
+        next:;
+        }
+        if (seen && same) known |= 1u << bit, out |= (unsigned)first << bit;
+    }
+    if (known) v->type = V_BITS, v->known = known, v->imm = out;
+}
+
+/* a record's tag computed at run time: its known bits, through LOP3.LUT
+   (an event id or ticks masked and or-ed with constants), a shift left
+   (IMAD.SHL.U32 d, a, 2^k, RZ; SHF.L.U32 d, a, k, RZ) and an add of a
+   kind to an id shifted left by 2 (IADD3 d, a, imm, RZ; VIADD d, a, imm:
+   its low two bits) */
+static void tag_bits(const func *f, const char *op, char **ops, int n, val *v)
+{
+    unsigned imm, x, m;
+    if (starts(op, "LOP3.LUT") && n >= 5) {
+        lop3_bits(f, ops, v);
+        /* a | imm with a an event id shifted left by 2 (low bits 0): the kind, imm's */
+        if (!strcmp(ops[4], "0xfc") && !strcmp(ops[3], "RZ") && parse_imm(ops[2], &imm) &&
+            !(v->type == V_BITS && (v->known & IKP_WIRE_KIND_MASK) == IKP_WIRE_KIND_MASK)) {
+            if (v->type != V_BITS) v->type = V_BITS, v->known = 0, v->imm = 0;
+            v->known |= IKP_WIRE_KIND_MASK;
+            v->imm = (v->imm & ~IKP_WIRE_KIND_MASK) | (imm & IKP_WIRE_KIND_MASK);
+        }
+    } else if (((starts(op, "IMAD.SHL") && n == 4) || (starts(op, "SHF.L.U32") && n == 4)) && !strcmp(ops[3], "RZ") &&
+             parse_imm(ops[2], &imm)) {
+        unsigned sh = 0;
+        if (starts(op, "IMAD.SHL")) { if (!imm || (imm & (imm - 1))) return; while (!(imm >> sh & 1)) sh++; }
+        else sh = imm;
+        if (sh > 31) return;
+        m = known_bits(f, ops[1], &x);
+        v->type = V_BITS, v->known = m << sh | ((1u << sh) - 1), v->imm = x << sh;
+    } else if ((!strcmp(op, "IADD3") && n == 4 && !strcmp(ops[3], "RZ") && parse_imm(ops[2], &imm)) ||
+               (!strcmp(op, "VIADD") && n == 3 && parse_imm(ops[2], &imm)))
+        v->type = V_BITS, v->known = IKP_WIRE_KIND_MASK, v->imm = imm & IKP_WIRE_KIND_MASK;
 }
 
 /* one instruction: opcode op, n operands ops[] */
@@ -304,7 +370,7 @@ static int add_inst(func *f, unsigned long offset, const char *op, char **ops, i
     if (strstr(op, ".128")) width = 4;
     if (add_clock(f, it, op, ops, n, d, v) || add_move(f, it, op, ops, n, d, v)) return 0;
     if ((stored = add_record(f, it, op, ops, n, i)) != 0) return stored < 0 ? -1 : 0;
-    tag_kind(op, ops, n, &v);
+    tag_bits(f, op, ops, n, &v);
     for (k = 0; k < width; k++) set_def(f, d < 0 ? -1 : d + k, v, i);
     return 0;
 }

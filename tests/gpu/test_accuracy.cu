@@ -529,9 +529,11 @@ static void fill_sm(int kind, int sms, unsigned long long lane_ns, const cudaDev
                    w99 = widths.empty() ? 0 : widths[widths.size() * 99 / 100], wmax = widths.empty() ? 0 : widths.back();
     CHECK_EQ(placed, 0u); // nothing ran beside the kernel: no lane placed through SM clock samples
     CHECK(worst <= (long long)stated * 1000); // the stated placement is a bound
-    if (kind == CYCLES_AUTO) {
+    if (kind == CYCLES || kind == CYCLES_AUTO) { // the default build (its ticks), and with automatic anchors
         CHECK(worst <= 100000);
         CHECK((long long)stated * 1000 <= 3 * std::max(worst, 1ll));
+    }
+    if (kind == CYCLES_AUTO) {
         CHECK(anchors >= (unsigned long long)sms * (lane_ns / 100000)); // one at least every 100 us of a lane
     }
     printf("  %s fill every SM (%d x 1024 threads, %zu B shared), lanes of %5.2f ms%s: worst spread of a moment "

@@ -6,8 +6,9 @@
    the .text section of each kernel must be byte-identical (read straight
    from the cubin's ELF section table, no disassembler needed).
 2. Hot path: hot_kernel with 16 and with 32 events; the difference in SASS
-   instructions / 16 is the per-event cost: at most 5.5 (6.5 with
-   IKP_DEFER_BEGIN=0), and no branch,
+   instructions / 16 is the per-event cost: at most 7 (13 a region: ten,
+   and the ticks' globaltimer read and the two that put it in the begin's
+   tag; 6.5 with IKP_DEFER_BEGIN=0, which carries no ticks), and no branch,
    barrier-sync, memory barrier or atomic added by events. The same for
    hot_kernel built with IKP_STAGED=1, whose events store with STS (and no
    global or generic store but the stamps' own). No record reads the clock
@@ -163,7 +164,7 @@ def stamps_follow_stores(ins, what):
           % (what, len(st), len(bad), "; ".join(ins[i - 1][1] + " | " + ins[i][1] for i in bad[:2]) if bad else ""))
 
 
-def hot_path(src, what, flags, more_bad, sts=False, tag=None, limit=5.5):
+def hot_path(src, what, flags, more_bad, sts=False, tag=None, limit=7.0):
     """hot_kernel built with 16 and 32 events (IKP_ANCHOR_EVERY=0, the
     default): at most `limit` SASS instructions per event, none of the
     forbidden opcodes added (and with sts, one STS per event). Writes the
@@ -199,7 +200,7 @@ def hot_path(src, what, flags, more_bad, sts=False, tag=None, limit=5.5):
 
 def anchored_path(src, what, flags, sts=False):
     """With automatic anchors (IKP_ANCHOR_EVERY=65536): the same kernel's
-    path when no anchor is due adds at most 11 instructions per event on
+    path when no anchor is due adds at most 13 instructions per event on
     average (the compare with the due stamp and the branch over the anchor
     on each end), one anchor body per end (8 of the 16 added events are
     ends), and no memory barrier, atomic or barrier."""
@@ -210,7 +211,7 @@ def anchored_path(src, what, flags, sts=False):
         return
     (a, na), (b, nb) = not_taken(c16, "hot_kernel"), not_taken(c32, "hot_kernel")
     per_event = (len(b) - len(a)) / 16.0
-    check(0 < per_event <= 11, "%s: %.2f SASS instructions per event when no anchor is due (at most 11)" % (what, per_event))
+    check(0 < per_event <= 13, "%s: %.2f SASS instructions per event when no anchor is due (at most 13)" % (what, per_event))
     check(nb - na == 8, "%s: one automatic-anchor branch per end (%d more with 8 more ends)" % (what, nb - na))
     if sts:
         n = sum(1 for op, _ in b if op.startswith("STS")) - sum(1 for op, _ in a if op.startswith("STS"))
