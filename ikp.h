@@ -1656,7 +1656,7 @@ typedef struct ikp__lane {
     uint32_t kn_end;      /*   and readings cap->readings[rd_first .. rd_end) (none: kn_end = kn_first) */
     uint32_t rd_first, rd_end;
     int end_ok;           /* cycle lanes: the end anchor's two halves are usable */
-    int ticks;            /* cycle lanes: ends and instants carry globaltimer ticks */
+    int ticks;            /* cycle lanes: begins carry ticks read at the end or instant before */
     uint32_t grid[3];
     uint32_t index;       /* the lane's index (tirx stride layout: the lane its words name) */
 } ikp__lane;
@@ -2414,8 +2414,9 @@ static int64_t ikp__anchor_at(const ikp__lane *l, int64_t tick, uint32_t g_lo)
    262 us it could be off by within IKP__TICK_REACH_PS; one farther is
    passed over. */
 #define IKP__TICK_WINDOW 32768
-#define IKP__TICK_REACH_PS 2e10 /* a record farther from the one before (ps) is passed over: a clock's
-                                   speed, off by up to 0.2% (IKP__PLACE_RUNAWAY), could put it a wrap off */
+#define IKP__TICK_REACH_PS 2e10 /* a record farther from the one before (ps) is passed over (within it
+                                   a rate 0.2% off, IKP__PLACE_RUNAWAY, errs by 40 us at most: far from
+                                   the 262 us that would take the count a wrap off) */
 #define IKP__TICK_LAG_PS 2000 /* the globaltimer read's distance from the stamp, at most (but for waits) */
 typedef struct ikp__tickwin {
     int64_t first, last; /* the window's first and last record's tick (n > 0) */
