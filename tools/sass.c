@@ -14,8 +14,9 @@
      or its kind alone, where an event id computed at run time is or-ed
      or added with a constant kind;
    - the regions: each end paired with the latest unpaired begin of its
-     event (of any event, for ids computed at run time) whose stamp comes
-     before it in the listing; where not even the kind is known, a begin
+     event (of any event, for ids computed at run time; then, in stamp
+     order, what is left of both sorts) whose stamp comes before it in the
+     listing; where not even the kind is known, a begin
      and end that the bounded recorder stores together (at slots p and
      p + 1 of one base, one store after the other).
    A region is empty when every instruction between its two stamps is the
@@ -55,11 +56,15 @@ enum { V_OTHER, V_CLOCK, V_CLOCK64, V_IMM, V_BITS /* the bits in `known` known (
    marks (bits 16..29 may carry a begin's ticks, FORMAT.md) */
 #define TAG_BITS (IKP_WIRE_DATA_MARK | IKP_WIRE_ANCHOR | IKP_WIRE_EVENT_MASK << IKP_WIRE_EVENT_SHIFT | IKP_WIRE_KIND_MASK)
 
+#define CHAIN_MAX 8 /* instructions kept of a tag's computation */
+
 typedef struct {
     int type;
     size_t inst;    /* the instruction that produced it */
     unsigned imm;   /* V_IMM: the value; V_BITS: its known bits */
     unsigned known; /* V_BITS: which bits are known */
+    size_t chain[CHAIN_MAX]; /* V_BITS: the instructions that computed it (a tag: all the recorder's own) */
+    unsigned nchain;
 } val;
 
 typedef struct {
@@ -270,7 +275,10 @@ static int add_record(func *f, inst *it, const char *op, char **ops, int n, size
         const unsigned known = f->v[t].type == V_IMM ? ~0u : f->v[t].type == V_BITS ? f->v[t].known : 0u;
         r->tag_known = (known & TAG_BITS) == TAG_BITS;
         r->kind_known = (known & IKP_WIRE_KIND_MASK) == IKP_WIRE_KIND_MASK;
+        unsigned k;
         r->tag = f->v[t].imm & known;
+        if (f->v[t].type == V_BITS) /* the tag's computation: a begin's ticks shifted and masked into it */
+            for (k = 0; k < f->v[t].nchain; k++) f->in[f->v[t].chain[k]].work = 0;
     }
     parse_addr(ops[0], r);
     it->work = 0;
@@ -318,6 +326,15 @@ static void lop3_bits(const func *f, char **ops, val *v)
     if (known) v->type = V_BITS, v->known = known, v->imm = out;
 }
 
+/* the instructions that computed register operand s, added to v's */
+static void chain_from(const func *f, const char *s, val *v)
+{
+    int r = reg_num(s);
+    unsigned k;
+    if (r < 0 || f->v[r].type != V_BITS) return;
+    for (k = 0; k < f->v[r].nchain && v->nchain < CHAIN_MAX; k++) v->chain[v->nchain++] = f->v[r].chain[k];
+}
+
 /* a record's tag computed at run time: its known bits, through LOP3.LUT
    (an event id or ticks masked and or-ed with constants), a shift left
    (IMAD.SHL.U32 d, a, 2^k, RZ; SHF.L.U32 d, a, k, RZ) and an add of a
@@ -326,8 +343,13 @@ static void lop3_bits(const func *f, char **ops, val *v)
 static void tag_bits(const func *f, const char *op, char **ops, int n, val *v)
 {
     unsigned imm, x, m;
+    v->nchain = 1;
+    v->chain[0] = v->inst;
     if (starts(op, "LOP3.LUT") && n >= 5) {
         lop3_bits(f, ops, v);
+        chain_from(f, ops[1], v);
+        chain_from(f, ops[2], v);
+        chain_from(f, ops[3], v);
         /* a | imm with a an event id shifted left by 2 (low bits 0): the kind, imm's */
         if (!strcmp(ops[4], "0xfc") && !strcmp(ops[3], "RZ") && parse_imm(ops[2], &imm) &&
             !(v->type == V_BITS && (v->known & IKP_WIRE_KIND_MASK) == IKP_WIRE_KIND_MASK)) {
@@ -343,6 +365,7 @@ static void tag_bits(const func *f, const char *op, char **ops, int n, val *v)
         if (sh > 31) return;
         m = known_bits(f, ops[1], &x);
         v->type = V_BITS, v->known = m << sh | ((1u << sh) - 1), v->imm = x << sh;
+        chain_from(f, ops[1], v);
     } else if ((!strcmp(op, "IADD3") && n == 4 && !strcmp(ops[3], "RZ") && parse_imm(ops[2], &imm)) ||
                (!strcmp(op, "VIADD") && n == 3 && parse_imm(ops[2], &imm)))
         v->type = V_BITS, v->known = IKP_WIRE_KIND_MASK, v->imm = imm & IKP_WIRE_KIND_MASK;
@@ -366,6 +389,8 @@ static int add_inst(func *f, unsigned long offset, const char *op, char **ops, i
     v.type = V_OTHER;
     v.inst = i;
     v.imm = 0;
+    v.known = 0;
+    v.nchain = 0;
     if (strstr(op, ".64") || strstr(op, ".WIDE")) width = 2;
     if (strstr(op, ".128")) width = 4;
     if (add_clock(f, it, op, ops, n, d, v) || add_move(f, it, op, ops, n, d, v)) return 0;
@@ -571,6 +596,40 @@ static int pair_by_event(func *f, record **by, ikp_sass_summary *sum)
     return 0;
 }
 
+/* what the two passes left: a begin whose event is computed at run time
+   (a constant id with a begin's ticks or-ed in from a loop-carried
+   register reads so) and an end of a known event, or the other way round:
+   in the order of the stamps each end closes the latest open begin. by:
+   room for every record. 0, or -1 out of memory */
+static int pair_leftovers(func *f, record **by, ikp_sass_summary *sum)
+{
+    size_t i, j, n = 0;
+    int mixed = 0;
+    for (i = 0; i < f->n_rec; i++) {
+        record *r = &f->rec[i];
+        unsigned kind = r->tag & IKP_WIRE_KIND_MASK;
+        if (r->paired || !r->kind_known || (r->tag_known && (r->tag & IKP_WIRE_DATA_MARK)) ||
+            (kind != IKP_WIRE_KIND_BEGIN && kind != IKP_WIRE_KIND_END))
+            continue;
+        mixed |= r->tag_known ? 1 : 2;
+        by[n++] = r;
+    }
+    if (mixed != 3) return 0; /* only one sort: the passes above said all there is */
+    qsort(by, n, sizeof *by, cmp_rec_stamp);
+    for (i = j = 0; i < n; i++) {
+        if ((by[i]->tag & IKP_WIRE_KIND_MASK) == IKP_WIRE_KIND_BEGIN) by[j++] = by[i];
+        else if (j) {
+            j--;
+            if (add_region(f, by[j]->stamp, by[i]->stamp, by[i]->tag_known ? (long)(by[i]->tag >> IKP_WIRE_EVENT_SHIFT &
+                                                                                    IKP_WIRE_EVENT_MASK) : -1))
+                return -1;
+            by[j]->paired = by[i]->paired = 1;
+            sum->unpaired -= sum->unpaired >= 2 ? 2 : sum->unpaired;
+        }
+    }
+    return 0;
+}
+
 /* one region, however many stores wrote its stamps */
 static void unique_regions(func *f)
 {
@@ -660,7 +719,7 @@ static int finish(func *f, const char *const *names, size_t num_names, int list,
     f->n_reg = 0;
     if (pair_stored_together(f)) goto out;
     by = (record **)malloc((f->n_rec ? f->n_rec : 1) * sizeof *by);
-    if (!by || pair_run_time(f, by, sum) || pair_by_event(f, by, sum)) goto out;
+    if (!by || pair_run_time(f, by, sum) || pair_by_event(f, by, sum) || pair_leftovers(f, by, sum)) goto out;
     unique_regions(f);
     sum->regions += f->n_reg;
     work = (size_t *)malloc((f->n_in + 1) * sizeof *work);
