@@ -59,6 +59,8 @@
    A lane has the type ikp_lane (an empty struct with IKP_ENABLE=0, so the
    same code compiles); __device__ helpers take it by reference:
        __device__ void load_tile(ikp_lane &lane, const float *src) { IKP_SCOPE(lane, EV_LOAD); ... }
+   Names that start with ikpd__ or IKP__ are internal (ikpd__, not ikp.h's
+   ikp__, so that the two headers' internals never share a name).
    Records, which the capacity per lane counts: a region (BEGIN/END or a
    SCOPE) 2, an INSTANT 1, a DATA payload 1, an ANCHOR 2, an automatic
    anchor 1. A region (begin and end) is 10 instructions in the leader
@@ -247,20 +249,20 @@
 
 #define IKP_LANE(name) ikp_lane name
 #define IKP_INIT(lane, buf, group, num_groups, is_leader) \
-    ikp__init(lane, (unsigned long long *)(buf), (unsigned)(group), (unsigned)(num_groups), (is_leader))
-#define IKP_BEGIN(lane, event) ikp__begin(lane, IKP_WIRE_TAG(event, IKP_WIRE_KIND_BEGIN))
-#define IKP_END(lane, event) ikp__record(lane, IKP_WIRE_TAG(event, IKP_WIRE_KIND_END))
-#define IKP_INSTANT(lane, event) ikp__record(lane, IKP_WIRE_TAG(event, IKP_WIRE_KIND_INSTANT))
+    ikpd__init(lane, (unsigned long long *)(buf), (unsigned)(group), (unsigned)(num_groups), (is_leader))
+#define IKP_BEGIN(lane, event) ikpd__begin(lane, IKP_WIRE_TAG(event, IKP_WIRE_KIND_BEGIN))
+#define IKP_END(lane, event) ikpd__record(lane, IKP_WIRE_TAG(event, IKP_WIRE_KIND_END))
+#define IKP_INSTANT(lane, event) ikpd__record(lane, IKP_WIRE_TAG(event, IKP_WIRE_KIND_INSTANT))
 #define IKP_DATA(lane, event, value) \
-    ikp__data(lane, IKP_WIRE_TAG(event, IKP_WIRE_DATA_MARK), (unsigned)(value))
-#define IKP_SCOPE(lane, event) ikp__scope IKP__CAT(ikp__scope_, __LINE__)(lane, (unsigned)(event))
-#define IKP_PIN(value) ikp__pin(value)
-#define IKP_FINALIZE(lane) ikp__finalize(lane)
-#define IKP_ANCHOR(lane) ikp__anchor_record(lane)
+    ikpd__data(lane, IKP_WIRE_TAG(event, IKP_WIRE_DATA_MARK), (unsigned)(value))
+#define IKP_SCOPE(lane, event) ikpd__scope IKP__CAT(ikpd__scope_, __LINE__)(lane, (unsigned)(event))
+#define IKP_PIN(value) ikpd__pin(value)
+#define IKP_FINALIZE(lane) ikpd__finalize(lane)
+#define IKP_ANCHOR(lane) ikpd__anchor_record(lane)
 #if IKP_ENABLE && IKP_STAGED
 #define IKP_SHARED_STAGE(name, lanes, records) __shared__ __align__(16) unsigned long long name[lanes][IKP_STAGE_WORDS(records)]
-#define IKP_STAGE(lane, words, records) ikp__stage(lane, (unsigned long long *)(words), (unsigned)(records))
-#define IKP_FLUSH(lane) ikp__flush(lane)
+#define IKP_STAGE(lane, words, records) ikpd__stage(lane, (unsigned long long *)(words), (unsigned)(records))
+#define IKP_FLUSH(lane) ikpd__flush(lane)
 #else /* a null pointer of the stage's row type stands for the array, so that the
          arguments are checked as in a staged build; sizeof emits no code */
 #define IKP_SHARED_STAGE(name, lanes, records)                                                     \
@@ -275,10 +277,10 @@
 /* A record slot's address: a pointer into the profile buffer, or with
    IKP_STAGED a shared-memory address (32 bits), which one st.shared takes */
 #if IKP_STAGED
-typedef unsigned ikp__slot_t;
+typedef unsigned ikpd__slot_t;
 #define IKP__SLOT_STEP 8u
 #else
-typedef unsigned long long *ikp__slot_t;
+typedef unsigned long long *ikpd__slot_t;
 #define IKP__SLOT_STEP 1u
 #endif
 /* bounded: a record is stored while the slots left exceed this: staged,
@@ -291,7 +293,7 @@ struct ikp_lane {
     unsigned long long *rec; /* this lane's first record slot (0 on a thread that writes
                                 nothing; staged: the stage's first slot, a shared-memory
                                 address, once staged) */
-    ikp__slot_t p;           /* bounded, not staged: the next record's slot */
+    ikpd__slot_t p;           /* bounded, not staged: the next record's slot */
     int left;                /* bounded: slots left before the sink (stage: before its sink);
                                 0 on a full lane and (not staged) on a thread that writes
                                 nothing; staged: the stage's free slots plus one, so 1 on a
@@ -317,7 +319,7 @@ struct ikp_lane {
                                 instant's stamp, for the next begin's tag */
 };
 
-__device__ __forceinline__ unsigned ikp__smid()
+__device__ __forceinline__ unsigned ikpd__smid()
 {
     unsigned s;
     asm volatile("mov.u32 %0, %%smid;" : "=r"(s));
@@ -325,7 +327,7 @@ __device__ __forceinline__ unsigned ikp__smid()
 }
 
 /* One (clock64, globaltimer) pair, read back to back (two CS2R). */
-__device__ __forceinline__ void ikp__pair(unsigned long long *c, unsigned long long *g)
+__device__ __forceinline__ void ikpd__pair(unsigned long long *c, unsigned long long *g)
 {
     asm volatile("mov.u64 %0, %%clock64;\n\tmov.u64 %1, %%globaltimer;" : "=l"(*c), "=l"(*g) :: "memory");
 }
@@ -349,7 +351,7 @@ __device__ __forceinline__ void ikp__pair(unsigned long long *c, unsigned long l
    them per-thread CS2R: unpredicated, the compiler may read some through
    the warp's uniform datapath (S2UR, another pipe), and a pair's two reads
    would no longer be back to back. */
-__device__ __forceinline__ void ikp__pair32(unsigned on, unsigned *c, unsigned *g)
+__device__ __forceinline__ void ikpd__pair32(unsigned on, unsigned *c, unsigned *g)
 {
     asm volatile("{\n\t.reg .pred q;\n\tsetp.ne.u32 q, %2, 0;\n\t@q mov.u32 %0, %%clock;\n\t@q mov.u32 %1, %%globaltimer_lo;\n\t}"
                  : "+r"(*c), "+r"(*g) : "r"(on) : "memory");
@@ -360,19 +362,19 @@ __device__ __forceinline__ void ikp__pair32(unsigned on, unsigned *c, unsigned *
         c0 = ca, c1 = cb, gt = gb;                                                                   \
         break;                                                                                       \
     }
-__device__ __forceinline__ void ikp__anchor(unsigned long long *g, unsigned long long *c)
+__device__ __forceinline__ void ikpd__anchor(unsigned long long *g, unsigned long long *c)
 {
     unsigned on, a0 = 0, b0 = 0, a1 = 0, b1 = 0, a2 = 0, b2 = 0, a3 = 0, b3 = 0, a4 = 0, b4 = 0, a5 = 0, b5 = 0;
     unsigned c0 = 0, c1 = 0, gt = 0;
     asm volatile("{\n\t.reg .u32 t;\n\tmov.u32 t, %%laneid;\n\tadd.u32 %0, t, 1;\n\t}" : "=r"(on));
 #pragma unroll 1
     for (int i = 0; i < IKP__ANCHOR_BURSTS; i++) {
-        ikp__pair32(on, &a0, &b0);
-        ikp__pair32(on, &a1, &b1);
-        ikp__pair32(on, &a2, &b2);
-        ikp__pair32(on, &a3, &b3);
-        ikp__pair32(on, &a4, &b4);
-        ikp__pair32(on, &a5, &b5);
+        ikpd__pair32(on, &a0, &b0);
+        ikpd__pair32(on, &a1, &b1);
+        ikpd__pair32(on, &a2, &b2);
+        ikpd__pair32(on, &a3, &b3);
+        ikpd__pair32(on, &a4, &b4);
+        ikpd__pair32(on, &a5, &b5);
         c0 = c1 = a5, gt = b5; /* if none is found */
         IKP__ANCHOR_CHECK(a0, b0, a1, b1);
         IKP__ANCHOR_CHECK(a1, b1, a2, b2);
@@ -381,15 +383,15 @@ __device__ __forceinline__ void ikp__anchor(unsigned long long *g, unsigned long
         IKP__ANCHOR_CHECK(a4, b4, a5, b5);
     }
     unsigned long long cn, gn;
-    ikp__pair(&cn, &gn);
+    ikpd__pair(&cn, &gn);
     *g = gn - (unsigned)((unsigned)gn - gt);
     *c = cn - (unsigned)((unsigned)cn - (c0 + (c1 - c0) / 2));
 }
 /* ring masks: the largest power of two <= x (x > 0), minus one */
-__device__ __forceinline__ unsigned ikp__ring_mask(unsigned x) { return (1u << (31 - __clz(x))) - 1; }
+__device__ __forceinline__ unsigned ikpd__ring_mask(unsigned x) { return (1u << (31 - __clz(x))) - 1; }
 
-__device__ __forceinline__ void ikp__init(ikp_lane &l, unsigned long long *buf, unsigned group,
-                                         unsigned num_groups, bool is_leader)
+__device__ __forceinline__ void ikpd__init(ikp_lane &l, unsigned long long *buf, unsigned group,
+                                          unsigned num_groups, bool is_leader)
 {
     l.rec = 0;
     l.p = 0;
@@ -419,7 +421,7 @@ __device__ __forceinline__ void ikp__init(ikp_lane &l, unsigned long long *buf, 
     unsigned long long flags = (IKP_TIMER == IKP_TIMER_CYCLES ? IKP_WIRE_LANE_CYCLES : 0u) |
                                (IKP_RING ? IKP_WIRE_LANE_RING | IKP_WIRE_LANE_PAIRS : 0u) |
                                (IKP_TICKS ? IKP_WIRE_LANE_TICKS : 0u);
-    unsigned long long l0 = IKP_WIRE_LANE_MAGIC | flags << IKP_WIRE_LANE_FLAGS_SHIFT | (unsigned long long)ikp__smid() << 32;
+    unsigned long long l0 = IKP_WIRE_LANE_MAGIC | flags << IKP_WIRE_LANE_FLAGS_SHIFT | (unsigned long long)ikpd__smid() << 32;
     if (atomicCAS(&h[0], 0ull, l0) != 0ull) {
         atomicAdd(&buf[5], 1ull); /* claimed twice: not reset, or two leaders */
         return;
@@ -428,13 +430,13 @@ __device__ __forceinline__ void ikp__init(ikp_lane &l, unsigned long long *buf, 
     h[2] = gridDim.x | (unsigned long long)(gridDim.y & 0xFFFFu) << 32 |
            (unsigned long long)(gridDim.z & 0xFFFFu) << 48;
     unsigned long long g, c;
-    ikp__anchor(&g, &c);
+    ikpd__anchor(&g, &c);
     h[3] = g;
     h[4] = c;
     l.due = (unsigned)c + IKP_ANCHOR_EVERY;
 #if IKP_RING
     if (cap < 2) return; /* no room for a pair: the lane stays closed */
-    l.cap = ikp__ring_mask((unsigned)(cap > 0x80000000ull ? 0x80000000ull : cap));
+    l.cap = ikpd__ring_mask((unsigned)(cap > 0x80000000ull ? 0x80000000ull : cap));
 #else
     l.cap = (unsigned)(cap > 0x7FFFFFFFull ? 0x7FFFFFFFull : cap);
 #if !IKP_STAGED
@@ -451,7 +453,7 @@ __device__ __forceinline__ void ikp__init(ikp_lane &l, unsigned long long *buf, 
 /* The hot path. On the writing thread (the leader of an open lane) a
    record is one timer read and one 8-byte store (v2.u32: tag, then stamp).
    Bounded mode keeps the next record's slot p (staged: a count of 8 bytes
-   a record since the flush, ikp__slot) and the slots left; a record
+   a record since the flush, ikpd__slot) and the slots left; a record
    is stored when any are left (one compare), so the stored records are the
    lane's first ones. A begin keeps its stamp in registers and the lane's
    next record stores it beside its own, on one compare: when only one slot
@@ -465,7 +467,7 @@ __device__ __forceinline__ void ikp__init(ikp_lane &l, unsigned long long *buf, 
    at 0, so they hold however many records a lane attempts (staged, n
    wraps at 2^29 records, and the slots left, 0 once more records were
    taken than the stage holds, let the flush tell a count that wrapped
-   from a small one: ikp__least).
+   from a small one: ikpd__least).
    Ring mode takes slots two at a time, at n mod R with n even: a record
    waits in registers for the lane's next one and the two are stored
    together (one slot address for both); a record that no partner follows
@@ -500,7 +502,7 @@ __device__ __forceinline__ void ikp__init(ikp_lane &l, unsigned long long *buf, 
    w, the record's check, is an input so that it is computed before the
    stamp: a begin's check is its end's too, and nothing but the next
    stamp's store then stands between the two stamps of an empty region */
-__device__ __forceinline__ unsigned ikp__never()
+__device__ __forceinline__ unsigned ikpd__never()
 {
     unsigned z;
     asm("mov.u32 %0, %%dynamic_smem_size;" : "=r"(z)); /* not volatile: read once */
@@ -511,25 +513,25 @@ __device__ __forceinline__ unsigned ikp__never()
 #else
 #define IKP__TIMER_READ "mov.u32 %0, %%clock;"
 #endif
-__device__ __forceinline__ unsigned ikp__stamp(const ikp_lane &l, unsigned w)
+__device__ __forceinline__ unsigned ikpd__stamp(const ikp_lane &l, unsigned w)
 {
     unsigned t;
     asm volatile("{\n\t.reg .pred q;\n\tsetp.gt.u32 q, %2, 0xFFFF0000;\n\t@q st.global.u32 [%3], 0;\n\t}\n\t" IKP__TIMER_READ
-                 : "=r"(t) : "r"(w), "r"(ikp__never()), "l"(l.rec) : "memory");
+                 : "=r"(t) : "r"(w), "r"(ikpd__never()), "l"(l.rec) : "memory");
     return t;
 }
 /* the same, and %globaltimer's low word into *g right after the stamp
    (IKP_TICKS) */
-__device__ __forceinline__ unsigned ikp__stamp_ticks(const ikp_lane &l, unsigned w, unsigned *g)
+__device__ __forceinline__ unsigned ikpd__stamp_ticks(const ikp_lane &l, unsigned w, unsigned *g)
 {
     unsigned t;
     asm volatile("{\n\t.reg .pred q;\n\tsetp.gt.u32 q, %3, 0xFFFF0000;\n\t@q st.global.u32 [%4], 0;\n\t}\n\t"
                  IKP__TIMER_READ "\n\tmov.u32 %1, %%globaltimer_lo;"
-                 : "=r"(t), "=r"(*g) : "r"(w), "r"(ikp__never()), "l"(l.rec) : "memory");
+                 : "=r"(t), "=r"(*g) : "r"(w), "r"(ikpd__never()), "l"(l.rec) : "memory");
     return t;
 }
 /* the record (tag, v) at slot s, where w */
-__device__ __forceinline__ void ikp__st(unsigned w, ikp__slot_t s, unsigned tag, unsigned v)
+__device__ __forceinline__ void ikpd__st(unsigned w, ikpd__slot_t s, unsigned tag, unsigned v)
 {
 #if IKP_STAGED
     asm volatile("{\n\t.reg .pred q;\n\tsetp.ne.u32 q, %0, 0;\n\t@q st.shared.v2.u32 [%1], {%2, %3};\n\t}"
@@ -542,7 +544,7 @@ __device__ __forceinline__ void ikp__st(unsigned w, ikp__slot_t s, unsigned tag,
 /* 1 on the writing thread, opaque to the optimiser at each event: a flag
    that it could see is loop-invariant would let it unswitch a loop on it,
    which makes the warp diverge */
-__device__ __forceinline__ unsigned ikp__writes(const ikp_lane &l)
+__device__ __forceinline__ unsigned ikpd__writes(const ikp_lane &l)
 {
 #if IKP_STAGED
     unsigned w = l.on == 1u;
@@ -554,16 +556,16 @@ __device__ __forceinline__ unsigned ikp__writes(const ikp_lane &l)
 }
 /* 1 where the next record is stored: bounded, while slots are left (0 on
    any other thread); ring, on the writing thread */
-__device__ __forceinline__ unsigned ikp__room(const ikp_lane &l)
+__device__ __forceinline__ unsigned ikpd__room(const ikp_lane &l)
 {
 #if IKP_RING
-    return ikp__writes(l);
+    return ikpd__writes(l);
 #else
     return l.left > IKP__LEFT_EXTRA;
 #endif
 }
 #if IKP_RING
-__device__ __forceinline__ ikp__slot_t ikp__ring_slot(const ikp_lane &l)
+__device__ __forceinline__ ikpd__slot_t ikpd__ring_slot(const ikp_lane &l)
 {
 #if IKP_STAGED
     return (unsigned)(unsigned long long)l.rec + (l.n & l.cap) * 8u;
@@ -574,7 +576,7 @@ __device__ __forceinline__ ikp__slot_t ikp__ring_slot(const ikp_lane &l)
 #else
 /* bounded: k records (1 or 2) taken from the slots left, which saturate
    at 0 */
-__device__ __forceinline__ void ikp__take(ikp_lane &l, int k)
+__device__ __forceinline__ void ikpd__take(ikp_lane &l, int k)
 {
 #if IKP_STAGED
     l.n += k * IKP__SLOT_STEP;
@@ -586,24 +588,24 @@ __device__ __forceinline__ void ikp__take(ikp_lane &l, int k)
 #if IKP_STAGED
 /* staged, bounded: the records taken since the flush (or the stage),
    modulo 2^29: n counts their bytes in 32 bits */
-__device__ __forceinline__ unsigned ikp__taken(const ikp_lane &l) { return l.n / IKP__SLOT_STEP; }
-/* m = ikp__taken(l) read as a count: the slots left, saturating at 0, say
+__device__ __forceinline__ unsigned ikpd__taken(const ikp_lane &l) { return l.n / IKP__SLOT_STEP; }
+/* m = ikpd__taken(l) read as a count: the slots left, saturating at 0, say
    whether more records were taken than the s slots of the stage (0 before
    it); the count returned is the fewest that both allow: exact up to
    s + 2^29 records, a lower bound past that, and never 0 once a record was
    taken. (Computed where it is used, after the flush's branch: computed
    once before it, ptxas kept the loops' count n in a per-thread register
    instead of a uniform one.) */
-__device__ __forceinline__ unsigned ikp__least(const ikp_lane &l, unsigned m, unsigned s)
+__device__ __forceinline__ unsigned ikpd__least(const ikp_lane &l, unsigned m, unsigned s)
 {
     return l.left > 0 || m > s ? m : m + (1u << 29);
 }
-/* staged, bounded, a lane not staged (yet): its m = ikp__taken(l) records
+/* staged, bounded, a lane not staged (yet): its m = ikpd__taken(l) records
    since the flush dropped, counted in pads (which saturate rather than
    wrap), and its slots left restarted with the count (the caller zeroes n) */
-__device__ __forceinline__ void ikp__drop_unstaged(ikp_lane &l, unsigned m)
+__device__ __forceinline__ void ikpd__drop_unstaged(ikp_lane &l, unsigned m)
 {
-    const unsigned k = ikp__least(l, m, 0);
+    const unsigned k = ikpd__least(l, m, 0);
     l.pads += k < ~l.pads ? k : ~l.pads;
     l.left = IKP__LEFT_EXTRA;
 }
@@ -624,7 +626,7 @@ __device__ __forceinline__ void ikp__drop_unstaged(ikp_lane &l, unsigned m)
    The empty asm keeps the compiler from turning base + n
    back into such an address. Stores stay inside the stage: they are
    predicated on slots left. */
-__device__ __forceinline__ ikp__slot_t ikp__slot(const ikp_lane &l)
+__device__ __forceinline__ ikpd__slot_t ikpd__slot(const ikp_lane &l)
 {
 #if IKP_STAGED
     unsigned b = (unsigned)(unsigned long long)l.rec;
@@ -641,31 +643,31 @@ __device__ __forceinline__ ikp__slot_t ikp__slot(const ikp_lane &l)
    stores that read their registers; this way the begin's waits for the
    later one and the end's stamp follows it at once (an empty region reads
    only the two stamps' own distance; measured: BENCHMARKS.md) */
-__device__ __forceinline__ void ikp__put2(ikp_lane &l, unsigned w, unsigned t0, unsigned v0, unsigned t1, unsigned v1)
+__device__ __forceinline__ void ikpd__put2(ikp_lane &l, unsigned w, unsigned t0, unsigned v0, unsigned t1, unsigned v1)
 {
 #if IKP_RING
-    const ikp__slot_t s = ikp__ring_slot(l);
+    const ikpd__slot_t s = ikpd__ring_slot(l);
 #else
-    const ikp__slot_t s = ikp__slot(l);
+    const ikpd__slot_t s = ikpd__slot(l);
 #endif
-    ikp__st(w, s + IKP__SLOT_STEP, t1, v1);
-    ikp__st(w, s, t0, v0);
+    ikpd__st(w, s + IKP__SLOT_STEP, t1, v1);
+    ikpd__st(w, s, t0, v0);
 #if IKP_RING
     l.n += 2;
 #else
-    ikp__take(l, 2);
+    ikpd__take(l, 2);
 #endif
 }
 /* one record, (tag, v), where w; in a ring, with a pad (a zero word) in the
    pair's second slot */
-__device__ __forceinline__ void ikp__put1(ikp_lane &l, unsigned w, unsigned tag, unsigned v)
+__device__ __forceinline__ void ikpd__put1(ikp_lane &l, unsigned w, unsigned tag, unsigned v)
 {
 #if IKP_RING
-    ikp__put2(l, w, tag, v, 0u, 0u);
+    ikpd__put2(l, w, tag, v, 0u, 0u);
     l.pads++;
 #else
-    ikp__st(w, ikp__slot(l), tag, v);
-    ikp__take(l, 1);
+    ikpd__st(w, ikpd__slot(l), tag, v);
+    ikpd__take(l, 1);
 #endif
 }
 /* Ticks (IKP_TICKS: cycle mode, bounded or staged bounded, begins
@@ -679,7 +681,7 @@ __device__ __forceinline__ void ikp__put1(ikp_lane &l, unsigned w, unsigned tag,
    a tick, one a region: the decoder places the SM's clock from many of
    them. (A ring's pending record is not always a begin: rings carry
    none.) */
-__device__ __forceinline__ unsigned ikp__ticks(const ikp_lane &l)
+__device__ __forceinline__ unsigned ikpd__ticks(const ikp_lane &l)
 {
 #if IKP_TICKS
     return (l.gq >> IKP_WIRE_TICK_NS_SHIFT & IKP_WIRE_TICKS_MASK) << IKP_WIRE_TICKS_SHIFT;
@@ -692,10 +694,10 @@ __device__ __forceinline__ unsigned ikp__ticks(const ikp_lane &l)
    In a ring, (tag, v) with nothing pending becomes the pending record, so
    that a lane's records fill pairs: a region, an instant and its payload,
    an end and the next end */
-__device__ __forceinline__ void ikp__put(ikp_lane &l, unsigned w, unsigned tag, unsigned v)
+__device__ __forceinline__ void ikpd__put(ikp_lane &l, unsigned w, unsigned tag, unsigned v)
 {
     if (l.bk) {
-        ikp__put2(l, w, l.bk | ikp__ticks(l), l.bt, tag, v);
+        ikpd__put2(l, w, l.bk | ikpd__ticks(l), l.bt, tag, v);
         l.bk = 0;
     } else {
 #if IKP_RING
@@ -703,14 +705,14 @@ __device__ __forceinline__ void ikp__put(ikp_lane &l, unsigned w, unsigned tag, 
         l.bt = v;
         (void)w;
 #else
-        ikp__put1(l, w, tag, v);
+        ikpd__put1(l, w, tag, v);
 #endif
     }
 }
 /* stores the pending record, if any (in a ring, with a pad) */
-__device__ __forceinline__ void ikp__settle(ikp_lane &l)
+__device__ __forceinline__ void ikpd__settle(ikp_lane &l)
 {
-    if (l.bk) ikp__put1(l, ikp__room(l), l.bk | ikp__ticks(l), l.bt);
+    if (l.bk) ikpd__put1(l, ikpd__room(l), l.bk | ikpd__ticks(l), l.bt);
     l.bk = 0;
 }
 /* Automatic anchors (cycle mode, IKP_ANCHOR_EVERY > 0): an end or instant
@@ -739,15 +741,15 @@ static_assert(IKP__AUTO_WIDTH_OK <= IKP_WIRE_AUTO_WIDTH_MAX, "an automatic ancho
    is passed over for the next tick), at most IKP__AUTO_PAIRS pairs. 1
    where one did, in time to say: *g its low 32 bits, *d the cycles from t
    to the midpoint of the two pairs, *w their distance. */
-__device__ __forceinline__ bool ikp__auto_tick(unsigned t, unsigned *g, unsigned *d, unsigned *w)
+__device__ __forceinline__ bool ikpd__auto_tick(unsigned t, unsigned *g, unsigned *d, unsigned *w)
 {
     unsigned on, c0 = 0, g0 = 0, c1 = 0, g1 = 0;
     bool found = false;
     asm volatile("{\n\t.reg .u32 t;\n\tmov.u32 t, %%laneid;\n\tadd.u32 %0, t, 1;\n\t}" : "=r"(on));
-    ikp__pair32(on, &c0, &g0);
+    ikpd__pair32(on, &c0, &g0);
 #pragma unroll 1
     for (int i = 0; i < IKP__AUTO_PAIRS; i++) {
-        ikp__pair32(on, &c1, &g1);
+        ikpd__pair32(on, &c1, &g1);
         if (g1 != g0 && c1 - c0 <= IKP__AUTO_WIDTH_OK) {
             found = true;
             break;
@@ -760,49 +762,49 @@ __device__ __forceinline__ bool ikp__auto_tick(unsigned t, unsigned *g, unsigned
     *w = c1 - c0;
     return found && *d <= IKP_WIRE_AUTO_DELTA_MAX;
 }
-__device__ __forceinline__ void ikp__auto_anchor(ikp_lane &l, unsigned t)
+__device__ __forceinline__ void ikpd__auto_anchor(ikp_lane &l, unsigned t)
 {
     unsigned g, d, w;
-    if (!ikp__auto_tick(t, &g, &d, &w)) return; /* none: the next end tries again */
+    if (!ikpd__auto_tick(t, &g, &d, &w)) return; /* none: the next end tries again */
     l.due = t + d + IKP_ANCHOR_EVERY;
-    ikp__put(l, ikp__room(l), IKP_WIRE_DATA_MARK | IKP_WIRE_ANCHOR | d << IKP_WIRE_AUTO_DELTA_SHIFT |
-                                  (IKP_WIRE_AUTO_ANCHOR_ID + w) << IKP_WIRE_EVENT_SHIFT, g);
+    ikpd__put(l, ikpd__room(l), IKP_WIRE_DATA_MARK | IKP_WIRE_ANCHOR | d << IKP_WIRE_AUTO_DELTA_SHIFT |
+                                    (IKP_WIRE_AUTO_ANCHOR_ID + w) << IKP_WIRE_EVENT_SHIFT, g);
 }
 /* A stamped record (end, instant; a begin with IKP_DEFER_BEGIN=0): the
    stamp first, then the stores, so that their cost falls after the stamp,
    outside the region that ends. Returns 1 where it is stored (in a ring,
    maybe with the lane's next record), with its stamp in *t. */
-__device__ __forceinline__ bool ikp__stamped(ikp_lane &l, unsigned tag, unsigned *t)
+__device__ __forceinline__ bool ikpd__stamped(ikp_lane &l, unsigned tag, unsigned *t)
 {
-    const unsigned w = ikp__room(l);
-    *t = ikp__stamp(l, w);
-    ikp__put(l, w, tag, *t);
+    const unsigned w = ikpd__room(l);
+    *t = ikpd__stamp(l, w);
+    ikpd__put(l, w, tag, *t);
     return w != 0;
 }
 /* an end or instant with IKP_TICKS: the same, the stamp followed by a
    %globaltimer read, which the lane's next begin carries (the pending
    begin stored here carries the read before: put before it is replaced) */
-__device__ __forceinline__ bool ikp__stamped_ticks(ikp_lane &l, unsigned tag, unsigned *t)
+__device__ __forceinline__ bool ikpd__stamped_ticks(ikp_lane &l, unsigned tag, unsigned *t)
 {
-    const unsigned w = ikp__room(l);
+    const unsigned w = ikpd__room(l);
     unsigned g;
-    *t = ikp__stamp_ticks(l, w, &g);
-    ikp__put(l, w, tag, *t);
+    *t = ikpd__stamp_ticks(l, w, &g);
+    ikpd__put(l, w, tag, *t);
     l.gq = g;
     return w != 0;
 }
 /* end, instant: after the record, an automatic anchor when one is due
    (never after a begin: the anchor would sit inside the region) */
-__device__ __forceinline__ void ikp__record(ikp_lane &l, unsigned tag)
+__device__ __forceinline__ void ikpd__record(ikp_lane &l, unsigned tag)
 {
     unsigned t;
 #if IKP_TICKS
-    const bool w = ikp__stamped_ticks(l, tag, &t);
+    const bool w = ikpd__stamped_ticks(l, tag, &t);
 #else
-    const bool w = ikp__stamped(l, tag, &t);
+    const bool w = ikpd__stamped(l, tag, &t);
 #endif
 #if IKP_TIMER == IKP_TIMER_CYCLES && IKP_ANCHOR_EVERY > 0
-    if (w && (int)(t - l.due) >= 0) ikp__auto_anchor(l, t);
+    if (w && (int)(t - l.due) >= 0) ikpd__auto_anchor(l, t);
 #else
     (void)w;
 #endif
@@ -811,20 +813,20 @@ __device__ __forceinline__ void ikp__record(ikp_lane &l, unsigned tag)
    registers and stored by the lane's next record. Nothing of the profiler
    runs between a region's begin stamp and its first instruction. With
    IKP_DEFER_BEGIN=0, a record like the others. */
-__device__ __forceinline__ void ikp__begin(ikp_lane &l, unsigned tag)
+__device__ __forceinline__ void ikpd__begin(ikp_lane &l, unsigned tag)
 {
 #if IKP_DEFER_BEGIN
-    ikp__settle(l);
-    l.bt = ikp__stamp(l, ikp__room(l));
+    ikpd__settle(l);
+    l.bt = ikpd__stamp(l, ikpd__room(l));
     l.bk = tag;
 #else
     unsigned t;
-    ikp__stamped(l, tag, &t); /* stored at once (in a ring, with the record after it) */
+    ikpd__stamped(l, tag, &t); /* stored at once (in a ring, with the record after it) */
 #endif
 }
-__device__ __forceinline__ void ikp__data(ikp_lane &l, unsigned tag, unsigned value)
+__device__ __forceinline__ void ikpd__data(ikp_lane &l, unsigned tag, unsigned value)
 {
-    ikp__put(l, ikp__room(l), tag, value);
+    ikpd__put(l, ikpd__room(l), tag, value);
 }
 
 /* IKP_ANCHOR: a (globaltimer, clock) pair taken like the lane's own anchors,
@@ -833,14 +835,14 @@ __device__ __forceinline__ void ikp__data(ikp_lane &l, unsigned tag, unsigned va
    maps cycles to time piecewise between consecutive anchors, so a lane
    follows its SM clock when that changes speed. Nothing in globaltimer
    mode, whose stamps need no mapping. */
-__device__ __forceinline__ void ikp__anchor_record(ikp_lane &l)
+__device__ __forceinline__ void ikpd__anchor_record(ikp_lane &l)
 {
 #if IKP_TIMER == IKP_TIMER_CYCLES
     unsigned long long g = 0, c = 0;
-    if (ikp__writes(l)) ikp__anchor(&g, &c);
-    ikp__settle(l);
-    ikp__put2(l, ikp__room(l), IKP_WIRE_TAG(0, IKP_WIRE_DATA_MARK | IKP_WIRE_ANCHOR), (unsigned)g,
-              IKP_WIRE_TAG(1, IKP_WIRE_DATA_MARK | IKP_WIRE_ANCHOR), (unsigned)c);
+    if (ikpd__writes(l)) ikpd__anchor(&g, &c);
+    ikpd__settle(l);
+    ikpd__put2(l, ikpd__room(l), IKP_WIRE_TAG(0, IKP_WIRE_DATA_MARK | IKP_WIRE_ANCHOR), (unsigned)g,
+               IKP_WIRE_TAG(1, IKP_WIRE_DATA_MARK | IKP_WIRE_ANCHOR), (unsigned)c);
 #else
     (void)l;
 #endif
@@ -867,7 +869,7 @@ __device__ __forceinline__ void ikp__anchor_record(ikp_lane &l)
    are dropped and counted. */
 /* the lane's slots start at s (keeps their shared-memory address in rec;
    bounded: the next record goes there, with the stage's S slots left) */
-__device__ __forceinline__ void ikp__stage_at(ikp_lane &l, unsigned long long *s)
+__device__ __forceinline__ void ikpd__stage_at(ikp_lane &l, unsigned long long *s)
 {
     l.rec = (unsigned long long *)(unsigned long long)__cvta_generic_to_shared(s);
 #if !IKP_RING
@@ -875,34 +877,34 @@ __device__ __forceinline__ void ikp__stage_at(ikp_lane &l, unsigned long long *s
 #endif
 }
 /* bounded mode: the slots start where they have dst's address mod 16 */
-__device__ __forceinline__ void ikp__stage_place(ikp_lane &l, unsigned long long *hd, const unsigned long long *dst)
+__device__ __forceinline__ void ikpd__stage_place(ikp_lane &l, unsigned long long *hd, const unsigned long long *dst)
 {
     unsigned long long *s = hd + IKP_STAGE_HEADER_WORDS;
     if (((unsigned long long)s ^ (unsigned long long)dst) & 8u) *s++ = (unsigned long long)hd;
-    ikp__stage_at(l, s);
+    ikpd__stage_at(l, s);
 }
 /* the stage's slots as a generic pointer */
-__device__ __forceinline__ unsigned long long *ikp__stage_slots(const ikp_lane &l)
+__device__ __forceinline__ unsigned long long *ikpd__stage_slots(const ikp_lane &l)
 {
     return (unsigned long long *)__cvta_shared_to_generic((size_t)(unsigned long long)l.rec);
 }
-__device__ __forceinline__ void ikp__flush(ikp_lane &l);
-__device__ __forceinline__ void ikp__stage(ikp_lane &l, unsigned long long *st, unsigned records)
+__device__ __forceinline__ void ikpd__flush(ikp_lane &l);
+__device__ __forceinline__ void ikpd__stage(ikp_lane &l, unsigned long long *st, unsigned records)
 {
 #if !IKP_RING
     /* bounded: the count of records since the flush restarts on every thread
-       alike (so that it stays the same on all, see ikp__slot): a lane
+       alike (so that it stays the same on all, see ikpd__slot): a lane
        already staged is flushed first (and keeps its stage); the records of
        a lane not staged yet, a pending begin among them, are dropped,
        counted in pads */
-    if (l.on == 1u) ikp__flush(l);
-    ikp__settle(l);
-    if (l.on != 1u) ikp__drop_unstaged(l, ikp__taken(l)); /* (a staged lane: its flush restarted the count) */
+    if (l.on == 1u) ikpd__flush(l);
+    ikpd__settle(l);
+    if (l.on != 1u) ikpd__drop_unstaged(l, ikpd__taken(l)); /* (a staged lane: its flush restarted the count) */
     l.n = 0;
 #endif
     if (l.on != 2u || st == 0 || records < (IKP_RING ? 2u : 1u) || !__isShared(st) || ((unsigned long long)st & 7u))
         return; /* not waiting for a stage, or this one is not usable (a ring holds pairs) */
-    ikp__settle(l); /* a begin before the stage is dropped like the records before it */
+    ikpd__settle(l); /* a begin before the stage is dropped like the records before it */
     unsigned long long *hd = st;
     hd[0] = (unsigned long long)l.rec;
     hd[3] = records;
@@ -910,33 +912,33 @@ __device__ __forceinline__ void ikp__stage(ikp_lane &l, unsigned long long *st, 
 #if IKP_RING
     hd[1] = l.cap | (unsigned long long)l.n << 32;
     hd[2] = 0;
-    l.cap = ikp__ring_mask(records);
-    ikp__stage_at(l, hd + IKP_STAGE_HEADER_WORDS);
+    l.cap = ikpd__ring_mask(records);
+    ikpd__stage_at(l, hd + IKP_STAGE_HEADER_WORDS);
 #else
     hd[1] = l.cap;
     hd[2] = l.pads; /* the records before the stage, dropped */
     l.cap = records;
-    ikp__stage_place(l, hd, l.rec);
+    ikpd__stage_place(l, hd, l.rec);
 #endif
     l.n = 0;
     l.on = 1;
 }
 
 /* moves the staged records to the profile buffer */
-__device__ __forceinline__ void ikp__flush(ikp_lane &l)
+__device__ __forceinline__ void ikpd__flush(ikp_lane &l)
 {
-    ikp__settle(l);
+    ikpd__settle(l);
 #if IKP_RING
     if (l.on != 1u) return;
 #else
-    unsigned m = ikp__taken(l); /* records since the last flush, counted on every thread */
+    unsigned m = ikpd__taken(l); /* records since the last flush, counted on every thread */
     l.n = 0;
     if (l.on != 1u) {
-        ikp__drop_unstaged(l, m);
+        ikpd__drop_unstaged(l, m);
         return;
     }
 #endif
-    unsigned long long *slots = ikp__stage_slots(l), *hd = (unsigned long long *)slots[-1];
+    unsigned long long *slots = ikpd__stage_slots(l), *hd = (unsigned long long *)slots[-1];
     unsigned long long *out = (unsigned long long *)hd[0];
     unsigned C = (unsigned)hd[1], g = (unsigned)(hd[1] >> 32);
 #if IKP_RING
@@ -948,7 +950,7 @@ __device__ __forceinline__ void ikp__flush(ikp_lane &l)
     hd[2] = (unsigned long long)valid << 32;
 #else
     /* m records since the last flush, the first min(m, S) of them in the stage */
-    m = ikp__least(l, m, l.cap);
+    m = ikpd__least(l, m, l.cap);
     unsigned k = m < l.cap ? m : l.cap, room = C - g;
     if (k > room) k = room;
     const unsigned moved = k;
@@ -966,23 +968,23 @@ __device__ __forceinline__ void ikp__flush(ikp_lane &l)
     /* overflowed (now or before: a closed lane stays closed, also through a
        flush with nothing to move): the stored records stay a prefix */
     l.cap = m > moved || l.cap == 0 ? 0u : (unsigned)hd[3];
-    ikp__stage_place(l, hd, out + g + moved);
+    ikpd__stage_place(l, hd, out + g + moved);
 #endif
     l.n = 0;
 }
 #else
-__device__ __forceinline__ void ikp__stage(ikp_lane &, unsigned long long *, unsigned) {}
-__device__ __forceinline__ void ikp__flush(ikp_lane &) {}
+__device__ __forceinline__ void ikpd__stage(ikp_lane &, unsigned long long *, unsigned) {}
+__device__ __forceinline__ void ikpd__flush(ikp_lane &) {}
 #endif
 
-__device__ __forceinline__ void ikp__finalize(ikp_lane &l)
+__device__ __forceinline__ void ikpd__finalize(ikp_lane &l)
 {
 #if IKP_STAGED
     if (!l.on) return;
 #else
     if (!l.rec) return;
 #endif
-    ikp__settle(l);
+    ikpd__settle(l);
     unsigned long long *h, g, c, dropped;
     unsigned stored;
 #if IKP_RING
@@ -990,8 +992,8 @@ __device__ __forceinline__ void ikp__finalize(ikp_lane &l)
 #endif
 #if IKP_STAGED
     if (l.on == 1u) { /* flush, then read the counts from the stage */
-        ikp__flush(l);
-        const unsigned long long *hd = (const unsigned long long *)ikp__stage_slots(l)[-1];
+        ikpd__flush(l);
+        const unsigned long long *hd = (const unsigned long long *)ikpd__stage_slots(l)[-1];
         h = (unsigned long long *)hd[0] - IKP_WIRE_LANE_WORDS;
 #if IKP_RING
         stored = (unsigned)(hd[2] >> 32);
@@ -1008,7 +1010,7 @@ __device__ __forceinline__ void ikp__finalize(ikp_lane &l)
 #if IKP_RING
         dropped = l.n;
 #else
-        dropped = (unsigned long long)l.pads + ikp__least(l, ikp__taken(l), 0);
+        dropped = (unsigned long long)l.pads + ikpd__least(l, ikpd__taken(l), 0);
 #endif
     }
 #else
@@ -1026,7 +1028,7 @@ __device__ __forceinline__ void ikp__finalize(ikp_lane &l)
        the records overwritten, not the slots */
     h[IKP_WIRE_LANE_WORDS + ring_mask + 1] = l.pads;
 #endif
-    ikp__anchor(&g, &c);
+    ikpd__anchor(&g, &c);
     h[5] = g;
     h[6] = c;
     h[7] = IKP_WIRE_FINALIZED | stored | (dropped < 0x7FFFFFFFull ? dropped : 0x7FFFFFFFull) << 32;
@@ -1038,42 +1040,42 @@ __device__ __forceinline__ void ikp__finalize(ikp_lane &l)
 /* Keeps the computation of a value on its side of the stamps: the compiler
    must produce it before any later stamp and may not start it before an
    earlier one. Costs no instruction. */
-template <typename T> __device__ __forceinline__ void ikp__pin(T &v)
+template <typename T> __device__ __forceinline__ void ikpd__pin(T &v)
 {
     asm volatile("" : "+r"(*reinterpret_cast<unsigned *>(&v)) :: "memory");
 }
-template <> __device__ __forceinline__ void ikp__pin<float>(float &v) { asm volatile("" : "+f"(v) :: "memory"); }
-template <> __device__ __forceinline__ void ikp__pin<double>(double &v) { asm volatile("" : "+d"(v) :: "memory"); }
-template <> __device__ __forceinline__ void ikp__pin<unsigned long long>(unsigned long long &v) { asm volatile("" : "+l"(v) :: "memory"); }
-template <> __device__ __forceinline__ void ikp__pin<long long>(long long &v) { asm volatile("" : "+l"(v) :: "memory"); }
-template <> __device__ __forceinline__ void ikp__pin<unsigned long>(unsigned long &v) { asm volatile("" : "+l"(v) :: "memory"); }
-template <> __device__ __forceinline__ void ikp__pin<long>(long &v) { asm volatile("" : "+l"(v) :: "memory"); }
+template <> __device__ __forceinline__ void ikpd__pin<float>(float &v) { asm volatile("" : "+f"(v) :: "memory"); }
+template <> __device__ __forceinline__ void ikpd__pin<double>(double &v) { asm volatile("" : "+d"(v) :: "memory"); }
+template <> __device__ __forceinline__ void ikpd__pin<unsigned long long>(unsigned long long &v) { asm volatile("" : "+l"(v) :: "memory"); }
+template <> __device__ __forceinline__ void ikpd__pin<long long>(long long &v) { asm volatile("" : "+l"(v) :: "memory"); }
+template <> __device__ __forceinline__ void ikpd__pin<unsigned long>(unsigned long &v) { asm volatile("" : "+l"(v) :: "memory"); }
+template <> __device__ __forceinline__ void ikpd__pin<long>(long &v) { asm volatile("" : "+l"(v) :: "memory"); }
 
 #else /* !IKP_ENABLE: same names and types, empty bodies, no machine code */
 
 struct ikp_lane {};
-__device__ __forceinline__ void ikp__init(ikp_lane &, unsigned long long *, unsigned, unsigned, bool) {}
-__device__ __forceinline__ void ikp__record(ikp_lane &, unsigned) {}
-__device__ __forceinline__ void ikp__begin(ikp_lane &, unsigned) {}
-__device__ __forceinline__ void ikp__data(ikp_lane &, unsigned, unsigned) {}
-__device__ __forceinline__ void ikp__finalize(ikp_lane &) {}
-__device__ __forceinline__ void ikp__anchor_record(ikp_lane &) {}
-__device__ __forceinline__ void ikp__stage(ikp_lane &, unsigned long long *, unsigned) {}
-__device__ __forceinline__ void ikp__flush(ikp_lane &) {}
-template <typename T> __device__ __forceinline__ void ikp__pin(T &) {}
+__device__ __forceinline__ void ikpd__init(ikp_lane &, unsigned long long *, unsigned, unsigned, bool) {}
+__device__ __forceinline__ void ikpd__record(ikp_lane &, unsigned) {}
+__device__ __forceinline__ void ikpd__begin(ikp_lane &, unsigned) {}
+__device__ __forceinline__ void ikpd__data(ikp_lane &, unsigned, unsigned) {}
+__device__ __forceinline__ void ikpd__finalize(ikp_lane &) {}
+__device__ __forceinline__ void ikpd__anchor_record(ikp_lane &) {}
+__device__ __forceinline__ void ikpd__stage(ikp_lane &, unsigned long long *, unsigned) {}
+__device__ __forceinline__ void ikpd__flush(ikp_lane &) {}
+template <typename T> __device__ __forceinline__ void ikpd__pin(T &) {}
 
 #endif /* IKP_ENABLE */
 
 /* IKP_SCOPE: begin at construction, end at destruction */
-struct ikp__scope {
+struct ikpd__scope {
     ikp_lane &l;
     unsigned tag;
-    __device__ __forceinline__ ikp__scope(ikp_lane &lane, unsigned event)
+    __device__ __forceinline__ ikpd__scope(ikp_lane &lane, unsigned event)
         : l(lane), tag(IKP_WIRE_TAG(event, 0u))
     {
-        ikp__begin(l, tag | IKP_WIRE_KIND_BEGIN);
+        ikpd__begin(l, tag | IKP_WIRE_KIND_BEGIN);
     }
-    __device__ __forceinline__ ~ikp__scope() { ikp__record(l, tag | IKP_WIRE_KIND_END); }
+    __device__ __forceinline__ ~ikpd__scope() { ikpd__record(l, tag | IKP_WIRE_KIND_END); }
 };
 
 #endif /* __CUDACC__ */

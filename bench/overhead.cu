@@ -34,9 +34,9 @@ __device__ __forceinline__ void stamp(ikp_lane &lane, unsigned long long *wb, un
     if (MODE == TIMER) acc += clk();
     // the floor: what any recorder must do, with no bound check
     if (MODE == FLOOR) { if (lead) wb[n] = (unsigned long long)clk() << 32 | tag; }
-    if (MODE == IKP) { if (tag == 5) ikp__begin(lane, tag); else ikp__record(lane, tag); } // IKP_BEGIN, IKP_END
+    if (MODE == IKP) { if (tag == 5) ikpd__begin(lane, tag); else ikpd__record(lane, tag); } // IKP_BEGIN, IKP_END
     // what IKP_BEGIN is with IKP_DEFER_BEGIN=0: a record stored at once, like the end
-    if (MODE == IKP_NOW) ikp__record(lane, tag);
+    if (MODE == IKP_NOW) ikpd__record(lane, tag);
     // flashinfer / TIRx style: begin = leader store, then a fence on every
     // thread; end = fence, then store; the write pointer advances by a stride
     if (MODE == FENCE) {

@@ -60,7 +60,7 @@ __global__ void many_kernel(int events, uint64_t *prof)
 }
 
 // A begin's record is stored by the lane's next record (ikp_cuda.cuh,
-// ikp__begin): whatever that is, and at IKP_FINALIZE if nothing follows.
+// ikpd__begin): whatever that is, and at IKP_FINALIZE if nothing follows.
 // how 0: begin, instant, begin, data, anchor, begin, finalize (no end);
 // how 1: two begin/end pairs into 3 slots (the second end is dropped).
 __global__ void pending_kernel(int how, uint64_t *prof)

@@ -107,7 +107,7 @@ def not_taken(cubin, kernel):
     """The kernel's instructions with the automatic anchors' bodies left out
     (what a record runs when no anchor is due), and how many such bodies: a
     predicated forward branch over code that reads %globaltimer or calls
-    the bursts' one copy, ikp__auto_tick (the branches inside such a body,
+    the bursts' one copy, ikpd__auto_tick (the branches inside such a body,
     the anchor's own, are part of it)."""
     sass(cubin, kernel)
     full = _cache[cubin].get(kernel, [])
@@ -119,7 +119,7 @@ def not_taken(cubin, kernel):
             continue
         if op.startswith("BRA") and t.startswith("@") and m and where.get(m.group(1), -1) > i:
             body = range(i + 1, where[m.group(1)])
-            if any("SR_GLOBALTIMER" in full[j][1] or "ikp__auto_tick" in full[j][1] for j in body):
+            if any("SR_GLOBALTIMER" in full[j][1] or "ikpd__auto_tick" in full[j][1] for j in body):
                 skip.update(body)
                 bodies += 1
     return [x for i, x in enumerate(full) if i not in skip and x[0] != "LABEL"], bodies
