@@ -259,29 +259,30 @@
 #define IKP_PIN(value) ikpd__pin(value)
 #define IKP_FINALIZE(lane) ikpd__finalize(lane)
 #define IKP_ANCHOR(lane) ikpd__anchor_record(lane)
-#if IKP_ENABLE && IKP_STAGED
-#define IKP_SHARED_STAGE(name, lanes, records) __shared__ __align__(16) unsigned long long name[lanes][IKP_STAGE_WORDS(records)]
-#define IKP_STAGE(lane, words, records) ikpd__stage(lane, (unsigned long long *)(words), (unsigned)(records))
-#define IKP_FLUSH(lane) ikpd__flush(lane)
-#else /* a null pointer of the stage's row type stands for the array, so that the
-         arguments are checked as in a staged build; sizeof emits no code */
+#if !(IKP_ENABLE && IKP_STAGED)
+/* a null pointer of the stage's row type stands for the array, so that the
+   arguments are checked as in a staged build; sizeof emits no code */
 #define IKP_SHARED_STAGE(name, lanes, records)                                                     \
     static_assert((lanes) > 0 && (records) > 0, "IKP_SHARED_STAGE: lanes and records are positive constants"); \
     unsigned long long(*name __attribute__((unused)))[IKP_STAGE_WORDS(records)] = 0
 #define IKP_STAGE(lane, words, records) ((void)(lane), (void)sizeof(words), (void)sizeof((unsigned)(records)))
 #define IKP_FLUSH(lane) ((void)(lane))
+#else
+#define IKP_SHARED_STAGE(name, lanes, records) __shared__ __align__(16) unsigned long long name[lanes][IKP_STAGE_WORDS(records)]
+#define IKP_STAGE(lane, words, records) ikpd__stage(lane, (unsigned long long *)(words), (unsigned)(records))
+#define IKP_FLUSH(lane) ikpd__flush(lane)
 #endif
 
 #if IKP_ENABLE
 
 /* A record slot's address: a pointer into the profile buffer, or with
    IKP_STAGED a shared-memory address (32 bits), which one st.shared takes */
-#if IKP_STAGED
-typedef unsigned ikpd__slot_t;
-#define IKP__SLOT_STEP 8u
-#else
+#if !IKP_STAGED
 typedef unsigned long long *ikpd__slot_t;
 #define IKP__SLOT_STEP 1u
+#else
+typedef unsigned ikpd__slot_t;
+#define IKP__SLOT_STEP 8u
 #endif
 /* bounded: a record is stored while the slots left exceed this: staged,
    left is the stage's free slots plus one, so that, saturating at 0, it
@@ -434,17 +435,16 @@ __device__ __forceinline__ void ikpd__init(ikp_lane &l, unsigned long long *buf,
     h[3] = g;
     h[4] = c;
     l.due = (unsigned)c + IKP_ANCHOR_EVERY;
-#if IKP_RING
-    if (cap < 2) return; /* no room for a pair: the lane stays closed */
-    l.cap = ikpd__ring_mask((unsigned)(cap > 0x80000000ull ? 0x80000000ull : cap));
-#else
+#if !IKP_RING && !IKP_STAGED /* bounded */
     l.cap = (unsigned)(cap > 0x7FFFFFFFull ? 0x7FFFFFFFull : cap);
-#if !IKP_STAGED
     l.p = h + IKP_WIRE_LANE_WORDS;
     l.left = (int)l.cap;
-#else
+#elif !IKP_RING /* staged */
+    l.cap = (unsigned)(cap > 0x7FFFFFFFull ? 0x7FFFFFFFull : cap);
     l.left = IKP__LEFT_EXTRA; /* no stage yet: no slot */
-#endif
+#else /* ring, staged or not */
+    if (cap < 2) return; /* no room for a pair: the lane stays closed */
+    l.cap = ikpd__ring_mask((unsigned)(cap > 0x80000000ull ? 0x80000000ull : cap));
 #endif
     l.rec = h + IKP_WIRE_LANE_WORDS;
     l.on = IKP_STAGED ? 2 : 1;
@@ -508,10 +508,10 @@ __device__ __forceinline__ unsigned ikpd__never()
     asm("mov.u32 %0, %%dynamic_smem_size;" : "=r"(z)); /* not volatile: read once */
     return z;
 }
-#if IKP_TIMER == IKP_TIMER_GLOBAL
-#define IKP__TIMER_READ "mov.u32 %0, %%globaltimer_lo;"
-#else
+#if IKP_TIMER != IKP_TIMER_GLOBAL
 #define IKP__TIMER_READ "mov.u32 %0, %%clock;"
+#else
+#define IKP__TIMER_READ "mov.u32 %0, %%globaltimer_lo;"
 #endif
 __device__ __forceinline__ unsigned ikpd__stamp(const ikp_lane &l, unsigned w)
 {
@@ -533,12 +533,12 @@ __device__ __forceinline__ unsigned ikpd__stamp_ticks(const ikp_lane &l, unsigne
 /* the record (tag, v) at slot s, where w */
 __device__ __forceinline__ void ikpd__st(unsigned w, ikpd__slot_t s, unsigned tag, unsigned v)
 {
-#if IKP_STAGED
-    asm volatile("{\n\t.reg .pred q;\n\tsetp.ne.u32 q, %0, 0;\n\t@q st.shared.v2.u32 [%1], {%2, %3};\n\t}"
-                 :: "r"(w), "r"(s), "r"(tag), "r"(v) : "memory");
-#else
+#if !IKP_STAGED
     asm volatile("{\n\t.reg .pred q;\n\tsetp.ne.u32 q, %0, 0;\n\t@q st.global.v2.u32 [%1], {%2, %3};\n\t}"
                  :: "r"(w), "l"(s), "r"(tag), "r"(v) : "memory");
+#else
+    asm volatile("{\n\t.reg .pred q;\n\tsetp.ne.u32 q, %0, 0;\n\t@q st.shared.v2.u32 [%1], {%2, %3};\n\t}"
+                 :: "r"(w), "r"(s), "r"(tag), "r"(v) : "memory");
 #endif
 }
 /* 1 on the writing thread, opaque to the optimiser at each event: a flag
@@ -546,74 +546,39 @@ __device__ __forceinline__ void ikpd__st(unsigned w, ikpd__slot_t s, unsigned ta
    which makes the warp diverge */
 __device__ __forceinline__ unsigned ikpd__writes(const ikp_lane &l)
 {
-#if IKP_STAGED
-    unsigned w = l.on == 1u;
-#else
+#if !IKP_STAGED
     unsigned w = l.rec != 0;
+#else
+    unsigned w = l.on == 1u;
 #endif
     asm volatile("" : "+r"(w));
     return w;
 }
-/* 1 where the next record is stored: bounded, while slots are left (0 on
-   any other thread); ring, on the writing thread */
-__device__ __forceinline__ unsigned ikpd__room(const ikp_lane &l)
-{
-#if IKP_RING
-    return ikpd__writes(l);
-#else
-    return l.left > IKP__LEFT_EXTRA;
-#endif
-}
-#if IKP_RING
-__device__ __forceinline__ ikpd__slot_t ikpd__ring_slot(const ikp_lane &l)
-{
-#if IKP_STAGED
-    return (unsigned)(unsigned long long)l.rec + (l.n & l.cap) * 8u;
-#else
-    return l.rec + (l.n & l.cap);
-#endif
-}
-#else
-/* bounded: k records (1 or 2) taken from the slots left, which saturate
-   at 0 */
+
+/* The storage modes, one block each, define
+       ikpd__room(l)     1 where the next record is stored (0 on any thread
+                         but the writing one)
+       ikpd__slot(l)     the next record's slot (ring: the next pair's)
+       ikpd__take(l, k)  k records (1 or 2) taken
+   and the records' functions below use only these. */
+#if !IKP_RING && !IKP_STAGED /* bounded */
+/* Bounded: the next record's slot is p, and a record is stored while slots
+   are left, which saturate at 0 */
+__device__ __forceinline__ unsigned ikpd__room(const ikp_lane &l) { return l.left > IKP__LEFT_EXTRA; }
+__device__ __forceinline__ ikpd__slot_t ikpd__slot(const ikp_lane &l) { return l.p; }
 __device__ __forceinline__ void ikpd__take(ikp_lane &l, int k)
 {
-#if IKP_STAGED
-    l.n += k * IKP__SLOT_STEP;
-#else
     l.p += k * IKP__SLOT_STEP;
-#endif
     l.left = __viaddmax_s32(l.left, -k, 0); /* max(left - k, 0) in one instruction (sm_90) */
 }
-#if IKP_STAGED
-/* staged, bounded: the records taken since the flush (or the stage),
-   modulo 2^29: n counts their bytes in 32 bits */
-__device__ __forceinline__ unsigned ikpd__taken(const ikp_lane &l) { return l.n / IKP__SLOT_STEP; }
-/* m = ikpd__taken(l) read as a count: the slots left, saturating at 0, say
-   whether more records were taken than the s slots of the stage (0 before
-   it); the count returned is the fewest that both allow: exact up to
-   s + 2^29 records, a lower bound past that, and never 0 once a record was
-   taken. (Computed where it is used, after the flush's branch: computed
-   once before it, ptxas kept the loops' count n in a per-thread register
-   instead of a uniform one.) */
-__device__ __forceinline__ unsigned ikpd__least(const ikp_lane &l, unsigned m, unsigned s)
-{
-    return l.left > 0 || m > s ? m : m + (1u << 29);
-}
-/* staged, bounded, a lane not staged (yet): its m = ikpd__taken(l) records
-   since the flush dropped, counted in pads (which saturate rather than
-   wrap), and its slots left restarted with the count (the caller zeroes n) */
-__device__ __forceinline__ void ikpd__drop_unstaged(ikp_lane &l, unsigned m)
-{
-    const unsigned k = ikpd__least(l, m, 0);
-    l.pads += k < ~l.pads ? k : ~l.pads;
-    l.left = IKP__LEFT_EXTRA;
-}
-#endif
-/* bounded: the next record's slot: p; staged, the stage's first slot plus
-   n, a count of 8 bytes a record taken since the flush, which is also the
-   next record's byte offset from that slot (counted in records, the loop
-   kept both, one more instruction a loop iteration; CHANGELOG.md, 0.10.0).
+#elif !IKP_RING /* staged */
+/* Staged (bounded): as bounded, in the stage; the slots left are the
+   stage's free slots plus one (IKP__LEFT_EXTRA) */
+__device__ __forceinline__ unsigned ikpd__room(const ikp_lane &l) { return l.left > IKP__LEFT_EXTRA; }
+/* the next record's slot: the stage's first slot plus n, a count of 8
+   bytes a record taken since the flush, which is also the next record's
+   byte offset from that slot (counted in records, the loop kept both, one
+   more instruction a loop iteration; CHANGELOG.md, 0.10.0).
    Every thread takes the same records (but
    automatic anchors, which only the writing thread takes), so that count
    is the same on all of them: the compiler keeps it in a uniform
@@ -628,15 +593,53 @@ __device__ __forceinline__ void ikpd__drop_unstaged(ikp_lane &l, unsigned m)
    predicated on slots left. */
 __device__ __forceinline__ ikpd__slot_t ikpd__slot(const ikp_lane &l)
 {
-#if IKP_STAGED
     unsigned b = (unsigned)(unsigned long long)l.rec;
     asm("" : "+r"(b));
     return b + l.n;
+}
+__device__ __forceinline__ void ikpd__take(ikp_lane &l, int k)
+{
+    l.n += k * IKP__SLOT_STEP;
+    l.left = __viaddmax_s32(l.left, -k, 0); /* max(left - k, 0) in one instruction (sm_90) */
+}
+/* the records taken since the flush (or the stage), modulo 2^29: n counts
+   their bytes in 32 bits */
+__device__ __forceinline__ unsigned ikpd__taken(const ikp_lane &l) { return l.n / IKP__SLOT_STEP; }
+/* m = ikpd__taken(l) read as a count: the slots left, saturating at 0, say
+   whether more records were taken than the s slots of the stage (0 before
+   it); the count returned is the fewest that both allow: exact up to
+   s + 2^29 records, a lower bound past that, and never 0 once a record was
+   taken. (Computed where it is used, after the flush's branch: computed
+   once before it, ptxas kept the loops' count n in a per-thread register
+   instead of a uniform one.) */
+__device__ __forceinline__ unsigned ikpd__least(const ikp_lane &l, unsigned m, unsigned s)
+{
+    return l.left > 0 || m > s ? m : m + (1u << 29);
+}
+/* a lane not staged (yet): its m = ikpd__taken(l) records since the flush
+   dropped, counted in pads (which saturate rather than wrap), and its
+   slots left restarted with the count (the caller zeroes n) */
+__device__ __forceinline__ void ikpd__drop_unstaged(ikp_lane &l, unsigned m)
+{
+    const unsigned k = ikpd__least(l, m, 0);
+    l.pads += k < ~l.pads ? k : ~l.pads;
+    l.left = IKP__LEFT_EXTRA;
+}
+#else /* ring, staged or not */
+/* Ring, staged or not: slots are taken two at a time, at n mod R, on the
+   writing thread */
+__device__ __forceinline__ unsigned ikpd__room(const ikp_lane &l) { return ikpd__writes(l); }
+__device__ __forceinline__ ikpd__slot_t ikpd__slot(const ikp_lane &l)
+{
+#if !IKP_STAGED
+    return l.rec + (l.n & l.cap);
 #else
-    return l.p;
+    return (unsigned)(unsigned long long)l.rec + (l.n & l.cap) * 8u;
 #endif
 }
+__device__ __forceinline__ void ikpd__take(ikp_lane &l, int k) { l.n += k; }
 #endif
+
 /* two records in lane order, (t0, v0) then (t1, v1), on one check w, in
    two neighbouring slots: the later record first: a store reads its
    registers late, and the next begin's and end's stamps wait for the
@@ -645,29 +648,21 @@ __device__ __forceinline__ ikpd__slot_t ikpd__slot(const ikp_lane &l)
    only the two stamps' own distance; measured: BENCHMARKS.md) */
 __device__ __forceinline__ void ikpd__put2(ikp_lane &l, unsigned w, unsigned t0, unsigned v0, unsigned t1, unsigned v1)
 {
-#if IKP_RING
-    const ikpd__slot_t s = ikpd__ring_slot(l);
-#else
     const ikpd__slot_t s = ikpd__slot(l);
-#endif
     ikpd__st(w, s + IKP__SLOT_STEP, t1, v1);
     ikpd__st(w, s, t0, v0);
-#if IKP_RING
-    l.n += 2;
-#else
     ikpd__take(l, 2);
-#endif
 }
 /* one record, (tag, v), where w; in a ring, with a pad (a zero word) in the
    pair's second slot */
 __device__ __forceinline__ void ikpd__put1(ikp_lane &l, unsigned w, unsigned tag, unsigned v)
 {
-#if IKP_RING
-    ikpd__put2(l, w, tag, v, 0u, 0u);
-    l.pads++;
-#else
+#if !IKP_RING
     ikpd__st(w, ikpd__slot(l), tag, v);
     ikpd__take(l, 1);
+#else
+    ikpd__put2(l, w, tag, v, 0u, 0u);
+    l.pads++;
 #endif
 }
 /* Ticks (IKP_TICKS: cycle mode, bounded or staged bounded, begins
@@ -700,12 +695,12 @@ __device__ __forceinline__ void ikpd__put(ikp_lane &l, unsigned w, unsigned tag,
         ikpd__put2(l, w, l.bk | ikpd__ticks(l), l.bt, tag, v);
         l.bk = 0;
     } else {
-#if IKP_RING
+#if !IKP_RING
+        ikpd__put1(l, w, tag, v);
+#else
         l.bk = tag;
         l.bt = v;
         (void)w;
-#else
-        ikpd__put1(l, w, tag, v);
 #endif
     }
 }
@@ -803,10 +798,10 @@ __device__ __forceinline__ void ikpd__record(ikp_lane &l, unsigned tag)
 #else
     const bool w = ikpd__stamped(l, tag, &t);
 #endif
-#if IKP_TIMER == IKP_TIMER_CYCLES && IKP_ANCHOR_EVERY > 0
-    if (w && (int)(t - l.due) >= 0) ikpd__auto_anchor(l, t);
-#else
+#if !(IKP_TIMER == IKP_TIMER_CYCLES && IKP_ANCHOR_EVERY > 0)
     (void)w;
+#else
+    if (w && (int)(t - l.due) >= 0) ikpd__auto_anchor(l, t);
 #endif
 }
 /* begin: the pending record's store, if any, then the stamp, kept in
@@ -909,16 +904,16 @@ __device__ __forceinline__ void ikpd__stage(ikp_lane &l, unsigned long long *st,
     hd[0] = (unsigned long long)l.rec;
     hd[3] = records;
     hd[4] = (unsigned long long)hd;
-#if IKP_RING
-    hd[1] = l.cap | (unsigned long long)l.n << 32;
-    hd[2] = 0;
-    l.cap = ikpd__ring_mask(records);
-    ikpd__stage_at(l, hd + IKP_STAGE_HEADER_WORDS);
-#else
+#if !IKP_RING
     hd[1] = l.cap;
     hd[2] = l.pads; /* the records before the stage, dropped */
     l.cap = records;
     ikpd__stage_place(l, hd, l.rec);
+#else
+    hd[1] = l.cap | (unsigned long long)l.n << 32;
+    hd[2] = 0;
+    l.cap = ikpd__ring_mask(records);
+    ikpd__stage_at(l, hd + IKP_STAGE_HEADER_WORDS);
 #endif
     l.n = 0;
     l.on = 1;
@@ -928,27 +923,20 @@ __device__ __forceinline__ void ikpd__stage(ikp_lane &l, unsigned long long *st,
 __device__ __forceinline__ void ikpd__flush(ikp_lane &l)
 {
     ikpd__settle(l);
-#if IKP_RING
-    if (l.on != 1u) return;
-#else
+#if !IKP_RING
     unsigned m = ikpd__taken(l); /* records since the last flush, counted on every thread */
     l.n = 0;
     if (l.on != 1u) {
         ikpd__drop_unstaged(l, m);
         return;
     }
+#else
+    if (l.on != 1u) return;
 #endif
     unsigned long long *slots = ikpd__stage_slots(l), *hd = (unsigned long long *)slots[-1];
     unsigned long long *out = (unsigned long long *)hd[0];
     unsigned C = (unsigned)hd[1], g = (unsigned)(hd[1] >> 32);
-#if IKP_RING
-    unsigned m = l.n, S = l.cap + 1, k = m < S ? m : S, valid = (unsigned)(hd[2] >> 32);
-    for (unsigned j = m - k; j < m; j++) out[(g + j) & C] = slots[j & l.cap];
-    valid = m > S ? S : valid + m;
-    if (valid > C + 1) valid = C + 1;
-    hd[1] = C | (unsigned long long)(g + m) << 32;
-    hd[2] = (unsigned long long)valid << 32;
-#else
+#if !IKP_RING
     /* m records since the last flush, the first min(m, S) of them in the stage */
     m = ikpd__least(l, m, l.cap);
     unsigned k = m < l.cap ? m : l.cap, room = C - g;
@@ -969,6 +957,13 @@ __device__ __forceinline__ void ikpd__flush(ikp_lane &l)
        flush with nothing to move): the stored records stay a prefix */
     l.cap = m > moved || l.cap == 0 ? 0u : (unsigned)hd[3];
     ikpd__stage_place(l, hd, out + g + moved);
+#else
+    unsigned m = l.n, S = l.cap + 1, k = m < S ? m : S, valid = (unsigned)(hd[2] >> 32);
+    for (unsigned j = m - k; j < m; j++) out[(g + j) & C] = slots[j & l.cap];
+    valid = m > S ? S : valid + m;
+    if (valid > C + 1) valid = C + 1;
+    hd[1] = C | (unsigned long long)(g + m) << 32;
+    hd[2] = (unsigned long long)valid << 32;
 #endif
     l.n = 0;
 }
@@ -979,51 +974,51 @@ __device__ __forceinline__ void ikpd__flush(ikp_lane &) {}
 
 __device__ __forceinline__ void ikpd__finalize(ikp_lane &l)
 {
-#if IKP_STAGED
-    if (!l.on) return;
-#else
+#if !IKP_STAGED
     if (!l.rec) return;
+#else
+    if (!l.on) return;
 #endif
     ikpd__settle(l);
     unsigned long long *h, g, c, dropped;
     unsigned stored;
-#if IKP_RING
-    unsigned ring_mask = l.cap; /* the profile buffer's ring (staged: read from the stage) */
-#endif
-#if IKP_STAGED
+#if !IKP_RING && !IKP_STAGED /* bounded */
+    h = l.rec - IKP_WIRE_LANE_WORDS;
+    stored = l.cap - (unsigned)l.left;
+    dropped = (unsigned long long)(l.p - l.rec) - stored;
+#elif !IKP_RING /* staged */
     if (l.on == 1u) { /* flush, then read the counts from the stage */
         ikpd__flush(l);
         const unsigned long long *hd = (const unsigned long long *)ikpd__stage_slots(l)[-1];
         h = (unsigned long long *)hd[0] - IKP_WIRE_LANE_WORDS;
-#if IKP_RING
-        stored = (unsigned)(hd[2] >> 32);
-        dropped = (unsigned)(hd[1] >> 32) - stored;
-        ring_mask = (unsigned)hd[1];
-#else
         stored = (unsigned)(hd[1] >> 32);
         dropped = hd[2];
         asm volatile("cp.async.bulk.wait_group 0;" ::: "memory"); /* the copies have landed */
-#endif
     } else { /* never staged: every record was dropped */
         h = l.rec - IKP_WIRE_LANE_WORDS;
         stored = 0;
-#if IKP_RING
-        dropped = l.n;
-#else
         dropped = (unsigned long long)l.pads + ikpd__least(l, ikpd__taken(l), 0);
-#endif
     }
-#else
+#else /* ring, staged or not */
+    unsigned ring_mask = l.cap; /* the profile buffer's ring (staged: read from the stage) */
+#if !IKP_STAGED
     h = l.rec - IKP_WIRE_LANE_WORDS;
-#if IKP_RING
     stored = l.n < l.cap + 1 ? l.n : l.cap + 1;
     dropped = l.n - stored;
 #else
-    stored = l.cap - (unsigned)l.left;
-    dropped = (unsigned long long)(l.p - l.rec) - stored;
+    if (l.on == 1u) { /* flush, then read the counts from the stage */
+        ikpd__flush(l);
+        const unsigned long long *hd = (const unsigned long long *)ikpd__stage_slots(l)[-1];
+        h = (unsigned long long *)hd[0] - IKP_WIRE_LANE_WORDS;
+        stored = (unsigned)(hd[2] >> 32);
+        dropped = (unsigned)(hd[1] >> 32) - stored;
+        ring_mask = (unsigned)hd[1];
+    } else { /* never staged: every record was dropped */
+        h = l.rec - IKP_WIRE_LANE_WORDS;
+        stored = 0;
+        dropped = l.n;
+    }
 #endif
-#endif
-#if IKP_RING
     /* the word after the ring: the pads taken, so that the decoder counts
        the records overwritten, not the slots */
     h[IKP_WIRE_LANE_WORDS + ring_mask + 1] = l.pads;
