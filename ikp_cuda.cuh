@@ -289,27 +289,36 @@ typedef unsigned ikpd__slot_t;
    ends at 1 on a stage that filled and at 0 on one that overflowed */
 #define IKP__LEFT_EXTRA (IKP_STAGED ? 1 : 0)
 
-/* Per-thread recorder state: lives in registers. */
+/* Per-thread recorder state: lives in registers. A storage mode uses the
+   fields of its column; the others keep what IKP_INIT put there (0; on:
+   1). C: the lane's record slots in the profile buffer; S: its stage's
+   (IKP_STAGE); R: a ring's, the largest power of two <= C (staged, once
+   staged: <= S).
+
+   field  bounded             staged                           ring (staged: rec, on as staged)
+   rec    first slot          first slot: the buffer's, once   first slot
+                              staged the stage's (its shared-
+                              memory address)
+   p      next record's slot  -                                -
+   left   slots left          the stage's slots left, plus 1   -
+   n      -                   8 bytes for each record taken    slots taken (staged: since the
+                              since the flush or stage         flush or stage)
+   pads   -                   records dropped while the lane   pad slots taken
+                              had no stage
+   cap    C                   C; once staged S, 0 once the     R - 1, the slot mask (staged: the
+                              stage overflowed                 buffer's, once staged the stage's)
+   on     (1, not read)       1: writes; 2: waits for its      (1, not read)
+                              stage; 0: closed
+   Slots left saturate at 0. Staged, the one more (IKP__LEFT_EXTRA) makes
+   them 1 on a full stage and on a lane not staged, and 0 once more
+   records were taken than the stage holds, however many more. */
 struct ikp_lane {
-    unsigned long long *rec; /* this lane's first record slot (0 on a thread that writes
-                                nothing; staged: the stage's first slot, a shared-memory
-                                address, once staged) */
-    ikpd__slot_t p;           /* bounded, not staged: the next record's slot */
-    int left;                /* bounded: slots left before the sink (stage: before its sink);
-                                0 on a full lane and (not staged) on a thread that writes
-                                nothing; staged: the stage's free slots plus one, so 1 on a
-                                full stage, a lane not staged and a thread that writes
-                                nothing, and 0 once more records were taken than the stage
-                                holds (it saturates there, so it says so however many) */
-    unsigned n;              /* ring: slots taken (staged: since the last flush); staged
-                                bounded: 8 bytes for each record taken since the last
-                                flush or stage (the next record's byte offset from the
-                                stage's first slot) */
-    unsigned pads;           /* ring: pad slots taken (the second slot of a lone record);
-                                staged bounded: records taken before the stage (saturating
-                                at 2^32 - 1) */
-    unsigned cap;            /* bounded: record slots C (staged: the stage's, 0 once it
-                                overflowed); ring: slot mask */
+    unsigned long long *rec; /* first record slot (0: this thread writes nothing) */
+    ikpd__slot_t p;          /* bounded: the next record's slot */
+    int left;                /* bounded, staged: slots left */
+    unsigned n;              /* staged: 8 bytes a record taken; ring: slots taken */
+    unsigned pads;           /* staged: records dropped without a stage; ring: pad slots taken */
+    unsigned cap;            /* bounded: C; staged: C, then S; ring: R - 1 */
     unsigned on;             /* staged: 1: this thread writes (leader of an open lane);
                                 0: closed; 2: claimed, waiting for its stage */
     unsigned bt, bk;         /* the pending record (a begin; in a ring, any record that
@@ -560,7 +569,8 @@ __device__ __forceinline__ unsigned ikpd__writes(const ikp_lane &l)
                          but the writing one)
        ikpd__slot(l)     the next record's slot (ring: the next pair's)
        ikpd__take(l, k)  k records (1 or 2) taken
-   and the records' functions below use only these. */
+   and the functions below that store records take slots only through
+   these. */
 #if !IKP_RING && !IKP_STAGED /* bounded */
 /* Bounded: the next record's slot is p, and a record is stored while slots
    are left, which saturate at 0 */
@@ -967,10 +977,7 @@ __device__ __forceinline__ void ikpd__flush(ikp_lane &l)
 #endif
     l.n = 0;
 }
-#else
-__device__ __forceinline__ void ikpd__stage(ikp_lane &, unsigned long long *, unsigned) {}
-__device__ __forceinline__ void ikpd__flush(ikp_lane &) {}
-#endif
+#endif /* IKP_STAGED */
 
 __device__ __forceinline__ void ikpd__finalize(ikp_lane &l)
 {
@@ -1055,8 +1062,6 @@ __device__ __forceinline__ void ikpd__begin(ikp_lane &, unsigned) {}
 __device__ __forceinline__ void ikpd__data(ikp_lane &, unsigned, unsigned) {}
 __device__ __forceinline__ void ikpd__finalize(ikp_lane &) {}
 __device__ __forceinline__ void ikpd__anchor_record(ikp_lane &) {}
-__device__ __forceinline__ void ikpd__stage(ikp_lane &, unsigned long long *, unsigned) {}
-__device__ __forceinline__ void ikpd__flush(ikp_lane &) {}
 template <typename T> __device__ __forceinline__ void ikpd__pin(T &) {}
 
 #endif /* IKP_ENABLE */
