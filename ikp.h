@@ -1897,6 +1897,14 @@ static inline void ikp__decode_word(ikp_format fmt, uint64_t w, uint32_t lane, i
     }
 }
 
+/* a word of IKP lane l: as ikp__decode_word reads it, and ticks on a lane
+   not flagged for them make the record invalid (FORMAT.md "Ticks") */
+static inline void ikp__lane_word(const ikp_capture *cap, const ikp__lane *l, uint64_t w, ikp__rec *r)
+{
+    ikp__decode_word(cap->format, w, l->index, r);
+    if (r->ticks && !l->ticks) r->kind = IKP__KIND_INVALID;
+}
+
 /* triton-dist: an empty slot (the buffer is filled with 0x7FFF_FFFF_FFFF_FFFF,
    0xFFFF_FFFF_FFFF_FFFF in its first release; 0 if the user zeroed it) */
 #define IKP__TD_EMPTY(x) ((x) == 0 || (x) == 0x7FFFFFFFFFFFFFFFull || (x) == 0xFFFFFFFFFFFFFFFFull)
@@ -2131,8 +2139,7 @@ static void ikp__walk_segment(const ikp_capture *cap, const ikp__lane *l, ikp__w
     while (!found && ck.prev < k->s_tick && ikp__next_word(&c, &w)) {
         ikp__rec r;
         int was_stamped = stamped;
-        ikp__decode_word(cap->format, w, l->index, &r);
-        if (r.ticks && !l->ticks) r.kind = IKP__KIND_INVALID;
+        ikp__lane_word(cap, l, w, &r);
         stamped = 0;
         if (r.kind == IKP__KIND_ANCHOR_AUTO) {
             if (was_stamped && ikp__anchor_ps(l, k, ck.prev + r.id, r.hi, &nps)) {
@@ -2211,8 +2218,7 @@ static inline int ikp__walk_next(const ikp_capture *cap, const ikp__lane *l, ikp
     while (!k->closed && ikp__next_word(&k->c, &w)) {
         int stamped = k->after_stamp;
         k->words++;
-        ikp__decode_word(cap->format, w, l->index, r);
-        if (r->ticks && !l->ticks) r->kind = IKP__KIND_INVALID;
+        ikp__lane_word(cap, l, w, r);
         k->after_stamp = 0;
         if (r->kind == IKP__KIND_ANCHOR_AUTO || r->kind == IKP__KIND_ANCHOR_G || r->kind == IKP__KIND_ANCHOR_C)
             k->anchors++;
@@ -2508,8 +2514,7 @@ static int ikp__lane_readings(ikp_capture *cap, const ikp__lane *l, size_t *room
     while (ikp__next_word(&c, &w)) {
         ikp__rec r;
         int was = stamped;
-        ikp__decode_word(cap->format, w, l->index, &r);
-        if (r.ticks && !l->ticks) r.kind = IKP__KIND_INVALID;
+        ikp__lane_word(cap, l, w, &r);
         stamped = 0;
         if (r.kind == IKP__KIND_ANCHOR_AUTO) {
             if (was && !ikp__add_reading(cap, room, l->pub.sm, ck.prev + r.id, ikp__anchor_at(l, ck.prev + r.id, r.hi), 0,
