@@ -5334,9 +5334,10 @@ IKP_DEF const char *ikp_group_name(const ikp_capture *cap, uint32_t group)
 /* >>decode-impl: per-lane decode */
 #define IKP__NONE 0xFFFFFFFFu
 typedef struct ikp__scratch {
-    uint32_t heads[IKP_WIRE_MAX_EVENTS]; /* innermost open begin per event id */
-    uint32_t touched[IKP_WIRE_MAX_EVENTS];
-    uint8_t is_touched[IKP_WIRE_MAX_EVENTS];
+    uint32_t *heads;                     /* innermost open begin per event id (IKP__NONE: none) */
+    uint32_t *touched;                   /* the ids given a head in this lane */
+    uint8_t *is_touched;
+    size_t nids;                         /* ids the three hold: up to the highest id met, doubled */
     uint32_t ntouched;
     int64_t *stack[IKP__SHARED_TRACKS];  /* per track: ends of the open regions */
     size_t stack_n[IKP__SHARED_TRACKS], stack_cap[IKP__SHARED_TRACKS];
@@ -5348,7 +5349,27 @@ static void ikp__scratch_free(const ikp_allocator *a, void *p)
     uint32_t t;
     if (!s) return;
     for (t = 0; t < IKP__SHARED_TRACKS; t++) ikp__free(a, s->stack[t]);
+    ikp__free(a, s->heads);
+    ikp__free(a, s->touched);
+    ikp__free(a, s->is_touched);
     ikp__free(a, s);
+}
+/* the scratch's per-id arrays made to hold id */
+static int ikp__scratch_ids(const ikp_allocator *a, ikp__scratch *s, uint32_t id)
+{
+    size_t n, k, c1 = s->nids, c2 = s->nids, c3 = s->nids;
+    if (!ikp__grow(a, (void **)&s->heads, &c1, (size_t)id + 1, sizeof *s->heads) ||
+        !ikp__grow(a, (void **)&s->touched, &c2, (size_t)id + 1, sizeof *s->touched) ||
+        !ikp__grow(a, (void **)&s->is_touched, &c3, (size_t)id + 1, 1))
+        return 0;
+    n = c1 < c2 ? c1 : c2; /* the same: each doubled from nids to past id */
+    if (c3 < n) n = c3;
+    for (k = s->nids; k < n; k++) {
+        s->heads[k] = IKP__NONE;
+        s->is_touched[k] = 0;
+    }
+    s->nids = n;
+    return 1;
 }
 
 IKP_DEF void ikp_lane_events_free(const ikp_capture *cap, ikp_lane_events *ev)
@@ -5449,7 +5470,7 @@ static ikp_result ikp__walk_events(const ikp_capture *cap, const ikp__lane *l, i
         if (out->first_ps == INT64_MIN || ps < out->first_ps) out->first_ps = ps;
         if (out->last_ps == INT64_MIN || ps > out->last_ps) out->last_ps = ps;
         if (r.kind == IKP__KIND_FINALIZE) continue;
-        if (r.kind == IKP_WIRE_KIND_END && s->heads[r.id] != IKP__NONE) {
+        if (r.kind == IKP_WIRE_KIND_END && r.id < s->nids && s->heads[r.id] != IKP__NONE) {
             e = &out->events[s->heads[r.id]];
             last = s->heads[r.id];
             s->heads[r.id] = e->link_;
@@ -5458,7 +5479,11 @@ static ikp_result ikp__walk_events(const ikp_capture *cap, const ikp__lane *l, i
             last_end = 1;
             continue;
         }
-        if (!(e = ikp__push_event(cap, out))) { oom = 1; break; }
+        if ((r.kind == IKP_WIRE_KIND_BEGIN && r.id >= s->nids && !ikp__scratch_ids(&cap->alloc, s, r.id)) ||
+            !(e = ikp__push_event(cap, out))) {
+            oom = 1;
+            break;
+        }
         e->start_ps = e->end_ps = ps;
         e->id = r.id;
         last = (uint32_t)(out->count - 1);
@@ -5491,7 +5516,7 @@ static ikp_result ikp__decode(const ikp_capture *cap, const ikp__lane *l, ikp_la
 {
     ikp__scratch *s;
     ikp_result r;
-    uint32_t i, t, ntr = 0, overflow = IKP__SHARED_TRACKS, maxtr = 0;
+    uint32_t t, ntr = 0, overflow = IKP__SHARED_TRACKS, maxtr = 0;
     int64_t cs = 0, ce = 0;
     int open = 0;
     size_t k;
@@ -5504,9 +5529,7 @@ static ikp_result ikp__decode(const ikp_capture *cap, const ikp__lane *l, ikp_la
     if (!out->scratch_) {
         out->scratch_ = ikp__alloc(&cap->alloc, sizeof(ikp__scratch));
         if (!out->scratch_) return ikp__oom(err);
-        s = (ikp__scratch *)out->scratch_;
-        memset(s, 0, sizeof *s);
-        for (i = 0; i < IKP_WIRE_MAX_EVENTS; i++) s->heads[i] = IKP__NONE;
+        memset(out->scratch_, 0, sizeof(ikp__scratch));
     }
     s = (ikp__scratch *)out->scratch_;
     r = ikp__is_nuggets(cap->format) ? ikp__nug_events(cap, l, out) : ikp__walk_events(cap, l, s, out, err);
@@ -5881,7 +5904,7 @@ typedef struct ikp__tw {
     int grouped;
     ikp_lane_events *ev;          /* the current block: one slot per lane with events */
     uint32_t *lane, n, ncap;
-    void *scratch;                /* the decoder's scratch (about 150 KB), one for all slots */
+    void *scratch;                /* the decoder's scratch, one for all slots */
     ikp__fend *fe;                /* its flow ends, by (slot, idx) */
     size_t nfe, fecap, *fe_at;    /* slot s: fe[fe_at[s] .. fe_at[s + 1]) */
     size_t fe_atcap;
