@@ -939,7 +939,9 @@ IKP_DEF ikp_result ikp_write_merged_path(const ikp_capture *const *caps, uint32_
 typedef struct ikp_export_options {
     const char *const *labels; /* a label per capture (NULL, or NULL entries: ikp_merge_labels') */
     int raw;                   /* each capture on its own GPU's raw %globaltimer (a check) */
-    uint32_t row_group_rows;   /* rows a row group (0: 65536) */
+    uint32_t row_group_rows;   /* rows a row group, at most (0: 65536) */
+    uint32_t row_group_bytes;  /* a row group's encoded pages, about, at most (0: half the largest
+                                  capture's buffer, at least 64 KiB) */
 } ikp_export_options;
 IKP_DEF ikp_result ikp_export_parquet(const ikp_capture *const *caps, uint32_t n, const ikp_export_options *opt,
                                       ikp_write_fn fn, void *user, ikp_error *err);
@@ -9580,6 +9582,79 @@ static int ikp__tc_write(void *user, const void *data, size_t size)
     return t->failed;
 }
 
+/* The RLE / bit-packing hybrid (levels, dictionary indices), written as
+   values come: a group of 8 equal values starts or lengthens an RLE run,
+   any other group is bit-packed (a run of one group); values left over at
+   the end of a page are RLE runs. */
+typedef struct ikp__pq_hyb {
+    uint64_t pend[8];  /* the group being filled */
+    uint64_t run_len;  /* the RLE run not yet written (0: none) */
+    uint32_t run_val;
+    unsigned np, width;
+} ikp__pq_hyb;
+
+/* n values (n * width a multiple of 8) packed LSB first, width bits each */
+static void ikp__pq_pack(ikp__tc *t, const uint64_t *x, unsigned n, unsigned width)
+{
+    unsigned char buf[32 * 8];
+    size_t bit = 0, bytes = (size_t)n * width / 8;
+    unsigned i, b, take;
+    memset(buf, 0, bytes);
+    for (i = 0; i < n; i++)
+        for (b = 0; b < width; b += take, bit += take) {
+            take = 8 - (unsigned)(bit & 7);
+            if (take > width - b) take = width - b;
+            buf[bit >> 3] |= (unsigned char)(((x[i] >> b) & ((1u << take) - 1)) << (bit & 7));
+        }
+    ikp__tc_put(t, buf, bytes);
+}
+static void ikp__hyb_run(ikp__tc *t, ikp__pq_hyb *h)
+{
+    unsigned k;
+    if (!h->run_len) return;
+    ikp__tc_uvar(t, h->run_len << 1);
+    for (k = 0; k < (h->width + 7) / 8; k++) ikp__tc_byte(t, (h->run_val >> 8 * k) & 0xFF);
+    h->run_len = 0;
+}
+static void ikp__hyb_one(ikp__tc *t, ikp__pq_hyb *h, uint32_t v, unsigned count)
+{
+    if (h->run_len && h->run_val == v) h->run_len += count;
+    else {
+        ikp__hyb_run(t, h);
+        h->run_val = v;
+        h->run_len = count;
+    }
+}
+static void ikp__hyb_put(ikp__tc *t, ikp__pq_hyb *h, uint32_t v)
+{
+    unsigned k;
+    h->pend[h->np++] = v;
+    if (h->np < 8) return;
+    h->np = 0;
+    for (k = 1; k < 8 && h->pend[k] == h->pend[0]; k++) {}
+    if (k == 8) ikp__hyb_one(t, h, (uint32_t)h->pend[0], 8);
+    else {
+        ikp__hyb_run(t, h);
+        ikp__tc_byte(t, 1 << 1 | 1); /* one bit-packed group of 8 */
+        ikp__pq_pack(t, h->pend, 8, h->width);
+    }
+}
+static void ikp__hyb_end(ikp__tc *t, ikp__pq_hyb *h)
+{
+    unsigned k;
+    for (k = 0; k < h->np; k++) ikp__hyb_one(t, h, (uint32_t)h->pend[k], 1);
+    ikp__hyb_run(t, h);
+    h->np = 0;
+}
+
+/* the bits x needs */
+static unsigned ikp__bits(uint64_t x)
+{
+    unsigned n = 0;
+    for (; x; x >>= 1) n++;
+    return n;
+}
+
 /* The table's columns (FORMAT.md "Parquet export") */
 typedef struct ikp__pq_col_def {
     const char *name;
@@ -9598,15 +9673,28 @@ static const ikp__pq_col_def ikp__pq_cols[IKP__PQ_COLS] = {
     {"end_ns", IKP__PQ_INT64, 0, 0},      {"duration_ps", IKP__PQ_INT64, 0, 0}, {"begin_data", IKP__PQ_INT64, 1, 0},
     {"end_data", IKP__PQ_INT64, 1, 0},    {"placement_ns", IKP__PQ_INT64, 1, 0}, {"time_axis", IKP__PQ_BYTES, 0, 1},
 };
+/* Parquet's encodings used here */
+enum { IKP__PE_PLAIN = 0, IKP__PE_RLE = 3, IKP__PE_DELTA = 5, IKP__PE_DICT = 8 };
+#define IKP__PQ_BLOCK_VALUES 128 /* DELTA_BINARY_PACKED: values a block, in 4 miniblocks of 32 */
 
-/* one column of the row group being filled: its PLAIN values (of the rows
-   not null) and, if optional, a definition level a row (1: a value) */
+/* One column of the row group being filled, its pages encoded as rows
+   come. Numbers: one data page, DELTA_BINARY_PACKED (the first value, then
+   blocks of 128 deltas: the least delta and each miniblock's bit width,
+   then the deltas less the least, bit-packed). Text: the chunk's
+   dictionary (its page's PLAIN values), and data pages of indices in the
+   hybrid encoding, a new page where the dictionary outgrows the bit
+   width. Optional columns: a definition level a row (1: a value). */
 typedef struct ikp__pq_buf {
-    ikp__tc v;                   /* text columns: the dictionary (its page's PLAIN values) */
-    unsigned char *def;
-    size_t ndef, defcap;
-    uint32_t *idx;               /* text columns: each row's index in the dictionary */
-    size_t nidx, idxcap;
+    ikp__tc v;                   /* numbers: the page's blocks; text: the dictionary page's values */
+    ikp__tc lv;                  /* the definition levels, encoded */
+    ikp__tc ix;                  /* text: the indices of the data page being filled, encoded */
+    ikp__tc pages;               /* text: the chunk's data pages finished, headers and bodies */
+    ikp__pq_hyb lh, ih;          /* the levels' and the indices' encoders */
+    uint64_t count;              /* numbers: the values in the page */
+    uint64_t page_rows;          /* text: the rows in the data page being filled */
+    int64_t first, prev;
+    int64_t *d;                  /* numbers: deltas not yet in a block (IKP__PQ_BLOCK_VALUES) */
+    unsigned nd;
     uint32_t *ent;               /* the dictionary's entries: offset and length in v, in pairs */
     size_t nent, entcap;
     uint32_t *ht;                /* entry + 1 by hash (0: free); htcap a power of two */
@@ -9618,25 +9706,29 @@ typedef struct ikp__pq_buf {
     uint32_t seen_ent[8];
 } ikp__pq_buf;
 
-/* a written column chunk, for the footer */
-typedef struct ikp__pq_chunk {
-    int64_t offset, size, values;
-    int64_t dict_offset;         /* its dictionary page (text columns), else -1 */
-} ikp__pq_chunk;
+/* a written row group, for the footer: where it starts, its rows, and each
+   column chunk's bytes of dictionary page (text) and of data pages, in
+   column order from offset */
+typedef struct ikp__pq_group {
+    int64_t offset;
+    uint32_t rows;
+    uint32_t size[IKP__PQ_COLS][2];
+} ikp__pq_group;
 
 typedef struct ikp__pqw {
     const ikp_allocator *a;
     ikp__out o;
-    char obuf[1 << 16];
+    char obuf[1 << 12];          /* pages pass it by: what it gathers is headers */
     int64_t offset;              /* bytes written */
+    int64_t footer;              /* where the footer starts */
     ikp__pq_buf col[IKP__PQ_COLS];
+    ikp__tc h;                   /* a page header, or a piece of the footer, being made */
     uint64_t rows;               /* in the row group being filled */
     uint64_t total_rows;
-    uint32_t group_rows;         /* rows a row group */
-    ikp__pq_chunk *chunks;       /* IKP__PQ_COLS a row group written */
-    size_t nchunks, chunkcap;
-    ikp__tc kv;                  /* the footer's key-value metadata, as list elements */
-    uint32_t nkv;
+    uint32_t group_rows;         /* rows a row group, at most */
+    size_t group_bytes;          /* encoded bytes a row group, about, at most */
+    ikp__pq_group *groups;       /* the row groups written */
+    size_t ngroups, groupcap;
     int failed;                  /* out of memory, or too_big */
     int too_big;                 /* a page or the footer past 2 GiB */
 } ikp__pqw;
@@ -9647,22 +9739,101 @@ static void ikp__pq_out(ikp__pqw *w, const void *d, size_t n)
     ikp__put(&w->o, (const char *)d, n);
     w->offset += (int64_t)n;
 }
+/* t written out and emptied (its Thrift field state kept) */
+static void ikp__pq_emit(ikp__pqw *w, ikp__tc *t)
+{
+    if (t->failed) w->failed = 1;
+    else ikp__pq_out(w, t->p, t->n);
+    t->n = 0;
+}
 
-static void ikp__pq_i32(ikp__pqw *w, int c, int32_t v)
+/* a block of the deltas gathered: DELTA_BINARY_PACKED */
+static void ikp__pq_block(ikp__pq_buf *b)
 {
-    unsigned char b[4];
-    uint32_t u = (uint32_t)v;
-    b[0] = (unsigned char)u; b[1] = (unsigned char)(u >> 8); b[2] = (unsigned char)(u >> 16); b[3] = (unsigned char)(u >> 24);
-    ikp__tc_put(&w->col[c].v, b, 4);
+    uint64_t x[32];
+    unsigned char width[4];
+    int64_t least = b->d[0];
+    unsigned i, m;
+    for (i = 1; i < b->nd; i++)
+        if (b->d[i] < least) least = b->d[i];
+    ikp__tc_uvar(&b->v, ikp__zigzag(least));
+    for (m = 0; m < 4; m++) { /* a miniblock past the values: width 0, and no bytes */
+        uint64_t any = 0;
+        for (i = 32 * m; i < 32 * m + 32 && i < b->nd; i++) any |= (uint64_t)b->d[i] - (uint64_t)least;
+        width[m] = (unsigned char)ikp__bits(any);
+    }
+    ikp__tc_put(&b->v, width, 4);
+    for (m = 0; m < 4 && 32 * m < b->nd; m++) {
+        for (i = 0; i < 32; i++)
+            x[i] = 32 * m + i < b->nd ? (uint64_t)b->d[32 * m + i] - (uint64_t)least : 0;
+        ikp__pq_pack(&b->v, x, 32, width[m]);
+    }
+    b->nd = 0;
 }
-static void ikp__pq_i64(ikp__pqw *w, int c, int64_t v)
+/* the signed value of a 64-bit (or, wide 0, 32-bit) two's complement pattern */
+static int64_t ikp__signed(uint64_t u, int wide)
 {
-    unsigned char b[8];
-    uint64_t u = (uint64_t)v;
-    int k;
-    for (k = 0; k < 8; k++) b[k] = (unsigned char)(u >> 8 * k);
-    ikp__tc_put(&w->col[c].v, b, 8);
+    if (!wide) return (u & 0x80000000u) ? (int64_t)(u & 0xFFFFFFFFu) - 0x100000000ll : (int64_t)(u & 0xFFFFFFFFu);
+    return u > (uint64_t)INT64_MAX ? -(int64_t)(~u) - 1 : (int64_t)u;
 }
+/* a number of column c (an INT32 column's within its range) */
+static void ikp__pq_num(ikp__pqw *w, int c, int64_t v)
+{
+    ikp__pq_buf *b = &w->col[c];
+    if (w->failed) return;
+    if (b->count++ == 0) b->first = v;
+    else { /* deltas wrap as the column's type does (readers undo them the same way) */
+        b->d[b->nd++] = ikp__signed((uint64_t)v - (uint64_t)b->prev, ikp__pq_cols[c].type == IKP__PQ_INT64);
+        if (b->nd == IKP__PQ_BLOCK_VALUES) ikp__pq_block(b);
+    }
+    b->prev = v;
+}
+/* an optional column's definition level for this row: 1 with a value, 0 null */
+static void ikp__pq_def(ikp__pqw *w, int c, int present)
+{
+    ikp__pq_buf *b = &w->col[c];
+    ikp__hyb_put(&b->lv, &b->lh, present != 0);
+}
+
+/* a page header: its type (0 data, 2 dictionary), body size, and its own
+   header (data: rows and the values' encoding; dictionary: entries) */
+static void ikp__pq_page_header(ikp__tc *h, int type, size_t body, int64_t count, int encoding)
+{
+    h->n = 0;
+    h->depth = 0;
+    h->last[0] = 0;
+    ikp__tc_i32(h, 1, type);
+    ikp__tc_i32(h, 2, (int32_t)body);
+    ikp__tc_i32(h, 3, (int32_t)body);
+    if (type == 0) {
+        ikp__tc_begin(h, 5); /* DataPageHeader */
+        ikp__tc_i32(h, 1, (int32_t)count);
+        ikp__tc_i32(h, 2, encoding);
+        ikp__tc_i32(h, 3, IKP__PE_RLE); /* levels */
+        ikp__tc_i32(h, 4, IKP__PE_RLE);
+    } else {
+        ikp__tc_begin(h, 7); /* DictionaryPageHeader */
+        ikp__tc_i32(h, 1, (int32_t)count);
+        ikp__tc_i32(h, 2, IKP__PE_PLAIN);
+    }
+    ikp__tc_end(h);
+    ikp__tc_byte(h, 0);
+}
+/* a text column's data page being filled, finished into its chunk's pages */
+static void ikp__pq_text_page(ikp__pqw *w, ikp__pq_buf *b)
+{
+    if (!b->page_rows) return;
+    ikp__hyb_end(&b->ix, &b->ih);
+    if (b->ix.n + 1 > 0x7FFFFFFF) w->too_big = w->failed = 1;
+    ikp__pq_page_header(&w->h, 0, b->ix.n + 1, (int64_t)b->page_rows, IKP__PE_DICT);
+    if (w->h.failed || b->ix.failed) w->failed = 1;
+    ikp__tc_put(&b->pages, w->h.p, w->h.n);
+    ikp__tc_byte(&b->pages, b->ih.width);
+    ikp__tc_put(&b->pages, b->ix.p, b->ix.n);
+    b->ix.n = 0;
+    b->page_rows = 0;
+}
+
 #define IKP__FNV_BASIS 14695981039346656037ull
 #define IKP__FNV_PRIME 1099511628211ull
 static uint64_t ikp__fnv(const char *s, size_t n)
@@ -9689,264 +9860,255 @@ static int ikp__pq_rehash(const ikp_allocator *a, ikp__pq_buf *b)
     b->htcap = cap;
     return 1;
 }
+/* s added to the chunk's dictionary as entry e (counted from 1), in the
+   hash table's slot k; the data page ends where its indices' bit width
+   no longer holds the new index */
+static int ikp__pq_dict_add(ikp__pqw *w, ikp__pq_buf *b, const char *s, size_t n, size_t k)
+{
+    unsigned char len[4];
+    if (!ikp__grow(w->a, (void **)&b->ent, &b->entcap, 2 * b->nent + 2, sizeof *b->ent) ||
+        b->v.n + 4 + n > 0x7FFFFFFF)
+        return 0;
+    len[0] = (unsigned char)n; len[1] = (unsigned char)(n >> 8);
+    len[2] = (unsigned char)(n >> 16); len[3] = (unsigned char)(n >> 24);
+    ikp__tc_put(&b->v, len, 4); /* the dictionary page's PLAIN bytes: its length, then the value */
+    b->ent[2 * b->nent] = (uint32_t)(b->v.n);
+    b->ent[2 * b->nent + 1] = (uint32_t)n;
+    ikp__tc_put(&b->v, s, n);
+    if (b->v.failed) return 0;
+    b->ht[k] = (uint32_t)++b->nent;
+    if ((b->nent - 1) >> b->ih.width) {
+        ikp__pq_text_page(w, b);
+        b->ih.width = ikp__bits(b->nent - 1);
+    }
+    return 1;
+}
 /* a text value: its index in the chunk's dictionary (added if new) */
 static void ikp__pq_text(ikp__pqw *w, int c, const char *s)
 {
     ikp__pq_buf *b = &w->col[c];
     size_t n, k, slot = ((size_t)s >> 3) & 7;
     uint32_t e;
-    unsigned char len[4];
     if (w->failed) return;
-    if (b->seen[slot] == s && ikp__grow(w->a, (void **)&b->idx, &b->idxcap, b->nidx + 1, sizeof *b->idx)) {
-        b->idx[b->nidx++] = b->seen_ent[slot];
-        return;
-    }
-    n = strlen(s);
-    if ((2 * (b->nent + 1) > b->htcap && !ikp__pq_rehash(w->a, b)) ||
-        !ikp__grow(w->a, (void **)&b->idx, &b->idxcap, b->nidx + 1, sizeof *b->idx) || n > 0x7FFFFFFF) {
-        w->failed = 1;
-        return;
-    }
-    for (k = ikp__fnv(s, n) & (b->htcap - 1); (e = b->ht[k]) != 0; k = (k + 1) & (b->htcap - 1))
-        if (b->ent[2 * (e - 1) + 1] == n && memcmp(b->v.p + b->ent[2 * (e - 1)], s, n) == 0) break;
-    if (!e) { /* a new value: the dictionary page's PLAIN bytes hold it after its length */
-        if (!ikp__grow(w->a, (void **)&b->ent, &b->entcap, 2 * b->nent + 2, sizeof *b->ent) ||
-            b->v.n + 4 + n > 0x7FFFFFFF) {
+    if (b->seen[slot] != s) {
+        n = strlen(s);
+        if ((2 * (b->nent + 1) > b->htcap && !ikp__pq_rehash(w->a, b)) || n > 0x7FFFFFFF) {
             w->failed = 1;
             return;
         }
-        len[0] = (unsigned char)n; len[1] = (unsigned char)(n >> 8);
-        len[2] = (unsigned char)(n >> 16); len[3] = (unsigned char)(n >> 24);
-        ikp__tc_put(&b->v, len, 4);
-        b->ent[2 * b->nent] = (uint32_t)(b->v.n);
-        b->ent[2 * b->nent + 1] = (uint32_t)n;
-        ikp__tc_put(&b->v, s, n);
-        if (b->v.failed) {
-            w->failed = 1;
-            return;
+        for (k = ikp__fnv(s, n) & (b->htcap - 1); (e = b->ht[k]) != 0; k = (k + 1) & (b->htcap - 1))
+            if (b->ent[2 * (e - 1) + 1] == n && memcmp(b->v.p + b->ent[2 * (e - 1)], s, n) == 0) break;
+        if (!e) {
+            if (!ikp__pq_dict_add(w, b, s, n, k)) {
+                w->failed = 1;
+                return;
+            }
+            e = (uint32_t)b->nent;
         }
-        e = (uint32_t)++b->nent;
-        b->ht[k] = e;
+        b->seen[slot] = s;
+        b->seen_ent[slot] = e - 1;
     }
-    b->idx[b->nidx++] = e - 1;
-    b->seen[slot] = s;
-    b->seen_ent[slot] = e - 1;
+    ikp__hyb_put(&b->ix, &b->ih, b->seen_ent[slot]);
+    b->page_rows++;
 }
-/* an optional column's definition level for this row: 1 with a value, 0 null */
-static void ikp__pq_def(ikp__pqw *w, int c, int present)
+
+/* column chunks written: a text column's dictionary page, then its data
+   pages; a number column's one data page (PLAIN where all its rows are
+   null, so that it has no values) */
+static void ikp__pq_text_chunk(ikp__pqw *w, ikp__pq_buf *b, uint32_t size[2])
+{
+    int64_t at = w->offset;
+    ikp__pq_text_page(w, b);
+    ikp__pq_page_header(&w->h, 2, b->v.n, (int64_t)b->nent, 0);
+    if (w->h.failed || b->v.failed || b->pages.failed) w->failed = 1;
+    if (w->failed) return;
+    ikp__pq_out(w, w->h.p, w->h.n);
+    ikp__pq_out(w, b->v.p, b->v.n);
+    size[0] = (uint32_t)(w->offset - at);
+    ikp__pq_out(w, b->pages.p, b->pages.n);
+    size[1] = (uint32_t)(w->offset - at) - size[0];
+    b->v.n = b->pages.n = 0;
+    b->nent = 0;
+    b->ih.width = 1;
+    if (b->ht) memset(b->ht, 0, b->htcap * sizeof *b->ht);
+    memset(b->seen, 0, sizeof b->seen);
+}
+static void ikp__pq_num_chunk(ikp__pqw *w, int c, uint32_t size[2])
 {
     ikp__pq_buf *b = &w->col[c];
-    if (!ikp__grow(w->a, (void **)&b->def, &b->defcap, b->ndef + 1, 1)) { w->failed = 1; return; }
-    b->def[b->ndef++] = (unsigned char)present;
+    const int optional = ikp__pq_cols[c].optional;
+    unsigned char head[4 + 4 * 10];
+    ikp__tc t;
+    size_t body;
+    int64_t at = w->offset;
+    if (b->nd) ikp__pq_block(b);
+    if (optional) ikp__hyb_end(&b->lv, &b->lh);
+    memset(&t, 0, sizeof t); /* before the values: the levels' length, then the delta header */
+    t.p = head;
+    t.cap = sizeof head;
+    if (optional) ikp__tc_put(&t, "\0\0\0\0", 4);
+    if (b->count) {
+        ikp__tc_uvar(&t, IKP__PQ_BLOCK_VALUES);
+        ikp__tc_uvar(&t, 4);
+        ikp__tc_uvar(&t, b->count);
+        ikp__tc_uvar(&t, ikp__zigzag(b->first));
+    }
+    body = t.n + (optional ? b->lv.n : 0) + b->v.n;
+    if (body > 0x7FFFFFFF) w->too_big = w->failed = 1;
+    ikp__pq_page_header(&w->h, 0, body, (int64_t)w->rows, b->count ? IKP__PE_DELTA : IKP__PE_PLAIN);
+    if (w->h.failed || b->v.failed || b->lv.failed) w->failed = 1;
+    if (w->failed) return;
+    ikp__pq_out(w, w->h.p, w->h.n);
+    if (optional) {
+        head[0] = (unsigned char)b->lv.n; head[1] = (unsigned char)(b->lv.n >> 8);
+        head[2] = (unsigned char)(b->lv.n >> 16); head[3] = (unsigned char)(b->lv.n >> 24);
+        ikp__pq_out(w, head, 4);
+        ikp__pq_out(w, b->lv.p, b->lv.n);
+        ikp__pq_out(w, head + 4, t.n - 4);
+    } else ikp__pq_out(w, head, t.n);
+    ikp__pq_out(w, b->v.p, b->v.n);
+    size[0] = 0;
+    size[1] = (uint32_t)(w->offset - at);
+    b->v.n = b->lv.n = 0;
+    b->count = 0;
 }
 
-/* levels (0 or 1 each) in the RLE / bit-packing hybrid encoding, bit width
-   1: runs of equal levels, each a ULEB128 header (count << 1) and one byte */
-static void ikp__pq_levels(ikp__tc *t, const unsigned char *d, size_t n)
+/* the bytes the row group's pages hold so far */
+static size_t ikp__pq_held(const ikp__pqw *w)
 {
-    size_t i = 0, j;
-    while (i < n) {
-        for (j = i + 1; j < n && d[j] == d[i]; j++) {}
-        ikp__tc_uvar(t, (uint64_t)(j - i) << 1);
-        ikp__tc_byte(t, d[i]);
-        i = j;
-    }
+    size_t n = 0;
+    int c;
+    for (c = 0; c < IKP__PQ_COLS; c++) n += w->col[c].v.n + w->col[c].lv.n + w->col[c].ix.n + w->col[c].pages.n;
+    return n;
 }
-/* dictionary indices in the same encoding, after a byte of their bit
-   width: runs of equal indices, each value in (width + 7) / 8 bytes */
-static void ikp__pq_indices(ikp__tc *t, const uint32_t *x, size_t n, uint32_t entries)
-{
-    unsigned width = 1, k;
-    size_t i = 0, j;
-    while (width < 32 && (entries - 1) >> width) width++;
-    ikp__tc_byte(t, width);
-    while (i < n) {
-        for (j = i + 1; j < n && x[j] == x[i]; j++) {}
-        ikp__tc_uvar(t, (uint64_t)(j - i) << 1);
-        for (k = 0; k < (width + 7) / 8; k++) ikp__tc_byte(t, (x[i] >> 8 * k) & 0xFF);
-        i = j;
-    }
-}
-
-/* a page header: its type (0 data, 2 dictionary), body size, and its own
-   header (data: rows and the values' encoding; dictionary: entries) */
-static void ikp__pq_page_header(ikp__tc *h, int type, size_t body, int64_t count, int encoding)
-{
-    h->n = 0;
-    h->depth = 0;
-    h->last[0] = 0;
-    ikp__tc_i32(h, 1, type);
-    ikp__tc_i32(h, 2, (int32_t)body);
-    ikp__tc_i32(h, 3, (int32_t)body);
-    if (type == 0) {
-        ikp__tc_begin(h, 5); /* DataPageHeader */
-        ikp__tc_i32(h, 1, (int32_t)count);
-        ikp__tc_i32(h, 2, encoding);
-        ikp__tc_i32(h, 3, 3); /* levels: RLE */
-        ikp__tc_i32(h, 4, 3);
-    } else {
-        ikp__tc_begin(h, 7); /* DictionaryPageHeader */
-        ikp__tc_i32(h, 1, (int32_t)count);
-        ikp__tc_i32(h, 2, 0); /* PLAIN */
-    }
-    ikp__tc_end(h);
-    ikp__tc_byte(h, 0);
-}
-
-/* The row group filled so far: each column a chunk of one data page (text
-   columns: a dictionary page, then the data page of indices) */
+/* The row group filled so far, written: its column chunks in order */
 static void ikp__pq_flush_group(ikp__pqw *w)
 {
+    ikp__pq_group *g;
     int c;
-    ikp__tc h, lv, ix;
-    if (!w->rows) return;
-    memset(&h, 0, sizeof h);
-    memset(&lv, 0, sizeof lv);
-    memset(&ix, 0, sizeof ix);
-    h.a = lv.a = ix.a = w->a;
-    if (!ikp__grow(w->a, (void **)&w->chunks, &w->chunkcap, w->nchunks + IKP__PQ_COLS, sizeof *w->chunks)) {
+    if (!w->rows || w->failed) return;
+    if (!ikp__grow(w->a, (void **)&w->groups, &w->groupcap, w->ngroups + 1, sizeof *w->groups)) {
         w->failed = 1;
         return;
     }
+    g = &w->groups[w->ngroups++];
+    g->offset = w->offset;
+    g->rows = (uint32_t)w->rows;
     for (c = 0; c < IKP__PQ_COLS && !w->failed; c++) {
-        ikp__pq_buf *b = &w->col[c];
-        ikp__pq_chunk *k = &w->chunks[w->nchunks++];
-        const int text = ikp__pq_cols[c].string;
-        const ikp__tc *values = text ? &ix : &b->v;
-        size_t body;
-        unsigned char len[4];
-        lv.n = ix.n = 0;
-        if (ikp__pq_cols[c].optional) ikp__pq_levels(&lv, b->def, b->ndef);
-        if (text) ikp__pq_indices(&ix, b->idx, b->nidx, (uint32_t)b->nent);
-        body = (ikp__pq_cols[c].optional ? 4 + lv.n : 0) + values->n;
-        k->offset = k->dict_offset = -1;
-        k->size = 0;
-        k->values = (int64_t)w->rows;
-        if (text) { /* the dictionary page */
-            ikp__pq_page_header(&h, 2, b->v.n, (int64_t)b->nent, 0);
-            if (b->v.n > 0x7FFFFFFF) w->too_big = 1;
-            if (h.failed || b->v.failed || b->v.n > 0x7FFFFFFF) { w->failed = 1; break; }
-            k->dict_offset = w->offset;
-            ikp__pq_out(w, h.p, h.n);
-            ikp__pq_out(w, b->v.p, b->v.n);
-        }
-        ikp__pq_page_header(&h, 0, body, (int64_t)w->rows, text ? 8 /* RLE_DICTIONARY */ : 0 /* PLAIN */);
-        if (body > 0x7FFFFFFF) w->too_big = 1;
-        if (h.failed || lv.failed || ix.failed || b->v.failed || body > 0x7FFFFFFF) { w->failed = 1; break; }
-        k->offset = w->offset;
-        ikp__pq_out(w, h.p, h.n);
-        if (ikp__pq_cols[c].optional) {
-            len[0] = (unsigned char)lv.n; len[1] = (unsigned char)(lv.n >> 8);
-            len[2] = (unsigned char)(lv.n >> 16); len[3] = (unsigned char)(lv.n >> 24);
-            ikp__pq_out(w, len, 4);
-            ikp__pq_out(w, lv.p, lv.n);
-        }
-        ikp__pq_out(w, values->p, values->n);
-        k->size = w->offset - (text ? k->dict_offset : k->offset);
-        b->v.n = 0;
-        b->ndef = 0;
-        b->nidx = 0;
-        b->nent = 0;
-        if (b->ht) memset(b->ht, 0, b->htcap * sizeof *b->ht);
-        memset(b->seen, 0, sizeof b->seen);
+        if (ikp__pq_cols[c].string) ikp__pq_text_chunk(w, &w->col[c], g->size[c]);
+        else ikp__pq_num_chunk(w, c, g->size[c]);
     }
-    ikp__free(w->a, h.p);
-    ikp__free(w->a, lv.p);
-    ikp__free(w->a, ix.p);
     w->total_rows += w->rows;
     w->rows = 0;
 }
-
-/* the footer: FileMetaData, its length, "PAR1" */
-static void ikp__pq_footer(ikp__pqw *w)
+/* a row ended: the row group written when it is full */
+static void ikp__pq_row_end(ikp__pqw *w)
 {
-    ikp__tc t;
-    size_t g, ngroups = w->nchunks / IKP__PQ_COLS;
-    int c;
-    unsigned char len[4];
-    memset(&t, 0, sizeof t);
-    t.a = w->a;
-    ikp__tc_i32(&t, 1, 2); /* version: 2, for RLE_DICTIONARY (data pages stay v1) */
-    ikp__tc_list(&t, 2, IKP__TC_STRUCT, IKP__PQ_COLS + 1);
-    ikp__tc_begin(&t, 0); /* the schema's root */
-    ikp__tc_bin(&t, 4, "schema");
-    ikp__tc_i32(&t, 5, IKP__PQ_COLS);
-    ikp__tc_end(&t);
-    for (c = 0; c < IKP__PQ_COLS; c++) {
-        const ikp__pq_col_def *d = &ikp__pq_cols[c];
-        ikp__tc_begin(&t, 0);
-        ikp__tc_i32(&t, 1, d->type);
-        ikp__tc_i32(&t, 3, d->optional ? IKP__PQ_OPTIONAL : IKP__PQ_REQUIRED);
-        ikp__tc_bin(&t, 4, d->name);
-        if (d->string) ikp__tc_i32(&t, 6, 0); /* UTF8 */
-        if (d->string) { /* logicalType: STRING */
-            ikp__tc_begin(&t, 10);
-            ikp__tc_begin(&t, 1);
-            ikp__tc_end(&t);
-            ikp__tc_end(&t);
-        }
-        ikp__tc_end(&t);
-    }
-    ikp__tc_i64(&t, 3, (int64_t)w->total_rows);
-    ikp__tc_list(&t, 4, IKP__TC_STRUCT, ngroups);
-    for (g = 0; g < ngroups; g++) {
-        const ikp__pq_chunk *k = &w->chunks[g * IKP__PQ_COLS];
-        int64_t bytes = 0;
-        for (c = 0; c < IKP__PQ_COLS; c++) bytes += k[c].size;
-        ikp__tc_begin(&t, 0); /* RowGroup */
-        ikp__tc_list(&t, 1, IKP__TC_STRUCT, IKP__PQ_COLS);
-        for (c = 0; c < IKP__PQ_COLS; c++) {
-            const int text = ikp__pq_cols[c].string;
-            ikp__tc_begin(&t, 0); /* ColumnChunk */
-            ikp__tc_i64(&t, 2, text ? k[c].dict_offset : k[c].offset);
-            ikp__tc_begin(&t, 3); /* ColumnMetaData */
-            ikp__tc_i32(&t, 1, ikp__pq_cols[c].type);
-            ikp__tc_list(&t, 2, IKP__TC_I32, (size_t)(1 + (ikp__pq_cols[c].optional || text) + text));
-            ikp__tc_uvar(&t, ikp__zigzag(0)); /* PLAIN */
-            if (ikp__pq_cols[c].optional || text) ikp__tc_uvar(&t, ikp__zigzag(3)); /* RLE */
-            if (text) ikp__tc_uvar(&t, ikp__zigzag(8)); /* RLE_DICTIONARY */
-            ikp__tc_list(&t, 3, IKP__TC_BINARY, 1);
-            ikp__tc_str(&t, ikp__pq_cols[c].name, strlen(ikp__pq_cols[c].name));
-            ikp__tc_i32(&t, 4, 0); /* UNCOMPRESSED */
-            ikp__tc_i64(&t, 5, k[c].values);
-            ikp__tc_i64(&t, 6, k[c].size);
-            ikp__tc_i64(&t, 7, k[c].size);
-            ikp__tc_i64(&t, 9, k[c].offset);
-            if (text) ikp__tc_i64(&t, 11, k[c].dict_offset);
-            ikp__tc_end(&t);
-            ikp__tc_end(&t);
-        }
-        ikp__tc_i64(&t, 2, bytes);
-        ikp__tc_i64(&t, 3, k[0].values);
-        ikp__tc_end(&t);
-    }
-    if (w->nkv) {
-        ikp__tc_list(&t, 5, IKP__TC_STRUCT, w->nkv);
-        ikp__tc_put(&t, w->kv.p, w->kv.n);
-    }
-    ikp__tc_bin(&t, 6, "ikp " IKP_VERSION_STRING);
-    ikp__tc_byte(&t, 0);
-    if (t.n > 0x7FFFFFFF) w->too_big = 1;
-    if (t.failed || w->kv.failed || t.n > 0x7FFFFFFF) w->failed = 1;
-    else {
-        ikp__pq_out(w, t.p, t.n);
-        len[0] = (unsigned char)t.n; len[1] = (unsigned char)(t.n >> 8);
-        len[2] = (unsigned char)(t.n >> 16); len[3] = (unsigned char)(t.n >> 24);
-        ikp__pq_out(w, len, 4);
-        ikp__pq_out(w, "PAR1", 4);
-    }
-    ikp__free(w->a, t.p);
+    if (++w->rows >= w->group_rows || ((w->rows & 63) == 0 && ikp__pq_held(w) >= w->group_bytes))
+        ikp__pq_flush_group(w);
 }
 
-/* a key-value pair of the footer's metadata */
+/* a row group's RowGroup struct, a list element */
+static void ikp__pq_footer_group(ikp__tc *t, const ikp__pq_group *g)
+{
+    int64_t at = g->offset;
+    int c;
+    ikp__tc_begin(t, 0); /* RowGroup */
+    ikp__tc_list(t, 1, IKP__TC_STRUCT, IKP__PQ_COLS);
+    for (c = 0; c < IKP__PQ_COLS; c++) {
+        const ikp__pq_col_def *d = &ikp__pq_cols[c];
+        const int64_t bytes = (int64_t)g->size[c][0] + g->size[c][1];
+        ikp__tc_begin(t, 0); /* ColumnChunk */
+        ikp__tc_i64(t, 2, at);
+        ikp__tc_begin(t, 3); /* ColumnMetaData */
+        ikp__tc_i32(t, 1, d->type);
+        ikp__tc_list(t, 2, IKP__TC_I32, (size_t)(d->string ? 3 : 2 + d->optional));
+        ikp__tc_uvar(t, ikp__zigzag(IKP__PE_PLAIN));
+        ikp__tc_uvar(t, ikp__zigzag(d->string ? IKP__PE_DICT : IKP__PE_DELTA));
+        if (d->string || d->optional) ikp__tc_uvar(t, ikp__zigzag(IKP__PE_RLE));
+        ikp__tc_list(t, 3, IKP__TC_BINARY, 1);
+        ikp__tc_str(t, d->name, strlen(d->name));
+        ikp__tc_i32(t, 4, 0); /* UNCOMPRESSED */
+        ikp__tc_i64(t, 5, g->rows);
+        ikp__tc_i64(t, 6, bytes);
+        ikp__tc_i64(t, 7, bytes);
+        ikp__tc_i64(t, 9, at + g->size[c][0]);
+        if (d->string) ikp__tc_i64(t, 11, at);
+        ikp__tc_end(t);
+        ikp__tc_end(t);
+        at += bytes;
+    }
+    ikp__tc_i64(t, 2, at - g->offset);
+    ikp__tc_i64(t, 3, g->rows);
+    ikp__tc_end(t);
+}
+
+/* The footer, written a piece at a time: FileMetaData (its schema, rows
+   and row groups, then the key-value metadata's list and elements,
+   then created_by), its length and "PAR1" */
+static void ikp__pq_footer_begin(ikp__pqw *w, size_t nkv)
+{
+    ikp__tc *t = &w->h;
+    size_t g;
+    int c;
+    w->footer = w->offset;
+    t->n = 0;
+    t->depth = 0;
+    t->last[0] = 0;
+    ikp__tc_i32(t, 1, 2); /* version: 2, for RLE_DICTIONARY (data pages stay v1) */
+    ikp__tc_list(t, 2, IKP__TC_STRUCT, IKP__PQ_COLS + 1);
+    ikp__tc_begin(t, 0); /* the schema's root */
+    ikp__tc_bin(t, 4, "schema");
+    ikp__tc_i32(t, 5, IKP__PQ_COLS);
+    ikp__tc_end(t);
+    for (c = 0; c < IKP__PQ_COLS; c++) {
+        const ikp__pq_col_def *d = &ikp__pq_cols[c];
+        ikp__tc_begin(t, 0);
+        ikp__tc_i32(t, 1, d->type);
+        ikp__tc_i32(t, 3, d->optional ? IKP__PQ_OPTIONAL : IKP__PQ_REQUIRED);
+        ikp__tc_bin(t, 4, d->name);
+        if (d->string) ikp__tc_i32(t, 6, 0); /* UTF8 */
+        if (d->string) { /* logicalType: STRING */
+            ikp__tc_begin(t, 10);
+            ikp__tc_begin(t, 1);
+            ikp__tc_end(t);
+            ikp__tc_end(t);
+        }
+        ikp__tc_end(t);
+    }
+    ikp__tc_i64(t, 3, (int64_t)w->total_rows);
+    ikp__tc_list(t, 4, IKP__TC_STRUCT, w->ngroups);
+    for (g = 0; g < w->ngroups; g++) {
+        ikp__pq_footer_group(t, &w->groups[g]);
+        ikp__pq_emit(w, t);
+    }
+    ikp__tc_list(t, 5, IKP__TC_STRUCT, nkv);
+    ikp__pq_emit(w, t);
+}
+
+/* a key-value pair of the footer's metadata, an element of its list */
 static void ikp__pq_kv(ikp__pqw *w, const char *key, const char *value)
 {
-    w->kv.depth = 0;
-    ikp__tc_begin(&w->kv, 0);
-    ikp__tc_bin(&w->kv, 1, key);
-    ikp__tc_bin(&w->kv, 2, value);
-    ikp__tc_end(&w->kv);
-    w->nkv++;
+    ikp__tc_begin(&w->h, 0);
+    ikp__tc_bin(&w->h, 1, key);
+    ikp__tc_bin(&w->h, 2, value);
+    ikp__tc_end(&w->h);
+    ikp__pq_emit(w, &w->h);
+}
+static void ikp__pq_footer_end(ikp__pqw *w)
+{
+    unsigned char len[4];
+    int64_t n;
+    ikp__tc_bin(&w->h, 6, "ikp " IKP_VERSION_STRING);
+    ikp__tc_byte(&w->h, 0);
+    ikp__pq_emit(w, &w->h);
+    n = w->offset - w->footer;
+    if (n > 0x7FFFFFFF) w->too_big = w->failed = 1;
+    if (w->failed) return;
+    len[0] = (unsigned char)n; len[1] = (unsigned char)(n >> 8);
+    len[2] = (unsigned char)(n >> 16); len[3] = (unsigned char)(n >> 24);
+    ikp__pq_out(w, len, 4);
+    ikp__pq_out(w, "PAR1", 4);
 }
 /* >>export-rows: one capture's rows */
 typedef struct ikp__pq_place {
@@ -9982,48 +10144,55 @@ static ikp_result ikp__pq_rows(ikp__pqw *w, const ikp_capture *cap, const ikp__p
             ikp__pq_text(w, IKP__PQ_CAPTURE, pl->label);
             ikp__pq_text(w, IKP__PQ_GPU, gpu);
             ikp__pq_text(w, IKP__PQ_HOST, in->device_known ? cap->device.host : "");
-            ikp__pq_i64(w, IKP__PQ_BLOCK, li.block);
-            ikp__pq_i32(w, IKP__PQ_GROUP, (int32_t)li.group);
+            ikp__pq_num(w, IKP__PQ_BLOCK, li.block);
+            ikp__pq_num(w, IKP__PQ_GROUP, (int32_t)li.group);
             ikp__pq_text(w, IKP__PQ_GROUP_NAME, group ? group : "");
             ikp__pq_def(w, IKP__PQ_SM, li.sm != IKP_NO_SM);
-            if (li.sm != IKP_NO_SM) ikp__pq_i32(w, IKP__PQ_SM, (int32_t)li.sm);
-            ikp__pq_i64(w, IKP__PQ_LANE, i);
+            if (li.sm != IKP_NO_SM) ikp__pq_num(w, IKP__PQ_SM, (int32_t)li.sm);
+            ikp__pq_num(w, IKP__PQ_LANE, i);
             if (name) ikp__pq_text(w, IKP__PQ_EVENT, name);
             else { /* a name made here, in memory the next one reuses: not remembered by address */
                 snprintf(id, sizeof id, "event %u", e->id);
                 ikp__pq_text(w, IKP__PQ_EVENT, id);
                 w->col[IKP__PQ_EVENT].seen[((size_t)id >> 3) & 7] = NULL;
             }
-            ikp__pq_i32(w, IKP__PQ_EVENT_ID, (int32_t)e->id);
+            ikp__pq_num(w, IKP__PQ_EVENT_ID, (int32_t)e->id);
             ikp__pq_text(w, IKP__PQ_KIND, e->kind < IKP_EVENT_KIND_COUNT ? ikp__kind_names[e->kind] : "");
-            ikp__pq_i64(w, IKP__PQ_START, pl->zero_ns + ikp__ns(e->start_ps));
-            ikp__pq_i64(w, IKP__PQ_END, pl->zero_ns + ikp__ns(e->end_ps));
-            ikp__pq_i64(w, IKP__PQ_DURATION, e->end_ps - e->start_ps);
+            ikp__pq_num(w, IKP__PQ_START, pl->zero_ns + ikp__ns(e->start_ps));
+            ikp__pq_num(w, IKP__PQ_END, pl->zero_ns + ikp__ns(e->end_ps));
+            ikp__pq_num(w, IKP__PQ_DURATION, e->end_ps - e->start_ps);
             ikp__pq_def(w, IKP__PQ_BEGIN_DATA, (e->flags & IKP_EVENT_HAS_BEGIN_DATA) != 0);
-            if (e->flags & IKP_EVENT_HAS_BEGIN_DATA) ikp__pq_i64(w, IKP__PQ_BEGIN_DATA, e->begin_data);
+            if (e->flags & IKP_EVENT_HAS_BEGIN_DATA) ikp__pq_num(w, IKP__PQ_BEGIN_DATA, e->begin_data);
             ikp__pq_def(w, IKP__PQ_END_DATA, (e->flags & IKP_EVENT_HAS_END_DATA) != 0);
-            if (e->flags & IKP_EVENT_HAS_END_DATA) ikp__pq_i64(w, IKP__PQ_END_DATA, e->end_data);
+            if (e->flags & IKP_EVENT_HAS_END_DATA) ikp__pq_num(w, IKP__PQ_END_DATA, e->end_data);
             { /* null when either bound is not known (placed by first records; a lane past any) */
                 const int known = li.placement_ns != 0xFFFFFFFFu && pl->uncertainty_ns != 0xFFFFFFFFu;
                 ikp__pq_def(w, IKP__PQ_PLACEMENT, known);
-                if (known) ikp__pq_i64(w, IKP__PQ_PLACEMENT, (int64_t)li.placement_ns + pl->uncertainty_ns);
+                if (known) ikp__pq_num(w, IKP__PQ_PLACEMENT, (int64_t)li.placement_ns + pl->uncertainty_ns);
             }
             ikp__pq_text(w, IKP__PQ_AXIS, axis);
-            if (++w->rows >= w->group_rows) ikp__pq_flush_group(w);
+            ikp__pq_row_end(w);
         }
     }
     ikp_lane_events_free(cap, &ev);
     return r;
 }
 /* >>export-impl: the table: captures placed, rows written */
-static void ikp__pq_init(ikp__pqw *w, const ikp_allocator *a, ikp_write_fn fn, void *user, uint32_t group_rows)
+static void ikp__pq_init(ikp__pqw *w, const ikp_allocator *a, ikp_write_fn fn, void *user, uint32_t group_rows,
+                         size_t group_bytes)
 {
     int c;
     memset(w, 0, sizeof *w);
-    w->a = a;
-    for (c = 0; c < IKP__PQ_COLS; c++) w->col[c].v.a = a;
-    w->kv.a = a;
+    w->a = w->h.a = a;
+    for (c = 0; c < IKP__PQ_COLS; c++) {
+        ikp__pq_buf *b = &w->col[c];
+        b->v.a = b->lv.a = b->ix.a = b->pages.a = a;
+        b->lh.width = b->ih.width = 1;
+        if (!ikp__pq_cols[c].string && !(b->d = (int64_t *)ikp__alloc(a, IKP__PQ_BLOCK_VALUES * sizeof *b->d)))
+            w->failed = 1;
+    }
     w->group_rows = group_rows ? group_rows : 65536;
+    w->group_bytes = group_bytes;
     ikp__out_init(&w->o, fn, user, w->obuf, sizeof w->obuf);
     ikp__pq_out(w, "PAR1", 4);
 }
@@ -10031,20 +10200,21 @@ static void ikp__pq_free(ikp__pqw *w)
 {
     int c;
     for (c = 0; c < IKP__PQ_COLS; c++) {
-        ikp__free(w->a, w->col[c].v.p);
-        ikp__free(w->a, w->col[c].def);
-        ikp__free(w->a, w->col[c].idx);
-        ikp__free(w->a, w->col[c].ent);
-        ikp__free(w->a, w->col[c].ht);
+        ikp__pq_buf *b = &w->col[c];
+        ikp__free(w->a, b->v.p);
+        ikp__free(w->a, b->lv.p);
+        ikp__free(w->a, b->ix.p);
+        ikp__free(w->a, b->pages.p);
+        ikp__free(w->a, b->ent);
+        ikp__free(w->a, b->ht);
+        ikp__free(w->a, b->d);
     }
-    ikp__free(w->a, w->chunks);
-    ikp__free(w->a, w->kv.p);
+    ikp__free(w->a, w->groups);
+    ikp__free(w->a, w->h.p);
 }
-/* the last row group and the footer; the result */
-static ikp_result ikp__pq_finish(ikp__pqw *w, ikp_error *err)
+/* the table's end written out; the result */
+static ikp_result ikp__pq_result(ikp__pqw *w, ikp_error *err)
 {
-    ikp__pq_flush_group(w);
-    if (!w->failed) ikp__pq_footer(w);
     ikp__flush(&w->o);
     if (w->too_big)
         return ikp__fail(err, IKP_ERR_SIZE_OVERFLOW, -1, -1, "a page of the table would pass 2 GiB: give fewer rows a "
@@ -10167,17 +10337,43 @@ typedef struct ikp__pq_src {
     const ikp_decode_options *dopt;
 } ikp__pq_src;
 
+/* how a table's rows are cut in row groups: rows, and encoded bytes, at most */
+typedef struct ikp__pq_cut {
+    uint32_t rows;
+    size_t bytes;
+} ikp__pq_cut;
+
+/* the footer of a table of captures k0..k1-1 */
+static void ikp__pq_footer(ikp__pqw *w, const ikp__pq_src *src, uint32_t k0, uint32_t k1, const ikp__pq_plan *p)
+{
+    char t[160];
+    uint32_t k;
+    ikp__pq_flush_group(w);
+    if (w->failed) return;
+    ikp__pq_footer_begin(w, (size_t)(k1 - k0) + 2);
+    for (k = k0; k < k1 && !w->failed; k++) ikp__pq_capture_kv(w, p, src->caps, k, src->paths ? src->paths[k] : NULL);
+    if (p->axis[0] == 'h')
+        snprintf(t, sizeof t, "host_realtime_ns: host CLOCK_REALTIME ns, +- %u ns (the host readings' uncertainty)",
+                 p->base_uncertainty_ns);
+    else if (p->axis[0] == 'm')
+        snprintf(t, sizeof t, "merged_ns: ns from the earliest capture's first record (no host readings)");
+    else snprintf(t, sizeof t, "capture_ns: ns from each capture's first record (a capture's stamps give no GPU time)");
+    ikp__pq_kv(w, "ikp.time_axis", t);
+    snprintf(t, sizeof t, "%u", k1 - k0);
+    ikp__pq_kv(w, "ikp.captures", t);
+    ikp__pq_footer_end(w);
+}
+
 /* a table of captures k0..k1-1 of src, placed by p */
 static ikp_result ikp__pq_table(const ikp__pq_src *src, uint32_t k0, uint32_t k1, const ikp__pq_plan *p,
-                                uint32_t group_rows, ikp_write_fn fn, void *user, ikp_error *err)
+                                const ikp__pq_cut *cut, ikp_write_fn fn, void *user, ikp_error *err)
 {
     const ikp_allocator *a = &src->caps[0]->alloc;
     ikp__pqw *w = (ikp__pqw *)ikp__alloc(a, sizeof *w);
     ikp_result r = IKP_OK;
     uint32_t k;
-    char t[160];
     if (!w) return ikp__oom(err);
-    ikp__pq_init(w, a, fn, user, group_rows);
+    ikp__pq_init(w, a, fn, user, cut->rows, cut->bytes);
     for (k = k0; k < k1 && r == IKP_OK; k++) {
         ikp_capture *opened = NULL;
         ikp__pq_place pl;
@@ -10197,29 +10393,31 @@ static ikp_result ikp__pq_table(const ikp__pq_src *src, uint32_t k0, uint32_t k1
         pl.uncertainty_ns = p->al[k].uncertainty_ns;
         r = ikp__pq_rows(w, opened ? opened : src->caps[k], &pl, p->axis, err);
         ikp_capture_free(opened);
-        ikp__pq_capture_kv(w, p, src->caps, k, src->paths ? src->paths[k] : NULL);
     }
     if (r == IKP_OK) {
-        if (p->axis[0] == 'h')
-            snprintf(t, sizeof t, "host_realtime_ns: host CLOCK_REALTIME ns, +- %u ns (the host readings' uncertainty)",
-                     p->base_uncertainty_ns);
-        else if (p->axis[0] == 'm')
-            snprintf(t, sizeof t, "merged_ns: ns from the earliest capture's first record (no host readings)");
-        else snprintf(t, sizeof t, "capture_ns: ns from each capture's first record (a capture's stamps give no GPU time)");
-        ikp__pq_kv(w, "ikp.time_axis", t);
-        snprintf(t, sizeof t, "%u", k1 - k0);
-        ikp__pq_kv(w, "ikp.captures", t);
-        r = ikp__pq_finish(w, err);
+        ikp__pq_footer(w, src, k0, k1, p);
+        r = ikp__pq_result(w, err);
     }
     ikp__pq_free(w);
     ikp__free(a, w);
     return r;
 }
 
+/* opt's cut, else 65,536 rows and half the largest capture's words (at least 64 KiB) */
+static ikp__pq_cut ikp__pq_cut_of(const ikp_export_options *opt, uint64_t largest_words)
+{
+    ikp__pq_cut c;
+    c.rows = opt ? opt->row_group_rows : 0;
+    c.bytes = opt && opt->row_group_bytes ? opt->row_group_bytes : (size_t)(largest_words * 8 / 2);
+    if (!(opt && opt->row_group_bytes) && c.bytes < 65536) c.bytes = 65536;
+    return c;
+}
+
 IKP_DEF ikp_result ikp_export_parquet(const ikp_capture *const *caps, uint32_t n, const ikp_export_options *opt,
                                       ikp_write_fn fn, void *user, ikp_error *err)
 {
     ikp__pq_plan p;
+    uint64_t largest = 0;
     ikp_result r;
     uint32_t k;
     if (!caps || !n || !fn) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "no captures to export");
@@ -10228,13 +10426,15 @@ IKP_DEF ikp_result ikp_export_parquet(const ikp_capture *const *caps, uint32_t n
                          opt->row_group_rows);
     for (k = 0; k < n; k++)
         if (!caps[k]) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "capture %u is NULL", k + 1);
+        else if (caps[k]->num_words > largest) largest = caps[k]->num_words;
     r = ikp__pq_plan_make(caps, n, opt, &p, err);
     if (r == IKP_OK) {
+        const ikp__pq_cut cut = ikp__pq_cut_of(opt, largest);
         ikp__pq_src src;
         src.caps = caps;
         src.paths = NULL;
         src.dopt = NULL;
-        r = ikp__pq_table(&src, 0, n, &p, opt ? opt->row_group_rows : 0, fn, user, err);
+        r = ikp__pq_table(&src, 0, n, &p, &cut, fn, user, err);
     }
     ikp__pq_plan_free(&caps[0]->alloc, &p);
     if (r == IKP_OK) ikp__ok(err);
@@ -10278,12 +10478,13 @@ static ikp_result ikp__capture_stub(const ikp_capture *c, ikp_capture **out, ikp
 typedef struct ikp__pq_job {
     const ikp__pq_src *src;
     const ikp__pq_plan *p;
-    uint32_t k0, k1, group_rows;
+    uint32_t k0, k1;
+    ikp__pq_cut cut;
 } ikp__pq_job;
 static ikp_result ikp__pq_body(void *ctx, ikp_write_fn fn, void *user, ikp_error *err)
 {
     const ikp__pq_job *j = (const ikp__pq_job *)ctx;
-    return ikp__pq_table(j->src, j->k0, j->k1, j->p, j->group_rows, fn, user, err);
+    return ikp__pq_table(j->src, j->k0, j->k1, j->p, &j->cut, fn, user, err);
 }
 
 IKP_DEF ikp_result ikp_export_parquet_files(const char *const *inputs, uint32_t n, const ikp_decode_options *dopt,
@@ -10296,6 +10497,7 @@ IKP_DEF ikp_result ikp_export_parquet_files(const char *const *inputs, uint32_t 
     ikp__pq_src src;
     ikp__pq_job job;
     ikp_result r = IKP_OK;
+    uint64_t largest = 0;
     uint32_t k;
     if (!inputs || !n || !outputs || (num_outputs != 1 && num_outputs != n))
         return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "%s", !inputs || !n ? "no captures to export" :
@@ -10326,7 +10528,9 @@ IKP_DEF ikp_result ikp_export_parquet_files(const char *const *inputs, uint32_t 
     src.dopt = dopt;
     job.src = &src;
     job.p = &p;
-    job.group_rows = opt ? opt->row_group_rows : 0;
+    for (k = 0; k < n && stubs[k]; k++)
+        if (stubs[k]->words[1] > largest) largest = stubs[k]->words[1];
+    job.cut = ikp__pq_cut_of(opt, largest);
     for (k = 0; k < num_outputs && r == IKP_OK; k++) {
         job.k0 = num_outputs == 1 ? 0 : k;
         job.k1 = num_outputs == 1 ? n : k + 1;

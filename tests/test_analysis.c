@@ -912,6 +912,103 @@ static void test_export_frame(void)
     free(a);
 }
 
+/* ---- the table's encodings, on values made here ---- */
+static int file_sink(void *u, const void *d, size_t n) { return fwrite(d, 1, n, (FILE *)u) != n; }
+static uint64_t enc_rand(uint64_t *s)
+{
+    *s ^= *s << 13;
+    *s ^= *s >> 7;
+    *s ^= *s << 17;
+    return *s;
+}
+/* number column c's value in row r: the extremes in turn, runs, every bit
+   width of random deltas, rising times past 2^53; INT32 columns within
+   their range. *null: the row has none (optional columns; all of row group
+   2 for placement_ns, so that a page has no values) */
+static int64_t enc_value(int c, uint32_t r, uint64_t *s, int *null)
+{
+    static const int64_t ext[] = {INT64_MIN, INT64_MAX, 0, -1, 1, INT64_MIN + 1, INT64_MAX - 1, INT32_MIN, INT32_MAX};
+    static const int64_t ext32[] = {INT32_MIN, INT32_MAX, 0, -1, 1, INT32_MIN + 1};
+    const int narrow = ikp__pq_cols[c].type == IKP__PQ_INT32;
+    uint64_t u = enc_rand(s);
+    int64_t v;
+    *null = ikp__pq_cols[c].optional && ((r / 3 + (uint32_t)c) % 4 == 0 || (c == IKP__PQ_PLACEMENT && r / 1000 == 1));
+    if (r < 180) v = narrow ? ext32[(r + (uint32_t)c) % 6] : ext[(r + (uint32_t)c) % 9];
+    else if (r < 400) v = 42;
+    else if (narrow) v = (int64_t)((u >> (r % 32)) & 0xFFFFFFFFu) - 0x80000000ll;
+    else if (r < 2000) v = ikp__signed(u >> (r % 64), 1);
+    else v = (int64_t)(((uint64_t)1 << 60) + (uint64_t)r * 977 + (u & 0xFF));
+    return v;
+}
+/* a table through the writer's own entry points; with IKP_ANALYSIS_OUT=DIR
+   written to DIR/encodings.parquet, and its values, a row a line,
+   tab-separated ("null"), to DIR/encodings.txt, for tests/test_export.py
+   to compare with what pyarrow and DuckDB read */
+static void test_export_encodings(void)
+{
+    static const char *const kinds[] = {"region", "instant", "l\xc3\xa4uft \xe7\xad\x89\xe5\xbe\x85", ""};
+    const char *dir = getenv("IKP_ANALYSIS_OUT");
+    char path[512], text[64];
+    ikp_allocator a = ikp__allocator(NULL);
+    ikp__pqw *w = (ikp__pqw *)malloc(sizeof *w);
+    FILE *f = NULL, *t = NULL;
+    uint64_t s = 88172645463325252ull;
+    size_t sunk = 0;
+    uint32_t r;
+    int c;
+    ikp_error e;
+    if (!w) return;
+    if (dir) {
+        snprintf(path, sizeof path, "%s/encodings.parquet", dir);
+        f = fopen(path, "wb");
+        snprintf(path, sizeof path, "%s/encodings.txt", dir);
+        t = fopen(path, "w");
+        CHECK(f != NULL && t != NULL);
+        if (!f || !t) {
+            if (f) fclose(f);
+            if (t) fclose(t);
+            free(w);
+            return;
+        }
+    }
+    if (f) ikp__pq_init(w, &a, file_sink, f, 1000, 1 << 30);
+    else ikp__pq_init(w, &a, count_sink, &sunk, 1000, 1 << 30);
+    for (r = 0; r < 3100; r++) {
+        for (c = 0; c < IKP__PQ_COLS; c++) {
+            if (ikp__pq_cols[c].string) {
+                if (c == IKP__PQ_EVENT) snprintf(text, sizeof text, "e%u", r % 300); /* 300 entries: 9 bits */
+                else if (c == IKP__PQ_KIND) snprintf(text, sizeof text, "%s", kinds[(r / 7) % 4]);
+                else if (c == IKP__PQ_CAPTURE) snprintf(text, sizeof text, "capture %u", r / 500);
+                else snprintf(text, sizeof text, "%s", c == IKP__PQ_GPU ? "" : "x");
+                ikp__pq_text(w, c, text);
+                w->col[c].seen[((size_t)text >> 3) & 7] = NULL; /* text's bytes change */
+                if (t) fprintf(t, "%s%s", c ? "\t" : "", text);
+            } else {
+                int null;
+                int64_t v = c == IKP__PQ_LANE ? (int64_t)r : enc_value(c, r, &s, &null);
+                if (c == IKP__PQ_LANE) null = 0;
+                if (ikp__pq_cols[c].optional) ikp__pq_def(w, c, !null);
+                if (!null) ikp__pq_num(w, c, v);
+                if (!t) continue;
+                if (null) fprintf(t, "\tnull");
+                else fprintf(t, "\t%lld", (long long)v);
+            }
+        }
+        if (t) fprintf(t, "\n");
+        ikp__pq_row_end(w);
+    }
+    ikp__pq_flush_group(w);
+    ikp__pq_footer_begin(w, 0);
+    ikp__pq_footer_end(w);
+    CHECK_EQ(ikp__pq_result(w, &e), IKP_OK);
+    CHECK_EQ(w->ngroups, 4);
+    CHECK(f || sunk > 3100);
+    ikp__pq_free(w);
+    free(w);
+    if (f) fclose(f);
+    if (t) fclose(t);
+}
+
 int main(void)
 {
     test_rank_test();
@@ -927,5 +1024,6 @@ int main(void)
     test_escaping_and_empty();
     test_out_of_memory();
     test_export_frame();
+    test_export_encodings();
     return check_report();
 }

@@ -188,6 +188,23 @@ def main():
                  os.path.join(TMP, "one.parquet"))[0]
         check(n == (300, 300), "300 distinct event names and ids read back (%s)" % (n,))
 
+    # the encodings on values made by test_analysis (extremes, wraps, runs,
+    # every bit width, all-null pages, dictionaries past each bit width)
+    enc = os.path.join(ROOT, "build", "test-out", "analysis", "encodings")
+    if check(os.path.exists(enc + ".parquet") and os.path.exists(enc + ".txt"),
+             "test_analysis wrote encodings.parquet and .txt (run through make test)"):
+        want = open(enc + ".txt", encoding="utf-8").read().split("\n")[:-1]
+        line = lambda row: "\t".join("null" if v is None else str(v) for v in row)
+        t = pq.read_table(enc + ".parquet")
+        got = [line(r.values()) for r in t.to_pylist()]
+        bad = [k for k, (g, w) in enumerate(zip(got, want)) if g != w]
+        check(len(got) == len(want) == 3100 and not bad,
+              "pyarrow reads every value written (%d rows, %d differ, first %s)" % (len(got), len(bad), bad[:3]))
+        dk = [line(r) for r in duck("select * from read_parquet('%s') order by lane" % (enc + ".parquet"))]
+        bad = [k for k, (g, w) in enumerate(zip(dk, want)) if g != w]
+        check(len(dk) == 3100 and not bad, "DuckDB reads every value written (%d differ, first %s)" % (len(bad), bad[:3]))
+        check(pq.read_metadata(enc + ".parquet").num_row_groups == 4, "1000 rows a row group: 4 groups")
+
     # several captures: one table, and a file each (Hive-style), on one axis
     one = os.path.join(TMP, "three.parquet")
     hive = os.path.join(TMP, "hive") + "/"

@@ -2179,7 +2179,8 @@ static const command commands[] = {
      "      capture's figures in the file's metadata (FORMAT.md). -o DIR/: a file\n"
      "      a capture, DIR/capture_index=K/ikp.parquet (Hive-style: read them all with\n"
      "      one glob). Captures are read one at a time. --row-group: rows a row\n"
-     "      group (65536).\n",
+     "      group at most (65536; a group also ends once its pages hold half the\n"
+     "      largest capture's buffer).\n",
      0, OPT_COMMON | OPT_OUTPUT | OPT_EXPORT, 0, NULL, cmd_export, NULL},
     {"diff", "BASE NEW [options] [--json] [--threshold PCT] [--min-change NS]\n"
              "[--fail-if-slower PCT]",
