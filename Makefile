@@ -388,8 +388,20 @@ bench-gpu: $(EVENTS_CUR) $(EVENTS_PREV) $(B)/overhead $(B)/gemm_bench $(B)/ikp
 	else echo "skipped: $(B)/overhead and $(B)/gemm_bench (no GPU on this machine)"; fi; \
 	if [ $$rc -ne 0 ]; then echo "bench-gpu: failed (the table's FAILED lines, or the extra rows' own error above)"; fi; exit $$rc
 
-bench: $(B)/bench_host $(B)/ikp
-	$(B)/bench_host $(B)/ikp
+# make bench's export rows run the previous release's tool beside this one,
+# built from git history (without it those rows are left out, and said so)
+TOOL_PREV_RELEASE = 0.13.0
+TOOL_PREV_COMMIT  = 1ccc69afbf6c3d558068b335c004bdebf88a82d3
+$(B)/prev-tool/ikp: | $(B)
+	@mkdir -p $(B)/prev-tool/tools && rm -f $@ && \
+	  if git cat-file -e $(TOOL_PREV_COMMIT) 2>/dev/null; then \
+	    for f in ikp.h tools/ikp.c tools/sass.c tools/sass.h; do git show $(TOOL_PREV_COMMIT):$$f > $(B)/prev-tool/$$f || exit 1; done && \
+	    echo "$(CC) $(CFLAGS) -o $@ ($(TOOL_PREV_RELEASE)'s tool, commit $(TOOL_PREV_COMMIT))" && \
+	    $(CC) $(CFLAGS) -o $@ $(B)/prev-tool/tools/ikp.c $(B)/prev-tool/tools/sass.c -lstdc++; \
+	  else echo "make: $(TOOL_PREV_RELEASE)'s tool not found (git history, commit $(TOOL_PREV_COMMIT)): make bench leaves its rows out"; fi
+
+bench: $(B)/bench_host $(B)/ikp $(B)/prev-tool/ikp
+	$(B)/bench_host $(B)/ikp "" $(B)/prev-tool/ikp
 
 clean:
 	rm -rf $(B) trace.json

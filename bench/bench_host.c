@@ -18,8 +18,10 @@
       tool's path is the first argument.
    3. Merges of many small captures (ikp_write_merged).
    4. `ikp export` of 1,000 capture files (20 M records) in one call, beside
-      `ikp merge` of them to JSON; peak memory; a DuckDB query over the
-      table. */
+      the previous release's `ikp export` (the third argument, when there)
+      and `ikp merge` of them to JSON; peak memory, of the process and as
+      the library counts it; a DuckDB query over the table.
+   Arguments: TOOL [BASELINE_TOOL for 2 ("": none) [PREVIOUS_TOOL for 4]]. */
 #define _DEFAULT_SOURCE
 #define _POSIX_C_SOURCE 200809L
 #define IKP_IMPLEMENTATION
@@ -352,55 +354,140 @@ static int export_inputs(uint32_t n, char **paths, uint64_t *records, double *la
     return k == n;
 }
 
+/* an allocator that counts the bytes held, and their peak */
+typedef struct counted { size_t held, peak; } counted;
+static void *counted_alloc(size_t n, void *u)
+{
+    counted *c = (counted *)u;
+    size_t *p = (size_t *)malloc(n + 16);
+    if (!p) return NULL;
+    p[0] = n;
+    c->held += n;
+    if (c->held > c->peak) c->peak = c->held;
+    return (char *)p + 16;
+}
+static void counted_free(void *q, void *u)
+{
+    counted *c = (counted *)u;
+    size_t *p = (size_t *)((char *)q - 16);
+    if (!q) return;
+    c->held -= p[0];
+    free(p);
+}
+static void *counted_realloc(void *q, size_t n, void *u)
+{
+    void *r = counted_alloc(n, u);
+    if (r && q) {
+        size_t old = ((size_t *)((char *)q - 16))[0];
+        memcpy(r, q, old < n ? old : n);
+        counted_free(q, u);
+    }
+    return r;
+}
+/* the peak bytes ikp_export_parquet_files holds exporting paths[0..n) to out */
+static double export_heap(char **paths, uint32_t n, const char *out)
+{
+    ikp_decode_options o;
+    counted c = {0, 0};
+    ikp_error e;
+    memset(&o, 0, sizeof o);
+    o.allocator.alloc = counted_alloc;
+    o.allocator.realloc = counted_realloc;
+    o.allocator.free = counted_free;
+    o.allocator.user = &c;
+    if (ikp_export_parquet_files((const char *const *)paths, n, &o, NULL, &out, 1, &e) != IKP_OK) {
+        fprintf(stderr, "bench: export: %s\n", e.message);
+        return -1;
+    }
+    return (double)c.peak;
+}
+
 /* section 4: `ikp export` of n capture files in one call, beside `ikp merge`
-   of the same files to JSON (every record written as trace events), then a
-   DuckDB query over the table (Python, build/pydeps) */
-static int export_section(const char *tool, uint32_t n)
+   of the same files to JSON (every record written as trace events) and the
+   previous release's `ikp export` (prev, when given), then a DuckDB query
+   over the table (Python, build/pydeps); the bytes the export holds at its
+   peak (ikp_export_parquet_files with a counting allocator), against the
+   largest file */
+/* the median of 3 runs of args (args[0] the tool) and the peak RSS over them;
+   0 on failure */
+static int run3(char **args, double *median, double *rss)
+{
+    double t[3], r;
+    int rep;
+    *rss = 0;
+    for (rep = 0; rep < 3; rep++) {
+        if (!run_argv(args, &t[rep], &r)) return 0;
+        if (r > *rss) *rss = r;
+    }
+    qsort(t, 3, sizeof(double), cmp_d);
+    *median = t[1];
+    return 1;
+}
+
+static int export_section(const char *tool, const char *prev, uint32_t n)
 {
     char **paths = (char **)calloc(n, sizeof *paths), **args = (char **)calloc((size_t)n + 8, sizeof *args);
+    char *one[6];
     uint64_t records = 0;
-    double largest = 0, te[3], tm[3], re = 0, rm = 0, r1 = 0, t1 = 0, s_, r_, rows = 0;
+    double largest = 0, te = 0, tp = 0, tm = 0, re = 0, rp = 0, rm = 0, r1 = 0, t1 = 0, r0 = 0, t0 = 0, rows = 0;
+    double h1, hn, tsize = 0, psize = 0;
     uint32_t k;
-    int rep, ok = 1;
-    const char *out = "build/bench-export.parquet";
+    int ok;
+    const char *out = "build/bench-export.parquet", *pout = "build/bench-export-prev.parquet";
     struct stat sb;
     FILE *q;
     if (!paths || !args || (mkdir("build/bench-export", 0777) != 0 && errno != EEXIST)) return 0;
     if (!export_inputs(n, paths, &records, &largest)) { fprintf(stderr, "bench: cannot write the capture files\n"); return 0; }
     args[0] = (char *)tool;
-    for (rep = 0; rep < 3 && ok; rep++) {
-        args[1] = (char *)"export";
-        for (k = 0; k < n; k++) args[2 + k] = paths[k];
-        args[2 + n] = (char *)"-o";
-        args[3 + n] = (char *)out;
-        args[4 + n] = NULL;
-        ok = run_argv(args, &te[rep], &r_);
-        if (r_ > re) re = r_;
-        args[1] = (char *)"merge";
-        args[3 + n] = (char *)"/dev/null";
-        ok = ok && run_argv(args, &tm[rep], &r_);
-        if (r_ > rm) rm = r_;
+    args[1] = (char *)"export";
+    for (k = 0; k < n; k++) args[2 + k] = paths[k];
+    args[2 + n] = (char *)"-o";
+    args[3 + n] = (char *)out;
+    args[4 + n] = NULL;
+    ok = run3(args, &te, &re);
+    if (ok && stat(out, &sb) == 0) tsize = sb.st_size / 1048576.0;
+    if (ok && prev) {
+        args[0] = (char *)prev;
+        args[3 + n] = (char *)pout;
+        ok = run3(args, &tp, &rp);
+        if (ok && stat(pout, &sb) == 0) psize = sb.st_size / 1048576.0;
+        remove(pout);
+        args[0] = (char *)tool;
     }
-    args[1] = (char *)"export"; /* one capture: the tool's own memory, beside the captures' */
-    args[2] = paths[0];
-    args[3] = (char *)"-o";
-    args[4] = (char *)"/dev/null";
-    args[5] = NULL;
-    ok = ok && run_argv(args, &t1, &r1);
+    args[1] = (char *)"merge";
+    args[3 + n] = (char *)"/dev/null";
+    ok = ok && run3(args, &tm, &rm);
+    one[0] = (char *)tool; /* one capture: the tool's own memory, beside the captures' */
+    one[1] = (char *)"export";
+    one[2] = paths[0];
+    one[3] = (char *)"-o";
+    one[4] = (char *)"/dev/null";
+    one[5] = NULL;
+    ok = ok && run3(one, &t1, &r1);
+    one[1] = (char *)"--version"; /* the tool doing nothing: its RSS floor */
+    one[2] = NULL;
+    ok = ok && run3(one, &t0, &r0);
     if (!ok) return 0;
-    qsort(te, 3, sizeof(double), cmp_d);
-    qsort(tm, 3, sizeof(double), cmp_d);
+    h1 = export_heap(paths, 1, "/dev/null");
+    hn = export_heap(paths, n, "/dev/null");
+    if (h1 < 0 || hn < 0) return 0;
     q = popen("PYTHONPATH=build/pydeps python3 -c \"import duckdb, time\n"
               "t = time.time(); n = duckdb.sql(\\\"select count(*) from 'build/bench-export.parquet'\\\").fetchall()[0][0]; a = time.time() - t\n"
               "t = time.time(); r = duckdb.sql(\\\"select capture, quantile_cont(duration_ps, 0.99) from 'build/bench-export.parquet' where event = 'mma' group by capture\\\").fetchall(); b = time.time() - t\n"
               "print(n, len(r), a, b)\"", "r");
-    printf("\nexport: %u capture files (8 lanes x 2,500 records each, %.1f M records, the largest file %.2f MB), "
+    printf("\nexport: %u capture files (8 lanes x 2,500 records each, %.1f M records, the largest file %.3f MB), "
            "median of 3\n", n, records / 1e6, largest);
-    printf("%-44s %9s %14s %12s\n", "tool", "seconds", "records/s", "peak RSS MB");
-    printf("%-44s %9.3f %12.1f M %12.1f\n", "ikp export (one call, Parquet)", te[1], records / te[1] / 1e6, re);
-    printf("%-44s %9.3f %12.1f M %12.1f\n", "ikp merge -o /dev/null (one call, JSON)", tm[1], records / tm[1] / 1e6, rm);
-    printf("%-44s %9.3f %14s %12.1f\n", "ikp export of one capture file", t1, "-", r1);
-    if (stat(out, &sb) == 0) printf("table: %.1f MB\n", sb.st_size / 1048576.0);
+    printf("%-48s %9s %14s %12s %10s\n", "tool", "seconds", "records/s", "peak RSS MB", "table MB");
+    printf("%-48s %9.3f %12.1f M %12.1f %10.1f\n", "ikp export (one call, Parquet)", te, records / te / 1e6, re, tsize);
+    if (prev)
+        printf("%-48s %9.3f %12.1f M %12.1f %10.1f\n", "previous release's ikp export (the same files)", tp,
+               records / tp / 1e6, rp, psize);
+    printf("%-48s %9.3f %12.1f M %12.1f\n", "ikp merge -o /dev/null (one call, JSON)", tm, records / tm / 1e6, rm);
+    printf("%-48s %9.3f %14s %12.1f\n", "ikp export of one capture file", t1, "-", r1);
+    printf("%-48s %9.3f %14s %12.1f\n", "ikp --version (the tool's floor)", t0, "-", r0);
+    printf("bytes the export holds at its peak (ikp_export_parquet_files, counted by its allocator): "
+           "one file %.3f MB (%.2fx the file), %u files %.3f MB (%.2fx the largest)\n",
+           h1 / 1048576.0, h1 / 1048576.0 / largest, n, hn / 1048576.0, hn / 1048576.0 / largest);
     if (q) {
         double a = 0, b = 0;
         unsigned long long nrows = 0, groups = 0;
@@ -411,7 +498,6 @@ static int export_section(const char *tool, uint32_t n)
         } else printf("DuckDB: not run (make deps installs it into build/pydeps)\n");
         pclose(q);
     }
-    (void)s_;
     if (!getenv("IKP_BENCH_KEEP")) {
         for (k = 0; k < n; k++) remove(paths[k]);
         remove(out);
@@ -537,7 +623,7 @@ int main(int argc, char **argv)
         printf("%-36s %-28s %8s %9s %12s %14s\n", "tool", "file", "MB", "seconds", "records/s", "peak RSS/file");
         /* argv[2], if given: a baseline tool, run after it in the same process
            (JSON only: older tools write no Perfetto) */
-        for (k = 1; k < argc && k < 3; k++)
+        for (k = 1; k < argc && k < 3 && argv[k][0]; k++)
             for (f = 0; f < (k == 2 ? 1 : 2); f++) {
                 char label[600];
                 snprintf(label, sizeof label, "%s (%s)", argv[k], fmts[f]);
@@ -568,6 +654,7 @@ int main(int argc, char **argv)
         }
     }
     free(w);
-    if (argc > 1 && !export_section(argv[1], 1000)) return 1;
+    if (argc > 3 && access(argv[3], X_OK) != 0) printf("\n(%s not found: the previous release's export row is left out)\n", argv[3]);
+    if (argc > 1 && !export_section(argv[1], argc > 3 && access(argv[3], X_OK) == 0 ? argv[3] : NULL, 1000)) return 1;
     return 0;
 }
