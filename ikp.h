@@ -1,4 +1,4 @@
-/* ikp.h - v0.13.0 - IKP intra-kernel profiler, host library - MIT licence (end of file)
+/* ikp.h - v0.14.0 - IKP intra-kernel profiler, host library - MIT licence (end of file)
 
    IKP records timestamps inside running CUDA kernels (see ikp_cuda.cuh) and
    turns the buffer into a Chrome/Perfetto trace and statistics. This file is
@@ -245,9 +245,9 @@
 
 /* >>config: version, linkage (IKP_DEF), the CUDA switch */
 #define IKP_VERSION_MAJOR 0
-#define IKP_VERSION_MINOR 13
+#define IKP_VERSION_MINOR 14
 #define IKP_VERSION_PATCH 0
-#define IKP_VERSION_STRING "0.13.0"
+#define IKP_VERSION_STRING "0.14.0"
 #if defined(IKP_CUDA_VERSION_MAJOR) && (IKP_CUDA_VERSION_MAJOR != IKP_VERSION_MAJOR || \
     IKP_CUDA_VERSION_MINOR != IKP_VERSION_MINOR || IKP_CUDA_VERSION_PATCH != IKP_VERSION_PATCH)
 #error "ikp.h and ikp_cuda.cuh are from different IKP versions: copy both headers from one release"
