@@ -942,6 +942,9 @@ typedef struct ikp_export_options {
     uint32_t row_group_rows;   /* rows a row group, at most (0: 65536) */
     uint32_t row_group_bytes;  /* a row group's encoded pages, about, at most (0: half the largest
                                   capture's buffer, at least 64 KiB) */
+    int plain;                 /* numbers PLAIN, as 0.13.0 wrote them, for readers without
+                                  DELTA_BINARY_PACKED (Spark before 3.3 with its vectorized reader);
+                                  the table about 9x larger */
 } ikp_export_options;
 IKP_DEF ikp_result ikp_export_parquet(const ikp_capture *const *caps, uint32_t n, const ikp_export_options *opt,
                                       ikp_write_fn fn, void *user, ikp_error *err);
@@ -9712,6 +9715,7 @@ typedef struct ikp__pq_buf {
 typedef struct ikp__pq_group {
     int64_t offset;
     uint32_t rows;
+    uint32_t delta;              /* bit c: number column c's page is DELTA_BINARY_PACKED (else PLAIN) */
     uint32_t size[IKP__PQ_COLS][2];
 } ikp__pq_group;
 
@@ -9727,6 +9731,7 @@ typedef struct ikp__pqw {
     uint64_t total_rows;
     uint32_t group_rows;         /* rows a row group, at most */
     size_t group_bytes;          /* encoded bytes a row group, about, at most */
+    int plain;                   /* numbers PLAIN */
     ikp__pq_group *groups;       /* the row groups written */
     size_t ngroups, groupcap;
     int failed;                  /* out of memory, or too_big */
@@ -9781,6 +9786,15 @@ static void ikp__pq_num(ikp__pqw *w, int c, int64_t v)
 {
     ikp__pq_buf *b = &w->col[c];
     if (w->failed) return;
+    if (w->plain) { /* little-endian, 8 or 4 bytes */
+        unsigned char x[8];
+        const unsigned nb = ikp__pq_cols[c].type == IKP__PQ_INT64 ? 8 : 4;
+        unsigned k;
+        for (k = 0; k < nb; k++) x[k] = (unsigned char)((uint64_t)v >> 8 * k);
+        ikp__tc_put(&b->v, x, nb);
+        b->count++;
+        return;
+    }
     if (b->count++ == 0) b->first = v;
     else { /* deltas wrap as the column's type does (readers undo them the same way) */
         b->d[b->nd++] = ikp__signed((uint64_t)v - (uint64_t)b->prev, ikp__pq_cols[c].type == IKP__PQ_INT64);
@@ -9914,7 +9928,7 @@ static void ikp__pq_text(ikp__pqw *w, int c, const char *s)
 
 /* column chunks written: a text column's dictionary page, then its data
    pages; a number column's one data page (PLAIN where all its rows are
-   null, so that it has no values) */
+   null, so that it has no values, or where the table is plain) */
 static void ikp__pq_text_chunk(ikp__pqw *w, ikp__pq_buf *b, uint32_t size[2])
 {
     int64_t at = w->offset;
@@ -9933,10 +9947,10 @@ static void ikp__pq_text_chunk(ikp__pqw *w, ikp__pq_buf *b, uint32_t size[2])
     if (b->ht) memset(b->ht, 0, b->htcap * sizeof *b->ht);
     memset(b->seen, 0, sizeof b->seen);
 }
-static void ikp__pq_num_chunk(ikp__pqw *w, int c, uint32_t size[2])
+static void ikp__pq_num_chunk(ikp__pqw *w, int c, uint32_t size[2], uint32_t *delta)
 {
     ikp__pq_buf *b = &w->col[c];
-    const int optional = ikp__pq_cols[c].optional;
+    const int optional = ikp__pq_cols[c].optional, deltas = b->count && !w->plain;
     unsigned char head[4 + 4 * 10];
     ikp__tc t;
     size_t body;
@@ -9947,7 +9961,7 @@ static void ikp__pq_num_chunk(ikp__pqw *w, int c, uint32_t size[2])
     t.p = head;
     t.cap = sizeof head;
     if (optional) ikp__tc_put(&t, "\0\0\0\0", 4);
-    if (b->count) {
+    if (deltas) {
         ikp__tc_uvar(&t, IKP__PQ_BLOCK_VALUES);
         ikp__tc_uvar(&t, 4);
         ikp__tc_uvar(&t, b->count);
@@ -9955,7 +9969,7 @@ static void ikp__pq_num_chunk(ikp__pqw *w, int c, uint32_t size[2])
     }
     body = t.n + (optional ? b->lv.n : 0) + b->v.n;
     if (body > 0x7FFFFFFF) w->too_big = w->failed = 1;
-    ikp__pq_page_header(&w->h, 0, body, (int64_t)w->rows, b->count ? IKP__PE_DELTA : IKP__PE_PLAIN);
+    ikp__pq_page_header(&w->h, 0, body, (int64_t)w->rows, deltas ? IKP__PE_DELTA : IKP__PE_PLAIN);
     if (w->h.failed || b->v.failed || b->lv.failed) w->failed = 1;
     if (w->failed) return;
     ikp__pq_out(w, w->h.p, w->h.n);
@@ -9969,6 +9983,7 @@ static void ikp__pq_num_chunk(ikp__pqw *w, int c, uint32_t size[2])
     ikp__pq_out(w, b->v.p, b->v.n);
     size[0] = 0;
     size[1] = (uint32_t)(w->offset - at);
+    if (deltas) *delta |= 1u << c;
     b->v.n = b->lv.n = 0;
     b->count = 0;
 }
@@ -9994,9 +10009,10 @@ static void ikp__pq_flush_group(ikp__pqw *w)
     g = &w->groups[w->ngroups++];
     g->offset = w->offset;
     g->rows = (uint32_t)w->rows;
+    g->delta = 0;
     for (c = 0; c < IKP__PQ_COLS && !w->failed; c++) {
         if (ikp__pq_cols[c].string) ikp__pq_text_chunk(w, &w->col[c], g->size[c]);
-        else ikp__pq_num_chunk(w, c, g->size[c]);
+        else ikp__pq_num_chunk(w, c, g->size[c], &g->delta);
     }
     w->total_rows += w->rows;
     w->rows = 0;
@@ -10022,9 +10038,11 @@ static void ikp__pq_footer_group(ikp__tc *t, const ikp__pq_group *g)
         ikp__tc_i64(t, 2, at);
         ikp__tc_begin(t, 3); /* ColumnMetaData */
         ikp__tc_i32(t, 1, d->type);
-        ikp__tc_list(t, 2, IKP__TC_I32, (size_t)(d->string ? 3 : 2 + d->optional));
-        ikp__tc_uvar(t, ikp__zigzag(IKP__PE_PLAIN));
-        ikp__tc_uvar(t, ikp__zigzag(d->string ? IKP__PE_DICT : IKP__PE_DELTA));
+        ikp__tc_list(t, 2, IKP__TC_I32, (size_t)(d->string ? 3 : 1 + d->optional)); /* the page's, the levels' */
+        if (d->string) {
+            ikp__tc_uvar(t, ikp__zigzag(IKP__PE_PLAIN));
+            ikp__tc_uvar(t, ikp__zigzag(IKP__PE_DICT));
+        } else ikp__tc_uvar(t, ikp__zigzag(g->delta >> c & 1 ? IKP__PE_DELTA : IKP__PE_PLAIN));
         if (d->string || d->optional) ikp__tc_uvar(t, ikp__zigzag(IKP__PE_RLE));
         ikp__tc_list(t, 3, IKP__TC_BINARY, 1);
         ikp__tc_str(t, d->name, strlen(d->name));
@@ -10337,11 +10355,13 @@ typedef struct ikp__pq_src {
     const ikp_decode_options *dopt;
 } ikp__pq_src;
 
-/* how a table's rows are cut in row groups: rows, and encoded bytes, at most */
-typedef struct ikp__pq_cut {
+/* how a table is written: its row groups' rows and encoded bytes, at
+   most, and whether numbers are PLAIN */
+typedef struct ikp__pq_form {
     uint32_t rows;
     size_t bytes;
-} ikp__pq_cut;
+    int plain;
+} ikp__pq_form;
 
 /* the footer of a table of captures k0..k1-1 */
 static void ikp__pq_footer(ikp__pqw *w, const ikp__pq_src *src, uint32_t k0, uint32_t k1, const ikp__pq_plan *p)
@@ -10366,14 +10386,15 @@ static void ikp__pq_footer(ikp__pqw *w, const ikp__pq_src *src, uint32_t k0, uin
 
 /* a table of captures k0..k1-1 of src, placed by p */
 static ikp_result ikp__pq_table(const ikp__pq_src *src, uint32_t k0, uint32_t k1, const ikp__pq_plan *p,
-                                const ikp__pq_cut *cut, ikp_write_fn fn, void *user, ikp_error *err)
+                                const ikp__pq_form *form, ikp_write_fn fn, void *user, ikp_error *err)
 {
     const ikp_allocator *a = &src->caps[0]->alloc;
     ikp__pqw *w = (ikp__pqw *)ikp__alloc(a, sizeof *w);
     ikp_result r = IKP_OK;
     uint32_t k;
     if (!w) return ikp__oom(err);
-    ikp__pq_init(w, a, fn, user, cut->rows, cut->bytes);
+    ikp__pq_init(w, a, fn, user, form->rows, form->bytes);
+    w->plain = form->plain;
     for (k = k0; k < k1 && r == IKP_OK; k++) {
         ikp_capture *opened = NULL;
         ikp__pq_place pl;
@@ -10403,10 +10424,11 @@ static ikp_result ikp__pq_table(const ikp__pq_src *src, uint32_t k0, uint32_t k1
     return r;
 }
 
-/* opt's cut, else 65,536 rows and half the largest capture's words (at least 64 KiB) */
-static ikp__pq_cut ikp__pq_cut_of(const ikp_export_options *opt, uint64_t largest_words)
+/* opt's form, else 65,536 rows and half the largest capture's words (at least 64 KiB) a row group */
+static ikp__pq_form ikp__pq_form_of(const ikp_export_options *opt, uint64_t largest_words)
 {
-    ikp__pq_cut c;
+    ikp__pq_form c;
+    c.plain = opt && opt->plain;
     c.rows = opt ? opt->row_group_rows : 0;
     c.bytes = opt && opt->row_group_bytes ? opt->row_group_bytes : (size_t)(largest_words * 8 / 2);
     if (!(opt && opt->row_group_bytes) && c.bytes < 65536) c.bytes = 65536;
@@ -10429,12 +10451,12 @@ IKP_DEF ikp_result ikp_export_parquet(const ikp_capture *const *caps, uint32_t n
         else if (caps[k]->num_words > largest) largest = caps[k]->num_words;
     r = ikp__pq_plan_make(caps, n, opt, &p, err);
     if (r == IKP_OK) {
-        const ikp__pq_cut cut = ikp__pq_cut_of(opt, largest);
+        const ikp__pq_form form = ikp__pq_form_of(opt, largest);
         ikp__pq_src src;
         src.caps = caps;
         src.paths = NULL;
         src.dopt = NULL;
-        r = ikp__pq_table(&src, 0, n, &p, &cut, fn, user, err);
+        r = ikp__pq_table(&src, 0, n, &p, &form, fn, user, err);
     }
     ikp__pq_plan_free(&caps[0]->alloc, &p);
     if (r == IKP_OK) ikp__ok(err);
@@ -10479,12 +10501,12 @@ typedef struct ikp__pq_job {
     const ikp__pq_src *src;
     const ikp__pq_plan *p;
     uint32_t k0, k1;
-    ikp__pq_cut cut;
+    ikp__pq_form form;
 } ikp__pq_job;
 static ikp_result ikp__pq_body(void *ctx, ikp_write_fn fn, void *user, ikp_error *err)
 {
     const ikp__pq_job *j = (const ikp__pq_job *)ctx;
-    return ikp__pq_table(j->src, j->k0, j->k1, j->p, &j->cut, fn, user, err);
+    return ikp__pq_table(j->src, j->k0, j->k1, j->p, &j->form, fn, user, err);
 }
 
 IKP_DEF ikp_result ikp_export_parquet_files(const char *const *inputs, uint32_t n, const ikp_decode_options *dopt,
@@ -10530,7 +10552,7 @@ IKP_DEF ikp_result ikp_export_parquet_files(const char *const *inputs, uint32_t 
     job.p = &p;
     for (k = 0; k < n && stubs[k]; k++)
         if (stubs[k]->words[1] > largest) largest = stubs[k]->words[1];
-    job.cut = ikp__pq_cut_of(opt, largest);
+    job.form = ikp__pq_form_of(opt, largest);
     for (k = 0; k < num_outputs && r == IKP_OK; k++) {
         job.k0 = num_outputs == 1 ? 0 : k;
         job.k1 = num_outputs == 1 ? n : k + 1;

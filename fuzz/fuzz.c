@@ -374,11 +374,16 @@ static void use(ikp_capture *cap, ikp_group_by by)
     ikp_write_chrome(cap, &o, sink, &total, NULL);
     if (ikp_write_perfetto(cap, &o, mem_sink, &m, NULL) == IKP_OK) check_perfetto(m.p, m.n);
     m.n = 0;
-    if (by == IKP_BY_BLOCK) { /* the Parquet export, in row groups of 5 */
+    if (by == IKP_BY_BLOCK) { /* the Parquet export, in row groups of 5 rows, then of 64 bytes */
         ikp_export_options eo;
         const ikp_capture *one = cap;
         memset(&eo, 0, sizeof eo);
         eo.row_group_rows = 5;
+        if (ikp_export_parquet(&one, 1, &eo, mem_sink, &m, NULL) == IKP_OK) check_parquet(m.p, m.n);
+        m.n = 0;
+        eo.plain = 1; /* numbers PLAIN; a row group ends at 64 bytes of pages */
+        eo.row_group_rows = 0;
+        eo.row_group_bytes = 64;
         if (ikp_export_parquet(&one, 1, &eo, mem_sink, &m, NULL) == IKP_OK) check_parquet(m.p, m.n);
     }
     free(m.p);

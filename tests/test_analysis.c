@@ -940,11 +940,12 @@ static int64_t enc_value(int c, uint32_t r, uint64_t *s, int *null)
     else v = (int64_t)(((uint64_t)1 << 60) + (uint64_t)r * 977 + (u & 0xFF));
     return v;
 }
-/* a table through the writer's own entry points; with IKP_ANALYSIS_OUT=DIR
-   written to DIR/encodings.parquet, and its values, a row a line,
-   tab-separated ("null"), to DIR/encodings.txt, for tests/test_export.py
-   to compare with what pyarrow and DuckDB read */
-static void test_export_encodings(void)
+/* a table through the writer's own entry points (plain: numbers PLAIN);
+   with IKP_ANALYSIS_OUT=DIR written to DIR/encodings.parquet (or
+   encodings-plain.parquet), and its values, a row a line, tab-separated
+   ("null"), to DIR/encodings.txt, for tests/test_export.py to compare with
+   what pyarrow and DuckDB read */
+static void test_export_encodings(int plain)
 {
     static const char *const kinds[] = {"region", "instant", "l\xc3\xa4uft \xe7\xad\x89\xe5\xbe\x85", ""};
     const char *dir = getenv("IKP_ANALYSIS_OUT");
@@ -959,7 +960,7 @@ static void test_export_encodings(void)
     ikp_error e;
     if (!w) return;
     if (dir) {
-        snprintf(path, sizeof path, "%s/encodings.parquet", dir);
+        snprintf(path, sizeof path, "%s/encodings%s.parquet", dir, plain ? "-plain" : "");
         f = fopen(path, "wb");
         snprintf(path, sizeof path, "%s/encodings.txt", dir);
         t = fopen(path, "w");
@@ -973,6 +974,7 @@ static void test_export_encodings(void)
     }
     if (f) ikp__pq_init(w, &a, file_sink, f, 1000, 1 << 30);
     else ikp__pq_init(w, &a, count_sink, &sunk, 1000, 1 << 30);
+    w->plain = plain;
     for (r = 0; r < 3100; r++) {
         for (c = 0; c < IKP__PQ_COLS; c++) {
             if (ikp__pq_cols[c].string) {
@@ -1024,6 +1026,7 @@ int main(void)
     test_escaping_and_empty();
     test_out_of_memory();
     test_export_frame();
-    test_export_encodings();
+    test_export_encodings(0);
+    test_export_encodings(1);
     return check_report();
 }

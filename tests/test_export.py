@@ -35,6 +35,7 @@ DATA = os.path.join(ROOT, "examples", "data")
 SAVED = os.path.join(ROOT, "build", "test-out", "captures")
 COLUMNS = ["capture", "gpu", "host", "block", "group", "group_name", "sm", "lane", "event", "event_id", "kind",
            "start_ns", "end_ns", "duration_ps", "begin_data", "end_data", "placement_ns", "time_axis"]
+TEXT = ["capture", "gpu", "host", "group_name", "event", "kind", "time_axis"]
 
 
 def export(inputs, out, *extra):
@@ -204,6 +205,28 @@ def main():
         bad = [k for k, (g, w) in enumerate(zip(dk, want)) if g != w]
         check(len(dk) == 3100 and not bad, "DuckDB reads every value written (%d differ, first %s)" % (len(bad), bad[:3]))
         check(pq.read_metadata(enc + ".parquet").num_row_groups == 4, "1000 rows a row group: 4 groups")
+        plain = pq.read_table(enc + "-plain.parquet") if os.path.exists(enc + "-plain.parquet") else None
+        check(plain is not None and plain.equals(t), "numbers PLAIN: the same table")
+
+    # the encodings FORMAT.md names, as the footer declares them: numbers
+    # DELTA_BINARY_PACKED (PLAIN where a chunk is all null, or with --plain),
+    # text dictionary-encoded; --plain the same table
+    one, plain = os.path.join(TMP, "enc.parquet"), os.path.join(TMP, "enc-plain.parquet")
+    rc, err = export([launches[0]], one)
+    rc2, err2 = export([launches[0]], plain, "--plain")
+    if check(rc == 0 and rc2 == 0, "launch1 exported, and with --plain (%s; %s)" % (err, err2)):
+        def encodings(path):
+            m = pq.read_metadata(path)
+            return {m.schema.column(c).name: {e for g in range(m.num_row_groups)
+                                              for e in m.row_group(g).column(c).encodings} for c in range(m.num_columns)}
+        e, ep = encodings(one), encodings(plain)
+        nums = [c for c in COLUMNS if c not in TEXT]
+        check(all(e[c] == {"PLAIN", "RLE_DICTIONARY", "RLE"} for c in TEXT) and
+              all("DELTA_BINARY_PACKED" in e[c] or c in ("begin_data", "end_data") for c in nums) and
+              all("DELTA_BINARY_PACKED" not in ep[c] and "PLAIN" in ep[c] for c in nums),
+              "the footer's encodings: text dictionary, numbers delta (plain with --plain): %s" % e)
+        check(pq.read_table(plain).equals(pq.read_table(one)) and os.path.getsize(plain) > 4 * os.path.getsize(one),
+              "--plain: the same table, over 4x the bytes (%d, %d)" % (os.path.getsize(plain), os.path.getsize(one)))
 
     # several captures: one table, and a file each (Hive-style), on one axis
     one = os.path.join(TMP, "three.parquet")
