@@ -10038,12 +10038,12 @@ static void ikp__pq_footer_group(ikp__tc *t, const ikp__pq_group *g)
         ikp__tc_i64(t, 2, at);
         ikp__tc_begin(t, 3); /* ColumnMetaData */
         ikp__tc_i32(t, 1, d->type);
-        ikp__tc_list(t, 2, IKP__TC_I32, (size_t)(d->string ? 3 : 1 + d->optional)); /* the page's, the levels' */
+        ikp__tc_list(t, 2, IKP__TC_I32, (size_t)(1 + d->string + d->optional)); /* the pages', the levels' */
         if (d->string) {
             ikp__tc_uvar(t, ikp__zigzag(IKP__PE_PLAIN));
             ikp__tc_uvar(t, ikp__zigzag(IKP__PE_DICT));
         } else ikp__tc_uvar(t, ikp__zigzag(g->delta >> c & 1 ? IKP__PE_DELTA : IKP__PE_PLAIN));
-        if (d->string || d->optional) ikp__tc_uvar(t, ikp__zigzag(IKP__PE_RLE));
+        if (d->optional) ikp__tc_uvar(t, ikp__zigzag(IKP__PE_RLE));
         ikp__tc_list(t, 3, IKP__TC_BINARY, 1);
         ikp__tc_str(t, d->name, strlen(d->name));
         ikp__tc_i32(t, 4, 0); /* UNCOMPRESSED */
