@@ -4431,6 +4431,16 @@ static uint32_t ikp__rd32(const unsigned char *p)
 {
     return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
+static void ikp__wr32(unsigned char *p, uint32_t v)
+{
+    p[0] = (unsigned char)v; p[1] = (unsigned char)(v >> 8);
+    p[2] = (unsigned char)(v >> 16); p[3] = (unsigned char)(v >> 24);
+}
+static void ikp__wr64(unsigned char *p, uint64_t v)
+{
+    ikp__wr32(p, (uint32_t)v);
+    ikp__wr32(p + 4, (uint32_t)(v >> 32));
+}
 
 /* What the first bytes of data look like when they are not a profile
    buffer: a file given where a buffer was expected, or a likely mistake.
@@ -9788,10 +9798,8 @@ static void ikp__pq_num(ikp__pqw *w, int c, int64_t v)
     if (w->failed) return;
     if (w->plain) { /* little-endian, 8 or 4 bytes */
         unsigned char x[8];
-        const unsigned nb = ikp__pq_cols[c].type == IKP__PQ_INT64 ? 8 : 4;
-        unsigned k;
-        for (k = 0; k < nb; k++) x[k] = (unsigned char)((uint64_t)v >> 8 * k);
-        ikp__tc_put(&b->v, x, nb);
+        ikp__wr64(x, (uint64_t)v);
+        ikp__tc_put(&b->v, x, ikp__pq_cols[c].type == IKP__PQ_INT64 ? 8 : 4);
         b->count++;
         return;
     }
@@ -9883,8 +9891,7 @@ static int ikp__pq_dict_add(ikp__pqw *w, ikp__pq_buf *b, const char *s, size_t n
     if (!ikp__grow(w->a, (void **)&b->ent, &b->entcap, 2 * b->nent + 2, sizeof *b->ent) ||
         b->v.n + 4 + n > 0x7FFFFFFF)
         return 0;
-    len[0] = (unsigned char)n; len[1] = (unsigned char)(n >> 8);
-    len[2] = (unsigned char)(n >> 16); len[3] = (unsigned char)(n >> 24);
+    ikp__wr32(len, (uint32_t)n);
     ikp__tc_put(&b->v, len, 4); /* the dictionary page's PLAIN bytes: its length, then the value */
     b->ent[2 * b->nent] = (uint32_t)(b->v.n);
     b->ent[2 * b->nent + 1] = (uint32_t)n;
@@ -9951,35 +9958,33 @@ static void ikp__pq_num_chunk(ikp__pqw *w, int c, uint32_t size[2], uint32_t *de
 {
     ikp__pq_buf *b = &w->col[c];
     const int optional = ikp__pq_cols[c].optional, deltas = b->count && !w->plain;
-    unsigned char head[4 + 4 * 10];
+    unsigned char len[4], head[4 * 10];
     ikp__tc t;
     size_t body;
     int64_t at = w->offset;
     if (b->nd) ikp__pq_block(b);
     if (optional) ikp__hyb_end(&b->lv, &b->lh);
-    memset(&t, 0, sizeof t); /* before the values: the levels' length, then the delta header */
+    memset(&t, 0, sizeof t); /* the delta header, four varints: head holds them */
     t.p = head;
     t.cap = sizeof head;
-    if (optional) ikp__tc_put(&t, "\0\0\0\0", 4);
     if (deltas) {
         ikp__tc_uvar(&t, IKP__PQ_BLOCK_VALUES);
         ikp__tc_uvar(&t, 4);
         ikp__tc_uvar(&t, b->count);
         ikp__tc_uvar(&t, ikp__zigzag(b->first));
     }
-    body = t.n + (optional ? b->lv.n : 0) + b->v.n;
+    body = (optional ? 4 + b->lv.n : 0) + t.n + b->v.n;
     if (body > 0x7FFFFFFF) w->too_big = w->failed = 1;
     ikp__pq_page_header(&w->h, 0, body, (int64_t)w->rows, deltas ? IKP__PE_DELTA : IKP__PE_PLAIN);
     if (w->h.failed || b->v.failed || b->lv.failed) w->failed = 1;
     if (w->failed) return;
     ikp__pq_out(w, w->h.p, w->h.n);
-    if (optional) {
-        head[0] = (unsigned char)b->lv.n; head[1] = (unsigned char)(b->lv.n >> 8);
-        head[2] = (unsigned char)(b->lv.n >> 16); head[3] = (unsigned char)(b->lv.n >> 24);
-        ikp__pq_out(w, head, 4);
+    if (optional) { /* the levels' length, then the levels */
+        ikp__wr32(len, (uint32_t)b->lv.n);
+        ikp__pq_out(w, len, 4);
         ikp__pq_out(w, b->lv.p, b->lv.n);
-        ikp__pq_out(w, head + 4, t.n - 4);
-    } else ikp__pq_out(w, head, t.n);
+    }
+    ikp__pq_out(w, head, t.n);
     ikp__pq_out(w, b->v.p, b->v.n);
     size[0] = 0;
     size[1] = (uint32_t)(w->offset - at);
@@ -10123,8 +10128,7 @@ static void ikp__pq_footer_end(ikp__pqw *w)
     n = w->offset - w->footer;
     if (n > 0x7FFFFFFF) w->too_big = w->failed = 1;
     if (w->failed) return;
-    len[0] = (unsigned char)n; len[1] = (unsigned char)(n >> 8);
-    len[2] = (unsigned char)(n >> 16); len[3] = (unsigned char)(n >> 24);
+    ikp__wr32(len, (uint32_t)n);
     ikp__pq_out(w, len, 4);
     ikp__pq_out(w, "PAR1", 4);
 }
@@ -13195,16 +13199,6 @@ IKP_DEF ikp_result ikp_report_write_svg(const ikp_report *r, ikp_write_fn fn, vo
 #endif /* IKP_NO_REPORT */
 
 /* >>capfile-impl: capture files written (read in capture-files) */
-static void ikp__wr32(unsigned char *p, uint32_t v)
-{
-    p[0] = (unsigned char)v; p[1] = (unsigned char)(v >> 8);
-    p[2] = (unsigned char)(v >> 16); p[3] = (unsigned char)(v >> 24);
-}
-static void ikp__wr64(unsigned char *p, uint64_t v)
-{
-    ikp__wr32(p, (uint32_t)v);
-    ikp__wr32(p + 4, (uint32_t)(v >> 32));
-}
 
 static uint64_t ikp__names_bytes(const char *const *names, uint32_t n)
 {
