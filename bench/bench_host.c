@@ -99,23 +99,30 @@ static int run_argv(char **args, double *secs, double *rss_mb)
     return 1;
 }
 
+/* runs args reps (<= REPS) times: the median seconds and the peak RSS (MB)
+   over them; 0 on failure */
+static int run_reps(char **args, int reps, double *secs, double *rss_mb)
+{
+    double t[REPS], rss;
+    int rep;
+    *rss_mb = 0;
+    for (rep = 0; rep < reps && rep < REPS; rep++) {
+        if (!run_argv(args, &t[rep], &rss)) return 0;
+        if (rss > *rss_mb) *rss_mb = rss;
+    }
+    qsort(t, (size_t)rep, sizeof(double), cmp_d);
+    *secs = t[rep / 2];
+    return 1;
+}
+
 /* runs `tool trace path -o /dev/null [--output-format perfetto]` REPS times: median
    seconds, peak RSS (MB) */
 static int run_tool(const char *tool, const char *path, const char *fmt, double *secs, double *rss_mb)
 {
-    double t[REPS], peak = 0, rss;
-    int rep;
     /* JSON is the default for /dev/null; older tools know no --output-format */
     char *args[] = {(char *)tool, (char *)"trace", (char *)path, (char *)"-o", (char *)"/dev/null",
                     strcmp(fmt, "json") ? (char *)"--output-format" : NULL, (char *)fmt, NULL};
-    for (rep = 0; rep < REPS; rep++) {
-        if (!run_argv(args, &t[rep], &rss)) return 0;
-        if (rss > peak) peak = rss;
-    }
-    qsort(t, REPS, sizeof(double), cmp_d);
-    *secs = t[REPS / 2];
-    *rss_mb = peak;
-    return 1;
+    return run_reps(args, REPS, secs, rss_mb);
 }
 
 /* gzip -6 size of a file, 0 if gzip is not there */
@@ -409,22 +416,6 @@ static double export_heap(char **paths, uint32_t n, const char *out)
    over the table (Python, build/pydeps); the bytes the export holds at its
    peak (ikp_export_parquet_files with a counting allocator), against the
    largest file */
-/* the median of 3 runs of args (args[0] the tool) and the peak RSS over them;
-   0 on failure */
-static int run3(char **args, double *median, double *rss)
-{
-    double t[3], r;
-    int rep;
-    *rss = 0;
-    for (rep = 0; rep < 3; rep++) {
-        if (!run_argv(args, &t[rep], &r)) return 0;
-        if (r > *rss) *rss = r;
-    }
-    qsort(t, 3, sizeof(double), cmp_d);
-    *median = t[1];
-    return 1;
-}
-
 static int export_section(const char *tool, const char *prev, uint32_t n)
 {
     char **paths = (char **)calloc(n, sizeof *paths), **args = (char **)calloc((size_t)n + 8, sizeof *args);
@@ -445,29 +436,29 @@ static int export_section(const char *tool, const char *prev, uint32_t n)
     args[2 + n] = (char *)"-o";
     args[3 + n] = (char *)out;
     args[4 + n] = NULL;
-    ok = run3(args, &te, &re);
+    ok = run_reps(args, 3, &te, &re);
     if (ok && stat(out, &sb) == 0) tsize = sb.st_size / 1048576.0;
     if (ok && prev) {
         args[0] = (char *)prev;
         args[3 + n] = (char *)pout;
-        ok = run3(args, &tp, &rp);
+        ok = run_reps(args, 3, &tp, &rp);
         if (ok && stat(pout, &sb) == 0) psize = sb.st_size / 1048576.0;
         remove(pout);
         args[0] = (char *)tool;
     }
     args[1] = (char *)"merge";
     args[3 + n] = (char *)"/dev/null";
-    ok = ok && run3(args, &tm, &rm);
+    ok = ok && run_reps(args, 3, &tm, &rm);
     one[0] = (char *)tool; /* one capture: the tool's own memory, beside the captures' */
     one[1] = (char *)"export";
     one[2] = paths[0];
     one[3] = (char *)"-o";
     one[4] = (char *)"/dev/null";
     one[5] = NULL;
-    ok = ok && run3(one, &t1, &r1);
+    ok = ok && run_reps(one, 3, &t1, &r1);
     one[1] = (char *)"--version"; /* the tool doing nothing: its RSS floor */
     one[2] = NULL;
-    ok = ok && run3(one, &t0, &r0);
+    ok = ok && run_reps(one, 3, &t0, &r0);
     if (!ok) return 0;
     h1 = export_heap(paths, 1, "/dev/null");
     hn = export_heap(paths, n, "/dev/null");
