@@ -1552,7 +1552,7 @@ static int ikp__grow(const ikp_allocator *a, void **p, size_t *cap, size_t need,
     nc = *cap ? *cap : 16;
     while (nc < need) {
         if (nc > ((size_t)-1) / 2 / esz) return 0;
-        nc *= 2;
+        nc += nc / 2;
     }
     np = *p ? a->realloc(*p, nc * esz, a->user) : a->alloc(nc * esz, a->user);
     if (!np) return 0;
