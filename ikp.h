@@ -8325,6 +8325,7 @@ static void ikp__tree_set(ikp__trees *tr, const ikp__mg *mg, const ikp__link_dat
     int64_t *lo = tr->lo + tr->node[t], *hi = tr->hi + tr->node[t], c;
     uint64_t w;
     uint32_t k, x = tr->s[t] + pos;
+    if (!tr->s[t]) return; /* a tree nobody looks in (ikp__trees_build) */
     if (t < mg->ngpu) {
         k = mg->gm[mg->gs[t] + pos];
         c = out[k].offset_ns;
@@ -8414,7 +8415,9 @@ static int ikp__trees_build(ikp__trees *tr, const ikp_allocator *a, uint32_t n, 
     for (t = 0; t < nt; t++) {
         uint32_t m;
         const uint32_t *k = ikp__tree_members(mg, t, &m);
-        for (tr->s[t] = m ? 1 : 0; tr->s[t] < m; tr->s[t] *= 2) {}
+        /* all host readings' list is looked in by captures that name no host alone: none, no tree */
+        const int unused = t == nt - 1 && mg->hs[mg->nhost + 1] == mg->hs[mg->nhost];
+        for (tr->s[t] = m && !unused ? 1 : 0; tr->s[t] < m && !unused; tr->s[t] *= 2) {}
         tr->node[t] = nodes;
         nodes += 2 * (size_t)tr->s[t];
         for (x = 0; x < m; x++) /* each capture is once in a GPU's tree, a host list and all */
