@@ -949,12 +949,15 @@ typedef struct ikp_export_options {
 IKP_DEF ikp_result ikp_export_parquet(const ikp_capture *const *caps, uint32_t n, const ikp_export_options *opt,
                                       ikp_write_fn fn, void *user, ikp_error *err);
 /* The same from capture files, one in memory at a time: each is read
-   twice (to place them all, then to write its rows), and between the two
-   only what places it is kept (its figures, device, clock readings and peer
-   measurements, and a hash of its words, so that a file given twice is
-   still refused). outputs: one path (one table), or n (capture k's rows in
-   outputs[k], all on one axis: a table a capture). Each output is replaced
-   whole or not at all (ikp_output_open). */
+   twice (to place them all, then to write its rows). Between the two, what
+   places a capture is kept (about 130 bytes: its GPU, host, clock offsets
+   and a hash of its words, so that a file given twice is still refused);
+   once they are placed, what the table says of each (label, placement,
+   figures) and of each row group waits for the footer in temporary files
+   (tmpfile; in memory where none can be made). outputs: one path (one
+   table), or n (capture k's rows in outputs[k], all on one axis: a table
+   a capture). Each output is replaced whole or not at all
+   (ikp_output_open). */
 IKP_DEF ikp_result ikp_export_parquet_files(const char *const *inputs, uint32_t n, const ikp_decode_options *dopt,
                                             const ikp_export_options *opt, const char *const *outputs,
                                             uint32_t num_outputs, ikp_error *err);
@@ -1543,7 +1546,8 @@ static ikp_allocator ikp__allocator(const ikp_allocator *a)
 static void *ikp__alloc(const ikp_allocator *a, size_t n) { return a->alloc(n ? n : 1, a->user); }
 static void ikp__free(const ikp_allocator *a, void *p) { if (p) a->free(p, a->user); }
 
-/* grows *p (elements of size esz) to hold at least need elements */
+/* grows *p (elements of size esz) to hold at least need elements, by half
+   again each step: at most a third of what it holds is unused */
 static int ikp__grow(const ikp_allocator *a, void **p, size_t *cap, size_t need, size_t esz)
 {
     size_t nc;
@@ -6424,32 +6428,19 @@ static const char *ikp__part_process_name(char *t, size_t n, const ikp__part *pa
 }
 
 #if !defined(IKP_NO_PERFETTO) || !defined(IKP_NO_MERGE)
-#ifndef IKP_NO_MERGE
-/* 1 if the captures name two hosts or more (labels then say which) */
-static int ikp__many_hosts(const ikp_capture *const *caps, uint32_t n)
+/* a capture's label before disambiguation (hosts: the captures name two
+   hosts or more): "rank 1 GPU 3", "GPU 3", "GPU 1a2b3c4d" or "capture
+   index + 1" when known is 0 (no device named), led by the host when hosts */
+static void ikp__label0(int known, const char *host, int32_t rank, int32_t ordinal, const uint8_t *uuid,
+                        uint32_t index, int hosts, char *buf, size_t size)
 {
-    const char *h = NULL;
-    uint32_t i;
-    for (i = 0; i < n; i++) {
-        if (!caps[i] || !caps[i]->info.device_known || !caps[i]->device.host[0]) continue;
-        if (!h) h = caps[i]->device.host;
-        else if (strcmp(h, caps[i]->device.host) != 0) return 1;
-    }
-    return 0;
-}
-#endif
-
-/* capture index's label before disambiguation (hosts: ikp__many_hosts) */
-static void ikp__merge_label0(const ikp_capture *c, uint32_t index, int hosts, char *buf, size_t size)
-{
-    const ikp_device_id *d = c->info.device_known ? &c->device : NULL;
     size_t k = 0;
     buf[0] = 0;
-    if (!d) { snprintf(buf, size, "capture %u", index + 1); return; }
-    if (hosts && d->host[0]) { snprintf(buf, size, "%s ", d->host); k = strlen(buf); }
-    if (d->rank >= 0) { snprintf(buf + k, size - k, "rank %d ", (int)d->rank); k = strlen(buf); }
-    if (d->ordinal >= 0) snprintf(buf + k, size - k, "GPU %d", (int)d->ordinal);
-    else snprintf(buf + k, size - k, "GPU %02x%02x%02x%02x", d->uuid[0], d->uuid[1], d->uuid[2], d->uuid[3]);
+    if (!known) { snprintf(buf, size, "capture %u", index + 1); return; }
+    if (hosts && host[0]) { snprintf(buf, size, "%s ", host); k = strlen(buf); }
+    if (rank >= 0) { snprintf(buf + k, size - k, "rank %d ", (int)rank); k = strlen(buf); }
+    if (ordinal >= 0) snprintf(buf + k, size - k, "GPU %d", (int)ordinal);
+    else snprintf(buf + k, size - k, "GPU %02x%02x%02x%02x", uuid[0], uuid[1], uuid[2], uuid[3]);
 }
 #endif
 
@@ -7166,7 +7157,8 @@ static const char *ikp__launch_name(char *t, size_t n, const ikp__part *part, co
     size_t k;
     if (part && part->label) snprintf(g, sizeof g, "%s: ", part->label);
     else if (cap->info.device_known) {
-        ikp__merge_label0(cap, 0, 0, g, sizeof g - 2);
+        ikp__label0(1, cap->device.host, cap->device.rank, cap->device.ordinal, cap->device.uuid, 0, 0, g,
+                    sizeof g - 2);
         strcat(g, ": ");
     } else g[0] = 0;
     if (cap->info.launch) snprintf(no, sizeof no, " %llu", (unsigned long long)cap->info.launch);
@@ -7598,52 +7590,66 @@ static ikp_clock_sync ikp__peer_as_sync(const ikp_peer_clock *p)
     return c;
 }
 
-/* What one capture offers the links of a merge, read from its readings
-   once (linear in them): its clock against the host's at its time 0, and
-   against each GPU it measured over peer memory (sorted by that GPU). */
+/* What placing and naming a capture takes from it (ikp__link_data_of):
+   what it offers the links of a merge, read from its readings once
+   (linear in them): its clock against the host's at its time 0, and
+   against each GPU it measured over peer memory (sorted by that GPU); and
+   what tells it apart and names it. An export keeps these alone between
+   reading a file to place it and reading it again to write its rows. */
 typedef struct ikp__peer_off { uint8_t uuid[16]; int64_t off; uint64_t unc; } ikp__peer_off;
 typedef struct ikp__link_data {
     int64_t host_off;
     uint64_t host_unc;
     ikp__peer_off *peers;
+    const uint64_t *words;  /* its words, to find a buffer given twice; NULL: hash stands for them */
+    uint64_t num_words, hash;
+    uint64_t gpu_zero_ns;
+    int64_t host_zero_ns;   /* with host_time_known */
+    const char *host_name;  /* "" when not known */
+    const char *align_start;/* how its texts name that option */
     uint32_t num_peers;
-    int64_t gpu, host;   /* the GPU's and the host's number among the captures' (-1: none named) */
+    int32_t gpu, host;      /* the GPU's and the host's number among the captures' (-1: none named) */
+    uint32_t host_zero_uncertainty_ns;
+    uint32_t clock_syncs;
+    int32_t rank, ordinal;
+    uint8_t uuid[16];
+    uint8_t device_known, host_time_known, gpu_time_known;
 } ikp__link_data;
 
 /* numbers the captures' GPUs and hosts (ld[i].gpu, .host): equal numbers
    for equal UUIDs and host names, -1 where a capture names none. O(n log
    n); 0, or -1 when out of memory. */
-typedef struct ikp__cap_key { const ikp_capture *c; uint32_t i; } ikp__cap_key;
+typedef struct ikp__cap_key { const ikp__link_data *c; uint32_t i; } ikp__cap_key;
 static int ikp__cmp_by_uuid(const void *pa, const void *pb)
 {
     const ikp__cap_key *a = (const ikp__cap_key *)pa, *b = (const ikp__cap_key *)pb;
-    return memcmp(a->c->device.uuid, b->c->device.uuid, 16);
+    return memcmp(a->c->uuid, b->c->uuid, 16);
 }
 static int ikp__cmp_by_host(const void *pa, const void *pb)
 {
     const ikp__cap_key *a = (const ikp__cap_key *)pa, *b = (const ikp__cap_key *)pb;
-    return strcmp(a->c->device.host, b->c->device.host);
+    return strcmp(a->c->host_name, b->c->host_name);
 }
-static int ikp__number_devices(const ikp_capture *const *caps, uint32_t n, ikp__link_data *ld)
+static int ikp__number_devices(const ikp_allocator *a, uint32_t n, ikp__link_data *ld)
 {
-    ikp__cap_key *x = (ikp__cap_key *)ikp__alloc(&caps[0]->alloc, (size_t)n * sizeof *x);
+    ikp__cap_key *x = (ikp__cap_key *)ikp__alloc(a, (size_t)n * sizeof *x);
     uint32_t i, m, pass;
     if (!x) return -1;
     for (pass = 0; pass < 2; pass++) {
         for (i = 0, m = 0; i < n; i++) {
-            const ikp_capture *c = caps[i];
-            int named = c->info.device_known && (pass ? c->device.host[0] != 0 : !ikp__uuid_zero(c->device.uuid));
+            const ikp__link_data *c = &ld[i];
+            int named = c->device_known && (pass ? c->host_name[0] != 0 : !ikp__uuid_zero(c->uuid));
             if (pass) ld[i].host = -1; else ld[i].gpu = -1;
             if (named) { x[m].c = c; x[m++].i = i; }
         }
         ikp__sort(x, m, sizeof *x, pass ? ikp__cmp_by_host : ikp__cmp_by_uuid);
         for (i = 0; i < m; i++) {
-            int64_t id = i && !(pass ? ikp__cmp_by_host : ikp__cmp_by_uuid)(&x[i - 1], &x[i])
-                             ? (pass ? ld[x[i - 1].i].host : ld[x[i - 1].i].gpu) : (int64_t)i;
+            int32_t id = i && !(pass ? ikp__cmp_by_host : ikp__cmp_by_uuid)(&x[i - 1], &x[i])
+                             ? (pass ? ld[x[i - 1].i].host : ld[x[i - 1].i].gpu) : (int32_t)i;
             if (pass) ld[x[i].i].host = id; else ld[x[i].i].gpu = id;
         }
     }
-    ikp__free(&caps[0]->alloc, x);
+    ikp__free(a, x);
     return 0;
 }
 
@@ -7655,13 +7661,31 @@ static int ikp__cmp_peer_ix(const void *pa, const void *pb)
     return c ? c : a->i < b->i ? -1 : a->i > b->i;
 }
 
-/* cap's link data; 0, or -1 when out of memory */
-static int ikp__link_data_of(const ikp_capture *cap, const ikp_allocator *a, ikp__link_data *ld)
+/* cap's link data: what names it and tells it apart, and with links its
+   clock's offsets (peers allocated with a); 0, or -1 when out of memory.
+   Its words and host name stay cap's. */
+static int ikp__link_data_of(const ikp_capture *cap, const ikp_allocator *a, ikp__link_data *ld, int links)
 {
     uint32_t n = cap->info.peer_clocks, k, j;
     ikp__peer_ix *ix;
     ikp_clock_sync *c;
     memset(ld, 0, sizeof *ld);
+    ld->gpu = ld->host = -1;
+    ld->words = cap->words;
+    ld->num_words = cap->num_words;
+    ld->gpu_zero_ns = cap->info.gpu_zero_ns;
+    ld->host_time_known = cap->info.host_time_known != 0;
+    ld->host_zero_ns = cap->info.host_zero_ns;
+    ld->host_zero_uncertainty_ns = cap->info.host_zero_uncertainty_ns;
+    ld->clock_syncs = cap->info.clock_syncs;
+    ld->device_known = cap->info.device_known != 0;
+    ld->gpu_time_known = cap->info.gpu_time_known != 0;
+    memcpy(ld->uuid, cap->device.uuid, 16);
+    ld->rank = cap->device.rank;
+    ld->ordinal = cap->device.ordinal;
+    ld->host_name = cap->device.host;
+    ld->align_start = IKP__OPT(&cap->info.option_names, align_start);
+    if (!links) return 0;
     if (cap->info.clock_syncs)
         ikp__offset_at(cap->clock, cap->info.clock_syncs, cap->info.gpu_zero_ns, &ld->host_off, &ld->host_unc);
     if (!n) return 0;
@@ -7704,8 +7728,7 @@ static const ikp__peer_off *ikp__peer_find(const ikp__link_data *x, const uint8_
 /* The best link between captures i and j of kind only (IKP_ALIGN_COUNT:
    of any kind): *val = j's clock minus i's, *unc its uncertainty; returns
    its kind (IKP_ALIGN_COUNT: none). */
-static int ikp__merge_link(const ikp_capture *const *caps, const ikp__link_data *ld, uint32_t i, uint32_t j, int only,
-                           int64_t *val, uint64_t *unc)
+static int ikp__merge_link(const ikp__link_data *ld, uint32_t i, uint32_t j, int only, int64_t *val, uint64_t *unc)
 {
     int via = IKP_ALIGN_COUNT, side;
     *unc = UINT64_MAX;
@@ -7718,10 +7741,10 @@ static int ikp__merge_link(const ikp_capture *const *caps, const ikp__link_data 
         /* a's measurements of b, then b's of a */
         const ikp__peer_off *po;
         uint32_t x = side ? j : i, y = side ? i : j;
-        if (ld[y].gpu < 0 || !ld[x].num_peers || !(po = ikp__peer_find(&ld[x], caps[y]->device.uuid))) continue;
+        if (ld[y].gpu < 0 || !ld[x].num_peers || !(po = ikp__peer_find(&ld[x], ld[y].uuid))) continue;
         if (po->unc < *unc) { *unc = po->unc; *val = side ? po->off : -po->off; via = IKP_ALIGN_PEER; }
     }
-    if ((only == IKP_ALIGN_COUNT || only == IKP_ALIGN_HOST) && caps[i]->info.clock_syncs && caps[j]->info.clock_syncs &&
+    if ((only == IKP_ALIGN_COUNT || only == IKP_ALIGN_HOST) && ld[i].clock_syncs && ld[j].clock_syncs &&
         (ld[i].host < 0 || ld[j].host < 0 || ld[i].host == ld[j].host)) {
         if (ld[i].host_unc + ld[j].host_unc < *unc) {
             *unc = ld[i].host_unc + ld[j].host_unc;
@@ -7748,36 +7771,36 @@ static void ikp__disagree(ikp_alignment *a, uint64_t by, ikp_align_via via, uint
 
 /* captures sorted by (time 0, words), so that a buffer given twice is a
    neighbour of itself */
-typedef struct ikp__cap_ix { const ikp_capture *c; uint32_t i; } ikp__cap_ix;
+typedef struct ikp__cap_ix { const ikp__link_data *c; uint32_t i; } ikp__cap_ix;
 static int ikp__cmp_cap_ix(const void *pa, const void *pb)
 {
     const ikp__cap_ix *a = (const ikp__cap_ix *)pa, *b = (const ikp__cap_ix *)pb;
-    if (a->c->info.gpu_zero_ns != b->c->info.gpu_zero_ns) return a->c->info.gpu_zero_ns < b->c->info.gpu_zero_ns ? -1 : 1;
+    if (a->c->gpu_zero_ns != b->c->gpu_zero_ns) return a->c->gpu_zero_ns < b->c->gpu_zero_ns ? -1 : 1;
     if (a->c->num_words != b->c->num_words) return a->c->num_words < b->c->num_words ? -1 : 1;
     return a->i < b->i ? -1 : a->i > b->i;
 }
-static int ikp__same_buffer(const ikp_capture *a, const ikp_capture *b)
+static int ikp__same_buffer(const ikp__link_data *a, const ikp__link_data *b)
 {
-    return a->info.gpu_zero_ns == b->info.gpu_zero_ns && a->num_words == b->num_words &&
-           !(a->info.device_known && b->info.device_known && memcmp(a->device.uuid, b->device.uuid, 16) != 0) &&
-           memcmp(a->words, b->words, a->num_words * 8) == 0;
+    return a->gpu_zero_ns == b->gpu_zero_ns && a->num_words == b->num_words &&
+           !(a->device_known && b->device_known && memcmp(a->uuid, b->uuid, 16) != 0) &&
+           (a->words && b->words ? memcmp(a->words, b->words, a->num_words * 8) == 0 : a->hash == b->hash);
 }
 
 /* The first capture (by index) that repeats an earlier one, and the first
    it repeats: *i, *j (j < i); 0 when none, -1 when out of memory.
    O(n log n) unless many captures share a time 0 and a size. */
-static int ikp__repeated(const ikp_capture *const *caps, uint32_t n, uint32_t *ri, uint32_t *rj)
+static int ikp__repeated(const ikp_allocator *al, const ikp__link_data *ld, uint32_t n, uint32_t *ri, uint32_t *rj)
 {
-    ikp__cap_ix *x = (ikp__cap_ix *)ikp__alloc(&caps[0]->alloc, (size_t)n * sizeof *x);
+    ikp__cap_ix *x = (ikp__cap_ix *)ikp__alloc(al, (size_t)n * sizeof *x);
     uint32_t k, g, e, found = 0;
     *ri = *rj = 0;
     if (!x) return -1;
-    for (k = 0; k < n; k++) { x[k].c = caps[k]; x[k].i = k; }
+    for (k = 0; k < n; k++) { x[k].c = &ld[k]; x[k].i = k; }
     ikp__sort(x, n, sizeof *x, ikp__cmp_cap_ix);
     for (g = 0; g < n; g = e) { /* a run of one time 0 and size, by index */
         uint32_t a, b;
-        for (e = g + 1; e < n && x[e].c->info.gpu_zero_ns == x[g].c->info.gpu_zero_ns &&
-                        x[e].c->num_words == x[g].c->num_words; e++) {}
+        for (e = g + 1; e < n && x[e].c->gpu_zero_ns == x[g].c->gpu_zero_ns && x[e].c->num_words == x[g].c->num_words;
+             e++) {}
         for (a = g + 1; a < e; a++)
             for (b = g; b < a; b++)
                 if ((!found || x[a].i < *ri || (x[a].i == *ri && x[b].i < *rj)) && ikp__same_buffer(x[a].c, x[b].c)) {
@@ -7787,21 +7810,136 @@ static int ikp__repeated(const ikp_capture *const *caps, uint32_t n, uint32_t *r
                     break;
                 }
     }
-    ikp__free(&caps[0]->alloc, x);
+    ikp__free(al, x);
     return (int)found;
+}
+
+/* Captures to name: open (caps) or by their link data (ld, when not
+   NULL); capture i's link data (tmp filled for an open one), NULL for a
+   NULL capture */
+typedef struct ikp__pins { const ikp_capture *const *caps; const ikp__link_data *ld; } ikp__pins;
+static const ikp__link_data *ikp__pin(const ikp__pins *s, uint32_t i, ikp__link_data *tmp)
+{
+    if (s->ld) return &s->ld[i];
+    if (!s->caps[i]) return NULL;
+    ikp__link_data_of(s->caps[i], NULL, tmp, 0);
+    return tmp;
+}
+
+/* 1 if the captures name two hosts or more (labels then say which) */
+static int ikp__many_hosts(const ikp__pins *s, uint32_t n)
+{
+    const char *h = NULL;
+    ikp__link_data t;
+    uint32_t i;
+    for (i = 0; i < n; i++) {
+        const ikp__link_data *x = ikp__pin(s, i, &t);
+        if (!x || !x->device_known || !x->host_name[0]) continue;
+        if (!h) h = x->host_name;
+        else if (strcmp(h, x->host_name) != 0) return 1;
+    }
+    return 0;
+}
+static void ikp__pin_label0(const ikp__link_data *x, uint32_t index, int hosts, char *buf, size_t size)
+{
+    ikp__label0(x->device_known, x->host_name, x->rank, x->ordinal, x->uuid, index, hosts, buf, size);
+}
+
+/* capture index's label: its ikp__label0, " #k" added when dup */
+static void ikp__label_text(const ikp__link_data *x, uint32_t index, int hosts, int dup, char *buf, size_t size)
+{
+    char a[128];
+    ikp__pin_label0(x, index, hosts, a, sizeof a);
+    if (dup) snprintf(buf, size, "%s #%u", a, index + 1);
+    else snprintf(buf, size, "%s", a);
+}
+
+#define IKP__FNV_BASIS 14695981039346656037ull
+#define IKP__FNV_PRIME 1099511628211ull
+static uint64_t ikp__fnv(const char *s, size_t n)
+{
+    uint64_t h = IKP__FNV_BASIS;
+    size_t i;
+    for (i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * IKP__FNV_PRIME;
+    return h;
+}
+
+/* Which captures' labels another's repeats (dup[k] = 1: capture k's label
+   takes " #k"), O(n log n): labels hashed and sorted, the text compared
+   within a run of one hash. 0, or -1 when out of memory. */
+typedef struct ikp__lab { uint64_t h; uint32_t i; } ikp__lab;
+static int ikp__cmp_lab(const void *pa, const void *pb)
+{
+    const ikp__lab *a = (const ikp__lab *)pa, *b = (const ikp__lab *)pb;
+    if (a->h != b->h) return a->h < b->h ? -1 : 1;
+    return a->i < b->i ? -1 : a->i > b->i;
+}
+static int ikp__label_dups(const ikp__pins *s, uint32_t n, int hosts, const ikp_allocator *al, uint8_t *dup)
+{
+    ikp__lab *l = (ikp__lab *)ikp__alloc(al, (size_t)n * sizeof *l);
+    ikp__link_data t;
+    char a[128], b[128];
+    uint32_t i, j, m, g;
+    if (!l) return -1;
+    for (i = 0; i < n; i++) {
+        ikp__pin_label0(ikp__pin(s, i, &t), i, hosts, a, sizeof a);
+        l[i].h = ikp__fnv(a, strlen(a));
+        l[i].i = i;
+        dup[i] = 0;
+    }
+    ikp__sort(l, n, sizeof *l, ikp__cmp_lab);
+    for (g = 0; g < n; g = j) { /* a run of one hash: the labels equal to another's (any text, should two hash alike) */
+        for (j = g + 1; j < n && l[j].h == l[g].h; j++) {}
+        for (i = g; i < j && j - g > 1; i++) {
+            if (dup[l[i].i]) continue;
+            ikp__pin_label0(ikp__pin(s, l[i].i, &t), l[i].i, hosts, a, sizeof a);
+            for (m = i + 1; m < j; m++) {
+                ikp__pin_label0(ikp__pin(s, l[m].i, &t), l[m].i, hosts, b, sizeof b);
+                if (!strcmp(a, b)) dup[l[i].i] = dup[l[m].i] = 1;
+            }
+        }
+    }
+    ikp__free(al, l);
+    return 0;
+}
+
+/* capture index's label among n, O(n) */
+static void ikp__label_at(const ikp__pins *s, uint32_t n, uint32_t index, char *buf, size_t size)
+{
+    char a[128], b[128];
+    ikp__link_data t, u;
+    const ikp__link_data *x;
+    uint32_t i;
+    int hosts;
+    if (!buf || !size) return;
+    buf[0] = 0;
+    if (index >= n || !(x = ikp__pin(s, index, &t))) return;
+    hosts = ikp__many_hosts(s, n);
+    ikp__pin_label0(x, index, hosts, a, sizeof a);
+    for (i = 0; i < n; i++) {
+        const ikp__link_data *y = i == index ? NULL : ikp__pin(s, i, &u);
+        if (!y) continue;
+        ikp__pin_label0(y, i, hosts, b, sizeof b);
+        if (strcmp(a, b) == 0) break;
+    }
+    ikp__label_text(x, index, hosts, i < n, buf, size);
 }
 
 /* IKP_OK, or IKP_ERR_INVALID_ARGUMENT naming the first capture that
    repeats an earlier one (how is added to the words "the same buffer") */
-static ikp_result ikp__refuse_repeated(const ikp_capture *const *caps, uint32_t n, const char *how, ikp_error *err)
+static ikp_result ikp__refuse_repeated(const ikp_allocator *al, const ikp__link_data *ld, uint32_t n, const char *how,
+                                       ikp_error *err)
 {
     char la[128], lb[128];
+    ikp__pins s;
     uint32_t i, j;
-    const int rep = n > 1 ? ikp__repeated(caps, n, &i, &j) : 0;
+    const int rep = n > 1 ? ikp__repeated(al, ld, n, &i, &j) : 0;
     if (rep < 0) return ikp__oom(err);
     if (!rep) return IKP_OK;
-    ikp_merge_label(caps, n, i, la, sizeof la);
-    ikp_merge_label(caps, n, j, lb, sizeof lb);
+    s.caps = NULL;
+    s.ld = ld;
+    ikp__label_at(&s, n, i, la, sizeof la);
+    ikp__label_at(&s, n, j, lb, sizeof lb);
     return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "%s is %s again (the same buffer%s)", la, lb, how);
 }
 
@@ -7849,12 +7987,12 @@ static int ikp__cmp_unc_ix(const void *pa, const void *pb)
 }
 
 /* the GPU (numbered as in mg) of that uuid, or -1 */
-static int32_t ikp__mg_gpu(const ikp_capture *const *caps, const ikp__mg *mg, const uint8_t *uuid)
+static int32_t ikp__mg_gpu(const ikp__link_data *ld, const ikp__mg *mg, const uint8_t *uuid)
 {
     uint32_t lo = 0, hi = mg->ngpu;
     while (lo < hi) { /* GPUs are numbered in the order of their uuids */
         uint32_t m = lo + (hi - lo) / 2;
-        int c = memcmp(caps[mg->gm[mg->gs[m]]]->device.uuid, uuid, 16);
+        int c = memcmp(ld[mg->gm[mg->gs[m]]].uuid, uuid, 16);
         if (!c) return (int32_t)m;
         if (c < 0) lo = m + 1; else hi = m;
     }
@@ -7864,21 +8002,20 @@ static int32_t ikp__mg_gpu(const ikp_capture *const *caps, const ikp__mg *mg, co
 /* mg's GPUs and hosts numbered 0, 1, ... in the order of
    ikp__number_devices' numbers (mg->g, h, ngpu, nhost); id: n scratch
    entries */
-static void ikp__mg_number(const ikp_capture *const *caps, uint32_t n, const ikp__link_data *ld, ikp__mg *mg,
-                           uint32_t *id)
+static void ikp__mg_number(uint32_t n, const ikp__link_data *ld, ikp__mg *mg, uint32_t *id)
 {
     uint32_t k, t;
     for (t = 0; t < 2; t++) {
         uint32_t c = 0;
         for (k = 0; k < n; k++) id[k] = UINT32_MAX;
         for (k = 0; k < n; k++) {
-            int64_t x = t ? (caps[k]->info.clock_syncs ? ld[k].host : -1) : ld[k].gpu;
+            int64_t x = t ? (ld[k].clock_syncs ? ld[k].host : -1) : ld[k].gpu;
             if (x >= 0) id[x] = 0;
         }
         for (k = 0; k < n; k++) if (id[k] == 0) id[k] = ++c;
         for (k = 0; k < n; k++) {
             int64_t x = t ? ld[k].host : ld[k].gpu;
-            if (t) mg->h[k] = !caps[k]->info.clock_syncs ? -2 : x >= 0 ? (int32_t)(id[x] - 1) : -1;
+            if (t) mg->h[k] = !ld[k].clock_syncs ? -2 : x >= 0 ? (int32_t)(id[x] - 1) : -1;
             else mg->g[k] = x >= 0 ? (int32_t)(id[x] - 1) : -1;
         }
         if (t) mg->nhost = c; else mg->ngpu = c;
@@ -7888,10 +8025,8 @@ static void ikp__mg_number(const ikp_capture *const *caps, uint32_t n, const ikp
 /* each GPU's captures (a counting sort: by index within a GPU), the GPU
    each peer measurement is of, and each GPU's measurements; id: cursors
    (n + 1 entries); 0, or -1 when out of memory */
-static int ikp__mg_gpus(const ikp_capture *const *caps, uint32_t n, const ikp__link_data *ld, ikp__mg *mg,
-                        uint32_t *id)
+static int ikp__mg_gpus(const ikp_allocator *a, uint32_t n, const ikp__link_data *ld, ikp__mg *mg, uint32_t *id)
 {
-    const ikp_allocator *a = &caps[0]->alloc;
     uint32_t k, e, t, nm = 0;
     memset(mg->gs, 0, ((size_t)n + 1) * sizeof *mg->gs);
     for (k = 0; k < n; k++) if (mg->g[k] >= 0) mg->gs[mg->g[k] + 1]++;
@@ -7901,7 +8036,7 @@ static int ikp__mg_gpus(const ikp_capture *const *caps, uint32_t n, const ikp__l
     memset(mg->ms, 0, ((size_t)n + 1) * sizeof *mg->ms);
     for (k = 0, mg->ps[0] = 0; k < n; k++) {
         for (e = 0; e < ld[k].num_peers; e++) {
-            int32_t x = ikp__mg_gpu(caps, mg, ld[k].peers[e].uuid);
+            int32_t x = ikp__mg_gpu(ld, mg, ld[k].peers[e].uuid);
             mg->pg[mg->ps[k] + e] = x;
             if (x >= 0) { mg->ms[x + 1]++; nm++; }
         }
@@ -7951,9 +8086,8 @@ static int ikp__mg_hosts(const ikp_allocator *a, uint32_t n, const ikp__link_dat
 
 /* mg from the captures' link data (ikp__number_devices done); O((n + P)
    log n); 0, or -1 when out of memory (mg then freed) */
-static int ikp__mg_build(const ikp_capture *const *caps, uint32_t n, const ikp__link_data *ld, ikp__mg *mg)
+static int ikp__mg_build(const ikp_allocator *a, uint32_t n, const ikp__link_data *ld, ikp__mg *mg)
 {
-    const ikp_allocator *a = &caps[0]->alloc;
     uint32_t k, np = 0;
     uint32_t *id = (uint32_t *)ikp__alloc(a, ((size_t)n + 3) * sizeof *id); /* numbers, then cursors */
     memset(mg, 0, sizeof *mg);
@@ -7967,8 +8101,8 @@ static int ikp__mg_build(const ikp_capture *const *caps, uint32_t n, const ikp__
     mg->pg = (int32_t *)ikp__alloc(a, (size_t)np * sizeof *mg->pg);
     mg->hs = (uint32_t *)ikp__alloc(a, ((size_t)n + 3) * sizeof *mg->hs);
     if (id && mg->g && mg->h && mg->gs && mg->gm && mg->ms && mg->ps && mg->pg && mg->hs) {
-        ikp__mg_number(caps, n, ld, mg, id);
-        if (!ikp__mg_gpus(caps, n, ld, mg, id) && !ikp__mg_hosts(a, n, ld, mg, id)) {
+        ikp__mg_number(n, ld, mg, id);
+        if (!ikp__mg_gpus(a, n, ld, mg, id) && !ikp__mg_hosts(a, n, ld, mg, id)) {
             ikp__free(a, id);
             return 0;
         }
@@ -8210,10 +8344,9 @@ static int ikp__place_offer(ikp__place *p, const ikp_allocator *a, uint32_t k, u
    to the earlier offer, and one capture's offers by kind as
    ikp__merge_link prefers them, so every choice is the one the pairs
    made. 0, or -1 when out of memory. */
-static int ikp__merge_place(const ikp_capture *const *caps, uint32_t n, const ikp__link_data *ld, const ikp__mg *mg,
+static int ikp__merge_place(const ikp_allocator *a, uint32_t n, const ikp__link_data *ld, const ikp__mg *mg,
                             ikp_alignment *out, uint64_t *dist)
 {
-    const ikp_allocator *a = &caps[0]->alloc;
     ikp__place p;
     uint32_t k, seq = 0;
     int r = -1;
@@ -8265,14 +8398,13 @@ static int64_t ikp__sat_sub(int64_t c, uint64_t w)
 /* Pair (i, j), i < j, against the placement: each kind of link between
    them that disagrees with it by more than the uncertainties is said on
    both, and covered. Returns which dist grew (1: i's, 2: j's). */
-static int ikp__merge_check(const ikp_capture *const *caps, const ikp__link_data *ld, ikp_alignment *out,
-                            uint64_t *dist, uint32_t i, uint32_t j)
+static int ikp__merge_check(const ikp__link_data *ld, ikp_alignment *out, uint64_t *dist, uint32_t i, uint32_t j)
 {
     int kind, grew = 0;
     for (kind = IKP_ALIGN_SAME_GPU; kind <= IKP_ALIGN_HOST; kind++) {
         int64_t val, d;
         uint64_t unc, ad, tol;
-        int via = ikp__merge_link(caps, ld, i, j, kind, &val, &unc);
+        int via = ikp__merge_link(ld, i, j, kind, &val, &unc);
         if (via == IKP_ALIGN_COUNT) continue;
         d = out[j].offset_ns - out[i].offset_ns - val;
         ad = (uint64_t)(d < 0 ? -d : d);
@@ -8481,9 +8613,8 @@ static uint32_t ikp__looks_of(ikp__look *lk, uint32_t i, const ikp__link_data *l
    each checked (ikp__merge_check), the trees updated for the dists that
    grew, and each tree's next capture apart looked for again where it may
    have changed. */
-static void ikp__check_pairs_of(ikp__trees *tr, ikp__look *lk, uint32_t nl, const ikp_capture *const *caps,
-                                uint32_t n, const ikp__link_data *ld, const ikp__mg *mg, ikp_alignment *out,
-                                uint64_t *dist, uint32_t i)
+static void ikp__check_pairs_of(ikp__trees *tr, ikp__look *lk, uint32_t nl, uint32_t n, const ikp__link_data *ld,
+                                const ikp__mg *mg, ikp_alignment *out, uint64_t *dist, uint32_t i)
 {
     uint32_t y;
     for (y = 0; y < nl; y++) {
@@ -8502,7 +8633,7 @@ static void ikp__check_pairs_of(ikp__trees *tr, ikp__look *lk, uint32_t nl, cons
                 if (q < j) j = q;
             }
         if (j == UINT32_MAX) break;
-        grew = ikp__merge_check(caps, ld, out, dist, i, j);
+        grew = ikp__merge_check(ld, out, dist, i, j);
         if (grew & 2) ikp__trees_update(tr, mg, ld, out, dist, n, j);
         if (grew & 1) ikp__trees_update(tr, mg, ld, out, dist, n, i);
         for (y = 0; y < nl; y++) {
@@ -8537,10 +8668,9 @@ static void ikp__check_pairs_of(ikp__trees *tr, ikp__look *lk, uint32_t nl, cons
    launches whose host readings drift apart): the order of the pairs
    decides whose dist grows by how much, so each is said and covered in
    turn. 0, or -1 when out of memory. */
-static int ikp__merge_check_all(const ikp_capture *const *caps, uint32_t n, const ikp__link_data *ld,
-                                const ikp__mg *mg, ikp_alignment *out, uint64_t *dist)
+static int ikp__merge_check_all(const ikp_allocator *a, uint32_t n, const ikp__link_data *ld, const ikp__mg *mg,
+                                ikp_alignment *out, uint64_t *dist)
 {
-    const ikp_allocator *a = &caps[0]->alloc;
     uint32_t i, most = 0;
     ikp__trees tr;
     ikp__look *lk = NULL;
@@ -8549,7 +8679,7 @@ static int ikp__merge_check_all(const ikp_capture *const *caps, uint32_t n, cons
     lk = (ikp__look *)ikp__alloc(a, ((size_t)most + 4) * sizeof *lk);
     if (ikp__trees_build(&tr, a, n, ld, mg, out, dist) == 0 && lk) {
         for (i = 0; i < n; i++)
-            ikp__check_pairs_of(&tr, lk, ikp__looks_of(lk, i, ld, mg, out), caps, n, ld, mg, out, dist, i);
+            ikp__check_pairs_of(&tr, lk, ikp__looks_of(lk, i, ld, mg, out), n, ld, mg, out, dist, i);
         r = 0;
     }
     ikp__trees_free(&tr, a);
@@ -8558,16 +8688,75 @@ static int ikp__merge_check_all(const ikp_capture *const *caps, uint32_t n, cons
 }
 
 /* >>merge-impl: ikp_merge_align, _align_start, labels, host zero */
-IKP_DEF ikp_result ikp_merge_align(const ikp_capture *const *caps, uint32_t n, int raw, ikp_alignment *out,
-                                   ikp_error *err)
+/* Places n captures by their link data (ld: link_data_of's, with links
+   unless raw): ikp_merge_align's work once the captures are checked; ld's
+   GPUs and hosts numbered here */
+static ikp_result ikp__align(const ikp_allocator *a, ikp__link_data *ld, uint32_t n, int raw, ikp_alignment *out,
+                             ikp_error *err)
 {
     uint64_t *dist;
-    ikp__link_data *ld;
     ikp__mg mg;
     uint32_t i;
     int64_t zmin = INT64_MAX;
     ikp_result r = IKP_OK;
     char la[128], lb[128];
+    if ((r = ikp__refuse_repeated(a, ld, n, ", started at the same GPU time", err)) != IKP_OK) return r;
+    memset(out, 0, (size_t)n * sizeof *out);
+    memset(&mg, 0, sizeof mg);
+    if (!(dist = (uint64_t *)ikp__alloc(a, (size_t)n * sizeof *dist)) || (!raw && ikp__number_devices(a, n, ld))) {
+        r = ikp__oom(err);
+        goto end;
+    }
+    for (i = 0; i < n; i++) dist[i] = i ? UINT64_MAX : 0;
+    if (raw) /* every clock taken as the reference's */
+        for (i = 1; i < n; i++) { dist[i] = 0xFFFFFFFFu; out[i].via = IKP_ALIGN_RAW; out[i].links = 1; }
+    else if (ikp__mg_build(a, n, ld, &mg) || ikp__merge_place(a, n, ld, &mg, out, dist)) {
+        r = ikp__oom(err);
+        goto end;
+    }
+    for (i = 0; i < n; i++)
+        if (dist[i] == UINT64_MAX) {
+            ikp__pins s;
+            s.caps = NULL;
+            s.ld = ld;
+            ikp__label_at(&s, n, i, la, sizeof la);
+            ikp__label_at(&s, n, 0, lb, sizeof lb);
+            r = ikp__fail(err, IKP_ERR_EMPTY, -1, -1,
+                          "%s cannot be placed against %s: no measurement links their GPUs (a capture of the same "
+                          "GPU, a peer clock measurement, or readings of both against one host's clock); raw "
+                          "alignment would put them on their GPUs' own clocks, which differ", la, lb);
+            goto end;
+        }
+    if (!raw && ikp__merge_check_all(a, n, ld, &mg, out, dist)) { r = ikp__oom(err); goto end; }
+    for (i = 0; i < n; i++) { /* time 0 of each on the reference's clock, the earliest at 0 */
+        int64_t z = (int64_t)(ld[i].gpu_zero_ns - ld[0].gpu_zero_ns) - out[i].offset_ns;
+        out[i].zero_ns = z;
+        out[i].uncertainty_ns = dist[i] > 0xFFFFFFFFu ? 0xFFFFFFFFu : (uint32_t)dist[i];
+        if (z < zmin) zmin = z;
+    }
+    for (i = 0; i < n; i++) out[i].zero_ns -= zmin;
+    ikp__ok(err);
+end:
+    ikp__mg_free(&mg, a);
+    ikp__free(a, dist);
+    return r;
+}
+
+static void ikp__link_data_free(const ikp_allocator *a, ikp__link_data *ld, uint32_t n)
+{
+    uint32_t i;
+    for (i = 0; ld && i < n; i++) ikp__free(a, ld[i].peers);
+    ikp__free(a, ld);
+}
+
+IKP_DEF ikp_result ikp_merge_align(const ikp_capture *const *caps, uint32_t n, int raw, ikp_alignment *out,
+                                   ikp_error *err)
+{
+    const ikp_allocator *a;
+    ikp__link_data *ld;
+    uint32_t i;
+    ikp_result r;
+    char la[128];
     if (!caps || !out || n == 0) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "no captures to merge");
     for (i = 0; i < n; i++)
         if (!caps[i]) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "capture %u is NULL", i + 1);
@@ -8579,62 +8768,21 @@ IKP_DEF ikp_result ikp_merge_align(const ikp_capture *const *caps, uint32_t n, i
                              "other captures; %s places each capture by its first record", la,
                              ikp_format_name(caps[i]->format), IKP__OPT(&caps[i]->info.option_names, align_start));
         }
-    if ((r = ikp__refuse_repeated(caps, n, ", started at the same GPU time", err)) != IKP_OK) return r;
-    memset(out, 0, (size_t)n * sizeof *out);
-    memset(&mg, 0, sizeof mg);
-    dist = (uint64_t *)ikp__alloc(&caps[0]->alloc, (size_t)n * sizeof *dist);
-    ld = (ikp__link_data *)ikp__alloc(&caps[0]->alloc, (size_t)n * sizeof *ld);
-    if (ld) memset(ld, 0, (size_t)n * sizeof *ld);
-    for (i = 0; ld && i < n && !raw; i++)
-        if (ikp__link_data_of(caps[i], &caps[0]->alloc, &ld[i])) { r = ikp__oom(err); goto end; }
-    if (ld && !raw && ikp__number_devices(caps, n, ld)) { r = ikp__oom(err); goto end; }
-    if (!dist || !ld) { r = ikp__oom(err); goto end; }
-    for (i = 0; i < n; i++) dist[i] = i ? UINT64_MAX : 0;
-    if (raw) /* every clock taken as the reference's */
-        for (i = 1; i < n; i++) { dist[i] = 0xFFFFFFFFu; out[i].via = IKP_ALIGN_RAW; out[i].links = 1; }
-    else if (ikp__mg_build(caps, n, ld, &mg) || ikp__merge_place(caps, n, ld, &mg, out, dist)) {
-        r = ikp__oom(err);
-        goto end;
-    }
+    a = &caps[0]->alloc;
+    if (!(ld = (ikp__link_data *)ikp__alloc(a, (size_t)n * sizeof *ld))) return ikp__oom(err);
+    memset(ld, 0, (size_t)n * sizeof *ld);
     for (i = 0; i < n; i++)
-        if (dist[i] == UINT64_MAX) {
-            ikp_merge_label(caps, n, i, la, sizeof la);
-            ikp_merge_label(caps, n, 0, lb, sizeof lb);
-            r = ikp__fail(err, IKP_ERR_EMPTY, -1, -1,
-                          "%s cannot be placed against %s: no measurement links their GPUs (a capture of the same "
-                          "GPU, a peer clock measurement, or readings of both against one host's clock); raw "
-                          "alignment would put them on their GPUs' own clocks, which differ", la, lb);
-            goto end;
-        }
-    if (!raw && ikp__merge_check_all(caps, n, ld, &mg, out, dist)) { r = ikp__oom(err); goto end; }
-    for (i = 0; i < n; i++) { /* time 0 of each on the reference's clock, the earliest at 0 */
-        int64_t z = (int64_t)(caps[i]->info.gpu_zero_ns - caps[0]->info.gpu_zero_ns) - out[i].offset_ns;
-        out[i].zero_ns = z;
-        out[i].uncertainty_ns = dist[i] > 0xFFFFFFFFu ? 0xFFFFFFFFu : (uint32_t)dist[i];
-        if (z < zmin) zmin = z;
-    }
-    for (i = 0; i < n; i++) out[i].zero_ns -= zmin;
-    ikp__ok(err);
-end:
-    ikp__mg_free(&mg, &caps[0]->alloc);
-    for (i = 0; ld && i < n; i++) ikp__free(&caps[0]->alloc, ld[i].peers);
-    ikp__free(&caps[0]->alloc, ld);
-    ikp__free(&caps[0]->alloc, dist);
+        if (ikp__link_data_of(caps[i], a, &ld[i], !raw)) break;
+    r = i < n ? ikp__oom(err) : ikp__align(a, ld, n, raw, out, err);
+    ikp__link_data_free(a, ld, n);
     return r;
 }
 
-IKP_DEF ikp_result ikp_merge_align_start(const ikp_capture *const *caps, uint32_t n, const int64_t *start_ns,
-                                         ikp_alignment *out, ikp_error *err)
+/* ikp_merge_align_start's placement of n captures */
+static void ikp__align_start(uint32_t n, const int64_t *start_ns, ikp_alignment *out)
 {
     uint32_t i;
     int64_t zmin = INT64_MAX;
-    if (!caps || !out || n == 0) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "no captures to merge");
-    for (i = 0; i < n; i++) {
-        if (!caps[i]) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "capture %u is NULL", i + 1);
-        if (start_ns && (start_ns[i] > IKP__MAX_ABS_PS / 1000 || start_ns[i] < -(IKP__MAX_ABS_PS / 1000)))
-            return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "start %lld ns of capture %u is out of range",
-                             (long long)start_ns[i], i + 1);
-    }
     memset(out, 0, (size_t)n * sizeof *out);
     for (i = 0; i < n; i++) {
         out[i].zero_ns = start_ns ? start_ns[i] : 0;
@@ -8644,64 +8792,88 @@ IKP_DEF ikp_result ikp_merge_align_start(const ikp_capture *const *caps, uint32_
         if (out[i].zero_ns < zmin) zmin = out[i].zero_ns;
     }
     for (i = 0; i < n; i++) out[i].zero_ns -= zmin;
+}
+
+IKP_DEF ikp_result ikp_merge_align_start(const ikp_capture *const *caps, uint32_t n, const int64_t *start_ns,
+                                         ikp_alignment *out, ikp_error *err)
+{
+    uint32_t i;
+    if (!caps || !out || n == 0) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "no captures to merge");
+    for (i = 0; i < n; i++) {
+        if (!caps[i]) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "capture %u is NULL", i + 1);
+        if (start_ns && (start_ns[i] > IKP__MAX_ABS_PS / 1000 || start_ns[i] < -(IKP__MAX_ABS_PS / 1000)))
+            return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "start %lld ns of capture %u is out of range",
+                             (long long)start_ns[i], i + 1);
+    }
+    ikp__align_start(n, start_ns, out);
     ikp__ok(err);
     return IKP_OK;
 }
 
 IKP_DEF void ikp_merge_label(const ikp_capture *const *caps, uint32_t n, uint32_t index, char *buf, size_t size)
 {
-    char a[128], b[128];
-    uint32_t i;
-    int hosts;
+    ikp__pins s;
     if (!buf || !size) return;
     buf[0] = 0;
-    if (!caps || index >= n || !caps[index]) return;
-    hosts = ikp__many_hosts(caps, n);
-    ikp__merge_label0(caps[index], index, hosts, a, sizeof a);
-    for (i = 0; i < n; i++) {
-        if (i == index || !caps[i]) continue;
-        ikp__merge_label0(caps[i], i, hosts, b, sizeof b);
-        if (strcmp(a, b) == 0) break;
-    }
-    if (i < n) snprintf(buf, size, "%s #%u", a, index + 1);
-    else snprintf(buf, size, "%s", a);
+    if (!caps) return;
+    s.caps = caps;
+    s.ld = NULL;
+    ikp__label_at(&s, n, index, buf, size);
 }
 
-typedef struct ikp__lab { char s[128]; uint32_t i; } ikp__lab;
-static int ikp__cmp_lab(const void *pa, const void *pb)
+/* every label of s's n captures, capture k's at labels + k * size */
+static ikp_result ikp__labels(const ikp__pins *s, uint32_t n, const ikp_allocator *a, char *labels, size_t size,
+                              ikp_error *err)
 {
-    const ikp__lab *a = (const ikp__lab *)pa, *b = (const ikp__lab *)pb;
-    int c = strcmp(a->s, b->s);
-    return c ? c : a->i < b->i ? -1 : a->i > b->i;
+    uint8_t *dup = (uint8_t *)ikp__alloc(a, n);
+    const int hosts = ikp__many_hosts(s, n);
+    ikp__link_data t;
+    uint32_t k;
+    if (!dup || ikp__label_dups(s, n, hosts, a, dup)) {
+        ikp__free(a, dup);
+        return ikp__oom(err);
+    }
+    for (k = 0; k < n; k++) ikp__label_text(ikp__pin(s, k, &t), k, hosts, dup[k], labels + (size_t)k * size, size);
+    ikp__free(a, dup);
+    ikp__ok(err);
+    return IKP_OK;
 }
 
 IKP_DEF ikp_result ikp_merge_labels(const ikp_capture *const *caps, uint32_t n, char *labels, size_t size,
                                     ikp_error *err)
 {
-    ikp__lab *l;
-    uint32_t i, j;
-    int hosts;
+    ikp__pins s;
+    uint32_t i;
     if (!caps || !labels || !n || size < 16)
         return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "merge labels: NULL argument, no captures or size < 16");
     for (i = 0; i < n; i++)
         if (!caps[i]) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "capture %u is NULL", i + 1);
-    if (!(l = (ikp__lab *)ikp__alloc(&caps[0]->alloc, (size_t)n * sizeof *l))) return ikp__oom(err);
-    hosts = ikp__many_hosts(caps, n);
-    for (i = 0; i < n; i++) {
-        ikp__merge_label0(caps[i], i, hosts, l[i].s, sizeof l[i].s);
-        l[i].i = i;
+    s.caps = caps;
+    s.ld = NULL;
+    return ikp__labels(&s, n, &caps[0]->alloc, labels, size, err);
+}
+
+/* ikp_merge_host_zero of s's captures */
+static ikp_result ikp__host_zero(const ikp__pins *s, uint32_t n, const ikp_alignment *al, int64_t *host_ns,
+                                 uint32_t *uncertainty_ns, ikp_error *err)
+{
+    uint32_t k, best = n;
+    uint64_t bu = UINT64_MAX, wide = 0;
+    ikp__link_data t;
+    for (k = 0; k < n; k++) {
+        const ikp__link_data *x = ikp__pin(s, k, &t);
+        uint64_t u;
+        if (al[k].disagree_via == IKP_ALIGN_HOST && al[k].disagreement_ns > wide) wide = al[k].disagreement_ns;
+        if (!x || !x->host_time_known || al[k].via == IKP_ALIGN_RAW) continue;
+        u = (uint64_t)x->host_zero_uncertainty_ns + al[k].uncertainty_ns;
+        if (u < bu) { bu = u; best = k; }
     }
-    ikp__sort(l, n, sizeof *l, ikp__cmp_lab);
-    for (i = 0; i < n; i = j) { /* a run of one label: each gets " #k" */
-        uint32_t k;
-        for (j = i + 1; j < n && !strcmp(l[j].s, l[i].s); j++) {}
-        for (k = i; k < j; k++) {
-            char *o = labels + (size_t)l[k].i * size;
-            if (j - i > 1) snprintf(o, size, "%s #%u", l[k].s, l[k].i + 1);
-            else snprintf(o, size, "%s", l[k].s);
-        }
-    }
-    ikp__free(&caps[0]->alloc, l);
+    if (best < n) bu += wide; /* host readings that disagree: none is better than the spread */
+    if (best == n)
+        return ikp__fail(err, IKP_ERR_EMPTY, -1, -1,
+                         "no capture holds readings of its GPU clock against the host's (aligned captures only)");
+    *host_ns = ikp__pin(s, best, &t)->host_zero_ns - al[best].zero_ns;
+    if (uncertainty_ns) *uncertainty_ns = bu > 0xFFFFFFFFu ? 0xFFFFFFFFu : (uint32_t)bu;
     ikp__ok(err);
     return IKP_OK;
 }
@@ -8709,38 +8881,25 @@ IKP_DEF ikp_result ikp_merge_labels(const ikp_capture *const *caps, uint32_t n, 
 IKP_DEF ikp_result ikp_merge_host_zero(const ikp_capture *const *caps, uint32_t n, const ikp_alignment *al,
                                        int64_t *host_ns, uint32_t *uncertainty_ns, ikp_error *err)
 {
-    uint32_t k, best = n;
-    uint64_t bu = UINT64_MAX, wide = 0;
+    ikp__pins s;
     if (!caps || !al || !host_ns) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL argument");
-    for (k = 0; k < n; k++) {
-        uint64_t u;
-        if (al[k].disagree_via == IKP_ALIGN_HOST && al[k].disagreement_ns > wide) wide = al[k].disagreement_ns;
-        if (!caps[k] || !caps[k]->info.host_time_known || al[k].via == IKP_ALIGN_RAW) continue;
-        u = (uint64_t)caps[k]->info.host_zero_uncertainty_ns + al[k].uncertainty_ns;
-        if (u < bu) { bu = u; best = k; }
-    }
-    if (best < n) bu += wide; /* host readings that disagree: none is better than the spread */
-    if (best == n)
-        return ikp__fail(err, IKP_ERR_EMPTY, -1, -1,
-                         "no capture holds readings of its GPU clock against the host's (aligned captures only)");
-    *host_ns = caps[best]->info.host_zero_ns - al[best].zero_ns;
-    if (uncertainty_ns) *uncertainty_ns = bu > 0xFFFFFFFFu ? 0xFFFFFFFFu : (uint32_t)bu;
-    ikp__ok(err);
-    return IKP_OK;
+    s.caps = caps;
+    s.ld = NULL;
+    return ikp__host_zero(&s, n, al, host_ns, uncertainty_ns, err);
 }
 
 /* >>merge-write: the merged trace: ikp_write_merged */
 /* "GPU 1: time 0 at 12.345678 ms; its clock -101.100 us from GPU 0's, +- 0.5 us, by a measurement over peer memory" */
 static void ikp__align_text(char *t, size_t size, const char *label, const char *from, const char *with,
-                            const ikp_alignment *a, const ikp_capture *cap)
+                            const ikp_alignment *a, const ikp__link_data *x)
 {
     char u[48];
     size_t k;
     snprintf(t, size, "%s", label);
     k = strlen(t);
-    if (cap->info.device_known && !ikp__uuid_zero(cap->device.uuid)) {
-        snprintf(t + k, size - k, " (%s%s%s)", ikp__uuid_text(cap->device.uuid, u, sizeof u),
-                 cap->device.host[0] ? " on " : "", cap->device.host);
+    if (x->device_known && !ikp__uuid_zero(x->uuid)) {
+        snprintf(t + k, size - k, " (%s%s%s)", ikp__uuid_text(x->uuid, u, sizeof u), x->host_name[0] ? " on " : "",
+                 x->host_name);
         k = strlen(t);
     }
     snprintf(t + k, size - k, ": time 0 at %lld.%06lld ms", (long long)(a->zero_ns / 1000000),
@@ -8750,7 +8909,7 @@ static void ikp__align_text(char *t, size_t size, const char *label, const char 
     else if (a->via == IKP_ALIGN_RAW) snprintf(t + k, size - k, "; raw %%globaltimer, not aligned (wrong by the GPUs' clock offset)");
     else if (a->via == IKP_ALIGN_START)
         snprintf(t + k, size - k, "; placed by its first record (%s): no clock measurement, uncertainty unknown",
-                 IKP__OPT(&cap->info.option_names, align_start));
+                 x->align_start);
     else
         snprintf(t + k, size - k, "; clock %+.3f us from the reference's, +- %.3f us, by %s from %s", (double)a->offset_ns / 1e3,
                  (double)a->uncertainty_ns / 1e3, ikp__via_text[a->via], from);
@@ -8808,9 +8967,13 @@ static void ikp__merge_pb_tracks(ikp__out *o, const ikp_capture *const *caps, ui
     *uuid = IKP__PB_UUID0 + 1;
     for (k = 0; k <= n; k++) { /* a name of at most 511 bytes: 3 x 511 once made valid UTF-8 */
         unsigned char d[1600], q[1664], tmp[1536], *p = d, *e;
+        ikp__link_data x;
         if (k == 0 && !to->time_note) continue;
-        if (k) ikp__align_text(text, sizeof text, labels[k - 1], labels[al[k - 1].from], labels[al[k - 1].disagree_with],
-                               &al[k - 1], caps[k - 1]);
+        if (k) {
+            ikp__link_data_of(caps[k - 1], NULL, &x, 0);
+            ikp__align_text(text, sizeof text, labels[k - 1], labels[al[k - 1].from],
+                            labels[al[k - 1].disagree_with], &al[k - 1], &x);
+        }
         p = ikp__pb_field(p, IKP__PB_TD_UUID, k ? (*uuid)++ : IKP__PB_UUID0);
         p = ikp__pb_str(p, IKP__PB_TD_NAME, k ? text : to->time_note, tmp);
         e = ikp__pb_bytes(q, IKP__PB_TRACK_DESCRIPTOR, d, (size_t)(p - d));
@@ -8901,7 +9064,9 @@ static void ikp__merge_json_tail(ikp__out *o, const ikp_capture *const *caps, ui
     ikp__put_u64(o, n);
     ikp__puts(o, " captures\"");
     for (k = 0; k < n; k++) {
-        ikp__align_text(text, sizeof text, labels[k], labels[al[k].from], labels[al[k].disagree_with], &al[k], caps[k]);
+        ikp__link_data x;
+        ikp__link_data_of(caps[k], NULL, &x, 0);
+        ikp__align_text(text, sizeof text, labels[k], labels[al[k].from], labels[al[k].disagree_with], &al[k], &x);
         ikp__puts(o, ",\"ikp_capture_");
         ikp__put_u64(o, k + 1);
         ikp__puts(o, "\":\"");
@@ -9722,6 +9887,61 @@ typedef struct ikp__pq_buf {
     uint32_t seen_ent[8];
 } ikp__pq_buf;
 
+/* A spill: records written in turn, then read back in turn, from a
+   temporary file (tmpfile), so that what an export keeps of each capture
+   and row group until the footer costs it no memory; in memory where no
+   temporary file can be made (or file is 0) */
+typedef struct ikp__spill {
+    FILE *f;
+    char buf[1024]; /* f's buffer */
+    ikp__tc m;      /* in memory: the bytes */
+    size_t at;      /* reading m: the next byte */
+    int failed;     /* a write or read failed (m.failed: out of memory) */
+} ikp__spill;
+static void ikp__spill_open(ikp__spill *s, const ikp_allocator *a, int file)
+{
+    memset(s, 0, sizeof *s);
+    s->m.a = a;
+    s->f = file ? tmpfile() : NULL;
+    if (s->f && setvbuf(s->f, s->buf, _IOFBF, sizeof s->buf) != 0) {
+        fclose(s->f);
+        s->f = NULL;
+    }
+}
+static void ikp__spill_put(ikp__spill *s, const void *d, size_t n)
+{
+    if (s->failed || !n) return;
+    if (s->f) s->failed = fwrite(d, 1, n, s->f) != n;
+    else {
+        ikp__tc_put(&s->m, d, n);
+        s->failed = s->m.failed;
+    }
+}
+/* from its start again */
+static void ikp__spill_rewind(ikp__spill *s)
+{
+    if (s->f && !s->failed) s->failed = fflush(s->f) != 0 || fseek(s->f, 0, SEEK_SET) != 0;
+    s->at = 0;
+}
+/* the next n bytes; 0, or -1 (failed set) past its end or when it failed */
+static int ikp__spill_get(ikp__spill *s, void *d, size_t n)
+{
+    if (s->failed) return -1;
+    if (s->f) s->failed = fread(d, 1, n, s->f) != n;
+    else if (n > s->m.n - s->at) s->failed = 1;
+    else {
+        if (n) memcpy(d, s->m.p + s->at, n);
+        s->at += n;
+    }
+    return s->failed ? -1 : 0;
+}
+static void ikp__spill_close(ikp__spill *s)
+{
+    if (s->f) fclose(s->f);
+    if (s->m.p) ikp__free(s->m.a, s->m.p);
+    memset(s, 0, sizeof *s);
+}
+
 /* a written row group, for the footer: where it starts, its rows, and each
    column chunk's bytes of dictionary page (text) and of data pages, in
    column order from offset */
@@ -9745,8 +9965,10 @@ typedef struct ikp__pqw {
     uint32_t group_rows;         /* rows a row group, at most */
     size_t group_bytes;          /* encoded bytes a row group, about, at most */
     int plain;                   /* numbers PLAIN */
-    ikp__pq_group *groups;       /* the row groups written */
-    size_t ngroups, groupcap;
+    ikp__spill groups;           /* the row groups written (ikp__pq_group each) */
+    size_t ngroups;
+    ikp__spill kv;               /* each capture's key-value metadata (its number, length, JSON) */
+    size_t nkv;
     int failed;                  /* out of memory, or too_big */
     int too_big;                 /* a page or the footer past 2 GiB */
 } ikp__pqw;
@@ -9859,15 +10081,6 @@ static void ikp__pq_text_page(ikp__pqw *w, ikp__pq_buf *b)
     b->page_rows = 0;
 }
 
-#define IKP__FNV_BASIS 14695981039346656037ull
-#define IKP__FNV_PRIME 1099511628211ull
-static uint64_t ikp__fnv(const char *s, size_t n)
-{
-    uint64_t h = IKP__FNV_BASIS;
-    size_t i;
-    for (i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * IKP__FNV_PRIME;
-    return h;
-}
 /* the dictionary's hash table doubled (or made), its entries put back */
 static int ikp__pq_rehash(const ikp_allocator *a, ikp__pq_buf *b)
 {
@@ -10009,12 +10222,10 @@ static void ikp__pq_flush_group(ikp__pqw *w)
 {
     ikp__pq_group *g;
     int c;
+    ikp__pq_group gr;
     if (!w->rows || w->failed) return;
-    if (!ikp__grow(w->a, (void **)&w->groups, &w->groupcap, w->ngroups + 1, sizeof *w->groups)) {
-        w->failed = 1;
-        return;
-    }
-    g = &w->groups[w->ngroups++];
+    g = &gr;
+    memset(g, 0, sizeof *g);
     g->offset = w->offset;
     g->rows = (uint32_t)w->rows;
     g->delta = 0;
@@ -10022,6 +10233,8 @@ static void ikp__pq_flush_group(ikp__pqw *w)
         if (ikp__pq_cols[c].string) ikp__pq_text_chunk(w, &w->col[c], g->size[c]);
         else ikp__pq_num_chunk(w, c, g->size[c], &g->delta);
     }
+    ikp__spill_put(&w->groups, g, sizeof *g);
+    w->ngroups++;
     w->total_rows += w->rows;
     w->rows = 0;
 }
@@ -10104,8 +10317,11 @@ static void ikp__pq_footer_begin(ikp__pqw *w, size_t nkv)
     }
     ikp__tc_i64(t, 3, (int64_t)w->total_rows);
     ikp__tc_list(t, 4, IKP__TC_STRUCT, w->ngroups);
-    for (g = 0; g < w->ngroups; g++) {
-        ikp__pq_footer_group(t, &w->groups[g]);
+    ikp__spill_rewind(&w->groups);
+    for (g = 0; g < w->ngroups && !w->failed; g++) {
+        ikp__pq_group gr;
+        if (ikp__spill_get(&w->groups, &gr, sizeof gr)) break;
+        ikp__pq_footer_group(t, &gr);
         ikp__pq_emit(w, t);
     }
     ikp__tc_list(t, 5, IKP__TC_STRUCT, nkv);
@@ -10204,7 +10420,7 @@ static ikp_result ikp__pq_rows(ikp__pqw *w, const ikp_capture *cap, const ikp__p
 }
 /* >>export-impl: the table: captures placed, rows written */
 static void ikp__pq_init(ikp__pqw *w, const ikp_allocator *a, ikp_write_fn fn, void *user, uint32_t group_rows,
-                         size_t group_bytes)
+                         size_t group_bytes, int files)
 {
     int c;
     memset(w, 0, sizeof *w);
@@ -10218,6 +10434,8 @@ static void ikp__pq_init(ikp__pqw *w, const ikp_allocator *a, ikp_write_fn fn, v
     }
     w->group_rows = group_rows ? group_rows : 65536;
     w->group_bytes = group_bytes;
+    ikp__spill_open(&w->groups, a, files);
+    ikp__spill_open(&w->kv, a, files);
     ikp__out_init(&w->o, fn, user, w->obuf, sizeof w->obuf);
     ikp__pq_out(w, "PAR1", 4);
 }
@@ -10234,7 +10452,8 @@ static void ikp__pq_free(ikp__pqw *w)
         ikp__free(w->a, b->ht);
         ikp__free(w->a, b->d);
     }
-    ikp__free(w->a, w->groups);
+    ikp__spill_close(&w->groups);
+    ikp__spill_close(&w->kv);
     ikp__free(w->a, w->h.p);
 }
 /* the table's end written out; the result */
@@ -10244,72 +10463,113 @@ static ikp_result ikp__pq_result(ikp__pqw *w, ikp_error *err)
     if (w->too_big)
         return ikp__fail(err, IKP_ERR_SIZE_OVERFLOW, -1, -1, "a page of the table would pass 2 GiB: give fewer rows a "
                          "row group (ikp_export_options.row_group_rows)");
+    if (w->groups.failed || w->kv.failed) /* a temporary file (or, without one, memory) */
+        return w->groups.m.failed || w->kv.m.failed ? ikp__oom(err)
+               : ikp__fail(err, IKP_ERR_IO, -1, -1, "a temporary file of the export failed (tmpfile)");
     if (w->failed) return ikp__oom(err);
     if (w->o.failed) return ikp__fail(err, IKP_ERR_WRITE, -1, -1, "writing the table failed");
     return IKP_OK;
 }
 
-/* Where the captures go on the table's axis, and what the file says of
-   them: their placement, labels, and (in key-value metadata) each one's
-   figures as JSON. With host readings the axis is host CLOCK_REALTIME ns,
-   else ns from the earliest capture's first record. */
+/* What a table keeps of a capture between placing it and writing its
+   rows, an ikp__pq_cap each in a spill (in order): its time 0 on the
+   table's axis and how sure that is, its label, its placement as a
+   sentence, and a file's hash of its words. With host readings the axis
+   is host CLOCK_REALTIME ns, else ns from the earliest capture's first
+   record. */
+typedef struct ikp__pq_cap {
+    int64_t zero_ns;
+    uint32_t uncertainty_ns;
+    uint64_t key[2];        /* a file's: the 64-bit FNV-1a hash of its words, and their count */
+    char label[128];
+    char alignment[768];
+} ikp__pq_cap;
+
 typedef struct ikp__pq_plan {
-    ikp_alignment *al;
-    char (*labels)[128];
+    ikp__spill caps;
     int64_t base_ns;
     uint32_t base_uncertainty_ns;
     const char *axis;
 } ikp__pq_plan;
 
-static void ikp__pq_plan_free(const ikp_allocator *a, ikp__pq_plan *p)
+/* capture k's label: the options' own, else ikp_merge_labels' */
+static void ikp__pq_label(const ikp_export_options *opt, const ikp__link_data *ld, uint32_t k, int hosts,
+                          const uint8_t *dup, char *buf, size_t size)
 {
-    ikp__free(a, p->al);
-    ikp__free(a, p->labels);
+    if (opt && opt->labels && opt->labels[k]) snprintf(buf, size, "%s", opt->labels[k]);
+    else ikp__label_text(&ld[k], k, hosts, dup[k], buf, size);
 }
 
-static ikp_result ikp__pq_plan_make(const ikp_capture *const *caps, uint32_t n, const ikp_export_options *opt,
-                                    ikp__pq_plan *p, ikp_error *err)
+/* The captures placed (ld: their link data, with links unless raw) and
+   what the table keeps of each, spilled in p->caps (to a temporary file
+   when files; ikp__pq_plan_free frees it either way) */
+static ikp_result ikp__pq_plan_make(const ikp_allocator *a, ikp__link_data *ld, uint32_t n,
+                                    const ikp_export_options *opt, int files, ikp__pq_plan *p, ikp_error *err)
 {
-    const ikp_allocator *a = &caps[0]->alloc;
-    ikp_result r;
+    ikp_alignment *al = (ikp_alignment *)ikp__alloc(a, (size_t)n * sizeof *al);
+    uint8_t *dup = (uint8_t *)ikp__alloc(a, n);
+    ikp__pq_cap *c = (ikp__pq_cap *)ikp__alloc(a, sizeof *c);
+    char from[128], with[128];
+    ikp__pins s;
+    ikp_result r = IKP_OK;
     uint32_t k;
+    int hosts;
     memset(p, 0, sizeof *p);
-    p->al = (ikp_alignment *)ikp__alloc(a, (size_t)n * sizeof *p->al);
-    p->labels = (char (*)[128])ikp__alloc(a, (size_t)n * sizeof *p->labels);
-    if (!p->al || !p->labels) return ikp__oom(err);
+    ikp__spill_open(&p->caps, a, files);
+    s.caps = NULL;
+    s.ld = ld;
+    if (!al || !dup || !c) { r = ikp__oom(err); goto end; }
     p->axis = "merged_ns";
     for (k = 0; k < n; k++)
-        if (!caps[k]->info.gpu_time_known) p->axis = "capture_ns"; /* no GPU time to place it by */
-    /* merge_align refuses a capture given twice; placed by first records, here */
-    if (p->axis[0] == 'c' && (r = ikp__refuse_repeated(caps, n, "", err)) != IKP_OK) return r;
-    r = p->axis[0] == 'c' ? ikp_merge_align_start(caps, n, NULL, p->al, err)
-                          : ikp_merge_align(caps, n, opt ? opt->raw : 0, p->al, err);
-    if (r == IKP_OK) r = ikp_merge_labels(caps, n, p->labels[0], sizeof p->labels[0], err);
-    if (r != IKP_OK) return r;
-    for (k = 0; opt && opt->labels && k < n; k++)
-        if (opt->labels[k]) snprintf(p->labels[k], sizeof p->labels[k], "%s", opt->labels[k]);
+        if (!ld[k].gpu_time_known) p->axis = "capture_ns"; /* no GPU time to place it by */
+    if (p->axis[0] == 'c') { /* by first records; ikp__align refuses a capture given twice, here too */
+        if ((r = ikp__refuse_repeated(a, ld, n, "", err)) != IKP_OK) goto end;
+        ikp__align_start(n, NULL, al);
+    } else if ((r = ikp__align(a, ld, n, opt ? opt->raw : 0, al, err)) != IKP_OK) goto end;
+    hosts = ikp__many_hosts(&s, n);
+    if (ikp__label_dups(&s, n, hosts, a, dup)) { r = ikp__oom(err); goto end; }
     if (p->axis[0] == 'm' && !(opt && opt->raw) &&
-        ikp_merge_host_zero(caps, n, p->al, &p->base_ns, &p->base_uncertainty_ns, NULL) == IKP_OK)
+        ikp__host_zero(&s, n, al, &p->base_ns, &p->base_uncertainty_ns, NULL) == IKP_OK)
         p->axis = "host_realtime_ns";
     else p->base_ns = 0;
-    ikp__ok(err);
-    return IKP_OK;
+    for (k = 0; k < n; k++) {
+        memset(c, 0, sizeof *c);
+        c->zero_ns = p->base_ns + al[k].zero_ns;
+        c->uncertainty_ns = al[k].uncertainty_ns;
+        c->key[0] = ld[k].hash;
+        c->key[1] = ld[k].num_words;
+        ikp__pq_label(opt, ld, k, hosts, dup, c->label, sizeof c->label);
+        ikp__pq_label(opt, ld, al[k].from, hosts, dup, from, sizeof from);
+        ikp__pq_label(opt, ld, al[k].disagree_with, hosts, dup, with, sizeof with);
+        ikp__align_text(c->alignment, sizeof c->alignment, c->label, from, with, &al[k], &ld[k]);
+        ikp__spill_put(&p->caps, c, sizeof *c);
+    }
+    ikp__spill_rewind(&p->caps);
+    if (p->caps.failed) r = p->caps.m.failed ? ikp__oom(err) : ikp__fail(err, IKP_ERR_IO, -1, -1,
+                                                                          "writing a temporary file failed");
+    else ikp__ok(err);
+end:
+    ikp__free(a, al);
+    ikp__free(a, dup);
+    ikp__free(a, c);
+    return r;
 }
 
-/* capture k's figures, as the footer's value "ikp.capture.K" (JSON) */
-static void ikp__pq_capture_kv(ikp__pqw *w, const ikp__pq_plan *p, const ikp_capture *const *caps, uint32_t k,
+/* capture k's figures, as the footer's value "ikp.capture.K" (JSON), kept
+   in w->kv until the footer */
+static void ikp__pq_capture_kv(ikp__pqw *w, const ikp__pq_cap *pc, const ikp_capture *c, uint32_t k,
                                const char *source)
 {
-    const ikp_capture *c = caps[k];
     const ikp_capture_info *in = &c->info;
     ikp__tc j;
     ikp__out o;
-    char key[48], text[768], buf[1024];
+    char text[768], buf[1024];
+    uint32_t len;
     memset(&j, 0, sizeof j);
     j.a = w->a;
     ikp__out_init(&o, ikp__tc_write, &j, buf, sizeof buf);
     ikp__puts(&o, "{");
-    ikp__put_kv_s(&o, "label", p->labels[k], 1);
+    ikp__put_kv_s(&o, "label", pc->label, 1);
     ikp__put_kv_s(&o, "source", source, 0);
     ikp__put_kv_s(&o, "format", ikp_format_name(in->format), 0);
     if (in->device_known) ikp_device_text(&c->device, text, sizeof text);
@@ -10322,16 +10582,18 @@ static void ikp__pq_capture_kv(ikp__pqw *w, const ikp__pq_plan *p, const ikp_cap
     ikp__put_kv_s(&o, "stale", ikp_capture_stale(in, text, sizeof text) ? text : NULL, 0);
     ikp_capture_placement(in, text, sizeof text, NULL);
     ikp__put_kv_s(&o, "placement", text, 0);
-    ikp__align_text(text, sizeof text, p->labels[k], p->labels[p->al[k].from], p->labels[p->al[k].disagree_with],
-                    &p->al[k], c);
-    ikp__put_kv_s(&o, "alignment", text, 0);
-    ikp__put_kv_u(&o, "start_ns", (uint64_t)(p->base_ns + p->al[k].zero_ns));
+    ikp__put_kv_s(&o, "alignment", pc->alignment, 0);
+    ikp__put_kv_u(&o, "start_ns", (uint64_t)pc->zero_ns);
     ikp__puts(&o, "}");
     ikp__flush(&o);
-    ikp__tc_byte(&j, 0);
-    snprintf(key, sizeof key, "ikp.capture.%u", k + 1);
-    if (o.failed || j.failed) w->failed = 1;
-    else ikp__pq_kv(w, key, (const char *)j.p);
+    if (o.failed || j.failed || j.n > 0x7FFFFFFF) w->failed = 1;
+    else {
+        len = (uint32_t)j.n;
+        ikp__spill_put(&w->kv, &k, sizeof k);
+        ikp__spill_put(&w->kv, &len, sizeof len);
+        ikp__spill_put(&w->kv, j.p, j.n);
+        w->nkv++;
+    }
     ikp__free(w->a, j.p);
 }
 
@@ -10353,13 +10615,14 @@ static uint64_t ikp__words_hash(const uint64_t *w, size_t n)
     return h;
 }
 
-/* The captures of a table: opened already, or files read one at a time
-   (then p's captures are their stubs, and each is opened when its rows
-   are written) */
+/* The captures of a table: opened already (caps: what waits for the
+   footer is kept in memory), or files read one at a time, each opened when
+   its rows are written (what waits, in temporary files) */
 typedef struct ikp__pq_src {
-    const ikp_capture *const *caps;  /* the plan's: the captures, or their stubs */
-    const char *const *paths;        /* NULL: caps are the captures */
+    const ikp_capture *const *caps;  /* NULL: paths */
+    const char *const *paths;
     const ikp_decode_options *dopt;
+    const ikp_allocator *a;
 } ikp__pq_src;
 
 /* how a table is written: its row groups' rows and encoded bytes, at
@@ -10370,15 +10633,27 @@ typedef struct ikp__pq_form {
     int plain;
 } ikp__pq_form;
 
-/* the footer of a table of captures k0..k1-1 */
-static void ikp__pq_footer(ikp__pqw *w, const ikp__pq_src *src, uint32_t k0, uint32_t k1, const ikp__pq_plan *p)
+/* the footer: the row groups, each capture's metadata and the axis */
+static void ikp__pq_footer(ikp__pqw *w, const ikp__pq_plan *p)
 {
-    char t[160];
-    uint32_t k;
+    char t[160], key[48];
+    size_t e;
     ikp__pq_flush_group(w);
     if (w->failed) return;
-    ikp__pq_footer_begin(w, (size_t)(k1 - k0) + 2);
-    for (k = k0; k < k1 && !w->failed; k++) ikp__pq_capture_kv(w, p, src->caps, k, src->paths ? src->paths[k] : NULL);
+    ikp__pq_footer_begin(w, w->nkv + 2);
+    ikp__spill_rewind(&w->kv);
+    for (e = 0; e < w->nkv && !w->failed; e++) {
+        uint32_t k, len;
+        char *v;
+        if (ikp__spill_get(&w->kv, &k, sizeof k) || ikp__spill_get(&w->kv, &len, sizeof len)) break;
+        if (!(v = (char *)ikp__alloc(w->a, (size_t)len + 1))) { w->failed = 1; break; }
+        if (!ikp__spill_get(&w->kv, v, len)) {
+            v[len] = 0;
+            snprintf(key, sizeof key, "ikp.capture.%u", k + 1);
+            ikp__pq_kv(w, key, v);
+        }
+        ikp__free(w->a, v);
+    }
     if (p->axis[0] == 'h')
         snprintf(t, sizeof t, "host_realtime_ns: host CLOCK_REALTIME ns, +- %u ns (the host readings' uncertainty)",
                  p->base_uncertainty_ns);
@@ -10386,48 +10661,61 @@ static void ikp__pq_footer(ikp__pqw *w, const ikp__pq_src *src, uint32_t k0, uin
         snprintf(t, sizeof t, "merged_ns: ns from the earliest capture's first record (no host readings)");
     else snprintf(t, sizeof t, "capture_ns: ns from each capture's first record (a capture's stamps give no GPU time)");
     ikp__pq_kv(w, "ikp.time_axis", t);
-    snprintf(t, sizeof t, "%u", k1 - k0);
+    snprintf(t, sizeof t, "%u", (unsigned)w->nkv);
     ikp__pq_kv(w, "ikp.captures", t);
     ikp__pq_footer_end(w);
 }
 
-/* a table of captures k0..k1-1 of src, placed by p */
-static ikp_result ikp__pq_table(const ikp__pq_src *src, uint32_t k0, uint32_t k1, const ikp__pq_plan *p,
+/* a table of captures k0..k1-1 of src, placed by p (its next records) */
+static ikp_result ikp__pq_table(const ikp__pq_src *src, uint32_t k0, uint32_t k1, ikp__pq_plan *p,
                                 const ikp__pq_form *form, ikp_write_fn fn, void *user, ikp_error *err)
 {
-    const ikp_allocator *a = &src->caps[0]->alloc;
+    const ikp_allocator *a = src->a;
     ikp__pqw *w = (ikp__pqw *)ikp__alloc(a, sizeof *w);
+    ikp__pq_cap *pc = (ikp__pq_cap *)ikp__alloc(a, sizeof *pc);
     ikp_result r = IKP_OK;
     uint32_t k;
-    if (!w) return ikp__oom(err);
-    ikp__pq_init(w, a, fn, user, form->rows, form->bytes);
+    if (!w || !pc) {
+        ikp__free(a, w);
+        ikp__free(a, pc);
+        return ikp__oom(err);
+    }
+    ikp__pq_init(w, a, fn, user, form->rows, form->bytes, !src->caps);
     w->plain = form->plain;
     for (k = k0; k < k1 && r == IKP_OK; k++) {
         ikp_capture *opened = NULL;
+        const ikp_capture *c;
         ikp__pq_place pl;
-        if (src->paths && (r = ikp_capture_open_path(src->paths[k], src->dopt, &opened, err)) != IKP_OK) {
+        if (ikp__spill_get(&p->caps, pc, sizeof *pc)) {
+            r = ikp__fail(err, IKP_ERR_IO, -1, -1, "reading a temporary file failed");
+            break;
+        }
+        if (!src->caps && (r = ikp_capture_open_path(src->paths[k], src->dopt, &opened, err)) != IKP_OK) {
             ikp__in_file(err, r, src->paths[k]);
             break;
         }
-        if (opened && (opened->num_words != src->caps[k]->words[1] ||
-                       ikp__words_hash(opened->words, opened->num_words) != src->caps[k]->words[0])) {
+        if (opened && (opened->num_words != pc->key[1] ||
+                       ikp__words_hash(opened->words, opened->num_words) != pc->key[0])) {
             r = ikp__fail(err, IKP_ERR_IO, -1, -1, "%s: changed while it was exported (its words differ from "
                           "those read to place it)", src->paths[k]);
             ikp_capture_free(opened);
             break;
         }
-        pl.label = p->labels[k];
-        pl.zero_ns = p->base_ns + p->al[k].zero_ns;
-        pl.uncertainty_ns = p->al[k].uncertainty_ns;
-        r = ikp__pq_rows(w, opened ? opened : src->caps[k], &pl, p->axis, err);
+        c = opened ? opened : src->caps[k];
+        pl.label = pc->label;
+        pl.zero_ns = pc->zero_ns;
+        pl.uncertainty_ns = pc->uncertainty_ns;
+        r = ikp__pq_rows(w, c, &pl, p->axis, err);
+        if (r == IKP_OK) ikp__pq_capture_kv(w, pc, c, k, src->caps ? NULL : src->paths[k]);
         ikp_capture_free(opened);
     }
     if (r == IKP_OK) {
-        ikp__pq_footer(w, src, k0, k1, p);
+        ikp__pq_footer(w, p);
         r = ikp__pq_result(w, err);
     }
     ikp__pq_free(w);
     ikp__free(a, w);
+    ikp__free(a, pc);
     return r;
 }
 
@@ -10442,10 +10730,30 @@ static ikp__pq_form ikp__pq_form_of(const ikp_export_options *opt, uint64_t larg
     return c;
 }
 
+static void ikp__pq_plan_free(ikp__pq_plan *p)
+{
+    ikp__spill_close(&p->caps);
+}
+
+typedef struct ikp__pq_job {
+    const ikp__pq_src *src;
+    ikp__pq_plan *p;
+    uint32_t k0, k1;
+    ikp__pq_form form;
+} ikp__pq_job;
+static ikp_result ikp__pq_body(void *ctx, ikp_write_fn fn, void *user, ikp_error *err)
+{
+    const ikp__pq_job *j = (const ikp__pq_job *)ctx;
+    return ikp__pq_table(j->src, j->k0, j->k1, j->p, &j->form, fn, user, err);
+}
+
 IKP_DEF ikp_result ikp_export_parquet(const ikp_capture *const *caps, uint32_t n, const ikp_export_options *opt,
                                       ikp_write_fn fn, void *user, ikp_error *err)
 {
+    const ikp_allocator *a;
+    ikp__link_data *ld;
     ikp__pq_plan p;
+    ikp__pq_src src;
     uint64_t largest = 0;
     ikp_result r;
     uint32_t k;
@@ -10456,64 +10764,92 @@ IKP_DEF ikp_result ikp_export_parquet(const ikp_capture *const *caps, uint32_t n
     for (k = 0; k < n; k++)
         if (!caps[k]) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "capture %u is NULL", k + 1);
         else if (caps[k]->num_words > largest) largest = caps[k]->num_words;
-    r = ikp__pq_plan_make(caps, n, opt, &p, err);
+    a = &caps[0]->alloc;
+    if (!(ld = (ikp__link_data *)ikp__alloc(a, (size_t)n * sizeof *ld))) return ikp__oom(err);
+    memset(ld, 0, (size_t)n * sizeof *ld);
+    for (k = 0; k < n; k++)
+        if (ikp__link_data_of(caps[k], a, &ld[k], !(opt && opt->raw))) break;
+    r = k < n ? ikp__oom(err) : ikp__pq_plan_make(a, ld, n, opt, 0, &p, err);
+    ikp__link_data_free(a, ld, n);
     if (r == IKP_OK) {
         const ikp__pq_form form = ikp__pq_form_of(opt, largest);
-        ikp__pq_src src;
         src.caps = caps;
         src.paths = NULL;
         src.dopt = NULL;
+        src.a = a;
         r = ikp__pq_table(&src, 0, n, &p, &form, fn, user, err);
     }
-    ikp__pq_plan_free(&caps[0]->alloc, &p);
+    if (k == n) ikp__pq_plan_free(&p);
     if (r == IKP_OK) ikp__ok(err);
     return r;
 }
 
-/* What placing a capture needs, without its records: its figures, device,
-   clock readings and peer measurements; in place of its words, their
-   64-bit FNV-1a hash and count (a capture given twice is still found). */
-static ikp_result ikp__capture_stub(const ikp_capture *c, ikp_capture **out, ikp_error *err)
+/* Host names of many captures, each kept once: name i at names + 64 i,
+   found by hash (ht: index + 1, 0 free; a power of two, at least twice
+   the names) */
+typedef struct ikp__hostset {
+    const ikp_allocator *a;
+    char (*names)[64];
+    uint32_t n, cap;
+    uint32_t *ht;
+    size_t htcap;
+} ikp__hostset;
+/* host's number, added when new; -1 when out of memory */
+static int32_t ikp__hostset_add(ikp__hostset *s, const char *host)
 {
-    const ikp_allocator *a = &c->alloc;
-    ikp_capture *s = (ikp_capture *)ikp__alloc(a, sizeof *s);
-    uint64_t *w;
-    *out = NULL;
-    if (!s) return ikp__oom(err);
-    memset(s, 0, sizeof *s);
-    s->alloc = c->alloc;
-    s->format = c->format;
-    s->info = c->info;
-    s->device = c->device;
-    s->gref_ns = c->gref_ns;
-    w = (uint64_t *)ikp__alloc(a, 2 * sizeof *w);
-    if (c->info.clock_syncs) s->clock = (ikp_clock_sync *)ikp__alloc(a, c->info.clock_syncs * sizeof *s->clock);
-    if (c->info.peer_clocks) s->peers = (ikp_peer_clock *)ikp__alloc(a, c->info.peer_clocks * sizeof *s->peers);
-    s->owned = w;
-    if (!w || (c->info.clock_syncs && !s->clock) || (c->info.peer_clocks && !s->peers)) {
-        ikp_capture_free(s);
-        return ikp__oom(err);
+    size_t h, m, i;
+    if (2 * ((size_t)s->n + 1) > s->htcap) { /* the table doubled, the names put back */
+        size_t nc = s->htcap ? 2 * s->htcap : 16;
+        uint32_t *t = (uint32_t *)ikp__alloc(s->a, nc * sizeof *t);
+        if (!t) return -1;
+        memset(t, 0, nc * sizeof *t);
+        for (i = 0; i < s->n; i++) {
+            for (h = ikp__fnv(s->names[i], strlen(s->names[i])) & (nc - 1); t[h]; h = (h + 1) & (nc - 1)) {}
+            t[h] = (uint32_t)i + 1;
+        }
+        ikp__free(s->a, s->ht);
+        s->ht = t;
+        s->htcap = nc;
     }
-    if (c->info.clock_syncs) memcpy(s->clock, c->clock, c->info.clock_syncs * sizeof *s->clock);
-    if (c->info.peer_clocks) memcpy(s->peers, c->peers, c->info.peer_clocks * sizeof *s->peers);
-    w[0] = ikp__words_hash(c->words, c->num_words);
-    w[1] = (uint64_t)c->num_words;
-    s->words = w;
-    s->num_words = 2;
-    *out = s;
-    return IKP_OK;
+    m = s->htcap - 1;
+    for (h = ikp__fnv(host, strlen(host)) & m; s->ht[h]; h = (h + 1) & m)
+        if (!strcmp(s->names[s->ht[h] - 1], host)) return (int32_t)(s->ht[h] - 1);
+    if (s->n == s->cap) {
+        size_t c = s->cap;
+        if (!ikp__grow(s->a, (void **)&s->names, &c, (size_t)s->n + 1, sizeof *s->names)) return -1;
+        s->cap = (uint32_t)c;
+    }
+    snprintf(s->names[s->n], sizeof s->names[0], "%s", host);
+    s->ht[h] = ++s->n;
+    return (int32_t)(s->n - 1);
 }
 
-typedef struct ikp__pq_job {
-    const ikp__pq_src *src;
-    const ikp__pq_plan *p;
-    uint32_t k0, k1;
-    ikp__pq_form form;
-} ikp__pq_job;
-static ikp_result ikp__pq_body(void *ctx, ikp_write_fn fn, void *user, ikp_error *err)
+/* The first reading of the files: each opened, its link data kept (its
+   words: their hash; its host name: in hs) and freed again */
+static ikp_result ikp__pq_read_links(const char *const *inputs, uint32_t n, const ikp_decode_options *dopt,
+                                     const ikp_allocator *a, int raw, ikp__link_data *ld, ikp__hostset *hs,
+                                     ikp_error *err)
 {
-    const ikp__pq_job *j = (const ikp__pq_job *)ctx;
-    return ikp__pq_table(j->src, j->k0, j->k1, j->p, &j->form, fn, user, err);
+    ikp_result r = IKP_OK;
+    uint32_t k;
+    for (k = 0; k < n && r == IKP_OK; k++) { /* one capture in memory at a time */
+        ikp_capture *c = NULL;
+        int32_t h;
+        r = ikp_capture_open_path(inputs[k], dopt, &c, err);
+        if (r != IKP_OK) {
+            ikp__in_file(err, r, inputs[k]);
+            break;
+        }
+        if (ikp__link_data_of(c, a, &ld[k], !raw) || (h = ikp__hostset_add(hs, c->device.host)) < 0) r = ikp__oom(err);
+        else {
+            ld[k].hash = ikp__words_hash(c->words, c->num_words);
+            ld[k].words = NULL;
+            ld[k].host = h; /* for now: its name's number in hs */
+        }
+        ikp_capture_free(c);
+    }
+    for (k = 0; r == IKP_OK && k < n; k++) ld[k].host_name = hs->names[ld[k].host];
+    return r;
 }
 
 IKP_DEF ikp_result ikp_export_parquet_files(const char *const *inputs, uint32_t n, const ikp_decode_options *dopt,
@@ -10521,7 +10857,8 @@ IKP_DEF ikp_result ikp_export_parquet_files(const char *const *inputs, uint32_t 
                                             uint32_t num_outputs, ikp_error *err)
 {
     ikp_allocator a;
-    ikp_capture **stubs;
+    ikp__link_data *ld;
+    ikp__hostset hs;
     ikp__pq_plan p;
     ikp__pq_src src;
     ikp__pq_job job;
@@ -10540,34 +10877,33 @@ IKP_DEF ikp_result ikp_export_parquet_files(const char *const *inputs, uint32_t 
                          opt->row_group_rows);
     if ((r = ikp__check_allocator(dopt ? &dopt->allocator : NULL, err)) != IKP_OK) return r;
     a = ikp__allocator(dopt ? &dopt->allocator : NULL);
-    stubs = (ikp_capture **)ikp__alloc(&a, (size_t)n * sizeof *stubs);
-    if (!stubs) return ikp__oom(err);
-    memset(stubs, 0, (size_t)n * sizeof *stubs);
-    for (k = 0; k < n && r == IKP_OK; k++) { /* one capture in memory at a time */
-        ikp_capture *c = NULL;
-        r = ikp_capture_open_path(inputs[k], dopt, &c, err);
-        if (r != IKP_OK) ikp__in_file(err, r, inputs[k]);
-        else r = ikp__capture_stub(c, &stubs[k], err);
-        ikp_capture_free(c);
+    memset(&hs, 0, sizeof hs);
+    hs.a = &a;
+    if (!(ld = (ikp__link_data *)ikp__alloc(&a, (size_t)n * sizeof *ld))) r = ikp__oom(err);
+    else {
+        memset(ld, 0, (size_t)n * sizeof *ld);
+        r = ikp__pq_read_links(inputs, n, dopt, &a, opt && opt->raw, ld, &hs, err);
     }
     memset(&p, 0, sizeof p);
-    if (r == IKP_OK) r = ikp__pq_plan_make((const ikp_capture *const *)stubs, n, opt, &p, err);
-    src.caps = (const ikp_capture *const *)stubs;
+    if (r == IKP_OK) r = ikp__pq_plan_make(&a, ld, n, opt, 1, &p, err);
+    for (k = 0; r == IKP_OK && k < n; k++)
+        if (ld[k].num_words > largest) largest = ld[k].num_words;
+    ikp__link_data_free(&a, ld, n); /* placed: from here on, what each capture needs is in p's spill */
+    ikp__free(&a, hs.names);
+    ikp__free(&a, hs.ht);
+    src.caps = NULL;
     src.paths = inputs;
     src.dopt = dopt;
+    src.a = &a;
     job.src = &src;
     job.p = &p;
-    for (k = 0; k < n && stubs[k]; k++)
-        if (stubs[k]->words[1] > largest) largest = stubs[k]->words[1];
     job.form = ikp__pq_form_of(opt, largest);
     for (k = 0; k < num_outputs && r == IKP_OK; k++) {
         job.k0 = num_outputs == 1 ? 0 : k;
         job.k1 = num_outputs == 1 ? n : k + 1;
         r = ikp__write_path(outputs[k], ikp__pq_body, &job, err);
     }
-    ikp__pq_plan_free(&a, &p);
-    for (k = 0; k < n; k++) ikp_capture_free(stubs[k]);
-    ikp__free(&a, stubs);
+    ikp__pq_plan_free(&p);
     if (r == IKP_OK) ikp__ok(err);
     return r;
 }

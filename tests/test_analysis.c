@@ -912,6 +912,39 @@ static void test_export_frame(void)
     free(a);
 }
 
+/* ---- what waits for the footer: a spill, in a temporary file and in memory ---- */
+static void test_export_spill(void)
+{
+    ikp_allocator a = ikp__allocator(NULL);
+    unsigned char big[5000], back[5000];
+    int mode, i;
+    for (i = 0; i < (int)sizeof big; i++) big[i] = (unsigned char)(i * 7 + 3);
+    for (mode = 0; mode < 2; mode++) {
+        ikp__spill s;
+        uint32_t x = 0;
+        ikp__spill_open(&s, &a, mode);
+        ikp__spill_put(&s, "abc", 3);
+        ikp__spill_put(&s, big, sizeof big); /* past a file's buffer */
+        ikp__spill_put(&s, "", 0);
+        x = 0xDEADBEEFu;
+        ikp__spill_put(&s, &x, sizeof x);
+        CHECK_EQ(s.failed, 0);
+        ikp__spill_rewind(&s);
+        memset(back, 0, sizeof back);
+        CHECK_EQ(ikp__spill_get(&s, back, 3), 0);
+        CHECK(memcmp(back, "abc", 3) == 0);
+        CHECK_EQ(ikp__spill_get(&s, back, sizeof back), 0);
+        CHECK(memcmp(back, big, sizeof big) == 0);
+        x = 0;
+        CHECK_EQ(ikp__spill_get(&s, &x, sizeof x), 0);
+        CHECK_EQ(x, 0xDEADBEEFu);
+        CHECK_EQ(ikp__spill_get(&s, &x, 1), -1); /* past its end */
+        CHECK_EQ(s.failed, 1);
+        CHECK_EQ(ikp__spill_get(&s, &x, 0), -1); /* and failed from then on */
+        ikp__spill_close(&s);
+    }
+}
+
 /* ---- the table's encodings, on values made here ---- */
 static int file_sink(void *u, const void *d, size_t n) { return fwrite(d, 1, n, (FILE *)u) != n; }
 static uint64_t enc_rand(uint64_t *s)
@@ -972,8 +1005,8 @@ static void test_export_encodings(int plain)
             return;
         }
     }
-    if (f) ikp__pq_init(w, &a, file_sink, f, 1000, 1 << 30);
-    else ikp__pq_init(w, &a, count_sink, &sunk, 1000, 1 << 30);
+    if (f) ikp__pq_init(w, &a, file_sink, f, 1000, 1 << 30, plain); /* its row groups in a temporary file, or memory */
+    else ikp__pq_init(w, &a, count_sink, &sunk, 1000, 1 << 30, plain);
     w->plain = plain;
     for (r = 0; r < 3100; r++) {
         for (c = 0; c < IKP__PQ_COLS; c++) {
@@ -1026,6 +1059,7 @@ int main(void)
     test_escaping_and_empty();
     test_out_of_memory();
     test_export_frame();
+    test_export_spill();
     test_export_encodings(0);
     test_export_encodings(1);
     return check_report();

@@ -993,10 +993,10 @@ static ikp_result pairwise_align(const ikp_capture *const *caps, uint32_t n, ikp
     int oom = 0;
     memset(out, 0, n * sizeof *out);
     for (i = 0; i < n; i++) {
-        oom |= ikp__link_data_of(caps[i], &caps[0]->alloc, &ld[i]);
+        oom |= ikp__link_data_of(caps[i], &caps[0]->alloc, &ld[i], 1);
         dist[i] = i ? UINT64_MAX : 0;
     }
-    CHECK_EQ(oom | ikp__number_devices(caps, n, ld), 0);
+    CHECK_EQ(oom | ikp__number_devices(&caps[0]->alloc, n, ld), 0);
     for (k = 0; k < n; k++) {
         uint32_t m = n;
         for (i = 0; i < n; i++)
@@ -1006,7 +1006,7 @@ static ikp_result pairwise_align(const ikp_capture *const *caps, uint32_t n, ikp
         for (j = 0; j < n; j++) {
             int64_t val;
             uint64_t unc;
-            int via = done[j] ? IKP_ALIGN_COUNT : ikp__merge_link(caps, ld, m, j, IKP_ALIGN_COUNT, &val, &unc);
+            int via = done[j] ? IKP_ALIGN_COUNT : ikp__merge_link(ld, m, j, IKP_ALIGN_COUNT, &val, &unc);
             if (via == IKP_ALIGN_COUNT || dist[m] + unc >= dist[j]) continue;
             dist[j] = dist[m] + unc;
             out[j].offset_ns = out[m].offset_ns + val;
@@ -1023,7 +1023,7 @@ static ikp_result pairwise_align(const ikp_capture *const *caps, uint32_t n, ikp
             for (kind = IKP_ALIGN_SAME_GPU; kind <= IKP_ALIGN_HOST; kind++) {
                 int64_t val, d;
                 uint64_t unc, ad, tol;
-                int via = ikp__merge_link(caps, ld, i, j, kind, &val, &unc);
+                int via = ikp__merge_link(ld, i, j, kind, &val, &unc);
                 if (via == IKP_ALIGN_COUNT) continue;
                 d = out[j].offset_ns - out[i].offset_ns - val;
                 ad = (uint64_t)(d < 0 ? -d : d);
