@@ -1679,6 +1679,8 @@ struct ikp_capture {
     const uint64_t *words;
     size_t num_words;
     void *owned;          /* memory holding the words, when the capture owns it */
+    uint64_t words_at;    /* with words_in_file: the words' offset in the file they were read from */
+    int words_in_file;    /*   (ikp_capture_open_path, the words read in place) */
     ikp__lane *lanes;     /* ikp: one per lane */
     uint32_t *index;      /* tirx, index layout: word positions grouped by lane */
     uint64_t *index_base; /* tirx, index layout: lane i at index[index_base[i] .. index_base[i+1]) */
@@ -5082,6 +5084,8 @@ static ikp_result ikp__take_words(ikp_capture *cap, const unsigned char *p, uint
         cap->owned = owned;
         *took = 1;
         cap->words = ww;
+        cap->words_at = words_off;
+        cap->words_in_file = 1;
     } else {
         uint64_t *ww = (uint64_t *)ikp__alloc(&cap->alloc, (size_t)nwords * 8);
         if (!ww) return ikp__oom(err);
@@ -10209,13 +10213,20 @@ static void ikp__pq_num_chunk(ikp__pqw *w, int c, uint32_t size[2], uint32_t *de
     b->count = 0;
 }
 
-/* the bytes the row group's pages hold so far */
+/* the bytes the row group's pages hold so far (their buffers are let go
+   when it is written) */
 static size_t ikp__pq_held(const ikp__pqw *w)
 {
     size_t n = 0;
     int c;
     for (c = 0; c < IKP__PQ_COLS; c++) n += w->col[c].v.n + w->col[c].lv.n + w->col[c].ix.n + w->col[c].pages.n;
     return n;
+}
+static void ikp__tc_release(ikp__tc *t)
+{
+    ikp__free(t->a, t->p);
+    t->p = NULL;
+    t->n = t->cap = 0;
 }
 /* The row group filled so far, written: its column chunks in order */
 static void ikp__pq_flush_group(ikp__pqw *w)
@@ -10232,6 +10243,12 @@ static void ikp__pq_flush_group(ikp__pqw *w)
     for (c = 0; c < IKP__PQ_COLS && !w->failed; c++) {
         if (ikp__pq_cols[c].string) ikp__pq_text_chunk(w, &w->col[c], g->size[c]);
         else ikp__pq_num_chunk(w, c, g->size[c], &g->delta);
+    }
+    for (c = 0; c < IKP__PQ_COLS; c++) {
+        ikp__tc_release(&w->col[c].v);
+        ikp__tc_release(&w->col[c].lv);
+        ikp__tc_release(&w->col[c].ix);
+        ikp__tc_release(&w->col[c].pages);
     }
     ikp__spill_put(&w->groups, g, sizeof *g);
     w->ngroups++;
@@ -10361,9 +10378,110 @@ typedef struct ikp__pq_place {
 static const char *const ikp__kind_names[IKP_EVENT_KIND_COUNT] = {"region", "instant", "unmatched_begin",
                                                                    "unmatched_end"};
 
-/* every event of every lane of cap, a row each, in lane order */
-static ikp_result ikp__pq_rows(ikp__pqw *w, const ikp_capture *cap, const ikp__pq_place *pl, const char *axis,
-                               ikp_error *err)
+/* An IKP capture's lanes read from its file one at a time: once the
+   capture is open its words are let go (ikp__lanes_open), and each lane's
+   are read again when its rows are written (ikp__lanes_decode), every word
+   of the file's buffer in order and hashed as it comes, so that a file
+   changed since it was placed is still found (ikp__lanes_close). The
+   export then holds one lane's words, not the capture's. */
+typedef struct ikp__lanes_file {
+    FILE *f;
+    uint64_t lo, next;  /* buf: words [lo, next) */
+    uint64_t *buf;
+    size_t cap;
+    uint64_t hash;      /* of words [0, next) */
+    int failed;
+} ikp__lanes_file;
+
+/* the words a lane's walk reads: [base, base + its extent) */
+static uint64_t ikp__lane_extent(const ikp__lane *l)
+{
+    return l->ring_size > l->slots ? l->ring_size : l->slots;
+}
+
+/* 1, and cap's words let go, when its lanes can be read from path one at
+   a time: an IKP capture whose words were read in place, each lane after
+   the one before */
+static int ikp__lanes_open(ikp__lanes_file *lf, ikp_capture *cap, const char *path)
+{
+    uint32_t i;
+    uint64_t end = 0;
+    memset(lf, 0, sizeof *lf);
+    if (cap->format != IKP_FORMAT_IKP || !cap->lanes || cap->index || !cap->words_in_file || !cap->owned) return 0;
+    for (i = 0; i < cap->info.num_lanes; i++) {
+        const ikp__lane *l = &cap->lanes[i];
+        if (l->step != 1 || l->base < end || ikp__lane_extent(l) > cap->num_words - l->base) return 0;
+        end = l->base + ikp__lane_extent(l);
+    }
+    if (cap->words_at > 0x7FFFFFFF || !(lf->f = fopen(path, "rb"))) return 0;
+    setvbuf(lf->f, NULL, _IONBF, 0); /* read in whole lanes: no buffer of its own */
+    if (fseek(lf->f, (long)cap->words_at, SEEK_SET) != 0) {
+        fclose(lf->f);
+        lf->f = NULL;
+        return 0;
+    }
+    lf->hash = IKP__FNV_BASIS;
+    ikp__free(&cap->alloc, cap->owned);
+    cap->owned = NULL;
+    cap->words = NULL;
+    return 1;
+}
+
+/* reads the file's words on to word end (buf: [lo, end) when keep, else
+   only hashed, in pieces); 0, or -1 (failed) */
+static int ikp__lanes_read(ikp__lanes_file *lf, const ikp_allocator *a, uint64_t end, int keep)
+{
+    unsigned char *b;
+    uint64_t k, n;
+    if (lf->failed) return -1;
+    if (keep) lf->lo = lf->next;
+    while (lf->next < end) {
+        n = end - lf->next;
+        if (!keep && n > 4096) n = 4096;
+        if (!ikp__grow(a, (void **)&lf->buf, &lf->cap, keep ? (size_t)(end - lf->lo) : (size_t)n, 8)) {
+            lf->failed = 1;
+            return -1;
+        }
+        b = (unsigned char *)(keep ? lf->buf + (lf->next - lf->lo) : lf->buf);
+        if (fread(b, 8, (size_t)n, lf->f) != (size_t)n) { lf->failed = 1; return -1; }
+        for (k = 0; k < n; k++) {
+            const uint64_t v = ikp__rd64(b + 8 * k); /* little-endian in the file */
+            memcpy(b + 8 * k, &v, 8);
+            lf->hash = (lf->hash ^ v) * IKP__FNV_PRIME;
+        }
+        lf->next += n;
+    }
+    return 0;
+}
+
+/* lane i of cap, decoded from its words read again */
+static ikp_result ikp__lanes_decode(ikp__lanes_file *lf, const ikp_capture *cap, uint32_t i, ikp_lane_events *ev,
+                                    ikp_error *err)
+{
+    ikp_capture c = *cap;
+    ikp__lane l = cap->lanes[i];
+    if (ikp__lanes_read(lf, &cap->alloc, l.base + ikp__lane_extent(&l), 1))
+        return ikp__fail(err, IKP_ERR_IO, -1, (int64_t)i, "reading lane %u again from the file failed", i);
+    c.words = lf->buf;
+    c.num_words = (size_t)(lf->next - lf->lo);
+    l.base -= lf->lo;
+    return ikp__decode(&c, &l, ev, err);
+}
+
+/* the file's words read to their end: 1 when their hash is still hash */
+static int ikp__lanes_close(ikp__lanes_file *lf, const ikp_allocator *a, uint64_t num_words, uint64_t hash)
+{
+    const int same = ikp__lanes_read(lf, a, num_words, 0) == 0 && lf->hash == hash;
+    if (lf->f) fclose(lf->f);
+    ikp__free(a, lf->buf);
+    memset(lf, 0, sizeof *lf);
+    return same;
+}
+
+/* every event of every lane of cap, a row each, in lane order (lf: its
+   lanes read from its file) */
+static ikp_result ikp__pq_rows(ikp__pqw *w, const ikp_capture *cap, ikp__lanes_file *lf, const ikp__pq_place *pl,
+                               const char *axis, ikp_error *err)
 {
     const ikp_capture_info *in = &cap->info;
     ikp_lane_events ev;
@@ -10377,7 +10495,9 @@ static ikp_result ikp__pq_rows(ikp__pqw *w, const ikp_capture *cap, const ikp__p
     for (i = 0; i < IKP__PQ_COLS; i++) memset(w->col[i].seen, 0, sizeof w->col[i].seen);
     for (i = 0; i < in->num_lanes && r == IKP_OK && !w->failed && !w->o.failed; i++) {
         const char *group;
-        if ((r = ikp_capture_lane(cap, i, &li, err)) != IKP_OK || (r = ikp_decode_lane(cap, i, &ev, err)) != IKP_OK) break;
+        if ((r = ikp_capture_lane(cap, i, &li, err)) != IKP_OK ||
+            (r = lf ? ikp__lanes_decode(lf, cap, i, &ev, err) : ikp_decode_lane(cap, i, &ev, err)) != IKP_OK)
+            break;
         group = ikp_group_name(cap, li.group);
         for (k = 0; k < ev.count; k++) {
             const ikp_event *e = &ev.events[k];
@@ -10685,7 +10805,9 @@ static ikp_result ikp__pq_table(const ikp__pq_src *src, uint32_t k0, uint32_t k1
     for (k = k0; k < k1 && r == IKP_OK; k++) {
         ikp_capture *opened = NULL;
         const ikp_capture *c;
+        ikp__lanes_file lf;
         ikp__pq_place pl;
+        int lanes;
         if (ikp__spill_get(&p->caps, pc, sizeof *pc)) {
             r = ikp__fail(err, IKP_ERR_IO, -1, -1, "reading a temporary file failed");
             break;
@@ -10702,10 +10824,14 @@ static ikp_result ikp__pq_table(const ikp__pq_src *src, uint32_t k0, uint32_t k1
             break;
         }
         c = opened ? opened : src->caps[k];
+        lanes = opened && ikp__lanes_open(&lf, opened, src->paths[k]);
         pl.label = pc->label;
         pl.zero_ns = pc->zero_ns;
         pl.uncertainty_ns = pc->uncertainty_ns;
-        r = ikp__pq_rows(w, c, &pl, p->axis, err);
+        r = ikp__pq_rows(w, c, lanes ? &lf : NULL, &pl, p->axis, err);
+        if (lanes && !ikp__lanes_close(&lf, a, pc->key[1], pc->key[0]) && r == IKP_OK)
+            r = ikp__fail(err, IKP_ERR_IO, -1, -1, "%s: changed while it was exported (its words, read again lane by "
+                          "lane, differ from those read to place it)", src->paths[k]);
         if (r == IKP_OK) ikp__pq_capture_kv(w, pc, c, k, src->caps ? NULL : src->paths[k]);
         ikp_capture_free(opened);
     }

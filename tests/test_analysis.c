@@ -945,6 +945,70 @@ static void test_export_spill(void)
     }
 }
 
+/* ---- an IKP file's lanes read again one at a time, and a file changed meanwhile ---- */
+static void test_export_lanes_file(void)
+{
+    static const double one[3] = {1, 1, 1};
+    const char *dir = getenv("IKP_ANALYSIS_OUT");
+    char path[512];
+    size_t nw;
+    uint64_t *w = pipeline(6, 5, 3, one, 1, 0, &nw);
+    ikp_capture *whole = NULL, *c = NULL;
+    ikp_lane_events a, b;
+    ikp__lanes_file lf;
+    ikp_error e;
+    uint64_t hash;
+    uint32_t i, events = 0, change;
+    int bad = 0;
+    snprintf(path, sizeof path, "%s/lanes-file.ikp", dir ? dir : ".");
+    CHECK_EQ(save_words(path, w, nw, IKP_FORMAT_IKP, NULL, 0, NULL, 0), IKP_OK);
+    CHECK_EQ(ikp_capture_open_path(path, NULL, &whole, &e), IKP_OK);
+    for (change = 0; change < 2 && whole; change++) {
+        CHECK_EQ(ikp_capture_open_path(path, NULL, &c, &e), IKP_OK);
+        if (!c) break;
+        hash = ikp__words_hash(c->words, c->num_words);
+        CHECK_EQ(ikp__lanes_open(&lf, c, path), 1);
+        CHECK(c->words == NULL && c->owned == NULL); /* let go */
+        if (change) { /* a word of the last lane's slots, changed on disk */
+            FILE *f = fopen(path, "r+b");
+            const uint64_t at = whole->words_at + 8 * (whole->lanes[whole->info.num_lanes - 1].base + 1);
+            unsigned char x = 0x5A;
+            CHECK(f != NULL);
+            if (f) {
+                CHECK_EQ(fseek(f, (long)at, SEEK_SET), 0);
+                CHECK_EQ(fwrite(&x, 1, 1, f), 1);
+                fclose(f);
+            }
+        }
+        memset(&a, 0, sizeof a);
+        memset(&b, 0, sizeof b);
+        for (i = 0; i < c->info.num_lanes && !change; i++) { /* the same events as from the words in memory */
+            size_t k;
+            CHECK_EQ(ikp__lanes_decode(&lf, c, i, &a, &e), IKP_OK);
+            CHECK_EQ(ikp_decode_lane(whole, i, &b, &e), IKP_OK);
+            CHECK_EQ(a.count, b.count);
+            for (k = 0; k < a.count && k < b.count; k++) {
+                const ikp_event *x = &a.events[k], *y = &b.events[k];
+                bad += x->start_ps != y->start_ps || x->end_ps != y->end_ps || x->id != y->id || x->kind != y->kind ||
+                       x->flags != y->flags || x->track != y->track || x->begin_data != y->begin_data ||
+                       x->end_data != y->end_data || x->tid != y->tid;
+            }
+            events += (uint32_t)a.count;
+        }
+        for (i = 0; i < c->info.num_lanes && change; i++) CHECK_EQ(ikp__lanes_decode(&lf, c, i, &a, &e), IKP_OK);
+        CHECK_EQ(ikp__lanes_close(&lf, &c->alloc, c->num_words, hash), !change); /* the change is found */
+        ikp_lane_events_free(c, &a);
+        ikp_lane_events_free(whole, &b);
+        ikp_capture_free(c);
+        c = NULL;
+    }
+    CHECK_EQ(bad, 0);
+    CHECK(events > 30);
+    ikp_capture_free(whole);
+    remove(path);
+    free(w);
+}
+
 /* ---- the table's encodings, on values made here ---- */
 static int file_sink(void *u, const void *d, size_t n) { return fwrite(d, 1, n, (FILE *)u) != n; }
 static uint64_t enc_rand(uint64_t *s)
@@ -1060,6 +1124,7 @@ int main(void)
     test_out_of_memory();
     test_export_frame();
     test_export_spill();
+    test_export_lanes_file();
     test_export_encodings(0);
     test_export_encodings(1);
     return check_report();
