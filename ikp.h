@@ -954,10 +954,12 @@ IKP_DEF ikp_result ikp_export_parquet(const ikp_capture *const *caps, uint32_t n
    and a hash of its words, so that a file given twice is still refused);
    once they are placed, what the table says of each (label, placement,
    figures) and of each row group waits for the footer in temporary files
-   (tmpfile; in memory where none can be made). outputs: one path (one
-   table), or n (capture k's rows in outputs[k], all on one axis: a table
-   a capture). Each output is replaced whole or not at all
-   (ikp_output_open). */
+   (tmpfile; in memory where none can be made). An IKP capture's words are
+   let go once it is open for its rows, and its lanes read again one at a
+   time (every word hashed: a file changed meanwhile is refused, IKP_ERR_IO).
+   outputs: one path (one table), or n (capture k's rows in outputs[k], all
+   on one axis: a table a capture). Each output is replaced whole or not at
+   all (ikp_output_open). */
 IKP_DEF ikp_result ikp_export_parquet_files(const char *const *inputs, uint32_t n, const ikp_decode_options *dopt,
                                             const ikp_export_options *opt, const char *const *outputs,
                                             uint32_t num_outputs, ikp_error *err);
