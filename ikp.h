@@ -7851,13 +7851,19 @@ static void ikp__pin_label0(const ikp__link_data *x, uint32_t index, int hosts, 
     ikp__label0(x->device_known, x->host_name, x->rank, x->ordinal, x->uuid, index, hosts, buf, size);
 }
 
-/* capture index's label: its ikp__label0, " #k" added when dup */
+/* capture index's label: its ikp__label0 (at most 127 bytes), " #k" added
+   when dup, cut to size - 1 bytes */
 static void ikp__label_text(const ikp__link_data *x, uint32_t index, int hosts, int dup, char *buf, size_t size)
 {
-    char a[128];
-    ikp__pin_label0(x, index, hosts, a, sizeof a);
-    if (dup) snprintf(buf, size, "%s #%u", a, index + 1);
-    else snprintf(buf, size, "%s", a);
+    char a[128 + 16];
+    size_t n;
+    if (!size) return;
+    ikp__pin_label0(x, index, hosts, a, 128);
+    n = strlen(a);
+    if (dup) n += (size_t)snprintf(a + n, sizeof a - n, " #%u", index + 1);
+    if (n >= size) n = size - 1;
+    memcpy(buf, a, n);
+    buf[n] = 0;
 }
 
 #define IKP__FNV_BASIS 14695981039346656037ull
