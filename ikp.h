@@ -10398,7 +10398,7 @@ typedef struct ikp__lanes_file {
     uint64_t *buf;
     size_t cap;
     uint64_t hash;      /* of words [0, next) */
-    int failed;
+    int failed;         /* reading failed (IKP_ERR_IO), or memory ran out (IKP_ERR_OUT_OF_MEMORY) */
 } ikp__lanes_file;
 
 /* the words a lane's walk reads: [base, base + its extent) */
@@ -10447,11 +10447,11 @@ static int ikp__lanes_read(ikp__lanes_file *lf, const ikp_allocator *a, uint64_t
         n = end - lf->next;
         if (!keep && n > 4096) n = 4096;
         if (!ikp__grow(a, (void **)&lf->buf, &lf->cap, keep ? (size_t)(end - lf->lo) : (size_t)n, 8)) {
-            lf->failed = 1;
+            lf->failed = IKP_ERR_OUT_OF_MEMORY;
             return -1;
         }
         b = (unsigned char *)(keep ? lf->buf + (lf->next - lf->lo) : lf->buf);
-        if (fread(b, 8, (size_t)n, lf->f) != (size_t)n) { lf->failed = 1; return -1; }
+        if (fread(b, 8, (size_t)n, lf->f) != (size_t)n) { lf->failed = IKP_ERR_IO; return -1; }
         for (k = 0; k < n; k++) {
             const uint64_t v = ikp__rd64(b + 8 * k); /* little-endian in the file */
             memcpy(b + 8 * k, &v, 8);
@@ -10469,21 +10469,32 @@ static ikp_result ikp__lanes_decode(ikp__lanes_file *lf, const ikp_capture *cap,
     ikp_capture c = *cap;
     ikp__lane l = cap->lanes[i];
     if (ikp__lanes_read(lf, &cap->alloc, l.base + ikp__lane_extent(&l), 1))
-        return ikp__fail(err, IKP_ERR_IO, -1, (int64_t)i, "reading lane %u again from the file failed", i);
+        return lf->failed == IKP_ERR_OUT_OF_MEMORY ? ikp__oom(err)
+               : ikp__fail(err, IKP_ERR_IO, -1, (int64_t)i, "reading lane %u again from the file failed", i);
     c.words = lf->buf;
     c.num_words = (size_t)(lf->next - lf->lo);
     l.base -= lf->lo;
     return ikp__decode(&c, &l, ev, err);
 }
 
-/* the file's words read to their end: 1 when their hash is still hash */
-static int ikp__lanes_close(ikp__lanes_file *lf, const ikp_allocator *a, uint64_t num_words, uint64_t hash)
+/* the file's words read to their end: IKP_OK when their hash is still
+   hash, else IKP_ERR_IO (path changed, or could not be read) or
+   IKP_ERR_OUT_OF_MEMORY, said in err */
+static ikp_result ikp__lanes_close(ikp__lanes_file *lf, const ikp_allocator *a, uint64_t num_words, uint64_t hash,
+                                   const char *path, ikp_error *err)
 {
-    const int same = ikp__lanes_read(lf, a, num_words, 0) == 0 && lf->hash == hash;
+    const int read = ikp__lanes_read(lf, a, num_words, 0) == 0;
+    const int failed = lf->failed;
+    const uint64_t got = lf->hash;
     if (lf->f) fclose(lf->f);
     ikp__free(a, lf->buf);
     memset(lf, 0, sizeof *lf);
-    return same;
+    if (!read && failed == IKP_ERR_OUT_OF_MEMORY) return ikp__oom(err);
+    if (!read) return ikp__fail(err, IKP_ERR_IO, -1, -1, "%s: reading it again failed", path);
+    if (got != hash)
+        return ikp__fail(err, IKP_ERR_IO, -1, -1, "%s: changed while it was exported (its words, read again lane by "
+                         "lane, differ from those read to place it)", path);
+    return IKP_OK;
 }
 
 /* every event of every lane of cap, a row each, in lane order (lf: its
@@ -10837,9 +10848,14 @@ static ikp_result ikp__pq_table(const ikp__pq_src *src, uint32_t k0, uint32_t k1
         pl.zero_ns = pc->zero_ns;
         pl.uncertainty_ns = pc->uncertainty_ns;
         r = ikp__pq_rows(w, c, lanes ? &lf : NULL, &pl, p->axis, err);
-        if (lanes && !ikp__lanes_close(&lf, a, pc->key[1], pc->key[0]) && r == IKP_OK)
-            r = ikp__fail(err, IKP_ERR_IO, -1, -1, "%s: changed while it was exported (its words, read again lane by "
-                          "lane, differ from those read to place it)", src->paths[k]);
+        if (lanes) { /* a failure of its own rows is said first */
+            ikp_error e2;
+            const ikp_result rc = ikp__lanes_close(&lf, a, pc->key[1], pc->key[0], src->paths[k], &e2);
+            if (r == IKP_OK && rc != IKP_OK) {
+                r = rc;
+                if (err) *err = e2;
+            }
+        }
         if (r == IKP_OK) ikp__pq_capture_kv(w, pc, c, k, src->caps ? NULL : src->paths[k]);
         ikp_capture_free(opened);
     }

@@ -946,6 +946,9 @@ static void test_export_spill(void)
 }
 
 /* ---- an IKP file's lanes read again one at a time, and a file changed meanwhile ---- */
+static void *no_alloc(size_t n, void *u) { (void)n; (void)u; return NULL; }
+static void *no_realloc(void *p, size_t n, void *u) { (void)p; (void)n; (void)u; return NULL; }
+static void plain_free(void *p, void *u) { (void)u; free(p); }
 static void test_export_lanes_file(void)
 {
     static const double one[3] = {1, 1, 1};
@@ -996,7 +999,8 @@ static void test_export_lanes_file(void)
             events += (uint32_t)a.count;
         }
         for (i = 0; i < c->info.num_lanes && change; i++) CHECK_EQ(ikp__lanes_decode(&lf, c, i, &a, &e), IKP_OK);
-        CHECK_EQ(ikp__lanes_close(&lf, &c->alloc, c->num_words, hash), !change); /* the change is found */
+        CHECK_EQ(ikp__lanes_close(&lf, &c->alloc, c->num_words, hash, path, &e), change ? IKP_ERR_IO : IKP_OK);
+        if (change) CHECK(strstr(e.message, "changed while it was exported") != NULL); /* the change is found */
         ikp_lane_events_free(c, &a);
         ikp_lane_events_free(whole, &b);
         ikp_capture_free(c);
@@ -1004,6 +1008,16 @@ static void test_export_lanes_file(void)
     }
     CHECK_EQ(bad, 0);
     CHECK(events > 30);
+    if (ikp_capture_open_path(path, NULL, &c, &e) == IKP_OK) { /* no memory to read the rest with: said so */
+        ikp_allocator none;
+        none.alloc = no_alloc;
+        none.realloc = no_realloc;
+        none.free = plain_free;
+        none.user = NULL;
+        CHECK_EQ(ikp__lanes_open(&lf, c, path), 1);
+        CHECK_EQ(ikp__lanes_close(&lf, &none, c->num_words, 0, path, &e), IKP_ERR_OUT_OF_MEMORY);
+        ikp_capture_free(c);
+    }
     ikp_capture_free(whole);
     remove(path);
     free(w);
