@@ -7875,6 +7875,18 @@ static uint64_t ikp__fnv(const char *s, size_t n)
     for (i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * IKP__FNV_PRIME;
     return h;
 }
+/* h, a 64-bit FNV-1a hash word by word, continued over w[0..n) */
+static uint64_t ikp__words_hash_on(uint64_t h, const uint64_t *w, size_t n)
+{
+    size_t i;
+    for (i = 0; i < n; i++) h = (h ^ w[i]) * IKP__FNV_PRIME;
+    return h;
+}
+/* the 64-bit FNV-1a hash of words, word by word */
+static uint64_t ikp__words_hash(const uint64_t *w, size_t n)
+{
+    return ikp__words_hash_on(IKP__FNV_BASIS, w, n);
+}
 
 /* Which captures' labels another's repeats (dup[k] = 1: capture k's label
    takes " #k"), O(n log n): labels hashed and sorted, the text compared
@@ -9950,7 +9962,7 @@ static int ikp__spill_get(ikp__spill *s, void *d, size_t n)
 static void ikp__spill_close(ikp__spill *s)
 {
     if (s->f) fclose(s->f);
-    if (s->m.p) ikp__free(s->m.a, s->m.p);
+    ikp__free(s->m.a, s->m.p);
     memset(s, 0, sizeof *s);
 }
 
@@ -10239,18 +10251,15 @@ static void ikp__tc_release(ikp__tc *t)
 /* The row group filled so far, written: its column chunks in order */
 static void ikp__pq_flush_group(ikp__pqw *w)
 {
-    ikp__pq_group *g;
+    ikp__pq_group g;
     int c;
-    ikp__pq_group gr;
     if (!w->rows || w->failed) return;
-    g = &gr;
-    memset(g, 0, sizeof *g);
-    g->offset = w->offset;
-    g->rows = (uint32_t)w->rows;
-    g->delta = 0;
+    memset(&g, 0, sizeof g);
+    g.offset = w->offset;
+    g.rows = (uint32_t)w->rows;
     for (c = 0; c < IKP__PQ_COLS && !w->failed; c++) {
-        if (ikp__pq_cols[c].string) ikp__pq_text_chunk(w, &w->col[c], g->size[c]);
-        else ikp__pq_num_chunk(w, c, g->size[c], &g->delta);
+        if (ikp__pq_cols[c].string) ikp__pq_text_chunk(w, &w->col[c], g.size[c]);
+        else ikp__pq_num_chunk(w, c, g.size[c], &g.delta);
     }
     for (c = 0; c < IKP__PQ_COLS; c++) {
         ikp__tc_release(&w->col[c].v);
@@ -10258,7 +10267,7 @@ static void ikp__pq_flush_group(ikp__pqw *w)
         ikp__tc_release(&w->col[c].ix);
         ikp__tc_release(&w->col[c].pages);
     }
-    ikp__spill_put(&w->groups, g, sizeof *g);
+    ikp__spill_put(&w->groups, &g, sizeof g);
     w->ngroups++;
     w->total_rows += w->rows;
     w->rows = 0;
@@ -10439,8 +10448,7 @@ static int ikp__lanes_open(ikp__lanes_file *lf, ikp_capture *cap, const char *pa
    only hashed, in pieces); 0, or -1 (failed) */
 static int ikp__lanes_read(ikp__lanes_file *lf, const ikp_allocator *a, uint64_t end, int keep)
 {
-    unsigned char *b;
-    uint64_t k, n;
+    uint64_t *w, k, n;
     if (lf->failed) return -1;
     if (keep) lf->lo = lf->next;
     while (lf->next < end) {
@@ -10450,13 +10458,11 @@ static int ikp__lanes_read(ikp__lanes_file *lf, const ikp_allocator *a, uint64_t
             lf->failed = IKP_ERR_OUT_OF_MEMORY;
             return -1;
         }
-        b = (unsigned char *)(keep ? lf->buf + (lf->next - lf->lo) : lf->buf);
-        if (fread(b, 8, (size_t)n, lf->f) != (size_t)n) { lf->failed = IKP_ERR_IO; return -1; }
-        for (k = 0; k < n; k++) {
-            const uint64_t v = ikp__rd64(b + 8 * k); /* little-endian in the file */
-            memcpy(b + 8 * k, &v, 8);
-            lf->hash = (lf->hash ^ v) * IKP__FNV_PRIME;
-        }
+        w = keep ? lf->buf + (lf->next - lf->lo) : lf->buf;
+        if (fread(w, 8, (size_t)n, lf->f) != (size_t)n) { lf->failed = IKP_ERR_IO; return -1; }
+        if (!ikp__is_little_endian()) /* little-endian in the file */
+            for (k = 0; k < n; k++) w[k] = ikp__rd64((const unsigned char *)(w + k));
+        lf->hash = ikp__words_hash_on(lf->hash, w, (size_t)n);
         lf->next += n;
     }
     return 0;
@@ -10745,15 +10751,6 @@ static void ikp__in_file(ikp_error *err, ikp_result r, const char *path)
     ikp__fail(err, r, err->offset, err->lane, "%s: %s", path, m);
 }
 
-/* the 64-bit FNV-1a hash of words, word by word */
-static uint64_t ikp__words_hash(const uint64_t *w, size_t n)
-{
-    uint64_t h = IKP__FNV_BASIS;
-    size_t i;
-    for (i = 0; i < n; i++) h = (h ^ w[i]) * IKP__FNV_PRIME;
-    return h;
-}
-
 /* The captures of a table: opened already (caps: what waits for the
    footer is kept in memory), or files read one at a time, each opened when
    its rows are written (what waits, in temporary files) */
@@ -10835,15 +10832,16 @@ static ikp_result ikp__pq_table(const ikp__pq_src *src, uint32_t k0, uint32_t k1
             ikp__in_file(err, r, src->paths[k]);
             break;
         }
-        if (opened && (opened->num_words != pc->key[1] ||
-                       ikp__words_hash(opened->words, opened->num_words) != pc->key[0])) {
+        /* its words as read to place it: hashed here, or lane by lane as they are read again */
+        lanes = opened && opened->num_words == pc->key[1] && ikp__lanes_open(&lf, opened, src->paths[k]);
+        if (opened && !lanes && (opened->num_words != pc->key[1] ||
+                                 ikp__words_hash(opened->words, opened->num_words) != pc->key[0])) {
             r = ikp__fail(err, IKP_ERR_IO, -1, -1, "%s: changed while it was exported (its words differ from "
                           "those read to place it)", src->paths[k]);
             ikp_capture_free(opened);
             break;
         }
         c = opened ? opened : src->caps[k];
-        lanes = opened && ikp__lanes_open(&lf, opened, src->paths[k]);
         pl.label = pc->label;
         pl.zero_ns = pc->zero_ns;
         pl.uncertainty_ns = pc->uncertainty_ns;
@@ -10917,6 +10915,7 @@ IKP_DEF ikp_result ikp_export_parquet(const ikp_capture *const *caps, uint32_t n
     a = &caps[0]->alloc;
     if (!(ld = (ikp__link_data *)ikp__alloc(a, (size_t)n * sizeof *ld))) return ikp__oom(err);
     memset(ld, 0, (size_t)n * sizeof *ld);
+    memset(&p, 0, sizeof p);
     for (k = 0; k < n; k++)
         if (ikp__link_data_of(caps[k], a, &ld[k], !(opt && opt->raw))) break;
     r = k < n ? ikp__oom(err) : ikp__pq_plan_make(a, ld, n, opt, 0, &p, err);
@@ -10929,7 +10928,7 @@ IKP_DEF ikp_result ikp_export_parquet(const ikp_capture *const *caps, uint32_t n
         src.a = a;
         r = ikp__pq_table(&src, 0, n, &p, &form, fn, user, err);
     }
-    if (k == n) ikp__pq_plan_free(&p);
+    ikp__pq_plan_free(&p);
     if (r == IKP_OK) ikp__ok(err);
     return r;
 }

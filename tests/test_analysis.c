@@ -1023,6 +1023,68 @@ static void test_export_lanes_file(void)
     free(w);
 }
 
+/* ---- a file changed between the export's two readings: refused, whether its
+   lanes are read again (a word changed) or its words are hashed whole (a word
+   more) ---- */
+static void test_export_changed_file(void)
+{
+    static const double one[3] = {1, 1, 1};
+    const char *dir = getenv("IKP_ANALYSIS_OUT");
+    char path[512];
+    const char *in[1];
+    size_t nw;
+    uint64_t *w0 = pipeline(4, 3, 5, one, 0, 0, &nw), *w = (uint64_t *)calloc(nw + 1, 8);
+    ikp_allocator a = ikp__allocator(NULL);
+    int how;
+    if (!w0 || !w) { free(w0); free(w); return; }
+    memcpy(w, w0, nw * 8); /* and a zero word past the buffer, for the file that grew */
+    snprintf(path, sizeof path, "%s/changed.ikp", dir ? dir : ".");
+    in[0] = path;
+    for (how = 0; how < 3; how++) {
+        ikp__link_data ld;
+        ikp__hostset hs;
+        ikp__pq_plan p;
+        ikp__pq_src src;
+        ikp__pq_form form;
+        ikp_error e;
+        size_t sunk = 0;
+        ikp_result r;
+        CHECK_EQ(save_words(path, w, nw, IKP_FORMAT_IKP, NULL, 0, NULL, 0), IKP_OK);
+        memset(&ld, 0, sizeof ld);
+        memset(&hs, 0, sizeof hs);
+        hs.a = &a;
+        memset(&p, 0, sizeof p);
+        r = ikp__pq_read_links(in, 1, NULL, &a, 0, &ld, &hs, &e);
+        if (r == IKP_OK) r = ikp__pq_plan_make(&a, &ld, 1, NULL, 1, &p, &e);
+        CHECK_EQ(r, IKP_OK);
+        if (how == 1) { /* a word of its last lane */
+            FILE *f = fopen(path, "r+b");
+            CHECK(f != NULL);
+            if (f) {
+                CHECK_EQ(fseek(f, -16, SEEK_END), 0);
+                CHECK_EQ(fputc(0x5A, f), 0x5A);
+                fclose(f);
+            }
+        } else if (how == 2) /* a word more: its words are hashed whole */
+            CHECK_EQ(save_words(path, w, nw + 1, IKP_FORMAT_IKP, NULL, 0, NULL, 0), IKP_OK);
+        src.caps = NULL;
+        src.paths = in;
+        src.dopt = NULL;
+        src.a = &a;
+        form = ikp__pq_form_of(NULL, nw);
+        r = ikp__pq_table(&src, 0, 1, &p, &form, count_sink, &sunk, &e);
+        CHECK_EQ(r, how ? IKP_ERR_IO : IKP_OK);
+        if (how) CHECK(strstr(e.message, "changed while it was exported") != NULL);
+        ikp__pq_plan_free(&p);
+        ikp__free(&a, ld.peers);
+        ikp__free(&a, hs.names);
+        ikp__free(&a, hs.ht);
+    }
+    remove(path);
+    free(w0);
+    free(w);
+}
+
 /* ---- the table's encodings, on values made here ---- */
 static int file_sink(void *u, const void *d, size_t n) { return fwrite(d, 1, n, (FILE *)u) != n; }
 static uint64_t enc_rand(uint64_t *s)
@@ -1139,6 +1201,7 @@ int main(void)
     test_export_frame();
     test_export_spill();
     test_export_lanes_file();
+    test_export_changed_file();
     test_export_encodings(0);
     test_export_encodings(1);
     return check_report();
