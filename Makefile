@@ -33,7 +33,7 @@ $(B)/ikp: tools/ikp.c tools/sass.c tools/sass.h ikp.h | $(B)
 $(B)/ikp-asan: tools/ikp.c tools/sass.c tools/sass.h ikp.h | $(B)
 	$(CC) $(WARN) $(SAN) -o $@ tools/ikp.c tools/sass.c -lstdc++
 
-# The host test runners (test_host, test_peers, test_analysis, test_merge),
+# The host test runners (test_host, test_fit, test_peers, test_analysis, test_merge),
 # plain and under ASan+UBSan.
 TEST_DEPS = tests/encoder.h tests/check.h tests/helpers.h ikp.h
 $(B)/test_%: tests/test_%.c $(TEST_DEPS) | $(B)
@@ -144,7 +144,7 @@ DEV_HDRS  = ikp.h ikp_cuda.cuh
 EX_HDRS   = $(DEV_HDRS) examples/common.h
 GEMM_HDRS = $(EX_HDRS) examples/gemm_kernel.cuh examples/gemm_common.h
 ACC_SRCS  = tests/gpu/test_accuracy.cu tests/gpu/accuracy_gt.cu tests/gpu/accuracy_staged.cu \
-            tests/gpu/accuracy_now.cu tests/gpu/accuracy_auto.cu
+            tests/gpu/accuracy_now.cu tests/gpu/accuracy_auto.cu tests/gpu/accuracy_noticks.cu
 WAIT_SRCS = tests/gpu/test_waits.cu tests/gpu/waits_default.cu tests/gpu/waits_staged.cu tests/gpu/waits_ring.cu \
             tests/gpu/waits_staged_ring.cu tests/gpu/waits_gt.cu
 DEV_TESTS = test_device test_accuracy test_trap test_multi test_waits test_graphs
@@ -302,6 +302,8 @@ HOST_TESTS = "sh tests/compile_checks.sh" \
              "rm -rf $(B)/test-out/captures; mkdir -p $(B)/test-out/captures; LOCPATH=$(B)/locale IKP_SAVE_CAPTURES=$(B)/test-out/captures $(B)/test_host" \
              "LOCPATH=$(B)/locale ASAN_OPTIONS=detect_leaks=1 $(B)/test_host_asan" \
              "LOCPATH=$(B)/locale $(B)/test_host_core" \
+             "$(B)/test_fit" \
+             "ASAN_OPTIONS=detect_leaks=1 $(B)/test_fit_asan" \
              "IKP_SAVE_CAPTURES=$(B)/test-out/captures $(B)/test_peers" \
              "ASAN_OPTIONS=detect_leaks=1 $(B)/test_peers_asan" \
              "PYTHONPATH=$(PYDEPS) $(PYTHON) tests/test_tool.py" \
@@ -344,7 +346,7 @@ $(B)/make_peers: examples/data/peers/make_peers.c tests/encoder.h | $(B)
 # build/locale.
 deps: check-tools $(PYDEPS_STAMP) $(B)/.rsvg-convert $(B)/locale/de_DE.UTF-8 $(B)/tools/nvdisasm $(B)/tools/cuobjdump $(B)/cutlass/.stamp
 
-test: deps $(B)/make_peers $(B)/ikp $(B)/ikp-asan $(B)/test_host $(B)/test_host_asan $(B)/test_host_core $(B)/test_peers $(B)/test_peers_asan $(B)/test_nvrtc $(B)/tools/nvdisasm $(B)/tools/cuobjdump $(FUZZ_BINS) $(B)/test_threads \
+test: deps $(B)/make_peers $(B)/ikp $(B)/ikp-asan $(B)/test_host $(B)/test_host_asan $(B)/test_host_core $(B)/test_fit $(B)/test_fit_asan $(B)/test_peers $(B)/test_peers_asan $(B)/test_nvrtc $(B)/tools/nvdisasm $(B)/tools/cuobjdump $(FUZZ_BINS) $(B)/test_threads \
       $(B)/test_analysis $(B)/test_analysis_asan $(B)/test_merge $(B)/test_merge_asan \
       $(B)/test_cuda $(B)/test_cuda_asan $(B)/test_cuda_cc $(B)/test_disabled $(PYDEPS_STAMP) $(B)/locale/de_DE.UTF-8 $(B)/.rsvg-convert \
       $(DEVICE_BINS)

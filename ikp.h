@@ -617,6 +617,11 @@ typedef struct ikp_capture_info {
     uint64_t reading_gap_ns;
     int sm_exact;                 /* 1 if the cycle lanes of one SM share one mapping (all its
                                      readings): their records keep cycle order and distance */
+    uint32_t readings_left_out;   /* SM clock readings left out of the mapping: they contradict
+                                     the readings around them beyond their widths (the placement
+                                     stated for their SM's lanes then covers the disagreement) */
+    uint32_t speed_changes;       /* places where an SM's mapping changes its rate: its readings
+                                     show the SM clock change speed there (or contradict each other) */
     ikp_option_names option_names; /* as given to the open: how this capture's texts
                                       name options */
 } ikp_capture_info;
@@ -1664,8 +1669,8 @@ typedef struct ikp__lane {
     uint32_t smp_first;   /* cycle lanes: its SM's clock samples within its span: */
     uint32_t smp_end;     /*   cap->sm_clock[smp_first .. smp_end) */
     uint32_t kn_first;    /* cycle lanes mapped by their SM: its points cap->knots[kn_first .. kn_end) */
-    uint32_t kn_end;      /*   and readings cap->readings[rd_first .. rd_end) (none: kn_end = kn_first) */
-    uint32_t rd_first, rd_end;
+    uint32_t kn_end;      /*   and stretches cap->segs[sg_first .. sg_end) (none: kn_end = kn_first) */
+    uint32_t sg_first, sg_end;
     int end_ok;           /* cycle lanes: the end anchor's two halves are usable */
     int ticks;            /* cycle lanes: begins carry ticks read at the end or instant before */
     uint32_t grid[3];
@@ -1699,9 +1704,13 @@ struct ikp_capture {
     ikp_device_id device; /* the GPU, when info.device_known */
     ikp_peer_clock *peers;/* other GPUs' clocks, by (peer uuid, gpu_ns) */
     ikp_sm_clock *sm_clock;/* samples of the SM clocks, by (sm, cycles) */
-    struct ikp__reading *readings; /* every reading of each SM's clock, by (sm, tick) */
-    struct ikp__reading *knots;    /* the points of each SM's mapping, a subset of them */
-    uint32_t num_readings, num_knots;
+    struct ikp__reading *readings; /* one SM's clock readings at a time, while its mapping is fit */
+    struct ikp__knot *knots;       /* the points of each SM's mapping, by (sm, tick) */
+    struct ikp__fitseg *segs;      /* its stretches, by (sm, tick) */
+    double *fit_v;                 /* their corners */
+    double *fit_loc;               /* how far the truth may lie from them, between two of their points */
+    uint32_t num_readings, num_knots, num_segs, num_fit_v, num_fit_loc;
+    size_t fit_loc_room;
     ikp_capture_info info;
     char **event_names;
     uint32_t num_event_names;
@@ -1709,18 +1718,46 @@ struct ikp_capture {
     uint32_t num_group_names;
 };
 
-/* One reading of an SM's clock: cycle tick (62 bits, the lanes' tick
-   axis) at capture time ps; a point of the SM's mapping, or one within
-   IKP__SAMPLE_TOL_PS of it (section capture-sm) */
+/* One reading of an SM's clock as the fit takes it (section capture-sm):
+   at cycle tick (62 bits, the lanes' tick axis) the capture's time stood
+   within [lo, hi] ps. A tick count's lower end is soft: a globaltimer
+   read that waited after its stamp makes it late, never early (its upper
+   end holds either way). */
 typedef struct ikp__reading {
+    int64_t tick, lo, hi;
+    uint32_t sm;
+    int soft;
+    int use;    /* in the fit: 2 both ends, 1 its upper end only (a late read), 0 left out */
+} ikp__reading;
+
+/* A point of an SM's mapping: tick -> ps, straight between points */
+typedef struct ikp__knot {
     int64_t tick, ps;
     uint32_t sm;
-    uint16_t knot;  /* in cap->knots: a point of the mapping (else a reading) */
-    uint16_t hard;  /* an IKP_ANCHOR's: a point where it can be */
-    uint32_t width; /* an automatic anchor's: cycles between the reads around its tick; a window of
-                       ticks': the cycles its instant lies within (0: not said) */
-    int fine;       /* a window of ticks' (ikp__tick_reading): the mapping passes within its width */
-} ikp__reading;
+} ikp__knot;
+
+/* A stretch of an SM's mapping over readings c0 .. c1 (ticks): the line
+   ps0 + a + b (tick - c0) that the fit chose among the lines that pass
+   within every reading's width there, whose corners (a, b pairs) are
+   cap->fit_v[2 v0 .. 2 (v0 + nv)) */
+typedef struct ikp__fitseg {
+    int64_t c0, c1, ps0;
+    double a, b;
+    uint32_t v0, nv, sm;
+    int rated;          /* its readings say its rate (to 1%; else only where they are) */
+    int64_t gap;        /* the longest distance between two of its readings (ticks) ... */
+    int64_t gap_at;     /* ... from this reading's tick, and the longest of the others */
+    int64_t gap2;
+    int jump;           /* 1: joined to the next stretch straight from its last reading to the next one's
+                           first (0: their lines cross between them, where the mapping turns) */
+    double widen;       /* ps: its SM's readings left out, the farthest off: added to every bound */
+    double unvouched;   /* ps: how far its line (and the join after it) strays from the mapping of the
+                           anchors and samples alone, past both bounds: added to its records' bound */
+    double local;       /* ps: on it, how far the truth may lie from the mapping, at most (ikp__fit_local;
+                           -1: the polygon's spread, ikp__fit_spread) ... */
+    uint32_t loc0, nloc;/* ... and between each two of its points: cap->fit_loc[loc0 .. loc0 + nloc) */
+    uint32_t r0, r1;    /* while it is fit: its readings' first and last index */
+} ikp__fitseg;
 
 typedef struct ikp__rec {
     unsigned kind;     /* IKP_WIRE_KIND_* or IKP__KIND_FINALIZE / IKP__KIND_INVALID */
@@ -2048,7 +2085,7 @@ typedef struct ikp__walk {
     int64_t s_tick, s_ps;   /* ... its tick and ps (s_tick INT64_MAX: none) */
     int64_t seg_end;        /* the tick of the mapping point ahead (INT64_MAX: none, the
                                mapping runs on at a rate) */
-    const struct ikp__reading *kn; /* a lane mapped by its SM: the SM's points ... */
+    const struct ikp__knot *kn; /* a lane mapped by its SM: the SM's points ... */
     uint32_t nk, ki;        /* ... how many, and the one at or before the last tick mapped */
 } ikp__walk;
 
@@ -2344,17 +2381,15 @@ static void ikp__place_bound(const ikp_capture *cap, const ikp__lane *l, const i
 /* Every lane of one SM stamps the same counter, %clock64 of that SM. So
    each SM gets one mapping from cycles to the capture's ns axis, made
    from every reading of that SM's clock: the start and end anchors of all
-   its lanes, their IKP_ANCHOR and automatic anchors, and the SM clock
-   samples (unless ikp_decode_options.cycles_per_ns gives a rate: then
+   its lanes, their IKP_ANCHOR and automatic anchors, their tick counts and
+   the SM clock samples (unless ikp_decode_options.cycles_per_ns gives a rate: then
    each lane runs at it from its start anchor). Two records of one SM then
    keep their cycle order and distance, whichever lanes they are in; lanes
    mapped each by their own anchors would not (their rates differ by the
    anchors' own errors over the lanes' spans: hundreds of ns over a long
-   kernel). The mapping is piecewise linear (ikp__sm_knots says where its
-   points go). A reading that does not follow the one before it on its SM
-   (the cycles and the ns between them at a rate outside
-   IKP_MIN/MAX_CYCLES_PER_NS, give or take IKP__SMCLK_SLACK_NS) is left
-   out. */
+   kernel). The mapping is piecewise linear, fit to the readings
+   (ikp__sm_fit says how); a reading that does not follow the one before
+   it on its SM (ikp__reading_follows) is left out. */
 
 /* base + x, rounded, kept within +-IKP__MAX_ABS_PS (farther is corrupt
    data: a point of another lane far from this one's records) */
@@ -2371,7 +2406,7 @@ static int64_t ikp__ps_at(int64_t base, double x)
    lane's rate from it. k->ki follows the ticks (they mostly rise). */
 static int64_t ikp__knot_ps(const ikp__lane *l, ikp__walk *k, int64_t tick)
 {
-    const ikp__reading *a, *b;
+    const ikp__knot *a, *b;
     if (k->nk == 1) return ikp__ps_at(k->kn[0].ps, (double)(tick - k->kn[0].tick) * l->ps_per_tick);
     if (k->ki >= k->nk - 1 || tick < k->kn[k->ki].tick) { /* back: search */
         uint32_t lo = 0, hi = k->nk - 1;
@@ -2388,20 +2423,38 @@ static int64_t ikp__knot_ps(const ikp__lane *l, ikp__walk *k, int64_t tick)
     return ikp__ps_at(a->ps, (double)(tick - a->tick) * ((double)(b->ps - a->ps) / (double)(b->tick - a->tick)));
 }
 
-/* a reading of sm at (tick, ps), kept in cap->readings (grown); 0: no memory */
-static int ikp__add_reading(ikp_capture *cap, size_t *room, uint32_t sm, int64_t tick, int64_t ps, int hard,
-                            uint32_t width)
+/* How wide the readings are, either way. A start or end anchor, an
+   IKP_ANCHOR and an SM clock sample name a globaltimer tick and the cycle
+   it came at, to within their pairs' few cycles and the tick's arrival on
+   each SM (+-16 ns at most, measured: BENCHMARKS.md), with a margin: IKP__READ_HALF_PS. An automatic anchor adds half the width it
+   states. A tick count (FORMAT.md "Ticks") says that at its record's stamp
+   the globaltimer stood within one 32 ns step, give or take the read's
+   distance from the stamp (IKP__TICK_LAG_PS); a read that waited makes
+   the step late, so its start is soft (ikp__reading). */
+#define IKP__READ_HALF_PS 20000.0
+#define IKP__TICK_LAG_PS 2000.0
+#define IKP__TICK_LATE_PS 96000.0 /* %globaltimer stood at most this far behind the time (its steps: 32 ns, at
+                                     times 64 or 96; BENCHMARKS.md "Timer kinds and accuracy") */
+#define IKP__TICK_EARLY_PS 64000.0 /* ... and its read came back at most this far after the stamp (on an H200
+                                      0 .. 60 ns, and the SM clock's own wander between anchors: BENCHMARKS.md) */
+#define IKP__TICK_REACH_PS 2e10 /* a tick record farther from the one before (ps) is passed over (within it
+                                   a rate 0.2% off, IKP__PLACE_RUNAWAY, errs by 40 us at most: far from
+                                   the 262 us that would take the count a wrap off) */
+
+/* a reading of sm at tick within [ps - below, ps + above], kept in cap->readings (grown); 0: no memory */
+static int ikp__add_reading(ikp_capture *cap, size_t *room, uint32_t sm, int64_t tick, double ps, double below,
+                            double above, int soft)
 {
     ikp__reading *r;
+    double lo = ps - below, hi = ps + above;
     if (!ikp__grow(&cap->alloc, (void **)&cap->readings, room, (size_t)cap->num_readings + 1, sizeof *r)) return 0;
     r = &cap->readings[cap->num_readings++];
     r->tick = tick;
-    r->ps = ps;
+    r->lo = ikp__ps_at(0, lo);
+    r->hi = ikp__ps_at(0, hi);
     r->sm = sm;
-    r->knot = 0;
-    r->hard = (uint16_t)hard;
-    r->width = width;
-    r->fine = 0;
+    r->soft = soft;
+    r->use = 2;
     return 1;
 }
 
@@ -2414,99 +2467,32 @@ static int64_t ikp__anchor_at(const ikp__lane *l, int64_t tick, uint32_t g_lo)
     return l->ref_ps + (g - l->g_start) * 1000;
 }
 
-/* Readings from the ticks in a lane's begin records (lanes flagged
-   IKP_WIRE_LANE_TICKS; FORMAT.md "Ticks"): those of the lane's end or
-   instant before it. A tick count q (bits 5..18 of %globaltimer, read
-   right after that record's stamp c) says that %globaltimer had reached
-   32q ns (mod 2^19) by c plus the read's few cycles, and not 32(q+1) by
-   c: at c the clock was within that 32 ns step (give or take the read's
-   distance from the stamp). Records a few us apart at phases that differ
-   narrow it: over a window of IKP__TICK_WINDOW cycles, every record's
-   step is put on one line through the window at the lane's rate, and the
-   window gives one reading, at its middle, between the latest step start
-   and the earliest step end among them (their midpoint; its width's half,
-   half their distance and the read's lag, IKP__TICK_LAG_PS). A read that
-   waited longer after its stamp makes its step start too late, past the
-   earliest end: such starts (three at most) are passed over for the next
-   latest. The step's full ns comes from the lane's rate since the
-   previous record's (its start anchor for the first), far closer than the
-   262 us it could be off by within IKP__TICK_REACH_PS; one farther is
-   passed over. */
-#define IKP__TICK_WINDOW 32768
-#define IKP__TICK_REACH_PS 2e10 /* a record farther from the one before (ps) is passed over (within it
-                                   a rate 0.2% off, IKP__PLACE_RUNAWAY, errs by 40 us at most: far from
-                                   the 262 us that would take the count a wrap off) */
-#define IKP__TICK_LAG_PS 2000 /* the globaltimer read's distance from the stamp, at most (but for waits) */
-typedef struct ikp__tickwin {
-    int64_t first, last; /* the window's first and last record's tick (n > 0) */
-    double lo[4], hi;    /* the four latest step starts (latest first), the earliest step end, each
-                            less the lane's line */
-    uint32_t n;
-    int64_t ref_c, ref_g;/* the last record's tick and its step's full ns (first: the start anchor's) */
-} ikp__tickwin;
-
-/* the window's reading, if it has records; 0: no memory */
-static int ikp__tick_reading(ikp_capture *cap, size_t *room, const ikp__lane *l, ikp__tickwin *tw)
-{
-    int64_t mid;
-    double h, v, ps, lo = tw->hi - IKP__GLOBALTIMER_TICK_NS * 1000.0;
-    uint32_t k;
-    if (!tw->n) return 1;
-    mid = tw->first + (tw->last - tw->first) / 2;
-    for (k = 0; k < 4 && k < tw->n; k++) /* the latest start not past the earliest end (a later one waited) */
-        if (tw->lo[k] <= tw->hi) { lo = tw->lo[k]; break; }
-    v = (lo + tw->hi) / 2;
-    h = (tw->hi - lo) / 2 + IKP__TICK_LAG_PS;
-    ps = (double)l->ref_ps + (double)(mid - l->anchor) * l->ps_per_tick + v;
-    tw->n = 0;
-    if (!ikp__add_reading(cap, room, l->pub.sm, mid, (int64_t)(ps < 0 ? ps - 0.5 : ps + 0.5), 0,
-                          (uint32_t)(2 * h / l->ps_per_tick + 0.999)))
-        return 0;
-    cap->readings[cap->num_readings - 1].fine = 1;
-    return 1;
-}
-
-/* one record's tick count q at tick c into the window (the last one
-   given out as a reading first, where c lies past it) */
-static int ikp__tick_add(ikp_capture *cap, size_t *room, const ikp__lane *l, ikp__tickwin *tw, int64_t c, uint32_t q)
+/* The reading a tick count q (bits 5..18 of %globaltimer, read right
+   after the stamp c of an end or instant; its lane's next begin carries
+   it) gives: the step's full ns is the one nearest to where the lane's
+   rate puts c from the previous tick record (*ref_c, *ref_g; first the
+   start anchor), far closer than the 262 us it could be off by within
+   IKP__TICK_REACH_PS; one farther is passed over. */
+static int ikp__tick_reading(ikp_capture *cap, size_t *room, const ikp__lane *l, int64_t *ref_c, int64_t *ref_g,
+                             int64_t c, uint32_t q)
 {
     const int64_t span = (int64_t)1 << (IKP_WIRE_TICK_NS_SHIFT + 14); /* ns the count wraps in */
-    const double at_ns = (double)(c - l->anchor) * l->ps_per_tick / 1000.0; /* since the start anchor */
-    /* where the lane's rate puts it from the last record (a rate's error over a lane of seconds
-       could reach the wrap's half; over the time between two records, hardly) */
-    const int64_t exp = tw->ref_g + (int64_t)((double)(c - tw->ref_c) * l->ps_per_tick / 1000.0),
+    const int64_t exp = *ref_g + (int64_t)((double)(c - *ref_c) * l->ps_per_tick / 1000.0),
                   q_ns = (int64_t)q << IKP_WIRE_TICK_NS_SHIFT;
     int64_t d = (q_ns - exp) % span, g;
-    double step, step_end;
-    uint32_t k;
-    if ((double)(c - tw->ref_c) * l->ps_per_tick > IKP__TICK_REACH_PS) return 1; /* too far to unwrap */
+    if ((double)(c - *ref_c) * l->ps_per_tick > IKP__TICK_REACH_PS) return 1; /* too far to unwrap */
     if (d < -span / 2) d += span;
     if (d >= span / 2) d -= span;
     g = exp + d;
-    tw->ref_c = c;
-    tw->ref_g = g;
-    step = (double)(g - l->g_start) * 1000.0 - at_ns * 1000.0; /* the step's start less the lane's line, ps */
-    if (tw->n && c - tw->first >= IKP__TICK_WINDOW && !ikp__tick_reading(cap, room, l, tw)) return 0;
-    step_end = step + IKP__GLOBALTIMER_TICK_NS * 1000.0;
-    if (!tw->n) {
-        tw->first = c;
-        tw->lo[0] = tw->lo[1] = tw->lo[2] = tw->lo[3] = -1e300;
-        tw->hi = step_end;
-    }
-    for (k = 0; k < 4; k++) /* into the four latest starts */
-        if (step > tw->lo[k]) {
-            double x = tw->lo[k];
-            tw->lo[k] = step;
-            step = x;
-        }
-    if (step_end < tw->hi) tw->hi = step_end;
-    tw->last = c;
-    tw->n++;
-    return 1;
+    *ref_c = c;
+    *ref_g = g;
+    return ikp__add_reading(cap, room, l->pub.sm, c, (double)l->ref_ps + (double)(g - l->g_start) * 1000.0,
+                            IKP__TICK_EARLY_PS + IKP__TICK_LAG_PS, IKP__TICK_LATE_PS + IKP__TICK_LAG_PS, 1);
 }
 
-/* The readings a cycle lane holds: its anchors, and the IKP_ANCHOR and
-   automatic anchors among its records (read as the walk reads them) */
+/* The readings a cycle lane holds, appended to cap->readings: its
+   anchors, the IKP_ANCHOR and automatic anchors among its records (read
+   as the walk reads them), and its tick counts */
 static int ikp__lane_readings(ikp_capture *cap, const ikp__lane *l, size_t *room)
 {
     ikp__cursor c;
@@ -2514,13 +2500,10 @@ static int ikp__lane_readings(ikp_capture *cap, const ikp__lane *l, size_t *room
     uint64_t w;
     uint32_t g_lo = 0;
     int have_g = 0, stamped = 0, pend = 0; /* pend: an end or instant at tick `last`, its ticks to come */
-    int64_t last = 0;
-    ikp__tickwin tw;
-    tw.n = 0;
-    tw.ref_c = l->anchor;
-    tw.ref_g = l->g_start;
-    if (!ikp__add_reading(cap, room, l->pub.sm, l->anchor, l->ref_ps, 0, 0)) return 0;
-    if (l->end_ok && !ikp__add_reading(cap, room, l->pub.sm, l->end_anchor, l->end_ps, 0, 0)) return 0;
+    int64_t last = 0, ref_c = l->anchor, ref_g = l->g_start;
+    const double h = IKP__READ_HALF_PS;
+    if (!ikp__add_reading(cap, room, l->pub.sm, l->anchor, (double)l->ref_ps, h, h, 0)) return 0;
+    if (l->end_ok && !ikp__add_reading(cap, room, l->pub.sm, l->end_anchor, (double)l->end_ps, h, h, 0)) return 0;
     ikp__cursor_init(&c, cap, l);
     ck.prev = l->anchor;
     ck.backwards = 0;
@@ -2530,8 +2513,9 @@ static int ikp__lane_readings(ikp_capture *cap, const ikp__lane *l, size_t *room
         ikp__lane_word(cap, l, w, &r);
         stamped = 0;
         if (r.kind == IKP__KIND_ANCHOR_AUTO) {
-            if (was && !ikp__add_reading(cap, room, l->pub.sm, ck.prev + r.id, ikp__anchor_at(l, ck.prev + r.id, r.hi), 0,
-                                         r.width))
+            const double ha = h + (double)r.width * l->ps_per_tick / 2;
+            if (was && !ikp__add_reading(cap, room, l->pub.sm, ck.prev + r.id,
+                                         (double)ikp__anchor_at(l, ck.prev + r.id, r.hi), ha, ha, 0))
                 return 0;
             have_g = 0;
         } else if (r.kind == IKP__KIND_ANCHOR_G) {
@@ -2539,14 +2523,14 @@ static int ikp__lane_readings(ikp_capture *cap, const ikp__lane *l, size_t *room
             g_lo = r.hi;
         } else if (r.kind == IKP__KIND_ANCHOR_C) {
             if (have_g && ikp__unwrap(l, &ck, r.hi) &&
-                !ikp__add_reading(cap, room, l->pub.sm, ck.prev, ikp__anchor_at(l, ck.prev, g_lo), 1, 0))
+                !ikp__add_reading(cap, room, l->pub.sm, ck.prev, (double)ikp__anchor_at(l, ck.prev, g_lo), h, h, 0))
                 return 0;
             have_g = 0;
         } else {
             have_g = 0;
             if (r.kind == IKP__KIND_FINALIZE && !cap->keep_after_finalize) break;
             if (pend && r.kind == IKP_WIRE_KIND_BEGIN) { /* the ticks of the end or instant before */
-                if (!ikp__tick_add(cap, room, l, &tw, last, r.ticks)) return 0;
+                if (!ikp__tick_reading(cap, room, l, &ref_c, &ref_g, last, r.ticks)) return 0;
                 pend = 0;
             }
             if (r.kind != IKP__KIND_INVALID && ikp__timed(r.kind)) stamped = ikp__unwrap(l, &ck, r.hi);
@@ -2556,188 +2540,893 @@ static int ikp__lane_readings(ikp_capture *cap, const ikp__lane *l, size_t *room
             }
         }
     }
-    return ikp__tick_reading(cap, room, l, &tw);
+    return 1;
 }
 
 static int ikp__cmp_reading(const void *pa, const void *pb)
 {
     const ikp__reading *a = (const ikp__reading *)pa, *b = (const ikp__reading *)pb;
-    if (a->sm != b->sm) return a->sm < b->sm ? -1 : 1;
     if (a->tick != b->tick) return a->tick < b->tick ? -1 : 1;
-    return a->ps < b->ps ? -1 : a->ps > b->ps;
+    if (a->lo != b->lo) return a->lo < b->lo ? -1 : 1;
+    return a->hi < b->hi ? -1 : a->hi > b->hi;
 }
 
-/* 1 if reading b may follow a on one SM (b's tick after a's): the cycles
-   and the ns between them agree with a rate within IKP_MIN/MAX_CYCLES_PER_NS,
-   give or take IKP__SMCLK_SLACK_NS (two readings of one moment differ by a
-   few ns either way) */
-static int ikp__reading_follows(const ikp__reading *a, const ikp__reading *b)
+/* 1 if reading b may follow a on one SM (b's tick at or after a's): the
+   ns between their middles are those the cycles between them take at the
+   SM's rate ppt (ps a cycle), give or take half of them (an SM clock that
+   changes speed) and IKP__SMCLK_SLACK_NS and their half widths (two
+   readings of one moment differ by a few ns either way). A reading that
+   does not (an SM clock sample of another SM's clock, a tick count a wrap
+   off) is left out. */
+static int ikp__reading_follows(const ikp__reading *a, const ikp__reading *b, double ppt)
 {
-    const double dt = (double)(b->tick - a->tick), dns = (double)(b->ps - a->ps) / 1000.0;
-    return b->tick > a->tick && dt <= IKP_MAX_CYCLES_PER_NS * (dns + IKP__SMCLK_SLACK_NS) &&
-           dt >= IKP_MIN_CYCLES_PER_NS * (dns - IKP__SMCLK_SLACK_NS);
+    const double dt = (double)(b->tick - a->tick) * ppt, dps = ((double)(b->lo - a->lo) + (double)(b->hi - a->hi)) / 2,
+                 slack = dt / 2 + IKP__SMCLK_SLACK_NS * 1000.0 + (double)(a->hi - a->lo + b->hi - b->lo) / 2;
+    return b->tick >= a->tick && dps - dt <= slack && dt - dps <= slack;
 }
 
-/* The points of one SM's mapping (knots) from its readings r[0 .. n),
-   which follow one another in tick order, appended to cap->knots: the
-   first reading, then stretch after stretch as long as one straight
-   line, at a rate within IKP_MIN/MAX_CYCLES_PER_NS, passes within
-   IKP__SAMPLE_TOL_PS of every reading since the last point (a swinging
-   door: each reading narrows the slopes left). Where none would reach the
-   next reading, the stretch ends at the reading before it, on the middle
-   of the slopes left, and the next starts there; readings noisier than
-   the tolerance, a few ns the wrong way round, thus never bend the
-   mapping, and it rises with the ticks. An IKP_ANCHOR's reading (hard)
-   is a point itself where the slopes left reach it (the user asked for
-   it). A reading that no slope reaches from a point is passed over.
-   Returns 0 when out of memory. */
-/* how far from reading r (ps a cycle ppt there) the mapping may pass: the
-   tolerance, or a window of ticks' half width where that is more (a
-   reading a tick wide does not bend the mapping: the SM's clock keeps its
-   rate between readings but for the stretches' ends, so that two records
-   of one SM lie as many ns apart as their cycles say at that rate) */
-static double ikp__reading_tol(const ikp__reading *r, double ppt)
+/* The fit of one SM's mapping. Its clock keeps one rate but where the
+   readings show it change, so the mapping is a few long straight
+   stretches, not a line through every reading (readings a few us apart,
+   each known to +-16 ns, would tilt each piece by up to 1%). A stretch
+   grows from its first reading as long as some straight line passes
+   within the width of every reading on it: the lines that do are a convex
+   polygon in (a, b) (offset at the stretch's first reading, ps a cycle),
+   cut by each reading's two sides. The line chosen is the polygon's
+   centroid, and the polygon says how far the truth may lie from it at
+   any cycle (ikp__fit_spread): this is the placement the capture states.
+   A reading no line of the stretch reaches is
+   - a late tick count (only its soft lower end is passed), if the next
+     IKP__FIT_AHEAD readings agree with the stretch: its upper end is kept;
+   - left out and counted (readings_left_out), if they agree without it:
+     the bound of every lane of the SM grows by how far it lies off;
+   - else where the clock changed speed: the stretch ends at the reading
+     before, the next starts here. Two stretches whose lines cross between
+     them meet there; others are joined straight from the one's last
+     reading to the other's first, and the bound grows by how far their
+     lines disagree there. */
+#define IKP__FIT_AHEAD 2
+#define IKP__POLY_MAX 256
+#define IKP__POLY_EPS 1e-3 /* ps: a corner this close outside a cut is kept */
+#define IKP__FIT_FLOOR_PS 4000.0 /* added to every bound: the rounding of times to ps, and the mapping's own */
+#define IKP__FIT_WANDER 1e-4     /* the SM clock's rate between two readings of one stretch, at most this
+                                    far from its line's (an SM clock keeps its rate to < 1e-4 over ms:
+                                    BENCHMARKS.md, "Timer kinds and accuracy") */
+#define IKP__FIT_DRIFT 2e-4 /* a stretch's line may stray from a reading by this much of their distance from
+                               its start, beyond the reading's width: the SM clock's wander, which the
+                               stretch's bends then follow (ikp__fit_bend) */
+typedef struct ikp__poly {
+    uint32_t n;
+    double drift; /* ps a cycle: IKP__FIT_DRIFT at the SM's rate */
+    double a[IKP__POLY_MAX + 1], b[IKP__POLY_MAX + 1];
+} ikp__poly;
+
+/* p less the corner whose triangle with its neighbours is the smallest
+   (the polygon shrinks a hair: it keeps at most IKP__POLY_MAX corners) */
+static void ikp__poly_trim(ikp__poly *p)
 {
-    const double h = (double)r->width * ppt / 2;
-    return r->fine && h > IKP__SAMPLE_TOL_PS ? h : IKP__SAMPLE_TOL_PS;
-}
-static int ikp__sm_knots(ikp_capture *cap, size_t *room, const ikp__reading *r, uint32_t n)
-{
-    const double smin = 1000.0 / IKP_MAX_CYCLES_PER_NS, smax = 1000.0 / IKP_MIN_CYCLES_PER_NS; /* ps a cycle */
-    ikp__reading p, q;
-    uint32_t j = 1, last = 0; /* last: the latest reading the stretch reaches (0: none yet) */
-    double lo = smin, hi = smax;
-    if (!n) return 1;
-    p = r[0];
-    p.knot = 1;
-    while (1) {
-        int end = j == n;
-        if (!end) {
-            const double dt = (double)(r[j].tick - p.tick), m = (double)(r[j].ps - p.ps) / dt;
-            const double tol = ikp__reading_tol(&r[j], dt > 0 ? (double)(r[j].ps - p.ps) / dt : smin);
-            const double jlo = ((double)(r[j].ps - p.ps) - tol) / dt, jhi = ((double)(r[j].ps - p.ps) + tol) / dt;
-            const double nlo = jlo > lo ? jlo : lo, nhi = jhi < hi ? jhi : hi;
-            if (nlo <= nhi) { /* the stretch reaches it */
-                lo = nlo;
-                hi = nhi;
-                last = j++;
-                if (r[j - 1].hard && m >= lo && m <= hi) { /* an IKP_ANCHOR: a point of its own */
-                    if (!ikp__grow(&cap->alloc, (void **)&cap->knots, room, (size_t)cap->num_knots + 1, sizeof p)) return 0;
-                    cap->knots[cap->num_knots++] = p;
-                    p = r[last];
-                    p.knot = 1;
-                    lo = smin;
-                    hi = smax;
-                    last = 0;
-                }
-                continue;
-            }
-            if (!last) { j++; continue; } /* no slope reaches it from the point: passed over */
-        } else if (!last) {
-            break;
-        }
-        /* the stretch ends at reading `last`, on the middle of the slopes left */
-        if (!ikp__grow(&cap->alloc, (void **)&cap->knots, room, (size_t)cap->num_knots + 1, sizeof p)) return 0;
-        cap->knots[cap->num_knots++] = p;
-        q = r[last];
-        q.ps = p.ps + (int64_t)((double)(q.tick - p.tick) * (lo + hi) / 2 + 0.5);
-        q.knot = 1;
-        p = q;
-        lo = smin;
-        hi = smax;
-        last = 0;
-        if (end) break;
+    uint32_t i, best = 0;
+    double least = -1;
+    for (i = 0; i < p->n; i++) {
+        const uint32_t u = (i + p->n - 1) % p->n, v = (i + 1) % p->n;
+        double t = (p->b[i] - p->b[u]) * (p->a[v] - p->a[u]) - (p->b[v] - p->b[u]) * (p->a[i] - p->a[u]);
+        if (t < 0) t = -t;
+        if (least < 0 || t < least) { least = t; best = i; }
     }
-    if (!ikp__grow(&cap->alloc, (void **)&cap->knots, room, (size_t)cap->num_knots + 1, sizeof p)) return 0;
-    cap->knots[cap->num_knots++] = p;
+    for (i = best; i + 1 < p->n; i++) {
+        p->a[i] = p->a[i + 1];
+        p->b[i] = p->b[i + 1];
+    }
+    p->n--;
+}
+
+/* p cut to a + b x <= v (up) or >= v: 0 when nothing is left */
+static int ikp__poly_cut(ikp__poly *p, double x, double v, int up)
+{
+    double a[IKP__POLY_MAX + 2], b[IKP__POLY_MAX + 2], s[IKP__POLY_MAX + 1];
+    uint32_t i, n = 0, in = 0;
+    for (i = 0; i < p->n; i++) {
+        const double y = p->a[i] + p->b[i] * x;
+        s[i] = up ? y - v : v - y;
+        in += s[i] <= IKP__POLY_EPS;
+    }
+    if (in == p->n) return p->n > 0;
+    if (!in) { p->n = 0; return 0; }
+    for (i = 0; i < p->n; i++) {
+        const uint32_t j = i + 1 == p->n ? 0 : i + 1;
+        const int ii = s[i] <= IKP__POLY_EPS, ij = s[j] <= IKP__POLY_EPS;
+        if (ii) { a[n] = p->a[i]; b[n] = p->b[i]; n++; }
+        if (ii != ij && (s[i] > 0) != (s[j] > 0)) { /* the edge crosses the cut */
+            const double t = s[i] / (s[i] - s[j]);
+            a[n] = p->a[i] + t * (p->a[j] - p->a[i]);
+            b[n] = p->b[i] + t * (p->b[j] - p->b[i]);
+            n++;
+        }
+    }
+    for (p->n = 0, i = 0; i < n; i++) { /* a polygon of at most n corners, copied back */
+        if (p->n == IKP__POLY_MAX + 1) ikp__poly_trim(p);
+        p->a[p->n] = a[i];
+        p->b[p->n] = b[i];
+        p->n++;
+    }
+    while (p->n > IKP__POLY_MAX) ikp__poly_trim(p);
     return 1;
 }
 
-/* [*first, *end): the run of SM sm in r[0 .. n), sorted by SM */
-static void ikp__sm_run(const ikp__reading *r, uint32_t n, uint32_t sm, uint32_t *first, uint32_t *end)
+/* p cut by reading r (x ticks from the stretch's first, base its ps):
+   both sides, or its upper only; where no line of p is left, p stays as
+   it was and 0 is returned (the lines of p reach from the least to the
+   most of a + b x over its corners: p is convex) */
+static int ikp__poly_reading(ikp__poly *p, const ikp__reading *r, int64_t c0, int64_t base, int upper_only)
 {
-    uint32_t lo = 0, hi = n, m;
-    while (lo < hi) { m = lo + (hi - lo) / 2; if (r[m].sm < sm) lo = m + 1; else hi = m; }
-    *first = lo;
-    while (lo < n && r[lo].sm == sm) lo++;
-    *end = lo;
+    const double x = (double)(r->tick - c0), w = p->drift * (x < 0 ? -x : x), hi = (double)(r->hi - base) + w,
+                 lo = (double)(r->lo - base) - w;
+    double least = 1e300, most = -1e300;
+    uint32_t i;
+    for (i = 0; i < p->n; i++) {
+        const double y = p->a[i] + p->b[i] * x;
+        if (y < least) least = y;
+        if (y > most) most = y;
+    }
+    if (!p->n || least > hi + IKP__POLY_EPS || (!upper_only && most < lo - IKP__POLY_EPS)) return 0;
+    if (!ikp__poly_cut(p, x, hi, 1)) return 0;
+    return upper_only || ikp__poly_cut(p, x, lo, 0);
 }
 
-/* Each SM's readings and mapping (cap->readings, cap->knots), and each
-   cycle lane's share of them (kn_first, kn_end, rd_first, rd_end) */
-static ikp_result ikp__sm_maps(ikp_capture *cap, const ikp_decode_options *opt, ikp_error *err)
+/* 1 if p, cut by the readings r[j ..] (IKP__FIT_AHEAD of them, at least one), keeps a line */
+static int ikp__fit_ahead(const ikp__poly *p, const ikp__reading *r, uint32_t j, uint32_t n, int64_t c0, int64_t base)
+{
+    ikp__poly q = *p;
+    uint32_t k;
+    if (j >= n) return 0;
+    for (k = j; k < n && k < j + IKP__FIT_AHEAD; k++)
+        if (!ikp__poly_reading(&q, &r[k], c0, base, 0)) return 0;
+    return 1;
+}
+
+/* p cut by soft reading j's upper end, if the readings after it agree (a late read) */
+static int ikp__fit_late(ikp__poly *p, const ikp__reading *r, uint32_t j, uint32_t n, int64_t c0, int64_t base)
+{
+    ikp__poly q = *p;
+    if (!ikp__poly_reading(&q, &r[j], c0, base, 1) || !ikp__fit_ahead(&q, r, j + 1, n, c0, base)) return 0;
+    *p = q;
+    return 1;
+}
+
+/* the centroid of p (its corners' mean where it has no area) */
+static void ikp__poly_centre(const ikp__poly *p, double *a, double *b)
+{
+    double area = 0, ca = 0, cb = 0, ea = 0, eb = 0;
+    uint32_t i;
+    for (i = 0; i < p->n; i++) { /* about corner 0: the polygon is thin, far from the origin */
+        ea += p->a[i] - p->a[0];
+        eb += p->b[i] - p->b[0];
+    }
+    ea /= p->n;
+    eb /= p->n;
+    for (i = 1; i + 1 < p->n; i++) {
+        const double a1 = p->a[i] - p->a[0], b1 = p->b[i] - p->b[0], a2 = p->a[i + 1] - p->a[0],
+                     b2 = p->b[i + 1] - p->b[0], t = b1 * a2 - b2 * a1;
+        area += t;
+        ca += t * (a1 + a2);
+        cb += t * (b1 + b2);
+    }
+    if (area != 0 && ca / (3 * area) == ca / (3 * area)) {
+        ea = ca / (3 * area);
+        eb = cb / (3 * area);
+    }
+    *a = p->a[0] + ea;
+    *b = p->b[0] + eb;
+}
+
+/* how far from stretch g's line the lines of its polygon lie at tick t, at most (ps; a stretch that
+   does not say its rate: as at its first reading) */
+static double ikp__fit_spread(const ikp_capture *cap, const ikp__fitseg *g, int64_t t)
+{
+    const double x = g->rated ? (double)(t - g->c0) : 0, *v = cap->fit_v + 2 * (size_t)g->v0;
+    double most = 0;
+    uint32_t i;
+    for (i = 0; i < g->nv; i++) {
+        double d = v[2 * i] - g->a + (v[2 * i + 1] - g->b) * x;
+        if (d < 0) d = -d;
+        if (d > most) most = d;
+    }
+    return most;
+}
+
+/* ps of stretch g's line at tick t */
+static double ikp__fit_at(const ikp__fitseg *g, int64_t t)
+{
+    return (double)g->ps0 + g->a + g->b * (double)(t - g->c0);
+}
+
+/* stretch [s .. last] of r with polygon p (one reading: the rate ppt), appended to cap->segs */
+/* The line of stretch [s .. last] (its first reading's tick c0, ps base):
+   weighted least squares through the middles of the readings it uses (a
+   tick count's: the middle of its 32 ns step; one whose step sits more
+   than IKP__FIT_TRIM off the first fit is left out of the second), where
+   that line passes within every reading's width; 0 if it does not (the
+   polygon's centroid then) */
+#define IKP__FIT_TRIM 40000.0
+static int ikp__fit_ls(const ikp__reading *r, uint32_t s, uint32_t last, double *pa, double *pb)
+{
+    const int64_t c0 = r[s].tick, base = r[s].lo;
+    double a = 0, b = 0;
+    uint32_t i;
+    int round;
+    for (round = 0; round < 2; round++) {
+        double sw = 0, sx = 0, sy = 0, sxx = 0, sxy = 0, det;
+        for (i = s; i <= last; i++) {
+            const double x = (double)(r[i].tick - c0);
+            double y, w;
+            if (!r[i].use || (r[i].soft && r[i].use != 2)) continue;
+            if (r[i].soft) {
+                y = (double)(r[i].lo - base) + IKP__TICK_EARLY_PS + IKP__TICK_LAG_PS + IKP__GLOBALTIMER_TICK_NS * 500.0;
+                w = 1.0 / (IKP__GLOBALTIMER_TICK_NS * 1000.0 * IKP__GLOBALTIMER_TICK_NS * 1000.0);
+                if (round && (y - a - b * x > IKP__FIT_TRIM || a + b * x - y > IKP__FIT_TRIM)) continue;
+            } else {
+                const double h = (double)(r[i].hi - r[i].lo) / 2;
+                y = (double)(r[i].lo - base) + h;
+                w = 3.0 / (h * h + 1e6);
+            }
+            sw += w;
+            sx += w * x;
+            sy += w * y;
+            sxx += w * x * x;
+            sxy += w * x * y;
+        }
+        if (sw <= 0) return 0;
+        sx /= sw; sy /= sw; sxx /= sw; sxy /= sw;
+        det = sxx - sx * sx;
+        if (!(det > 0)) return 0;
+        b = (sxy - sx * sy) / det;
+        a = sy - b * sx;
+    }
+    for (i = s; i <= last; i++) { /* within every reading used */
+        const double y = a + b * (double)(r[i].tick - c0);
+        if (!r[i].use) continue;
+        if (y > (double)(r[i].hi - base) + IKP__POLY_EPS) return 0;
+        if (r[i].use == 2 && y < (double)(r[i].lo - base) - IKP__POLY_EPS) return 0;
+    }
+    *pa = a;
+    *pb = b;
+    return 1;
+}
+
+static int ikp__fit_emit(ikp_capture *cap, size_t *sroom, size_t *vroom, const ikp__reading *r, uint32_t s,
+                         uint32_t last, const ikp__poly *p, int64_t base, int64_t gap, double ppt)
+{
+    ikp__fitseg *g;
+    uint32_t i;
+    if (!ikp__grow(&cap->alloc, (void **)&cap->segs, sroom, (size_t)cap->num_segs + 1, sizeof *g)) return 0;
+    if (!ikp__grow(&cap->alloc, (void **)&cap->fit_v, vroom, (size_t)cap->num_fit_v + 2 * p->n, sizeof(double)))
+        return 0;
+    g = &cap->segs[cap->num_segs++];
+    g->c0 = r[s].tick;
+    g->c1 = r[last].tick;
+    g->ps0 = base;
+    g->sm = r[s].sm;
+    g->gap = g->gap2 = 0;
+    g->gap_at = r[s].tick;
+    (void)gap;
+    {
+        uint32_t k, prev = s;
+        for (k = s + 1; k <= last; k++) {
+            int64_t d;
+            if (!r[k].use) continue;
+            d = r[k].tick - r[prev].tick;
+            if (d > g->gap) {
+                g->gap2 = g->gap;
+                g->gap = d;
+                g->gap_at = r[prev].tick;
+            } else if (d > g->gap2) {
+                g->gap2 = d;
+            }
+            prev = k;
+        }
+    }
+    g->jump = 0;
+    g->widen = 0;
+    g->unvouched = 0;
+    g->local = -1;
+    g->loc0 = g->nloc = 0;
+    g->r0 = s;
+    g->r1 = last;
+    g->v0 = cap->num_fit_v / 2;
+    g->nv = p->n;
+    for (i = 0; i < p->n; i++) {
+        cap->fit_v[cap->num_fit_v++] = p->a[i];
+        cap->fit_v[cap->num_fit_v++] = p->b[i];
+    }
+    if (last == s || !ikp__fit_ls(r, s, last, &g->a, &g->b)) ikp__poly_centre(p, &g->a, &g->b);
+    {
+        double lo = p->b[0], hi = p->b[0];
+        for (i = 1; i < p->n; i++) {
+            if (p->b[i] < lo) lo = p->b[i];
+            if (p->b[i] > hi) hi = p->b[i];
+        }
+        g->rated = last > s && hi - lo <= 0.01 * g->b;
+    }
+    if (!g->rated) g->b = ppt;
+    return 1;
+}
+
+/* a point of the mapping at (tick, ps), after the last one of this SM (first: none yet); it never falls
+   behind it, and *widen grows by what that took */
+static int ikp__fit_knot(ikp_capture *cap, size_t *kroom, uint32_t first, uint32_t sm, int64_t tick, double ps,
+                         double *widen)
+{
+    ikp__knot *k;
+    int64_t v = ikp__ps_at(0, ps);
+    if (cap->num_knots > first) {
+        const ikp__knot *p = &cap->knots[cap->num_knots - 1];
+        if (tick <= p->tick) return 1;
+        if (v < p->ps) {
+            if ((double)(p->ps - v) > *widen) *widen = (double)(p->ps - v);
+            v = p->ps;
+        }
+    }
+    if (!ikp__grow(&cap->alloc, (void **)&cap->knots, kroom, (size_t)cap->num_knots + 1, sizeof *k)) return 0;
+    k = &cap->knots[cap->num_knots++];
+    k->tick = tick;
+    k->ps = v;
+    k->sm = sm;
+    return 1;
+}
+
+/* reading x left out of a stretch (its polygon p): counted, and *widen
+   grows to how far it lies off the line chosen */
+static void ikp__fit_leave(ikp_capture *cap, const ikp__poly *p, ikp__reading *x, int64_t c0, int64_t base,
+                           double *widen)
+{
+    double a, b, y, d;
+    ikp__poly_centre(p, &a, &b);
+    y = (double)base + a + b * (double)(x->tick - c0);
+    d = y < (double)x->lo ? (double)x->lo - y : y - (double)x->hi;
+    if (d > *widen) *widen = d;
+    x->use = 0;
+    cap->info.readings_left_out++;
+}
+
+/* Where reading j ends the stretch from s, one of the IKP__FIT_REDOS
+   latest before it may be the one that lies (a globaltimer tick seen a
+   step late): the stretch is cut again without it, and if j and the
+   readings after it then agree, that reading is returned (and *p is the
+   new polygon, j in it); 0 if none does. */
+#define IKP__FIT_REDOS 4
+static uint32_t ikp__fit_redo(ikp__reading *r, uint32_t s, uint32_t j, uint32_t n, ikp__poly *p, double bmin,
+                              double bmax)
+{
+    const int64_t c0 = r[s].tick, base = r[s].lo;
+    uint32_t k, i, tried = 0;
+    for (k = j - 1; k > s && tried < IKP__FIT_REDOS; k--) {
+        ikp__poly q;
+        int ok = 1, up = 0;
+        if (!r[k].use) continue;
+        tried++;
+        q.n = 4;
+        q.drift = p->drift;
+        q.a[0] = q.a[3] = 0;
+        q.a[1] = q.a[2] = (double)(r[s].hi - r[s].lo);
+        q.b[0] = q.b[1] = bmin;
+        q.b[2] = q.b[3] = bmax;
+        for (i = s + 1; ok && i < j; i++)
+            if (i != k && r[i].use) ok = ikp__poly_reading(&q, &r[i], c0, base, r[i].use == 1);
+        if (ok) {
+            ikp__poly t = q;
+            if (!ikp__poly_reading(&t, &r[j], c0, base, 0)) {
+                t = q;
+                up = 1;
+                ok = r[j].soft && ikp__poly_reading(&t, &r[j], c0, base, 1);
+            }
+            if (ok && ikp__fit_ahead(&t, r, j + 1, n, c0, base)) {
+                *p = t;
+                r[j].use = up ? 1 : 2;
+                return k;
+            }
+        }
+    }
+    return 0;
+}
+
+/* Within a stretch the SM clock still wanders (by tens of ns over a
+   millisecond, against the stretch's line: BENCHMARKS.md), which its tick
+   counts follow. So a stretch over IKP__FIT_KNOT cycles long bends at
+   points every IKP__FIT_KNOT cycles or so: a smoothing spline, straight
+   between them, whose offsets v[0 .. m] from the stretch's line at those
+   points are the least squares through the middles of its readings (ticks
+   that sit more than IKP__FIT_TRIM off the first fit left out of the
+   second), plus a price on every change of slope as if it were an offset
+   of IKP__FIT_BEND_PS. A change of slope between two points is then
+   known over at least IKP__FIT_KNOT cycles: a region's length bends by
+   less than 1e-4 (BENCHMARKS.md). m = 0 (a stretch too short): no bend.
+   Returns 0 when out of memory. */
+#define IKP__FIT_KNOT 131072
+#define IKP__FIT_BEND_PS 1000.0
+static int ikp__fit_bend(ikp_capture *cap, const ikp__reading *r, const ikp__fitseg *g, double **pv, uint32_t *pm)
+{
+    const uint32_t m = g->rated ? (uint32_t)((g->c1 - g->c0) / IKP__FIT_KNOT) : 0;
+    const double span = (double)(g->c1 - g->c0), mu = 1.0 / (IKP__FIT_BEND_PS * IKP__FIT_BEND_PS);
+    double *a, *v;
+    uint32_t i, j, k;
+    int round;
+    *pm = 0;
+    *pv = NULL;
+    if (m < 2) return 1;
+    a = (double *)ikp__alloc(&cap->alloc, (size_t)(m + 1) * 7 * sizeof(double));
+    if (!a) return 0;
+    v = a + 6 * (size_t)(m + 1); /* a: the band (5 diagonals) of the normal equations, the right side, then v */
+    memset(v, 0, (size_t)(m + 1) * sizeof(double));
+    for (round = 0; round < 2; round++) {
+        memset(a, 0, (size_t)(m + 1) * 6 * sizeof(double));
+        for (i = g->r0; i <= g->r1; i++) {
+            const ikp__reading *x = &r[i];
+            const double t = (double)(x->tick - g->c0) / span * m, y0 = ikp__fit_at(g, x->tick);
+            double y, w, u;
+            if (!x->use || (x->soft && x->use != 2)) continue;
+            if (x->soft) {
+                y = (double)x->lo + IKP__TICK_EARLY_PS + IKP__TICK_LAG_PS + IKP__GLOBALTIMER_TICK_NS * 500.0 - y0;
+                w = 12.0 / (IKP__GLOBALTIMER_TICK_NS * 1000.0 * IKP__GLOBALTIMER_TICK_NS * 1000.0);
+            } else {
+                const double h = (double)(x->hi - x->lo) / 2;
+                y = (double)x->lo + h - y0;
+                w = 3.0 / (h * h + 1e6);
+            }
+            j = t >= m ? m - 1 : (uint32_t)t;
+            u = t - j;
+            if (round) { /* off the first fit: left out */
+                const double f = (1 - u) * v[j] + u * v[j + 1];
+                if (x->soft && (y - f > IKP__FIT_TRIM || f - y > IKP__FIT_TRIM)) continue;
+            }
+            a[5 * j + 2] += w * (1 - u) * (1 - u);
+            a[5 * j + 3] += w * (1 - u) * u;
+            a[5 * (j + 1) + 2] += w * u * u;
+            a[5 * (j + 1) + 1] += w * (1 - u) * u;
+            a[5 * (size_t)(m + 1) + j] += w * (1 - u) * y;
+            a[5 * (size_t)(m + 1) + j + 1] += w * u * y;
+        }
+        for (j = 1; j < m; j++) { /* the price of a bend at point j: mu (v[j-1] - 2 v[j] + v[j+1])^2 */
+            static const double c[3] = {1, -2, 1};
+            uint32_t p, q;
+            for (p = 0; p < 3; p++)
+                for (q = 0; q < 3; q++) a[5 * (j - 1 + p) + 2 + q - p] += mu * c[p] * c[q];
+        }
+        for (j = 0; j <= m; j++) a[5 * j + 2] += 1e-12; /* (never singular) */
+        /* banded elimination, then back substitution: a is symmetric, positive definite */
+        for (j = 0; j <= m; j++) {
+            const double d = a[5 * j + 2];
+            for (k = 1; k <= 2 && j + k <= m; k++) {
+                const double f = a[5 * (j + k) + 2 - k] / d;
+                uint32_t q;
+                for (q = 1; q <= 2 && j + q <= m; q++) a[5 * (j + k) + 2 + q - k] -= f * a[5 * j + 2 + q];
+                a[5 * (size_t)(m + 1) + j + k] -= f * a[5 * (size_t)(m + 1) + j];
+            }
+        }
+        for (j = m + 1; j-- > 0;) {
+            double x = a[5 * (size_t)(m + 1) + j];
+            for (k = 1; k <= 2 && j + k <= m; k++) x -= a[5 * j + 2 + k] * v[j + k];
+            v[j] = x / a[5 * j + 2];
+        }
+    }
+    *pm = m;
+    *pv = v;
+    return 1;
+}
+
+/* How far the truth may lie from a stretch's mapping f (its line, bent by
+   d[0 .. m] at its m + 1 points, or straight: m = 0), over each stretch
+   between two points: within every anchor's and sample's width of it
+   (its distance from f and its half width), or, from IKP__FIT_MIN_TICKS
+   tick counts and more, within half a step (IKP__TICK_SKEW_PS) and three
+   standard errors of their mean distance from f (a tick count is a noisy
+   reading: on an H200 its step sits within +-40 ns of the mapping, about
+   10 ns either way beyond the step itself; BENCHMARKS.md), whichever is
+   less: in cap->fit_loc (g->loc0, g->nloc). The largest over the stretch,
+   ps (an interval with no reading adds nothing: its records have the
+   wander over the gap); -2 when out of memory. */
+/* sqrt without libm: the library links with libc alone */
+static double ikp__sqrt(double x)
+{
+    double g = 1;
+    int i;
+    if (!(x > 0) || x > 1e300) return x > 1e300 ? 1e150 : 0;
+    while (g * g < x) g *= 2;
+    while (g * g > 4 * x) g *= 0.5;
+    for (i = 0; i < 8; i++) g = 0.5 * (g + x / g);
+    return g;
+}
+#define IKP__FIT_MIN_TICKS 8
+#define IKP__TICK_SKEW_PS 16000.0
+static double ikp__fit_local(ikp_capture *cap, const ikp__reading *r, ikp__fitseg *g, const double *d, uint32_t m)
+{
+    const uint32_t parts = m ? m : 1;
+    const double span = (double)(g->c1 - g->c0);
+    double most = 0;
+    uint32_t j, i, at = g->r0;
+    if (!ikp__grow(&cap->alloc, (void **)&cap->fit_loc, &cap->fit_loc_room, (size_t)cap->num_fit_loc + parts,
+                   sizeof(double)))
+        return -2;
+    g->loc0 = cap->num_fit_loc;
+    g->nloc = parts;
+    cap->num_fit_loc += parts;
+    for (j = 0; j < parts; j++) {
+        cap->fit_loc[g->loc0 + j] = 0;
+        double hard = -1, sum = 0, sq = 0, part;
+        uint32_t n = 0, end = at;
+        for (i = at; i <= g->r1; i++) {
+            const ikp__reading *x = &r[i];
+            const double t = span > 0 ? (double)(x->tick - g->c0) / span * parts : 0;
+            double f, u, y;
+            if (t > j + 1 && j + 1 < parts) break;
+            end = i;
+            if (!x->use || (x->soft && x->use != 2) || t < j) continue; /* (t < j: the stretch between the points before) */
+            u = t - j;
+            if (u < 0) u = 0;
+            if (u > 1) u = 1;
+            f = ikp__fit_at(g, x->tick) + (m ? (1 - u) * d[j] + u * d[j + 1] : 0);
+            if (x->soft) {
+                y = (double)x->lo + IKP__TICK_EARLY_PS + IKP__TICK_LAG_PS + IKP__GLOBALTIMER_TICK_NS * 500.0 - f;
+                sum += y;
+                sq += y * y;
+                n++;
+            } else {
+                const double h = (double)(x->hi - x->lo) / 2;
+                y = (double)x->lo + h - f;
+                y = (y < 0 ? -y : y) + h;
+                if (y > hard) hard = y;
+            }
+        }
+        at = end;
+        part = hard;
+        if (part < 0 && !n) continue; /* no reading here: the records between readings get the wander */
+        cap->fit_loc[g->loc0 + j] = part;
+        if (n) { /* (fewer than IKP__FIT_MIN_TICKS: a tick count's own spread, IKP__TICK_EARLY_PS, for the errors) */
+            const double mean = sum / n, var = sq / n - mean * mean,
+                         t = (mean < 0 ? -mean : mean) + IKP__TICK_SKEW_PS +
+                             (n >= IKP__FIT_MIN_TICKS ? 3 * ikp__sqrt(var > 0 ? var / n : 0) : IKP__TICK_SKEW_PS * 1.5);
+            if (part < 0 || t < part) part = t;
+        }
+        if (part > most) most = part;
+    }
+    return most;
+}
+
+/* The stretches of one SM's readings r[0 .. n) (in tick order), then its
+   points; ppt: the SM's rate (ps a cycle) that bounds the slopes (half
+   to twice it) and runs a stretch of one reading */
+static int ikp__sm_fit(ikp_capture *cap, size_t *kroom, size_t *sroom, size_t *vroom, ikp__reading *r,
+                       uint32_t n, double ppt)
+{
+    const uint32_t s0 = cap->num_segs, k0 = cap->num_knots;
+    double bmin = ppt / 2, bmax = ppt * 2, widen = 0;
+    uint32_t s = 0, j, g, redos;
+    if (bmin < 1000.0 / IKP_MAX_CYCLES_PER_NS) bmin = 1000.0 / IKP_MAX_CYCLES_PER_NS;
+    if (bmax > 1000.0 / IKP_MIN_CYCLES_PER_NS) bmax = 1000.0 / IKP_MIN_CYCLES_PER_NS;
+    while (s < n) {
+        const int64_t c0 = r[s].tick, base = r[s].lo;
+        ikp__poly p;
+        uint32_t last = s;
+        int64_t gap = 0;
+        p.n = 4;
+        p.drift = IKP__FIT_DRIFT * ppt;
+        p.a[0] = p.a[3] = 0;
+        p.a[1] = p.a[2] = (double)(r[s].hi - r[s].lo);
+        p.b[0] = p.b[1] = bmin;
+        p.b[2] = p.b[3] = bmax;
+        for (j = s + 1, redos = 0; j < n; j++) {
+            uint32_t k;
+            r[j].use = 2;
+            if (ikp__poly_reading(&p, &r[j], c0, base, 0)) {
+                /* within it */
+            } else if (r[j].soft && ikp__fit_late(&p, r, j, n, c0, base)) {
+                r[j].use = 1; /* a late read: its upper end */
+            } else if (ikp__fit_ahead(&p, r, j + 1, n, c0, base)) { /* it lies off: left out */
+                ikp__fit_leave(cap, &p, &r[j], c0, base, &widen);
+                continue;
+            } else if (redos < IKP__FIT_REDOS && (k = ikp__fit_redo(r, s, j, n, &p, bmin, bmax)) != 0) {
+                ikp__fit_leave(cap, &p, &r[k], c0, base, &widen); /* one before it lay off */
+                redos++;
+                for (gap = 0, last = s, k = s + 1; k <= j; k++)
+                    if (r[k].use) {
+                        if (r[k].tick - r[last].tick > gap) gap = r[k].tick - r[last].tick;
+                        last = k;
+                    }
+                continue;
+            } else {
+                break;
+            }
+            if (r[j].tick - r[last].tick > gap) gap = r[j].tick - r[last].tick;
+            last = j;
+        }
+        if (!ikp__fit_emit(cap, sroom, vroom, r, s, last, &p, base, gap, ppt)) return 0;
+        if (j < n) cap->info.speed_changes++;
+        s = j;
+    }
+    for (g = s0; g < cap->num_segs; g++) { /* each line moved to where its bends' ends put it */
+        ikp__fitseg *a = &cap->segs[g];
+        double *v;
+        uint32_t m;
+        if (!ikp__fit_bend(cap, r, a, &v, &m)) return 0;
+        if (m) {
+            a->a += v[0];
+            a->b += (v[m] - v[0]) / (double)(a->c1 - a->c0);
+            ikp__free(&cap->alloc, (void *)(v - 6 * (size_t)(m + 1)));
+        }
+    }
+    for (g = s0; g < cap->num_segs; g++) { /* the points: each stretch's ends, or where two lines cross */
+        ikp__fitseg *a = &cap->segs[g], *b = g + 1 < cap->num_segs ? a + 1 : NULL;
+        double *v;
+        uint32_t m, i;
+        if (g == s0 && !ikp__fit_knot(cap, kroom, k0, a->sm, a->c0, ikp__fit_at(a, a->c0), &widen)) return 0;
+        if (!ikp__fit_bend(cap, r, a, &v, &m)) return 0;
+        for (i = 1; i < m; i++) { /* its bends */
+            const int64_t x = a->c0 + (int64_t)((double)(a->c1 - a->c0) * i / m);
+            const double d = v[i] - (v[0] * (m - i) + v[m] * i) / m; /* off the line its ends' points keep */
+            if (!ikp__fit_knot(cap, kroom, k0, a->sm, x, ikp__fit_at(a, x) + d, &widen)) {
+                ikp__free(&cap->alloc, (void *)(v - 6 * (size_t)(m + 1)));
+                return 0;
+            }
+        }
+        if (a->rated) { /* the truth about it, from its readings (v: offsets from the line its ends keep) */
+            if (m) {
+                double *d = v - 6 * (size_t)(m + 1); /* (the band's room, no longer needed) */
+                for (i = 0; i <= m; i++) d[i] = v[i] - (v[0] * (m - i) + v[m] * i) / m;
+                a->local = ikp__fit_local(cap, r, a, d, m);
+            } else {
+                a->local = ikp__fit_local(cap, r, a, NULL, 0);
+            }
+            if (a->local < -1.5) { /* out of memory */
+                if (v) ikp__free(&cap->alloc, (void *)(v - 6 * (size_t)(m + 1)));
+                return 0;
+            }
+        }
+        if (v) ikp__free(&cap->alloc, (void *)(v - 6 * (size_t)(m + 1)));
+        if (b) {
+            const double da = ikp__fit_at(a, b->c0) - ikp__fit_at(b, b->c0),
+                         db = ikp__fit_at(a, a->c1) - ikp__fit_at(b, a->c1);
+            if (a->rated && b->rated && (da > 0) != (db > 0) && da != db) { /* they cross between */
+                const int64_t x = a->c1 + (int64_t)((double)(b->c0 - a->c1) * db / (db - da));
+                if (!ikp__fit_knot(cap, kroom, k0, a->sm, x, ikp__fit_at(a, x), &widen)) return 0;
+            } else { /* joined straight: a's last reading to b's first */
+                a->jump = 1;
+                if (a->c1 > a->c0 && !ikp__fit_knot(cap, kroom, k0, a->sm, a->c1, ikp__fit_at(a, a->c1), &widen))
+                    return 0;
+                if (!ikp__fit_knot(cap, kroom, k0, a->sm, b->c0, ikp__fit_at(b, b->c0), &widen)) return 0;
+            }
+        } else if (a->c1 > a->c0 && !ikp__fit_knot(cap, kroom, k0, a->sm, a->c1, ikp__fit_at(a, a->c1), &widen)) {
+            return 0;
+        }
+    }
+    for (g = s0; g < cap->num_segs; g++) cap->segs[g].widen = widen;
+    return 1;
+}
+
+/* [*first, *end): the run of SM sm in knots or stretches (each sorted by SM) */
+#define IKP__SM_RUN(arr, n, sm_, first, end)                                                       \
+    do {                                                                                           \
+        uint32_t lo_ = 0, hi_ = (n), m_;                                                           \
+        while (lo_ < hi_) { m_ = lo_ + (hi_ - lo_) / 2; if ((arr)[m_].sm < (sm_)) lo_ = m_ + 1; else hi_ = m_; } \
+        *(first) = lo_;                                                                            \
+        while (lo_ < (n) && (arr)[lo_].sm == (sm_)) lo_++;                                         \
+        *(end) = lo_;                                                                              \
+    } while (0)
+
+static int ikp__cmp_u64(const void *a, const void *b);
+static double ikp__seg_bound(const ikp_capture *cap, const ikp__fitseg *g, uint32_t n, int64_t t, uint32_t *si,
+                             double ppt0, double *dist);
+
+/* ps at tick t through points k[0 .. n) (n >= 1; one point: rate ppt from it), as ikp__knot_ps */
+static double ikp__knots_at(const ikp__knot *k, uint32_t n, int64_t t, double ppt)
+{
+    uint32_t lo = 0, hi = n - 1;
+    if (n == 1) return (double)k[0].ps + (double)(t - k[0].tick) * ppt;
+    while (hi - lo > 1) {
+        const uint32_t m = lo + (hi - lo) / 2;
+        if (k[m].tick <= t) lo = m;
+        else hi = m;
+    }
+    return (double)k[lo].ps +
+           (double)(t - k[lo].tick) * ((double)(k[lo + 1].ps - k[lo].ps) / (double)(k[lo + 1].tick - k[lo].tick));
+}
+
+/* The SM's mapping from all its readings (stretches cap->segs[f0 .. f1),
+   points cap->knots[k0 .. k1)) against the mapping from its anchors and
+   samples alone (stretches [f1 .. f2), points [k1 .. k2)): where the two
+   lie farther apart than the second's bound and the SM clock's usual
+   wander (IKP__TICK_EARLY_PS), the ticks claim what the anchors and samples do not show (a change of speed between them, or
+   ticks that lie), and each stretch of the first states enough to cover
+   both: unvouched, at its ends, its gap's end and the second's points
+   between. */
+static void ikp__fit_vouch(ikp_capture *cap, uint32_t f0, uint32_t f1, uint32_t f2, uint32_t k0, uint32_t k1,
+                           uint32_t k2, double ppt)
+{
+    const ikp__knot *kf = cap->knots + k0, *kh = cap->knots + k1;
+    const uint32_t nf = k1 - k0, nh = k2 - k1;
+    uint32_t g, sf = 0, sh = 0, j = 0;
+    if (!nf || !nh) return;
+    for (g = f0; g < f1; g++) {
+        ikp__fitseg *a = &cap->segs[g];
+        const int64_t end = g + 1 < f1 ? cap->segs[g + 1].c0 : a->c1;
+        double most = 0;
+        int64_t x = a->c0;
+        while (j < nh && kh[j].tick < a->c0) j++;
+        for (;;) {
+            const double m = ikp__knots_at(kf, nf, x, ppt), mh = ikp__knots_at(kh, nh, x, ppt),
+                         bh = ikp__seg_bound(cap, cap->segs + f1, f2 - f1, x, &sh, ppt, NULL),
+                         bf = ikp__seg_bound(cap, cap->segs + f0, f1 - f0, x, &sf, ppt, NULL);
+            const double apart = m > mh ? m - mh : mh - m;
+            if (apart > bh + IKP__TICK_EARLY_PS && apart + bh - bf > most) most = apart + bh - bf;
+            if (x == end) break;
+            if (x < a->c1) x = a->c1;
+            else if (j < nh && kh[j].tick < end) x = kh[j++].tick;
+            else x = end;
+            if (x > end) x = end;
+        }
+        a->unvouched = most;
+    }
+}
+
+/* a lane that its SM's mapping places */
+static int ikp__sm_mapped(const ikp__lane *l)
 {
     const uint32_t want = IKP_LANE_STARTED | IKP_LANE_CYCLES;
-    size_t room = 0, kroom = 0;
-    uint32_t i, n, run;
-    if (opt && opt->cycles_per_ns > 0) return IKP_OK; /* a rate given: each lane at it from its start anchor */
-    for (i = 0; i < cap->info.num_lanes; i++) {
-        const ikp__lane *l = &cap->lanes[i];
-        if ((l->pub.flags & (want | IKP_LANE_CORRUPT)) != want || l->pub.sm > 0xFFFFu) continue;
-        if (!ikp__lane_readings(cap, l, &room)) return ikp__oom(err);
-    }
-    for (i = 0; i < cap->info.sm_clocks; i++) {
-        const ikp_sm_clock *sc = &cap->sm_clock[i];
-        int64_t d = (int64_t)(sc->gpu_ns - cap->gref_ns);
-        if (d > (int64_t)IKP__ANCHOR_LIMIT || d < -(int64_t)IKP__ANCHOR_LIMIT) continue;
-        if (!ikp__add_reading(cap, &room, sc->sm, (int64_t)(sc->cycles & IKP__ANCHOR_MASK), d * 1000, 0, 0))
-            return ikp__oom(err);
-    }
-    if (!cap->num_readings) return IKP_OK;
-    qsort(cap->readings, cap->num_readings, sizeof *cap->readings, ikp__cmp_reading);
-    for (i = 1, n = 1; i < cap->num_readings; i++) { /* drop those that do not follow the last kept of their SM */
-        const ikp__reading *a = &cap->readings[n - 1], *b = &cap->readings[i];
-        if (a->sm == b->sm && !ikp__reading_follows(a, b)) continue;
-        cap->readings[n++] = *b;
-    }
-    cap->num_readings = n;
-    cap->info.sm_exact = 1;
-    for (i = 0; i < n; i = run) {
-        for (run = i; run < n && cap->readings[run].sm == cap->readings[i].sm; run++) {}
-        if (!ikp__sm_knots(cap, &kroom, cap->readings + i, run - i)) return ikp__oom(err);
-    }
-    for (i = 0; i < cap->info.num_lanes; i++) { /* each lane's SM: its runs of readings and points */
-        ikp__lane *l = &cap->lanes[i];
-        if ((l->pub.flags & (want | IKP_LANE_CORRUPT)) != want || l->pub.sm > 0xFFFFu) continue;
-        ikp__sm_run(cap->knots, cap->num_knots, l->pub.sm, &l->kn_first, &l->kn_end);
-        ikp__sm_run(cap->readings, cap->num_readings, l->pub.sm, &l->rd_first, &l->rd_end);
-    }
-    return IKP_OK;
+    return (l->pub.flags & (want | IKP_LANE_CORRUPT)) == want && l->pub.sm <= 0xFFFFu;
 }
 
-/* How far a record at tick t of a lane mapped by its SM may lie off: as
-   ikp__place_bound says, from its distance to the nearest reading of its
-   SM (*ri follows the ticks); past the first or last, at the runaway rate.
-   An automatic anchor that states its width (the cycles between the two
-   reads around its tick) is located to half of it: where the readings on
-   either side of t state one, the larger half is added (the mapping
-   passes within the floor of each reading, which itself may lie that far
-   from its tick) */
-static void ikp__sm_bound(const ikp_capture *cap, const ikp__lane *l, int64_t t, uint32_t *ri, double *bound,
+/* Each SM's mapping (cap->knots, cap->segs), fit from its readings one SM
+   at a time (so that the readings held are one SM's), and each cycle
+   lane's share of it (kn_first, kn_end, sg_first, sg_end) */
+static ikp_result ikp__sm_maps(ikp_capture *cap, const ikp_decode_options *opt, ikp_error *err)
+{
+    size_t room = 0, kroom = 0, sroom = 0, vroom = 0;
+    uint32_t i, n = 0, at, sp = 0;
+    uint64_t *order;
+    if (opt && opt->cycles_per_ns > 0) return IKP_OK; /* a rate given: each lane at it from its start anchor */
+    for (i = 0; i < cap->info.num_lanes; i++) n += ikp__sm_mapped(&cap->lanes[i]);
+    if (!n) return IKP_OK;
+    order = (uint64_t *)ikp__alloc(&cap->alloc, (size_t)n * sizeof *order);
+    if (!order) return ikp__oom(err);
+    for (i = 0, n = 0; i < cap->info.num_lanes; i++)
+        if (ikp__sm_mapped(&cap->lanes[i])) order[n++] = (uint64_t)cap->lanes[i].pub.sm << 32 | i;
+    qsort(order, n, sizeof *order, ikp__cmp_u64);
+    for (at = 0; at < n;) {
+        const uint32_t sm = (uint32_t)(order[at] >> 32);
+        double ppt = 0;
+        uint32_t lanes = 0, kept, k, hard, f0, k0;
+        cap->num_readings = 0;
+        for (; at < n && (uint32_t)(order[at] >> 32) == sm; at++, lanes++) {
+            const ikp__lane *l = &cap->lanes[(uint32_t)order[at]];
+            ppt += l->ps_per_tick;
+            if (!ikp__lane_readings(cap, l, &room)) goto oom;
+        }
+        ppt /= lanes;
+        while (sp < cap->info.sm_clocks && cap->sm_clock[sp].sm < sm) sp++;
+        for (; sp < cap->info.sm_clocks && cap->sm_clock[sp].sm == sm; sp++) {
+            const ikp_sm_clock *sc = &cap->sm_clock[sp];
+            int64_t d = (int64_t)(sc->gpu_ns - cap->gref_ns);
+            if (d > (int64_t)IKP__ANCHOR_LIMIT || d < -(int64_t)IKP__ANCHOR_LIMIT) continue;
+            if (!ikp__add_reading(cap, &room, sm, ikp__sample_tick(sc), (double)d * 1000.0, IKP__READ_HALF_PS,
+                                  IKP__READ_HALF_PS, 0))
+                goto oom;
+        }
+        qsort(cap->readings, cap->num_readings, sizeof *cap->readings, ikp__cmp_reading);
+        for (k = 1, kept = 1; k < cap->num_readings; k++) { /* drop those that do not follow the last kept */
+            if (!ikp__reading_follows(&cap->readings[kept - 1], &cap->readings[k], ppt)) {
+                cap->info.readings_left_out++;
+                continue;
+            }
+            cap->readings[kept++] = cap->readings[k];
+        }
+        f0 = cap->num_segs;
+        k0 = cap->num_knots;
+        if (!ikp__sm_fit(cap, &kroom, &sroom, &vroom, cap->readings, kept, ppt)) goto oom;
+        for (k = 0, hard = 0; k < kept; k++) /* the anchors and samples alone */
+            if (!cap->readings[k].soft) {
+                cap->readings[hard] = cap->readings[k];
+                cap->readings[hard++].use = 2;
+            }
+        if (hard && hard < kept) { /* fit, checked against, then let go */
+            const uint32_t f1 = cap->num_segs, k1 = cap->num_knots, v1 = cap->num_fit_v, l1 = cap->num_fit_loc,
+                           left = cap->info.readings_left_out, changes = cap->info.speed_changes;
+            if (!ikp__sm_fit(cap, &kroom, &sroom, &vroom, cap->readings, hard, ppt)) goto oom;
+            ikp__fit_vouch(cap, f0, f1, cap->num_segs, k0, k1, cap->num_knots, ppt);
+            cap->num_segs = f1;
+            cap->num_knots = k1;
+            cap->num_fit_v = v1;
+            cap->num_fit_loc = l1;
+            cap->info.readings_left_out = left;
+            cap->info.speed_changes = changes;
+        }
+    }
+    ikp__free(&cap->alloc, order);
+    ikp__free(&cap->alloc, cap->readings);
+    cap->readings = NULL;
+    cap->num_readings = 0;
+    cap->info.sm_exact = 1;
+    for (i = 0; i < cap->info.num_lanes; i++) { /* each lane's SM: its points and stretches */
+        ikp__lane *l = &cap->lanes[i];
+        if (!ikp__sm_mapped(l)) continue;
+        IKP__SM_RUN(cap->knots, cap->num_knots, l->pub.sm, &l->kn_first, &l->kn_end);
+        IKP__SM_RUN(cap->segs, cap->num_segs, l->pub.sm, &l->sg_first, &l->sg_end);
+    }
+    return IKP_OK;
+oom:
+    ikp__free(&cap->alloc, order);
+    return ikp__oom(err);
+}
+
+/* stretch a's local bound at tick t: the largest of the interval between two points there and its neighbours */
+static double ikp__fit_loc_at(const ikp_capture *cap, const ikp__fitseg *a, int64_t t)
+{
+    const double span = (double)(a->c1 - a->c0);
+    double most = 0;
+    uint32_t j, k;
+    if (!a->nloc) return a->local;
+    j = span > 0 && t > a->c0 ? (uint32_t)((double)(t - a->c0) / span * a->nloc) : 0;
+    if (j >= a->nloc) j = a->nloc - 1;
+    for (k = j ? j - 1 : 0; k <= j + 1 && k < a->nloc; k++)
+        if (cap->fit_loc[a->loc0 + k] > most) most = cap->fit_loc[a->loc0 + k];
+    return most;
+}
+
+/* How far a record at tick t of a lane mapped by its SM may lie off (ps):
+   on a stretch, its polygon's spread there (ikp__fit_spread) and the rate's
+   wander over half the stretch's longest distance between readings;
+   between two stretches, the larger spread, the wander over half the gap
+   and, where they are joined straight, how far the truth could run from
+   the join (between the two lines); before the first or past the last,
+   the spread there and the runaway rate from it; and on every record,
+   IKP__FIT_FLOOR_PS, the SM's readings left out (widen) and what the
+   stretch's ticks claim beyond its anchors and samples (unvouched). Over
+   the stretches g[0 .. n); *si follows the ticks (the stretch at or before
+   t); ppt0: the rate of a stretch that does not say its own; *dist: the
+   distance to the nearest reading (ps, at most). */
+static double ikp__seg_bound(const ikp_capture *cap, const ikp__fitseg *g, uint32_t n, int64_t t, uint32_t *si,
+                             double ppt0, double *dist)
+{
+    const ikp__fitseg *a;
+    double d, b, ppt;
+    if (*si >= n || g[*si].c0 > t) *si = 0;
+    while (*si + 1 < n && g[*si + 1].c0 <= t) (*si)++;
+    a = &g[*si];
+    ppt = a->rated ? a->b : ppt0;
+    if (t < a->c0) { /* before the SM's first reading */
+        d = (double)(a->c0 - t) * ppt;
+        b = ikp__fit_spread(cap, a, t) + d * IKP__PLACE_RUNAWAY;
+    } else if (t <= a->c1) {
+        /* in its longest gap between readings: as far as the nearer of them; else half the next longest */
+        const int64_t ge = a->gap_at + a->gap;
+        const double in1 = (double)(t - a->gap_at) * ppt, in2 = (double)(ge - t) * ppt,
+                     half = t >= a->gap_at && t <= ge ? (in1 < in2 ? in1 : in2) : (double)a->gap2 * ppt / 2;
+        d = half;
+        b = (a->local >= 0 ? ikp__fit_loc_at(cap, a, t) : ikp__fit_spread(cap, a, t)) + half * IKP__FIT_WANDER;
+    } else if (*si + 1 < n) { /* between two stretches */
+        const ikp__fitseg *c = a + 1;
+        const double s1 = ikp__fit_spread(cap, a, t), s2 = ikp__fit_spread(cap, c, t),
+                     e1 = (double)(t - a->c1) * ppt, e2 = (double)(c->c0 - t) * ppt;
+        d = e1 < e2 ? e1 : e2;
+        b = (s1 > s2 ? s1 : s2) + (e1 + e2) / 2 * IKP__FIT_WANDER;
+        if (a->jump) { /* the truth runs between the two lines (the clock changed speed between them) */
+            const double y0 = ikp__fit_at(a, a->c1), y1 = ikp__fit_at(c, c->c0),
+                         m = y0 + (y1 - y0) * (double)(t - a->c1) / (double)(c->c0 - a->c1);
+            double da = a->rated ? ikp__fit_at(a, t) - m : 0, dc = c->rated ? ikp__fit_at(c, t) - m : 0;
+            if (da < 0) da = -da;
+            if (dc < 0) dc = -dc;
+            b += da > dc ? da : dc;
+        }
+    } else { /* past the last */
+        d = (double)(t - a->c1) * ppt;
+        b = ikp__fit_spread(cap, a, t) + d * IKP__PLACE_RUNAWAY;
+    }
+    if (dist) *dist = d;
+    return b + IKP__FIT_FLOOR_PS + a->widen + a->unvouched;
+}
+
+/* a lane's record at tick t: ikp__seg_bound over its SM's stretches; *bound and *gap keep their largest values */
+static void ikp__sm_bound(const ikp_capture *cap, const ikp__lane *l, int64_t t, uint32_t *si, double *bound,
                           double *gap)
 {
-    const ikp__reading *r = cap->readings + l->rd_first;
-    const uint32_t n = l->rd_end - l->rd_first;
-    double d, b, h, ppt = l->ps_per_tick;
-    uint32_t w;
-    int fine;
-    int out = t < r[0].tick || t > r[n - 1].tick;
-    if (*ri >= n || r[*ri].tick > t) *ri = 0;
-    while (*ri + 1 < n && r[*ri + 1].tick <= t) (*ri)++;
-    d = (double)(t > r[*ri].tick ? t - r[*ri].tick : r[*ri].tick - t);
-    if (*ri + 1 < n && (double)(r[*ri + 1].tick - t) < d) d = (double)(r[*ri + 1].tick - t);
-    if (n > 1) ppt = (double)(r[n - 1].ps - r[0].ps) / (double)(r[n - 1].tick - r[0].tick);
-    d *= ppt;
-    b = IKP__PLACE_FLOOR_PS + d * (out ? IKP__PLACE_RUNAWAY : IKP__PLACE_WANDER);
-    w = r[*ri].width;
-    fine = r[*ri].fine;
-    if (*ri + 1 < n && !out && r[*ri + 1].width > w) {
-        w = r[*ri + 1].width;
-        fine = r[*ri + 1].fine;
-    }
-    h = (double)w * ppt / 2;
-    b += h;
-    if (fine && h > IKP__PLACE_FLOOR_PS) b += h - IKP__PLACE_FLOOR_PS; /* the mapping, within h of the reading */
+    double d, b = ikp__seg_bound(cap, cap->segs + l->sg_first, l->sg_end - l->sg_first, t, si, l->ps_per_tick, &d);
     if (b > *bound) *bound = b;
     if (d > *gap) *gap = d;
 }
@@ -2867,6 +3556,9 @@ IKP_DEF void ikp_capture_free(ikp_capture *cap)
     ikp__free(&a, cap->sm_clock);
     ikp__free(&a, cap->readings);
     ikp__free(&a, cap->knots);
+    ikp__free(&a, cap->segs);
+    ikp__free(&a, cap->fit_v);
+    ikp__free(&a, cap->fit_loc);
     ikp__free(&a, cap);
 }
 
@@ -4572,8 +5264,8 @@ static void ikp__set_zero(ikp_capture *cap, int64_t t0, int64_t t1)
         info->gpu_zero_ns = ref + (uint64_t)whole;
         info->gpu_zero_ps = (uint32_t)(t0 - whole * 1000);
     }
-    for (i = 0; i < cap->num_readings; i++) cap->readings[i].ps -= t0;
     for (i = 0; i < cap->num_knots; i++) cap->knots[i].ps -= t0;
+    for (i = 0; i < cap->num_segs; i++) cap->segs[i].ps0 -= t0;
     for (i = 0; cap->lanes && i < info->num_lanes; i++) {
         ikp__lane *l = &cap->lanes[i];
         l->ref_ps -= t0;
@@ -5296,8 +5988,16 @@ IKP_DEF size_t ikp_capture_placement(const ikp_capture_info *in, char *text, siz
             snprintf(m, sizeof m, "%sone moment placed within %u ns across SMs (estimated; anchors only, no SM clock "
                      "samples; lane %u has a record %s from its nearest anchor)", exact, in->cross_sm_ns,
                      in->worst_lane, gap);
-        if (bad) {
-            k = strlen(m);
+        k = strlen(m);
+        if (in->readings_left_out)
+            k += (size_t)snprintf(m + k, sizeof m - k, "; %u clock reading%s left out: %s the others beyond %s",
+                                  in->readings_left_out, in->readings_left_out == 1 ? "" : "s",
+                                  in->readings_left_out == 1 ? "it contradicts" : "they contradict",
+                                  in->readings_left_out == 1 ? "its width" : "their widths");
+        if (in->speed_changes && k < sizeof m)
+            k += (size_t)snprintf(m + k, sizeof m - k, "; SM clocks change speed %u time%s", in->speed_changes,
+                                  in->speed_changes == 1 ? "" : "s");
+        if (bad && k < sizeof m) {
             snprintf(m + k, sizeof m - k, ": poor. Download with ikp_cuda_buffer_download (or ikp_cuda_dump) right "
                      "after the launch, so that it samples the SM clocks while the kernel runs, or add IKP_ANCHOR at "
                      "cold points, or build with -DIKP_ANCHOR_EVERY=65536");
@@ -11067,17 +11767,7 @@ static void *ikp__zalloc(const ikp_allocator *a, size_t n)
     if (p) memset(p, 0, n ? n : 1);
     return p;
 }
-/* sqrt and e^x without libm: the library links with libc alone */
-static double ikp__sqrt(double x)
-{
-    double g = 1;
-    int i;
-    if (!(x > 0) || x > 1e300) return x > 1e300 ? 1e150 : 0;
-    while (g * g < x) g *= 2;
-    while (g * g > 4 * x) g *= 0.5;
-    for (i = 0; i < 8; i++) g = 0.5 * (g + x / g);
-    return g;
-}
+/* e^x without libm: the library links with libc alone */
 static double ikp__exp(double y)
 {
     double x = y < 0 ? -y : y, term = 1, sum = 1;

@@ -244,3 +244,49 @@ __global__ void anchored_moment(volatile unsigned long long *deadline, int reps,
     }
     IKP_FINALIZE(lane);
 }
+
+// The truth kernel of region lengths: two lanes a block (groups 0 and 1,
+// each warp's lane 0 the leader), nk regions a lane of ks[i] spin cycles,
+// gap cycles apart; each bracketed by the leader's own clock64 reads just
+// outside and just inside IKP_BEGIN .. IKP_END, and by the %globaltimer
+// ticks located just before and just after (edge_truth): the region's
+// time in ns, whatever the SM clock's speed. out, 10 a region (outer begin,
+// inner begin, inner end, outer end; the tick before: its ns, cycle and
+// width; the tick after: the same), lane by lane.
+#define ACC_STAGE2(lane, g)                                                                          \
+    IKP_SHARED_STAGE(acc_stage2, 2, 64);                                                             \
+    IKP_STAGE(lane, acc_stage2[g], 64)
+#define TRUTH_WORDS 10
+__global__ void truth_regions(const long long *ks, int nk, long long gap, long long *out, uint64_t *prof)
+{
+    const int g = threadIdx.x / 32;
+    IKP_LANE(lane);
+    IKP_INIT(lane, prof, g, 2, threadIdx.x % 32 == 0);
+    ACC_STAGE2(lane, g);
+    if (threadIdx.x % 32 == 0) {
+        long long *o = out + ((size_t)blockIdx.x * 2 + g) * nk * TRUTH_WORDS;
+        for (int i = 0; i < nk; i++) {
+            const long long k = ks[i];
+            long long w = clock64();
+            while (clock64() - w < gap) {}
+            unsigned long long now;
+            asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+            const edge_t eb = edge_truth(now + 32);
+            const long long ob = clock64();
+            IKP_BEGIN(lane, 1);
+            const long long ib = clock64();
+            long long c = ib;
+            while (c - ib < k) c = clock64();
+            const long long ie = clock64();
+            IKP_END(lane, 1);
+            const long long oe = clock64();
+            asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+            const edge_t ee = edge_truth(now + 32);
+            long long *t = o + TRUTH_WORDS * i;
+            t[0] = ob; t[1] = ib; t[2] = ie; t[3] = oe;
+            t[4] = (long long)eb.g; t[5] = (long long)eb.c; t[6] = (long long)eb.width;
+            t[7] = (long long)ee.g; t[8] = (long long)ee.c; t[9] = (long long)ee.width;
+        }
+    }
+    IKP_FINALIZE(lane);
+}
