@@ -2740,7 +2740,6 @@ static double ikp__fit_at(const ikp__fitseg *g, int64_t t)
     return (double)g->ps0 + g->a + g->b * (double)(t - g->c0);
 }
 
-/* stretch [s .. last] of r with polygon p (one reading: the rate ppt), appended to cap->segs */
 /* The line of stretch [s .. last] (its first reading's tick c0, ps base):
    weighted least squares through the middles of the readings it uses (a
    tick count's: the middle of its 32 ns step; one whose step sits more
@@ -2793,8 +2792,10 @@ static int ikp__fit_ls(const ikp__reading *r, uint32_t s, uint32_t last, double 
     return 1;
 }
 
+/* stretch [s .. last] of r with polygon p, appended to cap->segs: its line (ikp__fit_ls, else the polygon's
+   centroid; one reading: the rate ppt), its polygon's corners and its longest gaps between readings */
 static int ikp__fit_emit(ikp_capture *cap, size_t *sroom, size_t *vroom, const ikp__reading *r, uint32_t s,
-                         uint32_t last, const ikp__poly *p, int64_t base, int64_t gap, double ppt)
+                         uint32_t last, const ikp__poly *p, int64_t base, double ppt)
 {
     ikp__fitseg *g;
     uint32_t i;
@@ -2808,7 +2809,6 @@ static int ikp__fit_emit(ikp_capture *cap, size_t *sroom, size_t *vroom, const i
     g->sm = r[s].sm;
     g->gap = g->gap2 = 0;
     g->gap_at = r[s].tick;
-    (void)gap;
     {
         uint32_t k, prev = s;
         for (k = s + 1; k <= last; k++) {
@@ -3106,7 +3106,6 @@ static int ikp__sm_fit(ikp_capture *cap, size_t *kroom, size_t *sroom, size_t *v
         const int64_t c0 = r[s].tick, base = r[s].lo;
         ikp__poly p;
         uint32_t last = s;
-        int64_t gap = 0;
         p.n = 4;
         p.drift = IKP__FIT_DRIFT * ppt;
         p.a[0] = p.a[3] = 0;
@@ -3126,19 +3125,14 @@ static int ikp__sm_fit(ikp_capture *cap, size_t *kroom, size_t *sroom, size_t *v
             } else if (redos < IKP__FIT_REDOS && (k = ikp__fit_redo(r, s, j, n, &p, bmin, bmax)) != 0) {
                 ikp__fit_leave(cap, &p, &r[k], c0, base, &widen); /* one before it lay off */
                 redos++;
-                for (gap = 0, last = s, k = s + 1; k <= j; k++)
-                    if (r[k].use) {
-                        if (r[k].tick - r[last].tick > gap) gap = r[k].tick - r[last].tick;
-                        last = k;
-                    }
+                last = j; /* (now within it) */
                 continue;
             } else {
                 break;
             }
-            if (r[j].tick - r[last].tick > gap) gap = r[j].tick - r[last].tick;
             last = j;
         }
-        if (!ikp__fit_emit(cap, sroom, vroom, r, s, last, &p, base, gap, ppt)) return 0;
+        if (!ikp__fit_emit(cap, sroom, vroom, r, s, last, &p, base, ppt)) return 0;
         if (j < n) cap->info.speed_changes++;
         s = j;
     }
