@@ -3050,9 +3050,9 @@ static double ikp__fit_local(ikp_capture *cap, const ikp__reading *r, ikp__fitse
     g->nloc = parts;
     cap->num_fit_loc += parts;
     for (j = 0; j < parts; j++) {
-        cap->fit_loc[g->loc0 + j] = 0;
         double hard = -1, sum = 0, sq = 0, part;
         uint32_t n = 0, end = at;
+        cap->fit_loc[g->loc0 + j] = 0;
         for (i = at; i <= g->r1; i++) {
             const ikp__reading *x = &r[i];
             const double t = span > 0 ? (double)(x->tick - g->c0) / span * parts : 0;
@@ -3079,13 +3079,13 @@ static double ikp__fit_local(ikp_capture *cap, const ikp__reading *r, ikp__fitse
         at = end;
         part = hard;
         if (part < 0 && !n) continue; /* no reading here: the records between readings get the wander */
-        cap->fit_loc[g->loc0 + j] = part;
         if (n) { /* (fewer than IKP__FIT_MIN_TICKS: a tick count's own spread, IKP__TICK_EARLY_PS, for the errors) */
             const double mean = sum / n, var = sq / n - mean * mean,
                          t = (mean < 0 ? -mean : mean) + IKP__TICK_SKEW_PS +
                              (n >= IKP__FIT_MIN_TICKS ? 3 * ikp__sqrt(var > 0 ? var / n : 0) : IKP__TICK_SKEW_PS * 1.5);
             if (part < 0 || t < part) part = t;
         }
+        cap->fit_loc[g->loc0 + j] = part;
         if (part > most) most = part;
     }
     return most;
