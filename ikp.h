@@ -8569,7 +8569,8 @@ static uint64_t ikp__fnv(const char *s, size_t n)
     for (i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * IKP__FNV_PRIME;
     return h;
 }
-/* h, a 64-bit FNV-1a hash word by word, continued over w[0..n) */
+#ifndef IKP_NO_EXPORT
+/* h, a 64-bit FNV-1a hash word by word, continued over w[0..n) (the export's: it tells captures apart) */
 static uint64_t ikp__words_hash_on(uint64_t h, const uint64_t *w, size_t n)
 {
     size_t i;
@@ -8581,6 +8582,7 @@ static uint64_t ikp__words_hash(const uint64_t *w, size_t n)
 {
     return ikp__words_hash_on(IKP__FNV_BASIS, w, n);
 }
+#endif
 
 /* Which captures' labels another's repeats (dup[k] = 1: capture k's label
    takes " #k"), O(n log n): labels hashed and sorted, the text compared

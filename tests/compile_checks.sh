@@ -12,7 +12,9 @@
 #    undeclared array fails staged, unstaged and disabled);
 #  - IKP_NO_REPORT leaves diff and report out, IKP_NO_PERFETTO the Perfetto
 #    writer (a .pftrace path is then refused), IKP_NO_MERGE merged
-#    timelines: the core builds alone, and a call of a left-out part fails.
+#    timelines: the core builds alone, and a call of a left-out part fails;
+#    IKP_NO_EXPORT (the Parquet export) builds alone and with each of the
+#    others, as C99 and C++.
 cd "$(dirname "$0")/.." || exit 1
 src=tests/compile
 out=build/compile-checks
@@ -54,6 +56,12 @@ for cc in gcc clang; do
   try $cc-no-perfetto ok $cc -std=c99 $W -DIKP_NO_PERFETTO -I. $src/no_perfetto.c -o $out/$cc-no-perfetto
   try $cc-no-perfetto-run ok $out/$cc-no-perfetto $out
   try $cc-no-merge ok $cc -std=c99 $W -DIKP_NO_MERGE -I. $src/impl.c -o $out/$cc-no-merge
+  # without the Parquet export, alone and with each other layer left out (C99 and C++)
+  for x in "" "-DIKP_NO_REPORT" "-DIKP_NO_PERFETTO" "-DIKP_NO_MERGE" "-DIKP_NO_REPORT -DIKP_NO_PERFETTO -DIKP_NO_MERGE"; do
+    n=$cc-no-export$(echo "$x" | tr -d ' ' | sed 's/-DIKP_NO_/-/g' | tr 'A-Z' 'a-z')
+    try $n ok $cc -std=c99 $W -DIKP_NO_EXPORT $x -I. -c $src/impl.c -o $out/$n.o
+    try $n-cxx ok $cc -x c++ -std=c++11 $W -DIKP_NO_EXPORT $x -I. -c $src/impl.c -o $out/$n-cxx.o
+  done
   try $cc-no-perfetto-left-out fail $cc -std=c99 $W -DIKP_NO_PERFETTO -I. -c $src/no_perfetto_call.c -o $out/$cc-np.o
   says $cc-no-perfetto-left-out ikp_write_perfetto
   try $cc-no-merge-left-out fail $cc -std=c99 $W -DIKP_NO_MERGE -I. -c $src/no_merge_call.c -o $out/$cc-nm.o
