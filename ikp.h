@@ -2601,6 +2601,18 @@ typedef struct ikp__poly {
     double a[IKP__POLY_MAX + 1], b[IKP__POLY_MAX + 1];
 } ikp__poly;
 
+/* p: the lines of a stretch that starts at reading r (offsets from r->lo within its width, ps a cycle
+   bmin .. bmax) */
+static void ikp__poly_start(ikp__poly *p, const ikp__reading *r, double bmin, double bmax, double drift)
+{
+    p->n = 4;
+    p->drift = drift;
+    p->a[0] = p->a[3] = 0;
+    p->a[1] = p->a[2] = (double)(r->hi - r->lo);
+    p->b[0] = p->b[1] = bmin;
+    p->b[2] = p->b[3] = bmax;
+}
+
 /* p less the corner whose triangle with its neighbours is the smallest
    (the polygon shrinks a hair: it keeps at most IKP__POLY_MAX corners) */
 static void ikp__poly_trim(ikp__poly *p)
@@ -2904,12 +2916,7 @@ static uint32_t ikp__fit_redo(ikp__reading *r, uint32_t s, uint32_t j, uint32_t 
         int ok = 1, up = 0;
         if (!r[k].use) continue;
         tried++;
-        q.n = 4;
-        q.drift = p->drift;
-        q.a[0] = q.a[3] = 0;
-        q.a[1] = q.a[2] = (double)(r[s].hi - r[s].lo);
-        q.b[0] = q.b[1] = bmin;
-        q.b[2] = q.b[3] = bmax;
+        ikp__poly_start(&q, &r[s], bmin, bmax, p->drift);
         for (i = s + 1; ok && i < j; i++)
             if (i != k && r[i].use) ok = ikp__poly_reading(&q, &r[i], c0, base, r[i].use == 1);
         if (ok) {
@@ -3106,12 +3113,7 @@ static int ikp__sm_fit(ikp_capture *cap, size_t *kroom, size_t *sroom, size_t *v
         const int64_t c0 = r[s].tick, base = r[s].lo;
         ikp__poly p;
         uint32_t last = s;
-        p.n = 4;
-        p.drift = IKP__FIT_DRIFT * ppt;
-        p.a[0] = p.a[3] = 0;
-        p.a[1] = p.a[2] = (double)(r[s].hi - r[s].lo);
-        p.b[0] = p.b[1] = bmin;
-        p.b[2] = p.b[3] = bmax;
+        ikp__poly_start(&p, &r[s], bmin, bmax, IKP__FIT_DRIFT * ppt);
         for (j = s + 1, redos = 0; j < n; j++) {
             uint32_t k;
             r[j].use = 2;
