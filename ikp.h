@@ -304,6 +304,7 @@
 #define IKP_WIRE_LANE_RING 0x2u           /* lane flag: ring buffer (newest kept) */
 #define IKP_WIRE_LANE_PAIRS 0x4u          /* with RING: pairs of slots; zero words are pads */
 #define IKP_WIRE_LANE_TICKS 0x8u          /* lane flag: begin tags carry globaltimer ticks (read at the end before) */
+#define IKP_WIRE_LANE_ITICKS 0x10u        /* lane flag (with TICKS): instant tags carry them too */
 #define IKP_WIRE_TICKS_SHIFT 16u          /* ... in tag bits 16..29: */
 #define IKP_WIRE_TICKS_MASK 0x3FFFu
 #define IKP_WIRE_TICK_NS_SHIFT 5u         /* %globaltimer bits 5..18 (32 ns ticks) */
@@ -1673,6 +1674,7 @@ typedef struct ikp__lane {
     uint32_t sg_first, sg_end;
     int end_ok;           /* cycle lanes: the end anchor's two halves are usable */
     int ticks;            /* cycle lanes: begins carry ticks read at the end or instant before */
+    int iticks;           /* ... and instants do (IKP_WIRE_LANE_ITICKS) */
     uint32_t grid[3];
     uint32_t index;       /* the lane's index (tirx stride layout: the lane its words name) */
 } ikp__lane;
@@ -1905,7 +1907,7 @@ IKP_DEF const char *ikp_format_name(ikp_format f)
 #define IKP__TAG_ANCHOR_ZERO (IKP_WIRE_AUTO_DELTA_MAX << IKP_WIRE_AUTO_DELTA_SHIFT | IKP_WIRE_KIND_MASK)
 #define IKP__TAG_DATA_ZERO (IKP_WIRE_ANCHOR | IKP__TAG_ANCHOR_ZERO)
 #define IKP__TAG_TIMED_ZERO (~(IKP_WIRE_EVENT_MASK << IKP_WIRE_EVENT_SHIFT | IKP_WIRE_KIND_MASK))
-/* ... but for the ticks a begin may carry (FORMAT.md) */
+/* ... but for the ticks a begin or an instant may carry (FORMAT.md) */
 #define IKP__TAG_TICKS (IKP_WIRE_TICKS_MASK << IKP_WIRE_TICKS_SHIFT)
 /* one record word of lane `lane`: by IKP's wire format, or as its peer
    format's row says */
@@ -1933,7 +1935,7 @@ static inline void ikp__decode_word(ikp_format fmt, uint64_t w, uint32_t lane, i
         else {
             r->kind = tag & IKP_WIRE_KIND_MASK;
             r->ticks = tag >> IKP_WIRE_TICKS_SHIFT & IKP_WIRE_TICKS_MASK;
-            if (tag & IKP__TAG_TIMED_ZERO & ~(r->kind == IKP_WIRE_KIND_BEGIN ? IKP__TAG_TICKS : 0u))
+            if (tag & IKP__TAG_TIMED_ZERO & ~(r->kind != IKP_WIRE_KIND_END ? IKP__TAG_TICKS : 0u))
                 r->kind = IKP__KIND_INVALID;
         }
         return;
@@ -1948,11 +1950,12 @@ static inline void ikp__decode_word(ikp_format fmt, uint64_t w, uint32_t lane, i
 }
 
 /* a word of IKP lane l: as ikp__decode_word reads it, and ticks on a lane
-   not flagged for them make the record invalid (FORMAT.md "Ticks") */
+   not flagged for them (on an instant: for instants' ticks) make the
+   record invalid (FORMAT.md "Ticks") */
 static inline void ikp__lane_word(const ikp_capture *cap, const ikp__lane *l, uint64_t w, ikp__rec *r)
 {
     ikp__decode_word(cap->format, w, l->index, r);
-    if (r->ticks && !l->ticks) r->kind = IKP__KIND_INVALID;
+    if (r->ticks && !(r->kind == IKP_WIRE_KIND_INSTANT ? l->iticks : l->ticks)) r->kind = IKP__KIND_INVALID;
 }
 
 /* triton-dist: an empty slot (the buffer is filled with 0x7FFF_FFFF_FFFF_FFFF,
@@ -2529,7 +2532,8 @@ static int ikp__lane_readings(ikp_capture *cap, const ikp__lane *l, size_t *room
         } else {
             have_g = 0;
             if (r.kind == IKP__KIND_FINALIZE && !cap->keep_after_finalize) break;
-            if (pend && r.kind == IKP_WIRE_KIND_BEGIN) { /* the ticks of the end or instant before */
+            if (pend && (r.kind == IKP_WIRE_KIND_BEGIN || (r.kind == IKP_WIRE_KIND_INSTANT && l->iticks))) {
+                /* the ticks of the end or instant before (the first begin or instant after it) */
                 if (!ikp__tick_reading(cap, room, l, &ref_c, &ref_g, last, r.ticks)) return 0;
                 pend = 0;
             }
@@ -4077,6 +4081,7 @@ static void ikp__ikp_lane(ikp_capture *cap, uint64_t i, uint64_t capacity)
     if (lh.num_groups > cap->info.num_groups) cap->info.num_groups = lh.num_groups;
     l->pads = (lh.flags & IKP_WIRE_LANE_RING) && (lh.flags & IKP_WIRE_LANE_PAIRS);
     l->ticks = (lh.flags & IKP_WIRE_LANE_CYCLES) && (lh.flags & IKP_WIRE_LANE_TICKS);
+    l->iticks = l->ticks && (lh.flags & IKP_WIRE_LANE_ITICKS);
     if (lh.finalized) {
         l->pub.flags |= IKP_LANE_FINALIZED;
         stored = lh.stored;

@@ -213,6 +213,7 @@
 #define IKP_WIRE_LANE_RING 0x2u
 #define IKP_WIRE_LANE_PAIRS 0x4u
 #define IKP_WIRE_LANE_TICKS 0x8u
+#define IKP_WIRE_LANE_ITICKS 0x10u
 #define IKP_WIRE_TICKS_SHIFT 16u
 #define IKP_WIRE_TICKS_MASK 0x3FFFu
 #define IKP_WIRE_TICK_NS_SHIFT 5u
@@ -430,7 +431,7 @@ __device__ __forceinline__ void ikpd__init(ikp_lane &l, unsigned long long *buf,
     unsigned long long *h = buf + IKP_WIRE_HEADER_WORDS + lane * (IKP_WIRE_LANE_WORDS + cap + IKP_WIRE_SINK_SLOTS);
     unsigned long long flags = (IKP_TIMER == IKP_TIMER_CYCLES ? IKP_WIRE_LANE_CYCLES : 0u) |
                                (IKP_RING ? IKP_WIRE_LANE_RING | IKP_WIRE_LANE_PAIRS : 0u) |
-                               (IKP_TICKS ? IKP_WIRE_LANE_TICKS : 0u);
+                               (IKP_TICKS ? IKP_WIRE_LANE_TICKS | IKP_WIRE_LANE_ITICKS : 0u);
     unsigned long long l0 = IKP_WIRE_LANE_MAGIC | flags << IKP_WIRE_LANE_FLAGS_SHIFT | (unsigned long long)ikpd__smid() << 32;
     if (atomicCAS(&h[0], 0ull, l0) != 0ull) {
         atomicAdd(&buf[5], 1ull); /* claimed twice: not reset, or two leaders */
@@ -677,15 +678,15 @@ __device__ __forceinline__ void ikpd__put1(ikp_lane &l, unsigned w, unsigned tag
 }
 /* Ticks (IKP_TICKS: cycle mode, bounded or staged bounded, begins
    deferred): an end or instant reads %globaltimer's low word right after
-   its stamp and keeps it in l.gq; the lane's next begin carries bits 5..18
-   of it (32 ns ticks, wrapping every 524 us) in its tag's bits 16..29
-   (FORMAT.md "Ticks"), put in when that begin's record is stored, after
-   its region, when the read is long done: a read and two instructions a
-   region, no branch, no wait (in the end's own tag, the end's stores
-   would wait for the read). Each is a reading of the SM's clock to within
-   a tick, one a region: the decoder places the SM's clock from many of
-   them. (A ring's pending record is not always a begin: rings carry
-   none.) */
+   its stamp and keeps it in l.gq; the lane's next begin or instant
+   carries bits 5..18 of it (32 ns ticks, wrapping every 524 us) in its
+   tag's bits 16..29 (FORMAT.md "Ticks"), put in when that record is
+   stored, when the read is long done: a read and two instructions a
+   region or instant, no branch, no wait (in the end's own tag, the end's
+   stores would wait for the read). Each is a reading of the SM's clock to
+   within a tick: the decoder places the SM's clock from many of them, in
+   lanes of regions and in lanes of instants alike. (A ring's pending
+   record is not always a begin or an instant: rings carry none.) */
 __device__ __forceinline__ unsigned ikpd__ticks(const ikp_lane &l)
 {
 #if IKP_TICKS
@@ -787,14 +788,15 @@ __device__ __forceinline__ bool ikpd__stamped(ikp_lane &l, unsigned tag, unsigne
     return w != 0;
 }
 /* an end or instant with IKP_TICKS: the same, the stamp followed by a
-   %globaltimer read, which the lane's next begin carries (the pending
-   begin stored here carries the read before: put before it is replaced) */
+   %globaltimer read, which the lane's next begin or instant carries (the
+   pending begin stored here, and an instant, carry the read before: put
+   before it is replaced) */
 __device__ __forceinline__ bool ikpd__stamped_ticks(ikp_lane &l, unsigned tag, unsigned *t)
 {
     const unsigned w = ikpd__room(l);
     unsigned g;
     *t = ikpd__stamp_ticks(l, w, &g);
-    ikpd__put(l, w, tag, *t);
+    ikpd__put(l, w, tag | ((tag & IKP_WIRE_KIND_MASK) == IKP_WIRE_KIND_INSTANT ? ikpd__ticks(l) : 0u), *t);
     l.gq = g;
     return w != 0;
 }

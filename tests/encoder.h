@@ -26,13 +26,16 @@ typedef struct enc_rec {
     int kind;          /* ENC_B, ENC_E, ENC_I, ENC_D (payload) */
     unsigned id;
     uint64_t t;        /* ticks; ignored for ENC_D */
-    uint32_t data;     /* ENC_D; ENC_B of a lane with ticks: the tick count (14 bits) read at the end or instant before */
+    uint32_t data;     /* ENC_D; ENC_B of a lane with ticks, ENC_I of a lane with ticks
+                          on instants: the tick count (14 bits) read at the end or
+                          instant before */
 } enc_rec;
 
 typedef struct enc_lane {
     uint32_t block, group, sm;
     int cycles;        /* records stamp cycles */
-    int ticks;         /* ends and instants carry globaltimer ticks (lane flag 8) */
+    int ticks;         /* ends and instants read globaltimer ticks for the next begin (lane flag 8);
+                          2: and for the next instant (flags 8 and 16) */
     int ring;          /* ring mode */
     int pairs;         /* with ring: a ring of pairs, as the device writes it: a
                           record shares its pair with the record after it unless
@@ -68,7 +71,7 @@ ENC_FN void enc_ikp(uint64_t *out, uint32_t lanes, uint32_t cap, uint32_t ng, ui
         uint64_t *h = out + 8 + (uint64_t)lane * (9 + cap), *rec = h + 8;
         if (!l->started) continue;
         if (l->ring) { mask = 1; while (mask * 2 <= cap) mask *= 2; mask -= 1; }
-        h[0] = 0x4C41u | ((uint64_t)((l->cycles ? 1 : 0) | (l->ring ? 2 : 0) | (l->ring && l->pairs ? 4 : 0) | (l->ticks ? 8 : 0)) << 16) |
+        h[0] = 0x4C41u | ((uint64_t)((l->cycles ? 1 : 0) | (l->ring ? 2 : 0) | (l->ring && l->pairs ? 4 : 0) | (l->ticks ? 8 : 0) | (l->ticks == 2 ? 16 : 0)) << 16) |
                ((uint64_t)l->sm << 32);
         h[1] = l->block | ((uint64_t)l->group << 32) | ((uint64_t)ng << 48);
         h[2] = gx | ((uint64_t)gy << 32) | ((uint64_t)gz << 48);
@@ -83,7 +86,7 @@ ENC_FN void enc_ikp(uint64_t *out, uint32_t lanes, uint32_t cap, uint32_t ng, ui
             else if (r->kind == ENC_AA) { tag = 0xC0000000u | (2u + r->id) << 2 | (uint32_t)r->t << 16; hi = r->data; }
             else {
                 tag = (r->id << 2) | (r->kind == ENC_B ? 1u : r->kind == ENC_E ? 2u : 3u);
-                if (l->ticks && r->kind == ENC_B) tag |= (r->data & 0x3FFFu) << 16;
+                if ((l->ticks && r->kind == ENC_B) || (l->ticks == 2 && r->kind == ENC_I)) tag |= (r->data & 0x3FFFu) << 16;
                 hi = (uint32_t)r->t;
             }
             if (l->ring) rec[n & mask] = ((uint64_t)hi << 32) | tag;

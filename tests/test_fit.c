@@ -95,7 +95,7 @@ static void run(const scen *s)
         l->sm = 2 * smi + 1;
         l->started = l->finalized = 1;
         l->cycles = 1;
-        l->ticks = s->ticks;
+        l->ticks = s->ticks && s->instants ? 2 : s->ticks; /* instants carry ticks themselves */
         l->g0 = G0 + (uint64_t)t0;
         l->c0 = (uint64_t)(o_ + cyc_at(s, t0));
         l->g1 = G0 + (uint64_t)t1;
@@ -106,7 +106,7 @@ static void run(const scen *s)
             if (s->instants) {
                 c = cyc_at(s, next_i);
                 if (t_at(s, c) > t1 - 2000) break;
-                r[n].kind = ENC_I; r[n].id = 3; r[n].t = (uint64_t)(o_ + c); n++;
+                r[n].kind = ENC_I; r[n].id = 3; r[n].t = (uint64_t)(o_ + c); r[n].data = have_q ? prevq : 0; n++;
                 t[m].cb = floor(c); t[m].ce = -1; m++;
                 next_i += 20000 + urand() * 200; /* at phases of the 32 ns step that differ */
                 ce = c;
@@ -126,14 +126,6 @@ static void run(const scen *s)
             tq = te + (s->late_ns > 0 ? urand() * s->late_ns : urand() * 2.0) - s->shift_ns;
             prevq = (uint32_t)((G0 + (uint64_t)tq) >> 5);
             have_q = 1;
-            if (s->instants) { /* an instant's ticks ride on the next begin: a begin of no length after it */
-                r[n].kind = ENC_B; r[n].id = 2; r[n].t = (uint64_t)(o_ + ce + 40); r[n].data = prevq; n++;
-                r[n].kind = ENC_E; r[n].id = 2; r[n].t = (uint64_t)(o_ + ce + 60); n++;
-                t[m].cb = floor(o_ + ce + 40) - o_; t[m].ce = floor(o_ + ce + 60) - o_; m++;
-                te = t_at(s, floor(o_ + ce + 60) - o_);
-                tq = te + (s->late_ns > 0 ? urand() * s->late_ns : urand() * 2.0) - s->shift_ns;
-                prevq = (uint32_t)((G0 + (uint64_t)tq) >> 5);
-            }
         }
         l->recs = r;
         l->n = n;
@@ -207,7 +199,8 @@ static void run(const scen *s)
         ikp_lane_events_free(cap_, &ev);
     }
     CHECK(placed_ok); /* every record within its lane's stated placement */
-    if (s->late_ns == 0 && s->shift_ns == 0) CHECK(lens > 0 && worst_len <= 0); /* every length within 8 cycles + 1e-4 of it */
+    if (s->late_ns == 0 && s->shift_ns == 0) /* every length within 8 cycles + 1e-4 of it (instants: none) */
+        CHECK((lens > 0 || s->instants) && worst_len <= 0);
     if (s->tight) CHECK(stated <= 3 * misfit + 64);
     if (s->shift_ns > 0 || s->late_ns > 0) /* readings that lie are seen */
         CHECK(ikp_capture_get_info(cap_)->readings_left_out + ikp_capture_get_info(cap_)->speed_changes > 0 ||

@@ -2196,6 +2196,23 @@ static void test_end_ticks(void)
             }
         }
     }
+    { /* an instant's ticks: invalid on a lane flagged for begins' ticks alone, read on one flagged for instants' too */
+        static const enc_rec r[] = {{ENC_I, 1, 1000, 0}, {ENC_I, 1, 2000, 0}};
+        memset(L, 0, sizeof L);
+        L[0].started = L[0].finalized = 1; L[0].cycles = 1; L[0].recs = r; L[0].n = 2;
+        L[0].g0 = 1000; L[0].c0 = 900; L[0].g1 = 3000; L[0].c1 = 4900;
+        for (flag = 1; flag < 3; flag++) {
+            ikp_capture *c2;
+            L[0].ticks = flag;
+            enc_ikp(w, 1, 8, 1, 1, 1, 1, L, 1);
+            w[8 + 8 + 1] |= 5u << 16; /* the second instant's tag */
+            c2 = open_fmt(w, (size_t)enc_ikp_words(1, 8), IKP_FORMAT_AUTO, IKP_OK);
+            if (c2) {
+                CHECK_EQ(lane_info(c2, 0).invalid, flag == 1 ? 1 : 0);
+                ikp_capture_free(c2);
+            }
+        }
+    }
     free(w);
     free(rr[0]);
     free(rr[1]);

@@ -13,10 +13,10 @@ void au_cross_sm(unsigned long long *start, int blocks, unsigned long long lane_
     ikp_au::cross_sm<<<blocks, 32>>>(start, lane_ns, moments, region_cycles, truth, prof);
 }
 void au_fill_sm(unsigned long long *start, int blocks, size_t smem, unsigned long long lane_ns, int moments,
-                long long region_cycles, unsigned long long *truth, uint64_t *prof)
+                long long region_cycles, unsigned long long *truth, uint64_t *prof, int shape)
 {
     cudaFuncSetAttribute(ikp_au::fill_sm, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
-    ikp_au::fill_sm<<<blocks, 1024, smem>>>(start, lane_ns, moments, region_cycles, truth, prof);
+    ikp_au::fill_sm<<<blocks, 1024, smem>>>(start, lane_ns, moments, region_cycles, truth, prof, shape);
 }
 void au_truth_regions(int blocks, const long long *ks, int nk, long long gap, long long *out, uint64_t *prof)
 {

@@ -145,23 +145,43 @@ __global__ void long_run(int n, long long busy, long long idle, long long *truth
 // lane's records, and the points where its automatic anchors fall). A moment
 // locates a %globaltimer tick (edge_truth), stamps an instant right after,
 // and keeps the truth (keep_truth).
-// The lane of cross_sm and fill_sm: 64 regions of region_cycles, then the
-// moment, `moments` times. With quiet (fill_sm), *quiet is 1 while the
-// truth is taken and the instant stamped.
+// The lane of cross_sm and fill_sm: 64 steps of region_cycles, then the
+// moment, `moments` times. A step is a region (shape LANE_REGIONS), an
+// instant after the spin (LANE_INSTANTS), or in turn a region, an instant,
+// a region with one inside it and an instant (LANE_MIXED). With quiet
+// (fill_sm), *quiet is 1 while the truth is taken and the instant stamped.
+enum { LANE_REGIONS, LANE_INSTANTS, LANE_MIXED };
+__device__ __forceinline__ void spin(long long cycles)
+{
+    const long long c0 = clock64();
+    while (clock64() - c0 < cycles) {}
+}
 template <bool Quiet>
 __device__ __forceinline__ void lane_moments(ikp_lane &lane, volatile unsigned long long *start, unsigned long long lane_ns,
                                              int moments, long long region_cycles, unsigned long long *truth,
-                                             volatile int *quiet)
+                                             volatile int *quiet, int shape = LANE_REGIONS)
 {
     const unsigned long long t0 = common_deadline(start, 1000000);
     wait_until(t0);
     for (int m = 0; m < moments; m++) {
         const unsigned long long target = t0 + (unsigned long long)(m + 1) * lane_ns / moments;
         for (int r = 0; r < 64; r++) {
-            IKP_BEGIN(lane, 5);
-            long long c0 = clock64();
-            while (clock64() - c0 < region_cycles) {}
-            IKP_END(lane, 5);
+            const int step = shape == LANE_REGIONS ? 0 : shape == LANE_INSTANTS ? 1 : r % 4;
+            if (step == 0) {
+                IKP_BEGIN(lane, 5);
+                spin(region_cycles);
+                IKP_END(lane, 5);
+            } else if (step == 2) {
+                IKP_BEGIN(lane, 8);
+                spin(region_cycles / 2);
+                IKP_BEGIN(lane, 9);
+                spin(region_cycles / 2);
+                IKP_END(lane, 9);
+                IKP_END(lane, 8);
+            } else {
+                spin(region_cycles);
+                IKP_INSTANT(lane, 6);
+            }
         }
         if (Quiet) *quiet = 1;
         const edge_t e = edge_truth(target);
@@ -191,7 +211,7 @@ __global__ void cross_sm(volatile unsigned long long *start, unsigned long long 
 // while those warps sleep (quiet), so that it is located as precisely as
 // in cross_sm and the spread measured is the decoder's, not the truth's.
 __global__ void fill_sm(volatile unsigned long long *start, unsigned long long lane_ns, int moments,
-                        long long region_cycles, unsigned long long *truth, uint64_t *prof)
+                        long long region_cycles, unsigned long long *truth, uint64_t *prof, int shape)
 {
     __shared__ volatile int done, quiet;
     IKP_LANE(lane);
@@ -199,7 +219,7 @@ __global__ void fill_sm(volatile unsigned long long *start, unsigned long long l
     if (threadIdx.x == 0) done = 0, quiet = 0;
     __syncthreads();
     if (threadIdx.x == 0) {
-        lane_moments<true>(lane, start, lane_ns, moments, region_cycles, truth, &quiet);
+        lane_moments<true>(lane, start, lane_ns, moments, region_cycles, truth, &quiet, shape);
         done = 1;
     } else if (threadIdx.x >= 32 && threadIdx.x % 32 == 0) {
         float x = (float)threadIdx.x;

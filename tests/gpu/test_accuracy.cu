@@ -25,7 +25,7 @@ void st_cross_sm(unsigned long long *start, int blocks, unsigned long long lane_
 void au_cross_sm(unsigned long long *start, int blocks, unsigned long long lane_ns, int moments, long long region_cycles,
                  unsigned long long *truth, uint64_t *prof);
 void au_fill_sm(unsigned long long *start, int blocks, size_t smem, unsigned long long lane_ns, int moments,
-                long long region_cycles, unsigned long long *truth, uint64_t *prof);
+                long long region_cycles, unsigned long long *truth, uint64_t *prof, int shape);
 
 void nt_truth_regions(int blocks, const long long *ks, int nk, long long gap, long long *out, uint64_t *prof);
 void st_truth_regions(int blocks, const long long *ks, int nk, long long gap, long long *out, uint64_t *prof);
@@ -486,10 +486,12 @@ static void cross_sm(int kind, int sms, unsigned long long lane_ns, bool late = 
 // anchors and the ticks its ends carry. In the default build and with
 // automatic anchors (IKP_ANCHOR_EVERY=65536, taken while the other warps
 // crowd the issue slots) each of 20 moments, stamped on every SM, decodes
-// within 100 ns of the others, whatever the lane's length, and the
-// capture's stated placement (cross_sm_ns) bounds that spread and is at
-// most 3x it plus one 32 ns tick.
-static void fill_sm(int kind, int sms, unsigned long long lane_ns, const cudaDeviceProp &p)
+// within 100 ns of the others, whatever the lane's length and whatever it
+// records (regions, instants alone, or regions, nested regions and
+// instants mixed), and the capture's stated placement (cross_sm_ns) bounds
+// that spread and is at most 3x it plus one 32 ns tick.
+static const char *const shape_name[] = {"regions ", "instants", "mixed   "};
+static void fill_sm(int kind, int sms, unsigned long long lane_ns, const cudaDeviceProp &p, int shape)
 {
     const int moments = 20;
     const long long region_cycles = (long long)((double)lane_ns / moments / 64 * 1.2);
@@ -505,8 +507,8 @@ static void fill_sm(int kind, int sms, unsigned long long lane_ns, const cudaDev
     std::vector<uint64_t> w(b.num_words);
     if (kind == CYCLES) {
         CK(cudaFuncSetAttribute(ikp_cy::fill_sm, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
-        ikp_cy::fill_sm<<<sms, 1024, smem>>>(start, lane_ns, moments, region_cycles, dtruth, b.device);
-    } else au_fill_sm(start, sms, smem, lane_ns, moments, region_cycles, dtruth, b.device);
+        ikp_cy::fill_sm<<<sms, 1024, smem>>>(start, lane_ns, moments, region_cycles, dtruth, b.device, shape);
+    } else au_fill_sm(start, sms, smem, lane_ns, moments, region_cycles, dtruth, b.device, shape);
     CK(cudaGetLastError());
     CHECK_EQ(ikp_cuda_buffer_download(&b, 0, w.data(), NULL), IKP_OK);
     std::vector<unsigned long long> truth((size_t)sms * moments * 3);
@@ -533,7 +535,7 @@ static void fill_sm(int kind, int sms, unsigned long long lane_ns, const cudaDev
                    w99 = widths.empty() ? 0 : widths[widths.size() * 99 / 100], wmax = widths.empty() ? 0 : widths.back();
     if (getenv("IKP_TRUTH_OUT")) { // the words, for a look at what the placement rests on
         char path[512];
-        snprintf(path, sizeof path, "%s/fill_%d_%llu.bin", getenv("IKP_TRUTH_OUT"), kind, lane_ns / 1000);
+        snprintf(path, sizeof path, "%s/fill_%d_%d_%llu.bin", getenv("IKP_TRUTH_OUT"), kind, shape, lane_ns / 1000);
         FILE *f = fopen(path, "wb");
         if (f) {
             const uint64_t n[4] = {w.size(), 0, truth.size(), (uint64_t)moments};
@@ -552,10 +554,10 @@ static void fill_sm(int kind, int sms, unsigned long long lane_ns, const cudaDev
     if (kind == CYCLES_AUTO) {
         CHECK(anchors >= (unsigned long long)sms * (lane_ns / 100000)); // one at least every 100 us of a lane
     }
-    printf("  %s fill every SM (%d x 1024 threads, %zu B shared), lanes of %5.2f ms%s: worst spread of a moment "
+    printf("  %s fill every SM (%d x 1024 threads, %zu B shared), %s, lanes of %5.2f ms%s: worst spread of a moment "
            "%.1f ns, stated %u ns (%.1fx; stamp - truth %.1f .. %.1f ns); %llu anchor records in all (widths p50 %u, p99 "
            "%u, max %u cycles), %u SM clock samples; truth's ticks located within %llu cycles\n",
-           kind_name[kind], sms, smem, lane_ns / 1e6, kind == CYCLES_AUTO ? ", IKP_ANCHOR_EVERY=65536" : "",
+           kind_name[kind], sms, smem, shape_name[shape], lane_ns / 1e6, kind == CYCLES_AUTO ? ", IKP_ANCHOR_EVERY=65536" : "",
            worst / 1000.0, stated, stated * 1000.0 / std::max(worst, 1ll), lo / 1000.0, hi / 1000.0, anchors, w50,
            w99, wmax, b.num_sm_clock, width);
     ikp_cuda_buffer_destroy(&b);
@@ -757,10 +759,11 @@ int main(int argc, char **argv)
     cudaDeviceProp p;
     CK(cudaGetDeviceProperties(&p, 0));
     printf("device: %s, %d SMs\n", p.name, p.multiProcessorCount);
-    for (unsigned long long ns : {500000ull, 2000000ull, 8000000ull}) {
-        fill_sm(CYCLES, p.multiProcessorCount, ns, p);
-        fill_sm(CYCLES_AUTO, p.multiProcessorCount, ns, p);
-    }
+    for (int shape : {ikp_cy::LANE_REGIONS, ikp_cy::LANE_INSTANTS, ikp_cy::LANE_MIXED})
+        for (unsigned long long ns : {500000ull, 2000000ull, 8000000ull}) {
+            fill_sm(CYCLES, p.multiProcessorCount, ns, p, shape);
+            fill_sm(CYCLES_AUTO, p.multiProcessorCount, ns, p, shape);
+        }
     if (argc > 1 && !strcmp(argv[1], "fill")) return check_report(); // these checks alone
     truth_lengths(CYCLES, p.multiProcessorCount);
     truth_lengths(CYCLES_NOTICKS, p.multiProcessorCount);
