@@ -8,16 +8,17 @@
 2. Hot path: hot_kernel with 16 and with 32 events; the difference in SASS
    instructions / 16 is the per-event cost: at most 7 (13 a region: ten,
    and the ticks' globaltimer read and the two that put it in the begin's
-   tag; 6.5 with IKP_DEFER_BEGIN=0, which carries no ticks), and no branch,
-   barrier-sync, memory barrier or atomic added by events. The same for
-   hot_kernel built with IKP_STAGED=1, whose events store with STS (and no
-   global or generic store but the stamps' own). No record reads the clock
-   through the warp's uniform datapath (S2UR). Every record stamp comes
-   after a store with only register arithmetic between: its own, which
-   never executes (a predicated 32-bit store of zero), or a record's where
-   the compiler moved its own above that one; also after a barrier
-   (wait_kernel: stamps right after __syncthreads(), a named bar.sync and
-   __syncthreads_count, in every build), never straight after a BAR.
+   tag; 5.25 with IKP_TICKS=0; 6.5 with IKP_DEFER_BEGIN=0, which carries no
+   ticks), and no branch, barrier-sync, memory barrier or atomic added by
+   events. The same for hot_kernel built with IKP_STAGED=1, whose events
+   store with STS (and no global or generic store but the stamps' own). No
+   record reads the clock through the warp's uniform datapath (S2UR).
+   Every record stamp comes after a store with only register arithmetic
+   between: its own, which never executes (a predicated 32-bit store of
+   zero), or a record's where the compiler moved its own above that one;
+   also after a barrier (wait_kernel: stamps right after __syncthreads(), a
+   named bar.sync and __syncthreads_count, in every build), never straight
+   after a BAR.
 3. Work stays inside its region: in region_pinned_kernel every FFMA of the
    region lies between the begin and end timer reads; in region_mem_kernel
    (loads and stores, no pin) every LDG/STG of the region does.
@@ -279,13 +280,14 @@ def main():
     hot_path(hot, "staged hot path", ["-DIKP_STAGED=1"], ["STG", "ST"], sts=True)
     # a begin stored at once is a record of its own: its compare and decrement too
     hot_path(hot, "hot path, IKP_DEFER_BEGIN=0", ["-DIKP_DEFER_BEGIN=0"], [], tag="n", limit=6.5)
+    hot_path(hot, "hot path, IKP_TICKS=0", ["-DIKP_TICKS=0"], [], tag="t", limit=5.25)
     anchored_path(hot, "hot path with automatic anchors", [])
     anchored_path(hot, "staged hot path with automatic anchors", ["-DIKP_STAGED=1"], sts=True)
 
     # stamps after waits, in every build: each right after its store, none
     # straight after a BAR.SYNC
     for flags in ([], ["-DIKP_STAGED=1"], ["-DIKP_RING=1"], ["-DIKP_STAGED=1", "-DIKP_RING=1"],
-                  ["-DIKP_TIMER=IKP_TIMER_GLOBAL"], ["-DIKP_DEFER_BEGIN=0"]):
+                  ["-DIKP_TIMER=IKP_TIMER_GLOBAL"], ["-DIKP_DEFER_BEGIN=0"], ["-DIKP_TICKS=0"]):
         what = "wait_kernel" + ("".join(" " + f[2:] for f in flags) or " default")
         cub = os.path.join(OUT, "wait.cubin")
         if not nvcc(hot, cub, "-DHOT_EVENTS=2", *flags):
