@@ -1163,7 +1163,9 @@ IKP_DEF void ikp_diff_free(ikp_diff *d);
    than fraction (ikp_diff_test.change), else 0 */
 IKP_DEF int ikp_diff_slower_than(const ikp_diff *d, double fraction);
 /* 1 if the new capture cannot stand in for the base, whatever its speed:
-   it holds no records, an event of the base is missing from it, or it has
+   either capture is STALE (ikp_capture_stale: records of an earlier
+   launch mixed in), the new one holds no records, an event of the base is
+   missing from it, or it has
    fewer than `fraction` (0: 0.5) of the base's records or of an event's
    count. Writes the first such reason as one line (no newline; control
    bytes of names as '?') into why when size > 0. Else 0 (why: ""). A CI
@@ -13157,8 +13159,17 @@ IKP_DEF int ikp_diff_slower_than(const ikp_diff *d, double fraction)
 static int ikp__incomplete(const ikp_diff *d, double fraction, char *why, size_t size)
 {
     uint64_t rb = d->base_info.records - d->base_info.anchors, rn = d->next_info.records - d->next_info.anchors;
-    uint32_t i;
+    uint32_t i, side;
     if (!(fraction > 0)) fraction = 0.5;
+    for (side = 0; side < 2; side++) { /* records of an earlier launch mixed in: not this run's */
+        const uint64_t twice = side ? d->base_info.claimed_twice : d->next_info.claimed_twice;
+        if (twice) {
+            snprintf(why, size, "the %s capture is STALE (%llu lane opening%s found the lane open already: its "
+                     "buffer was not reset since an earlier launch)", side ? "base" : "new", (unsigned long long)twice,
+                     twice == 1 ? "" : "s");
+            return 1;
+        }
+    }
     if (rn == 0) {
         snprintf(why, size, "the new capture holds no records (the base %llu)", (unsigned long long)rb);
         return 1;
@@ -13398,7 +13409,7 @@ static void ikp__diff_text_span(ikp__out *o, const ikp_diff *d)
         ikp__puts(o, any ? "\n" : "none slower or faster\n");
     }
     if (ikp_diff_incomplete(d, 0, t, sizeof t)) {
-        ikp__puts(o, "warning   the new capture is incomplete: ");
+        ikp__puts(o, "warning   incomplete: ");
         ikp__puts(o, t);
         ikp__puts(o, " (a gate fails on it)\n");
     }

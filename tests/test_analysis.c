@@ -479,7 +479,7 @@ static void test_diff_incomplete(void)
     CHECK(strstr(why, "event 'load' (128 in the base) is missing from the new capture") != NULL);
     CHECK(d && ikp_diff_slower_than(d, 0.05) == 0); /* not slower: the other half of the gate */
     CHECK(d && ikp_diff_write_text(d, mem_write, &m, NULL) == IKP_OK);
-    CHECK(m.p && strstr(m.p, "warning   the new capture is incomplete: event 'load'"));
+    CHECK(m.p && strstr(m.p, "warning   incomplete: event 'load'"));
     free(m.p);
     m.p = NULL; m.n = m.cap = 0;
     CHECK(d && ikp_diff_write_json(d, mem_write, &m, NULL) == IKP_OK);
@@ -487,6 +487,29 @@ static void test_diff_incomplete(void)
     free(m.p);
     m.p = NULL; m.n = m.cap = 0;
     ikp_diff_free(d);
+    /* a STALE side (lanes opened twice: header word 5), new or base: incomplete, said in text and JSON */
+    {
+        uint64_t *st = (uint64_t *)malloc(nb * 8);
+        int side;
+        memcpy(st, b, nb * 8);
+        st[5] = 3;
+        for (side = 0; side < 2; side++) {
+            d = side ? diff_of(st, nb, a, na, NULL) : diff_of(a, na, st, nb, NULL);
+            CHECK(d && d->verdict == IKP_VERDICT_INCOMPLETE);
+            CHECK(d && ikp_diff_incomplete(d, 0, why, sizeof why) == 1);
+            CHECK(strstr(why, side ? "the base capture is STALE (3 lane openings" : "the new capture is STALE (3 lane openings") != NULL);
+            CHECK(d && ikp_diff_write_text(d, mem_write, &m, NULL) == IKP_OK);
+            CHECK(m.p && strstr(m.p, "warning   incomplete: the ") && strstr(m.p, "capture is STALE"));
+            free(m.p);
+            m.p = NULL; m.n = m.cap = 0;
+            CHECK(d && ikp_diff_write_json(d, mem_write, &m, NULL) == IKP_OK);
+            CHECK(m.p && strstr(m.p, "\"verdict\":\"incomplete\",\"incomplete\":\"the ") && strstr(m.p, "capture is STALE"));
+            free(m.p);
+            m.p = NULL; m.n = m.cap = 0;
+            ikp_diff_free(d);
+        }
+        free(st);
+    }
     /* 3 tiles a block against 8: mma 48 against 128 */
     d = diff_of(a, na, f, ne, NULL);
     CHECK(d && ikp_diff_incomplete(d, 0, why, sizeof why) == 1);

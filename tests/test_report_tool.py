@@ -175,11 +175,18 @@ def main():
     empty = os.path.join(tmp, "empty.bin")
     with open(empty, "wb") as f:  # an IKP buffer reset and never written: 1 lane of 4 slots
         f.write(struct.pack("<21Q", 0x31504B49 | 1 << 32 | 8 << 48 | 8 << 56, 1 | 4 << 32, 1980000, *([0] * 18)))
-    for new, why in ((empty, b"holds no records"), (cap("extra"), b"event 'load' (2048 in the base) is missing")):
+    stale = os.path.join(tmp, "stale.bin")
+    with open(stale, "wb") as f:  # one lane, one region, and header word 5: 2 lanes found open already
+        f.write(struct.pack("<8Q", 0x31504B49 | 1 << 32 | 8 << 48 | 8 << 56, 1 | 4 << 32, 1980000, 0, 0, 2, 1, 0))
+        f.write(struct.pack("<8Q", 0x4C41, 1 << 48, 1 | 1 << 32 | 1 << 48, 10**6, 0, 10**6 + 5000, 0,
+                            1 << 63 | 2))
+        f.write(struct.pack("<5Q", 5 | 1000 << 32, 6 | 2000 << 32, 0, 0, 0))
+    for new, why in ((empty, b"holds no records"), (cap("extra"), b"event 'load' (2048 in the base) is missing"),
+                     (stale, b"the new capture is STALE (2 lane openings")):
         rc, so, se = run("diff", cap("base"), new, "--fail-if-slower", "5")
         check(rc == 3 and b"cannot stand in for" in se and why in se, "diff --fail-if-slower, %s: exit 3 (%d: %s)" % (
             os.path.basename(new), rc, se.decode(errors="replace").strip()))
-        check(re.search(b"\nwarning   the new capture is incomplete: [^\n]*" + re.escape(why), so) is not None,
+        check(re.search(b"\nwarning   incomplete: [^\n]*" + re.escape(why), so) is not None,
               "the text says why")
         rc, so, se = run("diff", cap("base"), new, "--json")
         check(rc == 0 and why.decode() in (strict_json(so).get("incomplete") or ""), "JSON incomplete says why")
