@@ -915,7 +915,8 @@ typedef struct ikp_merge_options {
     int raw;                  /* place captures by raw %globaltimer (a check: see above) */
     int align_start;          /* place them by their first records (ikp_merge_align_start) */
     const int64_t *start_ns;  /* ... at these times (n entries; NULL: all at 0) */
-    const char *const *labels;/* a name per capture (NULL, or NULL entries: ikp_merge_label) */
+    const char *const *labels;/* a name per capture (NULL, or NULL entries: ikp_merge_label); two the
+                                 same: IKP_ERR_INVALID_ARGUMENT */
     ikp_alignment *alignment; /* if not NULL: n entries, filled */
 } ikp_merge_options;
 
@@ -943,7 +944,8 @@ IKP_DEF ikp_result ikp_write_merged_path(const ikp_capture *const *caps, uint32_
    capture's first record; the column time_axis says which. Rows are
    written a row group at a time as lanes are decoded. */
 typedef struct ikp_export_options {
-    const char *const *labels; /* a label per capture (NULL, or NULL entries: ikp_merge_labels') */
+    const char *const *labels; /* a label per capture (NULL, or NULL entries: ikp_merge_labels'); two
+                                  the same: IKP_ERR_INVALID_ARGUMENT */
     int raw;                   /* each capture on its own GPU's raw %globaltimer (a check) */
     uint32_t row_group_rows;   /* rows a row group, at most (0: 65536) */
     uint32_t row_group_bytes;  /* a row group's encoded pages, about, at most (0: half the largest
@@ -9655,6 +9657,22 @@ typedef struct ikp__merge_ctx {
     const char *path;
 } ikp__merge_ctx;
 
+/* The labels given for n captures (labels, may be NULL or hold NULLs):
+   IKP_ERR_INVALID_ARGUMENT where two are the same text, for a label tells
+   the captures apart in a merged trace and in an exported table. O(n^2)
+   compares of the given ones, made once a merge or export. */
+static ikp_result ikp__labels_distinct(const char *const *labels, uint32_t n, ikp_error *err)
+{
+    uint32_t i, j;
+    for (i = 0; labels && i < n; i++)
+        for (j = i + 1; labels[i] && j < n; j++)
+            if (labels[j] && !strcmp(labels[i], labels[j]))
+                return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "captures %u and %u are both labelled "
+                                 "'%.64s': a label tells the captures apart, give each its own", i + 1, j + 1,
+                                 labels[i]);
+    return IKP_OK;
+}
+
 /* What ikp_write_merged settles before it writes: the placement (al), the
    labels (the options' own over ikp_merge_labels'), the trace options
    (*to) and the latest time of the trace (*top_ns). A time past what trace
@@ -9665,6 +9683,7 @@ static ikp_result ikp__merge_setup(const ikp_capture *const *caps, uint32_t n, c
 {
     ikp_result r = ikp__check_trace_options(opt ? &opt->trace : NULL, err);
     uint32_t k;
+    if (r == IKP_OK && opt) r = ikp__labels_distinct(opt->labels, n, err);
     if (r == IKP_OK)
         r = opt && opt->align_start ? ikp_merge_align_start(caps, n, opt->start_ns, al, err)
                                     : ikp_merge_align(caps, n, opt ? opt->raw : 0, al, err);
@@ -11614,6 +11633,7 @@ IKP_DEF ikp_result ikp_export_parquet(const ikp_capture *const *caps, uint32_t n
     if (opt && opt->row_group_rows > 0x7FFFFFFFu)
         return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "%u rows a row group: at most 2^31 - 1",
                          opt->row_group_rows);
+    if (opt && (r = ikp__labels_distinct(opt->labels, n, err)) != IKP_OK) return r;
     for (k = 0; k < n; k++)
         if (!caps[k]) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "capture %u is NULL", k + 1);
         else if (caps[k]->num_words > largest) largest = caps[k]->num_words;
@@ -11729,6 +11749,7 @@ IKP_DEF ikp_result ikp_export_parquet_files(const char *const *inputs, uint32_t 
     if (opt && opt->row_group_rows > 0x7FFFFFFFu)
         return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "%u rows a row group: at most 2^31 - 1",
                          opt->row_group_rows);
+    if (opt && (r = ikp__labels_distinct(opt->labels, n, err)) != IKP_OK) return r;
     if ((r = ikp__check_allocator(dopt ? &dopt->allocator : NULL, err)) != IKP_OK) return r;
     a = ikp__allocator(dopt ? &dopt->allocator : NULL);
     memset(&hs, 0, sizeof hs);

@@ -418,17 +418,23 @@ static void test_merged_trace(void)
     /* a note longer than a name is refused; labels of bytes that are not UTF-8 (each
        written as 3 bytes) fit the Perfetto writer's buffers */
     {
-        static char longnote[IKP_MAX_NAME_BYTES + 2], bad[128];
-        const char *labels[2] = {bad, bad};
+        static char longnote[IKP_MAX_NAME_BYTES + 2], bad[128], bad2[128];
+        const char *labels[2] = {bad, bad2};
         membuf r = {0, 0, 0};
         memset(longnote, 'n', IKP_MAX_NAME_BYTES + 1);
         memset(bad, 0xFF, sizeof bad - 1);
+        memset(bad2, 0xFE, sizeof bad2 - 1); /* (two labels the same are refused) */
         mo.trace.time_note = longnote;
         CHECK_EQ(ikp_write_merged((const ikp_capture *const *)caps, 2, &mo, IKP_TRACE_PERFETTO, mem_write, &r, &e),
                  IKP_ERR_INVALID_ARGUMENT);
         CHECK(strstr(e.message, "time_note") != NULL && r.n == 0);
         mo.trace.time_note = NULL;
+        labels[1] = bad; /* one label for both captures: refused, nothing written */
         mo.labels = labels;
+        CHECK_EQ(ikp_write_merged((const ikp_capture *const *)caps, 2, &mo, IKP_TRACE_PERFETTO, mem_write, &r, &e),
+                 IKP_ERR_INVALID_ARGUMENT);
+        CHECK(strstr(e.message, "captures 1 and 2 are both labelled") != NULL && r.n == 0);
+        labels[1] = bad2;
         CHECK_EQ(ikp_write_merged((const ikp_capture *const *)caps, 2, &mo, IKP_TRACE_PERFETTO, mem_write, &r, &e), IKP_OK);
         free(r.p);
         mo.labels = NULL;

@@ -604,10 +604,17 @@ def merged(tmp):
                                  ([a, a], 1, "a capture twice", b"again"),
                                  ([a, SAMPLE], 1, "a capture nothing links", b"cannot be placed"),
                                  ([a, b, "--labels", "x"], 2, "labels for one capture of two", b"--labels names 1"),
+                                 ([a, b, "--labels", "x,x"], 1, "one label for two captures", b"both labelled 'x'"),
                                  ([a, b, "--time", "gpu"], 2, "a bad --time", b"--time takes")):
         o = os.path.join(tmp, "bad-merge.json")
         rc, _, err = run("merge", *args, "-o", o)
         check(rc == code and msg in err and not os.path.exists(o), "merge refuses %s (%d, %r)" % (why, rc, err[-200:]))
+    for o in (os.path.join(tmp, "bad-labels.parquet"),):
+        rc, _, err = run("export", a, b, "--labels", "x,x", "-o", o)
+        wrote = os.path.exists(o) and (not os.path.isdir(o) or os.listdir(o))
+        check(rc == 1 and b"captures 1 and 2 are both labelled 'x'" in err and not wrote,
+              "export -o %s refuses one label for two captures (%d, %r)" % (os.path.basename(o.rstrip(os.sep)) or o,
+                                                                             rc, err[-200:]))
     rc, out, _ = run("info", a, b)
     check(rc == 0 and b"alignment   2 captures" in out and b"+- 0.100 us (peer memory" in out,
           "info of two captures: their placement")
