@@ -2104,6 +2104,26 @@ static double tk_cycles(double t_ns, double off) /* the SM clock at ns t: 1.98 /
     const double r1 = 1.98, r2 = 1.98 * (1 - 1e-4), t1 = 1e6;
     return off + (t_ns < t1 ? r1 * t_ns : r1 * t1 + r2 * (t_ns - t1));
 }
+/* the invalid records of a one-lane capture of the two records r, its
+   lane flagged for ticks as enc_lane.ticks says, with tick bits put in
+   record `slot`'s tag (w: room for enc_ikp_words(1, 8)); -1 if it does not open */
+static long long tick_bits_invalid(uint64_t *w, const enc_rec *r, int ticks, unsigned slot)
+{
+    enc_lane L;
+    ikp_capture *c;
+    long long invalid = -1;
+    memset(&L, 0, sizeof L);
+    L.started = L.finalized = 1; L.cycles = 1; L.recs = r; L.n = 2; L.ticks = ticks;
+    L.g0 = 1000; L.c0 = 900; L.g1 = 3000; L.c1 = 4900;
+    enc_ikp(w, 1, 8, 1, 1, 1, 1, &L, 1);
+    w[8 + 8 + slot] |= 5u << 16;
+    c = open_fmt(w, (size_t)enc_ikp_words(1, 8), IKP_FORMAT_AUTO, IKP_OK);
+    if (c) {
+        invalid = (long long)lane_info(c, 0).invalid;
+        ikp_capture_free(c);
+    }
+    return invalid;
+}
 static void test_end_ticks(void)
 {
     enum { NR = 5700, NM = 19, CAP = 2 * NR + NM + 8 };
@@ -2181,37 +2201,11 @@ static void test_end_ticks(void)
     }
     { /* a lane without the flag whose begin carries ticks, or one with it whose end does: that record is invalid */
         static const enc_rec r[] = {{ENC_B, 1, 1000, 0}, {ENC_E, 1, 2000, 0}};
-        memset(L, 0, sizeof L);
-        L[0].started = L[0].finalized = 1; L[0].cycles = 1; L[0].recs = r; L[0].n = 2;
-        L[0].g0 = 1000; L[0].c0 = 900; L[0].g1 = 3000; L[0].c1 = 4900;
-        for (flag = 0; flag < 2; flag++) {
-            ikp_capture *c2;
-            L[0].ticks = flag;
-            enc_ikp(w, 1, 8, 1, 1, 1, 1, L, 1);
-            w[8 + 8 + flag] |= 5u << 16; /* the begin's, then the end's tag */
-            c2 = open_fmt(w, (size_t)enc_ikp_words(1, 8), IKP_FORMAT_AUTO, IKP_OK);
-            if (c2) {
-                CHECK_EQ(lane_info(c2, 0).invalid, 1);
-                ikp_capture_free(c2);
-            }
-        }
+        for (flag = 0; flag < 2; flag++) CHECK_EQ(tick_bits_invalid(w, r, flag, (unsigned)flag), 1); /* begin, then end */
     }
     { /* an instant's ticks: invalid on a lane flagged for begins' ticks alone, read on one flagged for instants' too */
         static const enc_rec r[] = {{ENC_I, 1, 1000, 0}, {ENC_I, 1, 2000, 0}};
-        memset(L, 0, sizeof L);
-        L[0].started = L[0].finalized = 1; L[0].cycles = 1; L[0].recs = r; L[0].n = 2;
-        L[0].g0 = 1000; L[0].c0 = 900; L[0].g1 = 3000; L[0].c1 = 4900;
-        for (flag = 1; flag < 3; flag++) {
-            ikp_capture *c2;
-            L[0].ticks = flag;
-            enc_ikp(w, 1, 8, 1, 1, 1, 1, L, 1);
-            w[8 + 8 + 1] |= 5u << 16; /* the second instant's tag */
-            c2 = open_fmt(w, (size_t)enc_ikp_words(1, 8), IKP_FORMAT_AUTO, IKP_OK);
-            if (c2) {
-                CHECK_EQ(lane_info(c2, 0).invalid, flag == 1 ? 1 : 0);
-                ikp_capture_free(c2);
-            }
-        }
+        for (flag = 1; flag < 3; flag++) CHECK_EQ(tick_bits_invalid(w, r, flag, 1), flag == 1 ? 1 : 0);
     }
     free(w);
     free(rr[0]);
