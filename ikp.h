@@ -1053,7 +1053,7 @@ typedef enum ikp_verdict {
     IKP_VERDICT_ONLY_BASE,     /* in the base capture only */
     IKP_VERDICT_ONLY_NEW,      /* in the new capture only */
     IKP_VERDICT_INCOMPLETE,    /* ikp_diff.verdict only: the new capture cannot stand in
-                                  for the base (ikp_diff_incomplete) */
+                                  for the base, or a side is STALE (ikp_diff_incomplete) */
     IKP_VERDICT_COUNT
 } ikp_verdict;
 /* "same", "faster", "slower", "only-base", "only-new", "incomplete" */
@@ -1770,7 +1770,8 @@ typedef struct ikp__rec {
     uint32_t id;       /* IKP__KIND_ANCHOR_AUTO: the cycles from the previous record's stamp */
     uint32_t hi;       /* timer low 32 bits, or payload */
     uint32_t width;    /* IKP__KIND_ANCHOR_AUTO: cycles between the reads around its tick (0: not said) */
-    uint32_t ticks;    /* begin: tag bits 16..29 (lanes flagged IKP_WIRE_LANE_TICKS) */
+    uint32_t ticks;    /* begin, instant: tag bits 16..29 (lanes flagged IKP_WIRE_LANE_TICKS, instants
+                          IKP_WIRE_LANE_ITICKS) */
 } ikp__rec;
 #define IKP__KIND_FINALIZE 4u
 #define IKP__KIND_INVALID 5u
