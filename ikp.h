@@ -1694,6 +1694,8 @@ struct ikp_capture {
     void *owned;          /* memory holding the words, when the capture owns it */
     uint64_t words_at;    /* with words_in_file: the words' offset in the file they were read from */
     int words_in_file;    /*   (ikp_capture_open_path, the words read in place) */
+    uint64_t rest_hash;   /* FNV-1a of the file's bytes other than its words (header, names, sections):
+                             the export's second reading finds a file changed meanwhile */
     ikp__lane *lanes;     /* ikp: one per lane */
     uint32_t *index;      /* tirx, index layout: word positions grouped by lane */
     uint64_t *index_base; /* tirx, index layout: lane i at index[index_base[i] .. index_base[i+1]) */
@@ -5798,6 +5800,19 @@ static ikp_result ikp__take_words(ikp_capture *cap, const unsigned char *p, uint
     return IKP_OK;
 }
 
+/* the 64-bit FNV-1a hash of p[0 .. a) and p[b .. size): a file's bytes
+   around its words */
+static uint64_t ikp__bytes_hash_around(const unsigned char *p, size_t size, uint64_t a, uint64_t b)
+{
+    uint64_t h = 14695981039346656037ull, i;
+    for (i = 0; i < size; i++) {
+        if (i == a) i = b;
+        if (i >= size) break;
+        h = (h ^ p[i]) * 1099511628211ull;
+    }
+    return h;
+}
+
 /* Opens file contents. owned: data is this block of cap's allocator, and
    the capture may keep it rather than copy the words (*took says if it
    did; the caller frees it otherwise). */
@@ -5818,6 +5833,7 @@ static ikp_result ikp__open_data(const unsigned char *p, size_t size, void *owne
     else r = ikp__open_bare(p, size, o.format, &nwords, err);
     if (r != IKP_OK) goto fail;
     if (nwords == 0) { r = ikp__fail(err, IKP_ERR_EMPTY, (int64_t)words_off, -1, "buffer holds no words"); goto fail; }
+    cap->rest_hash = ikp__bytes_hash_around(p, size, words_off, words_off + nwords * 8);
     r = ikp__take_words(cap, p, words_off, nwords, owned, took, err);
     if (r != IKP_OK) goto fail;
     r = ikp__finish_open(cap, &o, err);
@@ -8315,6 +8331,7 @@ typedef struct ikp__link_data {
     ikp__peer_off *peers;
     const uint64_t *words;  /* its words, to find a buffer given twice; NULL: hash stands for them */
     uint64_t num_words, hash;
+    uint64_t rest_hash;     /* the file's bytes around its words (ikp_capture's) */
     uint64_t gpu_zero_ns;
     int64_t host_zero_ns;   /* with host_time_known */
     const char *host_name;  /* "" when not known */
@@ -11350,7 +11367,8 @@ static ikp_result ikp__pq_result(ikp__pqw *w, ikp_error *err)
 typedef struct ikp__pq_cap {
     int64_t zero_ns;
     uint32_t uncertainty_ns;
-    uint64_t key[2];        /* a file's: the 64-bit FNV-1a hash of its words, and their count */
+    uint64_t key[3];        /* a file's: the 64-bit FNV-1a hash of its words, their count, and the
+                               hash of its other bytes (header, names, clock readings) */
     char label[128];
     char alignment[768];
 } ikp__pq_cap;
@@ -11408,6 +11426,7 @@ static ikp_result ikp__pq_plan_make(const ikp_allocator *a, ikp__link_data *ld, 
         c->uncertainty_ns = al[k].uncertainty_ns;
         c->key[0] = ld[k].hash;
         c->key[1] = ld[k].num_words;
+        c->key[2] = ld[k].rest_hash;
         ikp__pq_label(opt, ld, k, hosts, dup, c->label, sizeof c->label);
         ikp__pq_label(opt, ld, al[k].from, hosts, dup, from, sizeof from);
         ikp__pq_label(opt, ld, al[k].disagree_with, hosts, dup, with, sizeof with);
@@ -11555,6 +11574,12 @@ static ikp_result ikp__pq_table(const ikp__pq_src *src, uint32_t k0, uint32_t k1
         }
         if (!src->caps && (r = ikp_capture_open_path(src->paths[k], src->dopt, &opened, err)) != IKP_OK) {
             ikp__in_file(err, r, src->paths[k]);
+            break;
+        }
+        if (opened && opened->rest_hash != pc->key[2]) { /* device, clock readings, names: what places and names it */
+            r = ikp__fail(err, IKP_ERR_IO, -1, -1, "%s: changed while it was exported (its header, names or clock "
+                          "readings differ from those read to place it)", src->paths[k]);
+            ikp_capture_free(opened);
             break;
         }
         /* its words as read to place it: hashed here, or lane by lane as they are read again */
@@ -11718,6 +11743,7 @@ static ikp_result ikp__pq_read_links(const char *const *inputs, uint32_t n, cons
         if (ikp__link_data_of(c, a, &ld[k], !raw) || (h = ikp__hostset_add(hs, c->device.host)) < 0) r = ikp__oom(err);
         else {
             ld[k].hash = ikp__words_hash(c->words, c->num_words);
+            ld[k].rest_hash = c->rest_hash;
             ld[k].words = NULL;
             ld[k].host = h; /* for now: its name's number in hs */
         }

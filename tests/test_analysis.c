@@ -1046,9 +1046,35 @@ static void test_export_lanes_file(void)
     free(w);
 }
 
+/* the words saved as an IKP file with event names and a device (a GPU on
+   host; NULL: none) */
+static ikp_result save_with(const char *path, const uint64_t *w, size_t n, const char *const *ev, uint32_t nev,
+                            const char *host)
+{
+    ikp_decode_options o;
+    ikp_device_id d;
+    ikp_capture *cap = NULL;
+    ikp_result r;
+    memset(&o, 0, sizeof o);
+    memset(&d, 0, sizeof d);
+    o.format = IKP_FORMAT_IKP;
+    o.event_names = ev;
+    o.num_event_names = nev;
+    if (host) {
+        memset(d.uuid, 0xA5, 16);
+        snprintf(d.host, sizeof d.host, "%s", host);
+        d.rank = -1;
+        o.device = &d;
+    }
+    r = ikp_capture_open(w, n, &o, &cap, NULL);
+    if (r == IKP_OK) r = ikp_capture_write_path(cap, path, NULL);
+    ikp_capture_free(cap);
+    return r;
+}
+
 /* ---- a file changed between the export's two readings: refused, whether its
-   lanes are read again (a word changed) or its words are hashed whole (a word
-   more) ---- */
+   lanes are read again (a word changed), its words are hashed whole (a word
+   more), or only its names or device changed (the words the same) ---- */
 static void test_export_changed_file(void)
 {
     static const double one[3] = {1, 1, 1};
@@ -1063,7 +1089,8 @@ static void test_export_changed_file(void)
     memcpy(w, w0, nw * 8); /* and a zero word past the buffer, for the file that grew */
     snprintf(path, sizeof path, "%s/changed.ikp", dir ? dir : ".");
     in[0] = path;
-    for (how = 0; how < 3; how++) {
+    for (how = 0; how < 5; how++) {
+        static const char *const names1[] = {"", "load", "mma"}, *const names2[] = {"", "wait", "mma"};
         ikp__link_data ld;
         ikp__hostset hs;
         ikp__pq_plan p;
@@ -1072,7 +1099,7 @@ static void test_export_changed_file(void)
         ikp_error e;
         size_t sunk = 0;
         ikp_result r;
-        CHECK_EQ(save_words(path, w, nw, IKP_FORMAT_IKP, NULL, 0, NULL, 0), IKP_OK);
+        CHECK_EQ(save_with(path, w, nw, names1, 3, "node1"), IKP_OK);
         memset(&ld, 0, sizeof ld);
         memset(&hs, 0, sizeof hs);
         hs.a = &a;
@@ -1081,15 +1108,24 @@ static void test_export_changed_file(void)
         if (r == IKP_OK) r = ikp__pq_plan_make(&a, &ld, 1, NULL, 1, &p, &e);
         CHECK_EQ(r, IKP_OK);
         if (how == 1) { /* a word of its last lane */
+            ikp_capture *c = NULL;
             FILE *f = fopen(path, "r+b");
-            CHECK(f != NULL);
+            long at = 0;
+            CHECK_EQ(ikp_capture_open_path(path, NULL, &c, &e), IKP_OK);
+            if (c) at = (long)(c->words_at + 8 * (c->lanes[c->info.num_lanes - 1].base + 1));
+            ikp_capture_free(c);
+            CHECK(f != NULL && at > 0);
             if (f) {
-                CHECK_EQ(fseek(f, -16, SEEK_END), 0);
+                CHECK_EQ(fseek(f, at, SEEK_SET), 0);
                 CHECK_EQ(fputc(0x5A, f), 0x5A);
                 fclose(f);
             }
         } else if (how == 2) /* a word more: its words are hashed whole */
-            CHECK_EQ(save_words(path, w, nw + 1, IKP_FORMAT_IKP, NULL, 0, NULL, 0), IKP_OK);
+            CHECK_EQ(save_with(path, w, nw + 1, names1, 3, "node1"), IKP_OK);
+        else if (how == 3) /* another name: the rows would name events as the file now does */
+            CHECK_EQ(save_with(path, w, nw, names2, 3, "node1"), IKP_OK);
+        else if (how == 4) /* another host: the rows' host, not the placement's */
+            CHECK_EQ(save_with(path, w, nw, names1, 3, "node2"), IKP_OK);
         src.caps = NULL;
         src.paths = in;
         src.dopt = NULL;

@@ -20,7 +20,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import ROOT, check, report, run, strict_json  # noqa: E402
+from harness import IKP, ROOT, check, report, run, strict_json  # noqa: E402
 
 try:
     import duckdb
@@ -56,6 +56,13 @@ def trace(cap, *extra):
         return None
     evs = strict_json(open(path, "rb").read())["traceEvents"]
     return [e for e in evs if e.get("ph") in ("X", "i")]
+
+
+def junk_path():
+    """a file that is no capture"""
+    p = os.path.join(TMP, "junk.bin")
+    open(p, "wb").write(b"not a capture at all")
+    return p
 
 
 def duck(sql):
@@ -249,6 +256,75 @@ def main():
     st = [summary(p) for p in launches]
     check(all(s and n == s["regions"] + s["instants"] for s, (_, n, _, _) in zip(st, a)),
           "each launch's rows as its summary counts")
+
+    # -o DIR/ again: the directory replaced whole, only this export's
+    # captures in it (GUIDE's glob reads one run); a failed export, a
+    # refused one and a directory holding other files leave it as it was
+    def tree(d):
+        """DIR's folders (ending in /) and files, relative to it"""
+        out = []
+        for r, ds_, fs in os.walk(d):
+            out += [os.path.relpath(os.path.join(r, x), d) + "/" for x in ds_]
+            out += [os.path.relpath(os.path.join(r, x), d) for x in fs]
+        return sorted(out)
+
+    def snapshot(d):
+        return {p: open(os.path.join(d, p), "rb").read() for p in tree(d) if not p.endswith("/")}
+    rc, err = export(launches[:1], hive)
+    rows = duck("select count(*), count(distinct capture_index) from read_parquet('%s*/*.parquet', "
+                "hive_partitioning = true)" % hive)[0]
+    check(rc == 0 and tree(hive) == ["capture_index=1/", "capture_index=1/ikp.parquet"] and
+          rows == (a[0][1], 1) and "replaced" in err,
+          "-o DIR/ over a three-capture export: DIR holds this export's one capture, the glob reads its rows "
+          "alone (%s; %s; %s)" % (tree(hive), rows, err))
+    before = snapshot(hive)
+    rc, err = export([launches[1], launches[2], junk_path()], hive)
+    check(rc == 1 and "junk" in err and snapshot(hive) == before,
+          "-o DIR/, the third input refused: DIR as the earlier export left it (%s; %s)" % (err, tree(hive)))
+    rc, err = export(launches[1:], hive, "--labels", "x,x")
+    check(rc == 1 and snapshot(hive) == before, "-o DIR/, the labels refused: DIR as it was (%s)" % err)
+    leftover = [p for p in os.listdir(TMP) if ".ikp-tmp" in p or ".ikp-old" in p]
+    check(not leftover, "no directory left beside DIR by the failed exports (%s)" % leftover)
+    other = os.path.join(TMP, "other")
+    os.makedirs(os.path.join(other, "capture_index=1"))
+    open(os.path.join(other, "notes.txt"), "w").write("mine")
+    rc, err = export(launches[:1], other + "/")
+    check(rc == 2 and "notes.txt" in err and tree(other) == ["capture_index=1/", "notes.txt"],
+          "-o DIR/ where DIR holds a file no export wrote: refused, the file kept (%s)" % err)
+    rc, err = export(launches[:1], os.path.join(hive, "capture_index=1", "ikp.parquet"))
+    check(rc == 0, "a one-file export into the directory export's file (%s)" % err)
+    keep = os.path.join(TMP, "keep")
+    os.makedirs(os.path.join(keep, "capture_index=1"))
+    kept = os.path.join(keep, "capture_index=1", "ikp.parquet")
+    open(kept, "wb").write(open(launches[0], "rb").read())
+    rc, err = export([kept], keep + "/")
+    check(rc == 2 and "input" in err and os.path.exists(os.path.join(keep, "capture_index=1", "ikp.parquet")),
+          "-o DIR/ that would replace an input file: refused, the input kept (%s)" % err)
+    # past a file-size limit (ulimit -f) on the second file: said (EFBIG, not
+    # SIGXFSZ's silent death), DIR as it was, nothing left beside it
+    import resource
+    import subprocess
+    limit = (os.path.getsize(os.path.join(hive, "capture_index=1", "ikp.parquet")) * 3) // 2
+    sample = os.path.join(DATA, "sample.ikp")
+    p = subprocess.run([IKP, "export", launches[0], sample, "-o", hive], capture_output=True,
+                       preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit)))
+    err = p.stderr.decode(errors="replace")
+    leftover = [p for p in os.listdir(TMP) if ".ikp-tmp" in p or ".ikp-old" in p]
+    check(p.returncode == 1 and "File too large" in err and snapshot(hive) == before and not leftover,
+          "-o DIR/ past ulimit -f on its second file: exit 1, said, DIR as it was, nothing left (exit %d, %s, %s)" %
+          (p.returncode, err.strip(), leftover))
+    out = os.path.join(TMP, "big.parquet")
+    p = subprocess.run([IKP, "export", sample, "-o", out], capture_output=True,
+                       preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit)))
+    err = p.stderr.decode(errors="replace")
+    check(p.returncode == 1 and "File too large" in err and not os.path.exists(out) and
+          not [f for f in os.listdir(TMP) if f.endswith(".ikp-tmp")],
+          "one file past ulimit -f: exit 1, said, no file and no temporary file left (exit %d, %s)" %
+          (p.returncode, err.strip()))
+    rc, err = export(launches, hive)
+    check(rc == 0 and len(duck("select distinct capture_index from read_parquet('%s*/*.parquet', "
+                               "hive_partitioning = true)" % hive)) == 3 and os.stat(hive).st_mode & 0o777 != 0o700,
+          "-o DIR/ again with three: three folders, DIR's permissions not mkdtemp's 0700 (%s)" % err)
 
     # README's "Many ranks" queries, on the table of the bundled launches
     # they say they ran on: each runs in DuckDB and answers what README shows

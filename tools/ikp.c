@@ -8,6 +8,7 @@
 #include "../ikp.h"
 #include "sass.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -996,40 +997,264 @@ static int parse_export(int argc, char **argv, args *g)
     return rc;
 }
 
-/* -o DIR/: makes DIR and in it a directory a capture, DIR/capture_index=K
-   (K from 1); outs[K - 1]: the file in each, malloc'd. 0 ok, 1 failed (said) */
-static int export_dirs(const char *out, uint32_t n, char **outs)
+/* -o DIR/: the export is written into a new directory beside DIR (DIR's
+   name + ".ikp-tmp-XXXXXX"), a folder capture_index=K a capture (K from 1),
+   and put in DIR's place only when every file of it is written: DIR is
+   replaced whole (an earlier export's folders leave with it) or not at all.
+   DIR may be new, empty or an earlier export (folders capture_index=K, each
+   holding ikp.parquet alone); anything else in it is refused, as is an
+   input inside it. */
+typedef struct dir_export {
+    char *final;   /* DIR, its trailing '/' dropped (resolved when it exists) */
+    char *tmp;     /* the new directory beside it */
+    char **outs;   /* the file of capture k: tmp/capture_index=K/ikp.parquet */
+    uint32_t n;
+    int existed;   /* DIR was there (empty, or an earlier export) */
+    mode_t mode;   /* DIR's permissions: its own, or a new directory's */
+    uint32_t replaced; /* the earlier export's folders */
+} dir_export;
+
+/* file identities, sorted, for looking up one file among many (stat once each) */
+typedef struct file_id { dev_t dev; ino_t ino; } file_id;
+static int file_id_cmp(const void *pa, const void *pb)
 {
-    size_t len = strlen(out);
+    const file_id *a = (const file_id *)pa, *b = (const file_id *)pb;
+    if (a->dev != b->dev) return a->dev < b->dev ? -1 : 1;
+    return a->ino < b->ino ? -1 : a->ino > b->ino;
+}
+
+/* 1 if s is "capture_index=" and a number */
+static int is_capture_folder(const char *s)
+{
+    const char *p = "capture_index=";
+    if (strncmp(s, p, strlen(p))) return 0;
+    s += strlen(p);
+    if (!*s) return 0;
+    for (; *s; s++)
+        if (*s < '0' || *s > '9') return 0;
+    return 1;
+}
+
+/* removes dir, its folders and the files in them (what an export writes:
+   nothing deeper); 0 when all of it went */
+static int remove_export_tree(const char *dir)
+{
+    DIR *d = opendir(dir);
+    struct dirent *de;
+    size_t m = strlen(dir) + 600;
+    char *p = (char *)malloc(m);
+    int bad = !d || !p;
+    while (d && p && (de = readdir(d)) != NULL) {
+        DIR *sub;
+        struct dirent *se;
+        size_t at;
+        if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..")) continue;
+        at = (size_t)snprintf(p, m, "%s/%s", dir, de->d_name);
+        if (unlink(p) == 0) continue;
+        if ((sub = opendir(p)) != NULL) {
+            while ((se = readdir(sub)) != NULL)
+                if (strcmp(se->d_name, ".") && strcmp(se->d_name, "..")) {
+                    snprintf(p + at, m - at, "/%s", se->d_name);
+                    if (unlink(p) != 0) bad = 1;
+                }
+            closedir(sub);
+            p[at] = 0;
+        }
+        if (rmdir(p) != 0) bad = 1;
+    }
+    if (d) closedir(d);
+    free(p);
+    return bad | (rmdir(dir) != 0);
+}
+
+/* Checks what DIR holds (see above) against the inputs. 0 ok; 2 refused
+   (said); 1 failed (said). *folders: its capture_index=K folders' count */
+static int export_dir_check(const char *dir, const args *g, uint32_t *folders)
+{
+    DIR *d = opendir(dir);
+    struct dirent *de;
+    file_id *ids = (file_id *)malloc((g->n ? g->n : 1) * sizeof *ids);
+    size_t m = strlen(dir) + 300, nid = 0;
+    char *p = (char *)malloc(m);
     uint32_t k;
-    if (mkdir(out, 0777) != 0 && errno != EEXIST) {
-        fprintf(stderr, "ikp: error: %s: cannot make the directory: %s\n", out, strerror(errno));
+    int rc = 0;
+    *folders = 0;
+    if (!d || !ids || !p) {
+        if (!d) fprintf(stderr, "ikp: error: %s: cannot read the directory: %s\n", dir, strerror(errno));
+        else fprintf(stderr, "ikp: error: out of memory\n");
+        if (d) closedir(d);
+        free(ids);
+        free(p);
         return 1;
     }
-    for (k = 0; k < n; k++) {
-        size_t m = len + 48;
-        if (!(outs[k] = (char *)malloc(m))) { fprintf(stderr, "ikp: error: out of memory\n"); return 1; }
-        snprintf(outs[k], m, "%scapture_index=%u", out, k + 1);
-        if (mkdir(outs[k], 0777) != 0 && errno != EEXIST) {
-            fprintf(stderr, "ikp: error: %s: cannot make the directory: %s\n", outs[k], strerror(errno));
+    for (k = 0; k < g->n; k++) { /* each input stat'd once */
+        struct stat st;
+        if (stat(g->files[k], &st) == 0) { ids[nid].dev = st.st_dev; ids[nid].ino = st.st_ino; nid++; }
+    }
+    qsort(ids, nid, sizeof *ids, file_id_cmp);
+    while (rc == 0 && (de = readdir(d)) != NULL) {
+        DIR *sub;
+        struct dirent *se;
+        struct stat st;
+        if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..")) continue;
+        snprintf(p, m, "%s/%s", dir, de->d_name);
+        if (!is_capture_folder(de->d_name) || lstat(p, &st) != 0 || !S_ISDIR(st.st_mode) || !(sub = opendir(p))) {
+            fprintf(stderr, "ikp: error: -o %s/: the directory holds '%s', which no export wrote: give a new or "
+                    "empty directory, or an earlier export's (replaced whole)\n", dir, de->d_name);
+            rc = 2;
+            break;
+        }
+        (*folders)++;
+        while (rc == 0 && (se = readdir(sub)) != NULL) {
+            file_id id;
+            if (!strcmp(se->d_name, ".") || !strcmp(se->d_name, "..")) continue;
+            snprintf(p, m, "%s/%s/%s", dir, de->d_name, se->d_name);
+            if (strcmp(se->d_name, "ikp.parquet") || lstat(p, &st) != 0 || !S_ISREG(st.st_mode)) {
+                fprintf(stderr, "ikp: error: -o %s/: the directory holds '%s/%s', which no export wrote: give a "
+                        "new or empty directory, or an earlier export's (replaced whole)\n", dir, de->d_name,
+                        se->d_name);
+                rc = 2;
+            } else {
+                id.dev = st.st_dev;
+                id.ino = st.st_ino;
+                if (nid && bsearch(&id, ids, nid, sizeof *ids, file_id_cmp)) {
+                    fprintf(stderr, "ikp: error: -o %s/ would replace %s, an input file: choose another output\n",
+                            dir, p);
+                    rc = 2;
+                }
+            }
+        }
+        closedir(sub);
+    }
+    closedir(d);
+    free(ids);
+    free(p);
+    return rc;
+}
+
+/* Makes the new directory and its folders (see above). 0 ok, 1 failed, 2
+   refused (said) */
+static int export_dirs(const char *out, const args *g, dir_export *x)
+{
+    size_t len = strlen(out);
+    struct stat st;
+    uint32_t k;
+    int rc;
+    memset(x, 0, sizeof *x);
+    x->n = g->n;
+    while (len > 1 && out[len - 1] == '/') len--;
+    if (!(x->final = (char *)malloc(len + 1)) || !(x->outs = (char **)calloc(g->n, sizeof *x->outs))) {
+        fprintf(stderr, "ikp: error: out of memory\n");
+        return 1;
+    }
+    memcpy(x->final, out, len);
+    x->final[len] = 0;
+    x->mode = umask(0);
+    umask(x->mode);
+    x->mode = 0777 & ~x->mode;
+    if (!strcmp(x->final, "/") || !strcmp(x->final, ".") || !strcmp(x->final, "..")) {
+        fprintf(stderr, "ikp: error: -o %s: name a directory of its own for the export (it is replaced whole)\n",
+                out);
+        return 2;
+    }
+    if (stat(x->final, &st) == 0) {
+        char *real;
+        if (!S_ISDIR(st.st_mode)) {
+            fprintf(stderr, "ikp: error: -o %s: %s is not a directory\n", out, x->final);
+            return 2;
+        }
+        if ((rc = export_dir_check(x->final, g, &x->replaced)) != 0) return rc;
+        if (!(real = realpath(x->final, NULL))) { /* a link to it: the directory it names is replaced */
+            fprintf(stderr, "ikp: error: %s: %s\n", x->final, strerror(errno));
             return 1;
         }
-        strcat(outs[k], "/ikp.parquet");
+        free(x->final);
+        x->final = real;
+        x->existed = 1;
+        x->mode = st.st_mode & 07777;
+    } else if (errno != ENOENT) {
+        fprintf(stderr, "ikp: error: -o %s: %s\n", out, strerror(errno));
+        return 1;
+    }
+    len = strlen(x->final);
+    if (!(x->tmp = (char *)malloc(len + 24))) { fprintf(stderr, "ikp: error: out of memory\n"); return 1; }
+    snprintf(x->tmp, len + 24, "%s.ikp-tmp-XXXXXX", x->final);
+    if (!mkdtemp(x->tmp)) {
+        fprintf(stderr, "ikp: error: -o %s: cannot make a directory beside it: %s\n", out, strerror(errno));
+        free(x->tmp);
+        x->tmp = NULL;
+        return 1;
+    }
+    if (chmod(x->tmp, x->mode) != 0) { /* mkdtemp's is 0700 */
+        fprintf(stderr, "ikp: error: %s: %s\n", x->tmp, strerror(errno));
+        return 1;
+    }
+    for (k = 0; k < g->n; k++) {
+        size_t m = len + 64;
+        if (!(x->outs[k] = (char *)malloc(m))) { fprintf(stderr, "ikp: error: out of memory\n"); return 1; }
+        snprintf(x->outs[k], m, "%s/capture_index=%u", x->tmp, k + 1);
+        if (mkdir(x->outs[k], 0777) != 0) {
+            fprintf(stderr, "ikp: error: %s: cannot make the directory: %s\n", x->outs[k], strerror(errno));
+            return 1;
+        }
+        strcat(x->outs[k], "/ikp.parquet");
     }
     return 0;
 }
 
-/* 2 if an output (outs[0 .. nout), else g->out) is an input file (said), else 0 */
-static int export_over_input(const args *g, char *const *outs, uint32_t nout)
+/* Puts the written directory in DIR's place: DIR (when it was there) is
+   moved aside first, then removed. 0 ok, 1 failed (said; DIR as it was) */
+static int export_dir_commit(dir_export *x)
 {
-    uint32_t k, i;
+    char *old = NULL;
+    size_t len = strlen(x->final) + 24;
+    if (x->existed) {
+        if (!(old = (char *)malloc(len))) { fprintf(stderr, "ikp: error: out of memory\n"); return 1; }
+        snprintf(old, len, "%s.ikp-old-XXXXXX", x->final);
+        if (!mkdtemp(old) || rename(x->final, old) != 0) { /* onto the empty directory just made */
+            fprintf(stderr, "ikp: error: %s: cannot move the earlier export aside: %s\n", x->final, strerror(errno));
+            if (old[0]) rmdir(old);
+            free(old);
+            return 1;
+        }
+    }
+    if (rename(x->tmp, x->final) != 0) {
+        fprintf(stderr, "ikp: error: %s: cannot put the export in place: %s\n", x->final, strerror(errno));
+        if (old && rename(old, x->final) != 0)
+            fprintf(stderr, "ikp: error: the earlier export is now %s: %s\n", old, strerror(errno));
+        free(old);
+        return 1;
+    }
+    free(x->tmp);
+    x->tmp = NULL;
+    if (old && remove_export_tree(old))
+        fprintf(stderr, "ikp: warning: %s (the earlier export, moved aside) could not be removed in full\n", old);
+    free(old);
+    return 0;
+}
+
+/* removes the new directory when it was not put in place; frees x */
+static void export_dir_free(dir_export *x)
+{
+    uint32_t k;
+    if (x->tmp) remove_export_tree(x->tmp);
+    for (k = 0; x->outs && k < x->n; k++) free(x->outs[k]);
+    free(x->outs);
+    free(x->final);
+    free(x->tmp);
+}
+
+/* 2 if the output (one file) is an input file (said), else 0 */
+static int export_over_input(const args *g)
+{
+    struct stat so, si;
+    uint32_t k;
+    if (stat(g->out, &so) != 0) return 0; /* the output stat'd once */
     for (k = 0; k < g->n; k++)
-        for (i = 0; i < nout; i++)
-            if (same_file(g->files[k], outs ? outs[i] : g->out)) {
-                fprintf(stderr, "ikp: error: -o %s names an input file: choose another output\n",
-                        outs ? outs[i] : g->out);
-                return 2;
-            }
+        if (stat(g->files[k], &si) == 0 && si.st_dev == so.st_dev && si.st_ino == so.st_ino) {
+            fprintf(stderr, "ikp: error: -o %s names an input file: choose another output\n", g->out);
+            return 2;
+        }
     return 0;
 }
 
@@ -1039,34 +1264,37 @@ static int export_over_input(const args *g, char *const *outs, uint32_t nout)
    time axis. The captures are read one at a time (twice). */
 static int cmd_export(const command *c, int argc, char **argv)
 {
-    char **outs = NULL;
-    uint32_t k, nout = 1;
+    dir_export x;
+    int dir = 0;
     ikp_error e;
     args g;
     int rc;
+    memset(&x, 0, sizeof x);
     if (args_init(&g, c, argc)) return 1;
     g.out = "ikp.parquet";
     rc = parse_export(argc, argv, &g);
     if (rc == 0 && g.out[strlen(g.out) - 1] == '/') { /* a file a capture, Hive-style */
-        nout = g.n;
-        if (!(outs = (char **)calloc(g.n, sizeof *outs))) { fprintf(stderr, "ikp: error: out of memory\n"); rc = 1; }
-        else rc = export_dirs(g.out, g.n, outs);
-    }
-    if (rc == 0) rc = export_over_input(&g, outs, nout);
+        dir = 1;
+        rc = export_dirs(g.out, &g, &x);
+    } else if (rc == 0) rc = export_over_input(&g);
     decode_names(&g);
     g.opt.option_names = &tool_names;
     g.eo.raw = g.mo.raw;
     g.eo.labels = g.labels.count ? (const char *const *)g.labels.names : NULL;
     if (rc == 0) {
         const char *const one[1] = {g.out};
-        if (ikp_export_parquet_files(g.files, g.n, &g.opt, &g.eo, outs ? (const char *const *)outs : one, nout, &e) !=
-            IKP_OK)
+        if (ikp_export_parquet_files(g.files, g.n, &g.opt, &g.eo, dir ? (const char *const *)x.outs : one,
+                                     dir ? g.n : 1, &e) != IKP_OK)
             rc = fail("export", &e);
+        else if (dir && (rc = export_dir_commit(&x)) != 0) {}
+        else if (dir && x.replaced)
+            fprintf(stderr, "ikp: wrote %s (Parquet: %u capture%s, a file each under capture_index=K/; the earlier "
+                    "export there, %u capture%s, replaced)\n", g.out, g.n, g.n == 1 ? "" : "s", x.replaced,
+                    x.replaced == 1 ? "" : "s");
         else fprintf(stderr, "ikp: wrote %s (Parquet: %u capture%s%s)\n", g.out, g.n, g.n == 1 ? "" : "s",
-                     outs ? ", a file each under capture_index=K/" : "");
+                     dir ? ", a file each under capture_index=K/" : "");
     }
-    for (k = 0; outs && k < g.n; k++) free(outs[k]);
-    free(outs);
+    export_dir_free(&x);
     args_free(&g);
     return rc;
 }
@@ -2179,7 +2407,8 @@ static const command commands[] = {
      "      them (host CLOCK_REALTIME ns when they hold clock readings), each\n"
      "      capture's figures in the file's metadata (FORMAT.md). -o DIR/: a file\n"
      "      a capture, DIR/capture_index=K/ikp.parquet (Hive-style: read them all with\n"
-     "      one glob). Captures are read one at a time. --row-group: rows a row\n"
+     "      one glob), DIR replaced whole or, if anything fails, left as it was.\n"
+     "      Captures are read one at a time. --row-group: rows a row\n"
      "      group at most (65536; a group also ends once its pages hold half the\n"
      "      largest capture's buffer). --plain: numbers PLAIN, not delta-encoded, for\n"
      "      readers without DELTA_BINARY_PACKED (Spark before 3.3 with its vectorized\n"
@@ -2289,6 +2518,9 @@ int main(int argc, char **argv)
     size_t k;
     int rc, i;
 
+    /* past a file-size limit (ulimit -f) a write fails with EFBIG, said as
+       any failed write is, its temporary file removed: not a silent death */
+    signal(SIGXFSZ, SIG_IGN);
     if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
         put_help(argc < 2 ? stderr : stdout, NULL);
         return argc < 2 ? 2 : 0;
