@@ -578,6 +578,8 @@ typedef struct ikp_capture_info {
     uint64_t past_count;          /* nuggets atomic mode: records in slots past their unit's
                                      count word (stale records of an earlier launch; left out) */
     uint64_t duplicate_lanes;     /* lanes whose (block, group) an earlier lane claims */
+    uint64_t bad_sm_lanes;        /* lanes whose header names an SM past 65,535 (%smid is under
+                                     1,024 on every GPU): their SM taken as unknown (IKP_NO_SM) */
     int64_t span_ps;              /* earliest to latest record */
     int timer_cycles;             /* 1 if any lane stamps cycles */
     int drops_known;              /* 1 if the format counts dropped records (ikp);
@@ -3598,11 +3600,13 @@ static ikp_result ikp__set_clock(ikp_capture *cap, const ikp_clock_sync *s, uint
     if (n > IKP_MAX_CLOCK_SYNCS)
         return ikp__fail(err, IKP_ERR_BAD_HEADER, at, -1, "%u clock readings, at most %u", n, IKP_MAX_CLOCK_SYNCS);
     for (i = 0; i < n; i++)
-        if (s[i].host_ns < y2001 || s[i].gpu_ns < (uint64_t)y2001 || s[i].gpu_ns > ((uint64_t)1 << 62) ||
+        if (s[i].host_ns < y2001 || s[i].host_ns > ((int64_t)1 << 62) || s[i].gpu_ns < (uint64_t)y2001 ||
+            s[i].gpu_ns > ((uint64_t)1 << 62) ||
             s[i].uncertainty_ns >= 1000000000u)
             return ikp__fail(err, IKP_ERR_BAD_HEADER, at < 0 ? -1 : at + (int64_t)i * 32, -1,
                              "clock reading %u is not plausible (host %lld ns, GPU %llu ns, uncertainty %u ns): "
-                             "both clocks count ns since 1970, the uncertainty is under 1 s",
+                             "both clocks count ns since 1970 (2001 to 2^62 ns, year 148,000), the uncertainty "
+                             "is under 1 s",
                              i, (long long)s[i].host_ns, (unsigned long long)s[i].gpu_ns, s[i].uncertainty_ns);
     if (!n) return IKP_OK;
     cap->clock = (ikp_clock_sync *)ikp__alloc(&cap->alloc, (size_t)n * sizeof *s);
@@ -4076,6 +4080,10 @@ static void ikp__ikp_lane(ikp_capture *cap, uint64_t i, uint64_t capacity)
     }
     l->pub.flags = IKP_LANE_STARTED;
     l->pub.sm = lh.sm;
+    if (lh.sm > 0xFFFFu) { /* a damaged header: no SM's (as SM clock samples are bounded) */
+        l->pub.sm = IKP_NO_SM;
+        cap->info.bad_sm_lanes++;
+    }
     l->pub.block = lh.block;
     l->pub.group = lh.group;
     memcpy(l->grid, lh.grid, sizeof l->grid);
@@ -6613,9 +6621,11 @@ static ikp_result ikp__trace_begin(const ikp_capture *cap, ikp_group_by by, uint
         ikp__lane lt;
         const ikp__lane *l = ikp__get_lane(cap, i, &lt);
         if ((l->pub.flags & IKP_LANE_STARTED) && (!cap->lanes || l->pub.records) && l->pub.sm == IKP_NO_SM)
-            return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, (int64_t)i,
-                             "grouping by SM: this %s capture does not record SM ids (lane %u)",
-                             ikp_format_name(cap->format), i);
+            return cap->format == IKP_FORMAT_IKP
+                   ? ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, (int64_t)i, "grouping by SM: the lane's header "
+                               "names no SM%s", cap->info.bad_sm_lanes ? " (one past 65,535: a damaged header)" : "")
+                   : ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, (int64_t)i, "grouping by SM: the %s format "
+                               "does not record SM ids", ikp_format_name(cap->format));
     }
     *sm_seen = (uint8_t *)ikp__alloc(&cap->alloc, 65536 / 8);
     if (!*sm_seen) return ikp__oom(err);
@@ -9513,7 +9523,8 @@ IKP_DEF ikp_result ikp_merge_align(const ikp_capture *const *caps, uint32_t n, i
         if (!caps[i]->info.gpu_time_known) {
             ikp_merge_label(caps, n, i, la, sizeof la);
             return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1,
-                             "%s is a %s capture, which does not give its GPU's time: no clock places it against "
+                             "%s is a capture of the %s format, which does not give its GPU's time: no clock "
+                             "places it against "
                              "other captures; %s places each capture by its first record", la,
                              ikp_format_name(caps[i]->format), IKP__OPT(&caps[i]->info.option_names, align_start));
         }
@@ -10265,6 +10276,7 @@ static void ikp__info_warnings(ikp__out *o, const ikp_capture_info *in)
     IKP__WARN(in->out_of_range, "warning     %llu records name a lane past the header's (skipped)\n", (unsigned long long)in->out_of_range)
     IKP__WARN(in->after_finalize, "warning     %llu records after their lane's finalize record (stale records of an earlier launch? %s)\n", (unsigned long long)in->after_finalize, kept)
     IKP__WARN(in->duplicate_lanes, "warning     %llu lanes claim a (block, group) an earlier lane claims (corrupt headers?): shown on tracks of their own\n", (unsigned long long)in->duplicate_lanes)
+    IKP__WARN(in->bad_sm_lanes, "warning     %llu lanes name an SM past 65,535 in their header (corrupt headers?): their SM taken as unknown\n", (unsigned long long)in->bad_sm_lanes)
 #undef IKP__WARN
 }
 
@@ -10394,6 +10406,7 @@ IKP_DEF ikp_result ikp_stats_write_json(const ikp_stats *st, ikp_write_fn fn, vo
     ikp__put_kv_u(&o, "after_finalize", in->after_finalize);
     ikp__put_kv_u(&o, "past_count", in->past_count);
     ikp__put_kv_u(&o, "duplicate_lanes", in->duplicate_lanes);
+    ikp__put_kv_u(&o, "bad_sm_lanes", in->bad_sm_lanes);
     ikp__put_kv_f(&o, "span_ns", (double)in->span_ps / 1000.0);
     ikp__puts(&o, ",\"events\":[");
     for (i = 0; i < st->num_events; i++) {
@@ -13832,7 +13845,7 @@ static void ikp__md_configuration(ikp__out *o, const ikp_report *r, const ikp_re
         ikp__puts(o, " |\n");
     }
     if (in->invalid || in->backwards || in->unfinalized_lanes || in->corrupt_lanes || in->refused_lanes || in->claimed_twice ||
-        in->out_of_range || in->after_finalize || in->past_count || in->duplicate_lanes || in->may_wrap || st->unmatched_begin || st->unmatched_end) {
+        in->out_of_range || in->after_finalize || in->past_count || in->duplicate_lanes || in->bad_sm_lanes || in->may_wrap || st->unmatched_begin || st->unmatched_end) {
         snprintf(t, sizeof t, "| warnings | %llu unmatched begins, %llu unmatched ends, %llu invalid, %llu backwards, "
                  "%llu lanes unfinalized, %llu corrupt, %llu refused: see the capture's info |\n",
                  (unsigned long long)st->unmatched_begin, (unsigned long long)st->unmatched_end,

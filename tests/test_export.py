@@ -127,15 +127,16 @@ def check_capture(cap, what, *extra):
     return rows, md
 
 
-def ikp_words(lanes):
-    """an IKP buffer: lanes = [[(kind, id, t)]] (globaltimer ns lanes), each finalized"""
+def ikp_words(lanes, sms=None):
+    """an IKP buffer: lanes = [[(kind, id, t)]] (globaltimer ns lanes), each finalized; lane i on SM i, or
+    sms[i]"""
     cap = 16 if len(lanes) < 64 else 4
     w = [0] * (8 + len(lanes) * (9 + cap))
     w[0] = 0x31504B49 | (1 << 32) | (8 << 48) | (8 << 56)
     w[1] = len(lanes) | (cap << 32)
     for i, recs in enumerate(lanes):
         b = 8 + i * (9 + cap)
-        w[b] = 0x4C41 | (i << 32)
+        w[b] = 0x4C41 | ((sms[i] if sms else i) << 32)
         w[b + 1] = i | (1 << 48)
         w[b + 2] = len(lanes) | (1 << 32) | (1 << 48)
         w[b + 3] = 1000
@@ -186,6 +187,14 @@ def main():
           duck("select count(*) from read_parquet('%s')" % out)[0][0] == 0 and
           json.loads(pq.read_metadata(out).metadata[b"ikp.capture.1"])["records"] == 0,
           "an empty capture: a table of no rows, read by both (%s)" % err)
+
+    # a lane header naming SM 2^31 + 1 (damaged): sm null, not negative
+    badsm = os.path.join(TMP, "badsm.ikp")
+    open(badsm, "wb").write(ikp_words([[("B", 1, 10), ("E", 1, 30)]] * 2, sms=[0x80000001, 7]))
+    out = os.path.join(TMP, "badsm.parquet")
+    rc, err = export([badsm], out)
+    sms = [r["sm"] for r in pq.read_table(out).to_pylist()] if rc == 0 else []
+    check(sms == [None, 7], "a lane naming SM 2^31 + 1: its sm null, the other lane's 7 (%s; %s)" % (sms, err))
 
     # 300 distinct events in one row group (the text columns' dictionaries grow)
     many = os.path.join(TMP, "many.ikp")

@@ -508,6 +508,20 @@ static void test_host_clock(void)
     cs[0].host_ns = 0;
     CHECK(clock_capture(cs, 1, IKP_ERR_BAD_HEADER, &e) == NULL);
     CHECK(strstr(e.message, "reading 0 is not plausible") != NULL);
+    /* host times near 2^63 (they wrapped to negative times in the export's
+       sums): bounded as GPU times are, at 2^62 ns */
+    cs[0].host_ns = INT64_MAX - 1000;
+    CHECK(clock_capture(cs, 1, IKP_ERR_BAD_HEADER, &e) == NULL);
+    CHECK(strstr(e.message, "reading 0 is not plausible") != NULL);
+    cs[0].host_ns = ((int64_t)1 << 62) + 1;
+    CHECK(clock_capture(cs, 1, IKP_ERR_BAD_HEADER, &e) == NULL);
+    cs[0].host_ns = (int64_t)1 << 62;
+    cap = clock_capture(cs, 1, IKP_OK, &e);
+    if (cap) {
+        CHECK_EQ(ikp_capture_host_zero(cap, &h, &u, &e), IKP_OK);
+        CHECK(h > 0);
+        ikp_capture_free(cap);
+    }
     cs[0].host_ns = (int64_t)(zero - 40000); cs[0].uncertainty_ns = 1000000000u;
     CHECK(clock_capture(cs, 1, IKP_ERR_BAD_HEADER, &e) == NULL);
     CHECK(clock_capture(cs, IKP_MAX_CLOCK_SYNCS + 1, IKP_ERR_BAD_HEADER, &e) == NULL);
@@ -1516,6 +1530,50 @@ static void test_duplicate_lanes(void)
     ikp_capture_free(cap);
 }
 
+/* a lane header naming SM 2^31 + 1 (a damaged header): the SM unknown and
+   counted, not SM 2147483649 in the trace and -2147483647 in the export;
+   SM 65,535 is kept */
+static void test_bad_sm_lane(void)
+{
+    static const enc_rec r[] = {{ENC_B, 0, 1000, 0}, {ENC_E, 0, 2000, 0}};
+    enc_lane L[2];
+    uint64_t w[8 + 2 * (9 + 4)];
+    ikp_capture *cap;
+    membuf m = {0, 0, 0};
+    ikp_stats *st = NULL;
+    char *js;
+    memset(L, 0, sizeof L);
+    L[0].block = 0; L[0].started = L[0].finalized = 1; L[0].recs = r; L[0].n = 2;
+    L[0].g0 = 900; L[0].g1 = 3000; L[0].sm = 0x80000001u;
+    L[1] = L[0]; L[1].block = 1; L[1].sm = 0xFFFFu;
+    enc_ikp(w, 2, 4, 1, 2, 1, 1, L, 2);
+    cap = open_fmt(w, sizeof w / 8, IKP_FORMAT_IKP, IKP_OK);
+    if (!cap) return;
+    CHECK_EQ(lane_info(cap, 0).sm, IKP_NO_SM);
+    CHECK_EQ(lane_info(cap, 1).sm, 0xFFFFu);
+    CHECK_EQ(ikp_capture_get_info(cap)->bad_sm_lanes, 1);
+    js = chrome(cap, IKP_BY_BLOCK);
+    CHECK(js && strstr(js, "2147483649") == NULL);
+    free(js);
+    {   /* by SM: refused, the lane and its damaged header named */
+        ikp_trace_options o;
+        ikp_error e;
+        membuf t = {0, 0, 0};
+        memset(&o, 0, sizeof o);
+        o.by = IKP_BY_SM;
+        CHECK_EQ(ikp_write_chrome(cap, &o, mem_write, &t, &e), IKP_ERR_INVALID_ARGUMENT);
+        CHECK(e.lane == 0 && strstr(e.message, "names no SM (one past 65,535") != NULL &&
+              strstr(e.message, "lane") == strstr(e.message, "lane's header"));
+        free(t.p);
+    }
+    CHECK_EQ(ikp_stats_compute(cap, &st, NULL), IKP_OK);
+    if (st && ikp_info_write_text(st, mem_write, &m, NULL) == IKP_OK)
+        CHECK(m.p && strstr(m.p, "1 lanes name an SM past 65,535") != NULL);
+    ikp_stats_free(st);
+    free(m.p);
+    ikp_capture_free(cap);
+}
+
 static void test_detection_votes(void)
 {
     /* TIRx, 1 block x 2 groups... a real one: 4 blocks x 1 group, no
@@ -2238,6 +2296,7 @@ int main(void)
     test_api_names();
     test_rates_and_totals();
     test_duplicate_lanes();
+    test_bad_sm_lane();
     test_detection_votes();
     test_tirx_finalize();
     test_peer_pass_vs_walks();

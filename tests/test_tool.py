@@ -794,7 +794,8 @@ def main():
     check(rc == 0 and so.count(b"tirx") >= 2 and b"alignment   none" in so,
           "info of two captures takes --format and --timer-unit (%r)" % so[-300:])
     rc, so, se = run("trace", bare, "-o", out, "--by", "sm")
-    check(rc == 1 and b"SM ids" in se, "--by sm on a format without SM ids is an error")
+    check(rc == 1 and b"SM ids" in se and se.count(b"(lane ") == 1,
+          "--by sm on a format without SM ids is an error, its lane named once (%r)" % se)
     name_lists(tmp, bare, bare2, names_file)
     host_time_and_torch(tmp)
 

@@ -2099,7 +2099,7 @@ static void trace_notes(const args *g, const ikp_capture_info *ci, const ikp_tra
         fprintf(stderr, "ikp: %llu counter tracks\n", (unsigned long long)tst->counter_tracks);
     if (ci->dropped || ci->invalid || ci->backwards || ci->unfinalized_lanes || ci->corrupt_lanes ||
         ci->refused_lanes || ci->claimed_twice || ci->out_of_range || ci->after_finalize || ci->past_count ||
-        ci->duplicate_lanes ||
+        ci->duplicate_lanes || ci->bad_sm_lanes ||
         ci->may_wrap)
         fprintf(stderr, "ikp: warning: %s has dropped, invalid, damaged or ambiguous records: see `ikp info %s`\n",
                 g->in, g->in);
