@@ -93,18 +93,12 @@ FUZZ_SAN     = -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=
 FUZZ_NAMES   = ikp tirx flashinfer capture names e2e apinames tritondist nuggets nuggetscompact
 FUZZ_BINS    = $(addprefix $(B)/fuzz_,$(FUZZ_NAMES))
 FUZZ_SECONDS ?= 60
-$(B)/fuzz_ikp: FUZZ_ID = 1
-$(B)/fuzz_tirx: FUZZ_ID = 2
-$(B)/fuzz_flashinfer: FUZZ_ID = 3
-$(B)/fuzz_capture: FUZZ_ID = 4
-$(B)/fuzz_names: FUZZ_ID = 5
-$(B)/fuzz_e2e: FUZZ_ID = 6
-$(B)/fuzz_apinames: FUZZ_ID = 7
-$(B)/fuzz_tritondist: FUZZ_ID = 8
-$(B)/fuzz_nuggets: FUZZ_ID = 9
-$(B)/fuzz_nuggetscompact: FUZZ_ID = 10
-$(B)/fuzz_%: fuzz/fuzz.c ikp.h | $(B)
-	$(CLANG) $(FUZZ_SAN) -DFUZZ_TARGET=$(FUZZ_ID) -o $@ fuzz/fuzz.c
+# one binary for every target (its name picks the target: fuzz/fuzz.c), and
+# a hard link a target
+$(B)/fuzz: fuzz/fuzz.c ikp.h | $(B)
+	$(CLANG) $(FUZZ_SAN) -o $@ fuzz/fuzz.c
+$(FUZZ_BINS): $(B)/fuzz
+	ln -f $(B)/fuzz $@
 
 # Long fuzzing; new inputs go to build/fuzz-work, crashes to build/fuzz-crash.
 # A crash becomes a regression test by copying it into fuzz/corpus/<target>/.
@@ -178,9 +172,21 @@ PREV_HDRS    = $(B)/prev/ikp.h $(B)/prev/ikp_cuda.cuh
 # example 6 (CUTLASS's ping-pong GEMM): recording, -DIKP_ENABLE=0, and CUTLASS's
 # own kernel (device code only) for tests/check_cutlass_sass.py
 CUTLASS_BINS = $(B)/cutlass_gemm $(B)/cutlass_gemm_off $(B)/cutlass_gemm_orig.cubin
+# what make test needs of them: the -DIKP_ENABLE=0 build's device code only
+# (its host side is test_disabled's; the program is make device's)
+CUTLASS_TEST_BINS = $(B)/cutlass_gemm $(B)/cutlass_gemm_off.cubin $(B)/cutlass_gemm_orig.cubin
 DEVICE_BINS = $(addprefix $(B)/,$(EXAMPLES) $(DEV_TESTS) overhead gemm_bench libikp_torch_example.so) $(EVENTS_CUR) $(EVENTS_PREV) \
               $(CUTLASS_BINS)
+# what make test compiles of them (every program but the previous release's
+# and the -DIKP_ENABLE=0 GEMM's host side)
+TEST_DEVICE_BINS = $(addprefix $(B)/,$(EXAMPLES) $(DEV_TESTS) overhead gemm_bench libikp_torch_example.so) $(EVENTS_CUR) \
+                   $(CUTLASS_TEST_BINS)
 
+# ikp.h's implementation, compiled once for the GPU tests and benchmarks
+# (their host code then compiles in a second, not ten)
+IMPL = $(B)/ikp_impl.o
+$(IMPL): tests/gpu/ikp_impl.cu $(DEV_HDRS) | $(B)
+	$(NVCC) $(NVFLAGS) $(SM90) -c -o $@ $<
 $(B)/minimal: examples/minimal.cu $(DEV_HDRS) | $(B)
 	$(NVCC) $(NVFLAGS) $(SM90) -o $@ $<
 $(B)/warp_specialized $(B)/persistent $(B)/harness: $(B)/%: examples/%.cu $(EX_HDRS) | $(B)
@@ -189,38 +195,43 @@ $(B)/peer_ring: examples/peer_ring.cu examples/peer_ring.cuh $(EX_HDRS) | $(B)
 	$(NVCC) $(NVFLAGS) $(SM90) -o $@ $<
 $(B)/gemm: examples/gemm.cu $(GEMM_HDRS) | $(B)
 	$(NVCC) $(NVFLAGS) $(SM90A) -o $@ $<
-$(B)/test_device: tests/gpu/test_device.cu tests/gpu/ring.cu tests/gpu/ring_staged.cu tests/gpu/ring_kernel.cuh tests/gpu/staged.cu tests/check.h $(DEV_HDRS) | $(B)
-	$(NVCC) $(NVFLAGS) $(SM90) -o $@ $(filter %.cu,$^)
-$(B)/test_accuracy: $(ACC_SRCS) tests/gpu/accuracy_kernels.cuh tests/gpu/lane_events.h tests/check.h $(DEV_HDRS) | $(B)
-	$(NVCC) $(NVFLAGS) $(SM90) -o $@ $(ACC_SRCS)
-$(B)/test_waits: $(WAIT_SRCS) tests/gpu/waits_wgmma.cu tests/gpu/waits_kernels.cuh tests/gpu/lane_events.h tests/check.h $(DEV_HDRS) | $(B)
+$(B)/test_device: tests/gpu/test_device.cu tests/gpu/ring.cu tests/gpu/ring_staged.cu tests/gpu/ring_kernel.cuh tests/gpu/staged.cu tests/check.h $(DEV_HDRS) $(IMPL) | $(B)
+	$(NVCC) $(NVFLAGS) $(SM90) -o $@ $(filter %.cu,$^) $(IMPL)
+$(B)/test_accuracy: $(ACC_SRCS) tests/gpu/accuracy_kernels.cuh tests/gpu/lane_events.h tests/check.h $(DEV_HDRS) $(IMPL) | $(B)
+	$(NVCC) $(NVFLAGS) $(SM90) -o $@ $(ACC_SRCS) $(IMPL)
+$(B)/test_waits: $(WAIT_SRCS) tests/gpu/waits_wgmma.cu tests/gpu/waits_kernels.cuh tests/gpu/lane_events.h tests/check.h $(DEV_HDRS) $(IMPL) | $(B)
 	$(NVCC) $(NVFLAGS) $(SM90A) -c -o $(B)/waits_wgmma.o tests/gpu/waits_wgmma.cu
-	$(NVCC) $(NVFLAGS) $(SM90) -o $@ $(WAIT_SRCS) $(B)/waits_wgmma.o
-$(B)/test_trap: tests/gpu/test_trap.cu tests/check.h $(DEV_HDRS) | $(B)
-	$(NVCC) $(NVFLAGS) $(SM90) -o $@ $<
-$(B)/test_graphs: tests/gpu/test_graphs.cu tests/check.h $(DEV_HDRS) | $(B)
-	$(NVCC) $(NVFLAGS) $(SM90) -o $@ $<
-$(B)/test_multi: tests/gpu/test_multi.cu examples/peer_ring.cuh tests/check.h $(EX_HDRS) | $(B)
-	$(NVCC) $(NVFLAGS) $(SM90) -o $@ $<
-$(B)/overhead: bench/overhead.cu $(DEV_HDRS) | $(B)
-	$(NVCC) $(NVFLAGS) $(SM90) -o $@ $<
-$(EVENTS_CUR): $(B)/events_%: bench/events.cu $(DEV_HDRS) | $(B)
-	$(NVCC) $(NVFLAGS) $(SM90) -I. $(EVENTS_DEFS_$*) -o $@ $<
+	$(NVCC) $(NVFLAGS) $(SM90) -o $@ $(WAIT_SRCS) $(B)/waits_wgmma.o $(IMPL)
+$(B)/test_trap: tests/gpu/test_trap.cu tests/check.h $(DEV_HDRS) $(IMPL) | $(B)
+	$(NVCC) $(NVFLAGS) $(SM90) -o $@ $< $(IMPL)
+$(B)/test_graphs: tests/gpu/test_graphs.cu tests/check.h $(DEV_HDRS) $(IMPL) | $(B)
+	$(NVCC) $(NVFLAGS) $(SM90) -o $@ $< $(IMPL)
+$(B)/test_multi: tests/gpu/test_multi.cu examples/peer_ring.cuh tests/check.h $(EX_HDRS) $(IMPL) | $(B)
+	$(NVCC) $(NVFLAGS) $(SM90) -o $@ $< $(IMPL)
+$(B)/overhead: bench/overhead.cu $(DEV_HDRS) $(IMPL) | $(B)
+	$(NVCC) $(NVFLAGS) $(SM90) -o $@ $< $(IMPL)
+$(EVENTS_CUR): $(B)/events_%: bench/events.cu $(DEV_HDRS) $(IMPL) | $(B)
+	$(NVCC) $(NVFLAGS) $(SM90) -I. $(EVENTS_DEFS_$*) -o $@ $< $(IMPL)
 $(B)/prev/ikp.h $(B)/prev/ikp_cuda.cuh: | $(B)
 	@mkdir -p $(B)/prev && rm -f $@ && \
 	  { git cat-file -e $(PREV_COMMIT) 2>/dev/null && git show $(PREV_COMMIT):$(notdir $@) > $@.tmp && mv $@.tmp $@ || \
 	    { rm -f $@.tmp; : > $@; echo "make: $(PREV_RELEASE)'s $(notdir $@) not found (git history, commit $(PREV_COMMIT)): the prev rows of make bench-gpu will be skipped"; }; }
-$(EVENTS_PREV): $(B)/events_prev_%: bench/events.cu $(PREV_HDRS) | $(B)
+# the previous release's implementation, for its events programs
+$(B)/prev/ikp_impl.o: $(PREV_HDRS)
+	@if [ -s $(B)/prev/ikp.h ]; then printf '#define IKP_IMPLEMENTATION\n#include "ikp.h"\n' > $(B)/prev/ikp_impl.cu && \
+	  echo "$(NVCC) $(NVFLAGS) $(SM90) -I$(B)/prev -c -o $@ $(B)/prev/ikp_impl.cu" && \
+	  $(NVCC) $(NVFLAGS) $(SM90) -I$(B)/prev -c -o $@ $(B)/prev/ikp_impl.cu; else : > $@; fi
+$(EVENTS_PREV): $(B)/events_prev_%: bench/events.cu $(PREV_HDRS) $(B)/prev/ikp_impl.o | $(B)
 	@if [ -s $(B)/prev/ikp.h ] && [ -s $(B)/prev/ikp_cuda.cuh ]; then \
-	  echo "$(NVCC) $(NVFLAGS) $(SM90) -I$(B)/prev $(EVENTS_DEFS_$*) -o $@ $<"; \
-	  $(NVCC) $(NVFLAGS) $(SM90) -I$(B)/prev $(EVENTS_DEFS_$*) -o $@ $<; \
+	  echo "$(NVCC) $(NVFLAGS) $(SM90) -I$(B)/prev $(EVENTS_DEFS_$*) -o $@ $< $(B)/prev/ikp_impl.o"; \
+	  $(NVCC) $(NVFLAGS) $(SM90) -I$(B)/prev $(EVENTS_DEFS_$*) -o $@ $< $(B)/prev/ikp_impl.o; \
 	else printf '#!/bin/sh\necho "skipped: prev $* ($(PREV_RELEASE)'"'"'s headers need the git history, commit $(PREV_COMMIT))"\n' > $@ && chmod +x $@; fi
 $(B)/libikp_torch_example.so: tests/gpu/torch_example.cu $(DEV_HDRS) | $(B)
 	$(NVCC) $(NVFLAGS) $(SM90) -shared -Xcompiler -fPIC -o $@ $<
 $(B)/gemm_v%.o: bench/gemm_variant.cu $(GEMM_HDRS) | $(B)
 	$(NVCC) $(NVFLAGS) $(SM90A) -DGV=$* -c -o $@ $<
-$(B)/gemm_bench: bench/gemm_bench.cu $(GEMM_VARIANTS) $(GEMM_HDRS) | $(B)
-	$(NVCC) $(NVFLAGS) $(SM90A) -o $@ $< $(GEMM_VARIANTS) -lcublas
+$(B)/gemm_bench: bench/gemm_bench.cu $(GEMM_VARIANTS) $(GEMM_HDRS) $(IMPL) | $(B)
+	$(NVCC) $(NVFLAGS) $(SM90A) -o $@ $< $(GEMM_VARIANTS) $(IMPL) -lcublas
 
 device: $(DEVICE_BINS)
 
@@ -245,10 +256,12 @@ $(B)/cutlass_gemm: $(CUTLASS_SRC) $(CUTLASS_IKP) | $(B)
 	$(CUTLASS_LOCK) $(NVCC) $(CUTLASS_FLAGS) -I. -I$(B)/cutlass-ikp $(CUTLASS_INC) -o $@ $<
 $(B)/cutlass_gemm_off: $(CUTLASS_SRC) $(CUTLASS_IKP) | $(B)
 	$(CUTLASS_LOCK) $(NVCC) $(CUTLASS_FLAGS) -DIKP_ENABLE=0 -I. -I$(B)/cutlass-ikp $(CUTLASS_INC) -o $@ $<
+$(B)/cutlass_gemm_off.cubin: $(CUTLASS_SRC) $(CUTLASS_IKP) | $(B)
+	$(CUTLASS_LOCK) $(NVCC) $(CUTLASS_FLAGS) -DIKP_ENABLE=0 -I. -I$(B)/cutlass-ikp $(CUTLASS_INC) -cubin -o $@ $<
 $(B)/cutlass_gemm_orig.cubin: $(CUTLASS_SRC) | $(B)
 	$(CUTLASS_LOCK) $(NVCC) $(CUTLASS_FLAGS) -DIKP_ENABLE=0 -I. $(CUTLASS_INC) -cubin -o $@ $<
 cutlass: $(CUTLASS_BINS)
-check-cutlass: $(CUTLASS_BINS) $(B)/ikp $(B)/tools/cuobjdump
+check-cutlass: $(CUTLASS_TEST_BINS) $(B)/ikp $(B)/tools/cuobjdump
 	@SASS_TOOLS=$(B)/tools $(PYTHON) tests/check_cutlass_sass.py
 
 # With a GPU: profile example 2 (warp-specialized) into trace.json.
@@ -297,42 +310,48 @@ $(B)/.rsvg-convert: | $(B)
 $(B)/locale/de_DE.UTF-8: | $(B)
 	@mkdir -p $(B)/locale && localedef -i de_DE -f UTF-8 $@ 2>/dev/null || [ -d $@ ]
 
-HOST_TESTS = "sh tests/compile_checks.sh" \
-             "$(PYTHON) tests/test_snippets.py" \
-             "rm -rf $(B)/test-out/captures; mkdir -p $(B)/test-out/captures; LOCPATH=$(B)/locale IKP_SAVE_CAPTURES=$(B)/test-out/captures $(B)/test_host" \
-             "LOCPATH=$(B)/locale ASAN_OPTIONS=detect_leaks=1 $(B)/test_host_asan" \
-             "LOCPATH=$(B)/locale $(B)/test_host_core" \
-             "$(B)/test_fit" \
-             "ASAN_OPTIONS=detect_leaks=1 $(B)/test_fit_asan" \
-             "IKP_SAVE_CAPTURES=$(B)/test-out/captures $(B)/test_peers" \
-             "ASAN_OPTIONS=detect_leaks=1 $(B)/test_peers_asan" \
-             "PYTHONPATH=$(PYDEPS) $(PYTHON) tests/test_tool.py" \
-             "PYTHONPATH=$(PYDEPS) ASAN_OPTIONS=detect_leaks=1 IKP_TOOL=$(B)/ikp-asan $(PYTHON) tests/test_tool.py" \
-             "PYTHONPATH=$(PYDEPS) $(PYTHON) tests/test_peers_tool.py" \
-             "$(PYTHON) tests/test_bounds.py" \
-             "$(B)/make_peers --check examples/data/peers" \
-             "PYTHONPATH=$(PYDEPS) ASAN_OPTIONS=detect_leaks=1 IKP_TOOL=$(B)/ikp-asan $(PYTHON) tests/test_peers_tool.py" \
-             "mkdir -p $(B)/test-out/analysis; IKP_ANALYSIS_OUT=$(B)/test-out/analysis $(B)/test_analysis" \
-             "ASAN_OPTIONS=detect_leaks=1 $(B)/test_analysis_asan" \
-             "$(PYTHON) tests/test_report_tool.py" \
-             "ASAN_OPTIONS=detect_leaks=1 IKP_TOOL=$(B)/ikp-asan $(PYTHON) tests/test_report_tool.py" \
-             "$(B)/test_cuda $(B)/test-out" \
-             "ASAN_OPTIONS=detect_leaks=1 $(B)/test_cuda_asan $(B)/test-out" \
-             "ASAN_OPTIONS=detect_leaks=1 $(B)/test_cuda_cc $(B)/test-out" \
-             "ASAN_OPTIONS=detect_leaks=1 $(B)/test_disabled $(B)/test-out" \
-             "$(B)/test_merge" \
-             "ASAN_OPTIONS=detect_leaks=1 $(B)/test_merge_asan" \
-             "PYTHONPATH=$(PYDEPS) $(PYTHON) tests/test_perfetto.py" \
-             "PYTHONPATH=$(PYDEPS) ASAN_OPTIONS=detect_leaks=1 IKP_TOOL=$(B)/ikp-asan $(PYTHON) tests/test_perfetto.py" \
-             "PYTHONPATH=$(PYDEPS) $(PYTHON) tests/test_export.py" \
-             "PYTHONPATH=$(PYDEPS) ASAN_OPTIONS=detect_leaks=1 IKP_TOOL=$(B)/ikp-asan $(PYTHON) tests/test_export.py" \
-             "$(B)/test_threads" \
-             "NVCC=$(NVCC) NVDISASM=$(B)/tools/nvdisasm $(PYTHON) tests/sass/check_sass.py" \
-             "NVCC=$(NVCC) SASS_TOOLS=$(B)/tools $(PYTHON) tests/test_check_sass.py" \
-             "NVCC=$(NVCC) SASS_TOOLS=$(B)/tools IKP_TOOL=$(B)/ikp-asan $(PYTHON) tests/test_check_sass.py" \
-             "$(B)/test_nvrtc" \
-             "SASS_TOOLS=$(B)/tools $(PYTHON) tests/check_cutlass_sass.py" \
-             "sh tests/fuzz_check.sh"
+# Each runner as GROUP|COMMAND: the runners of one group run one after
+# another (they share files), a group named after '<' waits for those
+# groups (it reads what they wrote); tests/run_all.py runs a runner a core.
+# runners at once (default: the cores)
+TEST_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+HOST_TESTS = "compile|sh tests/compile_checks.sh" \
+             "fuzz1|sh tests/fuzz_check.sh ikp tirx flashinfer capture names" \
+             "fuzz2|sh tests/fuzz_check.sh e2e apinames tritondist nuggets nuggetscompact" \
+             "sass|NVCC=$(NVCC) NVDISASM=$(B)/tools/nvdisasm $(PYTHON) tests/sass/check_sass.py" \
+             "checksass|NVCC=$(NVCC) SASS_TOOLS=$(B)/tools $(PYTHON) tests/test_check_sass.py" \
+             "checksass|NVCC=$(NVCC) SASS_TOOLS=$(B)/tools IKP_TOOL=$(B)/ikp-asan $(PYTHON) tests/test_check_sass.py" \
+             "snippets|$(PYTHON) tests/test_snippets.py" \
+             "host|LOCPATH=$(B)/locale IKP_SAVE_CAPTURES=$(B)/test-out/captures $(B)/test_host" \
+             "host|LOCPATH=$(B)/locale ASAN_OPTIONS=detect_leaks=1 $(B)/test_host_asan" \
+             "host|LOCPATH=$(B)/locale $(B)/test_host_core" \
+             "fit|$(B)/test_fit" \
+             "fit|ASAN_OPTIONS=detect_leaks=1 $(B)/test_fit_asan" \
+             "peers|IKP_SAVE_CAPTURES=$(B)/test-out/captures $(B)/test_peers" \
+             "peers|ASAN_OPTIONS=detect_leaks=1 $(B)/test_peers_asan" \
+             "tool|PYTHONPATH=$(PYDEPS) $(PYTHON) tests/test_tool.py" \
+             "toolasan|PYTHONPATH=$(PYDEPS) ASAN_OPTIONS=detect_leaks=1 IKP_TOOL=$(B)/ikp-asan $(PYTHON) tests/test_tool.py" \
+             "peerstool|PYTHONPATH=$(PYDEPS) $(PYTHON) tests/test_peers_tool.py" \
+             "peerstool|PYTHONPATH=$(PYDEPS) ASAN_OPTIONS=detect_leaks=1 IKP_TOOL=$(B)/ikp-asan $(PYTHON) tests/test_peers_tool.py" \
+             "bounds|$(PYTHON) tests/test_bounds.py" \
+             "makepeers|$(B)/make_peers --check examples/data/peers" \
+             "analysis|IKP_ANALYSIS_OUT=$(B)/test-out/analysis $(B)/test_analysis" \
+             "analysis|ASAN_OPTIONS=detect_leaks=1 $(B)/test_analysis_asan" \
+             "report<analysis|$(PYTHON) tests/test_report_tool.py" \
+             "report<analysis|ASAN_OPTIONS=detect_leaks=1 IKP_TOOL=$(B)/ikp-asan $(PYTHON) tests/test_report_tool.py" \
+             "cuda|$(B)/test_cuda $(B)/test-out" \
+             "cuda|ASAN_OPTIONS=detect_leaks=1 $(B)/test_cuda_asan $(B)/test-out" \
+             "cuda|ASAN_OPTIONS=detect_leaks=1 $(B)/test_cuda_cc $(B)/test-out" \
+             "cuda|ASAN_OPTIONS=detect_leaks=1 $(B)/test_disabled $(B)/test-out" \
+             "merge|$(B)/test_merge" \
+             "merge|ASAN_OPTIONS=detect_leaks=1 $(B)/test_merge_asan" \
+             "perfetto<host,peers,analysis,cuda,merge|PYTHONPATH=$(PYDEPS) $(PYTHON) tests/test_perfetto.py" \
+             "perfettoasan<host,peers,analysis,cuda,merge|PYTHONPATH=$(PYDEPS) ASAN_OPTIONS=detect_leaks=1 IKP_TOOL=$(B)/ikp-asan $(PYTHON) tests/test_perfetto.py" \
+             "export<host,peers,analysis,cuda,merge|PYTHONPATH=$(PYDEPS) $(PYTHON) tests/test_export.py" \
+             "export<host,peers,analysis,cuda,merge|PYTHONPATH=$(PYDEPS) ASAN_OPTIONS=detect_leaks=1 IKP_TOOL=$(B)/ikp-asan $(PYTHON) tests/test_export.py" \
+             "threads|$(B)/test_threads" \
+             "nvrtc|$(B)/test_nvrtc" \
+             "cutlass|SASS_TOOLS=$(B)/tools $(PYTHON) tests/check_cutlass_sass.py"
 
 $(B)/make_peers: examples/data/peers/make_peers.c tests/encoder.h | $(B)
 	$(CC) $(CFLAGS) -O2 -o $@ $<
@@ -349,8 +368,8 @@ deps: check-tools $(PYDEPS_STAMP) $(B)/.rsvg-convert $(B)/locale/de_DE.UTF-8 $(B
 test: deps $(B)/make_peers $(B)/ikp $(B)/ikp-asan $(B)/test_host $(B)/test_host_asan $(B)/test_host_core $(B)/test_fit $(B)/test_fit_asan $(B)/test_peers $(B)/test_peers_asan $(B)/test_nvrtc $(B)/tools/nvdisasm $(B)/tools/cuobjdump $(FUZZ_BINS) $(B)/test_threads \
       $(B)/test_analysis $(B)/test_analysis_asan $(B)/test_merge $(B)/test_merge_asan \
       $(B)/test_cuda $(B)/test_cuda_asan $(B)/test_cuda_cc $(B)/test_disabled $(PYDEPS_STAMP) $(B)/locale/de_DE.UTF-8 $(B)/.rsvg-convert \
-      $(DEVICE_BINS)
-	@mkdir -p $(B)/test-out && sh tests/run_all.sh $(HOST_TESTS)
+      $(TEST_DEVICE_BINS)
+	@rm -rf $(B)/test-out/captures && mkdir -p $(B)/test-out/captures && $(PYTHON) tests/run_all.py -j $(TEST_JOBS) $(HOST_TESTS)
 
 GPU_TESTS = "$(B)/test_device" \
             "$(B)/test_accuracy" \
@@ -363,7 +382,7 @@ GPU_TESTS = "$(B)/test_device" \
             "$(PYTHON) tests/gpu/torch_merge.py"
 
 gpu-test: device $(B)/ikp
-	@sh tests/run_all.sh $(GPU_TESTS)
+	@$(PYTHON) tests/run_all.py -j 1 $(GPU_TESTS)
 
 # The two-GPU checks (GPU-GPU clocks, causality in a merged timeline, the
 # two-GPU example); on a machine with one GPU they are skipped and say so.
@@ -371,11 +390,11 @@ GPU_MULTI_TESTS = "mkdir -p $(B)/test-out/multi; IKP_MULTI_OUT=$(B)/test-out/mul
                   "sh tests/gpu/run_peer_ring.sh"
 
 gpu-test-multi: device $(B)/ikp
-	@sh tests/run_all.sh $(GPU_MULTI_TESTS)
+	@$(PYTHON) tests/run_all.py -j 1 $(GPU_MULTI_TESTS)
 
 # The timing-accuracy suite alone (also part of gpu-test)
 gpu-accuracy: device
-	@sh tests/run_all.sh "$(B)/test_accuracy"
+	@$(PYTHON) tests/run_all.py -j 1 "$(B)/test_accuracy"
 
 # The table: bench/bench_gpu.py runs the events programs and Proton, twice
 # (BENCH_GPU_ARGS=--quick: a short run). Then the extra rows, also when the

@@ -64,7 +64,7 @@
 #define EVENTS_FLOOR 0
 #endif
 #include "ikp_cuda.cuh"
-#define IKP_IMPLEMENTATION
+/* ikp.h's implementation: build/ikp_impl.o (tests/gpu/ikp_impl.cu) */
 #include "ikp.h"
 #include <algorithm>
 #include <cstdio>

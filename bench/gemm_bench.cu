@@ -5,7 +5,7 @@
 // breakdown of IKP's cost by side, and cuBLAS on the same problem; and
 // IKP (cycles, staged) once more while ikp_cuda_buffer_download samples the
 // SM clocks beside the kernel. Rounds interleave the variants; medians.
-#define IKP_IMPLEMENTATION
+/* ikp.h's implementation: build/ikp_impl.o (tests/gpu/ikp_impl.cu) */
 #include "../ikp.h"
 #include "../examples/gemm_common.h"
 #include <cublas_v2.h>

@@ -4,7 +4,7 @@
 // lane 0 records the begin and end of every region. Reported: ns added per
 // event on one warp's path = (kernel time - no-profiling time) / events per warp.
 #include "../ikp_cuda.cuh"
-#define IKP_IMPLEMENTATION
+/* ikp.h's implementation: build/ikp_impl.o (tests/gpu/ikp_impl.cu) */
 #include "../ikp.h"
 #include <algorithm>
 #include <cstdio>

@@ -1,5 +1,7 @@
 /* libFuzzer harnesses for every entry point of ikp.h that reads outside data.
-   Built once per target with -DFUZZ_TARGET=n (see Makefile `fuzz`):
+   Built once; the program's name picks the target (build/fuzz_<name>, links
+   to one binary: see Makefile `fuzz`), or FUZZ_TARGET=<name> in the
+   environment:
      1 ikp        IKP buffer decoder (forced format), then JSON + statistics
      2 tirx       TIRx decoder (forced), then JSON + statistics
      3 flashinfer flashinfer decoder (forced), then JSON + statistics
@@ -451,26 +453,9 @@ static void words_opt(const uint8_t *data, size_t size, ikp_format f, uint32_t u
 
 static void words(const uint8_t *data, size_t size, ikp_format f) { words_opt(data, size, f, 0, 0); }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+/* target 5: the name-list parser, then a capture named by the list */
+static void fuzz_names(const uint8_t *data, size_t size)
 {
-#if FUZZ_TARGET == 1
-    words(data, size, IKP_FORMAT_IKP);
-#elif FUZZ_TARGET == 8
-    if (size >= 8) words_opt(data + 8, size - 8, IKP_FORMAT_TRITON_DIST, 0, (data[0] & 1) ? 10000 : 0);
-#elif FUZZ_TARGET == 9 || FUZZ_TARGET == 10
-    if (size >= 8)
-        words_opt(data + 8, size - 8, FUZZ_TARGET == 9 ? IKP_FORMAT_NUGGETS : IKP_FORMAT_NUGGETS_COMPACT, data[0] % 16, 0);
-#elif FUZZ_TARGET == 2
-    words(data, size, IKP_FORMAT_TIRX);
-#elif FUZZ_TARGET == 3
-    words(data, size, IKP_FORMAT_FLASHINFER);
-#elif FUZZ_TARGET == 4
-    ikp_capture *cap = NULL;
-    if (ikp_capture_open_data(data, size, NULL, &cap, NULL) == IKP_OK) {
-        use(cap, IKP_BY_BLOCK);
-        ikp_capture_free(cap);
-    }
-#elif FUZZ_TARGET == 5
     ikp_name_list l;
     if (ikp_name_list_parse((const char *)data, size, ',', NULL, &l, NULL) == IKP_OK) ikp_name_list_free(&l);
     if (ikp_name_list_parse((const char *)data, size, '\n', NULL, &l, NULL) == IKP_OK) {
@@ -494,7 +479,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
         ikp_name_list_free(&l);
     }
-#elif FUZZ_TARGET == 7
+}
+
+/* target 7 */
+static void fuzz_apinames(const uint8_t *data, size_t size)
+{
     /* names split at NUL bytes; every name an event name and a group name
        of a small IKP buffer (2 groups, events 0..3 on both lanes) */
     const char **names = (const char **)malloc((size + 1) * sizeof(char *));
@@ -533,13 +522,57 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     free(names);
     free(copy);
-#else
-    ikp_capture *cap = NULL;
-    if (ikp_capture_open_data(data, size, NULL, &cap, NULL) == IKP_OK) {
-        use(cap, IKP_BY_BLOCK);
-        use(cap, IKP_BY_SM);
-        ikp_capture_free(cap);
+}
+
+static const char *const target_names[] = {"", "ikp", "tirx", "flashinfer", "capture", "names", "e2e", "apinames",
+                                           "tritondist", "nuggets", "nuggetscompact"};
+static int target;
+
+/* the target from the program's name (fuzz_<name>) or FUZZ_TARGET */
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+    const char *env = getenv("FUZZ_TARGET"), *name = env;
+    int k;
+    if (!name && *argc > 0) {
+        const char *slash = strrchr((*argv)[0], '/');
+        name = slash ? slash + 1 : (*argv)[0];
+        if (!strncmp(name, "fuzz_", 5)) name += 5;
     }
-#endif
+    for (k = 1; k < (int)(sizeof target_names / sizeof *target_names); k++)
+        if (name && !strcmp(name, target_names[k])) target = k;
+    if (!target) {
+        fprintf(stderr, "fuzz: no target named '%s' (run it as build/fuzz_<target> or with FUZZ_TARGET=<target>)\n",
+                name ? name : "");
+        exit(2);
+    }
+    return 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    if (target == 1) words(data, size, IKP_FORMAT_IKP);
+    else if (target == 8) {
+        if (size >= 8) words_opt(data + 8, size - 8, IKP_FORMAT_TRITON_DIST, 0, (data[0] & 1) ? 10000 : 0);
+    } else if (target == 9 || target == 10) {
+        if (size >= 8)
+            words_opt(data + 8, size - 8, target == 9 ? IKP_FORMAT_NUGGETS : IKP_FORMAT_NUGGETS_COMPACT, data[0] % 16, 0);
+    } else if (target == 2) words(data, size, IKP_FORMAT_TIRX);
+    else if (target == 3) words(data, size, IKP_FORMAT_FLASHINFER);
+    else if (target == 4) {
+        ikp_capture *cap = NULL;
+        if (ikp_capture_open_data(data, size, NULL, &cap, NULL) == IKP_OK) {
+            use(cap, IKP_BY_BLOCK);
+            ikp_capture_free(cap);
+        }
+    } else if (target == 5) fuzz_names(data, size);
+    else if (target == 7) fuzz_apinames(data, size);
+    else {
+        ikp_capture *cap = NULL;
+        if (ikp_capture_open_data(data, size, NULL, &cap, NULL) == IKP_OK) {
+            use(cap, IKP_BY_BLOCK);
+            use(cap, IKP_BY_SM);
+            ikp_capture_free(cap);
+        }
+    }
     return 0;
 }

@@ -2,7 +2,8 @@
 """make test: CUTLASS's ping-pong GEMM kernel, instrumented by
 examples/cutlass_patch.py, against CUTLASS's own. No GPU needed.
 
-- build/cutlass_gemm_off (the edited header, -DIKP_ENABLE=0) and
+- build/cutlass_gemm_off.cubin or the program build/cutlass_gemm_off (the
+  edited header, -DIKP_ENABLE=0) and
   build/cutlass_gemm_orig.cubin (CUTLASS's header, unpatched): the GEMM
   kernel's SASS is the same, instruction by instruction and byte by byte;
 - build/cutlass_gemm (IKP on): the kernel holds the recorder's stamps,
@@ -71,7 +72,9 @@ def gemm_kernel(path):
 
 
 def main():
-    need = [os.path.join(B, n) for n in ("cutlass_gemm", "cutlass_gemm_off", "cutlass_gemm_orig.cubin")]
+    # the -DIKP_ENABLE=0 build: its device code (make test), or the program (make cutlass)
+    off = "cutlass_gemm_off.cubin" if os.path.exists(os.path.join(B, "cutlass_gemm_off.cubin")) else "cutlass_gemm_off"
+    need = [os.path.join(B, n) for n in ("cutlass_gemm", off, "cutlass_gemm_orig.cubin")]
     missing = [n for n in need if not os.path.exists(n)]
     if missing:
         check(False, "built first (make cutlass): %s" % ", ".join(os.path.relpath(n, ROOT) for n in missing))

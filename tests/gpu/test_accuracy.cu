@@ -1,5 +1,5 @@
 // make gpu-test: timing accuracy of the decoded timelines, in both timer kinds.
-#define IKP_IMPLEMENTATION
+/* ikp.h's implementation: build/ikp_impl.o (tests/gpu/ikp_impl.cu) */
 #include "../../ikp.h"
 #include "../check.h"
 #include "lane_events.h"

@@ -1,6 +1,6 @@
 // make gpu-test: device recorder checks on a real GPU. Each kernel's capture
 // is decoded with ikp.h and compared with what the kernel did.
-#define IKP_IMPLEMENTATION
+/* ikp.h's implementation: build/ikp_impl.o (tests/gpu/ikp_impl.cu) */
 #include "../../ikp.h"
 #include "../../ikp_cuda.cuh"
 #include "../check.h"

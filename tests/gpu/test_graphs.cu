@@ -12,7 +12,7 @@
 //    window (one shift of the merged axis fits both windows), and the two
 //    overlap as the events say.
 // Usage: test_graphs [output directory]
-#define IKP_IMPLEMENTATION
+/* ikp.h's implementation: build/ikp_impl.o (tests/gpu/ikp_impl.cu) */
 #include "../../ikp.h"
 #include "../../ikp_cuda.cuh"
 #include "../check.h"

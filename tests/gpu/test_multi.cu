@@ -12,7 +12,7 @@
 // middle by up to ~1 us, more than the flag's travel time.
 #define IKP_ANCHOR_EVERY 20000
 #include "../../ikp_cuda.cuh"
-#define IKP_IMPLEMENTATION
+/* ikp.h's implementation: build/ikp_impl.o (tests/gpu/ikp_impl.cu) */
 #include "../../ikp.h"
 #include "../check.h"
 #include <algorithm>

@@ -2,7 +2,7 @@
 // host memory, so the host can still read it after the trap has killed the
 // CUDA context; the decoder must read every lane up to its last record.
 // Its own process: nothing CUDA works after the trap.
-#define IKP_IMPLEMENTATION
+/* ikp.h's implementation: build/ikp_impl.o (tests/gpu/ikp_impl.cu) */
 #include "../../ikp.h"
 #include "../../ikp_cuda.cuh"
 #include "../check.h"

@@ -21,7 +21,7 @@
 // 3. Two warps of one block taking turns for 2 ms or more on every
 //    multiprocessor: their regions never overlap, and (default build) each
 //    gap between them decodes to its cycle difference at the clock's rate.
-#define IKP_IMPLEMENTATION
+/* ikp.h's implementation: build/ikp_impl.o (tests/gpu/ikp_impl.cu) */
 #include "../../ikp.h"
 #include "../check.h"
 #include "lane_events.h"
