@@ -4895,14 +4895,17 @@ static void ikp__nug_scan(const ikp_capture *cap, ikp__lane *l, uint64_t *may_wr
    formed (a start near ref, a duration below the window, a tag below
    IKP_WIRE_MAX_EVENTS); compact, an anchor near ref (or a slice all zero)
    and no word near ref past it (an anchor inside a slice means the slices
-   are cut wrong). At least one record. *work counts the words read. */
-static int ikp__nug_fits(const uint64_t *w, uint64_t n, uint64_t S, int compact, int64_t ref,
+   are cut wrong), and, when detecting the format, regions that end in
+   order (at most a quarter of 16 or more pairs going back). At least one
+   record. *work counts the words read. */
+static int ikp__nug_fits(const uint64_t *w, uint64_t n, uint64_t S, int compact, int64_t ref, int detecting,
                          uint64_t *work, uint64_t *records)
 {
-    uint64_t u, k, recs = 0;
+    uint64_t u, k, recs = 0, pairs = 0, back = 0;
     for (u = 0; u < n / S; u++) {
         const uint64_t *q = w + u * S;
         if (compact) {
+            uint64_t last = 0;
             *work += S;
             if (!q[0]) {
                 for (k = 1; k < S; k++)
@@ -4912,9 +4915,16 @@ static int ikp__nug_fits(const uint64_t *w, uint64_t n, uint64_t S, int compact,
             if (!ikp__nug_near(q[0], ref)) return 0;
             for (k = 1; k < S; k++)
                 if (q[k]) {
+                    /* its end: the unit's one writer stores a region as it ends, so
+                       ends do not go back (random words do, every other pair) */
+                    const uint64_t lo = q[k] & 0xFFFFFFFFu, end = (q[0] >> 32 << 32) + lo +
+                        (lo < (q[0] & 0xFFFFFFFFu) ? (uint64_t)1 << 32 : 0) + ((q[k] >> 32) & 0xFFFFFFu);
                     if (ikp__nug_near(q[k], ref)) return 0;
+                    if (recs && last) { pairs++; back += end < last; }
+                    last = end;
                     recs++;
                 }
+            if (detecting && pairs >= 16 && back * 4 > pairs) return 0; /* no unit's writer: not this layout */
         } else {
             *work += S;
             if (q[0] >> 32) return 0;
@@ -4960,7 +4970,7 @@ static uint64_t ikp__nug_infer(const ikp_capture *cap, int compact, uint64_t *re
     for (k = nd; k-- > 0 && !found && work <= 16 * n + (1u << 20);) {
         uint64_t S = divs[k];
         if (!ikp__nug_shape_ok(S, compact)) continue;
-        if (ikp__nug_fits(w, n, S, compact, (int64_t)ref, &work, records)) found = S;
+        if (ikp__nug_fits(w, n, S, compact, (int64_t)ref, cap->format == IKP_FORMAT_AUTO, &work, records)) found = S;
     }
     ikp__free(&cap->alloc, divs);
     return found;
@@ -4992,6 +5002,23 @@ static int64_t ikp__nug_middle(const ikp_capture *cap)
 
 /* auto-detection when word 0 is no header: a nuggets layout that fits
    (with the units given, or inferred). Both or neither: the user must say. */
+/* 1 if the bytes look random, as compressed or encrypted data does (a PNG's,
+   zip's or Parquet file's pages): two bytes drawn at random (of the first
+   64 KiB) match hardly more often than 1 in 256. A profile buffer's bytes
+   repeat (zeros, the high bytes of stamps, ids): several times as often. */
+static int ikp__looks_random(const unsigned char *p, size_t n)
+{
+    uint32_t c[256];
+    uint64_t same = 0;
+    size_t i;
+    if (n > 65536) n = 65536;
+    if (n < 1024) return 0;
+    memset(c, 0, sizeof c);
+    for (i = 0; i < n; i++) c[p[i]]++;
+    for (i = 0; i < 256; i++) same += (uint64_t)c[i] * (c[i] ? c[i] - 1 : 0);
+    return (double)same / ((double)n * (double)(n - 1)) < 1.5 / 256;
+}
+
 static ikp_result ikp__detect_nuggets(ikp_capture *cap, uint32_t units, const char *what, ikp_error *err)
 {
     const uint64_t *w = cap->words, n = cap->num_words;
@@ -5007,7 +5034,7 @@ static ikp_result ikp__detect_nuggets(ikp_capture *cap, uint32_t units, const ch
         if (n % units) continue;
         S[c] = n / units;
         ref = ikp__nug_first_stamp(w, n, c);
-        if (!ikp__nug_shape_ok(S[c], c) || !ref || !ikp__nug_fits(w, n, S[c], c, (int64_t)ref, &work, &recs[c]))
+        if (!ikp__nug_shape_ok(S[c], c) || !ref || !ikp__nug_fits(w, n, S[c], c, (int64_t)ref, 1, &work, &recs[c]))
             S[c] = 0;
     }
     if (S[0] && S[1])
@@ -5020,6 +5047,11 @@ static ikp_result ikp__detect_nuggets(ikp_capture *cap, uint32_t units, const ch
         if (w[0] == 0 && !what) snprintf(why, sizeof why, "word 0 is zero and no layout fits the words after it: "
                                          "the buffer was never initialised (no IKP magic, no tirx/flashinfer/triton-dist header)");
         else if (what) snprintf(why, sizeof why, "this is %s", what);
+        else if (ikp__looks_random((const unsigned char *)w, (size_t)n * 8))
+            return ikp__fail(err, IKP_ERR_UNKNOWN_FORMAT, 0, -1, "no format's: its bytes look random, as "
+                             "compressed data's do (part of a PNG, zip, gzip or Parquet file?), and no layout "
+                             "fits them (no IKP magic, no tirx/flashinfer/triton-dist header, no nuggets "
+                             "slices whose regions end in order)");
         else snprintf(why, sizeof why, "word 0 = 0x%016llx is neither the IKP magic nor a tirx/flashinfer/triton-dist "
                       "header that fits the buffer", (unsigned long long)w[0]);
         if (what)
@@ -5170,6 +5202,10 @@ static const char *ikp__sniff(const unsigned char *p, size_t n)
         return "a NumPy .npy file, not a bare buffer: open it with ikp_capture_open_path() or "
                "ikp_capture_open_data()";
     if (n >= 2 && p[0] == 0x1f && p[1] == 0x8b) return "gzip-compressed: decompress it first (gunzip)";
+    if (n >= 8 && memcmp(p, "PAR1", 4) == 0 && memcmp(p + n - 4, "PAR1", 4) == 0)
+        return "an Apache Parquet file (ikp export writes them), not a profile buffer: read it with DuckDB, "
+               "pyarrow or pandas";
+    if (n >= 8 && memcmp(p, "\x89PNG\r\n\x1a\n", 8) == 0) return "a PNG image, not a profile buffer";
     if (n >= 4 && memcmp(p, "PK\x03\x04", 4) == 0)
         return "a zip archive (numpy.savez, torch.save?): save the buffer with numpy.save or "
                "tensor.cpu().numpy().tofile() instead";

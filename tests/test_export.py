@@ -384,6 +384,9 @@ def main():
     check(rc == 2 and "--row-group" in err, "--row-group 0: a usage error (%s)" % err)
     rc, err = export([launches[0]], launches[0])
     check(rc == 2 and "input" in err, "-o naming an input: refused (%s)" % err)
+    # a table written by the export, given back as a capture: refused, named
+    rc, _, err = run("info", whole)
+    check(rc == 1 and b"Apache Parquet file" in err, "ikp info on an exported table: refused, named (%r)" % err)
     return report()
 
 

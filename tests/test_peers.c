@@ -437,6 +437,47 @@ static void test_nuggets_compact(void)
     }
 }
 
+/* files that are no format's, auto-detected: a Parquet file and a PNG
+   (their magic), and words that fit nuggets-compact by their size alone
+   (part of a PNG: random bytes, one "unit" whose anchor is word 0) are
+   refused naming what they look like; a compact buffer of many records in
+   order still detects, and the same words forced stay readable */
+static void test_not_a_buffer(void)
+{
+    static uint64_t w[4096];
+    unsigned char *b = (unsigned char *)w;
+    uint64_t x = 0x9E3779B97F4A7C15ull;
+    ikp_capture *cap;
+    ikp_error e;
+    size_t i, u, k;
+    for (i = 0; i < 4096; i++) { /* xorshift64: bytes that look as compressed data's do */
+        x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+        w[i] = x;
+    }
+    w[0] &= ((uint64_t)1 << 62) - 1; /* a plausible anchor */
+    CHECK(open_opt(w, 4096, IKP_FORMAT_AUTO, 0, 0, IKP_ERR_UNKNOWN_FORMAT, &e) == NULL);
+    CHECK(strstr(e.message, "look random") != NULL);
+    memcpy(b, "PAR1", 4);
+    memcpy(b + 4096 * 8 - 4, "PAR1", 4);
+    CHECK(open_opt(w, 4096, IKP_FORMAT_AUTO, 0, 0, IKP_ERR_UNKNOWN_FORMAT, &e) == NULL);
+    CHECK(strstr(e.message, "Apache Parquet file") != NULL);
+    memcpy(b, "\x89PNG\r\n\x1a\n", 8);
+    CHECK(open_opt(w, 4096, IKP_FORMAT_AUTO, 0, 0, IKP_ERR_UNKNOWN_FORMAT, &e) == NULL);
+    CHECK(strstr(e.message, "a PNG image") != NULL);
+    /* 64 units of 64 words, each an anchor and 63 regions ending in order */
+    memset(w, 0, sizeof w);
+    for (u = 0; u < 64; u++) {
+        uint64_t *q = w + u * 64, anchor = 1790000000000000000ull + u * 1000000;
+        q[0] = anchor;
+        for (k = 1; k < 64; k++)
+            q[k] = (uint64_t)(k % 7) << 56 | (uint64_t)(200 + k) << 32 | (uint32_t)(anchor + 1000 * k);
+    }
+    cap = open_opt(w, 4096, IKP_FORMAT_AUTO, 0, 0, IKP_OK, &e);
+    CHECK(cap && ikp_capture_get_info(cap)->format == IKP_FORMAT_NUGGETS_COMPACT &&
+          ikp_capture_get_info(cap)->num_lanes == 64 && ikp_capture_get_info(cap)->records == 64 * 63);
+    ikp_capture_free(cap);
+}
+
 /* what auto-detection says when it cannot decide, and option checks */
 static void test_nuggets_detection(void)
 {
@@ -552,6 +593,7 @@ int main(void)
     test_nuggets_legacy();
     test_nuggets_compact();
     test_nuggets_detection();
+    test_not_a_buffer();
     test_nuggets_random();
     return check_report();
 }
