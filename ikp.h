@@ -3736,6 +3736,28 @@ static ikp_result ikp__set_peers(ikp_capture *cap, const ikp_peer_clock *p, uint
     return IKP_OK;
 }
 
+/* length of a valid UTF-8 sequence at s (n bytes left), 0 if invalid */
+static size_t ikp__utf8_len(const unsigned char *s, size_t n)
+{
+    unsigned c = s[0];
+    size_t len, i;
+    uint32_t cp;
+    if (c < 0x80) return 1;
+    if (c >= 0xC2 && c <= 0xDF) { len = 2; cp = c & 0x1F; }
+    else if (c >= 0xE0 && c <= 0xEF) { len = 3; cp = c & 0x0F; }
+    else if (c >= 0xF0 && c <= 0xF4) { len = 4; cp = c & 0x07; }
+    else return 0;
+    if (n < len) return 0;
+    for (i = 1; i < len; i++) {
+        if ((s[i] & 0xC0) != 0x80) return 0;
+        cp = (cp << 6) | (s[i] & 0x3F);
+    }
+    if ((len == 3 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) ||
+        (len == 4 && (cp < 0x10000 || cp > 0x10FFFF)))
+        return 0;
+    return len;
+}
+
 IKP_DEF const char *ikp_device_text(const ikp_device_id *d, char *buf, size_t size)
 {
     char u[48];
@@ -3748,7 +3770,22 @@ IKP_DEF const char *ikp_device_text(const ikp_device_id *d, char *buf, size_t si
     if (d->rank >= 0 && (n = strlen(buf)) < size) snprintf(buf + n, size - n, ", rank %d", (int)d->rank);
     if ((n = strlen(buf)) < size)
         snprintf(buf + n, size - n, ", PCI %04x:%02x:%02x", d->pci_domain, d->pci_bus, d->pci_device);
-    if (d->host[0] && (n = strlen(buf)) < size) snprintf(buf + n, size - n, ", host %s", d->host);
+    if (d->host[0] && (n = strlen(buf)) < size) { /* U+FFFD for a byte of no valid UTF-8 or a control */
+        const unsigned char *h = (const unsigned char *)d->host;
+        size_t hn = ikp__strnlen(d->host, sizeof d->host), i = 0, k;
+        snprintf(buf + n, size - n, ", host ");
+        n = strlen(buf);
+        while (i < hn) {
+            const unsigned char *piece = h + i;
+            k = h[i] >= 0x20 && h[i] != 0x7f ? ikp__utf8_len(h + i, hn - i) : 0;
+            if (!k) piece = (const unsigned char *)"\xEF\xBF\xBD";
+            if (n + (k ? k : 3) >= size) break;
+            memcpy(buf + n, piece, k ? k : 3);
+            n += k ? k : 3;
+            i += k ? k : 1;
+        }
+        buf[n] = 0;
+    }
     return buf;
 }
 
@@ -6494,27 +6531,6 @@ static void ikp__put_f_w(ikp__out *o, double x, int decimals, size_t w)
     ikp__put(o, t, n);
 }
 
-/* length of a valid UTF-8 sequence at s (n bytes left), 0 if invalid */
-static size_t ikp__utf8_len(const unsigned char *s, size_t n)
-{
-    unsigned c = s[0];
-    size_t len, i;
-    uint32_t cp;
-    if (c < 0x80) return 1;
-    if (c >= 0xC2 && c <= 0xDF) { len = 2; cp = c & 0x1F; }
-    else if (c >= 0xE0 && c <= 0xEF) { len = 3; cp = c & 0x0F; }
-    else if (c >= 0xF0 && c <= 0xF4) { len = 4; cp = c & 0x07; }
-    else return 0;
-    if (n < len) return 0;
-    for (i = 1; i < len; i++) {
-        if ((s[i] & 0xC0) != 0x80) return 0;
-        cp = (cp << 6) | (s[i] & 0x3F);
-    }
-    if ((len == 3 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) ||
-        (len == 4 && (cp < 0x10000 || cp > 0x10FFFF)))
-        return 0;
-    return len;
-}
 
 /* JSON string body: escapes '"', '\\', bytes below 0x20; invalid UTF-8 -> U+FFFD */
 static void ikp__put_json_chars(ikp__out *o, const char *str)
@@ -10935,16 +10951,38 @@ static int ikp__pq_dict_add(ikp__pqw *w, ikp__pq_buf *b, const char *s, size_t n
     }
     return 1;
 }
+/* s as UTF-8 (Parquet's strings are): itself when valid, else a copy
+   (*copy, to be freed) with U+FFFD for each byte of no valid sequence, as
+   every other output writes it; NULL when out of memory */
+static const char *ikp__utf8_or_copy(const ikp_allocator *a, const char *s, size_t *n, char **copy)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    size_t i = 0, k = 0, len;
+    *copy = NULL;
+    while (i < *n && (len = ikp__utf8_len(u + i, *n - i)) != 0) i += len;
+    if (i == *n) return s;
+    if (*n > 0x7FFFFFFF / 3 || !(*copy = (char *)ikp__alloc(a, 3 * *n + 1))) return NULL;
+    for (i = 0; i < *n;)
+        if ((len = ikp__utf8_len(u + i, *n - i)) != 0) { memcpy(*copy + k, u + i, len); k += len; i += len; }
+        else { memcpy(*copy + k, "\xEF\xBF\xBD", 3); k += 3; i++; }
+    *n = k;
+    return *copy;
+}
+
 /* a text value: its index in the chunk's dictionary (added if new) */
-static void ikp__pq_text(ikp__pqw *w, int c, const char *s)
+static void ikp__pq_text(ikp__pqw *w, int c, const char *raw)
 {
     ikp__pq_buf *b = &w->col[c];
-    size_t n, k, slot = ((size_t)s >> 3) & 7;
+    size_t n, k, slot = ((size_t)raw >> 3) & 7;
     uint32_t e;
     if (w->failed) return;
-    if (b->seen[slot] != s) {
-        n = strlen(s);
-        if ((2 * (b->nent + 1) > b->htcap && !ikp__pq_rehash(w->a, b)) || n > 0x7FFFFFFF) {
+    if (b->seen[slot] != raw) {
+        char *copy = NULL;
+        const char *s;
+        n = strlen(raw);
+        s = n <= 0x7FFFFFFF ? ikp__utf8_or_copy(w->a, raw, &n, &copy) : NULL;
+        if (!s || (2 * (b->nent + 1) > b->htcap && !ikp__pq_rehash(w->a, b))) {
+            ikp__free(w->a, copy);
             w->failed = 1;
             return;
         }
@@ -10952,12 +10990,14 @@ static void ikp__pq_text(ikp__pqw *w, int c, const char *s)
             if (b->ent[2 * (e - 1) + 1] == n && memcmp(b->v.p + b->ent[2 * (e - 1)], s, n) == 0) break;
         if (!e) {
             if (!ikp__pq_dict_add(w, b, s, n, k)) {
+                ikp__free(w->a, copy);
                 w->failed = 1;
                 return;
             }
             e = (uint32_t)b->nent;
         }
-        b->seen[slot] = s;
+        ikp__free(w->a, copy);
+        b->seen[slot] = raw;
         b->seen_ent[slot] = e - 1;
     }
     ikp__hyb_put(&b->ix, &b->ih, b->seen_ent[slot]);
@@ -14195,6 +14235,11 @@ static void ikp__rj_balance(ikp__out *o, const ikp_report *r)
         ikp__put_kv_f(o, "last_end_ns", (double)r->blocks[0].end_ps / 1000.0);
         ikp__put_kv_f(o, "tail_ns", (double)r->tail_ps / 1000.0);
         ikp__put_kv_f(o, "tail_fraction", in->span_ps > 0 ? (double)r->tail_ps / (double)in->span_ps : 0);
+    } else { /* no block ended a region: the keys stay, not known */
+        ikp__put_kv_s(o, "end_p50_ns", NULL, 0);
+        ikp__put_kv_s(o, "last_end_ns", NULL, 0);
+        ikp__put_kv_s(o, "tail_ns", NULL, 0);
+        ikp__put_kv_s(o, "tail_fraction", NULL, 0);
     }
     ikp__put_kv_u(o, "sms", r->num_sms);
     ikp__puts(o, ",\"last_blocks\":[");

@@ -1072,6 +1072,58 @@ static ikp_result save_with(const char *path, const uint64_t *w, size_t n, const
     return r;
 }
 
+/* ---- a capture of lanes opened and closed, no record in them: saved as
+   noregions.ikp, whose report JSON keeps every balance key (null) ---- */
+static void test_save_no_regions(void)
+{
+    static const char *const names[] = {"", "tick"};
+    enc_lane L[2];
+    uint64_t w[8 + 2 * (9 + 4)];
+    ikp_capture *c = NULL;
+    ikp_report *rep = NULL;
+    ikp_error e;
+    memset(L, 0, sizeof L);
+    L[0].started = L[0].finalized = 1; L[0].g0 = 900; L[0].g1 = 3000;
+    L[1] = L[0]; L[1].block = 1;
+    enc_ikp(w, 2, 4, 1, 2, 1, 1, L, 2);
+    save_as("noregions", w, sizeof w / 8, names, 2);
+    CHECK_EQ(ikp_capture_open(w, sizeof w / 8, NULL, &c, &e), IKP_OK);
+    if (c && ikp_report_compute(c, NULL, &rep, &e) == IKP_OK) {
+        membuf m = {0, 0, 0};
+        CHECK_EQ(ikp_report_write_json(rep, NULL, mem_write, &m, &e), IKP_OK);
+        CHECK(m.p && strstr(m.p, "\"end_p50_ns\":null,\"last_end_ns\":null,\"tail_ns\":null,\"tail_fraction\":null"));
+        free(m.p);
+        ikp_report_free(rep);
+    }
+    ikp_capture_free(c);
+}
+
+/* ---- names and a host name that are not UTF-8 (a byte 0xFF, a cut
+   sequence, a control): saved as badtext.ikp for test_export.py, whose
+   Parquet readers need U+FFFD in their place ---- */
+static void test_save_bad_text(void)
+{
+    static const double one[3] = {1, 1, 1};
+    static const char *const names[] = {"", "lo\xFF" "ad", "mm\xE2\x82", "ok \xE2\x82\xAC"};
+    const char *dir = getenv("IKP_ANALYSIS_OUT");
+    char path[512];
+    size_t nw;
+    uint64_t *w = pipeline(2, 2, 7, one, 0, 0, &nw);
+    ikp_capture *c = NULL;
+    ikp_error e;
+    if (!w) return;
+    snprintf(path, sizeof path, "%s/badtext.ikp", dir ? dir : ".");
+    CHECK_EQ(save_with(path, w, nw, names, 4, "n\xFFode\x01"), IKP_OK);
+    CHECK_EQ(ikp_capture_open_path(path, NULL, &c, &e), IKP_OK);
+    if (c) { /* the device text: U+FFFD for the bad byte and the control */
+        char t[256];
+        CHECK(strstr(ikp_device_text(ikp_capture_device(c), t, sizeof t), "host n\xEF\xBF\xBD" "ode\xEF\xBF\xBD") != NULL);
+        ikp_capture_free(c);
+    }
+    if (!dir) remove(path);
+    free(w);
+}
+
 /* ---- a file changed between the export's two readings: refused, whether its
    lanes are read again (a word changed), its words are hashed whole (a word
    more), or only its names or device changed (the words the same) ---- */
@@ -1261,6 +1313,8 @@ int main(void)
     test_export_spill();
     test_export_lanes_file();
     test_export_changed_file();
+    test_save_bad_text();
+    test_save_no_regions();
     test_export_encodings(0);
     test_export_encodings(1);
     return check_report();

@@ -178,6 +178,32 @@ def main():
         evs = {v for (v,) in duck("select distinct event from read_parquet('%s')" % os.path.join(TMP, "one.parquet"))}
         check(evs == set(names.split(",")), "UTF-8 event names read back by DuckDB (%s)" % sorted(evs))
 
+    # names, a host name and labels that are not UTF-8 (test_analysis saved
+    # badtext.ikp): U+FFFD in their place, so that both engines read the
+    # table (DuckDB refused the whole file, pyarrow could not convert it),
+    # and ikp info prints the host name as UTF-8
+    bad = os.path.join(ROOT, "build", "test-out", "analysis", "badtext.ikp")
+    if check(os.path.exists(bad), "test_analysis saved badtext.ikp (run through make test)"):
+        out = os.path.join(TMP, "badtext.parquet")
+        rc, err = export([bad], out, "--labels", b"r\xffun")
+        try:
+            rows = pq.read_table(out).to_pylist() if rc == 0 else []
+            dk = duck("select distinct event, host, capture from read_parquet('%s') order by 1" % out)
+        except Exception as x:  # noqa: BLE001 (what the engines raise on bad UTF-8)
+            rows, dk = [], repr(x)
+        evs = sorted({r["event"] for r in rows})
+        check(rc == 0 and "lo\ufffdad" in evs and "mm\ufffd\ufffd" in evs and
+              {r["host"] for r in rows} == {"n\ufffdode\x01"} and
+              {r["capture"] for r in rows} == {"r\ufffdun"} and isinstance(dk, list) and len(dk) == len(evs),
+              "names, host and label not UTF-8: U+FFFD, read by pyarrow and DuckDB (%s; %s; %s)" % (err, evs, dk))
+        rc, so, _ = run("info", bad)
+        try:
+            text = so.decode("utf-8")
+        except UnicodeDecodeError as x:
+            text = "not UTF-8: %s" % x
+        check(rc == 0 and "host n\ufffdode\ufffd" in text, "ikp info prints the host name as UTF-8 (%s)" %
+              [l for l in text.split("\n") if "device" in l])
+
     # an empty capture: no rows, a valid table, its figures in the footer
     empty = os.path.join(TMP, "empty.ikp")
     open(empty, "wb").write(ikp_words([[], []]))

@@ -290,6 +290,11 @@ def main():
     rc, so, se = run("report", cap("tail"), "--json")
     check(b"a tail of" not in so and strict_json(so)["balance"]["tail_ns"] == 4000.0,
           "report tail --json: the tail in ns (4 us)")
+    rc, so, se = run("report", cap("noregions"), "--json")
+    bal = strict_json(so)["balance"] if rc == 0 else {}
+    keys = ["blocks", "end_p50_ns", "last_end_ns", "tail_ns", "tail_fraction", "sms", "last_blocks"]
+    check(list(bal) == keys and all(bal[k] is None for k in keys[1:5]),
+          "report --json of a capture with no regions: every balance key GUIDE lists, null where not known (%s)" % bal)
     rc, so, se = run("report", cap("base"), "--json", "--svg", os.path.join(tmp, "x.svg"))
     check(rc == 2 and b"--json writes no picture" in se, "--json with --svg: refused (%s)" % se.strip())
 
