@@ -369,7 +369,7 @@ test: deps $(B)/make_peers $(B)/ikp $(B)/ikp-asan $(B)/test_host $(B)/test_host_
       $(B)/test_analysis $(B)/test_analysis_asan $(B)/test_merge $(B)/test_merge_asan \
       $(B)/test_cuda $(B)/test_cuda_asan $(B)/test_cuda_cc $(B)/test_disabled $(PYDEPS_STAMP) $(B)/locale/de_DE.UTF-8 $(B)/.rsvg-convert \
       $(TEST_DEVICE_BINS)
-	@rm -rf $(B)/test-out/captures && mkdir -p $(B)/test-out/captures && $(PYTHON) tests/run_all.py -j $(TEST_JOBS) $(HOST_TESTS)
+	@rm -rf $(B)/test-out/captures && mkdir -p $(B)/test-out/captures $(B)/test-out/analysis && $(PYTHON) tests/run_all.py -j $(TEST_JOBS) $(HOST_TESTS)
 
 GPU_TESTS = "$(B)/test_device" \
             "$(B)/test_accuracy" \

@@ -868,11 +868,15 @@ typedef enum ikp_align_via {
     IKP_ALIGN_COUNT
 } ikp_align_via;
 
+/* an uncertainty past what 32 bits hold: more than 2^32 - 2 ns (4.29 s) */
+#define IKP_MORE_NS 0xFFFFFFFEu
+
 typedef struct ikp_alignment {
     int64_t zero_ns;          /* the capture's time 0 on the merged axis (>= 0; the
                                  earliest capture's time 0 is 0) */
     int64_t offset_ns;        /* its GPU's clock minus the reference GPU's clock */
-    uint32_t uncertainty_ns;  /* how far zero_ns may be off against the reference */
+    uint32_t uncertainty_ns;  /* how far zero_ns may be off against the reference; IKP_MORE_NS: more
+                                 than 2^32 - 2 ns; 0xFFFFFFFF: not known (placed by first records) */
     ikp_align_via via;        /* the last link of the chain from the reference */
     uint32_t from;            /* the capture that link starts from */
     uint32_t links;           /* links in the chain (0 for the reference) */
@@ -3521,7 +3525,10 @@ static ikp_result ikp__copy_names(const ikp_allocator *a, const char *const *src
     uint32_t i;
     *dst = NULL;
     *dn = 0;
-    if (!src || !n) return IKP_OK;
+    if (!src && n) /* refused as clock readings, peers and SM samples are */
+        return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "num_%s_names is %u without %s names", what, n,
+                         what);
+    if (!n) return IKP_OK;
     if (n > IKP_WIRE_MAX_EVENTS)
         return ikp__fail(err, IKP_ERR_BAD_NAMES, -1, -1, "%s names: %u given, at most %u", what, n,
                          IKP_WIRE_MAX_EVENTS);
@@ -4044,6 +4051,9 @@ static ikp_result ikp__ikp_header(ikp_capture *cap, uint64_t *lanes, uint64_t *c
     *clock_khz = (uint32_t)w[2];
     if (*lanes == 0)
         return ikp__fail(err, IKP_ERR_BAD_HEADER, 8, -1, "IKP header claims 0 lanes");
+    if (w[7])
+        return ikp__fail(err, IKP_ERR_BAD_HEADER, 56, -1, "IKP header word 7 is 0x%016llx: it is reserved, 0 in "
+                         "every buffer of version %u (a corrupt header?)", (unsigned long long)w[7], IKP_WIRE_VERSION);
     if (*clock_khz && (*clock_khz < IKP_MIN_CYCLES_PER_NS * 1e6 || *clock_khz > IKP_MAX_CYCLES_PER_NS * 1e6))
         return ikp__fail(err, IKP_ERR_BAD_HEADER, 16, -1,
                          "IKP header clock %u kHz is outside 50 MHz .. 20 GHz (corrupt header?)", *clock_khz);
@@ -9542,7 +9552,7 @@ static ikp_result ikp__align(const ikp_allocator *a, ikp__link_data *ld, uint32_
     for (i = 0; i < n; i++) { /* time 0 of each on the reference's clock, the earliest at 0 */
         int64_t z = (int64_t)(ld[i].gpu_zero_ns - ld[0].gpu_zero_ns) - out[i].offset_ns;
         out[i].zero_ns = z;
-        out[i].uncertainty_ns = dist[i] > 0xFFFFFFFFu ? 0xFFFFFFFFu : (uint32_t)dist[i];
+        out[i].uncertainty_ns = dist[i] >= IKP_MORE_NS ? IKP_MORE_NS : (uint32_t)dist[i];
         if (z < zmin) zmin = z;
     }
     for (i = 0; i < n; i++) out[i].zero_ns -= zmin;
@@ -9723,7 +9733,8 @@ static void ikp__align_text(char *t, size_t size, const char *label, const char 
         snprintf(t + k, size - k, "; placed by its first record (%s): no clock measurement, uncertainty unknown",
                  x->align_start);
     else
-        snprintf(t + k, size - k, "; clock %+.3f us from the reference's, +- %.3f us, by %s from %s", (double)a->offset_ns / 1e3,
+        snprintf(t + k, size - k, "; clock %+.3f us from the reference's, +- %s%.3f us, by %s from %s",
+                 (double)a->offset_ns / 1e3, a->uncertainty_ns >= IKP_MORE_NS ? "more than " : "",
                  (double)a->uncertainty_ns / 1e3, ikp__via_text[a->via], from);
     k = strlen(t);
     if (a->disagreement_ns)
@@ -11383,7 +11394,7 @@ static ikp_result ikp__pq_rows(ikp__pqw *w, const ikp_capture *cap, ikp__lanes_f
             ikp__pq_def(w, IKP__PQ_END_DATA, (e->flags & IKP_EVENT_HAS_END_DATA) != 0);
             if (e->flags & IKP_EVENT_HAS_END_DATA) ikp__pq_num(w, IKP__PQ_END_DATA, e->end_data);
             { /* null when either bound is not known (placed by first records; a lane past any) */
-                const int known = li.placement_ns != 0xFFFFFFFFu && pl->uncertainty_ns != 0xFFFFFFFFu;
+                const int known = li.placement_ns != 0xFFFFFFFFu && pl->uncertainty_ns < IKP_MORE_NS;
                 ikp__pq_def(w, IKP__PQ_PLACEMENT, known);
                 if (known) ikp__pq_num(w, IKP__PQ_PLACEMENT, (int64_t)li.placement_ns + pl->uncertainty_ns);
             }

@@ -1533,6 +1533,35 @@ static void test_duplicate_lanes(void)
 /* a lane header naming SM 2^31 + 1 (a damaged header): the SM unknown and
    counted, not SM 2147483649 in the trace and -2147483647 in the export;
    SM 65,535 is kept */
+/* header word 7 (reserved, 0) set: refused at its byte; names given as
+   NULL with a count: refused as clock readings, peers and SM samples are */
+static void test_reserved_and_null_names(void)
+{
+    static const enc_rec r[] = {{ENC_B, 0, 1000, 0}, {ENC_E, 0, 2000, 0}};
+    enc_lane L;
+    uint64_t w[8 + 9 + 4];
+    ikp_decode_options o;
+    ikp_capture *cap = NULL;
+    ikp_error e;
+    memset(&L, 0, sizeof L);
+    L.started = L.finalized = 1; L.recs = r; L.n = 2; L.g0 = 900; L.g1 = 3000;
+    enc_ikp(w, 1, 4, 1, 1, 1, 1, &L, 1);
+    memset(&o, 0, sizeof o);
+    o.num_event_names = 3;
+    CHECK_EQ(ikp_capture_open(w, 21, &o, &cap, &e), IKP_ERR_INVALID_ARGUMENT);
+    CHECK(cap == NULL && strstr(e.message, "num_event_names is 3 without event names") != NULL);
+    o.num_event_names = 0;
+    o.num_group_names = 2;
+    CHECK_EQ(ikp_capture_open(w, 21, &o, &cap, &e), IKP_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(e.message, "num_group_names is 2 without group names") != NULL);
+    CHECK_EQ(ikp_capture_open(w, 21, NULL, &cap, &e), IKP_OK);
+    ikp_capture_free(cap);
+    cap = NULL;
+    w[7] = 1;
+    CHECK_EQ(ikp_capture_open(w, 21, NULL, &cap, &e), IKP_ERR_BAD_HEADER);
+    CHECK(e.offset == 56 && strstr(e.message, "word 7") != NULL);
+}
+
 static void test_bad_sm_lane(void)
 {
     static const enc_rec r[] = {{ENC_B, 0, 1000, 0}, {ENC_E, 0, 2000, 0}};
@@ -2297,6 +2326,7 @@ int main(void)
     test_rates_and_totals();
     test_duplicate_lanes();
     test_bad_sm_lane();
+    test_reserved_and_null_names();
     test_detection_votes();
     test_tirx_finalize();
     test_peer_pass_vs_walks();

@@ -147,6 +147,42 @@ static void test_host_placement(void)
     ikp_capture_free(caps[1]);
 }
 
+/* B's host readings six days before its kernel: its uncertainty against
+   A (10 ns of drift per ms) passes 32 bits of ns; it is IKP_MORE_NS, said
+   "more than", not 4294967.295 us (0xFFFFFFFF: not known) */
+static void test_uncertainty_past_32_bits(void)
+{
+    uint64_t wa[21], wb[21];
+    ikp_device_id da, db;
+    ikp_clock_sync ca[2], cb[2];
+    ikp_capture *caps[2];
+    ikp_alignment al[2];
+    ikp_merge_options mo;
+    membuf m = {0, 0, 0};
+    ikp_error e;
+    int k;
+    device(&da, 0xA0, 0, "node1");
+    device(&db, 0xB0, 1, "node1");
+    host_readings(ca, 0, 700);
+    host_readings(cb, 1, 500);
+    for (k = 0; k < 2; k++) { /* 500,000 s earlier on both clocks */
+        cb[k].gpu_ns -= 500000000000000ull;
+        cb[k].host_ns -= 500000000000000ll;
+    }
+    caps[0] = gpu_capture(wa, 0, &da, ca, 2, NULL, 0, IKP_OK, &e);
+    caps[1] = gpu_capture(wb, 1, &db, cb, 2, NULL, 0, IKP_OK, &e);
+    if (!caps[0] || !caps[1]) { ikp_capture_free(caps[0]); ikp_capture_free(caps[1]); return; }
+    memset(&mo, 0, sizeof mo);
+    mo.alignment = al;
+    CHECK_EQ(ikp_write_merged((const ikp_capture *const *)caps, 2, &mo, IKP_TRACE_JSON, mem_write, &m, &e), IKP_OK);
+    CHECK_EQ(al[1].via, IKP_ALIGN_HOST);
+    CHECK_EQ(al[1].uncertainty_ns, IKP_MORE_NS);
+    CHECK(m.p && strstr(m.p, "+- more than 4294967.294 us") != NULL && strstr(m.p, "4294967.295") == NULL);
+    free(m.p);
+    ikp_capture_free(caps[0]);
+    ikp_capture_free(caps[1]);
+}
+
 static void test_peer_placement(void)
 {
     uint64_t wa[21], wb[21];
@@ -1189,6 +1225,7 @@ end:
 int main(void)
 {
     test_host_placement();
+    test_uncertainty_past_32_bits();
     test_peer_placement();
     test_same_gpu_and_twice();
     test_many_captures();
