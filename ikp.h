@@ -1190,7 +1190,9 @@ IKP_DEF ikp_result ikp_diff_write_markdown(const ikp_diff *d, ikp_write_fn fn, v
 typedef struct ikp_report_options {
     const uint32_t *wait_events;       /* event ids whose regions are waiting, not work: time
                                           in them is idle (even inside an enclosing region) */
-    uint32_t num_wait_events;
+    uint32_t num_wait_events;          /* 0: the events named as waits are (ikp_is_wait_name),
+                                          unless no_wait_names */
+    int no_wait_names;                 /* 1: with no wait_events, no event is a wait */
     uint32_t timeline_sms;             /* SMs (blocks when SMs are unknown) in the picture's
                                           timeline, spread evenly (0 = 8) */
     uint32_t heat_bins;                /* time bins of the heatmap (0 = 100, at most 1000) */
@@ -1260,7 +1262,10 @@ typedef struct ikp_report {
     uint32_t num_sms;
     int64_t end_p50_ps;                /* the median block's end */
     int64_t tail_ps;                   /* last block's end - end_p50_ps */
-    uint32_t waits;                    /* wait events given */
+    uint32_t waits;                    /* wait events: given, or taken by their names */
+    int waits_by_name;                 /* 1: taken by their names (none was given); -1: none,
+                                          as asked (no_wait_names) */
+    uint32_t *wait_ids;                /* their ids, ascending */
     /* the picture */
     uint32_t plot_width;               /* pixels of the time axis */
     uint32_t num_rows;                 /* timeline rows: (SM or block, group) */
@@ -1279,6 +1284,12 @@ typedef struct ikp_report {
 
 IKP_DEF ikp_result ikp_report_compute(const ikp_capture *cap, const ikp_report_options *opt,
                                       ikp_report **out, ikp_error *err);
+/* 1 if an event of this name is taken as a wait when none are given: one of
+   its words (split at characters other than letters and digits, and where a
+   lower-case letter meets an upper-case one) is wait, waits, waiting,
+   waited, barrier, sync or stall ("wait", "order_wait_0", "WaitFull",
+   "bar_sync"), in any case */
+IKP_DEF int ikp_is_wait_name(const char *name);
 IKP_DEF void ikp_report_free(ikp_report *r);
 /* What ikp_report_write_markdown adds (all optional). */
 typedef struct ikp_report_md_options {
@@ -12575,7 +12586,7 @@ IKP_DEF void ikp_report_free(ikp_report *r)
     ikp_stats_free(r->stats);
     ikp__free(&a, r->stages); ikp__free(&a, r->groups); ikp__free(&a, r->pairs); ikp__free(&a, r->blocks);
     ikp__free(&a, r->sms); ikp__free(&a, r->row_unit); ikp__free(&a, r->row_group); ikp__free(&a, r->rects);
-    ikp__free(&a, r->heat); ikp__free(&a, r->heat_unit); ikp__free(&a, r->names_);
+    ikp__free(&a, r->heat); ikp__free(&a, r->heat_unit); ikp__free(&a, r->names_); ikp__free(&a, r->wait_ids);
     ikp__free(&a, r);
 }
 
@@ -12727,14 +12738,52 @@ static ikp_result ikp__report_picture(ikp_report *rp, ikp__an *an, const ikp_cap
     return IKP_OK;
 }
 
-/* the events the report treats as waits, as a table by id (*wait; NULL
-   when none are given) */
-static ikp_result ikp__report_waits(const ikp_report_options *opt, const ikp_allocator *a, uint8_t **wait,
-                                    ikp_error *err)
+/* ASCII letters and digits, whatever the locale */
+static int ikp__alnum(char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+IKP_DEF int ikp_is_wait_name(const char *name)
 {
-    uint32_t k;
+    static const char *const words[] = {"wait", "waits", "waiting", "waited", "barrier", "sync", "stall"};
+    size_t i = 0, n, k, w;
+    if (!name) return 0;
+    n = strlen(name);
+    while (i < n) {
+        char word[16];
+        size_t at = i;
+        while (at < n && !ikp__alnum(name[at])) at++;
+        i = at;
+        while (i < n && ikp__alnum(name[i]) &&
+               !(i > at && name[i] >= 'A' && name[i] <= 'Z' && name[i - 1] >= 'a' && name[i - 1] <= 'z'))
+            i++;
+        if (i == at || i - at >= sizeof word) continue;
+        for (k = 0; k < i - at; k++)
+            word[k] = (char)(name[at + k] >= 'A' && name[at + k] <= 'Z' ? name[at + k] + 32 : name[at + k]);
+        word[i - at] = 0;
+        for (w = 0; w < sizeof words / sizeof *words; w++)
+            if (!strcmp(word, words[w])) return 1;
+    }
+    return 0;
+}
+
+/* the events the report treats as waits, as a table by id (*wait; NULL
+   when there are none): those given, else those named as waits (in the
+   capture's names) unless opt->no_wait_names; *by_name says which */
+static ikp_result ikp__report_waits(const ikp_capture *cap, const ikp_report_options *opt, const ikp_allocator *a,
+                                    uint8_t **wait, int *by_name, ikp_error *err)
+{
+    uint32_t k, found = 0;
     *wait = NULL;
-    if (!opt || !opt->num_wait_events) return IKP_OK;
+    *by_name = 0;
+    if (!opt || !opt->num_wait_events) {
+        if (opt && opt->no_wait_names) { *by_name = -1; return IKP_OK; }
+        for (k = 0; k < cap->num_event_names && k < IKP_WIRE_MAX_EVENTS; k++)
+            if (cap->event_names[k] && ikp_is_wait_name(cap->event_names[k])) {
+                if (!*wait && !(*wait = (uint8_t *)ikp__zalloc(a, IKP_WIRE_MAX_EVENTS))) return ikp__oom(err);
+                (*wait)[k] = 1;
+                found++;
+            }
+        *by_name = found > 0;
+        return IKP_OK;
+    }
     *wait = (uint8_t *)ikp__alloc(a, IKP_WIRE_MAX_EVENTS);
     if (!*wait) return ikp__oom(err);
     memset(*wait, 0, IKP_WIRE_MAX_EVENTS);
@@ -12797,9 +12846,24 @@ IKP_DEF ikp_result ikp_report_compute(const ikp_capture *cap, const ikp_report_o
     if (!rp) return ikp__oom(err);
     memset(rp, 0, sizeof *rp);
     rp->allocator_ = cap->alloc;
-    if ((r = ikp__report_waits(opt, a, &wait, err)) != IKP_OK) { ikp__free(a, rp); return r; }
-    if (wait) rp->waits = opt->num_wait_events;
-    if ((r = ikp_stats_compute(cap, &rp->stats, err)) != IKP_OK) { ikp__free(a, wait); ikp__free(a, rp); return r; }
+    if ((r = ikp__report_waits(cap, opt, a, &wait, &rp->waits_by_name, err)) != IKP_OK) { ikp__free(a, rp); return r; }
+    if (wait) { /* their ids, for the texts */
+        uint32_t k;
+        for (k = 0; k < IKP_WIRE_MAX_EVENTS; k++) rp->waits += wait[k];
+        if (!(rp->wait_ids = (uint32_t *)ikp__alloc(a, rp->waits * sizeof(uint32_t)))) {
+            ikp__free(a, wait);
+            ikp__free(a, rp);
+            return ikp__oom(err);
+        }
+        for (rp->waits = 0, k = 0; k < IKP_WIRE_MAX_EVENTS; k++)
+            if (wait[k]) rp->wait_ids[rp->waits++] = k;
+    }
+    if ((r = ikp_stats_compute(cap, &rp->stats, err)) != IKP_OK) {
+        ikp__free(a, wait);
+        ikp__free(a, rp->wait_ids);
+        ikp__free(a, rp);
+        return r;
+    }
     r = ikp__an_run(&an, cap, 1, opt, wait, err);
     if (r == IKP_OK) r = ikp__an_sort(&an, err);
     if (r != IKP_OK) goto fail;
@@ -13984,6 +14048,42 @@ static int ikp__report_bound(const ikp_report *r)
     return r->num_groups > 1 && r->groups[best].alone_ns > 0 ? (int)best : -1;
 }
 
+/* wait event k's name, as its stages name it */
+static const char *ikp__report_wait_name(const ikp_report *r, uint32_t k, char *buf, size_t size)
+{
+    uint32_t i;
+    for (i = 0; i < r->num_stages; i++)
+        if (r->stages[i].id == r->wait_ids[k]) return r->stages[i].name;
+    snprintf(buf, size, "event %u", r->wait_ids[k]);
+    return buf;
+}
+
+/* which events the report took as waits, and why */
+static void ikp__md_waits(ikp__out *o, const ikp_report *r)
+{
+    char t[32];
+    uint32_t k;
+    if (!r->waits && r->waits_by_name < 0) {
+        ikp__puts(o, "No event is taken as a wait, as asked (`--wait none`): time in every region is busy.\n\n");
+        return;
+    }
+    if (!r->waits) {
+        ikp__puts(o, "No event is taken as a wait (none was given, and none is named wait, barrier, sync or stall): "
+                     "time in every region is busy, so a group that waits inside a region looks busy. Say which "
+                     "events wait with `--wait EVENT,...` (`ikp_report_options.wait_events`).\n\n");
+        return;
+    }
+    ikp__puts(o, "Waits, idle rather than busy: ");
+    for (k = 0; k < r->waits; k++) {
+        ikp__puts(o, k ? ", `" : "`");
+        ikp__put_md(o, ikp__report_wait_name(r, k, t, sizeof t));
+        ikp__puts(o, "`");
+    }
+    ikp__puts(o, r->waits_by_name ? ", taken by name (a name holding the word wait, barrier, sync or stall); say "
+                                    "which events wait with `--wait EVENT,...`, or `--wait none`.\n\n"
+                                  : ", as given.\n\n");
+}
+
 /* ## Pipeline: busy, idle and alone per group; the bound; pairs of groups */
 static void ikp__md_pipeline(ikp__out *o, const ikp_report *r)
 {
@@ -13991,7 +14091,9 @@ static void ikp__md_pipeline(ikp__out *o, const ikp_report *r)
     uint32_t i;
     ikp__puts(o, "\n## Pipeline\n\nPer group, over the spans of the blocks it has lanes in: busy (inside a region");
     ikp__puts(o, r->waits ? ", less the wait events'" : "");
-    ikp__puts(o, "), idle, and alone: busy while no other group of its block is, the time the block waits on it.\n\n"
+    ikp__puts(o, "), idle, and alone: busy while no other group of its block is, the time the block waits on it.\n\n");
+    ikp__md_waits(o, r);
+    ikp__puts(o, ""
                   "| group | lanes | busy | idle | alone | alone (us) | bounds blocks |\n"
                   "| --- | ---: | ---: | ---: | ---: | ---: | ---: |\n");
     for (i = 0; i < r->num_groups; i++) {
@@ -14216,6 +14318,17 @@ static void ikp__rj_pipeline(ikp__out *o, const ikp_report *r)
     }
     ikp__puts(o, "]");
     ikp__put_kv_s(o, "bound_group", bound >= 0 ? r->groups[bound].name : NULL, 0);
+    ikp__puts(o, ",\"waits\":[");
+    for (i = 0; i < r->waits; i++) {
+        char t[32];
+        if (i) ikp__puts(o, ",");
+        ikp__puts(o, "\"");
+        ikp__put_json_chars(o, ikp__report_wait_name(r, i, t, sizeof t));
+        ikp__puts(o, "\"");
+    }
+    ikp__puts(o, "]");
+    ikp__put_kv_s(o, "waits_taken", r->waits ? (r->waits_by_name > 0 ? "by_name" : "given")
+                                    : r->waits_by_name < 0 ? "none_asked" : "none_found", 0);
     ikp__puts(o, ",\"pairs\":[");
     for (i = 0; i < r->num_pairs; i++) {
         const ikp_report_pair *p = &r->pairs[i];

@@ -369,14 +369,12 @@ static void check_capture(const char *path, const Problem &p)
     // tensor cores are the limit), so a block waits on its consumers, never on the
     // producer, whose load region is busy almost throughout but mostly waiting for
     // free stages (those waits are inside CUTLASS's collective, left alone). The
-    // consumers' waits at the order barrier are waits (ikp report --wait wait).
-    ikp_report_options ro;
-    memset(&ro, 0, sizeof ro);
-    const uint32_t waits[] = {EV_WAIT};
-    ro.wait_events = waits;
-    ro.num_wait_events = 1;
+    // consumers' waits at the order barrier are waits: the report's default
+    // takes them by their name (wait), as ikp report does.
     ikp_report *rep = NULL;
-    if (ikp_report_compute(cap, &ro, &rep, &err) != IKP_OK) die_ikp(err);
+    if (ikp_report_compute(cap, NULL, &rep, &err) != IKP_OK) die_ikp(err);
+    check(rep->waits == 1 && rep->wait_ids[0] == EV_WAIT && rep->waits_by_name == 1,
+          "(e) the report takes the order barrier's wait as the one wait, by its name (%u waits)", rep->waits);
     const ikp_report_group *best = NULL, *by[GROUPS] = {NULL, NULL, NULL};
     uint32_t bound_blocks = 0;
     for (uint32_t i = 0; i < rep->num_groups; i++) {
@@ -386,7 +384,7 @@ static void check_capture(const char *path, const Problem &p)
         bound_blocks += g->blocks_bound;
     }
     if (by[0] && by[1] && by[2]) {
-        printf("report (--wait wait): bound by %s; alone busy %.1f / %.1f / %.1f us, bounding %u / %u / %u blocks "
+        printf("report (waits by name): bound by %s; alone busy %.1f / %.1f / %.1f us, bounding %u / %u / %u blocks "
                "(producer / consumer 0 / consumer 1)\n",
                best->name, by[0]->alone_ns / 1e3, by[1]->alone_ns / 1e3, by[2]->alone_ns / 1e3, by[0]->blocks_bound,
                by[1]->blocks_bound, by[2]->blocks_bound);

@@ -162,18 +162,36 @@ static void test_waits(void)
     ikp_report_options o;
     uint32_t wait = 1, bad = IKP_WIRE_MAX_EVENTS;
     ikp_error e;
+    int pass;
     memset(&o, 0, sizeof o);
-    CHECK_EQ(ikp_report_compute(cap, &o, &r, &e), IKP_OK);
-    if (r) { CHECK(rgroup(r, 1) && rgroup(r, 1)->busy_fraction > 0.999); ikp_report_free(r); r = NULL; }
-    o.wait_events = &wait; o.num_wait_events = 1;
+    o.no_wait_names = 1; /* none: the wait is busy inside its tile */
     CHECK_EQ(ikp_report_compute(cap, &o, &r, &e), IKP_OK);
     if (r) {
-        CHECK(rgroup(r, 1) && rgroup(r, 1)->busy_fraction > 0.399 && rgroup(r, 1)->busy_fraction < 0.401);
-        CHECK(rgroup(r, 0) && rgroup(r, 0)->alone_ns > 599 && rgroup(r, 0)->alone_ns < 601);
-        CHECK_EQ(r->waits, 1);
+        CHECK(rgroup(r, 1) && rgroup(r, 1)->busy_fraction > 0.999);
+        CHECK(r->waits == 0 && r->waits_by_name == -1);
         ikp_report_free(r);
         r = NULL;
     }
+    for (pass = 0; pass < 2; pass++) { /* "wait" taken by its name (none given), then given */
+        o.no_wait_names = 0;
+        o.wait_events = pass ? &wait : NULL;
+        o.num_wait_events = pass ? 1 : 0;
+        CHECK_EQ(ikp_report_compute(cap, &o, &r, &e), IKP_OK);
+        if (r) {
+            CHECK(rgroup(r, 1) && rgroup(r, 1)->busy_fraction > 0.399 && rgroup(r, 1)->busy_fraction < 0.401);
+            CHECK(rgroup(r, 0) && rgroup(r, 0)->alone_ns > 599 && rgroup(r, 0)->alone_ns < 601);
+            CHECK(r->waits == 1 && r->wait_ids[0] == 1 && r->waits_by_name == !pass);
+            ikp_report_free(r);
+            r = NULL;
+        }
+    }
+    /* the names taken as waits: a word of them, in any case, camelCase split */
+    CHECK(ikp_is_wait_name("wait") && ikp_is_wait_name("order_wait_0") && ikp_is_wait_name("WaitFull") &&
+          ikp_is_wait_name("bar.sync") && ikp_is_wait_name("tmaWait") && ikp_is_wait_name("BARRIER") &&
+          ikp_is_wait_name("stall x") && ikp_is_wait_name("waiting"));
+    CHECK(!ikp_is_wait_name("await") && !ikp_is_wait_name("waitress") && !ikp_is_wait_name("syncthreads") &&
+          !ikp_is_wait_name("mma") && !ikp_is_wait_name("") && !ikp_is_wait_name(NULL) &&
+          !ikp_is_wait_name("load"));
     o.wait_events = &bad;
     CHECK_EQ(ikp_report_compute(cap, &o, &r, &e), IKP_ERR_INVALID_ARGUMENT);
     CHECK(r == NULL && strstr(e.message, "wait event") != NULL);

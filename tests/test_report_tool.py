@@ -94,6 +94,25 @@ def main():
     m = re.search(rb"\ndevice      (GPU-[0-9a-f-]{36}[^\n]*)\n", info)
     check(rc == 0 and rc2 == 0 and m is not None and b"| device | " + m.group(1) + b" |" in so,
           "report names the capture's device as info does (%r)" % (m and m.group(1)))
+    # README's command on the bundled capture names the producer: the
+    # consumers wait at the barrier for its loads, and their `wait` is taken
+    # as a wait by its name (and said so); every bundled launch the same
+    for path in [sample] + [os.path.join(ROOT, "examples", "data", "launch%d.ikp" % k) for k in (1, 2, 3)]:
+        rc, so, se = run("report", path, "-o", "-")
+        bound = re.search(rb"\*\*Bound by ([^*]+)\*\*[^\n]* in ([0-9]+) of ([0-9]+) blocks", so)
+        check(rc == 0 and bound and bound.group(1) == b"producer" and bound.group(2) == bound.group(3) and
+              b"Waits, idle rather than busy: `wait`, taken by name" in so,
+              "README's ikp report on %s: bound by the producer in every block, the wait taken by name (%r)" %
+              (os.path.basename(path), bound and bound.group(0)))
+    rc, so, se = run("report", sample, "--wait", "none", "-o", "-")
+    check(rc == 0 and b"No event is taken as a wait, as asked" in so, "--wait none: no wait, said (%r)" % se)
+    rc, so, se = run("report", sample, "--json")
+    p = strict_json(so)["pipeline"] if rc == 0 else {}
+    check(p.get("waits") == ["wait"] and p.get("waits_taken") == "by_name" and p.get("bound_group") == "producer",
+          "report --json: the waits taken and why, the producer bound (%s)" % {k: p.get(k) for k in ("waits", "waits_taken")})
+    rc, so, se = run("report", cap("base"), "-o", "-")
+    check(rc == 0 and b"No event is taken as a wait (none was given, and none is named" in so,
+          "a capture with no event named as a wait: the hint to say which (%r)" % so[:0])
     rc, so, se = run("report", cap("base"))
     check(rc == 0 and b"| device | not recorded in the capture |" in so, "a capture with no device: said")
     rc, so, se = run("report", sample, "--device", "H200 test rig")

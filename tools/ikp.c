@@ -2024,7 +2024,8 @@ static int cmd_report(args *g, const ikp_capture *cap, const ikp_capture *base)
     ikp_error e;
     int rc = 0, oom = 0;
     memset(&md, 0, sizeof md);
-    if (g->wait_arg && (rc = parse_events(cap, "--wait", g->wait_arg, 0, &wait_ids, &nwait))) goto done;
+    if (g->wait_arg && !strcmp(g->wait_arg, "none")) g->ropt.no_wait_names = 1; /* not even those named so */
+    else if (g->wait_arg && (rc = parse_events(cap, "--wait", g->wait_arg, 0, &wait_ids, &nwait))) goto done;
     g->ropt.wait_events = wait_ids;
     g->ropt.num_wait_events = nwait;
     g->ropt.device = g->device;
@@ -2428,7 +2429,9 @@ static const command commands[] = {
     {"report", "IN [-o REPORT.md] [--svg FILE.svg] [--base BASE] [--wait EVENT,...]\n"
                "[--device NAME] [--sms N] [--json] [options]",
      "report: Markdown (standard output without -o) and, beside REPORT.md, the picture\n"
-     "      REPORT.svg (or --svg FILE). --wait: events that are waiting, not work.\n"
+     "      REPORT.svg (or --svg FILE). --wait: events that are waiting, not work\n"
+     "      (default: those named with the word wait, barrier, sync or stall; none:\n"
+     "      no event). The report says which it took.\n"
      "      --base: add a comparison with BASE. --sms: SMs in the timeline (8).\n"
      "      --json: the report's facts as one JSON document, no picture (GUIDE.md).\n",
      0, OPT_COMMON | OPT_OUTPUT | OPT_REPORT | OPT_JSON, 1, cmd_report, NULL, NULL},
