@@ -1023,7 +1023,9 @@ typedef struct ikp_group_stats {
     uint32_t group;
     const char *name;
     uint32_t lanes;            /* lanes of this group with records */
-    double busy_ns, span_ns;   /* sums over those lanes */
+    double busy_ns, span_ns;   /* sums over those lanes: time inside a region, and the span
+                                  of the lane's block (its lanes' first record to their last),
+                                  as ikp diff and ikp report take it */
     double busy_fraction;      /* busy / span */
 } ikp_group_stats;
 
@@ -5797,6 +5799,26 @@ static ikp_result ikp__read_sections(ikp_capture *cap, const unsigned char *p, u
     return r;
 }
 
+/* the file's names (from[0..nf)) kept where the options' (*names, *n)
+   name none: the options' win id by id, the file's name the ids past them
+   or left unnamed (a name taken moves: from[i] becomes NULL). 0 when out
+   of memory */
+static int ikp__keep_names(const ikp_allocator *a, char ***names, uint32_t *n, char **from, uint32_t nf)
+{
+    uint32_t i;
+    if (nf > *n) { /* room for the file's ids past the options' */
+        char **grown = (char **)ikp__alloc(a, nf * sizeof(char *));
+        if (!grown) return 0;
+        for (i = 0; i < nf; i++) grown[i] = i < *n ? (*names)[i] : NULL;
+        ikp__free(a, *names);
+        *names = grown;
+        *n = nf;
+    }
+    for (i = 0; i < nf; i++)
+        if (!(*names)[i] && from[i]) { (*names)[i] = from[i]; from[i] = NULL; }
+    return 1;
+}
+
 /* a capture file's names (event names, then group names: names_bytes
    bytes after the header), kept where the decode options name none */
 static ikp_result ikp__capt_names(ikp_capture *cap, const unsigned char *p, uint64_t names_bytes, uint32_t nev,
@@ -5811,8 +5833,9 @@ static ikp_result ikp__capt_names(ikp_capture *cap, const unsigned char *p, uint
     if (r == IKP_OK && used != names_bytes)
         r = ikp__fail(err, IKP_ERR_BAD_HEADER, (int64_t)(IKP__CAPT_HEADER + used), -1,
                       "capture names section has %llu bytes left over", (unsigned long long)(names_bytes - used));
-    if (!cap->event_names) { cap->event_names = en; cap->num_event_names = nen; en = NULL; }
-    if (!cap->group_names) { cap->group_names = gn; cap->num_group_names = ngn; gn = NULL; }
+    if (r == IKP_OK && (!ikp__keep_names(&cap->alloc, &cap->event_names, &cap->num_event_names, en, nen) ||
+                        !ikp__keep_names(&cap->alloc, &cap->group_names, &cap->num_group_names, gn, ngn)))
+        r = ikp__oom(err);
     ikp__free_names(&cap->alloc, en, nen);
     ikp__free_names(&cap->alloc, gn, ngn);
     return r;
@@ -10076,14 +10099,25 @@ typedef struct ikp__stats_acc {
 } ikp__stats_acc;
 
 /* Decodes every lane once: region durations by event, busy time and span
-   by group, and the capture's counts of regions and markers. */
+   by group (the spans of the lanes' blocks), and the capture's counts of
+   regions and markers. */
 static ikp_result ikp__stats_gather(const ikp_capture *cap, ikp_stats *st, ikp__stats_acc *acc, ikp_error *err)
 {
     const ikp_allocator *a = &cap->alloc;
+    const uint32_t nb = cap->info.num_blocks;
+    int64_t *bspan = nb ? (int64_t *)ikp__alloc(a, 2 * (size_t)nb * sizeof(int64_t)) : NULL; /* first, last */
+    uint32_t *seen = (uint32_t *)ikp__alloc(a, 2 * ((size_t)cap->info.num_lanes + 1) * sizeof(uint32_t));
+    size_t nseen = 0;
     ikp_lane_events ev;
     ikp_result r = IKP_OK;
     uint32_t i;
     memset(&ev, 0, sizeof ev);
+    if ((nb && !bspan) || !seen) {
+        ikp__free(a, bspan);
+        ikp__free(a, seen);
+        return ikp__oom(err);
+    }
+    for (i = 0; i < nb; i++) { bspan[2 * i] = INT64_MAX; bspan[2 * i + 1] = INT64_MIN; }
     for (i = 0; i < cap->info.num_lanes && r == IKP_OK; i++) {
         ikp__lane lt;
         const ikp__lane *l = ikp__get_lane(cap, i, &lt);
@@ -10103,10 +10137,22 @@ static ikp_result ikp__stats_gather(const ikp_capture *cap, ikp_stats *st, ikp__
         }
         if (l->pub.group < acc->ng && ev.first_ps != INT64_MIN) {
             acc->gbusy[l->pub.group] += (double)ev.busy_ps / 1000.0;
-            acc->gspan[l->pub.group] += (double)(ev.last_ps - ev.first_ps) / 1000.0;
             acc->glanes[l->pub.group]++;
+            if (l->pub.block < nb) { /* its block's span, once every lane is seen */
+                int64_t *b = bspan + 2 * (size_t)l->pub.block;
+                if (ev.first_ps < b[0]) b[0] = ev.first_ps;
+                if (ev.last_ps > b[1]) b[1] = ev.last_ps;
+                seen[2 * nseen] = l->pub.group;
+                seen[2 * nseen++ + 1] = l->pub.block;
+            } else acc->gspan[l->pub.group] += (double)(ev.last_ps - ev.first_ps) / 1000.0; /* a block past the grid: its own */
         }
     }
+    for (i = 0; r == IKP_OK && i < nseen; i++) {
+        const int64_t *b = bspan + 2 * (size_t)seen[2 * i + 1];
+        acc->gspan[seen[2 * i]] += (double)(b[1] - b[0]) / 1000.0;
+    }
+    ikp__free(a, bspan);
+    ikp__free(a, seen);
     ikp_lane_events_free(cap, &ev);
     return r;
 }

@@ -104,6 +104,18 @@ def main():
               b"Waits, idle rather than busy: `wait`, taken by name" in so,
               "README's ikp report on %s: bound by the producer in every block, the wait taken by name (%r)" %
               (os.path.basename(path), bound and bound.group(0)))
+    # one definition of a group's busy fraction (inside a region, over its
+    # blocks' spans): summary, diff and report (no waits) give one number
+    l1, l2 = (os.path.join(ROOT, "examples", "data", "launch%d.ikp" % k) for k in (1, 2))
+    _, sj, _ = run("summary", l1, "--json")
+    _, dj, _ = run("diff", l1, l2, "--json")
+    _, rj, _ = run("report", l1, "--json", "--wait", "none")
+    s_, d_, r_ = ({g["name"]: g["busy_fraction"] for g in strict_json(sj)["groups"]},
+                  {g["name"]: g["base"]["busy_fraction"] for g in strict_json(dj)["groups"]},
+                  {g["name"]: g["busy_fraction"] for g in strict_json(rj)["pipeline"]["groups"]})
+    check(set(s_) == {"producer", "consumer"} and all(abs(s_[k] - d_[k]) < 1e-6 and abs(s_[k] - r_[k]) <= 5e-4
+                                                       for k in s_),
+          "busy fraction: summary %s, diff %s, report %s (its JSON to 3 digits): one definition" % (s_, d_, r_))
     rc, so, se = run("report", sample, "--wait", "none", "-o", "-")
     check(rc == 0 and b"No event is taken as a wait, as asked" in so, "--wait none: no wait, said (%r)" % se)
     rc, so, se = run("report", sample, "--json")

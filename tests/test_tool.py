@@ -220,6 +220,12 @@ def name_lists(tmp, bare, bare2, names_file):
     rc, so, se = tool("summary", SAMPLE, "--names", "a,b", "--names", "c,d,e", "--groups", "x", "--groups", "y")
     check(rc == 0 and b"LeakSanitizer" not in se and b"\nd " in so and b"\nb " not in so,
           "summary with --names and --groups twice: the later names, nothing leaked (%r)" % se[-600:])
+    # --names shorter than the capture's own names: those past it are kept
+    # (load, wait, compute, step: --names a,b renames load and wait only)
+    rc, so, se = tool("summary", SAMPLE, "--names", "a,b")
+    rows = [l.split()[0] for l in so.decode().split("\n") if l[:1].isalpha() and len(l.split()) == 9][1:]
+    check(rc == 0 and rows == ["a", "b", "compute", "step"],
+          "summary --names a,b of a capture naming four events: a, b and its own compute and step (%s)" % rows)
     mo = os.path.join(tmp, "twice-merged.json")
     rc, so, se = tool("merge", bare, bare2, "-o", mo, "--align", "start", "--names", "a,b", "--names", "c,d",
                       "--groups", "g,h", "--groups", "w0,w1", "--labels", "one,two", "--labels", "left,right")
