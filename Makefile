@@ -272,7 +272,8 @@ run: | $(B)
 	  cp build/warp_specialized.json trace.json && echo "trace.json: warp-specialized example on this GPU"; \
 	else \
 	  $(MAKE) -s --no-print-directory $(B)/ikp && \
-	  $(B)/ikp trace examples/data/sample.ikp -o trace.json && $(B)/ikp summary examples/data/sample.ikp; \
+	  $(B)/ikp trace examples/data/sample.ikp -o trace.json && $(B)/ikp summary examples/data/sample.ikp && \
+	  echo "trace.json: the bundled capture examples/data/sample.ikp (no GPU here: nvidia-smi -L lists none)"; \
 	fi
 
 # Test-only Python packages, pinned, installed into build/pydeps (nothing

@@ -959,6 +959,8 @@ typedef struct ikp_export_options {
     int plain;                 /* numbers PLAIN, as 0.13.0 wrote them, for readers without
                                   DELTA_BINARY_PACKED (Spark before 3.3 with its vectorized reader);
                                   the table about 9x larger */
+    ikp_alignment *alignment;  /* NULL, or n entries: how each capture was placed, as
+                                  ikp_merge_align says (its links' disagreements too) */
 } ikp_export_options;
 IKP_DEF ikp_result ikp_export_parquet(const ikp_capture *const *caps, uint32_t n, const ikp_export_options *opt,
                                       ikp_write_fn fn, void *user, ikp_error *err);
@@ -11571,6 +11573,7 @@ static ikp_result ikp__pq_plan_make(const ikp_allocator *a, ikp__link_data *ld, 
         if ((r = ikp__refuse_repeated(a, ld, n, "", err)) != IKP_OK) goto end;
         ikp__align_start(n, NULL, al);
     } else if ((r = ikp__align(a, ld, n, opt ? opt->raw : 0, al, err)) != IKP_OK) goto end;
+    if (opt && opt->alignment) memcpy(opt->alignment, al, (size_t)n * sizeof *al);
     hosts = ikp__many_hosts(&s, n);
     if (ikp__label_dups(&s, n, hosts, a, dup)) { r = ikp__oom(err); goto end; }
     if (p->axis[0] == 'm' && !(opt && opt->raw) &&

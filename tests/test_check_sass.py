@@ -174,6 +174,9 @@ def check_examples():
         m = SUMMARY.search(out)
         check(rc == 0 and m and int(m.group(1)) >= 3 and m.group(2) == "0",
               "example %s: exit %d, %s %s" % (ex, rc, out, err))
+        if ex == "minimal":  # one kernel of its own; ikp.h's helper kernels are not counted as the user's
+            check("ikp check-sass: 1 kernel (and 4 of ikp.h's own, left out)," in out,
+                  "example minimal: its one kernel counted, ikp.h's four said apart (%s)" % out.strip()[-200:])
 
 
 def check_bad_input(tmp):

@@ -633,6 +633,12 @@ def merged(tmp):
     rc, out, _ = run("info", l1, l2)
     check(rc == 0 and b"disagreement: the host clock link with GPU 0 #1" in out,
           "info of the two launches: the disagreement (%r)" % out[-300:])
+    # export warns as merge does (it stayed silent)
+    with tempfile.TemporaryDirectory() as tmp:
+        rc, _, err = run("export", l1, l2, "-o", os.path.join(tmp, "t.parquet"))
+    check(rc == 0 and b"warning: the host clock link between " + l1.encode() + b" and " + l2.encode() in err and
+          b"host times are this much less certain" in err,
+          "export of the two launches: the disagreement warned, as merge warns (%r)" % err[-300:])
 
 
 def sm_clock(tmp):

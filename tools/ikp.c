@@ -347,17 +347,19 @@ static void print_alignment(FILE *f, const ikp_capture *const *caps, const char 
     free(lab);
 }
 
-/* one warning line for each pair of captures whose links disagree */
-static void warn_disagreements(const ikp_capture *const *caps, uint32_t n, const ikp_alignment *al)
+/* one warning line for each pair of captures whose links disagree, each
+   named by its label (caps) or its file (files, when caps is NULL) */
+static void warn_disagreements(const ikp_capture *const *caps, const char *const *files, uint32_t n,
+                               const ikp_alignment *al)
 {
     uint32_t k;
     char *lab = NULL;
     for (k = 0; k < n; k++) {
         const char *a, *b;
         if (!al[k].disagreement_ns || al[k].disagree_with > k) continue;
-        if (!lab && !(lab = all_labels(caps, n, NULL))) return;
-        a = lab + (size_t)k * 128;
-        b = lab + (size_t)al[k].disagree_with * 128;
+        if (caps && !lab && !(lab = all_labels(caps, n, NULL))) return;
+        a = caps ? lab + (size_t)k * 128 : files[k];
+        b = caps ? lab + (size_t)al[k].disagree_with * 128 : files[al[k].disagree_with];
         fprintf(stderr, "ikp: warning: the %s link between %s and %s is %.3f us off their placement beyond the "
                 "stated uncertainties; %s\n", via_name[al[k].disagree_via], b, a, (double)al[k].disagreement_ns / 1e3,
                 al[k].disagree_via == IKP_ALIGN_HOST && al[k].via == IKP_ALIGN_SAME_GPU
@@ -931,7 +933,7 @@ static int merge_write(args *m, ikp_capture **caps, ikp_alignment *al)
     ikp_error e;
     int rc;
     if (place(m, cc, al, &e) != IKP_OK) return fail("merge", &e);
-    warn_disagreements(cc, m->n, al);
+    warn_disagreements(cc, NULL, m->n, al);
     if (m->host_time) {
         int64_t hz;
         uint32_t hu;
@@ -1281,6 +1283,10 @@ static int cmd_export(const command *c, int argc, char **argv)
     g.opt.option_names = &tool_names;
     g.eo.raw = g.mo.raw;
     g.eo.labels = g.labels.count ? (const char *const *)g.labels.names : NULL;
+    if (rc == 0 && !(g.eo.alignment = (ikp_alignment *)calloc(g.n, sizeof *g.eo.alignment))) {
+        fprintf(stderr, "ikp: error: out of memory\n");
+        rc = 1;
+    }
     if (rc == 0) {
         const char *const one[1] = {g.out};
         if (ikp_export_parquet_files(g.files, g.n, &g.opt, &g.eo, dir ? (const char *const *)x.outs : one,
@@ -1293,7 +1299,9 @@ static int cmd_export(const command *c, int argc, char **argv)
                     x.replaced == 1 ? "" : "s");
         else fprintf(stderr, "ikp: wrote %s (Parquet: %u capture%s%s)\n", g.out, g.n, g.n == 1 ? "" : "s",
                      dir ? ", a file each under capture_index=K/" : "");
+        if (rc == 0) warn_disagreements(NULL, g.files, g.n, g.eo.alignment); /* as merge warns */
     }
+    free(g.eo.alignment);
     export_dir_free(&x);
     args_free(&g);
     return rc;
@@ -2333,9 +2341,12 @@ static int wait_cuobjdump(pid_t pid, const char *tool, const char *in, int rc, c
 /* check-sass's summary line and verdict: 0, 1 no region found, 3 an empty one */
 static int sass_verdict(const ikp_sass_summary *sum, const char *in)
 {
-    printf("ikp check-sass: %lu kernel%s, %lu region%s checked, %lu hold%s no instruction of the kernel's, "
+    char helpers[80] = "";
+    if (sum->helpers)
+        snprintf(helpers, sizeof helpers, " (and %lu of ikp.h's own, left out)", (unsigned long)sum->helpers);
+    printf("ikp check-sass: %lu kernel%s%s, %lu region%s checked, %lu hold%s no instruction of the kernel's, "
            "%lu begin%s or end%s not paired\n",
-           (unsigned long)sum->kernels, sum->kernels == 1 ? "" : "s", (unsigned long)sum->regions,
+           (unsigned long)sum->kernels, sum->kernels == 1 ? "" : "s", helpers, (unsigned long)sum->regions,
            sum->regions == 1 ? "" : "s", (unsigned long)sum->empty, sum->empty == 1 ? "s" : "",
            (unsigned long)sum->unpaired, sum->unpaired == 1 ? "" : "s", sum->unpaired == 1 ? "" : "s");
     if (!sum->regions) {

@@ -704,6 +704,19 @@ static void report_empty(func *f, const size_t *work, const char *const *names, 
     }
 }
 
+/* 1 if name (mangled as the listing has it) is one of ikp.h's own kernels:
+   ikp__*, as a C++ name (_Z, L when static, its length) or as it is */
+static int ikp_helper(const char *name)
+{
+    if (name[0] == '_' && name[1] == 'Z') {
+        name += 2;
+        if (*name == 'L') name++;
+        if (*name < '1' || *name > '9') return 0;
+        while (*name >= '0' && *name <= '9') name++;
+    }
+    return !strncmp(name, "ikp__", 5);
+}
+
 /* pairs the function's records into regions, checks them, reports */
 static int finish(func *f, const char *const *names, size_t num_names, int list, int mangled, FILE *out,
                   ikp_sass_summary *sum)
@@ -713,6 +726,10 @@ static int finish(func *f, const char *const *names, size_t num_names, int list,
     size_t i;
     int rc = -1;
     if (!f->n_in) return 0;
+    if (!f->n_rec && ikp_helper(f->name)) { /* IKP's, not the user's */
+        sum->helpers++;
+        return 0;
+    }
     sum->kernels++;
     sum->instructions += f->n_in;
     sum->records += f->n_rec;

@@ -8,7 +8,9 @@
 #include <stdio.h>
 
 typedef struct ikp_sass_summary {
-    size_t kernels;      /* functions read */
+    size_t kernels;      /* functions read (the user's: not IKP's own) */
+    size_t helpers;      /* ikp.h's own kernels (ikp__*: the CUDA helpers' header, clock and
+                            SM-sample kernels), read and left out of the count */
     size_t instructions; /* instructions read */
     size_t records;      /* IKP record stores found */
     size_t regions;      /* begin-end pairs found */
