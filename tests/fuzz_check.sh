@@ -1,11 +1,11 @@
 #!/bin/sh
 # make test, fuzz part: each libFuzzer harness replays its committed corpus
 # (fuzz/corpus/<target>, crash reproducers included), then fuzzes for
-# FUZZ_TEST_SECONDS (default 8, at most 20). A crash, a leak, a sanitizer
+# FUZZ_TEST_SECONDS (default 4, at most 20). A crash, a leak, a sanitizer
 # report, an input slower than 10 s or over 2 GB of memory fails the run.
 # Arguments: the targets (default: all ten).
 cd "$(dirname "$0")/.." || exit 1
-secs=${FUZZ_TEST_SECONDS:-8}
+secs=${FUZZ_TEST_SECONDS:-4}
 [ "$secs" -gt 20 ] && secs=20
 pass=0; fail=0
 targets=${*:-ikp tirx flashinfer capture names e2e apinames tritondist nuggets nuggetscompact}

@@ -25,11 +25,16 @@
 0. The IKP_WIRE_* constants of ikp.h and ikp_cuda.cuh agree.
 4. The header compiles warning-free: nvcc -Werror all-warnings with
    -Xcompiler -Wall,-Wextra, in both IKP_ENABLE modes and both timer kinds.
+Each cubin is compiled once for its inputs (nvcc's version, the command,
+the sources and headers): build/sass/cache keeps it for the runs after.
 Prints "N passed, N failed"; writes the annotated hot-path listing to
 build/sass/hotpath.txt.
 """
+import glob
+import hashlib
 import os
 import re
+import shutil
 import struct
 import subprocess
 import sys
@@ -43,13 +48,44 @@ sys.path.insert(0, os.path.join(ROOT, "tests"))
 from harness import check, report  # noqa: E402
 
 
+_nvcc_version = []
+
+
+def build_key(cmd, src):
+    """what a cubin is built from: nvcc's version, the command (less its
+    output), the source and every file it may include"""
+    if not _nvcc_version:
+        _nvcc_version.append(subprocess.run([NVCC, "--version"], capture_output=True).stdout)
+    h = hashlib.sha256(_nvcc_version[0])
+    h.update("\0".join(c for c in cmd if c != "-o").encode())
+    deps = [src, os.path.join(ROOT, "ikp.h"), os.path.join(ROOT, "ikp_cuda.cuh")]
+    deps += sorted(glob.glob(os.path.join(ROOT, "tests", "sass", "*")) + glob.glob(os.path.join(ROOT, "examples", "*.h")))
+    for d in deps:
+        h.update(d.encode() + b"\0")
+        with open(d, "rb") as f:
+            h.update(f.read())
+    return h.hexdigest()[:32]
+
+
 def nvcc(src, out, *flags):
+    """src compiled to the cubin out, warning-free. An object is built once:
+    a build of the same inputs (build_key) is copied from build/sass/cache,
+    where the first build of them was kept, as make keeps an object whose
+    sources have not changed"""
     cmd = [NVCC, "-cubin", "-O3"] + ARCH + ["-Xcompiler", "-Wall,-Wextra", "-Werror", "all-warnings"] + list(flags) + ["-o", out, src]
+    kept = os.path.join(OUT, "cache", build_key([c for c in cmd if c != out], src) + ".cubin")
+    if os.path.exists(kept):
+        shutil.copyfile(kept, out)
+        return True
     p = subprocess.run(cmd, capture_output=True, text=True)
     if p.returncode != 0:
         print(" ".join(cmd))
         print(p.stdout + p.stderr)
-    return p.returncode == 0
+        return False
+    os.makedirs(os.path.dirname(kept), exist_ok=True)
+    shutil.copyfile(out, kept + ".tmp")
+    os.replace(kept + ".tmp", kept)
+    return True
 
 
 def elf_sections(path):
@@ -79,11 +115,22 @@ def sass(cubin, kernel):
     """list of (opcode with modifiers, full text) of one kernel, NOPs dropped;
     a label is kept as ("LABEL", name) in its place."""
     if cubin not in _cache:
-        p = subprocess.run([NVDISASM, "-c", cubin], capture_output=True, text=True)
-        if p.returncode != 0:
-            raise RuntimeError(p.stderr)
+        with open(cubin, "rb") as f:  # its listing made once for its bytes, as its cubin is
+            kept = os.path.join(OUT, "cache", hashlib.sha256(f.read()).hexdigest()[:32] + ".sass")
+        if os.path.exists(kept):
+            with open(kept) as f:
+                text = f.read()
+        else:
+            p = subprocess.run([NVDISASM, "-c", cubin], capture_output=True, text=True)
+            if p.returncode != 0:
+                raise RuntimeError(p.stderr)
+            text = p.stdout
+            os.makedirs(os.path.dirname(kept), exist_ok=True)
+            with open(kept + ".tmp", "w") as f:
+                f.write(text)
+            os.replace(kept + ".tmp", kept)
         funcs, cur = {}, None
-        for line in p.stdout.splitlines():
+        for line in text.splitlines():
             h = re.match(r"\.text\.(\w+):", line)
             if h:
                 cur = funcs.setdefault(h.group(1), [])
@@ -263,7 +310,15 @@ def main():
     cuobjdump = os.path.join(os.path.dirname(NVDISASM), "cuobjdump")
     exe = os.path.join(OUT, "minimal_off")
     cmd = [NVCC, "-O3"] + ARCH + ["-DIKP_ENABLE=0", "-o", exe, ex]
-    if check(subprocess.run(cmd, capture_output=True).returncode == 0, "examples/minimal.cu builds with IKP_ENABLE=0"):
+    kept = os.path.join(OUT, "cache", build_key(cmd[:-3] + [ex], ex) + ".exe")
+    built = os.path.exists(kept) or subprocess.run(cmd, capture_output=True).returncode == 0
+    if built and not os.path.exists(kept):  # the program built once for its inputs, as the cubins are
+        os.makedirs(os.path.dirname(kept), exist_ok=True)
+        shutil.copyfile(exe, kept + ".tmp")
+        os.replace(kept + ".tmp", kept)
+    elif built:
+        shutil.copyfile(kept, exe)
+    if check(built, "examples/minimal.cu builds with IKP_ENABLE=0"):
         p = subprocess.run([cuobjdump, "-sass", exe], capture_output=True, text=True)
         funcs = re.findall(r"Function : (\S+)", p.stdout)
         check(p.returncode == 0 and funcs and not [f for f in funcs if "ikp" in f],
