@@ -20,7 +20,7 @@ WARN     = -std=c99 -Wall -Wextra -pedantic -Werror
 SAN      = -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 B        = build
 
-.PHONY: all run test deps bench clean sample check-tools gpu-test gpu-test-multi gpu-accuracy bench-gpu device fuzz fuzz-seeds cutlass check-cutlass
+.PHONY: all run test test-build deps bench clean sample check-tools gpu-test gpu-test-multi gpu-accuracy bench-gpu device fuzz fuzz-seeds cutlass check-cutlass
 all: $(B)/ikp
 
 $(B):
@@ -366,11 +366,16 @@ $(B)/make_peers: examples/data/peers/make_peers.c tests/encoder.h | $(B)
 # build/locale.
 deps: check-tools $(PYDEPS_STAMP) $(B)/.rsvg-convert $(B)/locale/de_DE.UTF-8 $(B)/tools/nvdisasm $(B)/tools/cuobjdump $(B)/cutlass/.stamp
 
-test: deps $(B)/make_peers $(B)/ikp $(B)/ikp-asan $(B)/test_host $(B)/test_host_asan $(B)/test_host_core $(B)/test_fit $(B)/test_fit_asan $(B)/test_peers $(B)/test_peers_asan $(B)/test_nvrtc $(B)/tools/nvdisasm $(B)/tools/cuobjdump $(FUZZ_BINS) $(B)/test_threads \
+# the build, then the runners; the build says its progress (tests/build_step.sh)
+test: deps
+	@rm -f $(B)/.build-steps && n=$$($(MAKE) -n --no-print-directory test-build 2>/dev/null | grep -c -- ' -o ') && \
+	  $(MAKE) --no-print-directory test-build SHELL=$(CURDIR)/tests/build_step.sh IKP_BUILD_STEPS=$$n
+	@rm -rf $(B)/test-out/captures && mkdir -p $(B)/test-out/captures $(B)/test-out/analysis && $(PYTHON) tests/run_all.py -j $(TEST_JOBS) $(HOST_TESTS)
+
+test-build: deps $(B)/make_peers $(B)/ikp $(B)/ikp-asan $(B)/test_host $(B)/test_host_asan $(B)/test_host_core $(B)/test_fit $(B)/test_fit_asan $(B)/test_peers $(B)/test_peers_asan $(B)/test_nvrtc $(B)/tools/nvdisasm $(B)/tools/cuobjdump $(FUZZ_BINS) $(B)/test_threads \
       $(B)/test_analysis $(B)/test_analysis_asan $(B)/test_merge $(B)/test_merge_asan \
       $(B)/test_cuda $(B)/test_cuda_asan $(B)/test_cuda_cc $(B)/test_disabled $(PYDEPS_STAMP) $(B)/locale/de_DE.UTF-8 $(B)/.rsvg-convert \
       $(TEST_DEVICE_BINS)
-	@rm -rf $(B)/test-out/captures && mkdir -p $(B)/test-out/captures $(B)/test-out/analysis && $(PYTHON) tests/run_all.py -j $(TEST_JOBS) $(HOST_TESTS)
 
 GPU_TESTS = "$(B)/test_device" \
             "$(B)/test_accuracy" \
