@@ -10103,23 +10103,21 @@ typedef struct ikp__stats_acc {
 /* Decodes every lane once: region durations by event, busy time and span
    by group (the spans of the lanes' blocks), and the capture's counts of
    regions and markers. */
+typedef struct ikp__lane_span { uint32_t block, group; int64_t first, last; } ikp__lane_span;
+static int ikp__cmp_lane_span(const void *pa, const void *pb)
+{
+    const ikp__lane_span *x = (const ikp__lane_span *)pa, *y = (const ikp__lane_span *)pb;
+    return x->block < y->block ? -1 : x->block > y->block;
+}
 static ikp_result ikp__stats_gather(const ikp_capture *cap, ikp_stats *st, ikp__stats_acc *acc, ikp_error *err)
 {
     const ikp_allocator *a = &cap->alloc;
-    const uint32_t nb = cap->info.num_blocks;
-    int64_t *bspan = nb ? (int64_t *)ikp__alloc(a, 2 * (size_t)nb * sizeof(int64_t)) : NULL; /* first, last */
-    uint32_t *seen = (uint32_t *)ikp__alloc(a, 2 * ((size_t)cap->info.num_lanes + 1) * sizeof(uint32_t));
-    size_t nseen = 0;
+    ikp__lane_span *seen = NULL; /* each lane with records: its block and span, for its block's */
+    size_t nseen = 0, room = 0, k0, k1, k;
     ikp_lane_events ev;
     ikp_result r = IKP_OK;
     uint32_t i;
     memset(&ev, 0, sizeof ev);
-    if ((nb && !bspan) || !seen) {
-        ikp__free(a, bspan);
-        ikp__free(a, seen);
-        return ikp__oom(err);
-    }
-    for (i = 0; i < nb; i++) { bspan[2 * i] = INT64_MAX; bspan[2 * i + 1] = INT64_MIN; }
     for (i = 0; i < cap->info.num_lanes && r == IKP_OK; i++) {
         ikp__lane lt;
         const ikp__lane *l = ikp__get_lane(cap, i, &lt);
@@ -10140,20 +10138,24 @@ static ikp_result ikp__stats_gather(const ikp_capture *cap, ikp_stats *st, ikp__
         if (l->pub.group < acc->ng && ev.first_ps != INT64_MIN) {
             acc->gbusy[l->pub.group] += (double)ev.busy_ps / 1000.0;
             acc->glanes[l->pub.group]++;
-            if (l->pub.block < nb) { /* its block's span, once every lane is seen */
-                int64_t *b = bspan + 2 * (size_t)l->pub.block;
-                if (ev.first_ps < b[0]) b[0] = ev.first_ps;
-                if (ev.last_ps > b[1]) b[1] = ev.last_ps;
-                seen[2 * nseen] = l->pub.group;
-                seen[2 * nseen++ + 1] = l->pub.block;
-            } else acc->gspan[l->pub.group] += (double)(ev.last_ps - ev.first_ps) / 1000.0; /* a block past the grid: its own */
+            if (!ikp__grow(a, (void **)&seen, &room, nseen + 1, sizeof *seen)) { r = ikp__oom(err); break; }
+            seen[nseen].block = l->pub.block;
+            seen[nseen].group = l->pub.group;
+            seen[nseen].first = ev.first_ps;
+            seen[nseen++].last = ev.last_ps;
         }
     }
-    for (i = 0; r == IKP_OK && i < nseen; i++) {
-        const int64_t *b = bspan + 2 * (size_t)seen[2 * i + 1];
-        acc->gspan[seen[2 * i]] += (double)(b[1] - b[0]) / 1000.0;
+    if (r == IKP_OK && nseen) { /* each block's span: its lanes' first record to their last */
+        qsort(seen, nseen, sizeof *seen, ikp__cmp_lane_span);
+        for (k0 = 0; k0 < nseen; k0 = k1) {
+            int64_t lo = seen[k0].first, hi = seen[k0].last;
+            for (k1 = k0 + 1; k1 < nseen && seen[k1].block == seen[k0].block; k1++) {
+                if (seen[k1].first < lo) lo = seen[k1].first;
+                if (seen[k1].last > hi) hi = seen[k1].last;
+            }
+            for (k = k0; k < k1; k++) acc->gspan[seen[k].group] += (double)(hi - lo) / 1000.0;
+        }
     }
-    ikp__free(a, bspan);
     ikp__free(a, seen);
     ikp_lane_events_free(cap, &ev);
     return r;
