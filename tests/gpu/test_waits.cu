@@ -193,9 +193,12 @@ static void asyncs(ikp_cuda_buffer &b, const build_t &bd)
         CHECK(pairs > 0);
         CHECK_EQ(early, 0);
         const double m = median(region);
-        // after 200,000 cycles the secondary waited out the primary's spin (ns:
-        // at most 2.2 GHz); after 20,000 it may start after the primary ended
-        if (spin == 200000ull) CHECK(m >= 0.9 * (double)spin / (bd.ns ? 2.2 : 1.0));
+        // after 200,000 cycles the secondary waited out most of the primary's
+        // spin (ns: at most 2.2 GHz): over half of it, where a wait that did
+        // not hold reads a few cycles (the secondary starts some microseconds
+        // into the spin: medians of 172,500 to 190,800 cycles on an H200);
+        // after 20,000 it may start after the primary ended
+        if (spin == 200000ull) CHECK(m >= 0.5 * (double)spin / (bd.ns ? 2.2 : 1.0));
         printf("  %-11s griddepcontrol.wait after %llu cycles of the primary: median region %.0f %s, %d same-SM pairs, "
                "%d ending early\n", bd.name, spin, m, bd.ns ? "ns" : "cycles", pairs, early);
         ikp_capture_free(cap);
