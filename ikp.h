@@ -10113,7 +10113,7 @@ static ikp_result ikp__stats_gather(const ikp_capture *cap, ikp_stats *st, ikp__
 {
     const ikp_allocator *a = &cap->alloc;
     ikp__lane_span *seen = NULL; /* each lane with records: its block and span, for its block's */
-    size_t nseen = 0, room = 0, k0, k1, k;
+    size_t nseen = 0, room = 0, k0, k1, j;
     ikp_lane_events ev;
     ikp_result r = IKP_OK;
     uint32_t i;
@@ -10153,7 +10153,7 @@ static ikp_result ikp__stats_gather(const ikp_capture *cap, ikp_stats *st, ikp__
                 if (seen[k1].first < lo) lo = seen[k1].first;
                 if (seen[k1].last > hi) hi = seen[k1].last;
             }
-            for (k = k0; k < k1; k++) acc->gspan[seen[k].group] += (double)(hi - lo) / 1000.0;
+            for (j = k0; j < k1; j++) acc->gspan[seen[j].group] += (double)(hi - lo) / 1000.0;
         }
     }
     ikp__free(a, seen);
