@@ -314,8 +314,9 @@ $(B)/locale/de_DE.UTF-8: | $(B)
 # Each runner as GROUP|COMMAND: the runners of one group run one after
 # another (they share files), a group named after '<' waits for those
 # groups (it reads what they wrote); tests/run_all.py runs a runner a core.
-# runners at once (default: the cores)
-TEST_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+# runners at once (default: one more than the cores: some runners wait on
+# timeouts and child processes, and a core idles while they do)
+TEST_JOBS ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 2) + 1 )))
 HOST_TESTS = "compile|sh tests/compile_checks.sh" \
              "fuzz1|sh tests/fuzz_check.sh ikp tirx flashinfer capture names" \
              "fuzz2|sh tests/fuzz_check.sh e2e apinames tritondist nuggets nuggetscompact" \
