@@ -6517,20 +6517,28 @@ static const char ikp__digits2[201] =
 /* decimal digits, two at a time */
 static char *ikp__fmt_u64(char *p, uint64_t v)
 {
-    char t[24];
-    int i = 24;
+    /* its digits counted first, then written from the last, two at a time:
+       no copy through a scratch buffer (a number a field of every event) */
+    static const uint64_t pow10[20] = {1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull,
+                                       10000000ull, 100000000ull, 1000000000ull, 10000000000ull,
+                                       100000000000ull, 1000000000000ull, 10000000000000ull, 100000000000000ull,
+                                       1000000000000000ull, 10000000000000000ull, 100000000000000000ull,
+                                       1000000000000000000ull, 10000000000000000000ull};
+    int n = 1;
+    char *end, *q;
+    while (n < 20 && v >= pow10[n]) n++;
+    end = q = p + n;
     while (v >= 100) {
         unsigned d = (unsigned)(v % 100) * 2;
         v /= 100;
-        t[--i] = ikp__digits2[d + 1];
-        t[--i] = ikp__digits2[d];
+        *--q = ikp__digits2[d + 1];
+        *--q = ikp__digits2[d];
     }
     if (v >= 10) {
-        t[--i] = ikp__digits2[v * 2 + 1];
-        t[--i] = ikp__digits2[v * 2];
-    } else t[--i] = (char)('0' + v);
-    memcpy(p, t + i, (size_t)(24 - i));
-    return p + (24 - i);
+        *--q = ikp__digits2[v * 2 + 1];
+        *--q = ikp__digits2[v * 2];
+    } else *--q = (char)('0' + v);
+    return end;
 }
 /* ns as microseconds with 3 decimals */
 static char *ikp__fmt_us(char *p, uint64_t ns)
