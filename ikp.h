@@ -3788,6 +3788,20 @@ static size_t ikp__utf8_len(const unsigned char *s, size_t n)
     return len;
 }
 
+/* s[0..n) into out (room for 3n bytes) with U+FFFD for every byte of no
+   valid UTF-8 sequence, and with controls for every control byte too, as
+   every output writes text; returns the bytes written */
+static size_t ikp__utf8_fix(unsigned char *out, const unsigned char *s, size_t n, int controls)
+{
+    size_t i = 0, k = 0, len;
+    while (i < n) {
+        len = !controls || (s[i] >= 0x20 && s[i] != 0x7f) ? ikp__utf8_len(s + i, n - i) : 0;
+        if (len) { memcpy(out + k, s + i, len); k += len; i += len; }
+        else { out[k++] = 0xEF; out[k++] = 0xBF; out[k++] = 0xBD; i++; }
+    }
+    return k;
+}
+
 IKP_DEF const char *ikp_device_text(const ikp_device_id *d, char *buf, size_t size)
 {
     char u[48];
@@ -3801,20 +3815,16 @@ IKP_DEF const char *ikp_device_text(const ikp_device_id *d, char *buf, size_t si
     if ((n = strlen(buf)) < size)
         snprintf(buf + n, size - n, ", PCI %04x:%02x:%02x", d->pci_domain, d->pci_bus, d->pci_device);
     if (d->host[0] && (n = strlen(buf)) < size) { /* U+FFFD for a byte of no valid UTF-8 or a control */
-        const unsigned char *h = (const unsigned char *)d->host;
-        size_t hn = ikp__strnlen(d->host, sizeof d->host), i = 0, k;
+        unsigned char h[3 * sizeof d->host];
+        size_t hn = ikp__utf8_fix(h, (const unsigned char *)d->host, ikp__strnlen(d->host, sizeof d->host), 1);
         snprintf(buf + n, size - n, ", host ");
         n = strlen(buf);
-        while (i < hn) {
-            const unsigned char *piece = h + i;
-            k = h[i] >= 0x20 && h[i] != 0x7f ? ikp__utf8_len(h + i, hn - i) : 0;
-            if (!k) piece = (const unsigned char *)"\xEF\xBF\xBD";
-            if (n + (k ? k : 3) >= size) break;
-            memcpy(buf + n, piece, k ? k : 3);
-            n += k ? k : 3;
-            i += k ? k : 1;
+        if (n + hn >= size) { /* cut where a character begins */
+            hn = size - 1 - n;
+            while (hn && (h[hn] & 0xC0) == 0x80) hn--;
         }
-        buf[n] = 0;
+        memcpy(buf + n, h, hn);
+        buf[n + hn] = 0;
     }
     return buf;
 }
@@ -5935,15 +5945,17 @@ static ikp_result ikp__take_words(ikp_capture *cap, const unsigned char *p, uint
     return IKP_OK;
 }
 
+#define IKP__FNV_BASIS 14695981039346656037ull
+#define IKP__FNV_PRIME 1099511628211ull
 /* the 64-bit FNV-1a hash of p[0 .. a) and p[b .. size): a file's bytes
    around its words */
 static uint64_t ikp__bytes_hash_around(const unsigned char *p, size_t size, uint64_t a, uint64_t b)
 {
-    uint64_t h = 14695981039346656037ull, i;
+    uint64_t h = IKP__FNV_BASIS, i;
     for (i = 0; i < size; i++) {
         if (i == a) i = b;
         if (i >= size) break;
-        h = (h ^ p[i]) * 1099511628211ull;
+        h = (h ^ p[i]) * IKP__FNV_PRIME;
     }
     return h;
 }
@@ -7706,14 +7718,7 @@ static unsigned char *ikp__pb_fixed(unsigned char *p, unsigned f, uint64_t v)
    the bytes (+ its tag and length) */
 static unsigned char *ikp__pb_str(unsigned char *p, unsigned f, const char *str, unsigned char *tmp)
 {
-    const unsigned char *s = (const unsigned char *)str;
-    size_t n = strlen(str), i = 0, k = 0;
-    while (i < n) {
-        size_t len = ikp__utf8_len(s + i, n - i);
-        if (len) { memcpy(tmp + k, s + i, len); k += len; i += len; }
-        else { tmp[k++] = 0xEF; tmp[k++] = 0xBF; tmp[k++] = 0xBD; i++; }
-    }
-    return ikp__pb_bytes(p, f, tmp, k);
+    return ikp__pb_bytes(p, f, tmp, ikp__utf8_fix(tmp, (const unsigned char *)str, strlen(str), 0));
 }
 
 typedef struct ikp__pbw {
@@ -8713,8 +8718,6 @@ static void ikp__label_text(const ikp__link_data *x, uint32_t index, int hosts, 
     buf[n] = 0;
 }
 
-#define IKP__FNV_BASIS 14695981039346656037ull
-#define IKP__FNV_PRIME 1099511628211ull
 static uint64_t ikp__fnv(const char *s, size_t n)
 {
     uint64_t h = IKP__FNV_BASIS;
@@ -11045,15 +11048,12 @@ static int ikp__pq_dict_add(ikp__pqw *w, ikp__pq_buf *b, const char *s, size_t n
 static const char *ikp__utf8_or_copy(const ikp_allocator *a, const char *s, size_t *n, char **copy)
 {
     const unsigned char *u = (const unsigned char *)s;
-    size_t i = 0, k = 0, len;
+    size_t i = 0, len;
     *copy = NULL;
     while (i < *n && (len = ikp__utf8_len(u + i, *n - i)) != 0) i += len;
     if (i == *n) return s;
     if (*n > 0x7FFFFFFF / 3 || !(*copy = (char *)ikp__alloc(a, 3 * *n + 1))) return NULL;
-    for (i = 0; i < *n;)
-        if ((len = ikp__utf8_len(u + i, *n - i)) != 0) { memcpy(*copy + k, u + i, len); k += len; i += len; }
-        else { memcpy(*copy + k, "\xEF\xBF\xBD", 3); k += 3; i++; }
-    *n = k;
+    *n = ikp__utf8_fix((unsigned char *)*copy, u, *n, 0);
     return *copy;
 }
 
@@ -12851,9 +12851,7 @@ static ikp_result ikp__report_waits(const ikp_capture *cap, const ikp_report_opt
         *by_name = found > 0;
         return IKP_OK;
     }
-    *wait = (uint8_t *)ikp__alloc(a, IKP_WIRE_MAX_EVENTS);
-    if (!*wait) return ikp__oom(err);
-    memset(*wait, 0, IKP_WIRE_MAX_EVENTS);
+    if (!(*wait = (uint8_t *)ikp__zalloc(a, IKP_WIRE_MAX_EVENTS))) return ikp__oom(err);
     for (k = 0; k < opt->num_wait_events; k++) {
         if (opt->wait_events[k] >= IKP_WIRE_MAX_EVENTS) {
             ikp__free(a, *wait);

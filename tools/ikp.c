@@ -1069,6 +1069,14 @@ static int remove_export_tree(const char *dir)
     return bad | (rmdir(dir) != 0);
 }
 
+/* 2, said: DIR holds what (a file or folder of its own) */
+static int export_dir_foreign(const char *dir, const char *what, const char *within)
+{
+    fprintf(stderr, "ikp: error: -o %s/: the directory holds '%s%s%s', which no export wrote: give a new or empty "
+            "directory, or an earlier export's (replaced whole)\n", dir, what, within ? "/" : "", within ? within : "");
+    return 2;
+}
+
 /* Checks what DIR holds (see above) against the inputs. 0 ok; 2 refused
    (said); 1 failed (said). *folders: its capture_index=K folders' count */
 static int export_dir_check(const char *dir, const args *g, uint32_t *folders)
@@ -1101,9 +1109,7 @@ static int export_dir_check(const char *dir, const args *g, uint32_t *folders)
         if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..")) continue;
         snprintf(p, m, "%s/%s", dir, de->d_name);
         if (!is_capture_folder(de->d_name) || lstat(p, &st) != 0 || !S_ISDIR(st.st_mode) || !(sub = opendir(p))) {
-            fprintf(stderr, "ikp: error: -o %s/: the directory holds '%s', which no export wrote: give a new or "
-                    "empty directory, or an earlier export's (replaced whole)\n", dir, de->d_name);
-            rc = 2;
+            rc = export_dir_foreign(dir, de->d_name, NULL);
             break;
         }
         (*folders)++;
@@ -1111,12 +1117,9 @@ static int export_dir_check(const char *dir, const args *g, uint32_t *folders)
             file_id id;
             if (!strcmp(se->d_name, ".") || !strcmp(se->d_name, "..")) continue;
             snprintf(p, m, "%s/%s/%s", dir, de->d_name, se->d_name);
-            if (strcmp(se->d_name, "ikp.parquet") || lstat(p, &st) != 0 || !S_ISREG(st.st_mode)) {
-                fprintf(stderr, "ikp: error: -o %s/: the directory holds '%s/%s', which no export wrote: give a "
-                        "new or empty directory, or an earlier export's (replaced whole)\n", dir, de->d_name,
-                        se->d_name);
-                rc = 2;
-            } else {
+            if (strcmp(se->d_name, "ikp.parquet") || lstat(p, &st) != 0 || !S_ISREG(st.st_mode))
+                rc = export_dir_foreign(dir, de->d_name, se->d_name);
+            else {
                 id.dev = st.st_dev;
                 id.ino = st.st_ino;
                 if (nid && bsearch(&id, ids, nid, sizeof *ids, file_id_cmp)) {
@@ -1292,14 +1295,15 @@ static int cmd_export(const command *c, int argc, char **argv)
         if (ikp_export_parquet_files(g.files, g.n, &g.opt, &g.eo, dir ? (const char *const *)x.outs : one,
                                      dir ? g.n : 1, &e) != IKP_OK)
             rc = fail("export", &e);
-        else if (dir && (rc = export_dir_commit(&x)) != 0) {}
-        else if (dir && x.replaced)
-            fprintf(stderr, "ikp: wrote %s (Parquet: %u capture%s, a file each under capture_index=K/; the earlier "
-                    "export there, %u capture%s, replaced)\n", g.out, g.n, g.n == 1 ? "" : "s", x.replaced,
-                    x.replaced == 1 ? "" : "s");
-        else fprintf(stderr, "ikp: wrote %s (Parquet: %u capture%s%s)\n", g.out, g.n, g.n == 1 ? "" : "s",
-                     dir ? ", a file each under capture_index=K/" : "");
-        if (rc == 0) warn_disagreements(NULL, g.files, g.n, g.eo.alignment); /* as merge warns */
+        else if (!dir || (rc = export_dir_commit(&x)) == 0) {
+            if (x.replaced)
+                fprintf(stderr, "ikp: wrote %s (Parquet: %u capture%s, a file each under capture_index=K/; the "
+                        "earlier export there, %u capture%s, replaced)\n", g.out, g.n, g.n == 1 ? "" : "s",
+                        x.replaced, x.replaced == 1 ? "" : "s");
+            else fprintf(stderr, "ikp: wrote %s (Parquet: %u capture%s%s)\n", g.out, g.n, g.n == 1 ? "" : "s",
+                         dir ? ", a file each under capture_index=K/" : "");
+            warn_disagreements(NULL, g.files, g.n, g.eo.alignment); /* as merge warns */
+        }
     }
     free(g.eo.alignment);
     export_dir_free(&x);
