@@ -3063,14 +3063,17 @@ static int ikp__fit_bend(ikp_capture *cap, const ikp__reading *r, const ikp__fit
 /* How far the truth may lie from a stretch's mapping f (its line, bent by
    d[0 .. m] at its m + 1 points, or straight: m = 0), over each stretch
    between two points: within every anchor's and sample's width of it
-   (its distance from f and its half width), or, from IKP__FIT_MIN_TICKS
-   tick counts and more, within half a step (IKP__TICK_SKEW_PS) and three
-   standard errors of their mean distance from f (a tick count is a noisy
-   reading: on an H200 its step sits within +-40 ns of the mapping, about
-   10 ns either way beyond the step itself; BENCHMARKS.md), whichever is
-   less: in cap->fit_loc (g->loc0, g->nloc). The largest over the stretch,
-   ps (an interval with no reading adds nothing: its records have the
-   wander over the gap); -2 when out of memory. */
+   (its distance from f and its half width), or, from its tick counts,
+   within half a step (IKP__TICK_SKEW_PS) and three standard errors of
+   their mean distance from f (a tick count is a noisy reading: on an H200
+   its step sits within +-40 ns of the mapping, about 10 ns either way
+   beyond the step itself; BENCHMARKS.md), whichever is less. An interval
+   with fewer than IKP__FIT_POOL_TICKS tick counts takes its neighbours'
+   too, on both sides, until there are that many (a mapping bends only
+   over many intervals, and one count's own spread would say 40 ns where
+   the mapping is within 10): in cap->fit_loc (g->loc0, g->nloc). The
+   largest over the stretch, ps (an interval with no reading adds nothing:
+   its records have the wander over the gap); -2 when out of memory. */
 /* sqrt without libm: the library links with libc alone */
 static double ikp__sqrt(double x)
 {
@@ -3083,23 +3086,27 @@ static double ikp__sqrt(double x)
     return g;
 }
 #define IKP__FIT_MIN_TICKS 8
+#define IKP__FIT_POOL_TICKS 16 /* an interval with fewer takes its neighbours' */
 #define IKP__TICK_SKEW_PS 16000.0
 static double ikp__fit_local(ikp_capture *cap, const ikp__reading *r, ikp__fitseg *g, const double *d, uint32_t m)
 {
     const uint32_t parts = m ? m : 1;
     const double span = (double)(g->c1 - g->c0);
-    double most = 0;
+    double most = 0, *st;
     uint32_t j, i, at = g->r0;
     if (!ikp__grow(&cap->alloc, (void **)&cap->fit_loc, &cap->fit_loc_room, (size_t)cap->num_fit_loc + parts,
                    sizeof(double)))
         return -2;
+    st = (double *)ikp__alloc(&cap->alloc, (size_t)parts * 4 * sizeof(double)); /* each part: hard, sum, sq, n */
+    if (!st) return -2;
     g->loc0 = cap->num_fit_loc;
     g->nloc = parts;
     cap->num_fit_loc += parts;
     for (j = 0; j < parts; j++) {
-        double hard = -1, sum = 0, sq = 0, part;
-        uint32_t n = 0, end = at;
-        cap->fit_loc[g->loc0 + j] = 0;
+        double *q = st + 4 * (size_t)j;
+        uint32_t end = at;
+        q[0] = -1;
+        q[1] = q[2] = q[3] = 0;
         for (i = at; i <= g->r1; i++) {
             const ikp__reading *x = &r[i];
             const double t = span > 0 ? (double)(x->tick - g->c0) / span * parts : 0;
@@ -3113,28 +3120,46 @@ static double ikp__fit_local(ikp_capture *cap, const ikp__reading *r, ikp__fitse
             f = ikp__fit_at(g, x->tick) + (m ? (1 - u) * d[j] + u * d[j + 1] : 0);
             if (x->soft) {
                 y = (double)x->lo + IKP__TICK_EARLY_PS + IKP__TICK_LAG_PS + IKP__GLOBALTIMER_TICK_NS * 500.0 - f;
-                sum += y;
-                sq += y * y;
-                n++;
+                q[1] += y;
+                q[2] += y * y;
+                q[3] += 1;
             } else {
                 const double h = (double)(x->hi - x->lo) / 2;
                 y = (double)x->lo + h - f;
                 y = (y < 0 ? -y : y) + h;
-                if (y > hard) hard = y;
+                if (y > q[0]) q[0] = y;
             }
         }
         at = end;
-        part = hard;
-        if (part < 0 && !n) continue; /* no reading here: the records between readings get the wander */
-        if (n) { /* (fewer than IKP__FIT_MIN_TICKS: a tick count's own spread, IKP__TICK_EARLY_PS, for the errors) */
-            const double mean = sum / n, var = sq / n - mean * mean,
-                         t = (mean < 0 ? -mean : mean) + IKP__TICK_SKEW_PS +
-                             (n >= IKP__FIT_MIN_TICKS ? 3 * ikp__sqrt(var > 0 ? var / n : 0) : IKP__TICK_SKEW_PS * 1.5);
+    }
+    for (j = 0; j < parts; j++) {
+        const double *q = st + 4 * (size_t)j;
+        double part = q[0];
+        cap->fit_loc[g->loc0 + j] = 0;
+        if (part < 0 && q[3] < 0.5) continue; /* no reading here: the records between readings get the wander */
+        if (q[3] > 0.5) { /* its tick counts, with its neighbours' until there are IKP__FIT_POOL_TICKS */
+            double sum = q[1], sq = q[2], n = q[3], mean, var, t;
+            uint32_t lo = j, hi = j;
+            while (n < IKP__FIT_POOL_TICKS && (lo > 0 || hi + 1 < parts)) {
+                if (lo > 0) {
+                    lo--;
+                    sum += st[4 * (size_t)lo + 1], sq += st[4 * (size_t)lo + 2], n += st[4 * (size_t)lo + 3];
+                }
+                if (hi + 1 < parts) {
+                    hi++;
+                    sum += st[4 * (size_t)hi + 1], sq += st[4 * (size_t)hi + 2], n += st[4 * (size_t)hi + 3];
+                }
+            }
+            mean = sum / n;
+            var = sq / n - mean * mean;
+            t = (mean < 0 ? -mean : mean) + IKP__TICK_SKEW_PS +
+                (n >= IKP__FIT_MIN_TICKS ? 3 * ikp__sqrt(var > 0 ? var / n : 0) : IKP__TICK_SKEW_PS * 1.5);
             if (part < 0 || t < part) part = t;
         }
         cap->fit_loc[g->loc0 + j] = part;
         if (part > most) most = part;
     }
+    ikp__free(&cap->alloc, st);
     return most;
 }
 
@@ -3249,7 +3274,7 @@ static int ikp__sm_fit(ikp_capture *cap, size_t *kroom, size_t *sroom, size_t *v
 
 static int ikp__cmp_u64(const void *a, const void *b);
 static double ikp__seg_bound(const ikp_capture *cap, const ikp__fitseg *g, uint32_t n, int64_t t, uint32_t *si,
-                             double ppt0, double *dist);
+                             double ppt0, double near, double *dist);
 
 /* ps at tick t through points k[0 .. n) (n >= 1; one point: rate ppt from it), as ikp__knot_ps */
 static double ikp__knots_at(const ikp__knot *k, uint32_t n, int64_t t, double ppt)
@@ -3288,8 +3313,8 @@ static void ikp__fit_vouch(ikp_capture *cap, uint32_t f0, uint32_t f1, uint32_t 
         while (j < nh && kh[j].tick < a->c0) j++;
         for (;;) {
             const double m = ikp__knots_at(kf, nf, x, ppt), mh = ikp__knots_at(kh, nh, x, ppt),
-                         bh = ikp__seg_bound(cap, cap->segs + f1, f2 - f1, x, &sh, ppt, NULL),
-                         bf = ikp__seg_bound(cap, cap->segs + f0, f1 - f0, x, &sf, ppt, NULL);
+                         bh = ikp__seg_bound(cap, cap->segs + f1, f2 - f1, x, &sh, ppt, -1, NULL),
+                         bf = ikp__seg_bound(cap, cap->segs + f0, f1 - f0, x, &sf, ppt, -1, NULL);
             const double apart = m > mh ? m - mh : mh - m;
             if (apart > bh + IKP__TICK_EARLY_PS && apart + bh - bf > most) most = apart + bh - bf;
             if (x == end) break;
@@ -3415,10 +3440,11 @@ static double ikp__fit_loc_at(const ikp_capture *cap, const ikp__fitseg *a, int6
    IKP__FIT_FLOOR_PS, the SM's readings left out (widen) and what the
    stretch's ticks claim beyond its anchors and samples (unvouched). Over
    the stretches g[0 .. n); *si follows the ticks (the stretch at or before
-   t); ppt0: the rate of a stretch that does not say its own; *dist: the
-   distance to the nearest reading (ps, at most). */
+   t); ppt0: the rate of a stretch that does not say its own; near: the
+   distance to a reading its lane knows of (ps; negative: none); *dist:
+   the distance to the nearest reading (ps, at most). */
 static double ikp__seg_bound(const ikp_capture *cap, const ikp__fitseg *g, uint32_t n, int64_t t, uint32_t *si,
-                             double ppt0, double *dist)
+                             double ppt0, double near, double *dist)
 {
     const ikp__fitseg *a;
     double d, b, ppt;
@@ -3432,8 +3458,9 @@ static double ikp__seg_bound(const ikp_capture *cap, const ikp__fitseg *g, uint3
     } else if (t <= a->c1) {
         /* in its longest gap between readings: as far as the nearer of them; else half the next longest */
         const int64_t ge = a->gap_at + a->gap;
-        const double in1 = (double)(t - a->gap_at) * ppt, in2 = (double)(ge - t) * ppt,
-                     half = t >= a->gap_at && t <= ge ? (in1 < in2 ? in1 : in2) : (double)a->gap2 * ppt / 2;
+        const double in1 = (double)(t - a->gap_at) * ppt, in2 = (double)(ge - t) * ppt;
+        double half = t >= a->gap_at && t <= ge ? (in1 < in2 ? in1 : in2) : (double)a->gap2 * ppt / 2;
+        if (near >= 0 && near < half) half = near;
         d = half;
         b = (a->local >= 0 ? ikp__fit_loc_at(cap, a, t) : ikp__fit_spread(cap, a, t)) + half * IKP__FIT_WANDER;
     } else if (*si + 1 < n) { /* between two stretches */
@@ -3458,13 +3485,53 @@ static double ikp__seg_bound(const ikp_capture *cap, const ikp__fitseg *g, uint3
     return b + IKP__FIT_FLOOR_PS + a->widen + a->unvouched;
 }
 
-/* a lane's record at tick t: ikp__seg_bound over its SM's stretches; *bound and *gap keep their largest values */
-static void ikp__sm_bound(const ikp_capture *cap, const ikp__lane *l, int64_t t, uint32_t *si, double *bound,
-                          double *gap)
+/* a lane's record at tick t, near ticks from a reading its lane knows of (negative: none): ikp__seg_bound
+   over its SM's stretches; *bound and *gap keep their largest values */
+static void ikp__sm_bound(const ikp_capture *cap, const ikp__lane *l, int64_t t, int64_t near, uint32_t *si,
+                          double *bound, double *gap)
 {
-    double d, b = ikp__seg_bound(cap, cap->segs + l->sg_first, l->sg_end - l->sg_first, t, si, l->ps_per_tick, &d);
+    double d, b = ikp__seg_bound(cap, cap->segs + l->sg_first, l->sg_end - l->sg_first, t, si, l->ps_per_tick,
+                                 near >= 0 ? (double)near * l->ps_per_tick : -1, &d);
     if (b > *bound) *bound = b;
     if (d > *gap) *gap = d;
+}
+
+/* The records of a lane with ticks between two of its tick counts (the
+   stamps of the ends and instants whose ticks the next begin or instant
+   carries): each is as near a reading as the nearer of them, which the
+   lane's walk knows once the second comes. Records wait here for it, at
+   most IKP__NEAR_WAIT (past that, the first is bounded from the reading
+   before it alone). */
+#define IKP__NEAR_WAIT 16
+typedef struct ikp__near {
+    int64_t t[IKP__NEAR_WAIT], before; /* before: the reading before them (INT64_MIN: none) */
+    uint32_t n;
+} ikp__near;
+
+/* the waiting records bounded, the next reading at `after` (INT64_MIN: none) */
+static void ikp__near_flush(const ikp_capture *cap, const ikp__lane *l, ikp__near *q, int64_t after, uint32_t *si,
+                            double *bound, double *gap)
+{
+    uint32_t i;
+    for (i = 0; i < q->n; i++) {
+        const int64_t t = q->t[i], a = after != INT64_MIN && after >= t ? after - t : -1,
+                      b = q->before != INT64_MIN && q->before <= t ? t - q->before : -1;
+        ikp__sm_bound(cap, l, t, a < 0 ? b : b < 0 || a < b ? a : b, si, bound, gap);
+    }
+    q->n = 0;
+}
+
+/* record t waits for the reading after it */
+static void ikp__near_wait(const ikp_capture *cap, const ikp__lane *l, ikp__near *q, int64_t t, uint32_t *si,
+                           double *bound, double *gap)
+{
+    if (q->n == IKP__NEAR_WAIT) {
+        const int64_t b = q->before != INT64_MIN && q->before <= q->t[0] ? q->t[0] - q->before : -1;
+        ikp__sm_bound(cap, l, q->t[0], b, si, bound, gap);
+        memmove(q->t, q->t + 1, (IKP__NEAR_WAIT - 1) * sizeof q->t[0]);
+        q->n--;
+    }
+    q->t[q->n++] = t;
 }
 
 /* First pass over a lane of one-word records (IKP's and the peer
@@ -3479,7 +3546,9 @@ static void ikp__scan_lane(const ikp_capture *cap, ikp__lane *l, ikp_capture_inf
     int64_t lo, hi;
     double place_ps, gap_ps;
     uint32_t sp;
-    int any, ok, fin;
+    int any, ok, fin, pend;
+    int64_t tlast; /* ticks: the last end's or instant's stamp */
+    ikp__near q;
     (void)info;
     l->anchored = l->kn_end == l->kn_first && l->smp_end > l->smp_first; /* mapped by its SM: no walk segments */
     for (;;) {
@@ -3489,6 +3558,10 @@ static void ikp__scan_lane(const ikp_capture *cap, ikp__lane *l, ikp_capture_inf
         any = fin = 0;
         place_ps = gap_ps = 0;
         sp = l->smp_first;
+        q.before = l->ticks ? l->anchor : INT64_MIN;
+        q.n = 0;
+        tlast = 0;
+        pend = 0;
         while (ikp__walk_next(cap, l, &k, &r, &ok)) {
             int64_t ps;
             after += fin; /* kept after a finalize (keep_after_finalize) */
@@ -3496,13 +3569,23 @@ static void ikp__scan_lane(const ikp_capture *cap, ikp__lane *l, ikp_capture_inf
             if (r.kind == IKP__KIND_INVALID) { invalid++; continue; }
             if (!ikp__timed(r.kind)) continue;
             if (!ok) { invalid++; continue; }
+            if (pend && (r.kind == IKP_WIRE_KIND_BEGIN || (r.kind == IKP_WIRE_KIND_INSTANT && l->iticks))) {
+                if (l->kn_end > l->kn_first) ikp__near_flush(cap, l, &q, tlast, &sp, &place_ps, &gap_ps);
+                q.before = tlast; /* a tick count read there (as ikp__lane_readings takes them) */
+                pend = 0;
+            }
+            if (l->ticks && (r.kind == IKP_WIRE_KIND_END || r.kind == IKP_WIRE_KIND_INSTANT)) {
+                pend = 1;
+                tlast = k.ck.prev;
+            }
             ps = ikp__walk_ps(l, &k, k.ck.prev);
             if (!any || ps < lo) lo = ps;
             if (!any || ps > hi) hi = ps;
             any = 1;
-            if (l->kn_end > l->kn_first) ikp__sm_bound(cap, l, k.ck.prev, &sp, &place_ps, &gap_ps);
+            if (l->kn_end > l->kn_first) ikp__near_wait(cap, l, &q, k.ck.prev, &sp, &place_ps, &gap_ps);
             else if (l->pub.flags & IKP_LANE_CYCLES) ikp__place_bound(cap, l, &k, &sp, &place_ps, &gap_ps);
         }
+        if (l->kn_end > l->kn_first) ikp__near_flush(cap, l, &q, l->end_ok ? l->end_anchor : INT64_MIN, &sp, &place_ps, &gap_ps);
         if (l->anchored || !k.saw_anchor || !(l->pub.flags & IKP_LANE_CYCLES) || l->kn_end > l->kn_first) break;
         l->anchored = 1;
     }

@@ -538,10 +538,11 @@ static void fill_sm(int kind, int sms, unsigned long long lane_ns, const cudaDev
         snprintf(path, sizeof path, "%s/fill_%d_%d_%llu.bin", getenv("IKP_TRUTH_OUT"), kind, shape, lane_ns / 1000);
         FILE *f = fopen(path, "wb");
         if (f) {
-            const uint64_t n[4] = {w.size(), 0, truth.size(), (uint64_t)moments};
+            const uint64_t n[4] = {w.size(), b.num_sm_clock, truth.size(), (uint64_t)moments};
             fwrite(n, 8, 4, f);
             fwrite(w.data(), 8, w.size(), f);
             fwrite(truth.data(), 8, truth.size(), f);
+            if (b.num_sm_clock) fwrite(b.sm_clock, sizeof *b.sm_clock, b.num_sm_clock, f); /* what the decode took */
             fclose(f);
         }
     }
