@@ -361,6 +361,33 @@ def main():
                                "hive_partitioning = true)" % hive)) == 3 and os.stat(hive).st_mode & 0o777 != 0o700,
           "-o DIR/ again with three: three folders, DIR's permissions not mkdtemp's 0700 (%s)" % err)
 
+    # -o DIR/ of many captures stats each input a bounded number of times
+    # (an LD_PRELOAD shim counts the stat calls: a count, not a time): twice
+    # as many captures, at most 4 more calls each, where stating every input
+    # again for every output made the calls grow with their square
+    shim = os.path.join(TMP, "stat_count.so")
+    built = subprocess.run([os.environ.get("CC", "cc"), "-shared", "-fPIC", "-O1", "-o", shim,
+                            os.path.join(ROOT, "tests", "stat_count.c"), "-ldl"], capture_output=True)
+    counts = []
+    base = bytearray(open(os.path.join(DATA, "peers", "tirx.bin"), "rb").read())
+    for n in (40, 80):
+        files = []
+        for k in range(n):  # distinct captures: the first record k ns later (TIRx: placed by first records)
+            f = os.path.join(TMP, "many%d_%d.bin" % (n, k))
+            b = bytearray(base)
+            struct.pack_into("<I", b, 12, struct.unpack_from("<I", b, 12)[0] + k)
+            open(f, "wb").write(bytes(b))
+            files.append(f)
+        cnt = os.path.join(TMP, "stat_count.txt")
+        env = dict(os.environ, LD_PRELOAD=shim, IKP_STAT_COUNT=cnt,
+                   ASAN_OPTIONS=os.environ.get("ASAN_OPTIONS", "") + ":verify_asan_link_order=0")
+        p = subprocess.run([IKP, "export"] + files + ["-o", os.path.join(TMP, "many%d" % n) + "/"],
+                           capture_output=True, env=env)
+        counts.append(int(open(cnt).read()) if p.returncode == 0 and os.path.exists(cnt) else -1)
+    check(built.returncode == 0 and counts[0] > 0 and counts[1] - counts[0] <= 4 * 40,
+          "-o DIR/ of 40 and 80 captures: stat calls grow by at most 4 a capture (%s; %s)" %
+          (counts, built.stderr.decode(errors="replace").strip()[:200]))
+
     # README's "Many ranks" queries, on the table of the bundled launches
     # they say they ran on: each runs in DuckDB and answers what README shows
     # below it; its counts agree with the summaries
