@@ -1494,6 +1494,9 @@ IKP_DEF ikp_result ikp_cuda_peer_clock(int device, int peer, ikp_peer_clock *out
 #include <unistd.h>
 #include <sys/types.h>
 #include <sys/stat.h>
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 #if IKP_HAS_CUDA
 #include <sys/utsname.h>
 #endif
@@ -6090,6 +6093,7 @@ IKP_DEF ikp_result ikp_capture_open_data(const void *data, size_t size,
     return ikp__open_data((const unsigned char *)data, size, NULL, opt, out, &took, err);
 }
 
+#define IKP__HUGE_READ ((size_t)8 << 20) /* a file this large and larger is read into huge pages */
 /* Reads a whole regular file into one block of exactly its size. Anything
    else (a directory, a FIFO, a device such as /dev/zero) is refused before
    a byte is read: a FIFO is opened without waiting for a writer. */
@@ -6127,6 +6131,15 @@ static ikp_result ikp__read_file(const char *path, const ikp_allocator *a, unsig
     *size = (size_t)sb.st_size;
     *data = (unsigned char *)ikp__alloc(a, *size);
     if (!*data) { close(fd); return ikp__oom(err); }
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    /* a large file in 2 MiB pages, where the system lends them (and the includer's _DEFAULT_SOURCE declares
+       madvise): a strided lane's words lie pages apart, each page of 4 KiB a TLB miss of its own */
+    if (*size >= IKP__HUGE_READ) {
+        const uintptr_t h = (uintptr_t)1 << 21, lo = ((uintptr_t)*data + h - 1) & ~(h - 1),
+                        hi = ((uintptr_t)*data + *size) & ~(h - 1);
+        if (hi > lo) (void)madvise((void *)lo, (size_t)(hi - lo), MADV_HUGEPAGE);
+    }
+#endif
     while (got < *size) {
         ssize_t n = read(fd, *data + got, *size - got);
         if (n < 0 && errno == EINTR) continue;

@@ -2,6 +2,7 @@
    or Perfetto trace, print statistics, compare two captures, write a
    report. See README.md. */
 #define _POSIX_C_SOURCE 200809L
+#define _DEFAULT_SOURCE /* and madvise: ikp.h reads a large capture into huge pages */
 #define _XOPEN_SOURCE 700 /* realpath */
 #define IKP_IMPLEMENTATION
 #define IKP_NO_CUDA
