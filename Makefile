@@ -20,7 +20,7 @@ WARN     = -std=c99 -Wall -Wextra -pedantic -Werror
 SAN      = -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 B        = build
 
-.PHONY: all run test test-build deps bench clean sample check-tools gpu-test gpu-test-multi gpu-accuracy bench-gpu device fuzz fuzz-seeds cutlass check-cutlass
+.PHONY: all run test test-build check deps bench clean sample check-tools gpu-test gpu-test-multi gpu-accuracy bench-gpu device fuzz fuzz-seeds cutlass check-cutlass
 all: $(B)/ikp
 
 $(B):
@@ -387,6 +387,27 @@ GPU_TESTS = "$(B)/test_device" \
             "mkdir -p $(B)/gpu-out && $(B)/cutlass_gemm $(B)/gpu-out/cutlass_gemm" \
             "mkdir -p $(B)/gpu-out && $(B)/cutlass_gemm_off $(B)/gpu-out/cutlass_gemm_off" \
             "$(PYTHON) tests/gpu/torch_merge.py"
+
+# The quick loop while editing: the host runners, the tool's tests and the
+# compile checks, with a C compiler and python3 alone (no make deps, no
+# CUDA Toolkit needed; the checks that need numpy, nvcc or rsvg-convert are
+# make test's). What make test adds: the ASan builds, the fuzzers, the SASS,
+# CUDA, Perfetto-schema and Parquet checks, the snippets and the report's
+# picture.
+CHECK_TESTS = "compile|sh tests/compile_checks.sh" \
+              "host|LOCPATH=$(B)/locale IKP_SAVE_CAPTURES=$(B)/test-out/captures $(B)/test_host" \
+              "host|LOCPATH=$(B)/locale $(B)/test_host_core" \
+              "fit|$(B)/test_fit" \
+              "peers|IKP_SAVE_CAPTURES=$(B)/test-out/captures $(B)/test_peers" \
+              "tool|IKP_QUICK=1 $(PYTHON) tests/test_tool.py" \
+              "bounds|$(PYTHON) tests/test_bounds.py" \
+              "analysis|IKP_ANALYSIS_OUT=$(B)/test-out/analysis $(B)/test_analysis" \
+              "merge|$(B)/test_merge"
+
+check: $(B)/ikp $(B)/test_host $(B)/test_host_core $(B)/test_fit $(B)/test_peers $(B)/test_analysis $(B)/test_merge \
+       $(B)/locale/de_DE.UTF-8
+	@rm -rf $(B)/test-out/captures && mkdir -p $(B)/test-out/captures $(B)/test-out/analysis && \
+	  $(PYTHON) tests/run_all.py -j $(TEST_JOBS) $(CHECK_TESTS)
 
 gpu-test: device $(B)/ikp
 	@$(PYTHON) tests/run_all.py -j 1 $(GPU_TESTS)

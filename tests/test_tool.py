@@ -320,7 +320,10 @@ def npy_files(tmp, bare):
     try:
         import numpy as np
     except ImportError:
-        check(False, "numpy is not installed (make test installs it into build/pydeps)")
+        if os.environ.get("IKP_QUICK"):  # make check: python3 alone
+            print("  (.npy files written by numpy: left to make test, numpy is not installed)")
+        else:
+            check(False, "numpy is not installed (make test installs it into build/pydeps)")
         return
     ref = os.path.join(tmp, "ref.json")
     run("trace", bare, "-o", ref)
