@@ -3589,7 +3589,8 @@ static void ikp__scan_lane(const ikp_capture *cap, ikp__lane *l, ikp_capture_inf
             if (!any || ps < lo) lo = ps;
             if (!any || ps > hi) hi = ps;
             any = 1;
-            if (l->kn_end > l->kn_first) ikp__near_wait(cap, l, &q, k.ck.prev, &sp, &place_ps, &gap_ps);
+            if (l->kn_end > l->kn_first && l->ticks) ikp__near_wait(cap, l, &q, k.ck.prev, &sp, &place_ps, &gap_ps);
+            else if (l->kn_end > l->kn_first) ikp__sm_bound(cap, l, k.ck.prev, -1, &sp, &place_ps, &gap_ps);
             else if (l->pub.flags & IKP_LANE_CYCLES) ikp__place_bound(cap, l, &k, &sp, &place_ps, &gap_ps);
         }
         if (l->kn_end > l->kn_first) ikp__near_flush(cap, l, &q, l->end_ok ? l->end_anchor : INT64_MIN, &sp, &place_ps, &gap_ps);
