@@ -2993,9 +2993,9 @@ static uint32_t ikp__fit_redo(ikp__reading *r, uint32_t s, uint32_t j, uint32_t 
    Returns 0 when out of memory. */
 #define IKP__FIT_KNOT 131072
 #define IKP__FIT_BEND_PS 1000.0
-#define IKP__FIT_MAX_BENDS ((int64_t)1 << 22) /* points a stretch: 2^22 x 131,072 cycles, minutes of a clock
-                                                 (a longer one is bent more coarsely; a corrupt span of
-                                                 2^60 cycles asked for petabytes) */
+#define IKP__FIT_MAX_BENDS ((int64_t)1 << 17) /* points a stretch: 2^17 x 131,072 cycles, 8 s of a clock at
+                                                 2 GHz (a longer one is bent more coarsely; a corrupt span
+                                                 of 2^60 cycles asked for petabytes) */
 static int ikp__fit_bend(ikp_capture *cap, const ikp__reading *r, const ikp__fitseg *g, double **pv, uint32_t *pm)
 {
     const int64_t knots = g->rated ? (g->c1 - g->c0) / IKP__FIT_KNOT : 0;
