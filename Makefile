@@ -2,6 +2,7 @@
 #   make            build/ikp (the command-line tool)
 #   make run        decode the bundled capture (or, with a GPU, profile an example)
 #   make test       every test that runs without a GPU
+#   make check      its quick part (host runners, tool tests, compile checks): cc and python3 alone
 #   make bench      host decoder benchmark
 #   make fuzz       each libFuzzer harness for FUZZ_SECONDS (default 60)
 #   make gpu-test   device tests and examples on a machine with a GPU
