@@ -2,7 +2,7 @@
 #   make            build/ikp (the command-line tool)
 #   make run        decode the bundled capture (or, with a GPU, profile an example)
 #   make test       every test that runs without a GPU
-#   make check      its quick part (host runners, tool tests, compile checks): cc and python3 alone
+#   make check      its quick part (host runners, tool tests, compile checks): gcc, clang, python3
 #   make bench      host decoder benchmark
 #   make fuzz       each libFuzzer harness for FUZZ_SECONDS (default 60)
 #   make gpu-test   device tests and examples on a machine with a GPU
@@ -318,7 +318,8 @@ $(B)/locale/de_DE.UTF-8: | $(B)
 # runners at once (default: one more than the cores: some runners wait on
 # timeouts and child processes, and a core idles while they do)
 TEST_JOBS ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 2) + 1 )))
-HOST_TESTS = "compile|sh tests/compile_checks.sh" \
+HOST_TESTS = "compile|sh tests/compile_checks.sh gcc decode" \
+             "compile2|sh tests/compile_checks.sh clang cuda" \
              "fuzz1|sh tests/fuzz_check.sh ikp tirx flashinfer capture names" \
              "fuzz2|sh tests/fuzz_check.sh e2e apinames tritondist nuggets nuggetscompact" \
              "sass|NVCC=$(NVCC) NVDISASM=$(B)/tools/nvdisasm $(PYTHON) tests/sass/check_sass.py" \
@@ -390,12 +391,13 @@ GPU_TESTS = "$(B)/test_device" \
             "$(PYTHON) tests/gpu/torch_merge.py"
 
 # The quick loop while editing: the host runners, the tool's tests and the
-# compile checks, with a C compiler and python3 alone (no make deps, no
-# CUDA Toolkit needed; the checks that need numpy, nvcc or rsvg-convert are
+# compile checks, with gcc, clang and python3 alone (no make deps, no CUDA
+# Toolkit needed; the checks that need numpy, nvcc or rsvg-convert are
 # make test's). What make test adds: the ASan builds, the fuzzers, the SASS,
 # CUDA, Perfetto-schema and Parquet checks, the snippets and the report's
 # picture.
-CHECK_TESTS = "compile|sh tests/compile_checks.sh" \
+CHECK_TESTS = "compile|sh tests/compile_checks.sh gcc decode" \
+              "compile2|sh tests/compile_checks.sh clang" \
               "host|LOCPATH=$(B)/locale IKP_SAVE_CAPTURES=$(B)/test-out/captures $(B)/test_host" \
               "host|LOCPATH=$(B)/locale $(B)/test_host_core" \
               "fit|$(B)/test_fit" \
