@@ -2532,6 +2532,19 @@ static int ikp__tick_reading(ikp_capture *cap, size_t *room, const ikp__lane *l,
                             IKP__TICK_EARLY_PS + IKP__TICK_LAG_PS, IKP__TICK_LATE_PS + IKP__TICK_LAG_PS, 1);
 }
 
+/* Which records of a cycle lane make its tick counts (FORMAT.md "Ticks"):
+   an end or instant reads %globaltimer after its stamp (ikp__ticks_read),
+   and the first begin or instant after it carries the count
+   (ikp__ticks_carry) */
+static int ikp__ticks_read(const ikp__lane *l, unsigned kind)
+{
+    return l->ticks && (kind == IKP_WIRE_KIND_END || kind == IKP_WIRE_KIND_INSTANT);
+}
+static int ikp__ticks_carry(const ikp__lane *l, unsigned kind)
+{
+    return kind == IKP_WIRE_KIND_BEGIN || (kind == IKP_WIRE_KIND_INSTANT && l->iticks);
+}
+
 /* The readings a cycle lane holds, appended to cap->readings: its
    anchors, the IKP_ANCHOR and automatic anchors among its records (read
    as the walk reads them), and its tick counts */
@@ -2571,13 +2584,13 @@ static int ikp__lane_readings(ikp_capture *cap, const ikp__lane *l, size_t *room
         } else {
             have_g = 0;
             if (r.kind == IKP__KIND_FINALIZE && !cap->keep_after_finalize) break;
-            if (pend && (r.kind == IKP_WIRE_KIND_BEGIN || (r.kind == IKP_WIRE_KIND_INSTANT && l->iticks))) {
+            if (pend && ikp__ticks_carry(l, r.kind)) {
                 /* the ticks of the end or instant before (the first begin or instant after it) */
                 if (!ikp__tick_reading(cap, room, l, &ref_c, &ref_g, last, r.ticks)) return 0;
                 pend = 0;
             }
             if (r.kind != IKP__KIND_INVALID && ikp__timed(r.kind)) stamped = ikp__unwrap(l, &ck, r.hi);
-            if (l->ticks && (r.kind == IKP_WIRE_KIND_END || r.kind == IKP_WIRE_KIND_INSTANT)) {
+            if (ikp__ticks_read(l, r.kind)) {
                 pend = stamped;
                 last = ck.prev;
             }
@@ -3576,12 +3589,12 @@ static void ikp__scan_lane(const ikp_capture *cap, ikp__lane *l, ikp_capture_inf
             if (r.kind == IKP__KIND_INVALID) { invalid++; continue; }
             if (!ikp__timed(r.kind)) continue;
             if (!ok) { invalid++; continue; }
-            if (pend && (r.kind == IKP_WIRE_KIND_BEGIN || (r.kind == IKP_WIRE_KIND_INSTANT && l->iticks))) {
+            if (pend && ikp__ticks_carry(l, r.kind)) {
                 if (l->kn_end > l->kn_first) ikp__near_flush(cap, l, &q, tlast, &sp, &place_ps, &gap_ps);
                 q.before = tlast; /* a tick count read there (as ikp__lane_readings takes them) */
                 pend = 0;
             }
-            if (l->ticks && (r.kind == IKP_WIRE_KIND_END || r.kind == IKP_WIRE_KIND_INSTANT)) {
+            if (ikp__ticks_read(l, r.kind)) {
                 pend = 1;
                 tlast = k.ck.prev;
             }
