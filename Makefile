@@ -318,7 +318,15 @@ $(B)/locale/de_DE.UTF-8: | $(B)
 # runners at once (default: one more than the cores: some runners wait on
 # timeouts and child processes, and a core idles while they do)
 TEST_JOBS ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 2) + 1 )))
-HOST_TESTS = "compile|sh tests/compile_checks.sh gcc decode" \
+# the host runners that make check runs too
+QUICK_TESTS = "compile|sh tests/compile_checks.sh gcc decode" \
+              "host|LOCPATH=$(B)/locale IKP_SAVE_CAPTURES=$(B)/test-out/captures $(B)/test_host" \
+              "host|LOCPATH=$(B)/locale $(B)/test_host_core" \
+              "fit|$(B)/test_fit" \
+              "peers|IKP_SAVE_CAPTURES=$(B)/test-out/captures $(B)/test_peers" \
+              "analysis|IKP_ANALYSIS_OUT=$(B)/test-out/analysis $(B)/test_analysis" \
+              "merge|$(B)/test_merge"
+HOST_TESTS = $(QUICK_TESTS) \
              "compile2|sh tests/compile_checks.sh clang cuda" \
              "fuzz1|sh tests/fuzz_check.sh ikp tirx flashinfer capture names" \
              "fuzz2|sh tests/fuzz_check.sh e2e apinames tritondist nuggets nuggetscompact" \
@@ -326,12 +334,8 @@ HOST_TESTS = "compile|sh tests/compile_checks.sh gcc decode" \
              "checksass|NVCC=$(NVCC) SASS_TOOLS=$(B)/tools $(PYTHON) tests/test_check_sass.py" \
              "checksass|NVCC=$(NVCC) SASS_TOOLS=$(B)/tools IKP_TOOL=$(B)/ikp-asan $(PYTHON) tests/test_check_sass.py" \
              "snippets|$(PYTHON) tests/test_snippets.py" \
-             "host|LOCPATH=$(B)/locale IKP_SAVE_CAPTURES=$(B)/test-out/captures $(B)/test_host" \
              "host|LOCPATH=$(B)/locale ASAN_OPTIONS=detect_leaks=1 $(B)/test_host_asan" \
-             "host|LOCPATH=$(B)/locale $(B)/test_host_core" \
-             "fit|$(B)/test_fit" \
              "fit|ASAN_OPTIONS=detect_leaks=1 $(B)/test_fit_asan" \
-             "peers|IKP_SAVE_CAPTURES=$(B)/test-out/captures $(B)/test_peers" \
              "peers|ASAN_OPTIONS=detect_leaks=1 $(B)/test_peers_asan" \
              "tool|PYTHONPATH=$(PYDEPS) $(PYTHON) tests/test_tool.py" \
              "toolasan|PYTHONPATH=$(PYDEPS) ASAN_OPTIONS=detect_leaks=1 IKP_TOOL=$(B)/ikp-asan $(PYTHON) tests/test_tool.py" \
@@ -339,7 +343,6 @@ HOST_TESTS = "compile|sh tests/compile_checks.sh gcc decode" \
              "peerstool|PYTHONPATH=$(PYDEPS) ASAN_OPTIONS=detect_leaks=1 IKP_TOOL=$(B)/ikp-asan $(PYTHON) tests/test_peers_tool.py" \
              "bounds|$(PYTHON) tests/test_bounds.py" \
              "makepeers|$(B)/make_peers --check examples/data/peers" \
-             "analysis|IKP_ANALYSIS_OUT=$(B)/test-out/analysis $(B)/test_analysis" \
              "analysis|ASAN_OPTIONS=detect_leaks=1 $(B)/test_analysis_asan" \
              "report<analysis|$(PYTHON) tests/test_report_tool.py" \
              "report<analysis|ASAN_OPTIONS=detect_leaks=1 IKP_TOOL=$(B)/ikp-asan $(PYTHON) tests/test_report_tool.py" \
@@ -347,7 +350,6 @@ HOST_TESTS = "compile|sh tests/compile_checks.sh gcc decode" \
              "cuda|ASAN_OPTIONS=detect_leaks=1 $(B)/test_cuda_asan $(B)/test-out" \
              "cuda|ASAN_OPTIONS=detect_leaks=1 $(B)/test_cuda_cc $(B)/test-out" \
              "cuda|ASAN_OPTIONS=detect_leaks=1 $(B)/test_disabled $(B)/test-out" \
-             "merge|$(B)/test_merge" \
              "merge|ASAN_OPTIONS=detect_leaks=1 $(B)/test_merge_asan" \
              "perfetto<host,peers,analysis,cuda,merge|PYTHONPATH=$(PYDEPS) $(PYTHON) tests/test_perfetto.py" \
              "perfettoasan<host,peers,analysis,cuda,merge|PYTHONPATH=$(PYDEPS) ASAN_OPTIONS=detect_leaks=1 IKP_TOOL=$(B)/ikp-asan $(PYTHON) tests/test_perfetto.py" \
@@ -396,16 +398,9 @@ GPU_TESTS = "$(B)/test_device" \
 # make test's). What make test adds: the ASan builds, the fuzzers, the SASS,
 # CUDA, Perfetto-schema and Parquet checks, the snippets and the report's
 # picture.
-CHECK_TESTS = "compile|sh tests/compile_checks.sh gcc decode" \
-              "compile2|sh tests/compile_checks.sh clang" \
-              "host|LOCPATH=$(B)/locale IKP_SAVE_CAPTURES=$(B)/test-out/captures $(B)/test_host" \
-              "host|LOCPATH=$(B)/locale $(B)/test_host_core" \
-              "fit|$(B)/test_fit" \
-              "peers|IKP_SAVE_CAPTURES=$(B)/test-out/captures $(B)/test_peers" \
+CHECK_TESTS = $(QUICK_TESTS) "compile2|sh tests/compile_checks.sh clang" \
               "tool|IKP_QUICK=1 $(PYTHON) tests/test_tool.py" \
-              "bounds|$(PYTHON) tests/test_bounds.py" \
-              "analysis|IKP_ANALYSIS_OUT=$(B)/test-out/analysis $(B)/test_analysis" \
-              "merge|$(B)/test_merge"
+              "bounds|$(PYTHON) tests/test_bounds.py"
 
 check: $(B)/ikp $(B)/test_host $(B)/test_host_core $(B)/test_fit $(B)/test_peers $(B)/test_analysis $(B)/test_merge \
        $(B)/locale/de_DE.UTF-8
