@@ -2992,21 +2992,21 @@ static uint32_t ikp__fit_redo(ikp__reading *r, uint32_t s, uint32_t j, uint32_t 
     return 0;
 }
 
-/* Within a stretch the SM clock still wanders (by tens of ns over a
-   millisecond, against the stretch's line: BENCHMARKS.md), which its tick
-   counts follow. So a stretch over IKP__FIT_KNOT cycles long bends at
-   points every IKP__FIT_KNOT cycles or so: a smoothing spline, straight
-   between them, whose offsets v[0 .. m] from the stretch's line at those
-   points are the least squares through the middles of its readings (ticks
-   that sit more than IKP__FIT_TRIM off the first fit left out of the
-   second), plus a price on every change of slope as if it were an offset
-   of IKP__FIT_BEND_PS. A change of slope between two points is then
-   known over at least IKP__FIT_KNOT cycles: a region's length bends by
-   less than 1e-4 (BENCHMARKS.md). m = 0 (a stretch too short): no bend.
-   Returns 0 when out of memory. */
-#define IKP__FIT_KNOT 131072
+/* Within a stretch the SM clock still wanders: on an H200 its rate moves
+   by a few 1e-4 over tens of microseconds, on every SM of one clock at
+   once (BENCHMARKS.md, "Timing accuracy"), which its readings follow. So a
+   stretch over IKP__FIT_KNOT cycles long bends at points every
+   IKP__FIT_KNOT cycles (16 us at 2 GHz) or so: a smoothing spline,
+   straight between them, whose offsets v[0 .. m] from the stretch's line
+   at those points are the least squares through the middles of its
+   readings (ticks that sit more than IKP__FIT_TRIM off the first fit left
+   out of the second), plus a price on every change of slope as if it
+   were an offset of IKP__FIT_BEND_PS: a change of slope needs readings
+   over several points that ask for it. m = 0 (a stretch too short): no
+   bend. Returns 0 when out of memory. */
+#define IKP__FIT_KNOT 32768
 #define IKP__FIT_BEND_PS 1000.0
-#define IKP__FIT_MAX_BENDS ((int64_t)1 << 17) /* points a stretch: 2^17 x 131,072 cycles, 8 s of a clock at
+#define IKP__FIT_MAX_BENDS ((int64_t)1 << 17) /* points a stretch: 2^17 x 32,768 cycles, 2 s of a clock at
                                                  2 GHz (a longer one is bent more coarsely; a corrupt span
                                                  of 2^60 cycles asked for petabytes) */
 static int ikp__fit_bend(ikp_capture *cap, const ikp__reading *r, const ikp__fitseg *g, double **pv, uint32_t *pm)

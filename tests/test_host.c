@@ -158,8 +158,9 @@ static void test_one_mapping_per_sm(void)
         CHECK_NEAR((double)(c0p - a0), 250 * per_cycle, 1);
         CHECK_NEAR((double)(c1p - a2), 0, 1);              /* the unfinalized lane too */
         CHECK(a0 < c0p && c0p < b1 && b1 < a1);            /* cycle order across lanes */
-        CHECK_NEAR((double)(d0 - a0), 20000.0, 3000);      /* SM 8: its own readings, 20 ns later (give or
-                                                              take SM 7's anchors' few cycles) */
+        CHECK_NEAR((double)(d0 - a0), 20000.0, 4500);      /* SM 8: its own readings, 20 ns later (give or
+                                                              take SM 7's anchors, which disagree by 7
+                                                              cycles: 4.1 ns) */
     }
     {
         char t[512];

@@ -158,8 +158,11 @@ static void sampled_lengths(int kind, ikp_cuda_buffer &b, const std::vector<long
     ikp_capture_free(sampled);
 }
 
-/* Regions of known length. Cycle mode: the decoded duration, as decoded,
-   within max(1%, 8 cycles) of the truth; the empty region (the stamps' own
+/* Regions of known length, up to 5 ms, on two lanes. Cycle mode: the
+   decoded duration, at the lane's mean rate, within max(1%, 8 cycles) of
+   the truth: the loose check of every build (the SM clock's rate moves by
+   a few 1e-4 within a lane; truth_lengths checks lengths at the rate
+   there to 8 cycles + 1e-4 K); the empty region (the stamps' own
    skew) is reported. With IKP_DEFER_BEGIN=0 (CYCLES_NOW) the begin's store
    is inside every region: there the empty region is only bounded (64
    cycles) and the duration minus it is checked. Globaltimer mode: with the
@@ -571,16 +574,22 @@ static void fill_sm(int kind, int sms, unsigned long long lane_ns, const cudaDev
    cycles, 100,000 cycles apart, each bracketed by the leader's own
    clock64 reads just outside and just inside IKP_BEGIN .. IKP_END, and by
    the %globaltimer ticks located just before and after it; lanes of over
-   1 ms. The truth of a region's inner bracket in ns: the ticks' distance,
-   less the few hundred cycles between each tick and the bracket (at the
-   lane's mean rate: an error far under a cycle). A region's decoded
-   length less that truth is the recorder's fixed cost, whatever K and the
-   SM clock's speed: every region's, in cycles at its lane's mean rate,
-   within 8 cycles + 1e-4 K (and half the two ticks' own widths) of the
-   median of them all. Downloaded three ways: right after the launch, so
-   that the download samples the SM clocks while the kernel runs (decoded
-   with those samples and without); after a synchronize; after copying
-   the results first. */
+   1 ms. A region's decoded length, in cycles at the SM clock's rate
+   there, less its inner bracket is the recorder's fixed cost: every
+   region's within 8 cycles + 1e-4 K of its brackets (at least 0, at most
+   its outer bracket), and of the median where nothing held its stamps
+   up. The rate there: the SM clocks of an H200 run at rates up to 1e-3
+   apart, one rate for the SMs of one clock (a GPC), and that rate moves
+   by a few 1e-4 over tens of microseconds. So it is the cycles over the
+   ns between the ticks around the region, pooled over every lane of its
+   clock (the lanes whose mean rates agree within 1e-5: 23 and more); the
+   tolerance adds three standard errors of that pooled rate (a few
+   cycles). A build with no reading between a lane's anchors (no ticks,
+   downloaded without the SM clock samples) knows only the mean rate: its
+   lengths are checked at the lane's mean rate. Downloaded three ways:
+   right after the launch, so that the download samples the SM clocks
+   while the kernel runs (decoded with those samples and without); after
+   a synchronize; after copying the results first. */
 static void truth_lengths(int kind, int sms)
 {
     static const long long ks[] = {0, 100, 1000, 2000, 5000, 33333, 250000, 5000, 250000, 1000, 250000, 250000};
@@ -619,68 +628,93 @@ static void truth_lengths(int kind, int sms)
                 CHECK(0);
                 continue;
             }
-            std::vector<double> x, tol, xm, gapo, kk; // xm: decoded less the inner bracket, in cycles at the lane's mean
-                                                      // rate; gapo: the outer bracket less the inner
+            // per region: x, decoded less the ticks' ns (at the lane's mean rate; the ticks' own +-20 ns);
+            // xm, decoded less the inner bracket at the lane's mean rate; xl, the same at the rate there
+            // (terr: three standard errors of it, in cycles); gapo, the outer bracket less the inner
+            std::vector<double> x, xm, xl, terr, gapo, kk, rate(lanes);
+            const int local = !(kind == CYCLES_NOTICKS && !with);
             std::vector<int> sm_seen(65536, 0);
-            double ms = 0;
-            int n_sms = 0;
+            double ms = 0, terr_max = 0;
+            int n_sms = 0, pool_min = 1 << 30;
+            for (uint32_t l = 0; l < (uint32_t)lanes; l++) rate[l] = lane_info(cap, l).cycles_per_ns;
             for (uint32_t l = 0; l < (uint32_t)lanes; l++) {
                 const ikp_lane_info li = lane_info(cap, l);
-                const double r = li.cycles_per_ns;
+                const double r = rate[l];
                 const std::vector<ikp_event> ev = events(cap, l, 1);
                 CHECK_EQ(ev.size(), (size_t)nk);
                 if (li.sm < 65536 && !sm_seen[li.sm]++) n_sms++;
                 ms = std::max(ms, (li.last_ps - li.first_ps) / 1e9);
                 for (size_t i = 0; i < ev.size() && i < (size_t)nk; i++) {
                     const long long *t = &out[((size_t)l * nk + i) * tw];
+                    const double inner = (double)(t[2] - t[1]);
                     const double inner_ns = (double)(t[7] - t[4]) - (double)(t[8] - t[2]) / r - (double)(t[1] - t[5]) / r;
                     const double dec_ns = (ev[i].end_ps - ev[i].start_ps) / 1000.0;
+                    double c = 0, g = 0, q1 = 0, q2 = 0;
+                    int n = 0;
+                    for (uint32_t m = 0; m < (uint32_t)lanes; m++) // the lanes of this clock, at this region
+                        if (std::fabs(rate[m] - r) <= 1e-5 * r) {
+                            const long long *u = &out[((size_t)m * nk + i) * tw];
+                            const double q = (double)(u[8] - u[5]) / (double)(u[7] - u[4]);
+                            c += (double)(u[8] - u[5]);
+                            g += (double)(u[7] - u[4]);
+                            q1 += q;
+                            q2 += q * q;
+                            n++;
+                        }
+                    const double here = c / g, se = n > 1 ? std::sqrt(std::max(0.0, (q2 - q1 * q1 / n) / (n - 1)) / n) : here;
                     x.push_back((dec_ns - inner_ns) * r);
-                    tol.push_back(8 + 1e-4 * ks[i] + (double)(t[6] + t[9]) / 2);
-                    xm.push_back(dec_ns * r - (double)(t[2] - t[1]));
-                    gapo.push_back((double)(t[3] - t[0] - (t[2] - t[1])));
+                    xm.push_back(dec_ns * r - inner);
+                    xl.push_back(dec_ns * here - inner);
+                    terr.push_back(local ? 3 * se / here * inner : 0);
+                    gapo.push_back((double)(t[3] - t[0]) - inner);
                     kk.push_back((double)ks[i]);
+                    pool_min = std::min(pool_min, n);
+                    terr_max = std::max(terr_max, terr.back());
                 }
             }
-            std::vector<double> sorted = x, sm_ = xm, sg = gapo;
+            const std::vector<double> &xc = local ? xl : xm; // the lengths checked
+            std::vector<double> sorted = x, sc = xc, sg = gapo;
             std::sort(sorted.begin(), sorted.end());
-            std::sort(sm_.begin(), sm_.end());
+            std::sort(sc.begin(), sc.end());
             std::sort(sg.begin(), sg.end());
-            const double med = sorted.empty() ? 0 : sorted[sorted.size() / 2],
-                         medm = sm_.empty() ? 0 : sm_[sm_.size() / 2], medg = sg.empty() ? 0 : sg[sg.size() / 2];
-            double worst_over = -1e300, mn = 1e300, mx = -1e300, mmn = 1e300, mmx = -1e300, out_br = -1e300,
+            const double medc = sc.empty() ? 0 : sc[sc.size() / 2], medg = sg.empty() ? 0 : sg[sg.size() / 2];
+            double mn = 1e300, mx = -1e300, cmn = 1e300, cmx = -1e300, mmn = 1e300, mmx = -1e300, out_br = -1e300,
                    quiet_over = -1e300;
             size_t quiet = 0;
             for (size_t i = 0; i < x.size(); i++) {
-                const double tl = 8 + 1e-4 * kk[i];
-                worst_over = std::max(worst_over, std::fabs(x[i] - med) - tol[i]);
-                out_br = std::max(out_br, std::max(-xm[i] - tl, xm[i] - gapo[i] - tl)); // within the brackets
+                const double tl = 8 + 1e-4 * kk[i] + terr[i];
+                out_br = std::max(out_br, std::max(-xc[i] - tl, xc[i] - gapo[i] - tl)); // within the brackets
                 if (gapo[i] <= medg + 8) { // a region whose stamps nothing held up: the recorder's fixed cost
-                    quiet_over = std::max(quiet_over, std::fabs(xm[i] - medm) - tl);
+                    quiet_over = std::max(quiet_over, std::fabs(xc[i] - medc) - tl);
                     quiet++;
                 }
+                cmn = std::min(cmn, xc[i]);
+                cmx = std::max(cmx, xc[i]);
                 mmn = std::min(mmn, xm[i]);
                 mmx = std::max(mmx, xm[i]);
                 mn = std::min(mn, x[i]);
                 mx = std::max(mx, x[i]);
             }
             CHECK(n_sms >= 100 && ms >= 1.0); // every SM, lanes of 1 ms and more
+            CHECK(!local || pool_min >= 16);  // the rate there pooled over the lanes of one clock
             CHECK(out_br <= 0);
             CHECK(quiet >= x.size() / 2 && quiet_over <= 0);
             const ikp_capture_info *in = ikp_capture_get_info(cap);
-            printf("  %s truth lengths, %s%s: %d lanes on %d SMs, %.2f ms; decoded - inner bracket at the lane's mean "
-                   "rate %.1f .. %.1f cycles (median %.1f; %zu quiet regions within %+.1f of 8 + 1e-4 K of it; past the "
-                   "brackets by %+.1f); against the globaltimer's ticks around each (+-20 ns themselves) %.1f .. %.1f "
+            printf("  %s truth lengths, %s%s: %d lanes on %d SMs, %.2f ms; decoded - inner bracket at %s %.1f .. %.1f "
+                   "cycles (median %.1f; %zu quiet regions within %+.1f of 8 + 1e-4 K of it; past the brackets by "
+                   "%+.1f; the rate's own error %.1f cycles at most, pooled over %d lanes and more); at the lane's mean "
+                   "rate %.1f .. %.1f; against the globaltimer's ticks around each (+-20 ns themselves) %.1f .. %.1f "
                    "cycles; stated %u ns; %u readings left out, %u speed changes\n",
                    kind_name[kind], way == 0 ? "downloaded at once" : way == 1 ? "after a synchronize" : "results first",
-                   way == 0 ? (with ? ", with its SM clock samples" : ", without them") : "", lanes, n_sms, ms, mmn, mmx,
-                   medm, quiet, quiet_over, out_br, mn, mx, in->cross_sm_ns, in->readings_left_out, in->speed_changes);
+                   way == 0 ? (with ? ", with its SM clock samples" : ", without them") : "", lanes, n_sms, ms,
+                   local ? "the rate there" : "the lane's mean rate (no reading between its anchors)", cmn, cmx, medc,
+                   quiet, quiet_over, out_br, terr_max, pool_min, mmn, mmx, mn, mx, in->cross_sm_ns,
+                   in->readings_left_out, in->speed_changes);
             fflush(stdout);
-            (void)worst_over;
-            if ((out_br > 0 || quiet_over > 0) && getenv("IKP_TRUTH_OUT")) { // for a look at what failed
-                static int saved = 0;
+            if ((out_br > 0 || quiet_over > 0 || getenv("IKP_TRUTH_ALL")) && getenv("IKP_TRUTH_OUT")) {
+                // for a look at what failed (IKP_TRUTH_ALL: at every case)
                 char path[512];
-                snprintf(path, sizeof path, "%s/truth%d.bin", getenv("IKP_TRUTH_OUT"), saved++);
+                snprintf(path, sizeof path, "%s/truth_%d_%d_%d.bin", getenv("IKP_TRUTH_OUT"), kind, way, with);
                 FILE *f = fopen(path, "wb");
                 if (f) {
                     const uint64_t n[4] = {w.size(), with ? b.num_sm_clock : 0, out.size(), (uint64_t)nk};
@@ -760,8 +794,10 @@ int main(int argc, char **argv)
     cudaDeviceProp p;
     CK(cudaGetDeviceProperties(&p, 0));
     printf("device: %s, %d SMs\n", p.name, p.multiProcessorCount);
+    const int lengths_only = argc > 1 && !strcmp(argv[1], "lengths");
     for (int shape : {ikp_cy::LANE_REGIONS, ikp_cy::LANE_INSTANTS, ikp_cy::LANE_MIXED})
         for (unsigned long long ns : {500000ull, 2000000ull, 8000000ull}) {
+            if (lengths_only) break;
             fill_sm(CYCLES, p.multiProcessorCount, ns, p, shape);
             fill_sm(CYCLES_AUTO, p.multiProcessorCount, ns, p, shape);
         }
@@ -770,7 +806,7 @@ int main(int argc, char **argv)
     truth_lengths(CYCLES_NOTICKS, p.multiProcessorCount);
     truth_lengths(CYCLES_STAGED, p.multiProcessorCount);
     truth_lengths(CYCLES_AUTO, p.multiProcessorCount);
-    if (argc > 1 && !strcmp(argv[1], "truth")) return check_report(); // these checks and fill's alone
+    if (argc > 1 && (!strcmp(argv[1], "truth") || lengths_only)) return check_report(); // these (and fill's) alone
     timer_steps();
     known_length(CYCLES);
     known_length(GLOBALTIMER);
