@@ -142,7 +142,7 @@ ACC_SRCS  = tests/gpu/test_accuracy.cu tests/gpu/accuracy_gt.cu tests/gpu/accura
             tests/gpu/accuracy_now.cu tests/gpu/accuracy_auto.cu tests/gpu/accuracy_noticks.cu
 WAIT_SRCS = tests/gpu/test_waits.cu tests/gpu/waits_default.cu tests/gpu/waits_staged.cu tests/gpu/waits_ring.cu \
             tests/gpu/waits_staged_ring.cu tests/gpu/waits_gt.cu
-DEV_TESTS = test_device test_accuracy test_trap test_multi test_waits test_graphs
+DEV_TESTS = test_device test_accuracy test_trap test_multi test_waits test_graphs proton_twin
 EXAMPLES  = minimal warp_specialized persistent peer_ring gemm harness
 GEMM_VARIANTS = $(foreach v,0 1 2 3 4 5 6 7,$(B)/gemm_v$(v).o)
 # make bench-gpu's events programs: bench/events.cu built four ways, against the
@@ -207,6 +207,8 @@ $(B)/test_trap: tests/gpu/test_trap.cu tests/check.h $(DEV_HDRS) $(IMPL) | $(B)
 	$(NVCC) $(NVFLAGS) $(SM90) -o $@ $< $(IMPL)
 $(B)/test_graphs: tests/gpu/test_graphs.cu tests/check.h $(DEV_HDRS) $(IMPL) | $(B)
 	$(NVCC) $(NVFLAGS) $(SM90) -o $@ $< $(IMPL)
+$(B)/proton_twin: tests/gpu/proton_twin.cu $(DEV_HDRS) | $(B)
+	$(NVCC) $(NVFLAGS) $(SM90) -o $@ $<
 $(B)/test_multi: tests/gpu/test_multi.cu examples/peer_ring.cuh tests/check.h $(EX_HDRS) $(IMPL) | $(B)
 	$(NVCC) $(NVFLAGS) $(SM90) -o $@ $< $(IMPL)
 $(B)/overhead: bench/overhead.cu $(DEV_HDRS) $(IMPL) | $(B)
@@ -325,8 +327,10 @@ QUICK_TESTS = "compile|sh tests/compile_checks.sh gcc decode" \
               "fit|$(B)/test_fit" \
               "peers|IKP_SAVE_CAPTURES=$(B)/test-out/captures $(B)/test_peers" \
               "analysis|IKP_ANALYSIS_OUT=$(B)/test-out/analysis $(B)/test_analysis" \
-              "merge|$(B)/test_merge"
+              "merge|$(B)/test_merge" \
+              "proton|$(PYTHON) tests/test_proton_tool.py $(B)"
 HOST_TESTS = $(QUICK_TESTS) \
+             "proton|ASAN_OPTIONS=detect_leaks=1 IKP_TOOL=$(B)/ikp-asan $(PYTHON) tests/test_proton_tool.py $(B)" \
              "compile2|sh tests/compile_checks.sh clang cuda" \
              "fuzz1|sh tests/fuzz_check.sh ikp tirx flashinfer capture names" \
              "fuzz2|sh tests/fuzz_check.sh e2e apinames tritondist nuggets nuggetscompact" \
@@ -390,7 +394,8 @@ GPU_TESTS = "$(B)/test_device" \
             "sh tests/gpu/run_examples.sh" \
             "mkdir -p $(B)/gpu-out && $(B)/cutlass_gemm $(B)/gpu-out/cutlass_gemm" \
             "mkdir -p $(B)/gpu-out && $(B)/cutlass_gemm_off $(B)/gpu-out/cutlass_gemm_off" \
-            "$(PYTHON) tests/gpu/torch_merge.py"
+            "$(PYTHON) tests/gpu/torch_merge.py" \
+            "$(PYTHON) tests/gpu/test_proton.py $(B)"
 
 # The quick loop while editing: the host runners, the tool's tests and the
 # compile checks, with gcc, clang and python3 alone (no make deps, no CUDA

@@ -373,6 +373,7 @@ typedef enum ikp_format {
     IKP_FORMAT_TRITON_DIST,/* Triton-distributed triton_dist.tools.profiler */
     IKP_FORMAT_NUGGETS,    /* transformer_nuggets CuTe DSL profiler, 4-word records */
     IKP_FORMAT_NUGGETS_COMPACT, /* transformer_nuggets, compact 1-word records */
+    IKP_FORMAT_PROTON,     /* Triton Proton's Chrome trace (.chrome_trace JSON): files only */
     IKP_FORMAT_COUNT
 } ikp_format;
 
@@ -386,7 +387,7 @@ typedef enum ikp_format {
 
 IKP_DEF const char *ikp_format_name(ikp_format f);
 /* "auto", "ikp", "tirx", "flashinfer", "triton-dist", "nuggets",
-   "nuggets-compact" -> format; IKP_FORMAT_COUNT if unknown */
+   "nuggets-compact", "proton" -> format; IKP_FORMAT_COUNT if unknown */
 IKP_DEF ikp_format ikp_format_from_name(const char *name);
 
 /* One reading of a GPU's %globaltimer against the host's CLOCK_REALTIME:
@@ -499,6 +500,9 @@ typedef struct ikp_decode_options {
     uint32_t num_sm_clock;          /* at most IKP_MAX_SM_CLOCKS */
     const ikp_option_names *option_names; /* how messages name options (copied; NULL:
                                        their own names) */
+    const char *gpu_name;           /* Proton traces: the GPU that counted their cycles
+                                       ("h200", "NVIDIA H100", ...): its boost clock reads
+                                       them when cycles_per_ns is 0 */
 } ikp_decode_options;
 
 #define IKP_NO_SM 0xFFFFFFFFu
@@ -627,6 +631,10 @@ typedef struct ikp_capture_info {
                                      show the SM clock change speed there (or contradict each other) */
     ikp_option_names option_names; /* as given to the open: how this capture's texts
                                       name options */
+    char source[512];             /* what IKP read the capture from when it converted it (a
+                                     Proton trace: its kernels, the rate its cycles were read
+                                     at and where that came from, how its CTAs are placed);
+                                     empty otherwise */
 } ikp_capture_info;
 
 /* what ikp_capture_info.cross_sm_ns rests on */
@@ -1875,6 +1883,7 @@ typedef struct ikp__format_desc {
     int (*origin)(const ikp_capture *cap, uint64_t *ns);
 } ikp__format_desc;
 static ikp_result ikp__ikp_check(const uint64_t *w, const char *what, ikp_error *err);
+static ikp_result ikp__proton_check(const uint64_t *w, const char *what, ikp_error *err);
 static ikp_result ikp__open_ikp(ikp_capture *cap, const ikp__open_args *a, ikp_error *err);
 static void ikp__ikp_scan(const ikp_capture *cap, ikp__lane *l, ikp_capture_info *info);
 static int ikp__ikp_origin(const ikp_capture *cap, uint64_t *ns);
@@ -1912,6 +1921,9 @@ static const ikp__format_desc ikp__formats[IKP_FORMAT_COUNT] = {
      NULL, NULL, ikp__open_nuggets, ikp__nug_lane, ikp__nug_scan_lane, ikp__nug_origin},
     {"nuggets-compact", IKP__FMT_NUGGETS, 0, 0, 0, {0, 0, 0, 0}, 0,
      NULL, NULL, ikp__open_nuggets, ikp__nug_lane, ikp__nug_scan_lane, ikp__nug_origin},
+    /* proton: a JSON file, read into IKP words (capture-proton); words named it are refused */
+    {"proton", IKP__FMT_OWN_CLOCK, 0, 0, 0, {0, 0, 0, 0}, 0,
+     ikp__proton_check, NULL, ikp__open_ikp, NULL, ikp__ikp_scan, ikp__ikp_origin},
 };
 #undef IKP__K_B
 #undef IKP__K_E
@@ -4444,6 +4456,13 @@ static ikp_result ikp__ikp_check(const uint64_t *w, const char *what, ikp_error 
                      (unsigned long long)w[0]);
 }
 
+static ikp_result ikp__proton_check(const uint64_t *w, const char *what, ikp_error *err)
+{
+    (void)w;
+    return ikp__fail(err, IKP_ERR_BAD_MAGIC, 0, -1, "%s%sa Proton trace is a JSON file: open it as a file "
+                     "(ikp_capture_open_path or ikp_capture_open_data)", what ? what : "", what ? ": " : "");
+}
+
 /* The row's scan: a started lane's mapping limits and SM clock samples,
    the walk's first pass, then its placement (a globaltimer lane: to the
    timer's tick); info gets the lane placed worst (cross_sm_ns) and what
@@ -6067,6 +6086,9 @@ static uint64_t ikp__bytes_hash_around(const unsigned char *p, size_t size, uint
 /* Opens file contents. owned: data is this block of cap's allocator, and
    the capture may keep it rather than copy the words (*took says if it
    did; the caller frees it otherwise). */
+static int ikp__looks_json(const unsigned char *p, size_t size);
+static ikp_result ikp__open_proton(ikp_capture *cap, const unsigned char *p, size_t size,
+                                   const ikp_decode_options *opt, int *real_gpu_time, ikp_error *err);
 static ikp_result ikp__open_data(const unsigned char *p, size_t size, void *owned, const ikp_decode_options *opt,
                                  ikp_capture **out, int *took, ikp_error *err)
 {
@@ -6079,6 +6101,27 @@ static ikp_result ikp__open_data(const unsigned char *p, size_t size, void *owne
     r = ikp__new_capture(&o, &cap, err);
     if (r != IKP_OK) goto fail;
     if (size == 0) { r = ikp__fail(err, IKP_ERR_EMPTY, 0, -1, "empty file"); goto fail; }
+    if (ikp__looks_json(p, size) || o.format == IKP_FORMAT_PROTON) { /* a Proton trace: read into IKP words */
+        int real = 0;
+        if (!ikp__looks_json(p, size)) {
+            r = ikp__fail(err, IKP_ERR_BAD_MAGIC, 0, -1, "not a Proton trace: the file is no JSON");
+            goto fail;
+        }
+        if ((r = ikp__open_proton(cap, p, size, &o, &real, err)) != IKP_OK) goto fail;
+        cap->rest_hash = ikp__bytes_hash_around(p, size, size, size);
+        cap->format = IKP_FORMAT_IKP;
+        o.format = IKP_FORMAT_IKP;
+        if ((r = ikp__finish_open(cap, &o, err)) != IKP_OK) goto fail;
+        cap->info.format = IKP_FORMAT_PROTON;
+        cap->info.placement = IKP_PLACED_UNKNOWN;
+        cap->info.cross_sm_ns = 0;
+        cap->info.sm_exact = 0;
+        cap->info.launch = 0;
+        cap->info.drops_known = 0;
+        if (!real) cap->info.gpu_time_known = cap->info.host_time_known = 0;
+        *out = cap;
+        return IKP_OK;
+    }
     if (size >= 8 && memcmp(p, IKP__CAPT_MAGIC, 8) == 0) r = ikp__open_capt(cap, p, size, &words_off, &nwords, err);
     else if (size >= 6 && memcmp(p, "\x93NUMPY", 6) == 0) r = ikp__parse_npy(p, size, &words_off, &nwords, err);
     else r = ikp__open_bare(p, size, o.format, &nwords, err);
@@ -6217,6 +6260,760 @@ IKP_DEF ikp_result ikp_capture_open_path(const char *path, const ikp_decode_opti
     return r;
 }
 
+/* >>capture-proton: Triton Proton's Chrome trace, read into an IKP buffer */
+/* Triton's Proton (instrumentation backend, data="trace") writes a JSON
+   Chrome trace: {"displayTimeUnit": "ns", "traceEvents": [...]}, one
+   "X" event a scope of one warp, pid "<kernel> Core<sm> CTA<block>", tid
+   "warp <w> (line <k>)". Its ts and dur count SM cycles, written as us of
+   a 1000 MHz clock ("Frequency (MHz)": 1000.0), from the CTA's own start,
+   and a CTA's start is its %globaltimer init less the earliest (ns). So a
+   CTA's inside converts exactly, at the SM clock's rate, and its start is
+   its earliest event's ts: Proton does not write how many cycles after the
+   CTA's start that event came (newer versions write "Init Time (ns)",
+   then it is known). The rate: ikp_decode_options.cycles_per_ns, else the
+   boost clock of gpu_name, else the file's init and final %globaltimer
+   stamps (a lower bound: a CTA's events lie between them); a file with no
+   Frequency key holds ns already. Read into the words of an IKP buffer of
+   %globaltimer lanes (ns, rounded), one lane a (CTA, warp, line): block
+   the CTA (after the blocks of the kernels before it), group the warp
+   and line, the scope names the event names; an event of no length (a
+   cross-warp pair's ends, "i" events) an instant. */
+#define IKP__PJ_MAX_DEPTH 64
+#define IKP__RATE_HOW "cycles_per_ns (ikp --cycles-per-ns 1.98)"
+#define IKP__PJ_MAX_WORDS ((uint64_t)1 << 27) /* 1 GiB of words at most */
+typedef struct ikp__pj {
+    const char *p, *e, *b; /* now, end, start of the text */
+    const char *why;       /* the first failure and where */
+    const char *at;
+} ikp__pj;
+static void ikp__pj_ws(ikp__pj *j)
+{
+    while (j->p < j->e && (*j->p == ' ' || *j->p == '\t' || *j->p == '\n' || *j->p == '\r')) j->p++;
+}
+static int ikp__pj_fail(ikp__pj *j, const char *why)
+{
+    if (!j->why) {
+        j->why = why;
+        j->at = j->p;
+    }
+    return 0;
+}
+/* the string at j->p: its body, escapes kept ([*s, *s + *n)) */
+static int ikp__pj_str(ikp__pj *j, const char **s, size_t *n)
+{
+    ikp__pj_ws(j);
+    if (j->p >= j->e || *j->p != '"') return ikp__pj_fail(j, "a string expected");
+    *s = ++j->p;
+    while (j->p < j->e && *j->p != '"') {
+        if ((unsigned char)*j->p < 0x20) return ikp__pj_fail(j, "a control character in a string");
+        j->p += *j->p == '\\' ? 2 : 1;
+    }
+    if (j->p >= j->e) return ikp__pj_fail(j, "the text ends inside a string");
+    *n = (size_t)(j->p - *s);
+    j->p++;
+    return 1;
+}
+/* a JSON number (locale-free; 17 significant digits are kept) */
+static int ikp__pj_num(ikp__pj *j, double *v)
+{
+    double m = 0, scale = 1;
+    int neg = 0, ex = 0, exneg = 0, digits = 0, frac = 0, any = 0;
+    ikp__pj_ws(j);
+    if (j->p < j->e && *j->p == '-') { neg = 1; j->p++; }
+    while (j->p < j->e && *j->p >= '0' && *j->p <= '9') {
+        if (digits < 17) { m = m * 10 + (*j->p - '0'); if (m > 0) digits++; } else frac--;
+        j->p++;
+        any = 1;
+    }
+    if (j->p < j->e && *j->p == '.') {
+        j->p++;
+        while (j->p < j->e && *j->p >= '0' && *j->p <= '9') {
+            if (digits < 17) { m = m * 10 + (*j->p - '0'); frac++; if (m > 0) digits++; }
+            j->p++;
+            any = 1;
+        }
+    }
+    if (!any) return ikp__pj_fail(j, "a number expected");
+    if (j->p < j->e && (*j->p == 'e' || *j->p == 'E')) {
+        j->p++;
+        if (j->p < j->e && (*j->p == '+' || *j->p == '-')) exneg = *j->p++ == '-';
+        if (j->p >= j->e || *j->p < '0' || *j->p > '9') return ikp__pj_fail(j, "a number's exponent has no digits");
+        while (j->p < j->e && *j->p >= '0' && *j->p <= '9') {
+            if (ex < 10000) ex = ex * 10 + (*j->p - '0');
+            j->p++;
+        }
+    }
+    ex = (exneg ? -ex : ex) - frac;
+    if (ex > 400) ex = 400;
+    if (ex < -400) ex = -400;
+    while (ex > 0) { scale *= 10; ex--; }
+    while (ex < 0) { scale /= 10; ex++; }
+    *v = (neg ? -m : m) * scale;
+    return 1;
+}
+static int ikp__pj_skip(ikp__pj *j, int depth)
+{
+    const char *s;
+    size_t n;
+    double v;
+    ikp__pj_ws(j);
+    if (j->p >= j->e) return ikp__pj_fail(j, "the text ends where a value was expected");
+    if (depth > IKP__PJ_MAX_DEPTH) return ikp__pj_fail(j, "values nested deeper than 64");
+    if (*j->p == '"') return ikp__pj_str(j, &s, &n);
+    if (*j->p == '{' || *j->p == '[') {
+        const char close = *j->p == '{' ? '}' : ']';
+        j->p++;
+        ikp__pj_ws(j);
+        if (j->p < j->e && *j->p == close) { j->p++; return 1; }
+        for (;;) {
+            if (close == '}') {
+                if (!ikp__pj_str(j, &s, &n)) return 0;
+                ikp__pj_ws(j);
+                if (j->p >= j->e || *j->p != ':') return ikp__pj_fail(j, "':' expected after a key");
+                j->p++;
+            }
+            if (!ikp__pj_skip(j, depth + 1)) return 0;
+            ikp__pj_ws(j);
+            if (j->p < j->e && *j->p == ',') { j->p++; continue; }
+            if (j->p < j->e && *j->p == close) { j->p++; return 1; }
+            return ikp__pj_fail(j, close == '}' ? "',' or '}' expected" : "',' or ']' expected");
+        }
+    }
+    if ((size_t)(j->e - j->p) >= 4 && (!memcmp(j->p, "true", 4) || !memcmp(j->p, "null", 4))) { j->p += 4; return 1; }
+    if ((size_t)(j->e - j->p) >= 5 && !memcmp(j->p, "false", 5)) { j->p += 5; return 1; }
+    return ikp__pj_num(j, &v);
+}
+/* 1 if [s, s + n) is the key k */
+static int ikp__pj_is(const char *s, size_t n, const char *k) { return strlen(k) == n && !memcmp(s, k, n); }
+/* a string body unescaped into out (at most cap - 1 bytes, NUL ended; \u escapes as UTF-8, a lone
+   surrogate as U+FFFD); the bytes written */
+static size_t ikp__pj_text(const char *s, size_t n, char *out, size_t cap)
+{
+    size_t i = 0, k = 0;
+    while (i < n && k + 4 < cap) {
+        unsigned c = (unsigned char)s[i++];
+        if (c != '\\' || i >= n) { out[k++] = (char)c; continue; }
+        c = (unsigned char)s[i++];
+        if (c == 'u') {
+            unsigned u = 0, d;
+            for (d = 0; d < 4 && i < n; d++, i++) {
+                const char h = s[i];
+                u = u * 16 + (unsigned)(h >= '0' && h <= '9' ? h - '0' : h >= 'a' && h <= 'f' ? h - 'a' + 10
+                                        : h >= 'A' && h <= 'F' ? h - 'A' + 10 : 0);
+            }
+            if (u >= 0xD800 && u <= 0xDFFF) u = 0xFFFD; /* (pairs too: names are short and plain) */
+            if (u < 0x80) out[k++] = (char)(u ? u : '?');
+            else if (u < 0x800) { out[k++] = (char)(0xC0 | u >> 6); out[k++] = (char)(0x80 | (u & 63)); }
+            else { out[k++] = (char)(0xE0 | u >> 12); out[k++] = (char)(0x80 | (u >> 6 & 63)); out[k++] = (char)(0x80 | (u & 63)); }
+        } else {
+            out[k++] = c == 'n' ? '\n' : c == 't' ? '\t' : c == 'r' ? '\r' : c == 'b' ? '\b' : c == 'f' ? '\f' : (char)c;
+        }
+    }
+    out[k] = 0;
+    return k;
+}
+
+/* strings named once: a table of (hash, text) with the index of each */
+typedef struct ikp__pjset {
+    char **text;
+    uint32_t *slot; /* open addressing: index + 1, 0 = free */
+    size_t n, room, slots;
+} ikp__pjset;
+/* the index of text (unescaped, cut to 255 bytes) in s, added if new; -1 when out of memory */
+static int64_t ikp__pjset_add(const ikp_allocator *a, ikp__pjset *s, const char *raw, size_t rn)
+{
+    char t[IKP_MAX_NAME_BYTES + 1];
+    const size_t n = ikp__pj_text(raw, rn, t, sizeof t);
+    uint64_t h = IKP__FNV_BASIS, i;
+    for (i = 0; i < n; i++) h = (h ^ (unsigned char)t[i]) * IKP__FNV_PRIME;
+    if (2 * (s->n + 1) > s->slots) { /* grow the slots and place every text again */
+        const size_t ns = s->slots ? 2 * s->slots : 64;
+        uint32_t *sl = (uint32_t *)ikp__alloc(a, ns * sizeof *sl);
+        size_t k;
+        if (!sl) return -1;
+        memset(sl, 0, ns * sizeof *sl);
+        for (k = 0; k < s->n; k++) {
+            uint64_t g = IKP__FNV_BASIS;
+            const char *c;
+            for (c = s->text[k]; *c; c++) g = (g ^ (unsigned char)*c) * IKP__FNV_PRIME;
+            while (sl[g & (ns - 1)]) g++;
+            sl[g & (ns - 1)] = (uint32_t)k + 1;
+        }
+        ikp__free(a, s->slot);
+        s->slot = sl;
+        s->slots = ns;
+    }
+    for (;; h++) {
+        const uint32_t v = s->slot[h & (s->slots - 1)];
+        if (!v) break;
+        if (!strcmp(s->text[v - 1], t)) return (int64_t)v - 1;
+    }
+    if (!ikp__grow(a, (void **)&s->text, &s->room, s->n + 1, sizeof *s->text)) return -1;
+    if (!(s->text[s->n] = ikp__strdup_n(a, t, n))) return -1;
+    s->slot[h & (s->slots - 1)] = (uint32_t)s->n + 1;
+    return (int64_t)s->n++;
+}
+static void ikp__pjset_free(const ikp_allocator *a, ikp__pjset *s)
+{
+    size_t k;
+    for (k = 0; k < s->n; k++) ikp__free(a, s->text[k]);
+    ikp__free(a, s->text);
+    ikp__free(a, s->slot);
+}
+
+/* one event as read, and then its stamps */
+typedef struct ikp__pjev {
+    uint32_t pid, tid, name;
+    int instant;
+    double ts, dur;      /* as written: us (of 1000 MHz cycles, or of ns) */
+} ikp__pjev;
+typedef struct ikp__pjcta {
+    uint32_t kernel, cta, sm;
+    int has_init, has_final;
+    double init, fin;    /* ns: Init Time, Post Final Time */
+    double first, last;  /* its events' earliest ts and latest end (us as written) */
+} ikp__pjcta;
+typedef struct ikp__pjstamp {
+    uint32_t lane, tag;
+    int64_t ns;
+    int rank;            /* at one ns: ends, instants, then begins */
+    int64_t tie;         /* then: begins the longer first, ends the shorter first */
+} ikp__pjstamp;
+static int ikp__pj_cmp_stamp(const void *pa, const void *pb)
+{
+    const ikp__pjstamp *a = (const ikp__pjstamp *)pa, *b = (const ikp__pjstamp *)pb;
+    if (a->lane != b->lane) return a->lane < b->lane ? -1 : 1;
+    if (a->ns != b->ns) return a->ns < b->ns ? -1 : 1;
+    if (a->rank != b->rank) return a->rank < b->rank ? -1 : 1;
+    return a->tie < b->tie ? -1 : a->tie > b->tie;
+}
+
+/* The SM clocks the boost clock names (MHz): --device's table */
+static const struct { const char *name; unsigned mhz; } ikp__gpu_clocks[] = {
+    {"a100", 1410}, {"h100", 1980}, {"h100-sxm", 1980}, {"h100-pcie", 1755}, {"h200", 1980},
+};
+/* the boost clock of GPU name (case and a leading "nvidia " ignored), MHz; 0 when not in the table */
+static unsigned ikp__gpu_mhz(const char *name)
+{
+    char t[32];
+    size_t i, k = 0;
+    if (!name) return 0;
+    if (!strncmp(name, "NVIDIA ", 7) || !strncmp(name, "nvidia ", 7)) name += 7;
+    for (i = 0; name[i] && k + 1 < sizeof t; i++)
+        t[k++] = (char)(name[i] >= 'A' && name[i] <= 'Z' ? name[i] - 'A' + 'a' : name[i] == ' ' ? '-' : name[i]);
+    t[k] = 0;
+    for (i = 0; i < sizeof ikp__gpu_clocks / sizeof ikp__gpu_clocks[0]; i++)
+        if (!strcmp(t, ikp__gpu_clocks[i].name)) return ikp__gpu_clocks[i].mhz;
+    return 0;
+}
+
+/* 1 if the bytes open as JSON (an object or array whose first member or element starts) */
+static int ikp__looks_json(const unsigned char *p, size_t size)
+{
+    size_t i = 0;
+    while (i < size && (p[i] == ' ' || p[i] == '\t' || p[i] == '\n' || p[i] == '\r')) i++;
+    if (i >= size || (p[i] != '{' && p[i] != '[')) return 0;
+    for (i++; i < size && (p[i] == ' ' || p[i] == '\t' || p[i] == '\n' || p[i] == '\r'); i++) {}
+    return i < size && (p[i] == '"' || p[i] == '{' || p[i] == '}' || p[i] == ']');
+}
+
+/* "<kernel> Core<sm> CTA<block>": 1 with the parts */
+static int ikp__pj_pid(const char *t, size_t *kernel_len, uint32_t *sm, uint32_t *cta)
+{
+    const char *c = strstr(t, " Core"), *d;
+    unsigned long v;
+    char *end;
+    if (!c) return 0;
+    while ((d = strstr(c + 1, " Core")) != NULL) c = d;
+    v = strtoul(c + 5, &end, 10);
+    if (end == c + 5 || strncmp(end, " CTA", 4) || v > 0xFFFFu) return 0;
+    *sm = (uint32_t)v;
+    d = end + 4;
+    v = strtoul(d, &end, 10);
+    if (end == d || *end || v > 0x7FFFFFFFul) return 0;
+    *cta = (uint32_t)v;
+    *kernel_len = (size_t)(c - t);
+    return 1;
+}
+/* "warp <w> (line <k>)" or "warp <w>": 1 with w and k */
+static int ikp__pj_tid(const char *t, uint32_t *w, uint32_t *k)
+{
+    unsigned long a, b = 0;
+    char *end;
+    if (strncmp(t, "warp ", 5)) return 0;
+    a = strtoul(t + 5, &end, 10);
+    if (end == t + 5 || a > 1023) return 0;
+    if (*end) {
+        const char *q = end;
+        if (strncmp(q, " (line ", 7)) return 0;
+        b = strtoul(q + 7, &end, 10);
+        if (end == q + 7 || strcmp(end, ")") || b > 63) return 0;
+    }
+    *w = (uint32_t)a;
+    *k = (uint32_t)b;
+    return 1;
+}
+
+typedef struct ikp__pjread {
+    ikp__pjset pids, tids, names, kernels;
+    ikp__pjev *ev;
+    size_t nev, evroom;
+    int freq_seen;        /* some event's args say "Frequency (MHz)" */
+    double freq_mhz;      /* ... this */
+    uint64_t skipped;     /* events of other kinds (metadata, flows), or without a name or time */
+    ikp__pjcta *cta;      /* by pid */
+    size_t ncta, ctaroom;
+} ikp__pjread;
+
+/* one event object (j->p at its '{'), added to r */
+static int ikp__pj_event(const ikp_allocator *a, ikp__pj *j, ikp__pjread *r, int *oom)
+{
+    const char *s, *ph = NULL, *name = NULL, *pid = NULL, *tid = NULL;
+    size_t n, phn = 0, namen = 0, pidn = 0, tidn = 0;
+    double ts = 0, dur = 0, init = 0, fin = 0, freq = 0;
+    int has_ts = 0, has_dur = 0, has_init = 0, has_fin = 0, has_freq = 0;
+    ikp__pj_ws(j);
+    if (j->p >= j->e || *j->p != '{') return ikp__pj_skip(j, 1) && (r->skipped++, 1);
+    j->p++;
+    ikp__pj_ws(j);
+    if (j->p < j->e && *j->p == '}') { j->p++; r->skipped++; return 1; }
+    for (;;) {
+        if (!ikp__pj_str(j, &s, &n)) return 0;
+        ikp__pj_ws(j);
+        if (j->p >= j->e || *j->p != ':') return ikp__pj_fail(j, "':' expected after a key");
+        j->p++;
+        ikp__pj_ws(j);
+        if (j->p < j->e && *j->p == '"' && (ikp__pj_is(s, n, "ph") || ikp__pj_is(s, n, "name") ||
+                                            ikp__pj_is(s, n, "pid") || ikp__pj_is(s, n, "tid"))) {
+            const char *v;
+            size_t vn;
+            if (!ikp__pj_str(j, &v, &vn)) return 0;
+            if (ikp__pj_is(s, n, "ph")) { ph = v; phn = vn; }
+            else if (ikp__pj_is(s, n, "name")) { name = v; namen = vn; }
+            else if (ikp__pj_is(s, n, "pid")) { pid = v; pidn = vn; }
+            else { tid = v; tidn = vn; }
+        } else if (ikp__pj_is(s, n, "ts") || ikp__pj_is(s, n, "dur")) {
+            if (!ikp__pj_num(j, ikp__pj_is(s, n, "ts") ? &ts : &dur)) return 0;
+            if (ikp__pj_is(s, n, "ts")) has_ts = 1; else has_dur = 1;
+        } else if (ikp__pj_is(s, n, "args") && j->p < j->e && *j->p == '{') {
+            j->p++;
+            ikp__pj_ws(j);
+            if (j->p < j->e && *j->p == '}') j->p++;
+            else for (;;) {
+                const char *k;
+                size_t kn;
+                if (!ikp__pj_str(j, &k, &kn)) return 0;
+                ikp__pj_ws(j);
+                if (j->p >= j->e || *j->p != ':') return ikp__pj_fail(j, "':' expected after a key");
+                j->p++;
+                ikp__pj_ws(j);
+                if (j->p < j->e && (*j->p == '-' || (*j->p >= '0' && *j->p <= '9')) &&
+                    (ikp__pj_is(k, kn, "Frequency (MHz)") || ikp__pj_is(k, kn, "Init Time (ns)") ||
+                     ikp__pj_is(k, kn, "Post Final Time (ns)"))) {
+                    double v;
+                    if (!ikp__pj_num(j, &v)) return 0;
+                    if (ikp__pj_is(k, kn, "Frequency (MHz)")) { freq = v; has_freq = 1; }
+                    else if (ikp__pj_is(k, kn, "Init Time (ns)")) { init = v; has_init = 1; }
+                    else { fin = v; has_fin = 1; }
+                } else if (!ikp__pj_skip(j, 3)) {
+                    return 0;
+                }
+                ikp__pj_ws(j);
+                if (j->p < j->e && *j->p == ',') { j->p++; continue; }
+                if (j->p < j->e && *j->p == '}') { j->p++; break; }
+                return ikp__pj_fail(j, "',' or '}' expected");
+            }
+        } else if (!ikp__pj_skip(j, 2)) {
+            return 0;
+        }
+        ikp__pj_ws(j);
+        if (j->p < j->e && *j->p == ',') { j->p++; continue; }
+        if (j->p < j->e && *j->p == '}') { j->p++; break; }
+        return ikp__pj_fail(j, "',' or '}' expected");
+    }
+    if (!ph || !name || !pid || !tid || !has_ts || !(ts == ts) || ts < 0 || ts > 1e12 ||
+        !((phn == 1 && *ph == 'X' && has_dur && dur >= 0 && dur <= 1e12) || (phn == 1 && *ph == 'i'))) {
+        r->skipped++; /* metadata, flow events, events without a name, lane or time */
+        return 1;
+    }
+    if (has_freq) {
+        if (r->freq_seen && freq != r->freq_mhz) return ikp__pj_fail(j, "events disagree on \"Frequency (MHz)\"");
+        r->freq_seen = 1;
+        r->freq_mhz = freq;
+    }
+    {
+        ikp__pjev *e;
+        int64_t pi, ti, ni;
+        if ((pi = ikp__pjset_add(a, &r->pids, pid, pidn)) < 0 || (ti = ikp__pjset_add(a, &r->tids, tid, tidn)) < 0 ||
+            (ni = ikp__pjset_add(a, &r->names, name, namen)) < 0 ||
+            !ikp__grow(a, (void **)&r->ev, &r->evroom, r->nev + 1, sizeof *r->ev) ||
+            !ikp__grow(a, (void **)&r->cta, &r->ctaroom, r->pids.n, sizeof *r->cta)) {
+            *oom = 1;
+            return 0;
+        }
+        if ((size_t)pi == r->ncta) { /* a new CTA */
+            memset(&r->cta[r->ncta], 0, sizeof *r->cta);
+            r->cta[r->ncta].first = ts;
+            r->cta[r->ncta].last = ts;
+            r->ncta++;
+        }
+        {
+            ikp__pjcta *c = &r->cta[pi];
+            const double end = ts + (*ph == 'X' ? dur : 0);
+            if (ts < c->first) c->first = ts;
+            if (end > c->last) c->last = end;
+            if (has_init) { c->has_init = 1; c->init = init; }
+            if (has_fin) { c->has_final = 1; c->fin = fin; }
+        }
+        e = &r->ev[r->nev++];
+        e->pid = (uint32_t)pi;
+        e->tid = (uint32_t)ti;
+        e->name = (uint32_t)ni;
+        e->ts = ts;
+        e->dur = *ph == 'X' ? dur : 0;
+        e->instant = *ph == 'i' || dur == 0;
+    }
+    return 1;
+}
+
+static void ikp__pjread_free(const ikp_allocator *a, ikp__pjread *r)
+{
+    ikp__pjset_free(a, &r->pids);
+    ikp__pjset_free(a, &r->tids);
+    ikp__pjset_free(a, &r->names);
+    ikp__pjset_free(a, &r->kernels);
+    ikp__free(a, r->ev);
+    ikp__free(a, r->cta);
+}
+
+/* the text's events read into r */
+static ikp_result ikp__pj_parse(const ikp_allocator *a, const unsigned char *p, size_t size, ikp__pjread *r,
+                                ikp_error *err)
+{
+    ikp__pj j;
+    int oom = 0, found = 0;
+    j.p = j.b = (const char *)p;
+    j.e = j.p + size;
+    j.why = j.at = NULL;
+    ikp__pj_ws(&j);
+    if (j.p < j.e && *j.p == '{') { /* {"traceEvents": [...], ...} */
+        const char *s;
+        size_t n;
+        j.p++;
+        for (;;) {
+            if (!ikp__pj_str(&j, &s, &n)) break;
+            ikp__pj_ws(&j);
+            if (j.p >= j.e || *j.p != ':') { ikp__pj_fail(&j, "':' expected after a key"); break; }
+            j.p++;
+            ikp__pj_ws(&j);
+            if (ikp__pj_is(s, n, "traceEvents") && j.p < j.e && *j.p == '[') {
+                found = 1;
+                j.p++;
+                ikp__pj_ws(&j);
+                if (j.p < j.e && *j.p == ']') j.p++;
+                else for (;;) {
+                    if (!ikp__pj_event(a, &j, r, &oom)) break;
+                    ikp__pj_ws(&j);
+                    if (j.p < j.e && *j.p == ',') { j.p++; continue; }
+                    if (j.p < j.e && *j.p == ']') { j.p++; break; }
+                    ikp__pj_fail(&j, "',' or ']' expected between events");
+                    break;
+                }
+                if (j.why || oom) break;
+            } else if (!ikp__pj_skip(&j, 1)) {
+                break;
+            }
+            ikp__pj_ws(&j);
+            if (j.p < j.e && *j.p == ',') { j.p++; continue; }
+            if (j.p < j.e && *j.p == '}') { j.p++; break; }
+            ikp__pj_fail(&j, "',' or '}' expected");
+            break;
+        }
+    } else if (j.p < j.e && *j.p == '[') { /* the array form: the events alone */
+        found = 1;
+        j.p++;
+        ikp__pj_ws(&j);
+        if (j.p < j.e && *j.p == ']') j.p++;
+        else for (;;) {
+            if (!ikp__pj_event(a, &j, r, &oom)) break;
+            ikp__pj_ws(&j);
+            if (j.p < j.e && *j.p == ',') { j.p++; continue; }
+            if (j.p < j.e && *j.p == ']') { j.p++; break; }
+            ikp__pj_fail(&j, "',' or ']' expected between events");
+            break;
+        }
+    }
+    if (oom) return ikp__oom(err);
+    if (j.why)
+        return ikp__fail(err, j.p >= j.e ? IKP_ERR_TRUNCATED : IKP_ERR_BAD_HEADER, (int64_t)(j.at - j.b), -1,
+                         "JSON trace, byte %llu: %s", (unsigned long long)(j.at - j.b), j.why);
+    ikp__pj_ws(&j);
+    if (j.p < j.e) return ikp__fail(err, IKP_ERR_BAD_HEADER, (int64_t)(j.p - j.b), -1,
+                                    "JSON trace, byte %llu: text after the trace's end",
+                                    (unsigned long long)(j.p - j.b));
+    if (!found) return ikp__fail(err, IKP_ERR_UNKNOWN_FORMAT, 0, -1, "a JSON file without \"traceEvents\": not a trace");
+    return IKP_OK;
+}
+
+/* A Proton trace's events into the words of an IKP buffer (cap->words,
+   owned), its names and the text that says what it was read from
+   (info.source); *real_gpu_time: its CTAs' %globaltimer init stamps are
+   in the file. */
+static ikp_result ikp__open_proton(ikp_capture *cap, const unsigned char *p, size_t size,
+                                   const ikp_decode_options *opt, int *real_gpu_time, ikp_error *err)
+{
+    const ikp_allocator *a = &cap->alloc;
+    ikp__pjread r;
+    ikp__pjstamp *st = NULL;
+    uint64_t nlanes = 0;
+    uint32_t *cta_block = NULL, *tid_group = NULL, *ev_lane = NULL, *kernel_base = NULL, *lane_pid = NULL,
+             *lane_tid = NULL;
+    uint64_t *w = NULL;
+    size_t i, nst = 0;
+    uint32_t lines = 1, max_group = 0, nblocks = 0, cap_recs = 0;
+    double rate = 0, lower = 0, min_init = 0;
+    int ns_already, all_init = 1;
+    char rate_text[200];
+    ikp_result res = IKP_OK;
+    memset(&r, 0, sizeof r);
+    *real_gpu_time = 0;
+    if ((res = ikp__pj_parse(a, p, size, &r, err)) != IKP_OK) goto done;
+    if (!r.nev && r.skipped) {
+        res = ikp__fail(err, IKP_ERR_UNKNOWN_FORMAT, 0, -1, "a JSON trace of %llu events, none a Proton scope (an \"X\" "
+                        "or \"i\" event with a name, ts and a pid and tid of text): not a Proton trace (a capture goes "
+                        "into a torch.profiler trace with ikp trace --into)", (unsigned long long)r.skipped);
+        goto done;
+    }
+    if (!r.nev) {
+        res = ikp__fail(err, IKP_ERR_EMPTY, 0, -1, "a JSON trace with no events");
+        goto done;
+    }
+    if (r.names.n > IKP_WIRE_MAX_EVENTS) {
+        res = ikp__fail(err, IKP_ERR_BAD_NAMES, -1, -1, "a Proton trace with %llu scope names (at most %u)",
+                        (unsigned long long)r.names.n, IKP_WIRE_MAX_EVENTS);
+        goto done;
+    }
+    /* the CTAs: kernel, SM and block from their pid; each kernel's blocks after the ones before */
+    cta_block = (uint32_t *)ikp__alloc(a, r.ncta * sizeof *cta_block);
+    kernel_base = (uint32_t *)ikp__alloc(a, (r.ncta + 1) * sizeof *kernel_base);
+    tid_group = (uint32_t *)ikp__alloc(a, r.tids.n * sizeof *tid_group);
+    if (!cta_block || !kernel_base || !tid_group) { res = ikp__oom(err); goto done; }
+    for (i = 0; i < r.ncta; i++) {
+        size_t kl;
+        int64_t k;
+        if (!ikp__pj_pid(r.pids.text[i], &kl, &r.cta[i].sm, &r.cta[i].cta)) {
+            res = ikp__fail(err, IKP_ERR_UNKNOWN_FORMAT, -1, -1, "a JSON trace whose process \"%s\" does not read "
+                            "\"<kernel> Core<sm> CTA<block>\": not a Proton trace", r.pids.text[i]);
+            goto done;
+        }
+        if ((k = ikp__pjset_add(a, &r.kernels, r.pids.text[i], kl)) < 0) { res = ikp__oom(err); goto done; }
+        r.cta[i].kernel = (uint32_t)k;
+        if (!r.cta[i].has_init) all_init = 0;
+        else if (i == 0 || r.cta[i].init < min_init) min_init = r.cta[i].init;
+    }
+    memset(kernel_base, 0, (r.ncta + 1) * sizeof *kernel_base);
+    for (i = 0; i < r.ncta; i++) /* blocks each kernel needs: its largest CTA + 1 */
+        if (r.cta[i].cta + 1 > kernel_base[r.cta[i].kernel + 1]) kernel_base[r.cta[i].kernel + 1] = r.cta[i].cta + 1;
+    for (i = 1; i <= r.kernels.n; i++) {
+        if ((uint64_t)kernel_base[i] + kernel_base[i - 1] > 0x7FFFFFFFu) {
+            res = ikp__fail(err, IKP_ERR_BAD_HEADER, -1, -1, "a Proton trace whose kernels hold over 2^31 CTAs");
+            goto done;
+        }
+        kernel_base[i] += kernel_base[i - 1];
+    }
+    nblocks = kernel_base[r.kernels.n];
+    for (i = 0; i < r.ncta; i++) cta_block[i] = kernel_base[r.cta[i].kernel] + r.cta[i].cta;
+    for (i = 0; i < r.tids.n; i++) { /* groups: warp x lines + line */
+        uint32_t wv, kv;
+        if (!ikp__pj_tid(r.tids.text[i], &wv, &kv)) {
+            res = ikp__fail(err, IKP_ERR_UNKNOWN_FORMAT, -1, -1, "a JSON trace whose thread \"%s\" does not read "
+                            "\"warp <w> (line <k>)\": not a Proton trace", r.tids.text[i]);
+            goto done;
+        }
+        if (kv + 1 > lines) lines = kv + 1;
+    }
+    for (i = 0; i < r.tids.n; i++) {
+        uint32_t wv, kv;
+        ikp__pj_tid(r.tids.text[i], &wv, &kv);
+        tid_group[i] = wv * lines + kv;
+        if (tid_group[i] > max_group) max_group = tid_group[i];
+    }
+    /* the rate its cycles are read at */
+    ns_already = !r.freq_seen;
+    if (!ns_already && !(r.freq_mhz >= 1 && r.freq_mhz <= 1e5)) {
+        res = ikp__fail(err, IKP_ERR_BAD_HEADER, -1, -1, "a Proton trace whose \"Frequency (MHz)\" is out of range");
+        goto done;
+    }
+    for (i = 0; i < r.ncta; i++) /* the file's own init and final stamps: the rate is at least ... */
+        if (r.cta[i].has_init && r.cta[i].has_final && r.cta[i].fin > r.cta[i].init) {
+            const double cyc = (r.cta[i].last - r.cta[i].first) * r.freq_mhz, lb = cyc / (r.cta[i].fin - r.cta[i].init);
+            if (lb > lower) lower = lb;
+        }
+    if (ns_already) {
+        snprintf(rate_text, sizeof rate_text, "its times in ns already (no \"Frequency (MHz)\")");
+    } else if (opt && opt->cycles_per_ns > 0) {
+        rate = opt->cycles_per_ns;
+        snprintf(rate_text, sizeof rate_text, "SM cycles read at %.4g cycles/ns, as given", rate);
+    } else if (opt && opt->gpu_name) {
+        const unsigned mhz = ikp__gpu_mhz(opt->gpu_name);
+        if (!mhz) {
+            res = ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "no SM clock known for the GPU \"%s\" (known: "
+                            "a100, h100, h100-pcie, h200; else give its clock: " IKP__RATE_HOW ")", opt->gpu_name);
+            goto done;
+        }
+        rate = mhz / 1000.0;
+        snprintf(rate_text, sizeof rate_text, "SM cycles read at %u MHz, the boost clock of %s: an assumption (a clock "
+                 "held lower by power or heat makes every time that much too short)", mhz, opt->gpu_name);
+    } else if (lower > 0) {
+        rate = lower;
+        snprintf(rate_text, sizeof rate_text, "SM cycles read at %.4g cycles/ns, the least rate the file's init and final "
+                 "%%globaltimer stamps allow: a lower bound (times may be too long by as much as the clock ran faster)",
+                 rate);
+    } else {
+        res = ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "a Proton trace counts SM cycles (its \"Frequency (MHz)\": "
+                        "%g is a label, not the clock): give the GPU's SM clock, " IKP__RATE_HOW ", or name the GPU, "
+                        "gpu_name (ikp --device h200; known: a100, h100, h100-pcie, h200)", r.freq_mhz);
+        goto done;
+    }
+    if (!ns_already && !(rate >= IKP_MIN_CYCLES_PER_NS && rate <= IKP_MAX_CYCLES_PER_NS)) {
+        res = ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "a Proton trace read at %g cycles/ns: outside 0.05 .. 20",
+                        rate);
+        goto done;
+    }
+    /* the lanes: one a (CTA, thread), at block x groups + group as in every IKP buffer */
+    nlanes = (uint64_t)nblocks * (max_group + 1);
+    if (nlanes > 0xFFFFFFFFu) {
+        res = ikp__fail(err, IKP_ERR_SIZE_OVERFLOW, -1, -1, "a Proton trace of %u blocks x %u warps: over 2^32 lanes",
+                        nblocks, max_group + 1);
+        goto done;
+    }
+    ev_lane = (uint32_t *)ikp__alloc(a, r.nev * sizeof *ev_lane);
+    if (!ev_lane) { res = ikp__oom(err); goto done; }
+    for (i = 0; i < r.nev; i++)
+        ev_lane[i] = cta_block[r.ev[i].pid] * (max_group + 1) + tid_group[r.ev[i].tid];
+    lane_pid = (uint32_t *)ikp__alloc(a, (size_t)nlanes * sizeof *lane_pid);
+    lane_tid = (uint32_t *)ikp__alloc(a, (size_t)nlanes * sizeof *lane_tid);
+    st = (ikp__pjstamp *)ikp__alloc(a, 2 * r.nev * sizeof *st);
+    if (!lane_pid || !lane_tid || !st) { res = ikp__oom(err); goto done; }
+    for (i = 0; i < r.nev; i++) {
+        const ikp__pjev *e = &r.ev[i];
+        const ikp__pjcta *c = &r.cta[e->pid];
+        /* the CTA's start (ns, as written) and the event's cycles (or ns) after it */
+        const double start = all_init ? c->init - min_init : c->first * 1000.0;
+        const double b = e->ts * 1000.0 - start, d = e->dur * 1000.0;
+        const double b_ns = start + (ns_already ? b : b * r.freq_mhz / 1000.0 / rate),
+                     e_ns = start + (ns_already ? b + d : (b + d) * r.freq_mhz / 1000.0 / rate);
+        lane_pid[ev_lane[i]] = e->pid;
+        lane_tid[ev_lane[i]] = e->tid;
+        st[nst].lane = ev_lane[i];
+        st[nst].ns = (int64_t)(b_ns + 0.5);
+        st[nst].tag = IKP_WIRE_TAG(e->name, e->instant ? IKP_WIRE_KIND_INSTANT : IKP_WIRE_KIND_BEGIN);
+        st[nst].rank = e->instant ? 1 : 2;
+        st[nst].tie = -(int64_t)(e_ns + 0.5);
+        nst++;
+        if (!e->instant) {
+            st[nst].lane = ev_lane[i];
+            st[nst].ns = (int64_t)(e_ns + 0.5);
+            st[nst].tag = IKP_WIRE_TAG(e->name, IKP_WIRE_KIND_END);
+            st[nst].rank = 0;
+            st[nst].tie = -(int64_t)(b_ns + 0.5);
+            nst++;
+        }
+    }
+    qsort(st, nst, sizeof *st, ikp__pj_cmp_stamp);
+    for (i = 0; i < nst;) { /* the most records a lane holds */
+        size_t k = i;
+        while (k < nst && st[k].lane == st[i].lane) k++;
+        if (k - i > cap_recs) cap_recs = (uint32_t)(k - i);
+        i = k;
+    }
+    if (nlanes * (IKP_WIRE_LANE_WORDS + cap_recs + IKP_WIRE_SINK_SLOTS) + IKP_WIRE_HEADER_WORDS > IKP__PJ_MAX_WORDS) {
+        res = ikp__fail(err, IKP_ERR_SIZE_OVERFLOW, -1, -1, "a Proton trace of %llu lanes, one of %u events: over "
+                        "the 1 GiB an IKP buffer of it may take", (unsigned long long)nlanes, cap_recs);
+        goto done;
+    }
+    {
+        const uint64_t stride = IKP_WIRE_LANE_WORDS + cap_recs + IKP_WIRE_SINK_SLOTS,
+                       nw = IKP_WIRE_HEADER_WORDS + nlanes * stride;
+        /* time 0 of the stamps: the earliest init, else an hour (the stamps' %globaltimer is not known) */
+        const int64_t g0 = all_init ? (int64_t)min_init : (int64_t)3600000000000ll;
+        w = (uint64_t *)ikp__alloc(a, (size_t)nw * 8);
+        if (!w) { res = ikp__oom(err); goto done; }
+        memset(w, 0, (size_t)nw * 8);
+        w[0] = IKP_WIRE_MAGIC | (uint64_t)IKP_WIRE_VERSION << 32 | (uint64_t)IKP_WIRE_HEADER_WORDS << 48 |
+               (uint64_t)IKP_WIRE_LANE_WORDS << 56;
+        w[1] = nlanes | (uint64_t)cap_recs << 32;
+        for (i = 0; i < nst;) {
+            const uint32_t l = st[i].lane;
+            uint64_t *h = w + IKP_WIRE_HEADER_WORDS + l * stride;
+            const ikp__pjcta *c = &r.cta[lane_pid[l]];
+            size_t k = i, n = 0;
+            h[0] = IKP_WIRE_LANE_MAGIC | (uint64_t)c->sm << 32;
+            h[1] = (uint64_t)cta_block[lane_pid[l]] | (uint64_t)tid_group[lane_tid[l]] << 32 |
+                   (uint64_t)(max_group + 1) << 48;
+            h[2] = (uint64_t)nblocks | (uint64_t)1 << 32 | (uint64_t)1 << 48;
+            h[3] = (uint64_t)(g0 + st[i].ns);
+            while (k < nst && st[k].lane == l) {
+                h[IKP_WIRE_LANE_WORDS + n++] = (uint64_t)(uint32_t)(g0 + st[k].ns) << 32 | st[k].tag;
+                k++;
+            }
+            h[5] = (uint64_t)(g0 + st[k - 1].ns);
+            h[7] = (uint64_t)n | IKP_WIRE_FINALIZED;
+            i = k;
+        }
+        cap->words = w;
+        cap->owned = w;
+        cap->num_words = (size_t)nw;
+        w = NULL;
+    }
+    /* the names: the file's, where none are given */
+    if (!cap->num_event_names && r.names.n) {
+        cap->event_names = r.names.text;
+        cap->num_event_names = (uint32_t)r.names.n;
+        r.names.text = NULL;
+        r.names.n = 0;
+    }
+    if (!cap->num_group_names && max_group < 4096) {
+        cap->group_names = (char **)ikp__alloc(a, (max_group + 1) * sizeof(char *));
+        if (!cap->group_names) { res = ikp__oom(err); goto done; }
+        memset(cap->group_names, 0, (max_group + 1) * sizeof(char *));
+        cap->num_group_names = max_group + 1;
+        for (i = 0; i < r.tids.n; i++)
+            if (!cap->group_names[tid_group[i]] &&
+                !(cap->group_names[tid_group[i]] = ikp__strdup_n(a, r.tids.text[i], strlen(r.tids.text[i])))) {
+                res = ikp__oom(err);
+                goto done;
+            }
+    }
+    {
+        char *s = cap->info.source;
+        const size_t room = sizeof cap->info.source;
+        size_t k = (size_t)snprintf(s, room, "Proton trace of %s", r.kernels.text[0]);
+        for (i = 1; i < r.kernels.n && k < room; i++)
+            k += (size_t)snprintf(s + k, room - k, ", %s (blocks from %u)", r.kernels.text[i], kernel_base[i]);
+        if (k < room) k += (size_t)snprintf(s + k, room - k, ": %s; %s", rate_text,
+                                            all_init ? "each CTA placed by its init %globaltimer stamp"
+                                                     : "each CTA placed by its earliest event (the file gives no "
+                                                       "CTA's own start: a CTA whose first event came late sits "
+                                                       "later by that event's cycles read as ns)");
+        if (r.skipped && k < room)
+            snprintf(s + k, room - k, "; %llu events of other kinds left out (metadata, flow arrows)",
+                     (unsigned long long)r.skipped);
+    }
+    *real_gpu_time = all_init;
+done:
+    ikp__free(a, w);
+    ikp__free(a, st);
+    ikp__free(a, cta_block);
+    ikp__free(a, kernel_base);
+    ikp__free(a, tid_group);
+    ikp__free(a, ev_lane);
+    ikp__free(a, lane_pid);
+    ikp__free(a, lane_tid);
+    ikp__pjread_free(a, &r);
+    return res;
+}
+
 /* >>capture-query: a capture's figures, placement, lanes, names */
 IKP_DEF const ikp_capture_info *ikp_capture_get_info(const ikp_capture *cap)
 {
@@ -6288,8 +7085,11 @@ IKP_DEF size_t ikp_capture_placement(const ikp_capture_info *in, char *text, siz
         break;
     default:
         bad = 0;
-        snprintf(m, sizeof m, "not known (the %s format's own stamps, which IKP does not map to one clock)",
-                 ikp_format_name(in->format));
+        if (in->format == IKP_FORMAT_PROTON) /* what the trace was read as (info.source) */
+            snprintf(m, sizeof m, "as Proton's file gives it, not mapped by IKP: %s", in->source);
+        else
+            snprintf(m, sizeof m, "not known (the %s format's own stamps, which IKP does not map to one clock)",
+                     ikp_format_name(in->format));
     }
     if (poor) *poor = bad;
     if (size) snprintf(text, size, "%s", m);
@@ -10418,6 +11218,7 @@ static void ikp__info_head(ikp__out *o, const ikp_stats *st)
     char t[512], unit[48];
     if (in->timer_unit_ps && in->timer_unit_ps != 1000)
         snprintf(unit, sizeof unit, "ticks of %u ps", in->timer_unit_ps);
+    else if (in->format == IKP_FORMAT_PROTON) snprintf(unit, sizeof unit, "SM cycles, read as ns: see placement");
     else snprintf(unit, sizeof unit, "%s", in->timer_cycles ? "SM cycles" : "globaltimer ns");
     if (ikp__is_nuggets(in->format)) {
         char inferred[256] = "";
@@ -10636,8 +11437,9 @@ IKP_DEF ikp_result ikp_stats_write_json(const ikp_stats *st, ikp_write_fn fn, vo
     ikp__puts(&o, "{\"format\":\"");
     ikp__puts(&o, ikp_format_name(in->format));
     ikp__puts(&o, "\",\"timer\":\"");
-    ikp__puts(&o, in->timer_cycles ? "cycles" : "globaltimer");
+    ikp__puts(&o, in->format == IKP_FORMAT_PROTON ? "cycles" : in->timer_cycles ? "cycles" : "globaltimer");
     ikp__puts(&o, "\"");
+    if (in->source[0]) ikp__put_kv_s(&o, "source", in->source, 0);
     ikp__put_kv_u(&o, "blocks", in->num_blocks);
     ikp__put_kv_u(&o, "num_groups", in->num_groups);
     ikp__put_kv_u(&o, "lanes", in->num_lanes);

@@ -1895,8 +1895,12 @@ static void test_files(void)
     CHECK(strstr(e.message, "NumPy .npy") && strstr(e.message, "ikp_capture_open_path"));
     CHECK_EQ(ikp_capture_open_data("\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03", 10, NULL, &cap, &e), IKP_ERR_UNKNOWN_FORMAT);
     CHECK(strstr(e.message, "gzip") != NULL);
-    CHECK_EQ(ikp_capture_open_data("{\"traceEvents\":[]}\n", 19, NULL, &cap, &e), IKP_ERR_UNKNOWN_FORMAT);
-    CHECK(strstr(e.message, "JSON") != NULL);
+    /* JSON: read as a Proton trace, refused when it is none */
+    CHECK_EQ(ikp_capture_open_data("{\"traceEvents\":[]}\n", 19, NULL, &cap, &e), IKP_ERR_EMPTY);
+    CHECK(strstr(e.message, "JSON trace with no events") != NULL);
+    CHECK_EQ(ikp_capture_open_data("[{\"ph\":\"X\",\"pid\":1,\"tid\":2,\"ts\":3,\"dur\":4,\"name\":\"k\"}]", 54, NULL,
+                                   &cap, &e), IKP_ERR_UNKNOWN_FORMAT);
+    CHECK(strstr(e.message, "not a Proton trace") && strstr(e.message, "--into"));
     CHECK_EQ(ikp_capture_open_data("PK\x03\x04....", 8, NULL, &cap, &e), IKP_ERR_UNKNOWN_FORMAT);
     CHECK(strstr(e.message, "zip") != NULL);
 }

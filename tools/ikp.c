@@ -674,6 +674,26 @@ static int set_min_change(args *g, const tool_option *o, const char *v)
     return 2;
 }
 
+static int set_rate(args *g, const tool_option *o, const char *v)
+{
+    const double r = parse_pct(v);
+    if (r >= IKP_MIN_CYCLES_PER_NS && r <= IKP_MAX_CYCLES_PER_NS) {
+        g->opt.cycles_per_ns = r;
+        return 0;
+    }
+    fprintf(stderr, "ikp: error: %s takes the SM clock in cycles a ns, 0.05 .. 20 (1.98 for 1980 MHz), not '%s'\n",
+            o->flag, v);
+    return 2;
+}
+
+static int set_device(args *g, const tool_option *o, const char *v)
+{
+    (void)o;
+    g->device = v;
+    g->opt.gpu_name = v;
+    return 0;
+}
+
 static int set_sms(args *g, const tool_option *o, const char *v)
 {
     g->ropt.timeline_sms = parse_count(v);
@@ -737,6 +757,10 @@ static const tool_option options[] = {
      "triton-dist captures), 1ns (the default), 500ps"},
     {"--keep-after-finalize", NULL, OPT_COMMON, set_flag, AT(opt.keep_after_finalize),
      "tirx: also show records after a lane's finalize"},
+    {"--cycles-per-ns", "R", OPT_COMMON, set_rate, 0,
+     "the SM clock, e.g. 1.98: a Proton trace's cycles\n"
+     "read at it; cycle lanes of other captures run at\n"
+     "it (not fit to their readings)"},
     /* OPT_LAYOUT and OPT_TRACE: the list under "trace options:" */
     {"--by", "block|sm", OPT_LAYOUT, set_by, 0,
      "a track (JSON: a process) per block (default)\n"
@@ -775,7 +799,10 @@ static const tool_option options[] = {
     {"--svg", "FILE.svg", OPT_REPORT, set_text, AT(svg_arg), NULL},
     {"--base", "BASE", OPT_REPORT, set_text, AT(base_arg), NULL},
     {"--wait", "EVENT,...", OPT_REPORT, set_text, AT(wait_arg), NULL},
-    {"--device", "NAME", OPT_REPORT, set_text, AT(device), NULL},
+    {"--device", "NAME", OPT_COMMON | OPT_REPORT, set_device, 0,
+     "the GPU (a100, h100, h100-pcie, h200): a Proton\n"
+     "trace's cycles read at its boost clock; report:\n"
+     "its name in the configuration"},
     {"--sms", "N", OPT_REPORT, set_sms, 0, NULL},
     {"--raw", NULL, OPT_PLACE | OPT_EXPORT, set_flag, AT(mo.raw), NULL},
     {"--align", "clocks|start|start=T1,T2,...", OPT_PLACE, set_align, 0, NULL},

@@ -1,0 +1,185 @@
+#!/usr/bin/env python3
+"""`ikp` on Triton Proton's Chrome traces (host only, part of make test and
+make check).
+
+The traces in examples/data/proton were written by Triton 3.6.0's Proton on
+an H200 (tests/gpu/proton_spin.py); tests/gpu/test_proton.py checks the same
+reading against IKP's own recording on the GPU. Here every expected figure is
+computed from the file's own numbers: a scope's length in ns is its dur
+(cycles / 1000) x 1000 / the rate given. Variants of the real files (no
+Frequency key, init and final stamps, cut short, not Proton's) are made by
+editing their JSON.
+
+Usage: test_proton_tool.py [BUILD_DIR]   (IKP_TOOL: another build of the tool, e.g. under ASan)
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+DATA = os.path.join(HERE, "..", "examples", "data", "proton")
+passed = failed = 0
+
+
+def check(ok, what):
+    global passed, failed
+    if ok:
+        passed += 1
+    else:
+        failed += 1
+        print("FAIL " + what)
+
+
+def ikp(build, *args):
+    tool = os.environ.get("IKP_TOOL") or os.path.join(build, "ikp")
+    return subprocess.run([tool] + list(args), capture_output=True, text=True)
+
+
+def raw_events(path):
+    return [e for e in json.load(open(path))["traceEvents"] if e.get("ph") == "X"]
+
+
+def summary(build, path, *opts):
+    r = ikp(build, "summary", "--json", *opts, path)
+    return (json.loads(r.stdout) if r.returncode == 0 else None), r
+
+
+def lengths_match(build, path, rate_opts, rate, what, ns_already=False):
+    s, r = summary(build, path, *rate_opts)
+    check(s is not None, f"{what}: ikp summary {' '.join(rate_opts)} reads it ({r.stderr.strip()})")
+    if s is None:
+        return None
+    check(s["format"] == "proton", f"{what}: format proton ({s['format']})")
+    by = {}
+    for e in raw_events(path):
+        by.setdefault(e["name"], []).append(float(e["dur"]) * 1000.0 / (1.0 if ns_already else rate))
+    got = {e["name"]: e for e in s["events"]}
+    check(set(got) == set(by), f"{what}: the scopes {sorted(by)} ({sorted(got)})")
+    for name, d in by.items():
+        if name not in got:
+            continue
+        want = sum(d) / len(d)
+        check(got[name]["count"] == len(d), f"{what}: {name} x{len(d)} ({got[name]['count']})")
+        # each stamp rounded to the ns: a length within 1 ns
+        check(abs(got[name]["mean_ns"] - want) <= 1.0, f"{what}: {name} mean {got[name]['mean_ns']} ns, "
+              f"from the file {want:.2f}")
+        check(abs(got[name]["max_ns"] - max(d)) <= 1.0 and abs(got[name]["min_ns"] - min(d)) <= 1.0,
+              f"{what}: {name} min/max")
+    return s
+
+
+def write(dirname, name, doc):
+    p = os.path.join(dirname, name)
+    with open(p, "w") as f:
+        json.dump(doc, f)
+    return p
+
+
+def main():
+    build = sys.argv[1] if len(sys.argv) > 1 else "build"
+    tmp = tempfile.mkdtemp(prefix="ikp-proton-tool-")
+    files = ["spin_default", "spin_clock32", "spin_ws"]
+    for f in files:
+        path = os.path.join(DATA, f + ".chrome_trace")
+        lengths_match(build, path, ["--device", "h200"], 1.98, f + " --device h200")
+        lengths_match(build, path, ["--device", "NVIDIA H100 PCIe"], 1.755, f + " --device 'NVIDIA H100 PCIe'")
+        lengths_match(build, path, ["--cycles-per-ns", "1.5"], 1.5, f + " --cycles-per-ns 1.5")
+        r = ikp(build, "info", path)
+        check(r.returncode != 0 and "--cycles-per-ns" in r.stderr and "--device" in r.stderr,
+              f"{f}: no rate: refused, saying how to give one ({r.stderr.strip()})")
+        r = ikp(build, "info", "--device", "rtx9999", path)
+        check(r.returncode != 0 and "rtx9999" in r.stderr and "h200" in r.stderr,
+              f"{f}: an unknown GPU named ({r.stderr.strip()})")
+        r = ikp(build, "info", "--device", "h200", path)
+        check(r.returncode == 0 and "1980 MHz, the boost clock of h200: an assumption" in r.stdout and
+              "earliest event" in r.stdout, f"{f}: info states the rate and the placement it rests on")
+        # the SMs and CTAs the file names
+        raw = raw_events(path)
+        t = os.path.join(tmp, f + ".json")
+        r = ikp(build, "trace", "--device", "h200", "--by", "sm", path, "-o", t)
+        check(r.returncode == 0, f"{f}: ikp trace --by sm ({r.stderr.strip()})")
+        if r.returncode == 0:
+            names = {e["args"]["name"] for e in json.load(open(t))["traceEvents"]
+                     if e.get("ph") == "M" and e.get("name") == "process_name"}
+            cores = {"SM " + e["pid"].split(" Core")[1].split(" ")[0] for e in raw}
+            check(all(any(n.startswith(c) for n in names) for c in cores), f"{f}: a track per SM the file names "
+                  f"({sorted(cores)[:4]}..., {sorted(names)[:4]}...)")
+    # the warp-specialized kernel: warp 0 loads, the others compute
+    ws = os.path.join(DATA, "spin_ws.chrome_trace")
+    t = os.path.join(tmp, "ws.json")
+    r = ikp(build, "trace", "--device", "h200", ws, "-o", t)
+    if r.returncode == 0:
+        d = json.load(open(t))["traceEvents"]
+        tname = {(e["pid"], e["tid"]): e["args"]["name"] for e in d if e.get("name") == "thread_name"}
+        on = {}
+        for e in d:
+            if e.get("ph") == "X":
+                on.setdefault(e["name"], set()).add(tname.get((e["pid"], e["tid"])))
+        check(on.get("load") == {"warp 0 (line 0)"} and "warp 0 (line 0)" not in on.get("compute", {"warp 0 (line 0)"}),
+              f"spin_ws: load on warp 0 alone, compute on the others ({on})")
+    else:
+        check(False, "spin_ws: ikp trace " + r.stderr)
+    # every command
+    for cmd in (["report"], ["report", "--json"], ["diff", ws], ["export", "-o", os.path.join(tmp, "ws.parquet")]):
+        args = [cmd[0], "--device", "h200"] + cmd[1:] + [ws]
+        if cmd[0] == "diff":
+            args = ["diff", "--device", "h200", ws, ws]
+        r = ikp(build, *args)
+        check(r.returncode == 0, f"ikp {' '.join(args[:3])} on a Proton trace ({r.stderr.strip()[:300]})")
+    sample = os.path.join(HERE, "..", "examples", "data", "sample.ikp")
+    r = ikp(build, "merge", "--device", "h200", "--align", "start", sample, ws, "-o", os.path.join(tmp, "m.json"))
+    check(r.returncode == 0, f"ikp merge an IKP capture with a Proton trace, --align start ({r.stderr.strip()[:300]})")
+    # variants
+    doc = json.load(open(ws))
+    nofreq = json.loads(json.dumps(doc))
+    for e in nofreq["traceEvents"]:
+        e.get("args", {}).pop("Frequency (MHz)", None)
+    p = write(tmp, "nofreq.chrome_trace", nofreq)
+    s = lengths_match(build, p, [], 1.0, "no Frequency key: ns already", ns_already=True)
+    check(s is not None and "in ns already" in s.get("source", ""), "no Frequency key: said so")
+    stamped = json.loads(json.dumps(doc))
+    ctas = sorted({e["pid"] for e in stamped["traceEvents"]})
+    init = {pid: 5_000_000_000 + 700 * k for k, pid in enumerate(ctas)}
+    ends = {}
+    for e in stamped["traceEvents"]:
+        ends[e["pid"]] = max(ends.get(e["pid"], 0.0), float(e["ts"]) + float(e["dur"]))
+    for e in stamped["traceEvents"]:
+        # ts as Proton writes it: (cycles after the CTA's start + its init less the earliest) / 1000
+        e["args"]["Init Time (ns)"] = init[e["pid"]]
+        e["args"]["Post Final Time (ns)"] = init[e["pid"]] + int(ends[e["pid"]] * 1000 / 1.9) + 50
+    p = write(tmp, "stamped.chrome_trace", stamped)
+    r = ikp(build, "info", p)
+    check(r.returncode == 0 and "lower bound" in r.stdout and "init %globaltimer stamp" in r.stdout,
+          f"init and final stamps: the rate's lower bound, CTAs by their init ({r.stdout.strip()[-400:]} {r.stderr})")
+    s, r = summary(build, p, "--device", "h200")
+    check(s is not None and "init %globaltimer" in s.get("source", ""), "init stamps with --device h200")
+    # bad files: clear errors, never a crash
+    text = open(ws).read()
+    for name, body, want in (("cut", text[: len(text) // 2], "byte"),
+                             ("notproton", json.dumps({"traceEvents": [{"ph": "X", "name": "a", "pid": "foo",
+                                                                        "tid": "warp 0", "ts": 1, "dur": 2}]}),
+                              "not a Proton trace"),
+                             ("nothread", json.dumps({"traceEvents": [{"ph": "X", "name": "a", "pid": "k Core1 CTA0",
+                                                                       "tid": "lane 0", "ts": 1, "dur": 2}]}),
+                              "not a Proton trace"),
+                             ("empty", json.dumps({"traceEvents": []}), "no events"),
+                             ("kineto", json.dumps({"traceEvents": [{"ph": "X", "name": "k", "pid": 1, "tid": 2,
+                                                                     "ts": 3, "dur": 4}]}), "not a Proton trace"),
+                             ("notrace", json.dumps({"foo": 1}), "traceEvents"),
+                             ("trailing", text + "}", "after the trace's end")):
+        p = os.path.join(tmp, name + ".chrome_trace")
+        with open(p, "w") as f:
+            f.write(body)
+        r = ikp(build, "info", "--device", "h200", p)
+        check(r.returncode != 0 and want in r.stderr and "Traceback" not in r.stderr and r.returncode < 128,
+              f"{name}: refused with '{want}' ({r.returncode}: {r.stderr.strip()[:300]})")
+    r = ikp(build, "info", "--format", "proton", os.path.join(HERE, "..", "examples", "data", "sample.ikp"))
+    check(r.returncode != 0 and "no JSON" in r.stderr, f"--format proton on an .ikp file: refused ({r.stderr.strip()})")
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
