@@ -6274,10 +6274,11 @@ IKP_DEF ikp_result ikp_capture_open_path(const char *path, const ikp_decode_opti
    boost clock of gpu_name, else the file's init and final %globaltimer
    stamps (a lower bound: a CTA's events lie between them); a file with no
    Frequency key holds ns already. Read into the words of an IKP buffer of
-   %globaltimer lanes (ns, rounded), one lane a (CTA, warp, line): block
-   the CTA (after the blocks of the kernels before it), group the warp
-   and line, the scope names the event names; an event of no length (a
-   cross-warp pair's ends, "i" events) an instant. */
+   %globaltimer lanes (ns, rounded), one lane a (CTA, warp): block the CTA
+   (after the blocks of the kernels before it), group the warp (Proton's
+   lines are rows for a warp's overlapping scopes), the scope names the
+   event names; an event of no length (a cross-warp pair's ends, "i"
+   events) an instant. */
 #define IKP__PJ_MAX_DEPTH 64
 #define IKP__RATE_HOW "cycles_per_ns (ikp --cycles-per-ns 1.98)"
 #define IKP__PJ_MAX_WORDS ((uint64_t)1 << 27) /* 1 GiB of words at most */
@@ -6770,7 +6771,7 @@ static ikp_result ikp__open_proton(ikp_capture *cap, const unsigned char *p, siz
              *lane_tid = NULL;
     uint64_t *w = NULL;
     size_t i, nst = 0;
-    uint32_t lines = 1, max_group = 0, nblocks = 0, cap_recs = 0;
+    uint32_t max_group = 0, nblocks = 0, cap_recs = 0;
     double rate = 0, lower = 0, min_init = 0;
     int ns_already, all_init = 1;
     char rate_text[200];
@@ -6830,12 +6831,12 @@ static ikp_result ikp__open_proton(ikp_capture *cap, const unsigned char *p, siz
                             "\"warp <w> (line <k>)\": not a Proton trace", r.tids.text[i]);
             goto done;
         }
-        if (kv + 1 > lines) lines = kv + 1;
+        (void)kv; /* a line is Proton's row for overlapping scopes of one warp, not a lane */
     }
     for (i = 0; i < r.tids.n; i++) {
         uint32_t wv, kv;
         ikp__pj_tid(r.tids.text[i], &wv, &kv);
-        tid_group[i] = wv * lines + kv;
+        tid_group[i] = wv;
         if (tid_group[i] > max_group) max_group = tid_group[i];
     }
     /* the rate its cycles are read at */
@@ -6978,12 +6979,14 @@ static ikp_result ikp__open_proton(ikp_capture *cap, const unsigned char *p, siz
         if (!cap->group_names) { res = ikp__oom(err); goto done; }
         memset(cap->group_names, 0, (max_group + 1) * sizeof(char *));
         cap->num_group_names = max_group + 1;
-        for (i = 0; i < r.tids.n; i++)
-            if (!cap->group_names[tid_group[i]] &&
-                !(cap->group_names[tid_group[i]] = ikp__strdup_n(a, r.tids.text[i], strlen(r.tids.text[i])))) {
+        for (i = 0; i < r.tids.n; i++) {
+            char t[16];
+            const int n = snprintf(t, sizeof t, "warp %u", tid_group[i]);
+            if (!cap->group_names[tid_group[i]] && !(cap->group_names[tid_group[i]] = ikp__strdup_n(a, t, (size_t)n))) {
                 res = ikp__oom(err);
                 goto done;
             }
+        }
     }
     {
         char *s = cap->info.source;
@@ -6993,9 +6996,9 @@ static ikp_result ikp__open_proton(ikp_capture *cap, const unsigned char *p, siz
             k += (size_t)snprintf(s + k, room - k, ", %s (blocks from %u)", r.kernels.text[i], kernel_base[i]);
         if (k < room) k += (size_t)snprintf(s + k, room - k, ": %s; %s", rate_text,
                                             all_init ? "each CTA placed by its init %globaltimer stamp"
-                                                     : "each CTA placed by its earliest event (the file gives no "
-                                                       "CTA's own start: a CTA whose first event came late sits "
-                                                       "later by that event's cycles read as ns)");
+                                                     : "each CTA's earliest event at the CTA's init %globaltimer, "
+                                                       "as Proton places it (the cycles from its init to that event "
+                                                       "are not in the file)");
         if (r.skipped && k < room)
             snprintf(s + k, room - k, "; %llu events of other kinds left out (metadata, flow arrows)",
                      (unsigned long long)r.skipped);

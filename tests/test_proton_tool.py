@@ -117,7 +117,7 @@ def main():
         for e in d:
             if e.get("ph") == "X":
                 on.setdefault(e["name"], set()).add(tname.get((e["pid"], e["tid"])))
-        check(on.get("load") == {"warp 0 (line 0)"} and "warp 0 (line 0)" not in on.get("compute", {"warp 0 (line 0)"}),
+        check(on.get("load") == {"warp 0"} and "warp 0" not in on.get("compute", {"warp 0"}),
               f"spin_ws: load on warp 0 alone, compute on the others ({on})")
     else:
         check(False, "spin_ws: ikp trace " + r.stderr)
