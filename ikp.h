@@ -6687,6 +6687,21 @@ static void ikp__pjread_free(const ikp_allocator *a, ikp__pjread *r)
     ikp__free(a, r->cta);
 }
 
+/* the array of events at j->p (its '[') read into r: 0 on a failure (j->why, or *oom) */
+static int ikp__pj_events(const ikp_allocator *a, ikp__pj *j, ikp__pjread *r, int *oom)
+{
+    j->p++;
+    ikp__pj_ws(j);
+    if (j->p < j->e && *j->p == ']') { j->p++; return 1; }
+    for (;;) {
+        if (!ikp__pj_event(a, j, r, oom)) return 0;
+        ikp__pj_ws(j);
+        if (j->p < j->e && *j->p == ',') { j->p++; continue; }
+        if (j->p < j->e && *j->p == ']') { j->p++; return 1; }
+        return ikp__pj_fail(j, "',' or ']' expected between events");
+    }
+}
+
 /* the text's events read into r */
 static ikp_result ikp__pj_parse(const ikp_allocator *a, const unsigned char *p, size_t size, ikp__pjread *r,
                                 ikp_error *err)
@@ -6709,18 +6724,7 @@ static ikp_result ikp__pj_parse(const ikp_allocator *a, const unsigned char *p, 
             ikp__pj_ws(&j);
             if (ikp__pj_is(s, n, "traceEvents") && j.p < j.e && *j.p == '[') {
                 found = 1;
-                j.p++;
-                ikp__pj_ws(&j);
-                if (j.p < j.e && *j.p == ']') j.p++;
-                else for (;;) {
-                    if (!ikp__pj_event(a, &j, r, &oom)) break;
-                    ikp__pj_ws(&j);
-                    if (j.p < j.e && *j.p == ',') { j.p++; continue; }
-                    if (j.p < j.e && *j.p == ']') { j.p++; break; }
-                    ikp__pj_fail(&j, "',' or ']' expected between events");
-                    break;
-                }
-                if (j.why || oom) break;
+                if (!ikp__pj_events(a, &j, r, &oom)) break;
             } else if (!ikp__pj_skip(&j, 1)) {
                 break;
             }
@@ -6732,17 +6736,7 @@ static ikp_result ikp__pj_parse(const ikp_allocator *a, const unsigned char *p, 
         }
     } else if (j.p < j.e && *j.p == '[') { /* the array form: the events alone */
         found = 1;
-        j.p++;
-        ikp__pj_ws(&j);
-        if (j.p < j.e && *j.p == ']') j.p++;
-        else for (;;) {
-            if (!ikp__pj_event(a, &j, r, &oom)) break;
-            ikp__pj_ws(&j);
-            if (j.p < j.e && *j.p == ',') { j.p++; continue; }
-            if (j.p < j.e && *j.p == ']') { j.p++; break; }
-            ikp__pj_fail(&j, "',' or ']' expected between events");
-            break;
-        }
+        ikp__pj_events(a, &j, r, &oom);
     }
     if (oom) return ikp__oom(err);
     if (j.why)

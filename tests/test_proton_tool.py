@@ -10,7 +10,7 @@ computed from the file's own numbers: a scope's length in ns is its dur
 Frequency key, init and final stamps, cut short, not Proton's) are made by
 editing their JSON.
 
-Usage: test_proton_tool.py [BUILD_DIR]   (IKP_TOOL: another build of the tool, e.g. under ASan)
+Usage: test_proton_tool.py   (IKP_TOOL: another build of the tool, e.g. under ASan: tests/harness.py)
 """
 import json
 import os
@@ -18,36 +18,27 @@ import subprocess
 import sys
 import tempfile
 
+from harness import IKP, check, report
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 DATA = os.path.join(HERE, "..", "examples", "data", "proton")
-passed = failed = 0
 
 
-def check(ok, what):
-    global passed, failed
-    if ok:
-        passed += 1
-    else:
-        failed += 1
-        print("FAIL " + what)
-
-
-def ikp(build, *args):
-    tool = os.environ.get("IKP_TOOL") or os.path.join(build, "ikp")
-    return subprocess.run([tool] + list(args), capture_output=True, text=True)
+def ikp(*args):
+    return subprocess.run([IKP] + list(args), capture_output=True, text=True)
 
 
 def raw_events(path):
     return [e for e in json.load(open(path))["traceEvents"] if e.get("ph") == "X"]
 
 
-def summary(build, path, *opts):
-    r = ikp(build, "summary", "--json", *opts, path)
+def summary(path, *opts):
+    r = ikp("summary", "--json", *opts, path)
     return (json.loads(r.stdout) if r.returncode == 0 else None), r
 
 
-def lengths_match(build, path, rate_opts, rate, what, ns_already=False):
-    s, r = summary(build, path, *rate_opts)
+def lengths_match(path, rate_opts, rate, what, ns_already=False):
+    s, r = summary(path, *rate_opts)
     check(s is not None, f"{what}: ikp summary {' '.join(rate_opts)} reads it ({r.stderr.strip()})")
     if s is None:
         return None
@@ -78,27 +69,26 @@ def write(dirname, name, doc):
 
 
 def main():
-    build = sys.argv[1] if len(sys.argv) > 1 else "build"
     tmp = tempfile.mkdtemp(prefix="ikp-proton-tool-")
     files = ["spin_default", "spin_clock32", "spin_ws"]
     for f in files:
         path = os.path.join(DATA, f + ".chrome_trace")
-        lengths_match(build, path, ["--device", "h200"], 1.98, f + " --device h200")
-        lengths_match(build, path, ["--device", "NVIDIA H100 PCIe"], 1.755, f + " --device 'NVIDIA H100 PCIe'")
-        lengths_match(build, path, ["--cycles-per-ns", "1.5"], 1.5, f + " --cycles-per-ns 1.5")
-        r = ikp(build, "info", path)
+        lengths_match(path, ["--device", "h200"], 1.98, f + " --device h200")
+        lengths_match(path, ["--device", "NVIDIA H100 PCIe"], 1.755, f + " --device 'NVIDIA H100 PCIe'")
+        lengths_match(path, ["--cycles-per-ns", "1.5"], 1.5, f + " --cycles-per-ns 1.5")
+        r = ikp("info", path)
         check(r.returncode != 0 and "--cycles-per-ns" in r.stderr and "--device" in r.stderr,
               f"{f}: no rate: refused, saying how to give one ({r.stderr.strip()})")
-        r = ikp(build, "info", "--device", "rtx9999", path)
+        r = ikp("info", "--device", "rtx9999", path)
         check(r.returncode != 0 and "rtx9999" in r.stderr and "h200" in r.stderr,
               f"{f}: an unknown GPU named ({r.stderr.strip()})")
-        r = ikp(build, "info", "--device", "h200", path)
+        r = ikp("info", "--device", "h200", path)
         check(r.returncode == 0 and "1980 MHz, the boost clock of h200: an assumption" in r.stdout and
               "earliest event" in r.stdout, f"{f}: info states the rate and the placement it rests on")
         # the SMs and CTAs the file names
         raw = raw_events(path)
         t = os.path.join(tmp, f + ".json")
-        r = ikp(build, "trace", "--device", "h200", "--by", "sm", path, "-o", t)
+        r = ikp("trace", "--device", "h200", "--by", "sm", path, "-o", t)
         check(r.returncode == 0, f"{f}: ikp trace --by sm ({r.stderr.strip()})")
         if r.returncode == 0:
             names = {e["args"]["name"] for e in json.load(open(t))["traceEvents"]
@@ -109,7 +99,7 @@ def main():
     # the warp-specialized kernel: warp 0 loads, the others compute
     ws = os.path.join(DATA, "spin_ws.chrome_trace")
     t = os.path.join(tmp, "ws.json")
-    r = ikp(build, "trace", "--device", "h200", ws, "-o", t)
+    r = ikp("trace", "--device", "h200", ws, "-o", t)
     if r.returncode == 0:
         d = json.load(open(t))["traceEvents"]
         tname = {(e["pid"], e["tid"]): e["args"]["name"] for e in d if e.get("name") == "thread_name"}
@@ -126,10 +116,10 @@ def main():
         args = [cmd[0], "--device", "h200"] + cmd[1:] + [ws]
         if cmd[0] == "diff":
             args = ["diff", "--device", "h200", ws, ws]
-        r = ikp(build, *args)
+        r = ikp(*args)
         check(r.returncode == 0, f"ikp {' '.join(args[:3])} on a Proton trace ({r.stderr.strip()[:300]})")
     sample = os.path.join(HERE, "..", "examples", "data", "sample.ikp")
-    r = ikp(build, "merge", "--device", "h200", "--align", "start", sample, ws, "-o", os.path.join(tmp, "m.json"))
+    r = ikp("merge", "--device", "h200", "--align", "start", sample, ws, "-o", os.path.join(tmp, "m.json"))
     check(r.returncode == 0, f"ikp merge an IKP capture with a Proton trace, --align start ({r.stderr.strip()[:300]})")
     # variants
     doc = json.load(open(ws))
@@ -137,7 +127,7 @@ def main():
     for e in nofreq["traceEvents"]:
         e.get("args", {}).pop("Frequency (MHz)", None)
     p = write(tmp, "nofreq.chrome_trace", nofreq)
-    s = lengths_match(build, p, [], 1.0, "no Frequency key: ns already", ns_already=True)
+    s = lengths_match(p, [], 1.0, "no Frequency key: ns already", ns_already=True)
     check(s is not None and "in ns already" in s.get("source", ""), "no Frequency key: said so")
     stamped = json.loads(json.dumps(doc))
     ctas = sorted({e["pid"] for e in stamped["traceEvents"]})
@@ -150,10 +140,10 @@ def main():
         e["args"]["Init Time (ns)"] = init[e["pid"]]
         e["args"]["Post Final Time (ns)"] = init[e["pid"]] + int(ends[e["pid"]] * 1000 / 1.9) + 50
     p = write(tmp, "stamped.chrome_trace", stamped)
-    r = ikp(build, "info", p)
+    r = ikp("info", p)
     check(r.returncode == 0 and "lower bound" in r.stdout and "init %globaltimer stamp" in r.stdout,
           f"init and final stamps: the rate's lower bound, CTAs by their init ({r.stdout.strip()[-400:]} {r.stderr})")
-    s, r = summary(build, p, "--device", "h200")
+    s, r = summary(p, "--device", "h200")
     check(s is not None and "init %globaltimer" in s.get("source", ""), "init stamps with --device h200")
     # bad files: clear errors, never a crash
     text = open(ws).read()
@@ -172,13 +162,12 @@ def main():
         p = os.path.join(tmp, name + ".chrome_trace")
         with open(p, "w") as f:
             f.write(body)
-        r = ikp(build, "info", "--device", "h200", p)
+        r = ikp("info", "--device", "h200", p)
         check(r.returncode != 0 and want in r.stderr and "Traceback" not in r.stderr and r.returncode < 128,
               f"{name}: refused with '{want}' ({r.returncode}: {r.stderr.strip()[:300]})")
-    r = ikp(build, "info", "--format", "proton", os.path.join(HERE, "..", "examples", "data", "sample.ikp"))
+    r = ikp("info", "--format", "proton", os.path.join(HERE, "..", "examples", "data", "sample.ikp"))
     check(r.returncode != 0 and "no JSON" in r.stderr, f"--format proton on an .ikp file: refused ({r.stderr.strip()})")
-    print(f"{passed} passed, {failed} failed")
-    return 1 if failed else 0
+    return report()
 
 
 if __name__ == "__main__":
