@@ -6420,12 +6420,18 @@ typedef struct ikp__pjset {
     uint32_t *slot; /* open addressing: index + 1, 0 = free */
     size_t n, room, slots;
 } ikp__pjset;
-/* the index of text (unescaped, cut to 255 bytes) in s, added if new; -1 when out of memory */
-static int64_t ikp__pjset_add(const ikp_allocator *a, ikp__pjset *s, const char *raw, size_t rn)
+/* the index of text (unescaped, then suffix if not NULL; cut to 255 bytes) in s, added if new;
+   -1 when out of memory */
+static int64_t ikp__pjset_add(const ikp_allocator *a, ikp__pjset *s, const char *raw, size_t rn, const char *suffix)
 {
     char t[IKP_MAX_NAME_BYTES + 1];
-    const size_t n = ikp__pj_text(raw, rn, t, sizeof t);
+    const size_t sn = suffix ? strlen(suffix) : 0;
+    size_t n = ikp__pj_text(raw, rn, t, sizeof t - sn);
     uint64_t h = IKP__FNV_BASIS, i;
+    if (sn) {
+        memcpy(t + n, suffix, sn + 1);
+        n += sn;
+    }
     for (i = 0; i < n; i++) h = (h ^ (unsigned char)t[i]) * IKP__FNV_PRIME;
     if (2 * (s->n + 1) > s->slots) { /* grow the slots and place every text again */
         const size_t ns = s->slots ? 2 * s->slots : 64;
@@ -6466,7 +6472,11 @@ static void ikp__pjset_free(const ikp_allocator *a, ikp__pjset *s)
 typedef struct ikp__pjev {
     uint32_t pid, tid, name;
     int instant;
+    int flow;            /* an end of a cross-warp pair: 1 out, 2 in, 3 not said (bind_id) */
     double ts, dur;      /* as written: us (of 1000 MHz cycles, or of ns) */
+    double bind;         /* its bind_id */
+    const char *raw;     /* its name as written, escapes kept */
+    size_t rawn;
 } ikp__pjev;
 typedef struct ikp__pjcta {
     uint32_t kernel, cta, sm;
@@ -6476,6 +6486,8 @@ typedef struct ikp__pjcta {
 } ikp__pjcta;
 typedef struct ikp__pjstamp {
     uint32_t lane, tag;
+    int has_data;        /* a payload (an IKP_DATA word after it): data */
+    uint32_t data;
     int64_t ns;
     int rank;            /* at one ns: ends, instants, then begins */
     int64_t tie;         /* then: begins the longer first, ends the shorter first */
@@ -6562,6 +6574,7 @@ typedef struct ikp__pjread {
     int freq_seen;        /* some event's args say "Frequency (MHz)" */
     double freq_mhz;      /* ... this */
     uint64_t skipped;     /* events of other kinds (metadata, flows), or without a name or time */
+    size_t flow_ends;     /* ends of cross-warp pairs (bind_id) */
     ikp__pjcta *cta;      /* by pid */
     size_t ncta, ctaroom;
 } ikp__pjread;
@@ -6571,8 +6584,8 @@ static int ikp__pj_event(const ikp_allocator *a, ikp__pj *j, ikp__pjread *r, int
 {
     const char *s, *ph = NULL, *name = NULL, *pid = NULL, *tid = NULL;
     size_t n, phn = 0, namen = 0, pidn = 0, tidn = 0;
-    double ts = 0, dur = 0, init = 0, fin = 0, freq = 0;
-    int has_ts = 0, has_dur = 0, has_init = 0, has_fin = 0, has_freq = 0;
+    double ts = 0, dur = 0, init = 0, fin = 0, freq = 0, bind = 0;
+    int has_ts = 0, has_dur = 0, has_init = 0, has_fin = 0, has_freq = 0, has_bind = 0, flow = 0;
     ikp__pj_ws(j);
     if (j->p >= j->e || *j->p != '{') return ikp__pj_skip(j, 1) && (r->skipped++, 1);
     j->p++;
@@ -6593,9 +6606,16 @@ static int ikp__pj_event(const ikp_allocator *a, ikp__pj *j, ikp__pjread *r, int
             else if (ikp__pj_is(s, n, "name")) { name = v; namen = vn; }
             else if (ikp__pj_is(s, n, "pid")) { pid = v; pidn = vn; }
             else { tid = v; tidn = vn; }
-        } else if (ikp__pj_is(s, n, "ts") || ikp__pj_is(s, n, "dur")) {
-            if (!ikp__pj_num(j, ikp__pj_is(s, n, "ts") ? &ts : &dur)) return 0;
-            if (ikp__pj_is(s, n, "ts")) has_ts = 1; else has_dur = 1;
+        } else if (ikp__pj_is(s, n, "ts") || ikp__pj_is(s, n, "dur") ||
+                   (ikp__pj_is(s, n, "bind_id") && j->p < j->e && (*j->p == '-' || (*j->p >= '0' && *j->p <= '9')))) {
+            if (!ikp__pj_num(j, ikp__pj_is(s, n, "ts") ? &ts : ikp__pj_is(s, n, "dur") ? &dur : &bind)) return 0;
+            if (ikp__pj_is(s, n, "ts")) has_ts = 1;
+            else if (ikp__pj_is(s, n, "dur")) has_dur = 1;
+            else has_bind = 1;
+        } else if ((ikp__pj_is(s, n, "flow_out") || ikp__pj_is(s, n, "flow_in")) && j->e - j->p >= 4 &&
+                   !memcmp(j->p, "true", 4)) {
+            j->p += 4;
+            flow |= ikp__pj_is(s, n, "flow_out") ? 1 : 2;
         } else if (ikp__pj_is(s, n, "args") && j->p < j->e && *j->p == '{') {
             j->p++;
             ikp__pj_ws(j);
@@ -6645,8 +6665,9 @@ static int ikp__pj_event(const ikp_allocator *a, ikp__pj *j, ikp__pjread *r, int
     {
         ikp__pjev *e;
         int64_t pi, ti, ni;
-        if ((pi = ikp__pjset_add(a, &r->pids, pid, pidn)) < 0 || (ti = ikp__pjset_add(a, &r->tids, tid, tidn)) < 0 ||
-            (ni = ikp__pjset_add(a, &r->names, name, namen)) < 0 ||
+        if ((pi = ikp__pjset_add(a, &r->pids, pid, pidn, NULL)) < 0 ||
+            (ti = ikp__pjset_add(a, &r->tids, tid, tidn, NULL)) < 0 ||
+            (ni = ikp__pjset_add(a, &r->names, name, namen, NULL)) < 0 ||
             !ikp__grow(a, (void **)&r->ev, &r->evroom, r->nev + 1, sizeof *r->ev) ||
             !ikp__grow(a, (void **)&r->cta, &r->ctaroom, r->pids.n, sizeof *r->cta)) {
             *oom = 1;
@@ -6673,6 +6694,10 @@ static int ikp__pj_event(const ikp_allocator *a, ikp__pj *j, ikp__pjread *r, int
         e->ts = ts;
         e->dur = *ph == 'X' ? dur : 0;
         e->instant = *ph == 'i' || dur == 0;
+        e->flow = has_bind && e->instant ? (flow == 1 || flow == 2 ? flow : 3) : 0;
+        e->bind = bind;
+        e->raw = name;
+        e->rawn = namen;
     }
     return 1;
 }
@@ -6703,6 +6728,45 @@ static int ikp__pj_events(const ikp_allocator *a, ikp__pj *j, ikp__pjread *r, in
 }
 
 /* the text's events read into r */
+/* The ends of Proton's cross-warp pairs (two events of no length, one
+   bind_id) named "<scope> (out)" and "<scope> (in)", the bind_id their
+   payload, so that a flow between the two names draws the arrow. An end
+   Proton does not mark (flow_out, flow_in: newer versions) is its pair's
+   out end if it comes first, else an in end. 0 when out of memory. */
+typedef struct ikp__pjflow { double bind, ts; size_t i; } ikp__pjflow;
+static int ikp__pj_cmp_flow(const void *pa, const void *pb)
+{
+    const ikp__pjflow *a = (const ikp__pjflow *)pa, *b = (const ikp__pjflow *)pb;
+    if (a->bind != b->bind) return a->bind < b->bind ? -1 : 1;
+    if (a->ts != b->ts) return a->ts < b->ts ? -1 : 1;
+    return a->i < b->i ? -1 : a->i > b->i;
+}
+static int ikp__pj_flows(const ikp_allocator *a, ikp__pjread *r)
+{
+    ikp__pjflow *f;
+    size_t i, n = 0;
+    for (i = 0; i < r->nev; i++) n += r->ev[i].flow != 0;
+    if (!n) return 1;
+    if (!(f = (ikp__pjflow *)ikp__alloc(a, n * sizeof *f))) return 0;
+    for (i = 0, n = 0; i < r->nev; i++)
+        if (r->ev[i].flow) {
+            f[n].bind = r->ev[i].bind;
+            f[n].ts = r->ev[i].ts;
+            f[n++].i = i;
+        }
+    qsort(f, n, sizeof *f, ikp__pj_cmp_flow);
+    r->flow_ends = n;
+    for (i = 0; i < n; i++) {
+        ikp__pjev *e = &r->ev[f[i].i];
+        const int out = e->flow == 3 ? i == 0 || f[i - 1].bind != f[i].bind : e->flow == 1;
+        const int64_t k = ikp__pjset_add(a, &r->names, e->raw, e->rawn, out ? " (out)" : " (in)");
+        if (k < 0) break;
+        e->name = (uint32_t)k;
+    }
+    ikp__free(a, f);
+    return i == n;
+}
+
 static ikp_result ikp__pj_parse(const ikp_allocator *a, const unsigned char *p, size_t size, ikp__pjread *r,
                                 ikp_error *err)
 {
@@ -6738,7 +6802,7 @@ static ikp_result ikp__pj_parse(const ikp_allocator *a, const unsigned char *p, 
         found = 1;
         ikp__pj_events(a, &j, r, &oom);
     }
-    if (oom) return ikp__oom(err);
+    if (oom || (!j.why && !ikp__pj_flows(a, r))) return ikp__oom(err);
     if (j.why)
         return ikp__fail(err, j.p >= j.e ? IKP_ERR_TRUNCATED : IKP_ERR_BAD_HEADER, (int64_t)(j.at - j.b), -1,
                          "JSON trace, byte %llu: %s", (unsigned long long)(j.at - j.b), j.why);
@@ -6801,7 +6865,7 @@ static ikp_result ikp__open_proton(ikp_capture *cap, const unsigned char *p, siz
                             "\"<kernel> Core<sm> CTA<block>\": not a Proton trace", r.pids.text[i]);
             goto done;
         }
-        if ((k = ikp__pjset_add(a, &r.kernels, r.pids.text[i], kl)) < 0) { res = ikp__oom(err); goto done; }
+        if ((k = ikp__pjset_add(a, &r.kernels, r.pids.text[i], kl, NULL)) < 0) { res = ikp__oom(err); goto done; }
         r.cta[i].kernel = (uint32_t)k;
         if (!r.cta[i].has_init) all_init = 0;
         else if (i == 0 || r.cta[i].init < min_init) min_init = r.cta[i].init;
@@ -6905,6 +6969,8 @@ static ikp_result ikp__open_proton(ikp_capture *cap, const unsigned char *p, siz
         st[nst].tag = IKP_WIRE_TAG(e->name, e->instant ? IKP_WIRE_KIND_INSTANT : IKP_WIRE_KIND_BEGIN);
         st[nst].rank = e->instant ? 1 : 2;
         st[nst].tie = -(int64_t)(e_ns + 0.5);
+        st[nst].has_data = e->flow != 0;
+        st[nst].data = (uint32_t)(uint64_t)e->bind;
         nst++;
         if (!e->instant) {
             st[nst].lane = ev_lane[i];
@@ -6912,14 +6978,15 @@ static ikp_result ikp__open_proton(ikp_capture *cap, const unsigned char *p, siz
             st[nst].tag = IKP_WIRE_TAG(e->name, IKP_WIRE_KIND_END);
             st[nst].rank = 0;
             st[nst].tie = -(int64_t)(b_ns + 0.5);
+            st[nst].has_data = 0;
             nst++;
         }
     }
     qsort(st, nst, sizeof *st, ikp__pj_cmp_stamp);
-    for (i = 0; i < nst;) { /* the most records a lane holds */
-        size_t k = i;
-        while (k < nst && st[k].lane == st[i].lane) k++;
-        if (k - i > cap_recs) cap_recs = (uint32_t)(k - i);
+    for (i = 0; i < nst;) { /* the most records (and payloads) a lane holds */
+        size_t k = i, n = 0;
+        for (; k < nst && st[k].lane == st[i].lane; k++) n += 1 + (size_t)st[k].has_data;
+        if (n > cap_recs) cap_recs = (uint32_t)n;
         i = k;
     }
     if (nlanes * (IKP_WIRE_LANE_WORDS + cap_recs + IKP_WIRE_SINK_SLOTS) + IKP_WIRE_HEADER_WORDS > IKP__PJ_MAX_WORDS) {
@@ -6950,6 +7017,9 @@ static ikp_result ikp__open_proton(ikp_capture *cap, const unsigned char *p, siz
             h[3] = (uint64_t)(g0 + st[i].ns);
             while (k < nst && st[k].lane == l) {
                 h[IKP_WIRE_LANE_WORDS + n++] = (uint64_t)(uint32_t)(g0 + st[k].ns) << 32 | st[k].tag;
+                if (st[k].has_data)
+                    h[IKP_WIRE_LANE_WORDS + n++] = (uint64_t)st[k].data << 32 |
+                                                   IKP_WIRE_TAG(st[k].tag >> IKP_WIRE_EVENT_SHIFT, IKP_WIRE_DATA_MARK);
                 k++;
             }
             h[5] = (uint64_t)(g0 + st[k - 1].ns);
@@ -6993,6 +7063,9 @@ static ikp_result ikp__open_proton(ikp_capture *cap, const unsigned char *p, siz
                                                      : "each CTA's earliest event at the CTA's init %globaltimer, "
                                                        "as Proton places it (the cycles from its init to that event "
                                                        "are not in the file)");
+        if (r.flow_ends && k < room)
+            k += (size_t)snprintf(s + k, room - k, "; %llu ends of cross-warp pairs as instants \"<scope> (out)\" "
+                                  "and \"(in)\", their bind_id the payload", (unsigned long long)r.flow_ends);
         if (r.skipped && k < room)
             snprintf(s + k, room - k, "; %llu events of other kinds left out (metadata, flow arrows)",
                      (unsigned long long)r.skipped);

@@ -145,6 +145,39 @@ def main():
           f"init and final stamps: the rate's lower bound, CTAs by their init ({r.stdout.strip()[-400:]} {r.stderr})")
     s, r = summary(p, "--device", "h200")
     check(s is not None and "init %globaltimer" in s.get("source", ""), "init stamps with --device h200")
+    # cross-warp pairs (two events of no length joined by bind_id, as Proton's writer makes them): the arrows
+    # join the pairs by bind_id, not by order (the pairs cross: 0 -> 300 and 100 -> 200 cycles), with and
+    # without newer Proton's flow_out / flow_in marks
+    for marked in (False, True):
+        pid, evs = "k Core3 CTA0", []
+        for bind, (t_out, t_in) in ((7, (0, 300)), (8, (100, 200))):
+            for t, tid, mark in ((t_out, "warp 2 (line 0)", "flow_out"), (t_in, "warp 5 (line 0)", "flow_in")):
+                e = {"name": "async_copy", "cat": "flow", "ph": "X", "pid": pid, "tid": tid, "ts": t / 1000.0,
+                     "dur": 0, "bind_id": bind, "args": {"Frequency (MHz)": 1000.0, "call_stack": []}}
+                if marked:
+                    e[mark] = True
+                evs.append(e)
+        evs.append({"name": "load", "cat": "k", "ph": "X", "pid": pid, "tid": "warp 2 (line 0)", "ts": 0.0,
+                    "dur": 0.05, "args": {"Frequency (MHz)": 1000.0}})
+        p = write(tmp, f"flows{int(marked)}.chrome_trace", {"displayTimeUnit": "ns", "traceEvents": evs})
+        out = os.path.join(tmp, f"flows{int(marked)}.json")
+        r = ikp("trace", "--cycles-per-ns", "2", p, "-o", out)
+        got, names = {}, set()
+        if r.returncode == 0:
+            for e in json.load(open(out))["traceEvents"]:
+                if e.get("ph") in ("s", "f"):
+                    got.setdefault(e["id"], {})[e["ph"]] = round(e["ts"] * 1000)
+                elif e.get("ph") == "i":
+                    names.add(e["name"])
+        pairs = sorted((v.get("s"), v.get("f")) for v in got.values())
+        check(r.returncode == 0 and pairs == [(0, 150), (50, 100)] and "2 flows drawn" in r.stderr,
+              f"cross-warp pairs{' (marked)' if marked else ''}: arrows (ns) {pairs}, want [(0, 150), (50, 100)] "
+              f"({r.stderr.strip()[-300:]})")
+        s, r = summary(p, "--cycles-per-ns", "2")
+        check(s is not None and names == {"async_copy (out)", "async_copy (in)"} and s["instants"] == 4 and
+              "4 ends of cross-warp pairs" in s.get("source", ""),
+              f"cross-warp pairs{' (marked)' if marked else ''}: named (out) and (in), counted in the source "
+              f"({names}, {s.get('source') if s else r.stderr})")
     # bad files: clear errors, never a crash
     text = open(ws).read()
     for name, body, want in (("cut", text[: len(text) // 2], "byte"),

@@ -771,7 +771,8 @@ static const tool_option options[] = {
      "protobuf, anything else Chrome JSON)"},
     {"--flow", "FROM:TO[,FROM:TO...]", OPT_TRACE, set_text, AT(flow_arg),
      "arrows from each FROM event to its TO event in the\n"
-     "same block (by payload, else by order)"},
+     "same block (by payload, else by order); a Proton\n"
+     "trace's cross-warp pairs are drawn without it"},
     {"--counter", "EVENT[,EVENT...]", OPT_TRACE, set_text, AT(counter_arg),
      "per block, a counter of EVENT regions in flight"},
     {"--time", "capture|host", OPT_LAYOUT, set_choice, AT(host_time),
@@ -2149,6 +2150,33 @@ static void trace_notes(const args *g, const ikp_capture_info *ci, const ikp_tra
                 ci->num_blocks, ci->unit_words);
 }
 
+/* a Proton capture's cross-warp pairs: "<scope> (out)" to "<scope> (in)"
+   for every scope with both (the reader names them so, the bind_id their
+   payload); the ids into *ids as from, to, ... (malloc'ed), 0 ok, 1 out of memory */
+static int proton_flows(const ikp_capture *cap, uint32_t **ids, uint32_t *n)
+{
+    uint32_t i, room = 0;
+    *ids = NULL;
+    *n = 0;
+    for (i = 0; i < IKP_WIRE_MAX_EVENTS; i++) {
+        const char *s = ikp_event_name(cap, i);
+        const size_t len = s ? strlen(s) : 0;
+        char in[IKP_MAX_NAME_BYTES + 8];
+        uint32_t to;
+        if (len < 6 || strcmp(s + len - 6, " (out)") || len - 6 + 6 >= sizeof in) continue;
+        snprintf(in, sizeof in, "%.*s (in)", (int)(len - 6), s);
+        if ((to = ikp_event_id(cap, in)) == IKP_NO_EVENT) continue;
+        if (*n + 2 > room) {
+            uint32_t *m = (uint32_t *)realloc(*ids, (room = room ? 2 * room : 16) * sizeof *m);
+            if (!m) return 1;
+            *ids = m;
+        }
+        (*ids)[(*n)++] = i;
+        (*ids)[(*n)++] = to;
+    }
+    return 0;
+}
+
 /* ikp trace IN */
 static int cmd_trace(args *g, const ikp_capture *cap, const ikp_capture *none)
 {
@@ -2163,6 +2191,11 @@ static int cmd_trace(args *g, const ikp_capture *cap, const ikp_capture *none)
     (void)none;
     if (g->out_format < 0) g->out_format = ikp_is_perfetto_path(g->out);
     if (g->flow_arg && (rc = parse_events(cap, "--flow", g->flow_arg, 1, &flow_ids, &nflow))) goto done;
+    if (!g->flow_arg && ci->format == IKP_FORMAT_PROTON && proton_flows(cap, &flow_ids, &nflow)) {
+        fprintf(stderr, "ikp: error: out of memory\n");
+        rc = 1;
+        goto done;
+    }
     if (g->counter_arg && (rc = parse_events(cap, "--counter", g->counter_arg, 0, &counter_ids, &ncounter))) goto done;
     if (nflow && !(pairs = (ikp_flow_pair *)malloc(nflow / 2 * sizeof *pairs))) {
         fprintf(stderr, "ikp: error: out of memory\n");
