@@ -328,9 +328,11 @@ QUICK_TESTS = "compile|sh tests/compile_checks.sh gcc decode" \
               "peers|IKP_SAVE_CAPTURES=$(B)/test-out/captures $(B)/test_peers" \
               "analysis|IKP_ANALYSIS_OUT=$(B)/test-out/analysis $(B)/test_analysis" \
               "merge|$(B)/test_merge" \
-              "proton|$(PYTHON) tests/test_proton_tool.py"
+              "proton|$(PYTHON) tests/test_proton_tool.py" \
+              "iket|$(PYTHON) tests/test_iket_tool.py"
 HOST_TESTS = $(QUICK_TESTS) \
              "proton|ASAN_OPTIONS=detect_leaks=1 IKP_TOOL=$(B)/ikp-asan $(PYTHON) tests/test_proton_tool.py" \
+             "iket|ASAN_OPTIONS=detect_leaks=1 IKP_TOOL=$(B)/ikp-asan $(PYTHON) tests/test_iket_tool.py" \
              "compile2|sh tests/compile_checks.sh clang cuda" \
              "fuzz1|sh tests/fuzz_check.sh ikp tirx flashinfer capture names" \
              "fuzz2|sh tests/fuzz_check.sh e2e apinames tritondist nuggets nuggetscompact" \

@@ -374,6 +374,7 @@ typedef enum ikp_format {
     IKP_FORMAT_NUGGETS,    /* transformer_nuggets CuTe DSL profiler, 4-word records */
     IKP_FORMAT_NUGGETS_COMPACT, /* transformer_nuggets, compact 1-word records */
     IKP_FORMAT_PROTON,     /* Triton Proton's Chrome trace (.chrome_trace JSON): files only */
+    IKP_FORMAT_IKET,       /* NVIDIA IKET's trace (iket_pid_*.trace.json): files only */
     IKP_FORMAT_COUNT
 } ikp_format;
 
@@ -387,7 +388,7 @@ typedef enum ikp_format {
 
 IKP_DEF const char *ikp_format_name(ikp_format f);
 /* "auto", "ikp", "tirx", "flashinfer", "triton-dist", "nuggets",
-   "nuggets-compact", "proton" -> format; IKP_FORMAT_COUNT if unknown */
+   "nuggets-compact", "proton", "iket" -> format; IKP_FORMAT_COUNT if unknown */
 IKP_DEF ikp_format ikp_format_from_name(const char *name);
 
 /* One reading of a GPU's %globaltimer against the host's CLOCK_REALTIME:
@@ -1883,7 +1884,7 @@ typedef struct ikp__format_desc {
     int (*origin)(const ikp_capture *cap, uint64_t *ns);
 } ikp__format_desc;
 static ikp_result ikp__ikp_check(const uint64_t *w, const char *what, ikp_error *err);
-static ikp_result ikp__proton_check(const uint64_t *w, const char *what, ikp_error *err);
+static ikp_result ikp__json_check(const uint64_t *w, const char *what, ikp_error *err);
 static ikp_result ikp__open_ikp(ikp_capture *cap, const ikp__open_args *a, ikp_error *err);
 static void ikp__ikp_scan(const ikp_capture *cap, ikp__lane *l, ikp_capture_info *info);
 static int ikp__ikp_origin(const ikp_capture *cap, uint64_t *ns);
@@ -1923,7 +1924,10 @@ static const ikp__format_desc ikp__formats[IKP_FORMAT_COUNT] = {
      NULL, NULL, ikp__open_nuggets, ikp__nug_lane, ikp__nug_scan_lane, ikp__nug_origin},
     /* proton: a JSON file, read into IKP words (capture-proton); words named it are refused */
     {"proton", IKP__FMT_OWN_CLOCK, 0, 0, 0, {0, 0, 0, 0}, 0,
-     ikp__proton_check, NULL, ikp__open_ikp, NULL, ikp__ikp_scan, ikp__ikp_origin},
+     ikp__json_check, NULL, ikp__open_ikp, NULL, ikp__ikp_scan, ikp__ikp_origin},
+    /* iket: the same (capture-iket) */
+    {"iket", IKP__FMT_OWN_CLOCK, 0, 0, 0, {0, 0, 0, 0}, 0,
+     ikp__json_check, NULL, ikp__open_ikp, NULL, ikp__ikp_scan, ikp__ikp_origin},
 };
 #undef IKP__K_B
 #undef IKP__K_E
@@ -4456,10 +4460,10 @@ static ikp_result ikp__ikp_check(const uint64_t *w, const char *what, ikp_error 
                      (unsigned long long)w[0]);
 }
 
-static ikp_result ikp__proton_check(const uint64_t *w, const char *what, ikp_error *err)
+static ikp_result ikp__json_check(const uint64_t *w, const char *what, ikp_error *err)
 {
     (void)w;
-    return ikp__fail(err, IKP_ERR_BAD_MAGIC, 0, -1, "%s%sa Proton trace is a JSON file: open it as a file "
+    return ikp__fail(err, IKP_ERR_BAD_MAGIC, 0, -1, "%s%sa Proton or IKET trace is a JSON file: open it as a file "
                      "(ikp_capture_open_path or ikp_capture_open_data)", what ? what : "", what ? ": " : "");
 }
 
@@ -6089,6 +6093,8 @@ static uint64_t ikp__bytes_hash_around(const unsigned char *p, size_t size, uint
 static int ikp__looks_json(const unsigned char *p, size_t size);
 static ikp_result ikp__open_proton(ikp_capture *cap, const unsigned char *p, size_t size,
                                    const ikp_decode_options *opt, int *real_gpu_time, ikp_error *err);
+static int ikp__is_iket(const unsigned char *p, size_t size);
+static ikp_result ikp__open_iket(ikp_capture *cap, const unsigned char *p, size_t size, ikp_error *err);
 static ikp_result ikp__open_data(const unsigned char *p, size_t size, void *owned, const ikp_decode_options *opt,
                                  ikp_capture **out, int *took, ikp_error *err)
 {
@@ -6101,18 +6107,23 @@ static ikp_result ikp__open_data(const unsigned char *p, size_t size, void *owne
     r = ikp__new_capture(&o, &cap, err);
     if (r != IKP_OK) goto fail;
     if (size == 0) { r = ikp__fail(err, IKP_ERR_EMPTY, 0, -1, "empty file"); goto fail; }
-    if (ikp__looks_json(p, size) || o.format == IKP_FORMAT_PROTON) { /* a Proton trace: read into IKP words */
+    if (ikp__looks_json(p, size) || o.format == IKP_FORMAT_PROTON || o.format == IKP_FORMAT_IKET) {
+        /* a Proton or IKET trace: read into IKP words */
         int real = 0;
+        const ikp_format f = o.format == IKP_FORMAT_PROTON || o.format == IKP_FORMAT_IKET ? o.format
+                             : ikp__is_iket(p, size) ? IKP_FORMAT_IKET : IKP_FORMAT_PROTON;
         if (!ikp__looks_json(p, size)) {
-            r = ikp__fail(err, IKP_ERR_BAD_MAGIC, 0, -1, "not a Proton trace: the file is no JSON");
+            r = ikp__fail(err, IKP_ERR_BAD_MAGIC, 0, -1, "not a%s trace: the file is no JSON",
+                          f == IKP_FORMAT_IKET ? "n IKET" : " Proton");
             goto fail;
         }
-        if ((r = ikp__open_proton(cap, p, size, &o, &real, err)) != IKP_OK) goto fail;
+        r = f == IKP_FORMAT_IKET ? ikp__open_iket(cap, p, size, err) : ikp__open_proton(cap, p, size, &o, &real, err);
+        if (r != IKP_OK) goto fail;
         cap->rest_hash = ikp__bytes_hash_around(p, size, size, size);
         cap->format = IKP_FORMAT_IKP;
         o.format = IKP_FORMAT_IKP;
         if ((r = ikp__finish_open(cap, &o, err)) != IKP_OK) goto fail;
-        cap->info.format = IKP_FORMAT_PROTON;
+        cap->info.format = f;
         cap->info.placement = IKP_PLACED_UNKNOWN;
         cap->info.cross_sm_ns = 0;
         cap->info.sm_exact = 0;
@@ -6352,6 +6363,48 @@ static int ikp__pj_num(ikp__pj *j, double *v)
     *v = (neg ? -m : m) * scale;
     return 1;
 }
+/* 1 if the value at j->p opens with c ('{' or '['), which is passed */
+static int ikp__pj_open(ikp__pj *j, char c)
+{
+    ikp__pj_ws(j);
+    if (j->p < j->e && *j->p == c) {
+        j->p++;
+        return 1;
+    }
+    return 0;
+}
+/* The members of an object or elements of an array whose '{' or '[' is
+   passed: 1 while another follows (*n counts them, 0 before the first),
+   0 at the close (passed), or on a failure (j->why set). */
+static int ikp__pj_next(ikp__pj *j, char close, size_t *n)
+{
+    ikp__pj_ws(j);
+    if (j->p >= j->e) return ikp__pj_fail(j, close == '}' ? "the text ends inside an object" : "the text ends inside an array");
+    if (*j->p == close && !*n) {
+        j->p++;
+        return 0;
+    }
+    if (*n) {
+        if (*j->p == close) {
+            j->p++;
+            return 0;
+        }
+        if (*j->p != ',') return ikp__pj_fail(j, close == '}' ? "',' or '}' expected" : "',' or ']' expected");
+        j->p++;
+    }
+    (*n)++;
+    return 1;
+}
+/* a member's key and its ':', j->p then at the value */
+static int ikp__pj_key(ikp__pj *j, const char **k, size_t *kn)
+{
+    if (!ikp__pj_str(j, k, kn)) return 0;
+    ikp__pj_ws(j);
+    if (j->p >= j->e || *j->p != ':') return ikp__pj_fail(j, "':' expected after a key");
+    j->p++;
+    ikp__pj_ws(j);
+    return 1;
+}
 static int ikp__pj_skip(ikp__pj *j, int depth)
 {
     const char *s;
@@ -6362,23 +6415,11 @@ static int ikp__pj_skip(ikp__pj *j, int depth)
     if (depth > IKP__PJ_MAX_DEPTH) return ikp__pj_fail(j, "values nested deeper than 64");
     if (*j->p == '"') return ikp__pj_str(j, &s, &n);
     if (*j->p == '{' || *j->p == '[') {
-        const char close = *j->p == '{' ? '}' : ']';
-        j->p++;
-        ikp__pj_ws(j);
-        if (j->p < j->e && *j->p == close) { j->p++; return 1; }
-        for (;;) {
-            if (close == '}') {
-                if (!ikp__pj_str(j, &s, &n)) return 0;
-                ikp__pj_ws(j);
-                if (j->p >= j->e || *j->p != ':') return ikp__pj_fail(j, "':' expected after a key");
-                j->p++;
-            }
-            if (!ikp__pj_skip(j, depth + 1)) return 0;
-            ikp__pj_ws(j);
-            if (j->p < j->e && *j->p == ',') { j->p++; continue; }
-            if (j->p < j->e && *j->p == close) { j->p++; return 1; }
-            return ikp__pj_fail(j, close == '}' ? "',' or '}' expected" : "',' or ']' expected");
-        }
+        const char close = *j->p++ == '{' ? '}' : ']';
+        size_t k = 0;
+        while (ikp__pj_next(j, close, &k))
+            if ((close == '}' && !ikp__pj_key(j, &s, &n)) || !ikp__pj_skip(j, depth + 1)) return 0;
+        return !j->why;
     }
     if ((size_t)(j->e - j->p) >= 4 && (!memcmp(j->p, "true", 4) || !memcmp(j->p, "null", 4))) { j->p += 4; return 1; }
     if ((size_t)(j->e - j->p) >= 5 && !memcmp(j->p, "false", 5)) { j->p += 5; return 1; }
@@ -6586,17 +6627,10 @@ static int ikp__pj_event(const ikp_allocator *a, ikp__pj *j, ikp__pjread *r, int
     size_t n, phn = 0, namen = 0, pidn = 0, tidn = 0;
     double ts = 0, dur = 0, init = 0, fin = 0, freq = 0, bind = 0;
     int has_ts = 0, has_dur = 0, has_init = 0, has_fin = 0, has_freq = 0, has_bind = 0, flow = 0;
-    ikp__pj_ws(j);
-    if (j->p >= j->e || *j->p != '{') return ikp__pj_skip(j, 1) && (r->skipped++, 1);
-    j->p++;
-    ikp__pj_ws(j);
-    if (j->p < j->e && *j->p == '}') { j->p++; r->skipped++; return 1; }
-    for (;;) {
-        if (!ikp__pj_str(j, &s, &n)) return 0;
-        ikp__pj_ws(j);
-        if (j->p >= j->e || *j->p != ':') return ikp__pj_fail(j, "':' expected after a key");
-        j->p++;
-        ikp__pj_ws(j);
+    size_t members = 0;
+    if (!ikp__pj_open(j, '{')) return ikp__pj_skip(j, 1) && (r->skipped++, 1);
+    while (ikp__pj_next(j, '}', &members)) {
+        if (!ikp__pj_key(j, &s, &n)) return 0;
         if (j->p < j->e && *j->p == '"' && (ikp__pj_is(s, n, "ph") || ikp__pj_is(s, n, "name") ||
                                             ikp__pj_is(s, n, "pid") || ikp__pj_is(s, n, "tid"))) {
             const char *v;
@@ -6616,18 +6650,12 @@ static int ikp__pj_event(const ikp_allocator *a, ikp__pj *j, ikp__pjread *r, int
                    !memcmp(j->p, "true", 4)) {
             j->p += 4;
             flow |= ikp__pj_is(s, n, "flow_out") ? 1 : 2;
-        } else if (ikp__pj_is(s, n, "args") && j->p < j->e && *j->p == '{') {
-            j->p++;
-            ikp__pj_ws(j);
-            if (j->p < j->e && *j->p == '}') j->p++;
-            else for (;;) {
+        } else if (ikp__pj_is(s, n, "args") && ikp__pj_open(j, '{')) {
+            size_t args = 0;
+            while (ikp__pj_next(j, '}', &args)) {
                 const char *k;
                 size_t kn;
-                if (!ikp__pj_str(j, &k, &kn)) return 0;
-                ikp__pj_ws(j);
-                if (j->p >= j->e || *j->p != ':') return ikp__pj_fail(j, "':' expected after a key");
-                j->p++;
-                ikp__pj_ws(j);
+                if (!ikp__pj_key(j, &k, &kn)) return 0;
                 if (j->p < j->e && (*j->p == '-' || (*j->p >= '0' && *j->p <= '9')) &&
                     (ikp__pj_is(k, kn, "Frequency (MHz)") || ikp__pj_is(k, kn, "Init Time (ns)") ||
                      ikp__pj_is(k, kn, "Post Final Time (ns)"))) {
@@ -6639,18 +6667,16 @@ static int ikp__pj_event(const ikp_allocator *a, ikp__pj *j, ikp__pjread *r, int
                 } else if (!ikp__pj_skip(j, 3)) {
                     return 0;
                 }
-                ikp__pj_ws(j);
-                if (j->p < j->e && *j->p == ',') { j->p++; continue; }
-                if (j->p < j->e && *j->p == '}') { j->p++; break; }
-                return ikp__pj_fail(j, "',' or '}' expected");
             }
+            if (j->why) return 0;
         } else if (!ikp__pj_skip(j, 2)) {
             return 0;
         }
-        ikp__pj_ws(j);
-        if (j->p < j->e && *j->p == ',') { j->p++; continue; }
-        if (j->p < j->e && *j->p == '}') { j->p++; break; }
-        return ikp__pj_fail(j, "',' or '}' expected");
+    }
+    if (j->why) return 0;
+    if (!members) {
+        r->skipped++;
+        return 1;
     }
     if (!ph || !name || !pid || !tid || !has_ts || !(ts == ts) || ts < 0 || ts > 1e12 ||
         !((phn == 1 && *ph == 'X' && has_dur && dur >= 0 && dur <= 1e12) || (phn == 1 && *ph == 'i'))) {
@@ -6715,19 +6741,13 @@ static void ikp__pjread_free(const ikp_allocator *a, ikp__pjread *r)
 /* the array of events at j->p (its '[') read into r: 0 on a failure (j->why, or *oom) */
 static int ikp__pj_events(const ikp_allocator *a, ikp__pj *j, ikp__pjread *r, int *oom)
 {
+    size_t n = 0;
     j->p++;
-    ikp__pj_ws(j);
-    if (j->p < j->e && *j->p == ']') { j->p++; return 1; }
-    for (;;) {
+    while (ikp__pj_next(j, ']', &n))
         if (!ikp__pj_event(a, j, r, oom)) return 0;
-        ikp__pj_ws(j);
-        if (j->p < j->e && *j->p == ',') { j->p++; continue; }
-        if (j->p < j->e && *j->p == ']') { j->p++; return 1; }
-        return ikp__pj_fail(j, "',' or ']' expected between events");
-    }
+    return !j->why;
 }
 
-/* the text's events read into r */
 /* The ends of Proton's cross-warp pairs (two events of no length, one
    bind_id) named "<scope> (out)" and "<scope> (in)", the bind_id their
    payload, so that a flow between the two names draws the arrow. An end
@@ -6767,6 +6787,7 @@ static int ikp__pj_flows(const ikp_allocator *a, ikp__pjread *r)
     return i == n;
 }
 
+/* the text's events read into r */
 static ikp_result ikp__pj_parse(const ikp_allocator *a, const unsigned char *p, size_t size, ikp__pjread *r,
                                 ikp_error *err)
 {
@@ -6775,28 +6796,17 @@ static ikp_result ikp__pj_parse(const ikp_allocator *a, const unsigned char *p, 
     j.p = j.b = (const char *)p;
     j.e = j.p + size;
     j.why = j.at = NULL;
-    ikp__pj_ws(&j);
-    if (j.p < j.e && *j.p == '{') { /* {"traceEvents": [...], ...} */
+    if (ikp__pj_open(&j, '{')) { /* {"traceEvents": [...], ...} */
         const char *s;
-        size_t n;
-        j.p++;
-        for (;;) {
-            if (!ikp__pj_str(&j, &s, &n)) break;
-            ikp__pj_ws(&j);
-            if (j.p >= j.e || *j.p != ':') { ikp__pj_fail(&j, "':' expected after a key"); break; }
-            j.p++;
-            ikp__pj_ws(&j);
+        size_t n, members = 0;
+        while (ikp__pj_next(&j, '}', &members)) {
+            if (!ikp__pj_key(&j, &s, &n)) break;
             if (ikp__pj_is(s, n, "traceEvents") && j.p < j.e && *j.p == '[') {
                 found = 1;
                 if (!ikp__pj_events(a, &j, r, &oom)) break;
             } else if (!ikp__pj_skip(&j, 1)) {
                 break;
             }
-            ikp__pj_ws(&j);
-            if (j.p < j.e && *j.p == ',') { j.p++; continue; }
-            if (j.p < j.e && *j.p == '}') { j.p++; break; }
-            ikp__pj_fail(&j, "',' or '}' expected");
-            break;
         }
     } else if (j.p < j.e && *j.p == '[') { /* the array form: the events alone */
         found = 1;
@@ -6814,6 +6824,81 @@ static ikp_result ikp__pj_parse(const ikp_allocator *a, const unsigned char *p, 
     return IKP_OK;
 }
 
+/* groups "warp 0", "warp 1", ... where none are given */
+static ikp_result ikp__warp_names(ikp_capture *cap, uint32_t groups, ikp_error *err)
+{
+    uint32_t g;
+    if (cap->num_group_names || groups > 4096) return IKP_OK;
+    if (!(cap->group_names = (char **)ikp__alloc(&cap->alloc, groups * sizeof(char *)))) return ikp__oom(err);
+    memset(cap->group_names, 0, groups * sizeof(char *));
+    cap->num_group_names = groups;
+    for (g = 0; g < groups; g++) {
+        char t[16];
+        const int n = snprintf(t, sizeof t, "warp %u", g);
+        if (!(cap->group_names[g] = ikp__strdup_n(&cap->alloc, t, (size_t)n))) return ikp__oom(err);
+    }
+    return IKP_OK;
+}
+
+/* The words of an IKP buffer of %globaltimer lanes (ns) from stamps (st,
+   sorted here): lane l is block l / groups, group l % groups, on SM
+   lane_sm[l]; a stamp at g0 + its ns. Into cap->words (owned). A lane
+   whose records lie 2^32 ns or more apart cannot be held (its stamps keep
+   32 bits). what: the format, for messages. */
+static ikp_result ikp__json_words(ikp_capture *cap, ikp__pjstamp *st, size_t nst, uint64_t nlanes, uint32_t nblocks,
+                                  uint32_t groups, const uint32_t *lane_sm, int64_t g0, const char *what,
+                                  ikp_error *err)
+{
+    uint64_t *w, stride, nw;
+    uint32_t cap_recs = 0;
+    size_t i;
+    qsort(st, nst, sizeof *st, ikp__pj_cmp_stamp);
+    for (i = 0; i < nst;) { /* the most records (and payloads) a lane holds */
+        size_t k = i, n = 0;
+        for (; k < nst && st[k].lane == st[i].lane; k++) {
+            if (k > i && st[k].ns - st[k - 1].ns > (int64_t)0xFFFFFFFFll)
+                return ikp__fail(err, IKP_ERR_SIZE_OVERFLOW, -1, (int64_t)st[k].lane, "a %s trace whose lane %u "
+                                 "holds records over 4.29 s apart (an IKP lane's stamps keep 32 bits)", what,
+                                 st[k].lane);
+            n += 1 + (size_t)st[k].has_data;
+        }
+        if (n > cap_recs) cap_recs = (uint32_t)n;
+        i = k;
+    }
+    if (nlanes * (IKP_WIRE_LANE_WORDS + cap_recs + IKP_WIRE_SINK_SLOTS) + IKP_WIRE_HEADER_WORDS > IKP__PJ_MAX_WORDS)
+        return ikp__fail(err, IKP_ERR_SIZE_OVERFLOW, -1, -1, "a %s trace of %llu lanes, one of %u records: over "
+                         "the 1 GiB an IKP buffer of it may take", what, (unsigned long long)nlanes, cap_recs);
+    stride = IKP_WIRE_LANE_WORDS + cap_recs + IKP_WIRE_SINK_SLOTS;
+    nw = IKP_WIRE_HEADER_WORDS + nlanes * stride;
+    if (!(w = (uint64_t *)ikp__alloc(&cap->alloc, (size_t)nw * 8))) return ikp__oom(err);
+    memset(w, 0, (size_t)nw * 8);
+    w[0] = IKP_WIRE_MAGIC | (uint64_t)IKP_WIRE_VERSION << 32 | (uint64_t)IKP_WIRE_HEADER_WORDS << 48 |
+           (uint64_t)IKP_WIRE_LANE_WORDS << 56;
+    w[1] = nlanes | (uint64_t)cap_recs << 32;
+    for (i = 0; i < nst;) {
+        const uint32_t l = st[i].lane;
+        uint64_t *h = w + IKP_WIRE_HEADER_WORDS + l * stride;
+        size_t k = i, n = 0;
+        h[0] = IKP_WIRE_LANE_MAGIC | (uint64_t)lane_sm[l] << 32;
+        h[1] = (uint64_t)(l / groups) | (uint64_t)(l % groups) << 32 | (uint64_t)groups << 48;
+        h[2] = (uint64_t)nblocks | (uint64_t)1 << 32 | (uint64_t)1 << 48;
+        h[3] = (uint64_t)(g0 + st[i].ns);
+        for (; k < nst && st[k].lane == l; k++) {
+            h[IKP_WIRE_LANE_WORDS + n++] = (uint64_t)(uint32_t)(g0 + st[k].ns) << 32 | st[k].tag;
+            if (st[k].has_data)
+                h[IKP_WIRE_LANE_WORDS + n++] = (uint64_t)st[k].data << 32 |
+                                               IKP_WIRE_TAG(st[k].tag >> IKP_WIRE_EVENT_SHIFT, IKP_WIRE_DATA_MARK);
+        }
+        h[5] = (uint64_t)(g0 + st[k - 1].ns);
+        h[7] = (uint64_t)n | IKP_WIRE_FINALIZED;
+        i = k;
+    }
+    cap->words = w;
+    cap->owned = w;
+    cap->num_words = (size_t)nw;
+    return IKP_OK;
+}
+
 /* A Proton trace's events into the words of an IKP buffer (cap->words,
    owned), its names and the text that says what it was read from
    (info.source); *real_gpu_time: its CTAs' %globaltimer init stamps are
@@ -6825,11 +6910,9 @@ static ikp_result ikp__open_proton(ikp_capture *cap, const unsigned char *p, siz
     ikp__pjread r;
     ikp__pjstamp *st = NULL;
     uint64_t nlanes = 0;
-    uint32_t *cta_block = NULL, *tid_group = NULL, *ev_lane = NULL, *kernel_base = NULL, *lane_pid = NULL,
-             *lane_tid = NULL;
-    uint64_t *w = NULL;
+    uint32_t *cta_block = NULL, *tid_group = NULL, *ev_lane = NULL, *kernel_base = NULL, *lane_sm = NULL;
     size_t i, nst = 0;
-    uint32_t max_group = 0, nblocks = 0, cap_recs = 0;
+    uint32_t max_group = 0, nblocks = 0;
     double rate = 0, lower = 0, min_init = 0;
     int ns_already, all_init = 1;
     char rate_text[200];
@@ -6950,10 +7033,9 @@ static ikp_result ikp__open_proton(ikp_capture *cap, const unsigned char *p, siz
     if (!ev_lane) { res = ikp__oom(err); goto done; }
     for (i = 0; i < r.nev; i++)
         ev_lane[i] = cta_block[r.ev[i].pid] * (max_group + 1) + tid_group[r.ev[i].tid];
-    lane_pid = (uint32_t *)ikp__alloc(a, (size_t)nlanes * sizeof *lane_pid);
-    lane_tid = (uint32_t *)ikp__alloc(a, (size_t)nlanes * sizeof *lane_tid);
+    lane_sm = (uint32_t *)ikp__alloc(a, (size_t)nlanes * sizeof *lane_sm);
     st = (ikp__pjstamp *)ikp__alloc(a, 2 * r.nev * sizeof *st);
-    if (!lane_pid || !lane_tid || !st) { res = ikp__oom(err); goto done; }
+    if (!lane_sm || !st) { res = ikp__oom(err); goto done; }
     for (i = 0; i < r.nev; i++) {
         const ikp__pjev *e = &r.ev[i];
         const ikp__pjcta *c = &r.cta[e->pid];
@@ -6962,8 +7044,7 @@ static ikp_result ikp__open_proton(ikp_capture *cap, const unsigned char *p, siz
         const double b = e->ts * 1000.0 - start, d = e->dur * 1000.0;
         const double b_ns = start + (ns_already ? b : b * r.freq_mhz / 1000.0 / rate),
                      e_ns = start + (ns_already ? b + d : (b + d) * r.freq_mhz / 1000.0 / rate);
-        lane_pid[ev_lane[i]] = e->pid;
-        lane_tid[ev_lane[i]] = e->tid;
+        lane_sm[ev_lane[i]] = c->sm;
         st[nst].lane = ev_lane[i];
         st[nst].ns = (int64_t)(b_ns + 0.5);
         st[nst].tag = IKP_WIRE_TAG(e->name, e->instant ? IKP_WIRE_KIND_INSTANT : IKP_WIRE_KIND_BEGIN);
@@ -6976,61 +7057,16 @@ static ikp_result ikp__open_proton(ikp_capture *cap, const unsigned char *p, siz
             st[nst].lane = ev_lane[i];
             st[nst].ns = (int64_t)(e_ns + 0.5);
             st[nst].tag = IKP_WIRE_TAG(e->name, IKP_WIRE_KIND_END);
-            st[nst].rank = 0;
+            st[nst].rank = (int64_t)(e_ns + 0.5) == (int64_t)(b_ns + 0.5) ? 3 : 0;
             st[nst].tie = -(int64_t)(b_ns + 0.5);
             st[nst].has_data = 0;
             nst++;
         }
     }
-    qsort(st, nst, sizeof *st, ikp__pj_cmp_stamp);
-    for (i = 0; i < nst;) { /* the most records (and payloads) a lane holds */
-        size_t k = i, n = 0;
-        for (; k < nst && st[k].lane == st[i].lane; k++) n += 1 + (size_t)st[k].has_data;
-        if (n > cap_recs) cap_recs = (uint32_t)n;
-        i = k;
-    }
-    if (nlanes * (IKP_WIRE_LANE_WORDS + cap_recs + IKP_WIRE_SINK_SLOTS) + IKP_WIRE_HEADER_WORDS > IKP__PJ_MAX_WORDS) {
-        res = ikp__fail(err, IKP_ERR_SIZE_OVERFLOW, -1, -1, "a Proton trace of %llu lanes, one of %u events: over "
-                        "the 1 GiB an IKP buffer of it may take", (unsigned long long)nlanes, cap_recs);
+    /* time 0 of the stamps: the earliest init, else an hour (the stamps' %globaltimer is not known) */
+    if ((res = ikp__json_words(cap, st, nst, nlanes, nblocks, max_group + 1, lane_sm,
+                               all_init ? (int64_t)min_init : (int64_t)3600000000000ll, "Proton", err)) != IKP_OK)
         goto done;
-    }
-    {
-        const uint64_t stride = IKP_WIRE_LANE_WORDS + cap_recs + IKP_WIRE_SINK_SLOTS,
-                       nw = IKP_WIRE_HEADER_WORDS + nlanes * stride;
-        /* time 0 of the stamps: the earliest init, else an hour (the stamps' %globaltimer is not known) */
-        const int64_t g0 = all_init ? (int64_t)min_init : (int64_t)3600000000000ll;
-        w = (uint64_t *)ikp__alloc(a, (size_t)nw * 8);
-        if (!w) { res = ikp__oom(err); goto done; }
-        memset(w, 0, (size_t)nw * 8);
-        w[0] = IKP_WIRE_MAGIC | (uint64_t)IKP_WIRE_VERSION << 32 | (uint64_t)IKP_WIRE_HEADER_WORDS << 48 |
-               (uint64_t)IKP_WIRE_LANE_WORDS << 56;
-        w[1] = nlanes | (uint64_t)cap_recs << 32;
-        for (i = 0; i < nst;) {
-            const uint32_t l = st[i].lane;
-            uint64_t *h = w + IKP_WIRE_HEADER_WORDS + l * stride;
-            const ikp__pjcta *c = &r.cta[lane_pid[l]];
-            size_t k = i, n = 0;
-            h[0] = IKP_WIRE_LANE_MAGIC | (uint64_t)c->sm << 32;
-            h[1] = (uint64_t)cta_block[lane_pid[l]] | (uint64_t)tid_group[lane_tid[l]] << 32 |
-                   (uint64_t)(max_group + 1) << 48;
-            h[2] = (uint64_t)nblocks | (uint64_t)1 << 32 | (uint64_t)1 << 48;
-            h[3] = (uint64_t)(g0 + st[i].ns);
-            while (k < nst && st[k].lane == l) {
-                h[IKP_WIRE_LANE_WORDS + n++] = (uint64_t)(uint32_t)(g0 + st[k].ns) << 32 | st[k].tag;
-                if (st[k].has_data)
-                    h[IKP_WIRE_LANE_WORDS + n++] = (uint64_t)st[k].data << 32 |
-                                                   IKP_WIRE_TAG(st[k].tag >> IKP_WIRE_EVENT_SHIFT, IKP_WIRE_DATA_MARK);
-                k++;
-            }
-            h[5] = (uint64_t)(g0 + st[k - 1].ns);
-            h[7] = (uint64_t)n | IKP_WIRE_FINALIZED;
-            i = k;
-        }
-        cap->words = w;
-        cap->owned = w;
-        cap->num_words = (size_t)nw;
-        w = NULL;
-    }
     /* the names: the file's, where none are given */
     if (!cap->num_event_names && r.names.n) {
         cap->event_names = r.names.text;
@@ -7038,20 +7074,7 @@ static ikp_result ikp__open_proton(ikp_capture *cap, const unsigned char *p, siz
         r.names.text = NULL;
         r.names.n = 0;
     }
-    if (!cap->num_group_names && max_group < 4096) {
-        cap->group_names = (char **)ikp__alloc(a, (max_group + 1) * sizeof(char *));
-        if (!cap->group_names) { res = ikp__oom(err); goto done; }
-        memset(cap->group_names, 0, (max_group + 1) * sizeof(char *));
-        cap->num_group_names = max_group + 1;
-        for (i = 0; i < r.tids.n; i++) {
-            char t[16];
-            const int n = snprintf(t, sizeof t, "warp %u", tid_group[i]);
-            if (!cap->group_names[tid_group[i]] && !(cap->group_names[tid_group[i]] = ikp__strdup_n(a, t, (size_t)n))) {
-                res = ikp__oom(err);
-                goto done;
-            }
-        }
-    }
+    if ((res = ikp__warp_names(cap, max_group + 1, err)) != IKP_OK) goto done;
     {
         char *s = cap->info.source;
         const size_t room = sizeof cap->info.source;
@@ -7072,15 +7095,621 @@ static ikp_result ikp__open_proton(ikp_capture *cap, const unsigned char *p, siz
     }
     *real_gpu_time = all_init;
 done:
-    ikp__free(a, w);
     ikp__free(a, st);
     ikp__free(a, cta_block);
     ikp__free(a, kernel_base);
     ikp__free(a, tid_group);
     ikp__free(a, ev_lane);
-    ikp__free(a, lane_pid);
-    ikp__free(a, lane_tid);
+    ikp__free(a, lane_sm);
     ikp__pjread_free(a, &r);
+    return res;
+}
+
+/* >>capture-iket: NVIDIA IKET's trace.json, read into an IKP buffer */
+/* IKET (CUTLASS's CuTe DSL tracer, run-iket) writes one JSON file a
+   process, iket_pid_<pid>.trace.json: {"stringTable": [names],
+   "locationTable": [{smId, tpcId, gpcId, ctaId: [x, y, z], warpId}],
+   "launches": [launch], "graphLaunches": {"graph_exec_N:M": [launch]},
+   "meta": {"version": 1}} (4.8; 4.6 wrote names and locations in place and
+   only "launches"). A launch: contextId, gridId, kernelName, gridDimX..Z,
+   blockDimX..Z, "ranges" (startTs, endTs, rangeNameIdx, warpLocIdxs, and
+   internalEvents: timestamp, eventId, payloadType, payloadVal), "markers"
+   (timestamp, markerNameIdx, locIdx, payloadType, payloadVal) and
+   "warpLifetimes" (startTs, endTs, locIdx). Times are ns of IKET's own
+   timer (32 ns ticks), one timebase within the file and none shared with
+   other processes. Read into the words of an IKP buffer of %globaltimer
+   lanes: a lane a (CTA, warp) of a launch, each launch's CTAs after the
+   blocks of the launches before it (graph launches too), a warp's lifetime
+   the region "warp lifetime", a range a region on the lane of its first
+   warp, a marker an instant, a range's payload at its start or end the
+   payload of its begin or end, its other inner events instants "<range>
+   event <id>"; payloads keep their low 32 bits. Integers are read exactly
+   (times and payloads may pass 2^53). */
+typedef struct ikp__ikstr { const char *s; size_t n; } ikp__ikstr;
+#define IKP__IK_INLINE 0x80000000u /* a name or location written in place (4.6), not a table index */
+enum { IKP__IK_RANGE, IKP__IK_MARK, IKP__IK_LIFE, IKP__IK_INNER };
+typedef struct ikp__ikloc {
+    int64_t sm, warp, cta[3];  /* -1: not said */
+} ikp__ikloc;
+typedef struct ikp__ikev {
+    uint32_t launch, loc, name; /* loc, name: table indices, or | IKP__IK_INLINE */
+    uint32_t sub;               /* IKP__IK_INNER: the eventId */
+    int kind, has_b, has_e;     /* has_b, has_e: payloads of the begin (or instant) and the end */
+    uint64_t t0, t1, b, e;
+} ikp__ikev;
+typedef struct ikp__iklaunch {
+    uint64_t ctx, grid, dim[3];
+    int has_dim, in_graph;
+    ikp__ikstr name, graph;     /* kernelName; the graphLaunches key it is under */
+} ikp__iklaunch;
+typedef struct ikp__ikread {
+    ikp__ikstr *str, *inl;      /* stringTable; names written in place */
+    size_t nstr, strroom, ninl, inlroom;
+    ikp__ikloc *loc, *iloc;     /* locationTable; locations written in place */
+    size_t nloc, locroom, niloc, ilocroom;
+    ikp__ikev *ev;
+    size_t nev, evroom;
+    ikp__iklaunch *la;
+    size_t nla, laroom;
+    ikp__ikev *inner;           /* a range's inner events, until the range is read */
+    size_t ninner, innerroom;
+    uint64_t backwards;         /* ranges and lifetimes that end before they start: left out */
+    uint64_t cut;               /* payloads wider than 32 bits, cut to their low 32 */
+    int tables, version;        /* the 4.7 layout (tables) and meta.version (0: none) */
+    int oom;
+    const ikp_allocator *a;
+} ikp__ikread;
+
+/* an integer at j->p, exactly: negative ones (neg) as two's complement */
+static int ikp__pj_int(ikp__pj *j, uint64_t *v, int neg_ok)
+{
+    uint64_t x = 0;
+    int neg = 0, any = 0;
+    ikp__pj_ws(j);
+    if (neg_ok && j->p < j->e && *j->p == '-') { neg = 1; j->p++; }
+    for (; j->p < j->e && *j->p >= '0' && *j->p <= '9'; j->p++, any = 1) {
+        if (x > (UINT64_MAX - (uint64_t)(*j->p - '0')) / 10) return ikp__pj_fail(j, "an integer past 2^64");
+        x = x * 10 + (uint64_t)(*j->p - '0');
+    }
+    if (!any || (j->p < j->e && (*j->p == '.' || *j->p == 'e' || *j->p == 'E')))
+        return ikp__pj_fail(j, neg_ok ? "an integer expected" : "an unsigned integer expected");
+    if (neg && x > (uint64_t)1 << 63) return ikp__pj_fail(j, "an integer below -2^63");
+    *v = neg ? (uint64_t)0 - x : x;
+    return 1;
+}
+static int ikp__ik_grow(ikp__ikread *r, void **p, size_t *room, size_t need, size_t esz)
+{
+    if (ikp__grow(r->a, p, room, need, esz)) return 1;
+    r->oom = 1;
+    return 0;
+}
+/* a location object (j->p at its '{') */
+static int ikp__ik_loc(ikp__pj *j, ikp__ikloc *l)
+{
+    const char *k;
+    size_t kn, n = 0;
+    uint64_t v;
+    l->sm = l->warp = l->cta[0] = l->cta[1] = l->cta[2] = -1;
+    if (!ikp__pj_open(j, '{')) return ikp__pj_fail(j, "a location object expected");
+    while (ikp__pj_next(j, '}', &n)) {
+        if (!ikp__pj_key(j, &k, &kn)) return 0;
+        if (ikp__pj_is(k, kn, "ctaId") && ikp__pj_open(j, '[')) {
+            size_t c = 0;
+            while (ikp__pj_next(j, ']', &c)) {
+                if (c > 3) return ikp__pj_fail(j, "a ctaId of more than 3 numbers");
+                if (!ikp__pj_int(j, &v, 1)) return 0;
+                l->cta[c - 1] = (int64_t)v;
+            }
+            if (j->why) return 0;
+        } else if (ikp__pj_is(k, kn, "smId") || ikp__pj_is(k, kn, "warpId")) {
+            if (!ikp__pj_int(j, &v, 1)) return 0;
+            *(ikp__pj_is(k, kn, "smId") ? &l->sm : &l->warp) = (int64_t)v;
+        } else if (!ikp__pj_skip(j, 4)) {
+            return 0;
+        }
+    }
+    return !j->why;
+}
+/* a location in place (4.6) or by index: *idx */
+static int ikp__ik_loc_at(ikp__pj *j, ikp__ikread *r, int inline_loc, uint32_t *idx)
+{
+    uint64_t v;
+    if (inline_loc) {
+        if (!ikp__ik_grow(r, (void **)&r->iloc, &r->ilocroom, r->niloc + 1, sizeof *r->iloc)) return 0;
+        if (!ikp__ik_loc(j, &r->iloc[r->niloc])) return 0;
+        *idx = (uint32_t)r->niloc++ | IKP__IK_INLINE;
+        return 1;
+    }
+    if (!ikp__pj_int(j, &v, 0)) return 0;
+    if (v >= IKP__IK_INLINE) return ikp__pj_fail(j, "a location index past 2^31");
+    *idx = (uint32_t)v;
+    return 1;
+}
+/* a name in place (4.6, a string) or by index: *idx */
+static int ikp__ik_name_at(ikp__pj *j, ikp__ikread *r, int inline_name, uint32_t *idx)
+{
+    uint64_t v;
+    if (inline_name) {
+        if (!ikp__ik_grow(r, (void **)&r->inl, &r->inlroom, r->ninl + 1, sizeof *r->inl)) return 0;
+        if (!ikp__pj_str(j, &r->inl[r->ninl].s, &r->inl[r->ninl].n)) return 0;
+        *idx = (uint32_t)r->ninl++ | IKP__IK_INLINE;
+        return 1;
+    }
+    if (!ikp__pj_int(j, &v, 0)) return 0;
+    if (v >= IKP__IK_INLINE) return ikp__pj_fail(j, "a string index past 2^31");
+    *idx = (uint32_t)v;
+    return 1;
+}
+/* one of a marker's or inner event's keys: timestamp, payloadType, payloadVal; 0 if k is none of them */
+static int ikp__ik_stamp_key(ikp__pj *j, const char *k, size_t kn, ikp__ikev *e, uint64_t *type, int *ok)
+{
+    uint64_t v;
+    if (!ikp__pj_is(k, kn, "timestamp") && !ikp__pj_is(k, kn, "payloadType") && !ikp__pj_is(k, kn, "payloadVal"))
+        return 0;
+    *ok = ikp__pj_int(j, &v, ikp__pj_is(k, kn, "payloadVal"));
+    if (ikp__pj_is(k, kn, "timestamp")) { e->t0 = e->t1 = v; e->has_e = 1; } /* has_e: a time seen */
+    else if (ikp__pj_is(k, kn, "payloadType")) *type = v;
+    else e->b = v;
+    return 1;
+}
+/* the payload of e (type, value e->b) as IKP's 32 bits: 1 if there is one */
+static int ikp__ik_payload(ikp__ikread *r, uint64_t type, uint64_t *v)
+{
+    if (!type) return 0;
+    if ((*v >> 32) && ((*v >> 31) != 0x1FFFFFFFFull || (type != 7 && type != 5 && type != 3 && type != 1))) r->cut++;
+    *v &= 0xFFFFFFFFu;
+    return 1;
+}
+/* a marker or an inner event of a range (j->p at its '{'), into *e */
+static int ikp__ik_point(ikp__pj *j, ikp__ikread *r, int inner, ikp__ikev *e)
+{
+    const char *k;
+    size_t kn, n = 0;
+    uint64_t type = 0, v;
+    int ok = 1, named = 0, placed = 0;
+    memset(e, 0, sizeof *e);
+    if (!ikp__pj_open(j, '{')) return ikp__pj_fail(j, inner ? "an inner event object expected" : "a marker object expected");
+    while (ikp__pj_next(j, '}', &n)) {
+        if (!ikp__pj_key(j, &k, &kn)) return 0;
+        if (ikp__ik_stamp_key(j, k, kn, e, &type, &ok)) {
+            if (!ok) return 0;
+        } else if (inner && ikp__pj_is(k, kn, "eventId")) {
+            if (!ikp__pj_int(j, &v, 0)) return 0;
+            e->sub = (uint32_t)(v > 0xFFFFFFFFu ? 0xFFFFFFFFu : v);
+        } else if (!inner && (ikp__pj_is(k, kn, "markerNameIdx") || ikp__pj_is(k, kn, "markerName"))) {
+            if (!ikp__ik_name_at(j, r, kn == 10, &e->name)) return 0; /* markerName: 4.6 */
+            named = 1;
+        } else if (!inner && (ikp__pj_is(k, kn, "locIdx") || ikp__pj_is(k, kn, "location"))) {
+            if (!ikp__ik_loc_at(j, r, kn == 8, &e->loc)) return 0; /* location: 4.6 */
+            placed = 1;
+        } else if (!ikp__pj_skip(j, 5)) {
+            return 0;
+        }
+    }
+    if (j->why) return 0;
+    if (!e->has_e) return ikp__pj_fail(j, inner ? "an inner event without a timestamp" : "a marker without a timestamp");
+    if (!inner && (!named || !placed)) return ikp__pj_fail(j, named ? "a marker without a location" : "a marker without a name");
+    e->has_e = 0;
+    e->has_b = ikp__ik_payload(r, type, &e->b);
+    e->kind = inner ? IKP__IK_INNER : IKP__IK_MARK;
+    return 1;
+}
+/* a range or a warp lifetime (j->p at its '{') of launch la, added to r->ev with its inner events */
+static int ikp__ik_span(ikp__pj *j, ikp__ikread *r, uint32_t la, int life)
+{
+    ikp__ikev e;
+    const char *k;
+    size_t kn, n = 0, i;
+    int named = life, placed = 0, has0 = 0, has1 = 0;
+    memset(&e, 0, sizeof e);
+    r->ninner = 0;
+    if (!ikp__pj_open(j, '{')) return ikp__pj_fail(j, life ? "a warp lifetime object expected" : "a range object expected");
+    while (ikp__pj_next(j, '}', &n)) {
+        if (!ikp__pj_key(j, &k, &kn)) return 0;
+        if (ikp__pj_is(k, kn, "startTs") || ikp__pj_is(k, kn, "endTs")) {
+            if (!ikp__pj_int(j, k[0] == 's' ? &e.t0 : &e.t1, 0)) return 0;
+            *(k[0] == 's' ? &has0 : &has1) = 1;
+        } else if (!life && (ikp__pj_is(k, kn, "rangeNameIdx") || ikp__pj_is(k, kn, "rangeName"))) {
+            if (!ikp__ik_name_at(j, r, kn == 9, &e.name)) return 0; /* rangeName: 4.6 */
+            named = 1;
+        } else if ((life && (ikp__pj_is(k, kn, "locIdx") || ikp__pj_is(k, kn, "warpLocation"))) ||
+                   (!life && (ikp__pj_is(k, kn, "warpLocIdxs") || ikp__pj_is(k, kn, "warpLocs")))) {
+            const int in_place = k[0] == 'w' && (kn == 12 || kn == 8); /* warpLocation, warpLocs */
+            size_t c = 0;
+            if (life) {
+                if (!ikp__ik_loc_at(j, r, in_place, &e.loc)) return 0;
+                placed = 1;
+            } else if (!ikp__pj_open(j, '[')) {
+                return ikp__pj_fail(j, "an array of a range's warps expected");
+            } else {
+                while (ikp__pj_next(j, ']', &c)) { /* the range's lane: its first warp */
+                    uint32_t at;
+                    if (!ikp__ik_loc_at(j, r, in_place, &at)) return 0;
+                    if (c == 1) e.loc = at;
+                }
+                if (j->why) return 0;
+                placed = c > 0;
+            }
+        } else if (!life && ikp__pj_is(k, kn, "internalEvents") && ikp__pj_open(j, '[')) {
+            size_t c = 0;
+            while (ikp__pj_next(j, ']', &c)) {
+                if (!ikp__ik_grow(r, (void **)&r->inner, &r->innerroom, r->ninner + 1, sizeof *r->inner)) return 0;
+                if (!ikp__ik_point(j, r, 1, &r->inner[r->ninner])) return 0;
+                r->ninner++;
+            }
+            if (j->why) return 0;
+        } else if (!ikp__pj_skip(j, 5)) {
+            return 0;
+        }
+    }
+    if (j->why) return 0;
+    if (!has0 || !has1) return ikp__pj_fail(j, life ? "a warp lifetime without startTs and endTs" : "a range without startTs and endTs");
+    if (!named) return ikp__pj_fail(j, "a range without a name");
+    if (!placed) return ikp__pj_fail(j, life ? "a warp lifetime without a location" : "a range without a warp");
+    if (e.t1 < e.t0) { /* IKET pairs a range's ends after the run; a pair gone wrong is left out */
+        r->backwards++;
+        return 1;
+    }
+    e.launch = la;
+    e.kind = life ? IKP__IK_LIFE : IKP__IK_RANGE;
+    if (!ikp__ik_grow(r, (void **)&r->ev, &r->evroom, r->nev + 1 + r->ninner, sizeof *r->ev)) return 0;
+    for (i = 0; i < r->ninner; i++) { /* a payload at an end is that end's; the others instants of the range */
+        ikp__ikev *x = &r->inner[i];
+        if (x->has_b && x->t0 == e.t0 && !e.has_b) { e.has_b = 1; e.b = x->b; continue; }
+        if (x->has_b && x->t0 == e.t1 && !e.has_e) { e.has_e = 1; e.e = x->b; continue; }
+        if (!x->has_b && (x->t0 == e.t0 || x->t0 == e.t1)) continue; /* an end itself */
+        x->launch = la;
+        x->loc = e.loc;
+        x->name = e.name;
+        r->ev[r->nev++] = *x;
+    }
+    r->ev[r->nev++] = e;
+    return 1;
+}
+/* a launch object (j->p at its '{'); graph: its graphLaunches key (NULL: launches[]) */
+static int ikp__ik_launch(ikp__pj *j, ikp__ikread *r, const char *graph, size_t graphn)
+{
+    ikp__iklaunch *l;
+    const char *k;
+    size_t kn, n = 0;
+    uint32_t me;
+    if (!ikp__ik_grow(r, (void **)&r->la, &r->laroom, r->nla + 1, sizeof *r->la)) return 0;
+    if (r->nla >= 0xFFFFFFFFu) return ikp__pj_fail(j, "over 2^32 launches");
+    me = (uint32_t)r->nla++;
+    l = &r->la[me];
+    memset(l, 0, sizeof *l);
+    l->in_graph = graph != NULL;
+    l->graph.s = graph;
+    l->graph.n = graphn;
+    if (!ikp__pj_open(j, '{')) return ikp__pj_fail(j, "a launch object expected");
+    while (ikp__pj_next(j, '}', &n)) {
+        if (!ikp__pj_key(j, &k, &kn)) return 0;
+        l = &r->la[me]; /* (r->la does not move while a launch is read, but stays safe if it did) */
+        if (ikp__pj_is(k, kn, "kernelName")) {
+            if (!ikp__pj_str(j, &l->name.s, &l->name.n)) return 0;
+        } else if (ikp__pj_is(k, kn, "contextId") || ikp__pj_is(k, kn, "gridId")) {
+            if (!ikp__pj_int(j, k[0] == 'c' ? &l->ctx : &l->grid, 0)) return 0;
+        } else if (kn == 8 && !memcmp(k, "gridDim", 7) && k[7] >= 'X' && k[7] <= 'Z') {
+            if (!ikp__pj_int(j, &l->dim[k[7] - 'X'], 0)) return 0;
+            l->has_dim |= 1 << (k[7] - 'X');
+        } else if ((ikp__pj_is(k, kn, "ranges") || ikp__pj_is(k, kn, "markers") || ikp__pj_is(k, kn, "warpLifetimes")) &&
+                   ikp__pj_open(j, '[')) {
+            size_t c = 0;
+            while (ikp__pj_next(j, ']', &c)) {
+                if (k[0] == 'm') {
+                    if (!ikp__ik_grow(r, (void **)&r->ev, &r->evroom, r->nev + 1, sizeof *r->ev)) return 0;
+                    if (!ikp__ik_point(j, r, 0, &r->ev[r->nev])) return 0;
+                    r->ev[r->nev++].launch = me;
+                } else if (!ikp__ik_span(j, r, me, k[0] == 'w')) {
+                    return 0;
+                }
+            }
+            if (j->why) return 0;
+        } else if (!ikp__pj_skip(j, 3)) {
+            return 0;
+        }
+    }
+    return !j->why;
+}
+/* 1 if the JSON text is IKET's (its top-level object's first key of note
+   is one of IKET's, not "traceEvents") */
+static int ikp__is_iket(const unsigned char *p, size_t size)
+{
+    ikp__pj j;
+    const char *k;
+    size_t kn, n = 0;
+    j.p = j.b = (const char *)p;
+    j.e = j.p + size;
+    j.why = j.at = NULL;
+    if (!ikp__pj_open(&j, '{')) return 0;
+    while (ikp__pj_next(&j, '}', &n) && ikp__pj_key(&j, &k, &kn)) {
+        if (ikp__pj_is(k, kn, "traceEvents")) return 0;
+        if (ikp__pj_is(k, kn, "launches") || ikp__pj_is(k, kn, "graphLaunches") || ikp__pj_is(k, kn, "stringTable") ||
+            ikp__pj_is(k, kn, "locationTable"))
+            return 1;
+        if (!ikp__pj_skip(&j, 1)) return 0;
+    }
+    return 0;
+}
+/* the text's launches, tables and version read into r */
+static ikp_result ikp__ik_parse(const unsigned char *p, size_t size, ikp__ikread *r, ikp_error *err)
+{
+    ikp__pj j;
+    const char *k;
+    size_t kn, n = 0;
+    int found = 0;
+    j.p = j.b = (const char *)p;
+    j.e = j.p + size;
+    j.why = j.at = NULL;
+    if (!ikp__pj_open(&j, '{')) ikp__pj_fail(&j, "an object expected");
+    else while (ikp__pj_next(&j, '}', &n)) {
+        if (!ikp__pj_key(&j, &k, &kn)) break;
+        if (ikp__pj_is(k, kn, "launches") && ikp__pj_open(&j, '[')) {
+            size_t c = 0;
+            found = 1;
+            while (ikp__pj_next(&j, ']', &c) && ikp__ik_launch(&j, r, NULL, 0)) {}
+        } else if (ikp__pj_is(k, kn, "graphLaunches") && ikp__pj_open(&j, '{')) {
+            size_t c = 0;
+            found = 1;
+            while (ikp__pj_next(&j, '}', &c)) {
+                const char *g;
+                size_t gn, d = 0;
+                if (!ikp__pj_key(&j, &g, &gn)) break;
+                if (!ikp__pj_open(&j, '[')) { ikp__pj_fail(&j, "a graph launch's array of kernels expected"); break; }
+                while (ikp__pj_next(&j, ']', &d) && ikp__ik_launch(&j, r, g, gn)) {}
+                if (j.why) break;
+            }
+        } else if (ikp__pj_is(k, kn, "stringTable") && ikp__pj_open(&j, '[')) {
+            size_t c = 0;
+            r->tables = 1;
+            while (ikp__pj_next(&j, ']', &c) &&
+                   ikp__ik_grow(r, (void **)&r->str, &r->strroom, r->nstr + 1, sizeof *r->str) &&
+                   ikp__pj_str(&j, &r->str[r->nstr].s, &r->str[r->nstr].n))
+                r->nstr++;
+        } else if (ikp__pj_is(k, kn, "locationTable") && ikp__pj_open(&j, '[')) {
+            size_t c = 0;
+            r->tables = 1;
+            while (ikp__pj_next(&j, ']', &c) &&
+                   ikp__ik_grow(r, (void **)&r->loc, &r->locroom, r->nloc + 1, sizeof *r->loc) &&
+                   ikp__ik_loc(&j, &r->loc[r->nloc]))
+                r->nloc++;
+        } else if (ikp__pj_is(k, kn, "meta") && ikp__pj_open(&j, '{')) {
+            size_t c = 0;
+            while (ikp__pj_next(&j, '}', &c) && ikp__pj_key(&j, &k, &kn)) {
+                uint64_t v;
+                if (!ikp__pj_is(k, kn, "version")) { if (!ikp__pj_skip(&j, 2)) break; }
+                else if (!ikp__pj_int(&j, &v, 0)) break;
+                else r->version = v > 1000000 ? 1000000 : (int)v;
+            }
+        } else if (!ikp__pj_skip(&j, 1)) {
+            break;
+        }
+        if (j.why || r->oom) break;
+    }
+    if (r->oom) return ikp__oom(err);
+    if (j.why)
+        return ikp__fail(err, j.p >= j.e ? IKP_ERR_TRUNCATED : IKP_ERR_BAD_HEADER, (int64_t)(j.at - j.b), -1,
+                         "IKET trace, byte %llu: %s", (unsigned long long)(j.at - j.b), j.why);
+    ikp__pj_ws(&j);
+    if (j.p < j.e) return ikp__fail(err, IKP_ERR_BAD_HEADER, (int64_t)(j.p - j.b), -1,
+                                    "IKET trace, byte %llu: text after the trace's end", (unsigned long long)(j.p - j.b));
+    if (!found) return ikp__fail(err, IKP_ERR_UNKNOWN_FORMAT, 0, -1, "an IKET trace without \"launches\"");
+    return IKP_OK;
+}
+static void ikp__ikread_free(ikp__ikread *r)
+{
+    ikp__free(r->a, r->str);
+    ikp__free(r->a, r->inl);
+    ikp__free(r->a, r->loc);
+    ikp__free(r->a, r->iloc);
+    ikp__free(r->a, r->ev);
+    ikp__free(r->a, r->la);
+    ikp__free(r->a, r->inner);
+}
+/* e's location and name, checked against the tables: NULL when out of range (*why says which) */
+static const ikp__ikloc *ikp__ik_where(const ikp__ikread *r, const ikp__ikev *e, const ikp__ikstr **name,
+                                       const char **why)
+{
+    const int il = (e->loc & IKP__IK_INLINE) != 0, in = (e->name & IKP__IK_INLINE) != 0;
+    const uint32_t lk = e->loc & ~IKP__IK_INLINE, nk = e->name & ~IKP__IK_INLINE;
+    *name = NULL;
+    if (e->kind != IKP__IK_LIFE) {
+        if (nk >= (in ? r->ninl : r->nstr)) { *why = "a name index past the stringTable"; return NULL; }
+        *name = in ? &r->inl[nk] : &r->str[nk];
+    }
+    if (lk >= (il ? r->niloc : r->nloc)) { *why = "a location index past the locationTable"; return NULL; }
+    return il ? &r->iloc[lk] : &r->loc[lk];
+}
+
+/* An IKET trace's launches into the words of an IKP buffer (cap->words,
+   owned), its names and the text that says what it was read from
+   (info.source). */
+static ikp_result ikp__open_iket(ikp_capture *cap, const unsigned char *p, size_t size, ikp_error *err)
+{
+    const ikp_allocator *a = &cap->alloc;
+    ikp__ikread r;
+    ikp__pjset names;
+    ikp__pjstamp *st = NULL;
+    uint64_t *base = NULL, tmin = UINT64_MAX, nlanes, unplaced = 0;
+    uint32_t *lane_sm = NULL, *ev_name = NULL, groups = 1;
+    size_t i, nst = 0;
+    int64_t life = -1;
+    ikp_result res = IKP_OK;
+    memset(&r, 0, sizeof r);
+    memset(&names, 0, sizeof names);
+    r.a = a;
+    if ((res = ikp__ik_parse(p, size, &r, err)) != IKP_OK) goto done;
+    if (!r.nla) { res = ikp__fail(err, IKP_ERR_EMPTY, -1, -1, "an IKET trace with no launches"); goto done; }
+    base = (uint64_t *)ikp__alloc(a, (r.nla + 1) * sizeof *base);
+    ev_name = (uint32_t *)ikp__alloc(a, (r.nev + 1) * sizeof *ev_name);
+    if (!base || !ev_name) { res = ikp__oom(err); goto done; }
+    /* the launches' grids where IKET 4.6 did not write them: from their CTAs */
+    for (i = 0; i < r.nev; i++) {
+        const ikp__ikstr *nm;
+        const char *why = NULL;
+        const ikp__ikloc *l = ikp__ik_where(&r, &r.ev[i], &nm, &why);
+        ikp__iklaunch *la = &r.la[r.ev[i].launch];
+        int d;
+        if (!l) {
+            res = ikp__fail(err, IKP_ERR_BAD_HEADER, -1, -1, "IKET trace, launch %u (%.*s): %s", r.ev[i].launch,
+                            (int)(la->name.n < 200 ? la->name.n : 200), la->name.s ? la->name.s : "", why);
+            goto done;
+        }
+        for (d = 0; d < 3; d++)
+            if (!(la->has_dim & 1 << d) && l->cta[d] >= 0 && (uint64_t)l->cta[d] >= la->dim[d]) la->dim[d] = (uint64_t)l->cta[d] + 1;
+        if (r.ev[i].t0 < tmin) tmin = r.ev[i].t0;
+    }
+    base[0] = 0;
+    for (i = 0; i < r.nla; i++) { /* each launch's blocks after the ones before */
+        uint64_t b = 1;
+        int d;
+        for (d = 0; d < 3; d++) b *= r.la[i].dim[d] ? (r.la[i].dim[d] > 0x7FFFFFFF ? 0x80000000u : r.la[i].dim[d]) : 1;
+        base[i + 1] = base[i] + b;
+        if (base[i + 1] > 0x7FFFFFFF) {
+            res = ikp__fail(err, IKP_ERR_SIZE_OVERFLOW, -1, -1, "an IKET trace whose launches hold over 2^31 CTAs");
+            goto done;
+        }
+    }
+    /* the names: the file's, a warp's lifetime "warp lifetime", an inner event "<range> event <id>" */
+    for (i = 0; i < r.nev; i++) {
+        const ikp__ikev *e = &r.ev[i];
+        const ikp__ikstr *nm;
+        const char *why;
+        const ikp__ikloc *l = ikp__ik_where(&r, e, &nm, &why);
+        char sub[32];
+        int64_t k;
+        if (l->warp < 0 || l->warp > 1023 || l->cta[0] < 0) {
+            unplaced++;
+            ev_name[i] = IKP_NO_EVENT;
+            continue;
+        }
+        if ((uint64_t)l->warp + 1 > groups) groups = (uint32_t)l->warp + 1;
+        if (e->kind == IKP__IK_LIFE) {
+            if (life < 0 && (life = ikp__pjset_add(a, &names, "warp lifetime", 13, NULL)) < 0) { res = ikp__oom(err); goto done; }
+            k = life;
+        } else {
+            snprintf(sub, sizeof sub, " event %u", e->sub);
+            k = ikp__pjset_add(a, &names, nm->s, nm->n, e->kind == IKP__IK_INNER ? sub : NULL);
+        }
+        if (k < 0) { res = ikp__oom(err); goto done; }
+        ev_name[i] = (uint32_t)k;
+    }
+    if (names.n > IKP_WIRE_MAX_EVENTS) {
+        res = ikp__fail(err, IKP_ERR_BAD_NAMES, -1, -1, "an IKET trace with %llu event names (at most %u)",
+                        (unsigned long long)names.n, IKP_WIRE_MAX_EVENTS);
+        goto done;
+    }
+    nlanes = base[r.nla] * groups;
+    if (nlanes > 0xFFFFFFFFu) {
+        res = ikp__fail(err, IKP_ERR_SIZE_OVERFLOW, -1, -1, "an IKET trace of %llu CTAs x %u warps: over 2^32 lanes",
+                        (unsigned long long)base[r.nla], groups);
+        goto done;
+    }
+    lane_sm = (uint32_t *)ikp__alloc(a, (size_t)nlanes * sizeof *lane_sm + 1);
+    st = (ikp__pjstamp *)ikp__alloc(a, (2 * r.nev + 1) * sizeof *st);
+    if (!lane_sm || !st) { res = ikp__oom(err); goto done; }
+    memset(lane_sm, 0, (size_t)nlanes * sizeof *lane_sm);
+    for (i = 0; i < r.nev; i++) {
+        const ikp__ikev *e = &r.ev[i];
+        const ikp__ikstr *nm;
+        const char *why;
+        const ikp__ikloc *l = ikp__ik_where(&r, e, &nm, &why);
+        const ikp__iklaunch *la = &r.la[e->launch];
+        const int point = e->kind == IKP__IK_MARK || e->kind == IKP__IK_INNER;
+        uint64_t cta, lane;
+        int64_t b_ns, e_ns;
+        if (ev_name[i] == IKP_NO_EVENT) continue;
+        cta = (uint64_t)l->cta[0] + (la->dim[0] ? la->dim[0] : 1) *
+                                        ((uint64_t)(l->cta[1] > 0 ? l->cta[1] : 0) +
+                                         (la->dim[1] ? la->dim[1] : 1) * (uint64_t)(l->cta[2] > 0 ? l->cta[2] : 0));
+        if (cta >= base[e->launch + 1] - base[e->launch] || (la->has_dim & 1 && (uint64_t)l->cta[0] >= la->dim[0]) ||
+            (la->has_dim & 2 && l->cta[1] > 0 && (uint64_t)l->cta[1] >= la->dim[1])) {
+            res = ikp__fail(err, IKP_ERR_BAD_HEADER, -1, -1, "IKET trace, launch %u: a CTA (%lld, %lld, %lld) "
+                            "outside its grid (%llu, %llu, %llu)", e->launch, (long long)l->cta[0],
+                            (long long)l->cta[1], (long long)l->cta[2], (unsigned long long)la->dim[0],
+                            (unsigned long long)la->dim[1], (unsigned long long)la->dim[2]);
+            goto done;
+        }
+        if (e->t1 - tmin > ((uint64_t)1 << 62)) {
+            res = ikp__fail(err, IKP_ERR_BAD_HEADER, -1, -1, "an IKET trace whose times span over 2^62 ns");
+            goto done;
+        }
+        lane = (base[e->launch] + cta) * groups + (uint64_t)l->warp;
+        lane_sm[lane] = l->sm >= 0 && l->sm < 0xFFFF ? (uint32_t)l->sm : 0;
+        b_ns = (int64_t)(e->t0 - tmin);
+        e_ns = (int64_t)(e->t1 - tmin);
+        st[nst].lane = (uint32_t)lane;
+        st[nst].ns = b_ns;
+        st[nst].tag = IKP_WIRE_TAG(ev_name[i], point ? IKP_WIRE_KIND_INSTANT : IKP_WIRE_KIND_BEGIN);
+        st[nst].rank = point ? 1 : 2;
+        st[nst].tie = -e_ns;
+        st[nst].has_data = e->has_b;
+        st[nst].data = (uint32_t)e->b;
+        nst++;
+        if (point) continue;
+        st[nst].lane = (uint32_t)lane;
+        st[nst].ns = e_ns;
+        st[nst].tag = IKP_WIRE_TAG(ev_name[i], IKP_WIRE_KIND_END);
+        st[nst].rank = e_ns == b_ns ? 3 : 0;
+        st[nst].tie = -b_ns;
+        st[nst].has_data = e->has_e;
+        st[nst].data = (uint32_t)e->e;
+        nst++;
+    }
+    if (!nst) { res = ikp__fail(err, IKP_ERR_EMPTY, -1, -1, "an IKET trace with no events of a known warp"); goto done; }
+    if ((res = ikp__json_words(cap, st, nst, nlanes, (uint32_t)base[r.nla], groups, lane_sm,
+                               (int64_t)3600000000000ll, "IKET", err)) != IKP_OK)
+        goto done;
+    if (!cap->num_event_names && names.n) {
+        cap->event_names = names.text;
+        cap->num_event_names = (uint32_t)names.n;
+        names.text = NULL;
+        names.n = 0;
+    }
+    if ((res = ikp__warp_names(cap, groups, err)) != IKP_OK) goto done;
+    {
+        char *s = cap->info.source;
+        const size_t room = sizeof cap->info.source;
+        size_t k = (size_t)snprintf(s, room, "IKET trace (%s) of %u launch%s: ",
+                                    r.version ? "format version 1" : r.tables ? "the 4.7 layout" : "the 4.6 layout",
+                                    (unsigned)r.nla, r.nla == 1 ? "" : "es");
+        if (r.version > 1) snprintf(s, room, "IKET trace (format version %d, newer than the 1 IKP knows) of %u launch%s: ",
+                                    r.version, (unsigned)r.nla, r.nla == 1 ? "" : "es");
+        k = strlen(s);
+        for (i = 0; i < r.nla && k + 40 < room; i++) {
+            const ikp__iklaunch *la = &r.la[i];
+            char nm[64];
+            ikp__pj_text(la->name.s ? la->name.s : "?", la->name.s ? la->name.n : 1, nm, sizeof nm);
+            k += (size_t)snprintf(s + k, room - k, "%s%s (context %llu, grid %llu", i ? "; " : "", nm,
+                                  (unsigned long long)la->ctx, (unsigned long long)la->grid);
+            if (la->in_graph && k < room) {
+                char g[40];
+                ikp__pj_text(la->graph.s, la->graph.n, g, sizeof g);
+                k += (size_t)snprintf(s + k, room - k, ", %s", g);
+            }
+            if (k < room) k += (size_t)snprintf(s + k, room - k, ") blocks from %llu", (unsigned long long)base[i]);
+        }
+        if (i < r.nla && k < room) k += (size_t)snprintf(s + k, room - k, "; ...");
+        if (k < room)
+            k += (size_t)snprintf(s + k, room - k, ": IKET's trace-local ns (32 ns ticks), not aligned with other "
+                                  "processes' traces; a range on its first warp's lane");
+        if (r.backwards && k < room)
+            k += (size_t)snprintf(s + k, room - k, "; %llu ranges that end before they start left out",
+                                  (unsigned long long)r.backwards);
+        if (unplaced && k < room)
+            k += (size_t)snprintf(s + k, room - k, "; %llu events of a warp or CTA IKET does not name left out",
+                                  (unsigned long long)unplaced);
+        if (r.cut && k < room)
+            snprintf(s + k, room - k, "; %llu payloads wider than 32 bits cut to their low 32",
+                     (unsigned long long)r.cut);
+    }
+done:
+    ikp__free(a, st);
+    ikp__free(a, base);
+    ikp__free(a, ev_name);
+    ikp__free(a, lane_sm);
+    ikp__pjset_free(a, &names);
+    ikp__ikread_free(&r);
     return res;
 }
 
@@ -7157,6 +7786,9 @@ IKP_DEF size_t ikp_capture_placement(const ikp_capture_info *in, char *text, siz
         bad = 0;
         if (in->format == IKP_FORMAT_PROTON) /* what the trace was read as (info.source) */
             snprintf(m, sizeof m, "as Proton's file gives it, not mapped by IKP: %s", in->source);
+        else if (in->format == IKP_FORMAT_IKET)
+            snprintf(m, sizeof m, "trace-local, as IKET's file gives it (one timer for every SM, not aligned with "
+                     "other processes), not mapped by IKP: %s", in->source);
         else
             snprintf(m, sizeof m, "not known (the %s format's own stamps, which IKP does not map to one clock)",
                      ikp_format_name(in->format));
@@ -11289,6 +11921,7 @@ static void ikp__info_head(ikp__out *o, const ikp_stats *st)
     if (in->timer_unit_ps && in->timer_unit_ps != 1000)
         snprintf(unit, sizeof unit, "ticks of %u ps", in->timer_unit_ps);
     else if (in->format == IKP_FORMAT_PROTON) snprintf(unit, sizeof unit, "SM cycles, read as ns: see placement");
+    else if (in->format == IKP_FORMAT_IKET) snprintf(unit, sizeof unit, "IKET's trace-local ns (32 ns ticks)");
     else snprintf(unit, sizeof unit, "%s", in->timer_cycles ? "SM cycles" : "globaltimer ns");
     if (ikp__is_nuggets(in->format)) {
         char inferred[256] = "";
@@ -11507,7 +12140,8 @@ IKP_DEF ikp_result ikp_stats_write_json(const ikp_stats *st, ikp_write_fn fn, vo
     ikp__puts(&o, "{\"format\":\"");
     ikp__puts(&o, ikp_format_name(in->format));
     ikp__puts(&o, "\",\"timer\":\"");
-    ikp__puts(&o, in->format == IKP_FORMAT_PROTON ? "cycles" : in->timer_cycles ? "cycles" : "globaltimer");
+    ikp__puts(&o, in->format == IKP_FORMAT_PROTON ? "cycles" : in->format == IKP_FORMAT_IKET ? "ns"
+                  : in->timer_cycles ? "cycles" : "globaltimer");
     ikp__puts(&o, "\"");
     if (in->source[0]) ikp__put_kv_s(&o, "source", in->source, 0);
     ikp__put_kv_u(&o, "blocks", in->num_blocks);
