@@ -159,6 +159,9 @@ def main():
                 evs.append(e)
         evs.append({"name": "load", "cat": "k", "ph": "X", "pid": pid, "tid": "warp 2 (line 0)", "ts": 0.0,
                     "dur": 0.05, "args": {"Frequency (MHz)": 1000.0}})
+        # a scope of one cycle (under a ns at 2 cycles/ns: its ends round to one ns) stays a region
+        evs.append({"name": "tick", "cat": "k", "ph": "X", "pid": pid, "tid": "warp 5 (line 0)", "ts": 0.401,
+                    "dur": 0.001, "args": {"Frequency (MHz)": 1000.0}})
         p = write(tmp, f"flows{int(marked)}.chrome_trace", {"displayTimeUnit": "ns", "traceEvents": evs})
         out = os.path.join(tmp, f"flows{int(marked)}.json")
         r = ikp("trace", "--cycles-per-ns", "2", p, "-o", out)
@@ -174,6 +177,9 @@ def main():
               f"cross-warp pairs{' (marked)' if marked else ''}: arrows (ns) {pairs}, want [(0, 150), (50, 100)] "
               f"({r.stderr.strip()[-300:]})")
         s, r = summary(p, "--cycles-per-ns", "2")
+        tick = [e for e in (s or {}).get("events", []) if e["name"] == "tick"]
+        check(s is not None and s["unmatched_begin"] == s["unmatched_end"] == 0 and len(tick) == 1 and
+              tick[0]["count"] == 1 and tick[0]["max_ns"] <= 1, f"a scope of one cycle: a region ({tick})")
         check(s is not None and names == {"async_copy (out)", "async_copy (in)"} and s["instants"] == 4 and
               "4 ends of cross-warp pairs" in s.get("source", ""),
               f"cross-warp pairs{' (marked)' if marked else ''}: named (out) and (in), counted in the source "
