@@ -93,7 +93,7 @@
            ikp_is_perfetto_path, ikp_file_writer
        Several captures on one clock: ikp_merge_align, ikp_merge_align_start,
            ikp_merge_label, ikp_merge_host_zero, ikp_write_merged,
-           ikp_write_merged_path
+           ikp_write_merged_path, ikp_write_merged_zip
        Statistics: ikp_stats_compute, ikp_stats_free, ikp_stats_write_text,
            ikp_stats_write_json, ikp_info_write_text
        Compare two captures: ikp_diff_compute, ikp_diff_free,
@@ -202,6 +202,8 @@
        capture-lanes      lanes made from the words; what a file's bytes are
        capture-open       opening words: format, lanes, time 0
        capture-files      opening files: .ikp, .npy, bare buffers
+       capture-proton     Triton Proton's Chrome trace, read into IKP words
+       capture-iket       NVIDIA IKET's trace.json, read into IKP words
        capture-query      a capture's figures, placement, lanes, names
        decode-impl        per-lane decode
        trace-out          buffered output; numbers and JSON strings
@@ -216,6 +218,7 @@
        merge-check        links that disagree with the placement
        merge-impl         ikp_merge_align, _align_start, labels, host zero
        merge-write        the merged trace: ikp_write_merged
+       merge-zip          a trace a capture in a ZIP, placed by a Perfetto manifest
        stats-impl         statistics computed
        stats-write        statistics and figures as text and JSON
        export-parquet     Parquet written here: Thrift, pages, footer
@@ -943,7 +946,22 @@ typedef struct ikp_merge_options {
    before the enum existed); another value is refused. */
 IKP_DEF ikp_result ikp_write_merged(const ikp_capture *const *caps, uint32_t n, const ikp_merge_options *opt,
                                     ikp_trace_format format, ikp_write_fn fn, void *user, ikp_error *err);
-/* Same to path (Perfetto when ikp_is_perfetto_path), replaced whole or not at all. */
+/* A ZIP archive (its entries stored, not compressed) that Perfetto (v58
+   and later) opens as one timeline: perfetto_manifest.json, then a Chrome
+   JSON trace a capture, named from its label ("rank 1 GPU 3" ->
+   rank-1-gpu-3.json), each on its own capture's times and with its own
+   process ids (as in one merged trace), its placement and uncertainty in
+   its otherData. The manifest places every file against the earliest
+   capture's (clocks.sync_to, offset_ns: its time 0 on the merged axis,
+   ikp_merge_align's), so that other traces added to the archive and the
+   manifest (a CPU trace, torch.profiler's) sit beside them, and each file
+   opens alone too. Every trace is made twice (a stored entry's size and
+   CRC come before it). opt->trace.time_base_ns must be 0. Over 65,534
+   captures or 4 GiB: IKP_ERR_SIZE_OVERFLOW (no ZIP64). */
+IKP_DEF ikp_result ikp_write_merged_zip(const ikp_capture *const *caps, uint32_t n, const ikp_merge_options *opt,
+                                        ikp_write_fn fn, void *user, ikp_error *err);
+/* Same to path (a .zip: ikp_write_merged_zip; Perfetto when
+   ikp_is_perfetto_path), replaced whole or not at all. */
 IKP_DEF ikp_result ikp_write_merged_path(const ikp_capture *const *caps, uint32_t n,
                                          const ikp_merge_options *opt, const char *path, ikp_error *err);
 #endif /* IKP_NO_MERGE */
@@ -11647,6 +11665,8 @@ end:
 static ikp_result ikp__merge_body(void *ctx, ikp_write_fn fn, void *user, ikp_error *err)
 {
     ikp__merge_ctx *c = (ikp__merge_ctx *)ctx;
+    const size_t n = strlen(c->path);
+    if (n >= 4 && !strcmp(c->path + n - 4, ".zip")) return ikp_write_merged_zip(c->caps, c->n, c->opt, fn, user, err);
     return ikp_write_merged(c->caps, c->n, c->opt, ikp_is_perfetto_path(c->path) ? IKP_TRACE_PERFETTO : IKP_TRACE_JSON,
                             fn, user, err);
 }
@@ -11661,6 +11681,284 @@ IKP_DEF ikp_result ikp_write_merged_path(const ikp_capture *const *caps, uint32_
     c.opt = opt;
     c.path = path;
     return ikp__write_path(path, ikp__merge_body, &c, err);
+}
+
+/* >>merge-zip: one trace a capture in a ZIP archive, placed by a Perfetto manifest */
+/* CRC-32 (the ZIP one: reflected, polynomial 0xEDB88320) of [p, p + n) continued from crc */
+static uint32_t ikp__crc32(uint32_t crc, const unsigned char *p, size_t n)
+{
+    static const uint32_t nib[16] = {0x00000000u, 0x1DB71064u, 0x3B6E20C8u, 0x26D930ACu, 0x76DC4190u, 0x6B6B51F4u,
+                                     0x4DB26158u, 0x5005713Cu, 0xEDB88320u, 0xF00F9344u, 0xD6D6A3E8u, 0xCB61B38Cu,
+                                     0x9B64C2B0u, 0x86D3D2D4u, 0xA00AE278u, 0xBDBDF21Cu};
+    crc = ~crc;
+    while (n--) { /* four bits at a time: a table of 16 */
+        crc ^= *p++;
+        crc = (crc >> 4) ^ nib[crc & 15];
+        crc = (crc >> 4) ^ nib[crc & 15];
+    }
+    return ~crc;
+}
+/* a sink that passes the bytes on (fn may be NULL: counted only) with their count and CRC */
+typedef struct ikp__zsink {
+    ikp_write_fn fn;
+    void *user;
+    uint64_t n;
+    uint32_t crc;
+} ikp__zsink;
+static int ikp__zsink_write(void *u, const void *d, size_t n)
+{
+    ikp__zsink *z = (ikp__zsink *)u;
+    z->crc = ikp__crc32(z->crc, (const unsigned char *)d, n);
+    z->n += n;
+    return z->fn ? z->fn(z->user, d, n) : 0;
+}
+
+typedef struct ikp__zipjob {
+    const ikp_capture *const *caps;
+    uint32_t n, ref;            /* ref: the earliest capture, the one the others sync to */
+    const ikp_alignment *al;
+    char (*labels)[128];
+    char (*names)[96];          /* the entries' file names */
+    const uint64_t *pid_base;
+    const ikp_trace_options *to;
+    ikp_trace_stats *sum;
+} ikp__zipjob;
+
+/* entry 0 the manifest, entry k + 1 capture k's trace, written to fn */
+static ikp_result ikp__zip_entry(const ikp__zipjob *z, uint32_t e, ikp_write_fn fn, void *user, ikp_error *err)
+{
+    char buf[4096], text[512];
+    ikp__out o;
+    uint32_t k;
+    ikp__out_init(&o, fn, user, buf, sizeof buf);
+    if (e == 0) {
+        ikp__puts(&o, "{\"perfetto_manifest\":{\"version\":1,\"files\":[");
+        for (k = 0; k < z->n; k++) {
+            ikp__puts(&o, k ? ",\n{\"path\":\"" : "\n{\"path\":\"");
+            ikp__put_json_chars(&o, z->names[k]);
+            ikp__puts(&o, "\"");
+            if (k != z->ref) {
+                const int64_t d = z->al[k].zero_ns - z->al[z->ref].zero_ns;
+                ikp__puts(&o, ",\"clocks\":{\"offset_ns\":");
+                ikp__put_u64(&o, (uint64_t)d); /* >= 0: ref is the earliest */
+                ikp__puts(&o, ",\"sync_to\":{\"file\":\"");
+                ikp__put_json_chars(&o, z->names[z->ref]);
+                ikp__puts(&o, "\"}}");
+            }
+            ikp__puts(&o, "}");
+        }
+        ikp__puts(&o, "\n]}}\n");
+    } else {
+        const ikp_capture *c = z->caps[e - 1];
+        const ikp_alignment *a = &z->al[e - 1];
+        ikp_trace_options tk = *z->to;
+        ikp_trace_stats st;
+        ikp__link_data x;
+        ikp__part part;
+        uint64_t uuid = 0; /* (Perfetto's, unused in JSON) */
+        int first = 1;
+        ikp_result r;
+        k = e - 1;
+        part.pid_base = z->pid_base[k];
+        part.ts_offset = 0;
+        part.label = z->labels[k];
+        part.first = &first;
+        part.uuid = &uuid;
+        tk.time_note = NULL;
+        memset(&st, 0, sizeof st);
+        tk.stats = &st;
+        ikp__puts(&o, "{\"traceEvents\":[");
+        ikp__flush(&o);
+        if (o.failed) return ikp__fail(err, IKP_ERR_WRITE, -1, -1, "writing the archive failed");
+        if ((r = ikp__chrome(c, &tk, &part, fn, user, err)) != IKP_OK) return r;
+        z->sum->flows += st.flows; z->sum->flows_unordered += st.flows_unordered;
+        z->sum->flow_unpaired += st.flow_unpaired; z->sum->counter_tracks += st.counter_tracks;
+        ikp__link_data_of(c, NULL, &x, 0);
+        ikp__align_text(text, sizeof text, z->labels[k], z->labels[a->from], z->labels[a->disagree_with], a, &x);
+        ikp__puts(&o, "\n],\"displayTimeUnit\":\"ns\",\"otherData\":{\"ikp_capture\":\"");
+        ikp__put_json_chars(&o, text);
+        ikp__puts(&o, "\",\"ikp_time\":\"ns from this capture's time 0; perfetto_manifest.json places it beside "
+                      "the archive's other captures\"");
+        if (ikp_capture_stale(&c->info, text, sizeof text)) {
+            ikp__puts(&o, ",\"ikp_capture_stale\":\"");
+            ikp__put_json_chars(&o, text);
+            ikp__puts(&o, "\"");
+        }
+        ikp__puts(&o, "}}\n");
+    }
+    ikp__flush(&o);
+    return o.failed ? ikp__fail(err, IKP_ERR_WRITE, -1, -1, "writing the archive failed") : IKP_OK;
+}
+
+static void ikp__le16(unsigned char *p, uint32_t v) { p[0] = (unsigned char)v; p[1] = (unsigned char)(v >> 8); }
+static void ikp__le32(unsigned char *p, uint32_t v) { ikp__le16(p, v & 0xFFFFu); ikp__le16(p + 2, v >> 16); }
+/* a ZIP header: local (central 0) or central (1) of an entry stored as it is */
+static size_t ikp__zip_header(unsigned char *h, int central, const char *name, uint32_t crc, uint32_t size,
+                              uint32_t at)
+{
+    const size_t nl = strlen(name);
+    unsigned char *p = h;
+    ikp__le32(p, central ? 0x02014B50u : 0x04034B50u);
+    p += 4;
+    if (central) { ikp__le16(p, 20); p += 2; }     /* made by: version 2.0 */
+    ikp__le16(p, 10);                              /* needed: 1.0, stored */
+    ikp__le16(p + 2, 0x0800);                      /* the name is UTF-8 */
+    ikp__le16(p + 4, 0);                           /* stored */
+    ikp__le16(p + 6, 0);                           /* 00:00:00 */
+    ikp__le16(p + 8, 0x21);                        /* 1980-01-01 */
+    ikp__le32(p + 10, crc);
+    ikp__le32(p + 14, size);
+    ikp__le32(p + 18, size);
+    ikp__le16(p + 22, (uint32_t)nl);
+    ikp__le16(p + 24, 0);                          /* no extra field */
+    p += 26;
+    if (central) {
+        memset(p, 0, 10);                          /* comment, disk, attributes */
+        ikp__le32(p + 10, at);
+        p += 14;
+    }
+    memcpy(p, name, nl);
+    return (size_t)(p - h) + nl;
+}
+
+/* the archive: each entry made twice, first to learn its size and CRC
+   (a stored entry's header comes before it), then written; an entry that
+   comes out different the second time is refused */
+static ikp_result ikp__zip_write(const ikp__zipjob *z, ikp_write_fn fn, void *user, ikp_error *err)
+{
+    const uint32_t ne = z->n + 1;
+    uint32_t *crc = (uint32_t *)ikp__alloc(&z->caps[0]->alloc, (size_t)ne * 3 * sizeof *crc), *size = crc + ne,
+             *at = size + ne, e;
+    unsigned char h[46 + 96 + 22];
+    uint64_t off = 0;
+    ikp_result r = IKP_OK;
+    if (!crc) return ikp__oom(err);
+    for (e = 0; e < ne && r == IKP_OK; e++) {
+        const char *name = e ? z->names[e - 1] : "perfetto_manifest.json";
+        ikp__zsink s;
+        size_t hl;
+        memset(&s, 0, sizeof s);
+        if ((r = ikp__zip_entry(z, e, ikp__zsink_write, &s, err)) != IKP_OK) break;
+        hl = ikp__zip_header(h, 0, name, s.crc, (uint32_t)s.n, 0);
+        if (off + hl + s.n > 0xFFFFFFFEu) {
+            r = ikp__fail(err, IKP_ERR_SIZE_OVERFLOW, -1, -1, "the archive passes 4 GiB at %s (ZIP64 is not written: "
+                          "write one merged trace, or fewer captures an archive)", name);
+            break;
+        }
+        crc[e] = s.crc;
+        size[e] = (uint32_t)s.n;
+        at[e] = (uint32_t)off;
+        if (fn(user, h, hl)) { r = ikp__fail(err, IKP_ERR_WRITE, -1, -1, "writing the archive failed"); break; }
+        memset(&s, 0, sizeof s);
+        s.fn = fn;
+        s.user = user;
+        if ((r = ikp__zip_entry(z, e, ikp__zsink_write, &s, err)) != IKP_OK) break;
+        if (s.n != size[e] || s.crc != crc[e])
+            r = ikp__fail(err, IKP_ERR_WRITE, -1, -1, "%s came out different the second time it was written", name);
+        off += hl + s.n;
+    }
+    if (r == IKP_OK) { /* the central directory, then its end */
+        const uint64_t cd = off;
+        for (e = 0; e < ne && r == IKP_OK; e++) {
+            const size_t hl = ikp__zip_header(h, 1, e ? z->names[e - 1] : "perfetto_manifest.json", crc[e], size[e], at[e]);
+            if (fn(user, h, hl)) r = ikp__fail(err, IKP_ERR_WRITE, -1, -1, "writing the archive failed");
+            off += hl;
+        }
+        if (r == IKP_OK && off > 0xFFFFFFFEu)
+            r = ikp__fail(err, IKP_ERR_SIZE_OVERFLOW, -1, -1, "the archive's directory passes 4 GiB (ZIP64 is not written)");
+        if (r == IKP_OK) {
+            memset(h, 0, 22);
+            ikp__le32(h, 0x06054B50u);
+            ikp__le16(h + 8, ne);
+            ikp__le16(h + 10, ne);
+            ikp__le32(h + 12, (uint32_t)(off - cd));
+            ikp__le32(h + 16, (uint32_t)cd);
+            if (fn(user, h, 22)) r = ikp__fail(err, IKP_ERR_WRITE, -1, -1, "writing the archive failed");
+        }
+    }
+    ikp__free(&z->caps[0]->alloc, crc);
+    return r;
+}
+
+/* capture k's file name from its label: "rank 1 GPU 3" -> "rank-1-gpu-3.json"
+   (letters, digits, '.', '_' and '-'; "-2" and on where two would read the same) */
+static void ikp__zip_names(char (*labels)[128], uint32_t n, char (*names)[96])
+{
+    uint32_t k, j;
+    for (k = 0; k < n; k++) {
+        size_t m = 0, i;
+        for (i = 0; labels[k][i] && m < 80; i++) {
+            const char c = labels[k][i];
+            const int keep = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '_';
+            if (c >= 'A' && c <= 'Z') names[k][m++] = (char)(c - 'A' + 'a');
+            else if (keep) names[k][m++] = c;
+            else if (m && names[k][m - 1] != '-') names[k][m++] = '-';
+        }
+        while (m && names[k][m - 1] == '-') m--;
+        if (!m) m = (size_t)snprintf(names[k], 80, "capture-%u", k + 1);
+        names[k][m] = 0;
+        for (j = 0; j < k; j++) /* names so far end in ".json": compare the stem */
+            if (!strncmp(names[j], names[k], m) && !strcmp(names[j] + m, ".json")) {
+                snprintf(names[k] + m, 16, "-%u", k + 1);
+                m = strlen(names[k]);
+                j = (uint32_t)-1; /* again, against every name */
+            }
+        snprintf(names[k] + m, 8, ".json");
+    }
+}
+
+IKP_DEF ikp_result ikp_write_merged_zip(const ikp_capture *const *caps, uint32_t n, const ikp_merge_options *opt,
+                                        ikp_write_fn fn, void *user, ikp_error *err)
+{
+    ikp_alignment *al;
+    char (*labels)[128] = NULL, (*names)[96] = NULL;
+    uint64_t *pid_base = NULL, top_ns = 0, pb = 0;
+    ikp_trace_options to;
+    ikp_trace_stats sum;
+    ikp__zipjob z;
+    ikp_result r;
+    uint32_t k;
+    if (!caps || !fn || n == 0 || !caps[0]) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "no captures");
+    if (n > 65534) return ikp__fail(err, IKP_ERR_SIZE_OVERFLOW, -1, -1, "%u captures: a ZIP archive holds at most "
+                                    "65,534 besides its manifest", n);
+    if (opt && opt->trace.time_base_ns)
+        return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "an archive's traces are each on its own capture's "
+                         "time (the manifest places them): time_base_ns must be 0");
+    al = opt && opt->alignment ? opt->alignment : (ikp_alignment *)ikp__alloc(&caps[0]->alloc, (size_t)n * sizeof *al);
+    labels = (char (*)[128])ikp__alloc(&caps[0]->alloc, (size_t)n * sizeof *labels);
+    names = (char (*)[96])ikp__alloc(&caps[0]->alloc, (size_t)n * sizeof *names);
+    pid_base = (uint64_t *)ikp__alloc(&caps[0]->alloc, (size_t)n * sizeof *pid_base);
+    r = !al || !labels || !names || !pid_base ? ikp__oom(err)
+                                              : ikp__merge_setup(caps, n, opt, al, labels, &to, &top_ns, err);
+    if (r != IKP_OK) goto end;
+    memset(&z, 0, sizeof z);
+    for (k = 0; k < n; k++) { /* pids apart, as in one merged trace; the earliest capture the reference */
+        pid_base[k] = pb;
+        pb += ikp__part_top_pid(caps[k], to.by);
+        if (al[k].zero_ns < al[z.ref].zero_ns) z.ref = k;
+    }
+    ikp__zip_names(labels, n, names);
+    memset(&sum, 0, sizeof sum);
+    z.caps = caps;
+    z.n = n;
+    z.al = al;
+    z.labels = labels;
+    z.names = names;
+    z.pid_base = pid_base;
+    z.to = &to;
+    z.sum = &sum;
+    r = ikp__zip_write(&z, fn, user, err);
+    if (r == IKP_OK && to.stats) { /* each entry was made twice: what one archive drew */
+        sum.flows /= 2; sum.flows_unordered /= 2; sum.flow_unpaired /= 2; sum.counter_tracks /= 2;
+        *to.stats = sum;
+    }
+end:
+    if (!(opt && opt->alignment)) ikp__free(&caps[0]->alloc, al);
+    ikp__free(&caps[0]->alloc, labels);
+    ikp__free(&caps[0]->alloc, names);
+    ikp__free(&caps[0]->alloc, pid_base);
+    if (r == IKP_OK) ikp__ok(err);
+    return r;
 }
 
 #endif /* IKP_NO_MERGE */

@@ -410,6 +410,16 @@ static void test_same_gpu_and_twice(void)
 }
 
 /* the merged Chrome trace: pids apart, names with the GPU, B's event placed */
+/* 1 if the n bytes at p (NUL bytes among them) hold the text s */
+static int bytes_hold(const char *p, size_t n, const char *s)
+{
+    const size_t k = strlen(s);
+    size_t i;
+    for (i = 0; p && i + k <= n; i++)
+        if (!memcmp(p + i, s, k)) return 1;
+    return 0;
+}
+
 static void test_merged_trace(void)
 {
     uint64_t wa[21], wb[21];
@@ -514,6 +524,32 @@ static void test_merged_trace(void)
         free(r.p);
     }
     CHECK_EQ(ikp_write_merged_path((const ikp_capture *const *)caps, 2, NULL, "build/test-out/merged.json", &e), IKP_OK);
+    /* the archive: the manifest syncs GPU 1's file to GPU 0's at 570 ns; a time base refused; the
+       ZIP's end record counts three entries and points at the directory (tests/test_perfetto.py
+       reads the whole of it with Python's zipfile) */
+    {
+        membuf r = {0, 0, 0};
+        memset(&mo, 0, sizeof mo);
+        CHECK_EQ(ikp_write_merged_zip((const ikp_capture *const *)caps, 2, &mo, mem_write, &r, &e), IKP_OK);
+        CHECK(r.p && r.n > 22 && !memcmp(r.p, "PK\3\4", 4) && !memcmp(r.p + r.n - 22, "PK\5\6", 4));
+        if (r.p && r.n > 22) {
+            const unsigned char *end = (const unsigned char *)r.p + r.n - 22;
+            const uint32_t cd = (uint32_t)end[16] | (uint32_t)end[17] << 8 | (uint32_t)end[18] << 16 |
+                                (uint32_t)end[19] << 24;
+            CHECK_EQ(end[8] | end[9] << 8, 3);
+            CHECK(cd < r.n && !memcmp(r.p + cd, "PK\1\2", 4));
+        }
+        CHECK(bytes_hold(r.p, r.n, "{\"path\":\"rank-1-gpu-1.json\",\"clocks\":{\"offset_ns\":570,\"sync_to\":"
+                                   "{\"file\":\"gpu-0.json\"}}}"));
+        CHECK(bytes_hold(r.p, r.n, "\"name\":\"seen\",\"pid\":2,\"tid\":1,\"ts\":0.000"));
+        free(r.p);
+        r.p = NULL; r.n = r.cap = 0;
+        mo.trace.time_base_ns = 5;
+        CHECK_EQ(ikp_write_merged_zip((const ikp_capture *const *)caps, 2, &mo, mem_write, &r, &e),
+                 IKP_ERR_INVALID_ARGUMENT);
+        CHECK(strstr(e.message, "time_base_ns") != NULL);
+        free(r.p);
+    }
     /* for tests/test_perfetto.py: the two captures as files */
     CHECK_EQ(ikp_capture_write_path(caps[0], "build/test-out/merge_a.ikp", &e), IKP_OK);
     CHECK_EQ(ikp_capture_write_path(caps[1], "build/test-out/merge_b.ikp", &e), IKP_OK);

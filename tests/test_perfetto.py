@@ -497,6 +497,7 @@ def main():
         check(rc == 2 and b"error" in err and not os.path.exists(o), "refused: " + why)
     host_time(tmp)
     merged(tmp)
+    archive(tmp)
     sm_clock(tmp)
     return report()
 
@@ -546,6 +547,69 @@ def host_time(tmp):
     check(rc == 1 and b"no reading of the GPU clock" in err, "--time host without readings: exit 1 and why (%r)" % err[-200:])
     rc, _, err = run("trace", SAMPLE, "-o", os.path.join(tmp, "x.json"), "--time", "gpu")
     check(rc == 2 and b"--time takes capture or host" in err, "--time gpu: bad usage")
+
+
+def events_ns(doc):
+    """A Chrome trace's regions and instants as (pid, tid, name, start ns, length ns)."""
+    off = int(doc.get("otherData", {}).get("ikp_ts_offset_ns", 0))
+    return sorted((e["pid"], e["tid"], e["name"], off + round(float(e["ts"]) * 1000), round(float(e.get("dur", 0)) * 1000))
+                  for e in doc["traceEvents"] if e.get("ph") in ("X", "i"))
+
+
+def archive(tmp):
+    """ikp merge -o X.zip: a stored ZIP of perfetto_manifest.json and a Chrome
+    trace a capture. Read with Python's zipfile (every CRC checked) and as
+    strict JSON: each file's events, moved by its manifest offset, are the
+    merged trace's of that capture (the same pids, the same ns); the earliest
+    capture is the one the others sync to; the names come from the labels."""
+    cases = (("two GPUs (peer memory)", [os.path.join(ROOT, "build", "test-out", f) for f in ("merge_a.ikp", "merge_b.ikp")]),
+             ("three launches of one GPU", [os.path.join(ROOT, "examples", "data", "launch%d.ikp" % k) for k in (3, 1, 2)]))
+    import zipfile
+    for what, ins in cases:
+        z = os.path.join(tmp, "ranks.zip")
+        rc, _, err = run("merge", *ins, "-o", z)
+        rc2, js, _ = run("merge", *ins, "-o", "-")
+        if not check(rc == 0 and rc2 == 0, "%s: merge -o ranks.zip (%r)" % (what, err[-300:])):
+            continue
+        merged_ev = events_ns(strict_json(js))
+        with zipfile.ZipFile(z) as a:
+            infos = a.infolist()
+            check(a.testzip() is None and all(i.compress_type == zipfile.ZIP_STORED for i in infos) and
+                  infos[0].filename == "perfetto_manifest.json" and len(infos) == len(ins) + 1,
+                  "%s: a stored ZIP, its CRCs right, the manifest first, a file a capture (%r)" %
+                  (what, [(i.filename, i.compress_type) for i in infos]))
+            man = strict_json(a.read("perfetto_manifest.json"))["perfetto_manifest"]
+            files = man["files"]
+            check(man["version"] == 1 and [f["path"] for f in files] == [i.filename for i in infos[1:]],
+                  "%s: the manifest names every file, in order (%r)" % (what, files))
+            refs = [f for f in files if "clocks" not in f]
+            check(len(refs) == 1 and all(f["clocks"]["sync_to"] == {"file": refs[0]["path"]} and
+                                         f["clocks"]["offset_ns"] >= 0 for f in files if "clocks" in f),
+                  "%s: one reference, every other file synced to it at an offset >= 0 (%r)" % (what, files))
+            got, firsts = [], []
+            for f in files:
+                doc = strict_json(a.read(f["path"]))
+                off = f.get("clocks", {}).get("offset_ns", 0)
+                ev = [(p, t, n, s + off, d) for p, t, n, s, d in events_ns(doc)]
+                got += ev
+                firsts.append(min(e[3] for e in ev))
+                check("time 0 at" in doc.get("otherData", {}).get("ikp_capture", ""),
+                      "%s: %s states its placement (%r)" % (what, f["path"], doc.get("otherData")))
+            check(sorted(got) == merged_ev, "%s: every file's events at its offset are the merged trace's (%d "
+                  "events, %d merged)" % (what, len(got), len(merged_ev)))
+            check(min(firsts) == firsts[[f["path"] for f in files].index(refs[0]["path"])],
+                  "%s: the reference is the capture that starts first (%r)" % (what, firsts))
+    names = [i.filename for i in zipfile.ZipFile(z).infolist()]
+    check(names == ["perfetto_manifest.json", "gpu-0-1.json", "gpu-0-2.json", "gpu-0-3.json"],
+          "file names from the labels (%r)" % names)
+    rc, _, _ = run("merge", *ins, "-o", z, "--labels", "rank 0,Rank-0,rank/0")
+    names = [i.filename for i in zipfile.ZipFile(z).infolist()]
+    check(rc == 0 and names == ["perfetto_manifest.json", "rank-0.json", "rank-0-2.json", "rank-0-3.json"],
+          "labels that read the same as file names told apart (%r)" % names)
+    for args, msg in ((["--time", "host"], b"--time host"), (["--output-format", "perfetto"], b"Chrome JSON")):
+        o = os.path.join(tmp, "bad.zip")
+        rc, _, err = run("merge", *ins, "-o", o, *args)
+        check(rc == 2 and msg in err and not os.path.exists(o), "merge -o X.zip %s refused (%r)" % (args, err[-200:]))
 
 
 def merged(tmp):

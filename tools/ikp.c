@@ -374,11 +374,12 @@ typedef struct merge_job {
     const ikp_capture *const *caps;
     uint32_t n;
     const ikp_merge_options *opt;
-    int perfetto;
+    int perfetto, zip;
 } merge_job;
 static ikp_result merge_body(const void *ctx, ikp_write_fn fn, void *user, ikp_error *e)
 {
     const merge_job *j = (const merge_job *)ctx;
+    if (j->zip) return ikp_write_merged_zip(j->caps, j->n, j->opt, fn, user, e);
     return ikp_write_merged(j->caps, j->n, j->opt, j->perfetto ? IKP_TRACE_PERFETTO : IKP_TRACE_JSON, fn, user, e);
 }
 
@@ -980,9 +981,24 @@ static int merge_write(args *m, ikp_capture **caps, ikp_alignment *al)
     job.n = m->n;
     job.opt = &m->mo;
     job.perfetto = m->out_format < 0 ? ikp_is_perfetto_path(m->out) : m->out_format;
+    job.zip = strlen(m->out) > 4 && !strcmp(m->out + strlen(m->out) - 4, ".zip");
+    if (job.zip && job.perfetto) {
+        fprintf(stderr, "ikp: error: -o %s: an archive holds Chrome JSON traces (leave out --output-format perfetto)\n",
+                m->out);
+        return 2;
+    }
+    if (job.zip && m->host_time) {
+        fprintf(stderr, "ikp: error: -o %s: an archive's traces are each on its own capture's time, placed by its "
+                "manifest (leave out --time host)\n", m->out);
+        return 2;
+    }
     if ((rc = write_out(m->out, merge_body, &job, "trace"))) return rc;
-    fprintf(stderr, "ikp: wrote %s (%s trace of %u captures)\n", strcmp(m->out, "-") ? m->out : "standard output",
-            job.perfetto ? "Perfetto" : "Chrome JSON", m->n);
+    if (job.zip)
+        fprintf(stderr, "ikp: wrote %s (a ZIP of %u Chrome JSON traces, one a capture, and perfetto_manifest.json, "
+                "which places them on one time axis in Perfetto)\n", m->out, m->n);
+    else
+        fprintf(stderr, "ikp: wrote %s (%s trace of %u captures)\n", strcmp(m->out, "-") ? m->out : "standard output",
+                job.perfetto ? "Perfetto" : "Chrome JSON", m->n);
     print_alignment(stderr, cc, m->files, m->n, al, m->mo.labels);
     return 0;
 }
