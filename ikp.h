@@ -7104,6 +7104,9 @@ static ikp_result ikp__open_proton(ikp_capture *cap, const unsigned char *p, siz
                                                      : "each CTA's earliest event at the CTA's init %globaltimer, "
                                                        "as Proton places it (the cycles from its init to that event "
                                                        "are not in the file)");
+        if (k < room)
+            k += (size_t)snprintf(s + k, room - k, "; not in the file: Proton's drops (its ring keeps the newest "
+                                  "events) and clock32's wraps (every 2^32 cycles)");
         if (r.flow_ends && k < room)
             k += (size_t)snprintf(s + k, room - k, "; %llu ends of cross-warp pairs as instants \"<scope> (out)\" "
                                   "and \"(in)\", their bind_id the payload", (unsigned long long)r.flow_ends);

@@ -84,7 +84,8 @@ def main():
               f"{f}: an unknown GPU named ({r.stderr.strip()})")
         r = ikp("info", "--device", "h200", path)
         check(r.returncode == 0 and "1980 MHz, the boost clock of h200: an assumption" in r.stdout and
-              "earliest event" in r.stdout, f"{f}: info states the rate and the placement it rests on")
+              "earliest event" in r.stdout and "not in the file: Proton's drops" in r.stdout and "clock32's wraps" in
+              r.stdout, f"{f}: info states the rate, the placement it rests on and what the file cannot say")
         # the SMs and CTAs the file names
         raw = raw_events(path)
         t = os.path.join(tmp, f + ".json")
