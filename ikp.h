@@ -947,17 +947,17 @@ typedef struct ikp_merge_options {
 IKP_DEF ikp_result ikp_write_merged(const ikp_capture *const *caps, uint32_t n, const ikp_merge_options *opt,
                                     ikp_trace_format format, ikp_write_fn fn, void *user, ikp_error *err);
 /* A ZIP archive (its entries stored, not compressed) that Perfetto (v58
-   and later) opens as one timeline: perfetto_manifest.json, then a Chrome
-   JSON trace a capture, named from its label ("rank 1 GPU 3" ->
-   rank-1-gpu-3.json), each on its own capture's times and with its own
-   process ids (as in one merged trace), its placement and uncertainty in
-   its otherData. The manifest places every file against the earliest
-   capture's (clocks.sync_to, offset_ns: its time 0 on the merged axis,
-   ikp_merge_align's), so that other traces added to the archive and the
-   manifest (a CPU trace, torch.profiler's) sit beside them, and each file
-   opens alone too. Every trace is made twice (a stored entry's size and
+   and later) opens as one timeline: perfetto_manifest.json, then a
+   Perfetto trace a capture, named from its label ("rank 1 GPU 3" ->
+   rank-1-gpu-3.pftrace), each holding what ikp_write_merged's Perfetto
+   trace holds of it (BOOTTIME the merged axis, its pids and tracks apart
+   from the others') and its placement, all on one machine of the
+   manifest; where the merge has a host time, each file's clock snapshot
+   ties its BOOTTIME to the host's REALTIME, through which traces of other
+   machines line up. Each trace is made twice (a stored entry's size and
    CRC come before it). opt->trace.time_base_ns must be 0. Over 65,534
-   captures or 4 GiB: IKP_ERR_SIZE_OVERFLOW (no ZIP64). */
+   captures or 4 GiB: IKP_ERR_SIZE_OVERFLOW (no ZIP64); with
+   IKP_NO_PERFETTO refused. */
 IKP_DEF ikp_result ikp_write_merged_zip(const ikp_capture *const *caps, uint32_t n, const ikp_merge_options *opt,
                                         ikp_write_fn fn, void *user, ikp_error *err);
 /* Same to path (a .zip: ikp_write_merged_zip; Perfetto when
@@ -9321,6 +9321,7 @@ enum {
 #define IKP__PB_CLEARED 1u     /* sequence_flags: incremental state cleared */
 #define IKP__PB_LANE_CLOCK 64u /* a sequence-scoped clock of ns deltas */
 #define IKP__PB_BOOTTIME 6u    /* the trace clock */
+#define IKP__PB_REALTIME 1u    /* the host's CLOCK_REALTIME (a merged archive's files meet others by it) */
 #define IKP__PB_EXPLICIT 3u    /* child_ordering: by sibling_order_rank */
 #define IKP__PB_UUID0 ((uint64_t)1 << 33) /* track uuids from here, but blocks' (IKP__PB_BLOCK) */
 #define IKP__PB_BLOCK(pid) (((uint64_t)1 << 62) + (pid)) /* a block's (by SM: an SM's) track uuid */
@@ -11687,6 +11688,7 @@ IKP_DEF ikp_result ikp_write_merged_path(const ikp_capture *const *caps, uint32_
 }
 
 /* >>merge-zip: one trace a capture in a ZIP archive, placed by a Perfetto manifest */
+#ifndef IKP_NO_PERFETTO
 /* CRC-32 (the ZIP one: reflected, polynomial 0xEDB88320) of [p, p + n) continued from crc */
 static uint32_t ikp__crc32(uint32_t crc, const unsigned char *p, size_t n)
 {
@@ -11723,71 +11725,82 @@ typedef struct ikp__zipjob {
     char (*labels)[128];
     char (*names)[96];          /* the entries' file names */
     const uint64_t *pid_base;
+    const uint64_t *uuid0;      /* each file's first track uuid (unique across the archive) */
     const ikp_trace_options *to;
+    int host_known;             /* host CLOCK_REALTIME of the merged time 0: host_ns */
+    int64_t host_ns;
     ikp_trace_stats *sum;
 } ikp__zipjob;
 
-/* entry 0 the manifest, entry k + 1 capture k's trace, written to fn */
+/* The machine the manifest puts every file on: its BOOTTIME is IKP's
+   merged axis, not the host's, so the files keep a clock domain of their
+   own and meet other machines' traces through REALTIME */
+#define IKP__ZIP_MACHINE "GPUs (IKP captures)"
+/* entry 0 the manifest, entry k + 1 capture k's Perfetto trace, written to fn */
 static ikp_result ikp__zip_entry(const ikp__zipjob *z, uint32_t e, ikp_write_fn fn, void *user, ikp_error *err)
 {
-    char buf[4096], text[512];
+    unsigned char buf[4096];
     ikp__out o;
     uint32_t k;
-    ikp__out_init(&o, fn, user, buf, sizeof buf);
+    ikp__out_init(&o, fn, user, (char *)buf, sizeof buf);
     if (e == 0) {
         ikp__puts(&o, "{\"perfetto_manifest\":{\"version\":1,\"files\":[");
         for (k = 0; k < z->n; k++) {
             ikp__puts(&o, k ? ",\n{\"path\":\"" : "\n{\"path\":\"");
             ikp__put_json_chars(&o, z->names[k]);
-            ikp__puts(&o, "\"");
-            if (k != z->ref) {
-                const int64_t d = z->al[k].zero_ns - z->al[z->ref].zero_ns;
-                ikp__puts(&o, ",\"clocks\":{\"offset_ns\":");
-                ikp__put_u64(&o, (uint64_t)d); /* >= 0: ref is the earliest */
-                ikp__puts(&o, ",\"sync_to\":{\"file\":\"");
-                ikp__put_json_chars(&o, z->names[z->ref]);
-                ikp__puts(&o, "\"}}");
-            }
-            ikp__puts(&o, "}");
+            ikp__puts(&o, "\",\"machine\":{\"name\":\"" IKP__ZIP_MACHINE "\"}}");
         }
         ikp__puts(&o, "\n]}}\n");
     } else {
         const ikp_capture *c = z->caps[e - 1];
         const ikp_alignment *a = &z->al[e - 1];
+        const uint64_t b0 = z->to->time_base_ns + (uint64_t)a->zero_ns; /* the file's time 0 on its BOOTTIME */
+        unsigned char d[1600], q[1664], tmp[1536], *p, *f;
+        char text[512];
         ikp_trace_options tk = *z->to;
         ikp_trace_stats st;
         ikp__link_data x;
         ikp__part part;
-        uint64_t uuid = 0; /* (Perfetto's, unused in JSON) */
+        uint64_t uuid;
         int first = 1;
         ikp_result r;
         k = e - 1;
+        uuid = z->uuid0[k];
+        if (z->host_known) { /* its BOOTTIME against the host's REALTIME: how Perfetto meets other machines */
+            unsigned char c0[24], s0[64], *cc = c0, *sn = s0;
+            cc = ikp__pb_field(cc, IKP__PB_CLK_ID, IKP__PB_BOOTTIME);
+            cc = ikp__pb_field(cc, IKP__PB_CLK_TS, b0);
+            sn = ikp__pb_bytes(sn, IKP__PB_CLOCK, c0, (size_t)(cc - c0));
+            cc = c0;
+            cc = ikp__pb_field(cc, IKP__PB_CLK_ID, IKP__PB_REALTIME);
+            cc = ikp__pb_field(cc, IKP__PB_CLK_TS, (uint64_t)(z->host_ns + a->zero_ns));
+            sn = ikp__pb_bytes(sn, IKP__PB_CLOCK, c0, (size_t)(cc - c0));
+            p = ikp__pb_field(d, IKP__PB_SEQ_ID, IKP__PB_SEQ + 1); /* a sequence of its own, as a tracing service's */
+            p = ikp__pb_field(p, IKP__PB_SEQ_FLAGS, IKP__PB_CLEARED);
+            p = ikp__pb_bytes(p, IKP__PB_CLOCK_SNAPSHOT, s0, (size_t)(sn - s0));
+            ikp__pb_packet(&o, d, (size_t)(p - d));
+        }
+        /* its placement and uncertainty: the name of a track of its own */
+        ikp__link_data_of(c, NULL, &x, 0);
+        ikp__align_text(text, sizeof text, z->labels[k], z->labels[a->from], z->labels[a->disagree_with], a, &x);
+        p = ikp__pb_field(d, IKP__PB_TD_UUID, uuid++);
+        p = ikp__pb_str(p, IKP__PB_TD_NAME, text, tmp);
+        f = ikp__pb_bytes(q, IKP__PB_TRACK_DESCRIPTOR, d, (size_t)(p - d));
+        ikp__pb_packet(&o, q, (size_t)(f - q));
+        ikp__flush(&o);
+        if (o.failed) return ikp__fail(err, IKP_ERR_WRITE, -1, -1, "writing the archive failed");
         part.pid_base = z->pid_base[k];
         part.ts_offset = 0;
         part.label = z->labels[k];
         part.first = &first;
         part.uuid = &uuid;
+        tk.time_base_ns = b0;
         tk.time_note = NULL;
         memset(&st, 0, sizeof st);
         tk.stats = &st;
-        ikp__puts(&o, "{\"traceEvents\":[");
-        ikp__flush(&o);
-        if (o.failed) return ikp__fail(err, IKP_ERR_WRITE, -1, -1, "writing the archive failed");
-        if ((r = ikp__chrome(c, &tk, &part, fn, user, err)) != IKP_OK) return r;
+        if ((r = ikp__perfetto(c, &tk, &part, fn, user, err)) != IKP_OK) return r;
         z->sum->flows += st.flows; z->sum->flows_unordered += st.flows_unordered;
         z->sum->flow_unpaired += st.flow_unpaired; z->sum->counter_tracks += st.counter_tracks;
-        ikp__link_data_of(c, NULL, &x, 0);
-        ikp__align_text(text, sizeof text, z->labels[k], z->labels[a->from], z->labels[a->disagree_with], a, &x);
-        ikp__puts(&o, "\n],\"displayTimeUnit\":\"ns\",\"otherData\":{\"ikp_capture\":\"");
-        ikp__put_json_chars(&o, text);
-        ikp__puts(&o, "\",\"ikp_time\":\"ns from this capture's time 0; perfetto_manifest.json places it beside "
-                      "the archive's other captures\"");
-        if (ikp_capture_stale(&c->info, text, sizeof text)) {
-            ikp__puts(&o, ",\"ikp_capture_stale\":\"");
-            ikp__put_json_chars(&o, text);
-            ikp__puts(&o, "\"");
-        }
-        ikp__puts(&o, "}}\n");
     }
     ikp__flush(&o);
     return o.failed ? ikp__fail(err, IKP_ERR_WRITE, -1, -1, "writing the archive failed") : IKP_OK;
@@ -11883,7 +11896,7 @@ static ikp_result ikp__zip_write(const ikp__zipjob *z, ikp_write_fn fn, void *us
     return r;
 }
 
-/* capture k's file name from its label: "rank 1 GPU 3" -> "rank-1-gpu-3.json"
+/* capture k's file name from its label: "rank 1 GPU 3" -> "rank-1-gpu-3.pftrace"
    (letters, digits, '.', '_' and '-'; "-2" and on where two would read the same) */
 static void ikp__zip_names(char (*labels)[128], uint32_t n, char (*names)[96])
 {
@@ -11900,13 +11913,13 @@ static void ikp__zip_names(char (*labels)[128], uint32_t n, char (*names)[96])
         while (m && names[k][m - 1] == '-') m--;
         if (!m) m = (size_t)snprintf(names[k], 80, "capture-%u", k + 1);
         names[k][m] = 0;
-        for (j = 0; j < k; j++) /* names so far end in ".json": compare the stem */
-            if (!strncmp(names[j], names[k], m) && !strcmp(names[j] + m, ".json")) {
+        for (j = 0; j < k; j++) /* names so far end in ".pftrace": compare the stem */
+            if (!strncmp(names[j], names[k], m) && !strcmp(names[j] + m, ".pftrace")) {
                 snprintf(names[k] + m, 16, "-%u", k + 1);
                 m = strlen(names[k]);
                 j = (uint32_t)-1; /* again, against every name */
             }
-        snprintf(names[k] + m, 8, ".json");
+        snprintf(names[k] + m, 16, ".pftrace");
     }
 }
 
@@ -11915,13 +11928,14 @@ IKP_DEF ikp_result ikp_write_merged_zip(const ikp_capture *const *caps, uint32_t
 {
     ikp_alignment *al;
     char (*labels)[128] = NULL, (*names)[96] = NULL;
-    uint64_t *pid_base = NULL, top_ns = 0, pb = 0;
+    uint64_t *pid_base = NULL, *uuid0 = NULL, top_ns = 0, pb = 0;
     ikp_trace_options to;
     ikp_trace_stats sum;
     ikp__zipjob z;
     ikp_result r;
-    uint32_t k;
+    uint32_t k, hu;
     if (!caps || !fn || n == 0 || !caps[0]) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "no captures");
+    if ((r = ikp__check_trace_format(IKP_TRACE_PERFETTO, err)) != IKP_OK) return r;
     if (n > 65534) return ikp__fail(err, IKP_ERR_SIZE_OVERFLOW, -1, -1, "%u captures: a ZIP archive holds at most "
                                     "65,534 besides its manifest", n);
     if (opt && opt->trace.time_base_ns)
@@ -11930,16 +11944,18 @@ IKP_DEF ikp_result ikp_write_merged_zip(const ikp_capture *const *caps, uint32_t
     al = opt && opt->alignment ? opt->alignment : (ikp_alignment *)ikp__alloc(&caps[0]->alloc, (size_t)n * sizeof *al);
     labels = (char (*)[128])ikp__alloc(&caps[0]->alloc, (size_t)n * sizeof *labels);
     names = (char (*)[96])ikp__alloc(&caps[0]->alloc, (size_t)n * sizeof *names);
-    pid_base = (uint64_t *)ikp__alloc(&caps[0]->alloc, (size_t)n * sizeof *pid_base);
+    pid_base = (uint64_t *)ikp__alloc(&caps[0]->alloc, (size_t)n * 2 * sizeof *pid_base);
     r = !al || !labels || !names || !pid_base ? ikp__oom(err)
                                               : ikp__merge_setup(caps, n, opt, al, labels, &to, &top_ns, err);
     if (r != IKP_OK) goto end;
     memset(&z, 0, sizeof z);
-    for (k = 0; k < n; k++) { /* pids apart, as in one merged trace; the earliest capture the reference */
+    uuid0 = pid_base + n;
+    for (k = 0; k < n; k++) { /* pids apart, as in one merged trace; track uuids 2^40 a file */
         pid_base[k] = pb;
         pb += ikp__part_top_pid(caps[k], to.by);
-        if (al[k].zero_ns < al[z.ref].zero_ns) z.ref = k;
+        uuid0[k] = IKP__PB_UUID0 + ((uint64_t)k << 40);
     }
+    z.host_known = ikp_merge_host_zero(caps, n, al, &z.host_ns, &hu, NULL) == IKP_OK;
     ikp__zip_names(labels, n, names);
     memset(&sum, 0, sizeof sum);
     z.caps = caps;
@@ -11948,6 +11964,7 @@ IKP_DEF ikp_result ikp_write_merged_zip(const ikp_capture *const *caps, uint32_t
     z.labels = labels;
     z.names = names;
     z.pid_base = pid_base;
+    z.uuid0 = uuid0;
     z.to = &to;
     z.sum = &sum;
     r = ikp__zip_write(&z, fn, user, err);
@@ -11963,6 +11980,14 @@ end:
     if (r == IKP_OK) ikp__ok(err);
     return r;
 }
+#else
+IKP_DEF ikp_result ikp_write_merged_zip(const ikp_capture *const *caps, uint32_t n, const ikp_merge_options *opt,
+                                        ikp_write_fn fn, void *user, ikp_error *err)
+{
+    (void)caps; (void)n; (void)opt; (void)fn; (void)user;
+    return ikp__check_trace_format(IKP_TRACE_PERFETTO, err); /* refused: no Perfetto writer */
+}
+#endif /* IKP_NO_PERFETTO */
 
 #endif /* IKP_NO_MERGE */
 

@@ -524,7 +524,7 @@ static void test_merged_trace(void)
         free(r.p);
     }
     CHECK_EQ(ikp_write_merged_path((const ikp_capture *const *)caps, 2, NULL, "build/test-out/merged.json", &e), IKP_OK);
-    /* the archive: the manifest syncs GPU 1's file to GPU 0's at 570 ns; a time base refused; the
+    /* the archive: the manifest puts both files on one machine, GPU 1's states its placement; a time base refused; the
        ZIP's end record counts three entries and points at the directory (tests/test_perfetto.py
        reads the whole of it with Python's zipfile) */
     {
@@ -539,9 +539,9 @@ static void test_merged_trace(void)
             CHECK_EQ(end[8] | end[9] << 8, 3);
             CHECK(cd < r.n && !memcmp(r.p + cd, "PK\1\2", 4));
         }
-        CHECK(bytes_hold(r.p, r.n, "{\"path\":\"rank-1-gpu-1.json\",\"clocks\":{\"offset_ns\":570,\"sync_to\":"
-                                   "{\"file\":\"gpu-0.json\"}}}"));
-        CHECK(bytes_hold(r.p, r.n, "\"name\":\"seen\",\"pid\":2,\"tid\":1,\"ts\":0.000"));
+        CHECK(bytes_hold(r.p, r.n, "{\"path\":\"gpu-0.pftrace\",\"machine\":{\"name\":\"GPUs (IKP captures)\"}},\n"
+                                   "{\"path\":\"rank-1-gpu-1.pftrace\",\"machine\":{\"name\":\"GPUs (IKP captures)\"}}"));
+        CHECK(bytes_hold(r.p, r.n, "rank 1 GPU 1 (GPU-b0b0b0b0-b0b0-b0b0-b0b0-b0b0b0b0b0b0 on node1): time 0 at 0.000570 ms"));
         free(r.p);
         r.p = NULL; r.n = r.cap = 0;
         mo.trace.time_base_ns = 5;

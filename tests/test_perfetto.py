@@ -81,6 +81,8 @@ def read_pftrace(data, errors):
                 gen["ann"][e.iid] = e.name
         if pk.HasField("clock_snapshot"):
             clocks = {c.clock_id: c for c in pk.clock_snapshot.clocks}
+            if all(c < 64 for c in clocks) and 6 in clocks:  # builtin clocks only: how they relate, trace-wide
+                continue
             if 64 not in clocks or 6 not in clocks or not clocks[64].is_incremental:
                 errors.append("clock snapshot without the incremental clock 64 and BOOTTIME")
                 continue
@@ -549,66 +551,79 @@ def host_time(tmp):
     check(rc == 2 and b"--time takes capture or host" in err, "--time gpu: bad usage")
 
 
-def events_ns(doc):
-    """A Chrome trace's regions and instants as (pid, tid, name, start ns, length ns)."""
-    off = int(doc.get("otherData", {}).get("ikp_ts_offset_ns", 0))
-    return sorted((e["pid"], e["tid"], e["name"], off + round(float(e["ts"]) * 1000), round(float(e.get("dur", 0)) * 1000))
-                  for e in doc["traceEvents"] if e.get("ph") in ("X", "i"))
-
-
 def archive(tmp):
-    """ikp merge -o X.zip: a stored ZIP of perfetto_manifest.json and a Chrome
-    trace a capture. Read with Python's zipfile (every CRC checked) and as
-    strict JSON: each file's events, moved by its manifest offset, are the
-    merged trace's of that capture (the same pids, the same ns); the earliest
-    capture is the one the others sync to; the names come from the labels."""
-    cases = (("two GPUs (peer memory)", [os.path.join(ROOT, "build", "test-out", f) for f in ("merge_a.ikp", "merge_b.ikp")]),
-             ("three launches of one GPU", [os.path.join(ROOT, "examples", "data", "launch%d.ikp" % k) for k in (3, 1, 2)]))
+    """ikp merge -o X.zip: a stored ZIP of perfetto_manifest.json and a
+    Perfetto trace a capture. Read with Python's zipfile (every CRC checked),
+    every file with Perfetto's schema and as the trace processor reads it:
+    together their slices are exactly the merged trace's (the same tracks,
+    names, ns); every track uuid is described once across the files; each
+    file's clock snapshot ties its BOOTTIME to REALTIME as the merged trace's
+    host time does; the manifest holds only the fields Perfetto documents."""
     import zipfile
-    for what, ins in cases:
+    a2 = [os.path.join(ROOT, "build", "test-out", f) for f in ("merge_a.ikp", "merge_b.ikp")]
+    l3 = [os.path.join(ROOT, "examples", "data", "launch%d.ikp" % k) for k in (3, 1, 2)]
+    documented = {"perfetto_manifest": {"version", "trace_time", "files", "attributes"}}
+    file_keys, machine_keys = {"path", "machine", "machines", "clocks"}, {"name", "id"}
+    for what, ins in (("two GPUs (peer memory)", a2), ("three launches of one GPU", l3)):
         z = os.path.join(tmp, "ranks.zip")
+        mp = os.path.join(tmp, "ranks-merged.pftrace")
         rc, _, err = run("merge", *ins, "-o", z)
-        rc2, js, _ = run("merge", *ins, "-o", "-")
+        rc2, _, _ = run("merge", *ins, "-o", mp)
+        rc3, js, _ = run("merge", *ins, "-o", "-", "--time", "host")
         if not check(rc == 0 and rc2 == 0, "%s: merge -o ranks.zip (%r)" % (what, err[-300:])):
             continue
-        merged_ev = events_ns(strict_json(js))
+        errors = []
+        ms, _, _, mtracks = read_pftrace(open(mp, "rb").read(), errors)
+        want = sorted((lane_of(mtracks, u), n, t, d) for u, n, t, d, _ in ms)
+        m = re.search(r"time 0 of the merged trace is (\d+) ns", strict_json(js)["otherData"]["ikp_time"]) if rc3 == 0 else None
+        host0 = int(m.group(1)) if m else None
         with zipfile.ZipFile(z) as a:
             infos = a.infolist()
             check(a.testzip() is None and all(i.compress_type == zipfile.ZIP_STORED for i in infos) and
                   infos[0].filename == "perfetto_manifest.json" and len(infos) == len(ins) + 1,
                   "%s: a stored ZIP, its CRCs right, the manifest first, a file a capture (%r)" %
                   (what, [(i.filename, i.compress_type) for i in infos]))
-            man = strict_json(a.read("perfetto_manifest.json"))["perfetto_manifest"]
-            files = man["files"]
-            check(man["version"] == 1 and [f["path"] for f in files] == [i.filename for i in infos[1:]],
-                  "%s: the manifest names every file, in order (%r)" % (what, files))
-            refs = [f for f in files if "clocks" not in f]
-            check(len(refs) == 1 and all(f["clocks"]["sync_to"] == {"file": refs[0]["path"]} and
-                                         f["clocks"]["offset_ns"] >= 0 for f in files if "clocks" in f),
-                  "%s: one reference, every other file synced to it at an offset >= 0 (%r)" % (what, files))
-            got, firsts = [], []
-            for f in files:
-                doc = strict_json(a.read(f["path"]))
-                off = f.get("clocks", {}).get("offset_ns", 0)
-                ev = [(p, t, n, s + off, d) for p, t, n, s, d in events_ns(doc)]
-                got += ev
-                firsts.append(min(e[3] for e in ev))
-                check("time 0 at" in doc.get("otherData", {}).get("ikp_capture", ""),
-                      "%s: %s states its placement (%r)" % (what, f["path"], doc.get("otherData")))
-            check(sorted(got) == merged_ev, "%s: every file's events at its offset are the merged trace's (%d "
-                  "events, %d merged)" % (what, len(got), len(merged_ev)))
-            check(min(firsts) == firsts[[f["path"] for f in files].index(refs[0]["path"])],
-                  "%s: the reference is the capture that starts first (%r)" % (what, firsts))
+            doc = strict_json(a.read("perfetto_manifest.json"))
+            man = doc["perfetto_manifest"]
+            keys_ok = set(doc) == {"perfetto_manifest"} and set(man) <= documented["perfetto_manifest"] and all(
+                set(f) <= file_keys and set(f.get("machine", {})) <= machine_keys for f in man["files"])
+            check(keys_ok and man["version"] == 1 and [f["path"] for f in man["files"]] ==
+                  [i.filename for i in infos[1:]] and len({f["machine"]["name"] for f in man["files"]}) == 1,
+                  "%s: the manifest: version 1, every file by path on one machine, no field Perfetto does not "
+                  "document (%r)" % (what, man))
+            got, described, snaps = [], {}, []
+            for f in man["files"]:
+                data = a.read(f["path"])
+                errs = []
+                sl, _, _, tracks = read_pftrace(data, errs)
+                check(not errs, "%s: %s reads cleanly (%r)" % (what, f["path"], errs[:3]))
+                for u in tracks:
+                    described[u] = described.get(u, 0) + 1
+                got += [(lane_of(tracks, u), n, t, d) for u, n, t, d, _ in sl]
+                t = PB.Trace()
+                t.ParseFromString(data)
+                for pk in t.packet:
+                    c = {x.clock_id: x.timestamp for x in pk.clock_snapshot.clocks} if pk.HasField("clock_snapshot") else {}
+                    if 1 in c:
+                        snaps.append(c[1] - c[6])
+                names = [d.name for d in tracks.values() if "time 0 at" in d.name]
+                check(len(names) == 1, "%s: %s states its placement in a track (%r)" % (what, f["path"], names))
+            check(sorted(got) == want, "%s: the files' slices together are the merged trace's (%d, %d merged)" %
+                  (what, len(got), len(want)))
+            check(all(v == 1 for v in described.values()), "%s: every track uuid described once across the files" % what)
+            check(host0 is not None and snaps == [host0] * len(ins),
+                  "%s: each file's REALTIME - BOOTTIME is the merged trace's host time of its 0 (%r, %r)" %
+                  (what, snaps, host0))
     names = [i.filename for i in zipfile.ZipFile(z).infolist()]
-    check(names == ["perfetto_manifest.json", "gpu-0-1.json", "gpu-0-2.json", "gpu-0-3.json"],
+    check(names == ["perfetto_manifest.json", "gpu-0-1.pftrace", "gpu-0-2.pftrace", "gpu-0-3.pftrace"],
           "file names from the labels (%r)" % names)
-    rc, _, _ = run("merge", *ins, "-o", z, "--labels", "rank 0,Rank-0,rank/0")
+    rc, _, _ = run("merge", *l3, "-o", z, "--labels", "rank 0,Rank-0,rank/0")
     names = [i.filename for i in zipfile.ZipFile(z).infolist()]
-    check(rc == 0 and names == ["perfetto_manifest.json", "rank-0.json", "rank-0-2.json", "rank-0-3.json"],
+    check(rc == 0 and names == ["perfetto_manifest.json", "rank-0.pftrace", "rank-0-2.pftrace", "rank-0-3.pftrace"],
           "labels that read the same as file names told apart (%r)" % names)
-    for args, msg in ((["--time", "host"], b"--time host"), (["--output-format", "perfetto"], b"Chrome JSON")):
+    for args, msg in ((["--time", "host"], b"--time host"), (["--output-format", "json"], b"Perfetto traces")):
         o = os.path.join(tmp, "bad.zip")
-        rc, _, err = run("merge", *ins, "-o", o, *args)
+        rc, _, err = run("merge", *l3, "-o", o, *args)
         check(rc == 2 and msg in err and not os.path.exists(o), "merge -o X.zip %s refused (%r)" % (args, err[-200:]))
 
 

@@ -982,8 +982,8 @@ static int merge_write(args *m, ikp_capture **caps, ikp_alignment *al)
     job.opt = &m->mo;
     job.perfetto = m->out_format < 0 ? ikp_is_perfetto_path(m->out) : m->out_format;
     job.zip = strlen(m->out) > 4 && !strcmp(m->out + strlen(m->out) - 4, ".zip");
-    if (job.zip && job.perfetto) {
-        fprintf(stderr, "ikp: error: -o %s: an archive holds Chrome JSON traces (leave out --output-format perfetto)\n",
+    if (job.zip && m->out_format == 0) {
+        fprintf(stderr, "ikp: error: -o %s: an archive holds Perfetto traces (leave out --output-format json)\n",
                 m->out);
         return 2;
     }
@@ -994,8 +994,8 @@ static int merge_write(args *m, ikp_capture **caps, ikp_alignment *al)
     }
     if ((rc = write_out(m->out, merge_body, &job, "trace"))) return rc;
     if (job.zip)
-        fprintf(stderr, "ikp: wrote %s (a ZIP of %u Chrome JSON traces, one a capture, and perfetto_manifest.json, "
-                "which places them on one time axis in Perfetto)\n", m->out, m->n);
+        fprintf(stderr, "ikp: wrote %s (a ZIP of %u Perfetto traces, one a capture, on one time axis, and "
+                "perfetto_manifest.json)\n", m->out, m->n);
     else
         fprintf(stderr, "ikp: wrote %s (%s trace of %u captures)\n", strcmp(m->out, "-") ? m->out : "standard output",
                 job.perfetto ? "Perfetto" : "Chrome JSON", m->n);
