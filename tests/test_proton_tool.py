@@ -70,7 +70,7 @@ def write(dirname, name, doc):
 
 def main():
     tmp = tempfile.mkdtemp(prefix="ikp-proton-tool-")
-    files = ["spin_default", "spin_clock32", "spin_ws"]
+    files = ["spin_default", "spin_clock32", "spin_ws", "spin_wait"]
     for f in files:
         path = os.path.join(DATA, f + ".chrome_trace")
         lengths_match(path, ["--device", "h200"], 1.98, f + " --device h200")
@@ -112,6 +112,28 @@ def main():
               f"spin_ws: load on warp 0 alone, compute on the others ({on})")
     else:
         check(False, "spin_ws: ikp trace " + r.stderr)
+    # a wait at a barrier (spin_wait: warp 0 spins 200,000 cycles in "load", every warp then waits at the
+    # barrier in "wait"; twin_wait.ikp: IKP's recording of the same, the same H200): IKP's stamp after the
+    # barrier is read after it, Proton's before the barrier completes
+    got = {}
+    for name, path, opts in (("ikp", os.path.join(DATA, "twin_wait.ikp"), []),
+                             ("proton", os.path.join(DATA, "spin_wait.chrome_trace"), ["--device", "h200"])):
+        t = os.path.join(tmp, name + "-wait.json")
+        r = ikp("trace", *opts, path, "-o", t)
+        if not check(r.returncode == 0, f"wait kernel: ikp trace {os.path.basename(path)} ({r.stderr.strip()[:200]})"):
+            continue
+        d = json.load(open(t))["traceEvents"]
+        tn = {(e["pid"], e["tid"]): e["args"]["name"] for e in d if e.get("name") == "thread_name"}
+        for e in d:
+            if e.get("ph") == "X":
+                warp = int(tn[(e["pid"], e["tid"])].split()[-1])
+                if (e["name"] == "load") == (warp == 0):
+                    got.setdefault((name, e["name"]), []).append(float(e["dur"]) * 1000)
+    mean = {k: sum(v) / len(v) for k, v in got.items()}
+    check(len(mean) == 4 and mean[("ikp", "wait")] >= 0.9 * mean[("ikp", "load")] and
+          mean[("proton", "wait")] <= 0.05 * mean[("ikp", "load")] and
+          abs(mean[("proton", "load")] / mean[("ikp", "load")] - 1) <= 0.05,
+          f"wait kernel: IKP's waits cover warp 0's spin, Proton's read almost nothing, the spins agree ({mean})")
     # every command
     for cmd in (["report"], ["report", "--json"], ["diff", ws], ["export", "-o", os.path.join(tmp, "ws.parquet")]):
         args = [cmd[0], "--device", "h200"] + cmd[1:] + [ws]

@@ -3,7 +3,9 @@
 regions are known: every warp of every program spins KA SM cycles in scope
 "load", then KB in scope "compute", REPS times; in the warp-specialized
 variant warp 0 of each program takes only "load" and the others only
-"compute" (a branch on the warp's index, read by inline PTX).
+"compute" (a branch on the warp's index, read by inline PTX); in the wait
+variant warp 0 spins KA cycles in "load" while every warp then waits at a
+barrier (tl.debug_barrier) in "wait", REPS times.
 
 Usage: proton_spin.py OUTDIR [KA KB REPS PROGRAMS]
 Writes OUTDIR/spin_<mode>.chrome_trace for each mode and variant run, and
@@ -72,6 +74,21 @@ def spin_ws_kernel(sink, KA, KB, REPS):
     tl.store(sink + tl.program_id(0), t, mask=t == 12345)
 
 
+@triton.jit
+def spin_wait_kernel(sink, KA, KB, REPS):
+    # warp 0 spins KA cycles in "load" while the others wait at the barrier, in "wait"
+    t = _clock()
+    for i in range(REPS):
+        if _warp() == 0:
+            pl.enter_scope("load")
+            t = _spin(KA)
+            pl.exit_scope("load")
+        pl.enter_scope("wait")
+        tl.debug_barrier()
+        pl.exit_scope("wait")
+    tl.store(sink + tl.program_id(0), t, mask=t == 12345)
+
+
 def run(out, name, kern, mode, ka, kb, reps, programs):
     sink = torch.zeros(programs, device="cuda", dtype=torch.int64)
     kern[(programs, )](sink, ka, kb, reps, num_warps=4)  # compile and warm up outside the session
@@ -106,6 +123,8 @@ def main():
         run(out, "spin_clock32", spin_kernel, "default:optimizations=clock32", ka, kb, reps, programs)
     if which in ("all", "ws"):
         run(out, "spin_ws", spin_ws_kernel, "default", ka, kb, reps, programs)
+    if which == "wait":
+        run(out, "spin_wait", spin_wait_kernel, "default", ka, kb, reps, programs)
     return 0
 
 

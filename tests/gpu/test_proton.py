@@ -21,6 +21,7 @@ import sys
 import tempfile
 
 KA, KB, REPS, PROGRAMS = 20000, 40000, 4, 8
+KW, WREPS = 200000, 3  # the wait: warp 0 spins KW cycles, the other warps wait for it at a barrier
 passed = failed = 0
 
 
@@ -43,6 +44,60 @@ def run(cmd, **kw):
 
 def means(summary):
     return {e["name"]: e["mean_ns"] for e in summary["events"]}
+
+
+def wait_lengths(ikp, path, opts):
+    """Mean ns of "load" on warp 0 and of "wait" on the other warps, as ikp reads path (None: unread)."""
+    out = path + ".trace.json"
+    r = run([ikp, "trace"] + opts + [path, "-o", out])
+    if r.returncode:
+        return None
+    ev = json.load(open(out))["traceEvents"]
+    tn = {(e["pid"], e["tid"]): e["args"]["name"] for e in ev if e.get("name") == "thread_name"}
+    got = {}
+    for e in ev:
+        if e.get("ph") == "X":
+            warp = int(tn[(e["pid"], e["tid"])].split()[-1])
+            if (e["name"] == "load" and warp == 0) or (e["name"] == "wait" and warp > 0):
+                got.setdefault(e["name"], []).append(float(e["dur"]) * 1000.0)
+    return {k: sum(v) / len(v) for k, v in got.items()}
+
+
+def waits(ikp, here, build, out, gpu):
+    """A wait at a barrier: warp 0 spins KW cycles in "load", every warp then
+    waits at the block's barrier in "wait". IKP's stamp after the barrier is
+    read after it, so the waiting warps' "wait" lasts about as long as warp
+    0's spin; Proton's closing stamp is read as the barrier is issued, before
+    it completes, so its "wait" reads a few dozen cycles (checked: under 5%
+    of the spin, so the check can fail either way)."""
+    r = run([sys.executable, os.path.join(here, "proton_spin.py"), out, str(KW), "0", str(WREPS), str(PROGRAMS),
+             "wait"], timeout=300)
+    check(r.returncode == 0, f"Proton ran the wait kernel on {gpu}")
+    twin = os.path.join(out, "twin_wait")
+    r2 = run([os.path.join(build, "proton_twin"), twin, str(KW), "0", str(WREPS), str(PROGRAMS), "wait"], timeout=60)
+    check(r2.returncode == 0, "IKP recorded the same wait")
+    if r.returncode or r2.returncode:
+        return
+    path = os.path.join(out, "spin_wait.chrome_trace")
+    mine = wait_lengths(ikp, twin + ".ikp", [])
+    theirs = wait_lengths(ikp, path, ["--device", gpu])
+    raw = {}
+    for e in json.load(open(path))["traceEvents"]:
+        if e.get("ph") == "X":
+            raw.setdefault(e["name"], []).append(float(e["dur"]) * 1000.0)
+    face = {k: sum(v) / len(v) for k, v in raw.items()}
+    if not mine or not theirs or set(mine) != {"load", "wait"} or set(theirs) != {"load", "wait"}:
+        check(False, f"load and wait read from both ({mine}, {theirs})")
+        return
+    print(f"  wait at a barrier, ns a region, warp 0's load / the other warps' wait: IKP {mine['load']:.0f} / "
+          f"{mine['wait']:.0f}; Proton read by ikp {theirs['load']:.0f} / {theirs['wait']:.0f}; Proton's own "
+          f"'us' x 1000 (all warps) {face.get('load', 0):.0f} / {face.get('wait', 0):.0f}")
+    check(abs(theirs["load"] / mine["load"] - 1) <= 0.05, f"wait kernel: Proton's load {theirs['load']:.0f} ns, "
+          f"IKP's {mine['load']:.0f} ns (checked: 5%)")
+    check(mine["wait"] >= 0.9 * mine["load"], f"IKP: the waiting warps' wait {mine['wait']:.0f} ns covers warp 0's "
+          f"spin {mine['load']:.0f} ns")
+    check(theirs["wait"] <= 0.05 * mine["load"], f"Proton: the waiting warps' wait reads {theirs['wait']:.0f} ns "
+          f"of a {mine['load']:.0f} ns wait (its stamp is read before the barrier completes)")
 
 
 def main():
@@ -107,6 +162,7 @@ def main():
                 s = run([ikp, "summary", "--json", "--device", gpu, path])
                 groups = {g["name"]: g for g in json.loads(s.stdout).get("groups", [])}
                 check(len(groups) == 4, f"{t}: four warps, one group each ({sorted(groups)})")
+    waits(ikp, here, build, out, gpu)
     print(f"{passed} passed, {failed} failed")
     return 1 if failed else 0
 
