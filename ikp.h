@@ -87,20 +87,21 @@
            ikp_lane_events_free, ikp_event_name, ikp_event_id,
            ikp_group_name, ikp_capture_placement, ikp_capture_stale,
            ikp_capture_clock, ikp_capture_host_zero, ikp_capture_device,
-           ikp_capture_peers, ikp_capture_sm_clock
+           ikp_device_text, ikp_capture_peers, ikp_capture_sm_clock
        Traces: ikp_write_chrome, _chrome_file, _chrome_path,
            ikp_write_perfetto, _perfetto_file, _perfetto_path,
            ikp_is_perfetto_path, ikp_file_writer
        Several captures on one clock: ikp_merge_align, ikp_merge_align_start,
-           ikp_merge_label, ikp_merge_host_zero, ikp_write_merged,
-           ikp_write_merged_path, ikp_write_merged_zip
+           ikp_merge_label, ikp_merge_labels, ikp_merge_host_zero,
+           ikp_write_merged, ikp_write_merged_path, ikp_write_merged_zip
        Statistics: ikp_stats_compute, ikp_stats_free, ikp_stats_write_text,
            ikp_stats_write_json, ikp_info_write_text
        Compare two captures: ikp_diff_compute, ikp_diff_free,
            ikp_diff_slower_than, ikp_diff_incomplete, ikp_diff_write_text,
            _write_json, _write_markdown, ikp_verdict_name
        Explain one: ikp_report_compute, ikp_report_free,
-           ikp_report_write_markdown, ikp_report_write_svg
+           ikp_report_write_markdown, _write_json, _write_svg,
+           ikp_is_wait_name
        Save a capture: ikp_capture_write, _write_file, _write_path
        A table for query engines (Parquet): ikp_export_parquet,
            ikp_export_parquet_files
