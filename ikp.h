@@ -92,7 +92,7 @@
            ikp_write_perfetto, _perfetto_file, _perfetto_path,
            ikp_is_perfetto_path, ikp_file_writer
        Several captures on one clock: ikp_merge_align, ikp_merge_align_start,
-           ikp_merge_label, ikp_merge_labels, ikp_merge_host_zero,
+           ikp_merge_labels, ikp_merge_host_zero,
            ikp_write_merged, ikp_write_merged_path, ikp_write_merged_zip
        Statistics: ikp_stats_compute, ikp_stats_free, ikp_stats_write_text,
            ikp_stats_write_json, ikp_info_write_text
@@ -112,8 +112,7 @@
        Tool support (what tools/ikp.c needs beyond the calls above; stable,
            but most programs need none of it): ikp_name_list_parse,
            ikp_name_list_parse_path, ikp_name_list_free (--names a,b or
-           @file), ikp_info_write_text (ikp info), ikp_merge_label (the
-           default labels of ikp merge), ikp_is_perfetto_path (the format
+           @file), ikp_info_write_text (ikp info), ikp_is_perfetto_path (the format
            from a file name), ikp_format_from_name (--format),
            ikp_option_names (messages in the tool's flags)
        Buffers without the CUDA helpers: ikp_buffer_words,
@@ -912,12 +911,11 @@ IKP_DEF ikp_result ikp_merge_align(const ikp_capture *const *caps, uint32_t n, i
    line launches up by their starts. IKP_ALIGN_START, uncertainty unknown. */
 IKP_DEF ikp_result ikp_merge_align_start(const ikp_capture *const *caps, uint32_t n, const int64_t *start_ns,
                                          ikp_alignment *out, ikp_error *err);
-/* "rank 1 GPU 3", "GPU 3" or "capture 2" (index + 1 when the capture
-   names no GPU), led by the host name when the captures name different
-   hosts; " #k" added where two captures would read the same. O(n). */
-IKP_DEF void ikp_merge_label(const ikp_capture *const *caps, uint32_t n, uint32_t index, char *buf, size_t size);
-/* Every capture's label at once, O(n log n): capture k's at labels + k *
-   size (size >= 16; longer ones cut). IKP_ERR_OUT_OF_MEMORY, or
+/* Every capture's label, O(n log n): "rank 1 GPU 3", "GPU 3" or "capture
+   2" (its index + 1 when the capture names no GPU), led by the host name
+   when the captures name different hosts; " #k" added where two captures
+   would read the same. Capture k's at labels + k * size (size >= 16;
+   longer ones cut). IKP_ERR_OUT_OF_MEMORY, or
    IKP_ERR_INVALID_ARGUMENT for NULL arguments or a smaller size. */
 IKP_DEF ikp_result ikp_merge_labels(const ikp_capture *const *caps, uint32_t n, char *labels, size_t size,
                                     ikp_error *err);
@@ -934,7 +932,7 @@ typedef struct ikp_merge_options {
     int raw;                  /* place captures by raw %globaltimer (a check: see above) */
     int align_start;          /* place them by their first records (ikp_merge_align_start) */
     const int64_t *start_ns;  /* ... at these times (n entries; NULL: all at 0) */
-    const char *const *labels;/* a name per capture (NULL, or NULL entries: ikp_merge_label); two the
+    const char *const *labels;/* a name per capture (NULL, or NULL entries: ikp_merge_labels'); two the
                                  same: IKP_ERR_INVALID_ARGUMENT */
     ikp_alignment *alignment; /* if not NULL: n entries, filled */
 } ikp_merge_options;
@@ -11264,6 +11262,7 @@ static void ikp__link_data_free(const ikp_allocator *a, ikp__link_data *ld, uint
     ikp__free(a, ld);
 }
 
+static void ikp__merge_label(const ikp_capture *const *caps, uint32_t n, uint32_t index, char *buf, size_t size);
 IKP_DEF ikp_result ikp_merge_align(const ikp_capture *const *caps, uint32_t n, int raw, ikp_alignment *out,
                                    ikp_error *err)
 {
@@ -11277,7 +11276,7 @@ IKP_DEF ikp_result ikp_merge_align(const ikp_capture *const *caps, uint32_t n, i
         if (!caps[i]) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "capture %u is NULL", i + 1);
     for (i = 0; i < n && n > 1; i++)
         if (!caps[i]->info.gpu_time_known) {
-            ikp_merge_label(caps, n, i, la, sizeof la);
+            ikp__merge_label(caps, n, i, la, sizeof la);
             return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1,
                              "%s is a capture of the %s format, which does not give its GPU's time: no clock "
                              "places it against "
@@ -11326,7 +11325,8 @@ IKP_DEF ikp_result ikp_merge_align_start(const ikp_capture *const *caps, uint32_
     return IKP_OK;
 }
 
-IKP_DEF void ikp_merge_label(const ikp_capture *const *caps, uint32_t n, uint32_t index, char *buf, size_t size)
+/* capture index's label alone, O(n): what ikp_merge_labels gives it */
+static void ikp__merge_label(const ikp_capture *const *caps, uint32_t n, uint32_t index, char *buf, size_t size)
 {
     ikp__pins s;
     if (!buf || !size) return;

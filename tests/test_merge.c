@@ -140,7 +140,7 @@ static void test_host_placement(void)
         char lab[128];
         CHECK_EQ(ikp_merge_align((const ikp_capture *const *)caps, 2, 0, al, &e), IKP_ERR_EMPTY);
         CHECK(strstr(e.message, "node2 GPU 1 cannot be placed against node1 GPU 0") != NULL);
-        ikp_merge_label((const ikp_capture *const *)caps, 2, 1, lab, sizeof lab);
+        ikp__merge_label((const ikp_capture *const *)caps, 2, 1, lab, sizeof lab);
         CHECK(strcmp(lab, "node2 GPU 1") == 0);
     }
     ikp_capture_free(caps[0]);
@@ -296,7 +296,7 @@ static void test_same_gpu_and_twice(void)
         CHECK_EQ(al[1].via, IKP_ALIGN_SAME_GPU);
         CHECK_EQ(al[1].uncertainty_ns, 0);
         CHECK_EQ(al[1].zero_ns, B_AHEAD + 600);
-        ikp_merge_label((const ikp_capture *const *)caps, 2, 1, lab, sizeof lab);
+        ikp__merge_label((const ikp_capture *const *)caps, 2, 1, lab, sizeof lab);
         CHECK(strcmp(lab, "GPU 0 #2") == 0);
         /* a third capture of another GPU with no readings: nothing places it */
         CHECK_EQ(ikp_merge_align((const ikp_capture *const *)caps, 3, 0, al, &e), IKP_ERR_EMPTY);
@@ -380,7 +380,7 @@ static void test_same_gpu_and_twice(void)
             CHECK_EQ(ikp_merge_align((const ikp_capture *const *)caps, 2, 0, al, &e), IKP_OK);
             CHECK_EQ(al[1].via, IKP_ALIGN_HOST);
             CHECK_EQ(al[1].zero_ns, 600);
-            ikp_merge_label((const ikp_capture *const *)caps, 2, 1, lab, sizeof lab);
+            ikp__merge_label((const ikp_capture *const *)caps, 2, 1, lab, sizeof lab);
             CHECK(strcmp(lab, "capture 2") == 0);
         }
         ikp_capture_free(caps[0]);
@@ -961,7 +961,7 @@ static void test_sm_clock(void)
 }
 
 /* 300 captures of 100 GPUs (three launches each) on two hosts, each GPU
-   with host readings: every batch label is ikp_merge_label's; every
+   with host readings: every batch label is the one-capture labeller's (ikp__merge_label); every
    capture of one host is placed, each GPU's launches on one clock; a
    buffer given twice, late in the list, is named with the first it
    repeats. */
@@ -1005,7 +1005,7 @@ static void test_many_captures(void)
     CHECK_EQ(ikp_merge_labels((const ikp_capture *const *)caps, N, labels[0], sizeof labels[0], &e), IKP_OK);
     for (k = 0; k < N; k++) {
         char one[128];
-        ikp_merge_label((const ikp_capture *const *)caps, N, k, one, sizeof one);
+        ikp__merge_label((const ikp_capture *const *)caps, N, k, one, sizeof one);
         equal += strcmp(one, labels[k]) == 0;
     }
     CHECK_EQ(equal, N);
