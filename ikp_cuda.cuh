@@ -63,11 +63,11 @@
    ikp__, so that the two headers' internals never share a name).
    Records, which the capacity per lane counts: a region (BEGIN/END or a
    SCOPE) 2, an INSTANT 1, a DATA payload 1, an ANCHOR 2, an automatic
-   anchor 1. A region (begin and end) is 10 instructions in the leader
-   thread: two timer reads, each after a store that never executes (so
-   that a stamp right after __syncthreads() waits for it), two tags, two
-   stores, one compare and one decrement (GUIDE.md "Cost" says why;
-   measured: BENCHMARKS.md).
+   anchor 1. A region (begin and end), in the leader thread: two timer
+   reads, each after a store that never executes (so that a stamp right
+   after __syncthreads() waits for it), two tags, two stores, one compare,
+   one decrement and the ticks (GUIDE.md "Cost" says why; the count and
+   what it costs: BENCHMARKS.md "Cost per event").
 
    One leader thread per (block, group) writes; every other thread runs the
    same macros with its writes predicated off, so macros can sit in
