@@ -8884,6 +8884,7 @@ typedef struct ikp__part {
     const char *label;
     int *first;
     uint64_t *uuid;
+    uint32_t seq;                /* Perfetto: its packet sequence (0: IKP__PB_SEQ) */
 } ikp__part;
 
 static uint64_t ikp__trace_pid(const ikp__lane *l, ikp_group_by by)
@@ -9368,6 +9369,7 @@ typedef struct ikp__pbw {
     int64_t last_ns;              /* the sequence clock */
     uint64_t next_uuid;
     uint64_t base_ns;             /* the trace clock at time 0 (ikp_trace_options.time_base_ns) */
+    uint32_t seq;                 /* the packet sequence */
 } ikp__pbw;
 
 static void ikp__pbw_free(const ikp_capture *cap, ikp__pbw *w)
@@ -9403,7 +9405,7 @@ static void ikp__pb_clear(ikp__pbw *w, uint64_t default_track)
     w->next_iid = 1;
     w->ann = 0;
     w->last_ns = 0;
-    q = ikp__pb_field(q, IKP__PB_SEQ_ID, IKP__PB_SEQ);
+    q = ikp__pb_field(q, IKP__PB_SEQ_ID, w->seq);
     q = ikp__pb_field(q, IKP__PB_SEQ_FLAGS, IKP__PB_CLEARED);
     /* defaults: timestamps on the lane clock, events on the lane's track */
     d = ikp__pb_field(d, IKP__PB_CLOCK_ID, IKP__PB_LANE_CLOCK);
@@ -9484,7 +9486,7 @@ static void ikp__pb_emit(ikp__pbw *w, int64_t ns, const unsigned char *te, size_
     if (ns < w->last_ns) ns = w->last_ns; /* never: the merge keeps time order */
     h = ikp__pb_field(h, IKP__PB_TIMESTAMP, (uint64_t)(ns - w->last_ns));
     w->last_ns = ns;
-    h = ikp__pb_field(h, IKP__PB_SEQ_ID, IKP__PB_SEQ);
+    h = ikp__pb_field(h, IKP__PB_SEQ_ID, w->seq);
     body = (size_t)(h - hdr) + 1 + ikp__pb_vlen(te_n) + te_n + (in_n ? 1 + ikp__pb_vlen(in_n) + in_n : 0);
     if (w->o.n + body + 12 > w->o.cap) ikp__flush(&w->o);
     q = body + 12 <= w->o.cap ? (unsigned char *)w->o.buf + w->o.n : w->b; /* else a packet larger than the buffer */
@@ -9547,7 +9549,7 @@ static inline void ikp__pb_plain(ikp__pbw *w, int64_t ns, unsigned type, uint64_
     unsigned char *q;
     uint64_t d = (uint64_t)(ns < w->last_ns ? 0 : ns - w->last_ns);
     size_t te = 2 + (track ? 1 + ikp__pb_vlen(track) : 0) + (iid ? 1 + ikp__pb_vlen(iid) : 0);
-    size_t body = 1 + ikp__pb_vlen(d) + 2 + 2 + te; /* te < 128: one length byte */
+    size_t body = 1 + ikp__pb_vlen(d) + 1 + ikp__pb_vlen(w->seq) + 2 + te; /* te < 128: one length byte */
     if (w->o.n + body + 2 > w->o.cap) ikp__flush(&w->o);
     w->last_ns += (int64_t)d;
     q = (unsigned char *)w->o.buf + w->o.n;
@@ -9556,7 +9558,7 @@ static inline void ikp__pb_plain(ikp__pbw *w, int64_t ns, unsigned type, uint64_
     *q++ = (unsigned char)IKP__PB_TAG(IKP__PB_TIMESTAMP, 0);
     q = ikp__pb_v(q, d);
     *q++ = (unsigned char)IKP__PB_TAG(IKP__PB_SEQ_ID, 0);
-    *q++ = (unsigned char)IKP__PB_SEQ;
+    q = ikp__pb_v(q, w->seq);
     *q++ = (unsigned char)IKP__PB_TAG(IKP__PB_TRACK_EVENT, 2);
     *q++ = (unsigned char)te;
     *q++ = (unsigned char)IKP__PB_TAG(IKP__PB_TE_TYPE, 0);
@@ -9831,6 +9833,7 @@ static ikp_result ikp__perfetto(const ikp_capture *cap, const ikp_trace_options 
     ikp__out_init(&w.o, fn, user, w.o.buf, 1 << 16);
     w.next_uuid = part ? *part->uuid : IKP__PB_UUID0;
     w.base_ns = opt ? opt->time_base_ns : 0;
+    w.seq = part && part->seq ? part->seq : IKP__PB_SEQ;
     root = ikp__pb_opening(&w, cap, opt, part);
     while (!w.o.failed && (r = ikp__tw_next(&tw, err)) == IKP_OK && tw.n) {
         uint64_t block_pid = 0;
@@ -11558,6 +11561,8 @@ static ikp_result ikp__merge_parts(const ikp_capture *const *caps, uint32_t n, c
         part.label = labels[k];
         part.first = &first;
         part.uuid = uuid;
+        part.seq = 1 + k; /* a sequence a capture: Perfetto keys a sequence's clock by its id, and the
+                             captures' lane clocks start at different times */
         tk.time_base_ns = to->time_base_ns + (uint64_t)al[k].zero_ns;
         tk.time_note = NULL;
         memset(&st, 0, sizeof st);
@@ -11776,7 +11781,7 @@ static ikp_result ikp__zip_entry(const ikp__zipjob *z, uint32_t e, ikp_write_fn 
             cc = ikp__pb_field(cc, IKP__PB_CLK_ID, IKP__PB_REALTIME);
             cc = ikp__pb_field(cc, IKP__PB_CLK_TS, (uint64_t)(z->host_ns + a->zero_ns));
             sn = ikp__pb_bytes(sn, IKP__PB_CLOCK, c0, (size_t)(cc - c0));
-            p = ikp__pb_field(d, IKP__PB_SEQ_ID, IKP__PB_SEQ + 1); /* a sequence of its own, as a tracing service's */
+            p = ikp__pb_field(d, IKP__PB_SEQ_ID, 2 + 2 * k); /* a sequence of its own, as a tracing service's */
             p = ikp__pb_field(p, IKP__PB_SEQ_FLAGS, IKP__PB_CLEARED);
             p = ikp__pb_bytes(p, IKP__PB_CLOCK_SNAPSHOT, s0, (size_t)(sn - s0));
             ikp__pb_packet(&o, d, (size_t)(p - d));
@@ -11795,6 +11800,7 @@ static ikp_result ikp__zip_entry(const ikp__zipjob *z, uint32_t e, ikp_write_fn 
         part.label = z->labels[k];
         part.first = &first;
         part.uuid = &uuid;
+        part.seq = 1 + 2 * k; /* a sequence a file: Perfetto keys a sequence's clock by its id */
         tk.time_base_ns = b0;
         tk.time_note = NULL;
         memset(&st, 0, sizeof st);

@@ -15,6 +15,7 @@ and counters:
   - slices nest on every track; every interned id resolves;
   - flows connect the intended events (recomputed here from the JSON)."""
 import glob
+import json
 import os
 import re
 import struct
@@ -551,6 +552,63 @@ def host_time(tmp):
     check(rc == 2 and b"--time takes capture or host" in err, "--time gpu: bad usage")
 
 
+def trace_processor(tmp, z, mp, host0):
+    """Perfetto's own trace processor (v58 or later; IKP_TRACE_PROCESSOR names
+    its trace_processor_shell, which no package ships: without it these
+    checks are not run, and say so): the archive's slices are the merged
+    trace's, and a trace of another machine added to it (a slice 1 ms after
+    the merged time 0 by REALTIME) lands 1 ms after the first capture's 0."""
+    tps = os.environ.get("IKP_TRACE_PROCESSOR")
+    if not tps:
+        print("not run: Perfetto's trace processor on the archive (set IKP_TRACE_PROCESSOR to a v58+ "
+              "trace_processor_shell)")
+        return
+    import subprocess
+    import zipfile
+
+    def query(sql, trace):
+        q = os.path.join(tmp, "q.sql")
+        with open(q, "w") as f:
+            f.write(sql)
+        r = subprocess.run([tps, "-q", q, trace], capture_output=True, text=True, timeout=600)
+        return r.stdout if r.returncode == 0 else None
+    sql = "select s.ts, s.dur, s.name, t.name from slice s join track t on s.track_id = t.id order by 1, 2, 3, 4;"
+    a, b = query(sql, z), query(sql, mp)
+    check(a is not None and a == b and a.count("\n") > 1, "trace processor: the archive's slices are the merged "
+          "trace's (%s rows)" % (a.count("\n") - 1 if a else None))
+    t = PB.Trace()
+    p = t.packet.add()
+    p.trusted_packet_sequence_id = 7
+    for cid, ts in ((6, 5_000_000_000), (1, host0 + 1_000_000)):
+        c = p.clock_snapshot.clocks.add()
+        c.clock_id, c.timestamp = cid, ts
+    p = t.packet.add()
+    p.trusted_packet_sequence_id = 7
+    p.track_descriptor.uuid, p.track_descriptor.name = 99, "cpu"
+    for typ, ts in ((BEGIN, 5_000_000_000), (END, 5_000_000_500)):
+        p = t.packet.add()
+        p.trusted_packet_sequence_id, p.timestamp = 7, ts
+        p.track_event.type, p.track_event.track_uuid = typ, 99
+        if typ == BEGIN:
+            p.track_event.name = "cpu_slice"
+    z2 = os.path.join(tmp, "with-cpu.zip")
+    with zipfile.ZipFile(z) as src, zipfile.ZipFile(z2, "w", zipfile.ZIP_STORED) as dst:
+        man = strict_json(src.read("perfetto_manifest.json"))
+        man["perfetto_manifest"]["files"].append({"path": "cpu.pftrace", "machine": {"name": "host"}})
+        dst.writestr("perfetto_manifest.json", '{"perfetto_manifest":' + json.dumps(man["perfetto_manifest"]) + "}")
+        for n in src.namelist()[1:]:
+            dst.writestr(n, src.read(n))
+        dst.writestr("cpu.pftrace", t.SerializeToString())
+    out = query("select (select ts from slice where name = 'cpu_slice') - (select min(ts) from slice where "
+                "name != 'cpu_slice') as d;", z2)
+    first = query("select min(ts) from slice;", mp)
+    d = int(out.strip().splitlines()[-1]) if out else None
+    f0 = int(first.strip().splitlines()[-1]) if first else None
+    check(d is not None and f0 is not None and d == 1_000_000 - f0, "trace processor: another machine's trace meets "
+          "the archive by REALTIME (its slice %s ns after the first capture slice, want %s)" %
+          (d, 1_000_000 - f0 if f0 is not None else None))
+
+
 def archive(tmp):
     """ikp merge -o X.zip: a stored ZIP of perfetto_manifest.json and a
     Perfetto trace a capture. Read with Python's zipfile (every CRC checked),
@@ -614,6 +672,7 @@ def archive(tmp):
             check(host0 is not None and snaps == [host0] * len(ins),
                   "%s: each file's REALTIME - BOOTTIME is the merged trace's host time of its 0 (%r, %r)" %
                   (what, snaps, host0))
+    trace_processor(tmp, z, mp, host0)
     names = [i.filename for i in zipfile.ZipFile(z).infolist()]
     check(names == ["perfetto_manifest.json", "gpu-0-1.pftrace", "gpu-0-2.pftrace", "gpu-0-3.pftrace"],
           "file names from the labels (%r)" % names)
