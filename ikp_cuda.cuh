@@ -523,18 +523,21 @@ __device__ __forceinline__ unsigned ikpd__never()
 #else
 #define IKP__TIMER_READ "mov.u32 %0, %%globaltimer_lo;"
 #endif
-/* the stamp; where g is given (an end or instant with IKP_TICKS),
-   %globaltimer's low word into *g right after it, in the same asm */
-__device__ __forceinline__ unsigned ikpd__stamp(const ikp_lane &l, unsigned w, unsigned *g)
+__device__ __forceinline__ unsigned ikpd__stamp(const ikp_lane &l, unsigned w)
 {
     unsigned t;
-    if (g)
-        asm volatile("{\n\t.reg .pred q;\n\tsetp.gt.u32 q, %3, 0xFFFF0000;\n\t@q st.global.u32 [%4], 0;\n\t}\n\t"
-                     IKP__TIMER_READ "\n\tmov.u32 %1, %%globaltimer_lo;"
-                     : "=r"(t), "=r"(*g) : "r"(w), "r"(ikpd__never()), "l"(l.rec) : "memory");
-    else
-        asm volatile("{\n\t.reg .pred q;\n\tsetp.gt.u32 q, %2, 0xFFFF0000;\n\t@q st.global.u32 [%3], 0;\n\t}\n\t"
-                     IKP__TIMER_READ : "=r"(t) : "r"(w), "r"(ikpd__never()), "l"(l.rec) : "memory");
+    asm volatile("{\n\t.reg .pred q;\n\tsetp.gt.u32 q, %2, 0xFFFF0000;\n\t@q st.global.u32 [%3], 0;\n\t}\n\t" IKP__TIMER_READ
+                 : "=r"(t) : "r"(w), "r"(ikpd__never()), "l"(l.rec) : "memory");
+    return t;
+}
+/* the same, and %globaltimer's low word into *g right after the stamp
+   (IKP_TICKS) */
+__device__ __forceinline__ unsigned ikpd__stamp_ticks(const ikp_lane &l, unsigned w, unsigned *g)
+{
+    unsigned t;
+    asm volatile("{\n\t.reg .pred q;\n\tsetp.gt.u32 q, %3, 0xFFFF0000;\n\t@q st.global.u32 [%4], 0;\n\t}\n\t"
+                 IKP__TIMER_READ "\n\tmov.u32 %1, %%globaltimer_lo;"
+                 : "=r"(t), "=r"(*g) : "r"(w), "r"(ikpd__never()), "l"(l.rec) : "memory");
     return t;
 }
 /* the record (tag, v) at slot s, where w */
@@ -775,19 +778,26 @@ __device__ __forceinline__ void ikpd__auto_anchor(ikp_lane &l, unsigned t)
 }
 /* A stamped record (end, instant; a begin with IKP_DEFER_BEGIN=0): the
    stamp first, then the stores, so that their cost falls after the stamp,
-   outside the region that ends. With ticks (IKP_TICKS: an end or instant)
-   a %globaltimer read follows the stamp, which the lane's next begin or
-   instant carries; an instant carries the read before (as the pending
-   begin stored here does), so put comes before l.gq is replaced. Returns
-   1 where it is stored (in a ring, maybe with the lane's next record),
-   with its stamp in *t. */
-__device__ __forceinline__ bool ikpd__stamped(ikp_lane &l, unsigned tag, unsigned *t, bool ticks)
+   outside the region that ends. Returns 1 where it is stored (in a ring,
+   maybe with the lane's next record), with its stamp in *t. */
+__device__ __forceinline__ bool ikpd__stamped(ikp_lane &l, unsigned tag, unsigned *t)
 {
     const unsigned w = ikpd__room(l);
-    unsigned g = 0;
-    *t = ikpd__stamp(l, w, ticks ? &g : 0);
-    ikpd__put(l, w, tag | (ticks && (tag & IKP_WIRE_KIND_MASK) == IKP_WIRE_KIND_INSTANT ? ikpd__ticks(l) : 0u), *t);
-    if (ticks) l.gq = g;
+    *t = ikpd__stamp(l, w);
+    ikpd__put(l, w, tag, *t);
+    return w != 0;
+}
+/* an end or instant with IKP_TICKS: the same, the stamp followed by a
+   %globaltimer read, which the lane's next begin or instant carries (the
+   pending begin stored here, and an instant, carry the read before: put
+   before it is replaced) */
+__device__ __forceinline__ bool ikpd__stamped_ticks(ikp_lane &l, unsigned tag, unsigned *t)
+{
+    const unsigned w = ikpd__room(l);
+    unsigned g;
+    *t = ikpd__stamp_ticks(l, w, &g);
+    ikpd__put(l, w, tag | ((tag & IKP_WIRE_KIND_MASK) == IKP_WIRE_KIND_INSTANT ? ikpd__ticks(l) : 0u), *t);
+    l.gq = g;
     return w != 0;
 }
 /* end, instant: after the record, an automatic anchor when one is due
@@ -795,7 +805,11 @@ __device__ __forceinline__ bool ikpd__stamped(ikp_lane &l, unsigned tag, unsigne
 __device__ __forceinline__ void ikpd__record(ikp_lane &l, unsigned tag)
 {
     unsigned t;
-    const bool w = ikpd__stamped(l, tag, &t, IKP_TICKS);
+#if IKP_TICKS
+    const bool w = ikpd__stamped_ticks(l, tag, &t);
+#else
+    const bool w = ikpd__stamped(l, tag, &t);
+#endif
 #if !(IKP_TIMER == IKP_TIMER_CYCLES && IKP_ANCHOR_EVERY > 0)
     (void)w;
 #else
@@ -810,11 +824,11 @@ __device__ __forceinline__ void ikpd__begin(ikp_lane &l, unsigned tag)
 {
 #if IKP_DEFER_BEGIN
     ikpd__settle(l);
-    l.bt = ikpd__stamp(l, ikpd__room(l), 0);
+    l.bt = ikpd__stamp(l, ikpd__room(l));
     l.bk = tag;
 #else
     unsigned t;
-    ikpd__stamped(l, tag, &t, false); /* stored at once (in a ring, with the record after it) */
+    ikpd__stamped(l, tag, &t); /* stored at once (in a ring, with the record after it) */
 #endif
 }
 __device__ __forceinline__ void ikpd__data(ikp_lane &l, unsigned tag, unsigned value)
@@ -967,60 +981,6 @@ __device__ __forceinline__ void ikpd__flush(ikp_lane &l)
 }
 #endif /* IKP_STAGED */
 
-/* The lane's header, and the records its storage mode stored and dropped,
-   at its finalize: one block a mode */
-#if !IKP_RING && !IKP_STAGED /* bounded: the slots left count down */
-__device__ __forceinline__ unsigned long long *ikpd__counts(ikp_lane &l, unsigned *stored, unsigned long long *dropped)
-{
-    *stored = l.cap - (unsigned)l.left;
-    *dropped = (unsigned long long)(l.p - l.rec) - *stored;
-    return l.rec - IKP_WIRE_LANE_WORDS;
-}
-#elif !IKP_RING /* staged: flushed, then read from the stage */
-__device__ __forceinline__ unsigned long long *ikpd__counts(ikp_lane &l, unsigned *stored, unsigned long long *dropped)
-{
-    if (l.on != 1u) { /* never staged: every record was dropped */
-        *stored = 0;
-        *dropped = (unsigned long long)l.pads + ikpd__least(l, ikpd__taken(l), 0);
-        return l.rec - IKP_WIRE_LANE_WORDS;
-    }
-    ikpd__flush(l);
-    const unsigned long long *hd = (const unsigned long long *)ikpd__stage_slots(l)[-1];
-    *stored = (unsigned)(hd[1] >> 32);
-    *dropped = hd[2];
-    asm volatile("cp.async.bulk.wait_group 0;" ::: "memory"); /* the copies have landed */
-    return (unsigned long long *)hd[0] - IKP_WIRE_LANE_WORDS;
-}
-#elif !IKP_STAGED /* ring: the newest ring of records; the pads taken after it */
-__device__ __forceinline__ unsigned long long *ikpd__counts(ikp_lane &l, unsigned *stored, unsigned long long *dropped)
-{
-    unsigned long long *h = l.rec - IKP_WIRE_LANE_WORDS;
-    *stored = l.n < l.cap + 1 ? l.n : l.cap + 1;
-    *dropped = l.n - *stored;
-    h[IKP_WIRE_LANE_WORDS + l.cap + 1] = l.pads; /* so that the decoder counts records overwritten, not slots */
-    return h;
-}
-#else /* staged ring: flushed, then read from the stage; the pads taken after the ring */
-__device__ __forceinline__ unsigned long long *ikpd__counts(ikp_lane &l, unsigned *stored, unsigned long long *dropped)
-{
-    unsigned long long *h = l.rec - IKP_WIRE_LANE_WORDS;
-    unsigned ring_mask = l.cap;
-    if (l.on == 1u) {
-        ikpd__flush(l);
-        const unsigned long long *hd = (const unsigned long long *)ikpd__stage_slots(l)[-1];
-        h = (unsigned long long *)hd[0] - IKP_WIRE_LANE_WORDS;
-        *stored = (unsigned)(hd[2] >> 32);
-        *dropped = (unsigned)(hd[1] >> 32) - *stored;
-        ring_mask = (unsigned)hd[1];
-    } else { /* never staged: every record was dropped */
-        *stored = 0;
-        *dropped = l.n;
-    }
-    h[IKP_WIRE_LANE_WORDS + ring_mask + 1] = l.pads;
-    return h;
-}
-#endif
-
 __device__ __forceinline__ void ikpd__finalize(ikp_lane &l)
 {
 #if !IKP_STAGED
@@ -1029,9 +989,49 @@ __device__ __forceinline__ void ikpd__finalize(ikp_lane &l)
     if (!l.on) return;
 #endif
     ikpd__settle(l);
-    unsigned long long g, c, dropped;
+    unsigned long long *h, g, c, dropped;
     unsigned stored;
-    unsigned long long *h = ikpd__counts(l, &stored, &dropped);
+#if !IKP_RING && !IKP_STAGED /* bounded */
+    h = l.rec - IKP_WIRE_LANE_WORDS;
+    stored = l.cap - (unsigned)l.left;
+    dropped = (unsigned long long)(l.p - l.rec) - stored;
+#elif !IKP_RING /* staged */
+    if (l.on == 1u) { /* flush, then read the counts from the stage */
+        ikpd__flush(l);
+        const unsigned long long *hd = (const unsigned long long *)ikpd__stage_slots(l)[-1];
+        h = (unsigned long long *)hd[0] - IKP_WIRE_LANE_WORDS;
+        stored = (unsigned)(hd[1] >> 32);
+        dropped = hd[2];
+        asm volatile("cp.async.bulk.wait_group 0;" ::: "memory"); /* the copies have landed */
+    } else { /* never staged: every record was dropped */
+        h = l.rec - IKP_WIRE_LANE_WORDS;
+        stored = 0;
+        dropped = (unsigned long long)l.pads + ikpd__least(l, ikpd__taken(l), 0);
+    }
+#else /* ring, staged or not */
+    unsigned ring_mask = l.cap; /* the profile buffer's ring (staged: read from the stage) */
+#if !IKP_STAGED
+    h = l.rec - IKP_WIRE_LANE_WORDS;
+    stored = l.n < l.cap + 1 ? l.n : l.cap + 1;
+    dropped = l.n - stored;
+#else
+    if (l.on == 1u) { /* flush, then read the counts from the stage */
+        ikpd__flush(l);
+        const unsigned long long *hd = (const unsigned long long *)ikpd__stage_slots(l)[-1];
+        h = (unsigned long long *)hd[0] - IKP_WIRE_LANE_WORDS;
+        stored = (unsigned)(hd[2] >> 32);
+        dropped = (unsigned)(hd[1] >> 32) - stored;
+        ring_mask = (unsigned)hd[1];
+    } else { /* never staged: every record was dropped */
+        h = l.rec - IKP_WIRE_LANE_WORDS;
+        stored = 0;
+        dropped = l.n;
+    }
+#endif
+    /* the word after the ring: the pads taken, so that the decoder counts
+       the records overwritten, not the slots */
+    h[IKP_WIRE_LANE_WORDS + ring_mask + 1] = l.pads;
+#endif
     ikpd__anchor(&g, &c);
     h[5] = g;
     h[6] = c;
