@@ -129,8 +129,10 @@
                           default allocator (all three or none; default libc);
                           a run-time allocator goes in ikp_decode_options
        IKP_NO_REPORT      leave out diff and report (ikp_diff_*, ikp_report_*:
-                          a fifth of the code; the rest compiles faster;
-                          measured: BENCHMARKS.md)
+                          a fifth of the code). Compile time, leaving out:
+                          NO_REPORT 24%, NO_MERGE 31%, NO_REPORT, NO_PERFETTO
+                          and NO_MERGE together 52% (BENCHMARKS.md "Host
+                          decode and export")
        IKP_NO_PERFETTO    leave out the Perfetto writer (ikp_write_perfetto*;
                           a path ending in .pftrace is then refused)
        IKP_NO_MERGE       leave out merged timelines (ikp_merge_*,
