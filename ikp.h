@@ -956,7 +956,7 @@ IKP_DEF ikp_result ikp_write_merged(const ikp_capture *const *caps, uint32_t n, 
    manifest; where the merge has a host time, each file's clock snapshot
    ties its BOOTTIME to the host's REALTIME, through which traces of other
    machines line up. Each trace is made twice (a stored entry's size and
-   CRC come before it). opt->trace.time_base_ns must be 0. Over 65,534
+   CRC come before it). opt->trace.time_base_ns must be 0. Over 65,533
    captures or 4 GiB: IKP_ERR_SIZE_OVERFLOW (no ZIP64); with
    IKP_NO_PERFETTO refused. */
 IKP_DEF ikp_result ikp_write_merged_zip(const ikp_capture *const *caps, uint32_t n, const ikp_merge_options *opt,
@@ -6337,6 +6337,7 @@ static int ikp__pj_str(ikp__pj *j, const char **s, size_t *n)
     *s = ++j->p;
     while (j->p < j->e && *j->p != '"') {
         if ((unsigned char)*j->p < 0x20) return ikp__pj_fail(j, "a control character in a string");
+        if (*j->p == '\\' && j->p + 1 >= j->e) return ikp__pj_fail(j, "the text ends inside a string");
         j->p += *j->p == '\\' ? 2 : 1;
     }
     if (j->p >= j->e) return ikp__pj_fail(j, "the text ends inside a string");
@@ -6380,6 +6381,23 @@ static int ikp__pj_num(ikp__pj *j, double *v)
     while (ex > 0) { scale *= 10; ex--; }
     while (ex < 0) { scale /= 10; ex++; }
     *v = (neg ? -m : m) * scale;
+    return 1;
+}
+/* an integer at j->p, exactly: negative ones (neg) as two's complement */
+static int ikp__pj_int(ikp__pj *j, uint64_t *v, int neg_ok)
+{
+    uint64_t x = 0;
+    int neg = 0, any = 0;
+    ikp__pj_ws(j);
+    if (neg_ok && j->p < j->e && *j->p == '-') { neg = 1; j->p++; }
+    for (; j->p < j->e && *j->p >= '0' && *j->p <= '9'; j->p++, any = 1) {
+        if (x > (UINT64_MAX - (uint64_t)(*j->p - '0')) / 10) return ikp__pj_fail(j, "an integer past 2^64");
+        x = x * 10 + (uint64_t)(*j->p - '0');
+    }
+    if (!any || (j->p < j->e && (*j->p == '.' || *j->p == 'e' || *j->p == 'E')))
+        return ikp__pj_fail(j, neg_ok ? "an integer expected" : "an unsigned integer expected");
+    if (neg && x > (uint64_t)1 << 63) return ikp__pj_fail(j, "an integer below -2^63");
+    *v = neg ? (uint64_t)0 - x : x;
     return 1;
 }
 /* 1 if the value at j->p opens with c ('{' or '['), which is passed */
@@ -6534,7 +6552,7 @@ typedef struct ikp__pjev {
     int instant;
     int flow;            /* an end of a cross-warp pair: 1 out, 2 in, 3 not said (bind_id) */
     double ts, dur;      /* as written: us (of 1000 MHz cycles, or of ns) */
-    double bind;         /* its bind_id */
+    uint64_t bind;       /* its bind_id */
     const char *raw;     /* its name as written, escapes kept */
     size_t rawn;
 } ikp__pjev;
@@ -6644,7 +6662,8 @@ static int ikp__pj_event(const ikp_allocator *a, ikp__pj *j, ikp__pjread *r, int
 {
     const char *s, *ph = NULL, *name = NULL, *pid = NULL, *tid = NULL;
     size_t n, phn = 0, namen = 0, pidn = 0, tidn = 0;
-    double ts = 0, dur = 0, init = 0, fin = 0, freq = 0, bind = 0;
+    double ts = 0, dur = 0, init = 0, fin = 0, freq = 0;
+    uint64_t bind = 0;
     int has_ts = 0, has_dur = 0, has_init = 0, has_fin = 0, has_freq = 0, has_bind = 0, flow = 0;
     size_t members = 0;
     if (!ikp__pj_open(j, '{')) return ikp__pj_skip(j, 1) && (r->skipped++, 1);
@@ -6659,12 +6678,18 @@ static int ikp__pj_event(const ikp_allocator *a, ikp__pj *j, ikp__pjread *r, int
             else if (ikp__pj_is(s, n, "name")) { name = v; namen = vn; }
             else if (ikp__pj_is(s, n, "pid")) { pid = v; pidn = vn; }
             else { tid = v; tidn = vn; }
-        } else if (ikp__pj_is(s, n, "ts") || ikp__pj_is(s, n, "dur") ||
-                   (ikp__pj_is(s, n, "bind_id") && j->p < j->e && (*j->p == '-' || (*j->p >= '0' && *j->p <= '9')))) {
-            if (!ikp__pj_num(j, ikp__pj_is(s, n, "ts") ? &ts : ikp__pj_is(s, n, "dur") ? &dur : &bind)) return 0;
+        } else if (ikp__pj_is(s, n, "ts") || ikp__pj_is(s, n, "dur")) {
+            if (!ikp__pj_num(j, ikp__pj_is(s, n, "ts") ? &ts : &dur)) return 0;
             if (ikp__pj_is(s, n, "ts")) has_ts = 1;
-            else if (ikp__pj_is(s, n, "dur")) has_dur = 1;
-            else has_bind = 1;
+            else has_dur = 1;
+        } else if (ikp__pj_is(s, n, "bind_id") && j->p < j->e && *j->p >= '0' && *j->p <= '9') {
+            const char *at = j->p;
+            if (ikp__pj_int(j, &bind, 0)) has_bind = 1; /* an id that is no integer: no pair */
+            else {
+                j->why = NULL;
+                j->p = at;
+                if (!ikp__pj_skip(j, 2)) return 0;
+            }
         } else if ((ikp__pj_is(s, n, "flow_out") || ikp__pj_is(s, n, "flow_in")) && j->e - j->p >= 4 &&
                    !memcmp(j->p, "true", 4)) {
             j->p += 4;
@@ -6772,10 +6797,11 @@ static int ikp__pj_events(const ikp_allocator *a, ikp__pj *j, ikp__pjread *r, in
    payload, so that a flow between the two names draws the arrow. An end
    Proton does not mark (flow_out, flow_in: newer versions) is its pair's
    out end if it comes first, else an in end. 0 when out of memory. */
-typedef struct ikp__pjflow { double bind, ts; size_t i; } ikp__pjflow;
+typedef struct ikp__pjflow { uint64_t bind; double ts; size_t i; uint32_t pid; } ikp__pjflow;
 static int ikp__pj_cmp_flow(const void *pa, const void *pb)
 {
     const ikp__pjflow *a = (const ikp__pjflow *)pa, *b = (const ikp__pjflow *)pb;
+    if (a->pid != b->pid) return a->pid < b->pid ? -1 : 1; /* a pair's ends share their CTA */
     if (a->bind != b->bind) return a->bind < b->bind ? -1 : 1;
     if (a->ts != b->ts) return a->ts < b->ts ? -1 : 1;
     return a->i < b->i ? -1 : a->i > b->i;
@@ -6790,6 +6816,7 @@ static int ikp__pj_flows(const ikp_allocator *a, ikp__pjread *r)
     for (i = 0, n = 0; i < r->nev; i++)
         if (r->ev[i].flow) {
             f[n].bind = r->ev[i].bind;
+            f[n].pid = r->ev[i].pid;
             f[n].ts = r->ev[i].ts;
             f[n++].i = i;
         }
@@ -6797,7 +6824,7 @@ static int ikp__pj_flows(const ikp_allocator *a, ikp__pjread *r)
     r->flow_ends = n;
     for (i = 0; i < n; i++) {
         ikp__pjev *e = &r->ev[f[i].i];
-        const int out = e->flow == 3 ? i == 0 || f[i - 1].bind != f[i].bind : e->flow == 1;
+        const int out = e->flow == 3 ? i == 0 || f[i - 1].bind != f[i].bind || f[i - 1].pid != f[i].pid : e->flow == 1;
         const int64_t k = ikp__pjset_add(a, &r->names, e->raw, e->rawn, out ? " (out)" : " (in)");
         if (k < 0) break;
         e->name = (uint32_t)k;
@@ -6840,6 +6867,16 @@ static ikp_result ikp__pj_parse(const ikp_allocator *a, const unsigned char *p, 
                                     "JSON trace, byte %llu: text after the trace's end",
                                     (unsigned long long)(j.p - j.b));
     if (!found) return ikp__fail(err, IKP_ERR_UNKNOWN_FORMAT, 0, -1, "a JSON file without \"traceEvents\": not a trace");
+    return IKP_OK;
+}
+
+/* refused before anything is allocated for them: lanes that could not fit
+   the 1 GiB a JSON-read buffer may take, even with one record each */
+static ikp_result ikp__json_lanes_fit(uint64_t nlanes, const char *what, ikp_error *err)
+{
+    if (nlanes > (IKP__PJ_MAX_WORDS - IKP_WIRE_HEADER_WORDS) / (IKP_WIRE_LANE_WORDS + 1 + IKP_WIRE_SINK_SLOTS))
+        return ikp__fail(err, IKP_ERR_SIZE_OVERFLOW, -1, -1, "a %s trace of %llu lanes: over the 1 GiB an IKP buffer "
+                         "of it may take", what, (unsigned long long)nlanes);
     return IKP_OK;
 }
 
@@ -7048,6 +7085,7 @@ static ikp_result ikp__open_proton(ikp_capture *cap, const unsigned char *p, siz
                         nblocks, max_group + 1);
         goto done;
     }
+    if ((res = ikp__json_lanes_fit(nlanes, "Proton", err)) != IKP_OK) goto done;
     ev_lane = (uint32_t *)ikp__alloc(a, r.nev * sizeof *ev_lane);
     if (!ev_lane) { res = ikp__oom(err); goto done; }
     for (i = 0; i < r.nev; i++)
@@ -7070,7 +7108,7 @@ static ikp_result ikp__open_proton(ikp_capture *cap, const unsigned char *p, siz
         st[nst].rank = e->instant ? 1 : 2;
         st[nst].tie = -(int64_t)(e_ns + 0.5);
         st[nst].has_data = e->flow != 0;
-        st[nst].data = (uint32_t)(uint64_t)e->bind;
+        st[nst].data = (uint32_t)e->bind;
         nst++;
         if (!e->instant) {
             st[nst].lane = ev_lane[i];
@@ -7182,23 +7220,6 @@ typedef struct ikp__ikread {
     const ikp_allocator *a;
 } ikp__ikread;
 
-/* an integer at j->p, exactly: negative ones (neg) as two's complement */
-static int ikp__pj_int(ikp__pj *j, uint64_t *v, int neg_ok)
-{
-    uint64_t x = 0;
-    int neg = 0, any = 0;
-    ikp__pj_ws(j);
-    if (neg_ok && j->p < j->e && *j->p == '-') { neg = 1; j->p++; }
-    for (; j->p < j->e && *j->p >= '0' && *j->p <= '9'; j->p++, any = 1) {
-        if (x > (UINT64_MAX - (uint64_t)(*j->p - '0')) / 10) return ikp__pj_fail(j, "an integer past 2^64");
-        x = x * 10 + (uint64_t)(*j->p - '0');
-    }
-    if (!any || (j->p < j->e && (*j->p == '.' || *j->p == 'e' || *j->p == 'E')))
-        return ikp__pj_fail(j, neg_ok ? "an integer expected" : "an unsigned integer expected");
-    if (neg && x > (uint64_t)1 << 63) return ikp__pj_fail(j, "an integer below -2^63");
-    *v = neg ? (uint64_t)0 - x : x;
-    return 1;
-}
 static int ikp__ik_grow(ikp__ikread *r, void **p, size_t *room, size_t need, size_t esz)
 {
     if (ikp__grow(r->a, p, room, need, esz)) return 1;
@@ -7265,7 +7286,7 @@ static int ikp__ik_name_at(ikp__pj *j, ikp__ikread *r, int inline_name, uint32_t
 /* one of a marker's or inner event's keys: timestamp, payloadType, payloadVal; 0 if k is none of them */
 static int ikp__ik_stamp_key(ikp__pj *j, const char *k, size_t kn, ikp__ikev *e, uint64_t *type, int *ok)
 {
-    uint64_t v;
+    uint64_t v = 0;
     if (!ikp__pj_is(k, kn, "timestamp") && !ikp__pj_is(k, kn, "payloadType") && !ikp__pj_is(k, kn, "payloadVal"))
         return 0;
     *ok = ikp__pj_int(j, &v, ikp__pj_is(k, kn, "payloadVal"));
@@ -7585,9 +7606,9 @@ static ikp_result ikp__open_iket(ikp_capture *cap, const unsigned char *p, size_
     for (i = 0; i < r.nla; i++) { /* each launch's blocks after the ones before */
         uint64_t b = 1;
         int d;
-        for (d = 0; d < 3; d++) b *= r.la[i].dim[d] ? (r.la[i].dim[d] > 0x7FFFFFFF ? 0x80000000u : r.la[i].dim[d]) : 1;
+        for (d = 0; d < 3 && b <= 0x7FFFFFFF; d++) b *= r.la[i].dim[d] ? (r.la[i].dim[d] > 0x7FFFFFFF ? 0x80000000u : r.la[i].dim[d]) : 1;
         base[i + 1] = base[i] + b;
-        if (base[i + 1] > 0x7FFFFFFF) {
+        if (b > 0x7FFFFFFF || base[i + 1] > 0x7FFFFFFF) {
             res = ikp__fail(err, IKP_ERR_SIZE_OVERFLOW, -1, -1, "an IKET trace whose launches hold over 2^31 CTAs");
             goto done;
         }
@@ -7627,6 +7648,7 @@ static ikp_result ikp__open_iket(ikp_capture *cap, const unsigned char *p, size_
                         (unsigned long long)base[r.nla], groups);
         goto done;
     }
+    if ((res = ikp__json_lanes_fit(nlanes, "IKET", err)) != IKP_OK) goto done;
     lane_sm = (uint32_t *)ikp__alloc(a, (size_t)nlanes * sizeof *lane_sm + 1);
     st = (ikp__pjstamp *)ikp__alloc(a, (2 * r.nev + 1) * sizeof *st);
     if (!lane_sm || !st) { res = ikp__oom(err); goto done; }
@@ -7644,8 +7666,9 @@ static ikp_result ikp__open_iket(ikp_capture *cap, const unsigned char *p, size_
         cta = (uint64_t)l->cta[0] + (la->dim[0] ? la->dim[0] : 1) *
                                         ((uint64_t)(l->cta[1] > 0 ? l->cta[1] : 0) +
                                          (la->dim[1] ? la->dim[1] : 1) * (uint64_t)(l->cta[2] > 0 ? l->cta[2] : 0));
-        if (cta >= base[e->launch + 1] - base[e->launch] || (la->has_dim & 1 && (uint64_t)l->cta[0] >= la->dim[0]) ||
-            (la->has_dim & 2 && l->cta[1] > 0 && (uint64_t)l->cta[1] >= la->dim[1])) {
+        if (cta >= base[e->launch + 1] - base[e->launch] || (uint64_t)l->cta[0] >= (la->dim[0] ? la->dim[0] : 1) ||
+            (l->cta[1] > 0 && (uint64_t)l->cta[1] >= (la->dim[1] ? la->dim[1] : 1)) ||
+            (l->cta[2] > 0 && (uint64_t)l->cta[2] >= (la->dim[2] ? la->dim[2] : 1)) || l->cta[1] < -1 || l->cta[2] < -1) {
             res = ikp__fail(err, IKP_ERR_BAD_HEADER, -1, -1, "IKET trace, launch %u: a CTA (%lld, %lld, %lld) "
                             "outside its grid (%llu, %llu, %llu)", e->launch, (long long)l->cta[0],
                             (long long)l->cta[1], (long long)l->cta[2], (unsigned long long)la->dim[0],
@@ -11781,7 +11804,7 @@ static ikp_result ikp__zip_entry(const ikp__zipjob *z, uint32_t e, ikp_write_fn 
             sn = ikp__pb_bytes(sn, IKP__PB_CLOCK, c0, (size_t)(cc - c0));
             cc = c0;
             cc = ikp__pb_field(cc, IKP__PB_CLK_ID, IKP__PB_REALTIME);
-            cc = ikp__pb_field(cc, IKP__PB_CLK_TS, (uint64_t)(z->host_ns + a->zero_ns));
+            cc = ikp__pb_field(cc, IKP__PB_CLK_TS, (uint64_t)z->host_ns + (uint64_t)a->zero_ns);
             sn = ikp__pb_bytes(sn, IKP__PB_CLOCK, c0, (size_t)(cc - c0));
             p = ikp__pb_field(d, IKP__PB_SEQ_ID, 2 + 2 * k); /* a sequence of its own, as a tracing service's */
             p = ikp__pb_field(p, IKP__PB_SEQ_FLAGS, IKP__PB_CLEARED);
@@ -11924,11 +11947,11 @@ static void ikp__zip_names(char (*labels)[128], uint32_t n, char (*names)[96])
         names[k][m] = 0;
         for (j = 0; j < k; j++) /* names so far end in ".pftrace": compare the stem */
             if (!strncmp(names[j], names[k], m) && !strcmp(names[j] + m, ".pftrace")) {
-                snprintf(names[k] + m, 16, "-%u", k + 1);
+                snprintf(names[k] + m, sizeof names[k] - m, "-%u", k + 1);
                 m = strlen(names[k]);
                 j = (uint32_t)-1; /* again, against every name */
             }
-        snprintf(names[k] + m, 16, ".pftrace");
+        snprintf(names[k] + m, sizeof names[k] - m, ".pftrace");
     }
 }
 
@@ -11945,8 +11968,8 @@ IKP_DEF ikp_result ikp_write_merged_zip(const ikp_capture *const *caps, uint32_t
     uint32_t k, hu;
     if (!caps || !fn || n == 0 || !caps[0]) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "no captures");
     if ((r = ikp__check_trace_format(IKP_TRACE_PERFETTO, err)) != IKP_OK) return r;
-    if (n > 65534) return ikp__fail(err, IKP_ERR_SIZE_OVERFLOW, -1, -1, "%u captures: a ZIP archive holds at most "
-                                    "65,534 besides its manifest", n);
+    if (n > 65533) return ikp__fail(err, IKP_ERR_SIZE_OVERFLOW, -1, -1, "%u captures: a ZIP archive without ZIP64 "
+                                    "holds at most 65,533 besides its manifest", n);
     if (opt && opt->trace.time_base_ns)
         return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "an archive's traces are each on its own capture's "
                          "time (the manifest places them): time_base_ns must be 0");

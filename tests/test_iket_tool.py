@@ -229,6 +229,13 @@ def broken(tmp, doc):
         ("grid", edited(lambda d: d["launches"][0].update(gridDimY=1)), "outside its grid"),
         ("nolaunch", json.dumps({"stringTable": [], "locationTable": []}), "without \"launches\""),
         ("empty", json.dumps({"launches": [], "graphLaunches": {}}), "no launches"),
+        ("lanes", json.dumps({"launches": [{"gridDimX": 4000000, "warpLifetimes": [
+            {"startTs": 0, "endTs": 1, "warpLocation": loc(0, (0, 0, 0), 1023)}]}]}), "over the 1 GiB"),
+        ("wrap", json.dumps({"launches": [{"gridDimX": 2147483648, "gridDimY": 2147483648, "gridDimZ": 4,
+                                           "warpLifetimes": [{"startTs": 0, "endTs": 1,
+                                                              "warpLocation": loc(0, (0, 0, 0), 0)}]}]}), "2^31 CTAs"),
+        ("depth", edited(lambda d: d["locationTable"][2].update(ctaId=[1, 1, 4611686018427387904])), "outside its grid"),
+        ("backslash", text[:text.index('"mainloop"') + 9] + "\\", "byte"),
     ]
     assert la["gridDimY"] == 2
     for name, body, want in cases:

@@ -207,6 +207,25 @@ def main():
               "4 ends of cross-warp pairs" in s.get("source", ""),
               f"cross-warp pairs{' (marked)' if marked else ''}: named (out) and (in), counted in the source "
               f"({names}, {s.get('source') if s else r.stderr})")
+    # bind ids reused by every CTA (each pair within its CTA) and ids that are no integers (no pair: plain
+    # instants, never a crash)
+    evs = []
+    for cta in (0, 1):
+        pid = f"k Core{cta} CTA{cta}"
+        for t, tid in ((0, "warp 0 (line 0)"), (100, "warp 1 (line 0)")):
+            evs.append(json.dumps({"name": "copy", "cat": "flow", "ph": "X", "pid": pid, "tid": tid, "ts": t / 1000.0,
+                                   "dur": 0, "bind_id": 0, "args": {"Frequency (MHz)": 1000.0}}))
+        for bad in ("1e400", "-1", "0.5", '"x"', "18446744073709551616"):  # the text as written, not Python's
+            evs.append('{"name": "odd", "cat": "flow", "ph": "X", "pid": "%s", "tid": "warp 0 (line 0)", "ts": 0.2, '
+                       '"dur": 0, "bind_id": %s, "args": {"Frequency (MHz)": 1000.0}}' % (pid, bad))
+    p = os.path.join(tmp, "reused.chrome_trace")
+    with open(p, "w") as f:
+        f.write('{"traceEvents": [' + ", ".join(evs) + "]}")
+    out = os.path.join(tmp, "reused.json")
+    r = ikp("trace", "--cycles-per-ns", "2", p, "-o", out)
+    names = sorted({e["name"] for e in json.load(open(out))["traceEvents"] if e.get("ph") == "i"}) if r.returncode == 0 else []
+    check(r.returncode == 0 and "2 flows drawn" in r.stderr and names == ["copy (in)", "copy (out)", "odd"],
+          f"bind ids reused by each CTA: a pair in each; ids that are no integers: no pair ({names}, {r.stderr.strip()[-300:]})")
     # bad files: clear errors, never a crash
     text = open(ws).read()
     for name, body, want in (("cut", text[: len(text) // 2], "byte"),

@@ -962,6 +962,17 @@ static int merge_write(args *m, ikp_capture **caps, ikp_alignment *al)
     merge_job job;
     ikp_error e;
     int rc;
+    job.zip = strlen(m->out) >= 4 && !strcmp(m->out + strlen(m->out) - 4, ".zip"); /* as ikp_write_merged_path */
+    if (job.zip && m->out_format == 0) {
+        fprintf(stderr, "ikp: error: -o %s: an archive holds Perfetto traces (leave out --output-format json)\n",
+                m->out);
+        return 2;
+    }
+    if (job.zip && m->host_time) {
+        fprintf(stderr, "ikp: error: -o %s: an archive's traces are each on its own capture's time, placed by its "
+                "manifest (leave out --time host)\n", m->out);
+        return 2;
+    }
     if (place(m, cc, al, &e) != IKP_OK) return fail("merge", &e);
     warn_disagreements(cc, NULL, m->n, al);
     if (m->host_time) {
@@ -981,17 +992,6 @@ static int merge_write(args *m, ikp_capture **caps, ikp_alignment *al)
     job.n = m->n;
     job.opt = &m->mo;
     job.perfetto = m->out_format < 0 ? ikp_is_perfetto_path(m->out) : m->out_format;
-    job.zip = strlen(m->out) > 4 && !strcmp(m->out + strlen(m->out) - 4, ".zip");
-    if (job.zip && m->out_format == 0) {
-        fprintf(stderr, "ikp: error: -o %s: an archive holds Perfetto traces (leave out --output-format json)\n",
-                m->out);
-        return 2;
-    }
-    if (job.zip && m->host_time) {
-        fprintf(stderr, "ikp: error: -o %s: an archive's traces are each on its own capture's time, placed by its "
-                "manifest (leave out --time host)\n", m->out);
-        return 2;
-    }
     if ((rc = write_out(m->out, merge_body, &job, "trace"))) return rc;
     if (job.zip)
         fprintf(stderr, "ikp: wrote %s (a ZIP of %u Perfetto traces, one a capture, on one time axis, and "
@@ -2179,7 +2179,7 @@ static int proton_flows(const ikp_capture *cap, uint32_t **ids, uint32_t *n)
         const size_t len = s ? strlen(s) : 0;
         char in[IKP_MAX_NAME_BYTES + 8];
         uint32_t to;
-        if (len < 6 || strcmp(s + len - 6, " (out)") || len - 6 + 6 >= sizeof in) continue;
+        if (len < 6 || strcmp(s + len - 6, " (out)")) continue; /* (names are at most 255 bytes) */
         snprintf(in, sizeof in, "%.*s (in)", (int)(len - 6), s);
         if ((to = ikp_event_id(cap, in)) == IKP_NO_EVENT) continue;
         if (*n + 2 > room) {
