@@ -7047,8 +7047,22 @@ static ikp_result ikp__open_proton(ikp_capture *cap, const unsigned char *p, siz
             const double cyc = (r.cta[i].last - r.cta[i].first) * r.freq_mhz, lb = cyc / (r.cta[i].fin - r.cta[i].init);
             if (lb > lower) lower = lb;
         }
-    if (ns_already) {
-        snprintf(rate_text, sizeof rate_text, "its times in ns already (no \"Frequency (MHz)\")");
+    if (ns_already) { /* checked: each CTA's events, read as ns, within its own init and final stamps */
+        size_t checked = 0;
+        for (i = 0; i < r.ncta; i++)
+            if (r.cta[i].has_init && r.cta[i].has_final) {
+                const double span = (r.cta[i].last - r.cta[i].first) * 1000.0, window = r.cta[i].fin - r.cta[i].init;
+                if (span > window + 1000.0) {
+                    res = ikp__fail(err, IKP_ERR_BAD_HEADER, -1, -1, "a Proton trace without \"Frequency (MHz)\" (its "
+                                    "times ns already) whose CTA \"%s\" spans %.0f ns, more than its own init and final "
+                                    "%%globaltimer stamps allow (%.0f ns): its times are not ns", r.pids.text[i], span,
+                                    window);
+                    goto done;
+                }
+                checked++;
+            }
+        snprintf(rate_text, sizeof rate_text, "its times in ns already (no \"Frequency (MHz)\"; %s)",
+                 checked ? "each CTA's within its init and final stamps" : "no init and final stamps to check them by");
     } else if (opt && opt->cycles_per_ns > 0) {
         rate = opt->cycles_per_ns;
         snprintf(rate_text, sizeof rate_text, "SM cycles read at %.4g cycles/ns, as given", rate);

@@ -151,7 +151,25 @@ def main():
         e.get("args", {}).pop("Frequency (MHz)", None)
     p = write(tmp, "nofreq.chrome_trace", nofreq)
     s = lengths_match(p, [], 1.0, "no Frequency key: ns already", ns_already=True)
-    check(s is not None and "in ns already" in s.get("source", ""), "no Frequency key: said so")
+    check(s is not None and "in ns already" in s.get("source", "") and "no init and final stamps" in s.get("source", ""),
+          "no Frequency key: said so, and that nothing checks it")
+    # read as ns, checked against each CTA's own init and final %globaltimer stamps: a window that holds its
+    # events passes, one shorter than them (the values were cycles after all) is refused
+    for slack, ok in ((50, True), (-5000, False)):
+        v = json.loads(json.dumps(nofreq))
+        first, last = {}, {}
+        for e in v["traceEvents"]:
+            first[e["pid"]] = min(first.get(e["pid"], 1e30), float(e["ts"]))
+            last[e["pid"]] = max(last.get(e["pid"], 0.0), float(e["ts"]) + float(e["dur"]))
+        for e in v["traceEvents"]:
+            e["args"]["Init Time (ns)"] = 7_000_000
+            e["args"]["Post Final Time (ns)"] = 7_000_000 + int((last[e["pid"]] - first[e["pid"]]) * 1000) + slack
+        p = write(tmp, f"nofreq_stamped{slack}.chrome_trace", v)
+        r = ikp("info", p)
+        check((r.returncode == 0 and "within its init and final stamps" in r.stdout) if ok else
+              (r.returncode != 0 and "its times are not ns" in r.stderr),
+              f"no Frequency key, stamps {'holding' if ok else 'shorter than'} each CTA's events: "
+              f"{'read' if ok else 'refused'} ({r.stdout.strip()[-200:]} {r.stderr.strip()[-300:]})")
     stamped = json.loads(json.dumps(doc))
     ctas = sorted({e["pid"] for e in stamped["traceEvents"]})
     init = {pid: 5_000_000_000 + 700 * k for k, pid in enumerate(ctas)}
