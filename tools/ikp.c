@@ -1879,6 +1879,25 @@ static ikp_result into_body(const void *ctx, ikp_write_fn fn, void *user, ikp_er
     return IKP_OK;
 }
 
+/* the bytes of the UTF-8 sequence s starts with (RFC 3629: no overlong
+   form, surrogate or code point past U+10FFFF), 0 if it is none */
+static size_t utf8_at(const unsigned char *s, size_t left)
+{
+    const size_t n = s[0] < 0x80 ? 1 : s[0] >= 0xC2 && s[0] < 0xE0 ? 2 : s[0] >= 0xE0 && s[0] < 0xF0 ? 3
+                     : s[0] >= 0xF0 && s[0] < 0xF5 ? 4 : 0;
+    unsigned long cp;
+    size_t i;
+    if (n <= 1 || n > left) return n == 1;
+    cp = s[0] & (0x7F >> n);
+    for (i = 1; i < n; i++) {
+        if ((s[i] & 0xC0) != 0x80) return 0;
+        cp = cp << 6 | (s[i] & 0x3F);
+    }
+    if ((n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) || (cp >= 0xD800 && cp <= 0xDFFF) || cp > 0x10FFFF)
+        return 0;
+    return n;
+}
+
 /* text as a JSON string's contents: quotes, backslashes and control
    characters escaped (the rest is the UTF-8 it was read as) */
 static int put_json_text(membuf_ *m, const char *text)
@@ -1886,7 +1905,7 @@ static int put_json_text(membuf_ *m, const char *text)
     size_t left = strlen(text);
     while (left) {
         unsigned char c = (unsigned char)*text;
-        size_t u = c >= 0x80 ? ikp__utf8_len((const unsigned char *)text, left) : 1;
+        size_t u = c >= 0x80 ? utf8_at((const unsigned char *)text, left) : 1;
         char b[8];
         if (c >= 0x80 && u) { /* a whole UTF-8 sequence, as it is */
             if (mem_writer(m, text, u)) return 1;
