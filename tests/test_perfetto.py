@@ -599,6 +599,21 @@ def trace_processor(tmp, z, mp, host0):
         for n in src.namelist()[1:]:
             dst.writestr(n, src.read(n))
         dst.writestr("cpu.pftrace", t.SerializeToString())
+    # GUIDE's line for a host trace without clocks: a JSON file synced to a capture's BOOTTIME
+    z3 = os.path.join(tmp, "with-json.zip")
+    with zipfile.ZipFile(z) as src, zipfile.ZipFile(z3, "w", zipfile.ZIP_STORED) as dst:
+        man = strict_json(src.read("perfetto_manifest.json"))["perfetto_manifest"]
+        ref = man["files"][0]["path"]
+        man["files"].append({"path": "cpu.json", "clocks": {"offset_ns": 250, "sync_to": {"file": ref, "clock": "BOOTTIME"}}})
+        dst.writestr("perfetto_manifest.json", '{"perfetto_manifest":' + json.dumps(man) + "}")
+        for n in src.namelist()[1:]:
+            dst.writestr(n, src.read(n))
+        dst.writestr("cpu.json", json.dumps({"traceEvents": [{"ph": "X", "name": "cpu_op", "pid": 1, "tid": 1,
+                                                             "ts": 1000.0, "dur": 5.0}]}))
+    out = query("select ts from slice where name = 'cpu_op';", z3)
+    check(out is not None and out.strip().splitlines()[-1] == str(1_000_000 + 250),
+          "trace processor: a JSON host trace synced to a capture's BOOTTIME lands at its ts + offset_ns on the "
+          "merged axis (%r)" % (out.strip().splitlines()[-1] if out else None))
     out = query("select (select ts from slice where name = 'cpu_slice') - (select min(ts) from slice where "
                 "name != 'cpu_slice') as d;", z2)
     first = query("select min(ts) from slice;", mp)
