@@ -97,7 +97,26 @@ def main():
             compile_ok("ikp_cuda.cuh quick start (IKP_STAGED=%s)" % staged,
                        [NVCC, "-std=c++17", "-DIKP_STAGED=" + staged] + ARCH + NVW +
                        ["-I.", "-c", src, "-o", os.path.join(tmp, "o.o")])
+    tool_help_in_guide()
     return report()
+
+
+def tool_help_in_guide():
+    """GUIDE's "The `ikp` tool in full" names every command and option that `ikp --help` prints, and
+    no option it does not know (the copy is kept by hand: this is what keeps it whole)."""
+    tool = os.environ.get("IKP_TOOL") or os.path.join(ROOT, "build", "ikp")
+    p = subprocess.run([tool, "--help"], capture_output=True, text=True)
+    text = p.stdout + p.stderr
+    guide = open(os.path.join(ROOT, "GUIDE.md"), encoding="utf-8").read()
+    at = guide.find("## The `ikp` tool in full")
+    sec = guide[at:guide.find("\n## ", at + 5)] if at >= 0 else ""
+    flag = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]*")
+    hf, gf = set(flag.findall(text)), set(flag.findall(sec)) - {"--help"}
+    check(p.returncode == 0 and sec and hf == gf, "GUIDE's copy of ikp --help has every option and no other "
+          "(help only: %s; GUIDE only: %s)" % (sorted(hf - gf), sorted(gf - hf)))
+    cmds = set(re.findall(r"^\s*(?:usage: )?ikp (\w[\w-]*)", text, re.M))
+    check(len(cmds) >= 8 and cmds <= set(re.findall(r"build/ikp (\w[\w-]*)", sec)),
+          "GUIDE's copy of ikp --help has every command (%s)" % sorted(cmds))
 
 
 if __name__ == "__main__":
