@@ -4,7 +4,8 @@
    turns the buffer into a Chrome/Perfetto trace and statistics. This file is
    the host half: buffer allocation, decoding of IKP's own wire format and of
    the TIRx/warpscope, flashinfer, Triton-distributed and transformer_nuggets
-   formats, Chrome JSON and Perfetto protobuf writers (flows, counter
+   formats and of Triton Proton's and NVIDIA IKET's trace files, Chrome JSON
+   and Perfetto protobuf writers (flows, counter
    tracks), summary statistics, a diff of two captures with a verdict that
    accounts for noise, a report (Markdown and an SVG picture), and merged
    timelines of several GPUs on one clock. It is plain C99 and needs nothing
