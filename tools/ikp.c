@@ -2499,7 +2499,7 @@ static const command commands[] = {
     {"summary", "IN [options] [--json]", NULL, 0, OPT_COMMON | OPT_JSON, 1, cmd_summary, NULL, NULL},
     {"info", "IN [IN2 ...] [options]", "info: with several captures, also how they are placed on one time axis.\n", 0,
      OPT_COMMON, 1, cmd_info, NULL, cmd_merge_info},
-    {"merge", "IN IN2 [...] [-o OUT.json|OUT.pftrace | -o -] [--raw] [--labels a,b,...]\n"
+    {"merge", "IN IN2 [...] [-o OUT.json|OUT.pftrace|OUT.zip | -o -] [--raw] [--labels a,b,...]\n"
               "[--align clocks|start|start=T1,T2,...] [--by block|sm]\n"
               "[--output-format json|perfetto] [--time capture|host] [options]",
      "merge: one trace of captures of several GPUs, ranks or launches (default\n"
@@ -2509,7 +2509,8 @@ static const command commands[] = {
      "      GPUs; a check). --align start: each capture's first record at 0, or at\n"
      "      T1, T2, ... ns (captures whose stamps give no GPU time: tirx, flashinfer,\n"
      "      triton-dist). --labels: names of the captures (default: rank and GPU).\n"
-     "      Links that disagree are said, not refused.\n",
+     "      Links that disagree are said, not refused. -o OUT.zip: a Perfetto trace a\n"
+     "      capture and perfetto_manifest.json, one timeline in Perfetto v58+.\n",
      0, OPT_COMMON | OPT_OUTPUT | OPT_LAYOUT | OPT_PLACE | OPT_MERGE, 0, NULL, cmd_merge_write, NULL},
     {"export", "IN [IN2 ...] [-o OUT.parquet | -o DIR/] [--raw] [--labels a,b,...]\n"
                "[--row-group ROWS] [--plain] [options]",
