@@ -6871,6 +6871,19 @@ static ikp_result ikp__pj_parse(const ikp_allocator *a, const unsigned char *p, 
     return IKP_OK;
 }
 
+/* text added at s + *k as snprintf writes it (room bytes in all), *k moved
+   past it; once the text fills s, nothing more is added */
+static void ikp__addf(char *s, size_t room, size_t *k, const char *fmt, ...)
+{
+    va_list ap;
+    int n;
+    if (*k + 1 >= room) return;
+    va_start(ap, fmt);
+    n = vsnprintf(s + *k, room - *k, fmt, ap);
+    va_end(ap);
+    if (n > 0) *k = *k + (size_t)n < room ? *k + (size_t)n : room - 1;
+}
+
 /* refused before anything is allocated for them: lanes that could not fit
    the 1 GiB a JSON-read buffer may take, even with one record each */
 static ikp_result ikp__json_lanes_fit(uint64_t nlanes, const char *what, ikp_error *err)
@@ -7150,23 +7163,22 @@ static ikp_result ikp__open_proton(ikp_capture *cap, const unsigned char *p, siz
     {
         char *s = cap->info.source;
         const size_t room = sizeof cap->info.source;
-        size_t k = (size_t)snprintf(s, room, "Proton trace of %s", r.kernels.text[0]);
-        for (i = 1; i < r.kernels.n && k < room; i++)
-            k += (size_t)snprintf(s + k, room - k, ", %s (blocks from %u)", r.kernels.text[i], kernel_base[i]);
-        if (k < room) k += (size_t)snprintf(s + k, room - k, ": %s; %s", rate_text,
-                                            all_init ? "each CTA placed by its init %globaltimer stamp"
-                                                     : "each CTA's earliest event at the CTA's init %globaltimer, "
-                                                       "as Proton places it (the cycles from its init to that event "
-                                                       "are not in the file)");
-        if (k < room)
-            k += (size_t)snprintf(s + k, room - k, "; not in the file: Proton's drops (its ring keeps the newest "
-                                  "events) and clock32's wraps (every 2^32 cycles)");
-        if (r.flow_ends && k < room)
-            k += (size_t)snprintf(s + k, room - k, "; %llu ends of cross-warp pairs as instants \"<scope> (out)\" "
-                                  "and \"(in)\", their bind_id the payload", (unsigned long long)r.flow_ends);
-        if (r.skipped && k < room)
-            snprintf(s + k, room - k, "; %llu events of other kinds left out (metadata, flow arrows)",
-                     (unsigned long long)r.skipped);
+        size_t k = 0;
+        ikp__addf(s, room, &k, "Proton trace of %s", r.kernels.text[0]);
+        for (i = 1; i < r.kernels.n; i++)
+            ikp__addf(s, room, &k, ", %s (blocks from %u)", r.kernels.text[i], kernel_base[i]);
+        ikp__addf(s, room, &k, ": %s; %s", rate_text,
+                  all_init ? "each CTA placed by its init %globaltimer stamp"
+                           : "each CTA's earliest event at the CTA's init %globaltimer, as Proton places it (the "
+                             "cycles from its init to that event are not in the file)");
+        ikp__addf(s, room, &k, "; not in the file: Proton's drops (its ring keeps the newest events) and clock32's "
+                  "wraps (every 2^32 cycles)");
+        if (r.flow_ends)
+            ikp__addf(s, room, &k, "; %llu ends of cross-warp pairs as instants \"<scope> (out)\" and \"(in)\", "
+                      "their bind_id the payload", (unsigned long long)r.flow_ends);
+        if (r.skipped)
+            ikp__addf(s, room, &k, "; %llu events of other kinds left out (metadata, flow arrows)",
+                      (unsigned long long)r.skipped);
     }
     *real_gpu_time = all_init;
 done:
@@ -7730,38 +7742,37 @@ static ikp_result ikp__open_iket(ikp_capture *cap, const unsigned char *p, size_
     {
         char *s = cap->info.source;
         const size_t room = sizeof cap->info.source;
-        size_t k = (size_t)snprintf(s, room, "IKET trace (%s) of %u launch%s: ",
-                                    r.version ? "format version 1" : r.tables ? "the 4.7 layout" : "the 4.6 layout",
-                                    (unsigned)r.nla, r.nla == 1 ? "" : "es");
-        if (r.version > 1) snprintf(s, room, "IKET trace (format version %d, newer than the 1 IKP knows) of %u launch%s: ",
-                                    r.version, (unsigned)r.nla, r.nla == 1 ? "" : "es");
-        k = strlen(s);
-        for (i = 0; i < r.nla && k + 40 < room; i++) {
+        size_t k = 0;
+        if (r.version > 1)
+            ikp__addf(s, room, &k, "IKET trace (format version %d, newer than the 1 IKP knows) of %u launch%s: ",
+                      r.version, (unsigned)r.nla, r.nla == 1 ? "" : "es");
+        else
+            ikp__addf(s, room, &k, "IKET trace (%s) of %u launch%s: ",
+                      r.version ? "format version 1" : r.tables ? "the 4.7 layout" : "the 4.6 layout",
+                      (unsigned)r.nla, r.nla == 1 ? "" : "es");
+        for (i = 0; i < r.nla && k + 40 < room; i++) { /* room left for "; ..." */
             const ikp__iklaunch *la = &r.la[i];
             char nm[64];
             ikp__pj_text(la->name.s ? la->name.s : "?", la->name.s ? la->name.n : 1, nm, sizeof nm);
-            k += (size_t)snprintf(s + k, room - k, "%s%s (context %llu, grid %llu", i ? "; " : "", nm,
-                                  (unsigned long long)la->ctx, (unsigned long long)la->grid);
-            if (la->in_graph && k < room) {
+            ikp__addf(s, room, &k, "%s%s (context %llu, grid %llu", i ? "; " : "", nm, (unsigned long long)la->ctx,
+                      (unsigned long long)la->grid);
+            if (la->in_graph) {
                 char g[40];
                 ikp__pj_text(la->graph.s, la->graph.n, g, sizeof g);
-                k += (size_t)snprintf(s + k, room - k, ", %s", g);
+                ikp__addf(s, room, &k, ", %s", g);
             }
-            if (k < room) k += (size_t)snprintf(s + k, room - k, ") blocks from %llu", (unsigned long long)base[i]);
+            ikp__addf(s, room, &k, ") blocks from %llu", (unsigned long long)base[i]);
         }
-        if (i < r.nla && k < room) k += (size_t)snprintf(s + k, room - k, "; ...");
-        if (k < room)
-            k += (size_t)snprintf(s + k, room - k, ": IKET's trace-local ns (32 ns ticks), not aligned with other "
-                                  "processes' traces; a range on its first warp's lane");
-        if (r.backwards && k < room)
-            k += (size_t)snprintf(s + k, room - k, "; %llu ranges that end before they start left out",
-                                  (unsigned long long)r.backwards);
-        if (unplaced && k < room)
-            k += (size_t)snprintf(s + k, room - k, "; %llu events of a warp or CTA IKET does not name left out",
-                                  (unsigned long long)unplaced);
-        if (r.cut && k < room)
-            snprintf(s + k, room - k, "; %llu payloads wider than 32 bits cut to their low 32",
-                     (unsigned long long)r.cut);
+        if (i < r.nla) ikp__addf(s, room, &k, "; ...");
+        ikp__addf(s, room, &k, ": IKET's trace-local ns (32 ns ticks), not aligned with other processes' traces; a "
+                  "range on its first warp's lane");
+        if (r.backwards)
+            ikp__addf(s, room, &k, "; %llu ranges that end before they start left out", (unsigned long long)r.backwards);
+        if (unplaced)
+            ikp__addf(s, room, &k, "; %llu events of a warp or CTA IKET does not name left out",
+                      (unsigned long long)unplaced);
+        if (r.cut)
+            ikp__addf(s, room, &k, "; %llu payloads wider than 32 bits cut to their low 32", (unsigned long long)r.cut);
     }
 done:
     ikp__free(a, st);
@@ -11766,7 +11777,7 @@ static int ikp__zsink_write(void *u, const void *d, size_t n)
 
 typedef struct ikp__zipjob {
     const ikp_capture *const *caps;
-    uint32_t n, ref;            /* ref: the earliest capture, the one the others sync to */
+    uint32_t n;
     const ikp_alignment *al;
     char (*labels)[128];
     char (*names)[96];          /* the entries' file names */
@@ -11853,31 +11864,31 @@ static ikp_result ikp__zip_entry(const ikp__zipjob *z, uint32_t e, ikp_write_fn 
     return o.failed ? ikp__fail(err, IKP_ERR_WRITE, -1, -1, "writing the archive failed") : IKP_OK;
 }
 
-static void ikp__le16(unsigned char *p, uint32_t v) { p[0] = (unsigned char)v; p[1] = (unsigned char)(v >> 8); }
-static void ikp__le32(unsigned char *p, uint32_t v) { ikp__le16(p, v & 0xFFFFu); ikp__le16(p + 2, v >> 16); }
+/* a 16-bit field, little-endian (32-bit ones: ikp__wr32) */
+static void ikp__wr16(unsigned char *p, uint32_t v) { p[0] = (unsigned char)v; p[1] = (unsigned char)(v >> 8); }
 /* a ZIP header: local (central 0) or central (1) of an entry stored as it is */
 static size_t ikp__zip_header(unsigned char *h, int central, const char *name, uint32_t crc, uint32_t size,
                               uint32_t at)
 {
     const size_t nl = strlen(name);
     unsigned char *p = h;
-    ikp__le32(p, central ? 0x02014B50u : 0x04034B50u);
+    ikp__wr32(p, central ? 0x02014B50u : 0x04034B50u);
     p += 4;
-    if (central) { ikp__le16(p, 20); p += 2; }     /* made by: version 2.0 */
-    ikp__le16(p, 10);                              /* needed: 1.0, stored */
-    ikp__le16(p + 2, 0x0800);                      /* the name is UTF-8 */
-    ikp__le16(p + 4, 0);                           /* stored */
-    ikp__le16(p + 6, 0);                           /* 00:00:00 */
-    ikp__le16(p + 8, 0x21);                        /* 1980-01-01 */
-    ikp__le32(p + 10, crc);
-    ikp__le32(p + 14, size);
-    ikp__le32(p + 18, size);
-    ikp__le16(p + 22, (uint32_t)nl);
-    ikp__le16(p + 24, 0);                          /* no extra field */
+    if (central) { ikp__wr16(p, 20); p += 2; }     /* made by: version 2.0 */
+    ikp__wr16(p, 10);                              /* needed: 1.0, stored */
+    ikp__wr16(p + 2, 0x0800);                      /* the name is UTF-8 */
+    ikp__wr16(p + 4, 0);                           /* stored */
+    ikp__wr16(p + 6, 0);                           /* 00:00:00 */
+    ikp__wr16(p + 8, 0x21);                        /* 1980-01-01 */
+    ikp__wr32(p + 10, crc);
+    ikp__wr32(p + 14, size);
+    ikp__wr32(p + 18, size);
+    ikp__wr16(p + 22, (uint32_t)nl);
+    ikp__wr16(p + 24, 0);                          /* no extra field */
     p += 26;
     if (central) {
         memset(p, 0, 10);                          /* comment, disk, attributes */
-        ikp__le32(p + 10, at);
+        ikp__wr32(p + 10, at);
         p += 14;
     }
     memcpy(p, name, nl);
@@ -11931,11 +11942,11 @@ static ikp_result ikp__zip_write(const ikp__zipjob *z, ikp_write_fn fn, void *us
             r = ikp__fail(err, IKP_ERR_SIZE_OVERFLOW, -1, -1, "the archive's directory passes 4 GiB (ZIP64 is not written)");
         if (r == IKP_OK) {
             memset(h, 0, 22);
-            ikp__le32(h, 0x06054B50u);
-            ikp__le16(h + 8, ne);
-            ikp__le16(h + 10, ne);
-            ikp__le32(h + 12, (uint32_t)(off - cd));
-            ikp__le32(h + 16, (uint32_t)cd);
+            ikp__wr32(h, 0x06054B50u);
+            ikp__wr16(h + 8, ne);
+            ikp__wr16(h + 10, ne);
+            ikp__wr32(h + 12, (uint32_t)(off - cd));
+            ikp__wr32(h + 16, (uint32_t)cd);
             if (fn(user, h, 22)) r = ikp__fail(err, IKP_ERR_WRITE, -1, -1, "writing the archive failed");
         }
     }
