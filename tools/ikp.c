@@ -2270,7 +2270,8 @@ static int cmd_trace(args *g, const ikp_capture *cap, const ikp_capture *none)
     if ((rc = write_out(g->out, trace_body, &job, "trace"))) goto done;
     fprintf(stderr, "ikp: wrote %s (%s trace of %s %s capture, %u active lanes, %llu records)\n",
             strcmp(g->out, "-") ? g->out : "standard output", g->out_format ? "Perfetto" : "Chrome JSON",
-            strchr("aeiou", ikp_format_name(ci->format)[0]) ? "an" : "a", ikp_format_name(ci->format), ci->active_lanes, (unsigned long long)ci->records);
+            strchr("aeiou", ikp_format_name(ci->format)[0]) ? "an" : "a", ikp_format_name(ci->format),
+            ci->active_lanes, (unsigned long long)ci->records);
     trace_notes(g, ci, &tst);
 done:
     free(flow_ids);
