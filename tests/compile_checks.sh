@@ -13,8 +13,12 @@
 #  - IKP_NO_REPORT leaves diff and report out, IKP_NO_PERFETTO the Perfetto
 #    writer (a .pftrace path is then refused), IKP_NO_MERGE merged
 #    timelines: the core builds alone, and a call of a left-out part fails;
-#    IKP_NO_EXPORT (the Parquet export) builds alone and with each of the
-#    others, as C99 and C++.
+#    IKP_NO_EXPORT the Parquet export: every combination of the four builds
+#    as C99 and C++;
+#  - ikp_cuda.cuh's recording builds: every combination of the switches the
+#    docs name (IKP_TIMER, IKP_RING, IKP_STAGED, IKP_DEFER_BEGIN, IKP_TICKS,
+#    IKP_ANCHOR_EVERY where it applies: 28 builds) and IKP_ENABLE=0; a
+#    combination IKP_TICKS=1 cannot serve stops with its own error.
 #  Arguments: the parts to run (default all): gcc and clang (ikp.h with
 #  each), decode (the plain decoder), cuda (what needs nvcc); make test runs
 #  them as two runners, make check all but cuda.
@@ -62,12 +66,15 @@ for cc in gcc clang; do
   try $cc-no-perfetto ok $cc -std=c99 $W -DIKP_NO_PERFETTO -I. $src/no_perfetto.c -o $out/$cc-no-perfetto
   try $cc-no-perfetto-run ok $out/$cc-no-perfetto $out
   try $cc-no-merge ok $cc -std=c99 $W -DIKP_NO_MERGE -I. $src/impl.c -o $out/$cc-no-merge
-  # without the Parquet export, alone and with each other layer left out (C99 and C++)
-  for x in "" "-DIKP_NO_REPORT" "-DIKP_NO_PERFETTO" "-DIKP_NO_MERGE" "-DIKP_NO_REPORT -DIKP_NO_PERFETTO -DIKP_NO_MERGE"; do
-    n=$cc-no-export$(echo "$x" | tr -d ' ' | sed 's/-DIKP_NO_/-/g' | tr 'A-Z' 'a-z')
-    try $n ok $cc -std=c99 $W -DIKP_NO_EXPORT $x -I. -c $src/impl.c -o $out/$n.o
-    try $n-cxx ok $cc -x c++ -std=c++11 $W -DIKP_NO_EXPORT $x -I. -c $src/impl.c -o $out/$n-cxx.o
-  done
+  # every combination of the four layers left out (16), as C99 and C++, with
+  # gcc; clang builds those without the Parquet export
+  for r in "" -DIKP_NO_REPORT; do for p in "" -DIKP_NO_PERFETTO; do for m in "" -DIKP_NO_MERGE; do for e in "" -DIKP_NO_EXPORT; do
+    [ $cc = gcc ] || [ -n "$e" ] || continue
+    x="$r $p $m $e"
+    n=$cc-layers$(echo "$x" | tr -d ' ' | sed 's/-DIKP_NO_/-/g' | tr 'A-Z' 'a-z')
+    try $n ok $cc -std=c99 $W $x -I. -c $src/impl.c -o $out/$n.o
+    try $n-cxx ok $cc -x c++ -std=c++11 $W $x -I. -c $src/impl.c -o $out/$n-cxx.o
+  done; done; done; done
   try $cc-no-perfetto-left-out fail $cc -std=c99 $W -DIKP_NO_PERFETTO -I. -c $src/no_perfetto_call.c -o $out/$cc-np.o
   says $cc-no-perfetto-left-out ikp_write_perfetto
   try $cc-no-merge-left-out fail $cc -std=c99 $W -DIKP_NO_MERGE -I. -c $src/no_merge_call.c -o $out/$cc-nm.o
@@ -118,6 +125,36 @@ elif [ -n "$CUDA_INC" ]; then
       -gencode=arch=compute_100,code=sm_100 -gencode=arch=compute_120,code=sm_120 -c $src/arch.cu -o $out/arch-staged.o
   try nvcc-arch-staged-sm80 fail $NVCC -I. -DIKP_STAGED=1 -gencode=arch=compute_80,code=sm_80 -c $src/arch.cu -o $out/arch-s80.o
   says nvcc-arch-staged-sm80 "IKP_STAGED=1 needs sm_90 or newer"
+  # every recording build the docs name, compiled as make device compiles
+  # (warnings are errors), two at a time
+  jobs=0; builds=""
+  for t in CYCLES GLOBAL; do for r in 0 1; do for s in 0 1; do for d in 1 0; do
+    ticks="x"; [ $t = CYCLES ] && [ $r = 0 ] && [ $d = 1 ] && ticks="1 0"
+    anchors="x"; [ $t = CYCLES ] && anchors="0 65536"
+    for k in $ticks; do for a in $anchors; do
+      f="-DIKP_TIMER=IKP_TIMER_$t -DIKP_RING=$r -DIKP_STAGED=$s -DIKP_DEFER_BEGIN=$d"
+      [ $k = x ] || f="$f -DIKP_TICKS=$k"
+      [ $a = x ] || f="$f -DIKP_ANCHOR_EVERY=$a"
+      n=nvcc-build-$(echo "$f" | sed 's/-DIKP_//g; s/IKP_TIMER_//; s/ /,/g' | tr 'A-Z' 'a-z')
+      builds="$builds $n"
+      ( $NVCC -std=c++17 -O3 -Xcompiler -Wall,-Wextra -Werror all-warnings -I. $f \
+          -gencode=arch=compute_90,code=sm_90 -c $src/arch.cu -o $out/$n.o > $out/$n.log 2>&1; echo $? > $out/$n.rc ) &
+      jobs=$((jobs+1)); [ $((jobs % 2)) = 0 ] && wait
+    done; done
+  done; done; done; done
+  wait
+  nb=0
+  for n in $builds; do
+    nb=$((nb+1))
+    if [ "$(cat $out/$n.rc)" = 0 ]; then pass=$((pass+1)); else fail=$((fail+1)); echo "FAIL compile: $n"; head -20 $out/$n.log; fi
+  done
+  # the switches above are those ikp_cuda.cuh's CONFIGURATION names
+  named=$(awk '/CONFIGURATION \(define/,/^   MACROS/' ikp_cuda.cuh | grep -o '^       IKP_[A-Z_]*' | tr -d ' ' | tr '\n' ' ')
+  if [ "$named" = "IKP_ENABLE IKP_TIMER IKP_RING IKP_STAGED IKP_DEFER_BEGIN IKP_TICKS IKP_ANCHOR_EVERY " ]; then pass=$((pass+1));
+  else fail=$((fail+1)); echo "FAIL: ikp_cuda.cuh's CONFIGURATION names '$named': build every new switch here"; fi
+  if [ $nb = 28 ]; then pass=$((pass+1)); else fail=$((fail+1)); echo "FAIL: $nb recording builds, not the 28 the docs name"; fi
+  try nvcc-ticks-ring fail $NVCC -I. -DIKP_RING=1 -DIKP_TICKS=1 -gencode=arch=compute_90,code=sm_90 -c $src/arch.cu -o $out/tr.o
+  says nvcc-ticks-ring "IKP_TICKS=1 needs the cycle timer"
   # the staging macros check their arguments in every build
   try nvcc-arch-disabled ok $NVCC -I. -DIKP_ENABLE=0 -gencode=arch=compute_90,code=sm_90 -c $src/arch.cu -o $out/arch-off.o
   for b in "" "-DIKP_STAGED=1" "-DIKP_ENABLE=0"; do
