@@ -130,15 +130,18 @@
                           default allocator (all three or none; default libc);
                           a run-time allocator goes in ikp_decode_options
        IKP_NO_REPORT      leave out diff and report (ikp_diff_*, ikp_report_*:
-                          a fifth of the code). Compile time, leaving out:
-                          NO_REPORT 24%, NO_MERGE 31%, NO_REPORT, NO_PERFETTO
-                          and NO_MERGE together 52% (BENCHMARKS.md "Host
-                          decode and export")
+                          the largest layer)
        IKP_NO_PERFETTO    leave out the Perfetto writer (ikp_write_perfetto*;
                           a path ending in .pftrace is then refused)
        IKP_NO_MERGE       leave out merged timelines (ikp_merge_*,
                           ikp_write_merged*; and with them the export)
        IKP_NO_EXPORT      leave out the Parquet export (ikp_export_*)
+                          Compiling the implementation: IKP_NO_MERGE and
+                          IKP_NO_REPORT save the most; with IKP_NO_PERFETTO
+                          the three take about half of it away (BENCHMARKS.md
+                          "Host decode and export", measured); the core
+                          (capture, decode, stats, the Chrome JSON writer) is
+                          the rest.
        IKP_CUDA           compile the ikp_cuda_* helpers (needs
                           <cuda_runtime_api.h> and -lcudart). They are on by
                           themselves when nvcc compiles the file (__CUDACC__)
@@ -168,78 +171,112 @@
        implementation, each section tagged by the topic it implements, a
        dash and its part (-impl: the topic's calls, or the whole topic),
        so a search for ">>" and a topic finds the topic's declarations,
-       then each part of its implementation.
-       config             version, linkage (IKP_DEF), the CUDA switch
-       wire               wire format constants, shared with ikp_cuda.cuh
-       errors             results and errors
-       capture            opening a capture: formats, options, figures, lanes
-       decode             per-lane decode into events
-       trace              traces (Chrome JSON, Perfetto): format, options
-       merge              merged timelines: captures on one clock
-       export             Parquet export of captures' regions and instants
-       output             output files replaced whole or not at all
-       stats              statistics per event and group; text, JSON
-       diff               diff of two captures: verdicts, tests, writers
-       report             report of one capture: stages, pipeline, picture
-       capfile            capture files (.ikp) written
-       names              name lists (--names a,b or a file)
-       dump               one call: words to trace, capture and summary
-       cuda               CUDA helpers: buffers, clock readings
-       config-impl        includes, default allocator, internal limits
-       capfile-layout     capture file layout: magics, field offsets
-       config-alloc       allocation: default and run-time allocators
-       errors-impl        results and errors
-       capture-types      a lane, its records and their time; the capture
-       capture-formats    the input formats, one row each
-       capture-records    a record word decoded; the cursor over a lane
-       capture-walk       a lane's walk: stamps, anchors, segments
-       capture-sm         one mapping per SM from cycles to time
-       capture-names      names copied from the API; ikp_capture_free
-       capture-clock      clocks: host, device, peer GPUs, SM samples
-       capture-ikp        IKP buffers
-       capture-peer       the peer formats' common parts
-       capture-tirx       tirx (TVM TIRx CudaProfiler, warpscope)
-       capture-flashinfer flashinfer (profiler.cuh)
-       capture-triton     triton-dist (triton_dist.tools.profiler)
-       capture-nuggets    transformer_nuggets: a slice of words per unit
-       capture-lanes      lanes made from the words; what a file's bytes are
-       capture-open       opening words: format, lanes, time 0
-       capture-files      opening files: .ikp, .npy, bare buffers
-       capture-proton     Triton Proton's Chrome trace, read into IKP words
-       capture-iket       NVIDIA IKET's trace.json, read into IKP words
-       capture-query      a capture's figures, placement, lanes, names
-       decode-impl        per-lane decode
-       trace-out          buffered output; numbers and JSON strings
-       trace-names        names of events, blocks, processes, threads
-       trace-walk         the walk over lanes by block: flows, counters
-       trace-chrome       the Chrome JSON writer
-       trace-perfetto     the Perfetto protobuf writer
-       output-impl        output files; the writers to a path
-       merge-links        what links captures; a capture given twice
-       merge-graph        a merge's links as lists, without its pairs
-       merge-place        placement: least uncertain chains (Dijkstra)
-       merge-check        links that disagree with the placement
-       merge-impl         ikp_merge_align, _align_start, labels, host zero
-       merge-write        the merged trace: ikp_write_merged
-       merge-zip          a trace a capture in a ZIP, placed by a Perfetto manifest
-       stats-impl         statistics computed
-       stats-write        statistics and figures as text and JSON
-       export-parquet     Parquet written here: Thrift, pages, footer
-       export-rows        one capture's rows
-       export-impl        the table: captures placed, rows written
-       report-analysis    one walk for statistics, diff and report
-       report-compute     ikp_report_compute and its sections
-       diff-verdict       verdicts: tests of a change, the rule
-       diff-compute       ikp_diff_compute and its sections
-       diff-write         a diff as text and JSON
-       diff-markdown      Markdown, link and XML escapes; a diff in Markdown
-       report-markdown    a report in Markdown
-       report-json        a report as JSON
-       report-svg         a report's picture as SVG
-       capfile-impl       capture files written (read in capture-files)
-       names-impl         name lists parsed
-       dump-impl          IKP buffer sizes and headers; the one-call dump
-       cuda-impl          CUDA helpers: buffers, clocks, SM clock samples
+       then each part of its implementation. Both halves go layer by layer,
+       each layer using only those above it: base, capture, decode, stats,
+       trace, output, merge, export, diff and report, capture files, names,
+       dump, cuda. (The capture file layout is in the base: the format
+       detection and the SM clock samples read it too.)
+       Declarations:
+         base
+           config              version, linkage (IKP_DEF), the CUDA switch
+           wire                wire format constants, shared with ikp_cuda.cuh
+           errors              results and errors
+           buffer              the output callback of every writer; one for a FILE*
+         capture
+           capture             opening a capture: formats, options, figures, lanes
+         decode
+           decode              per-lane decode into events
+         stats
+           stats               statistics per event and group; text, JSON
+         trace
+           trace               traces (Chrome JSON, Perfetto): format, options
+         output
+           output              output files replaced whole or not at all
+         merge
+           merge               merged timelines: captures on one clock
+         export
+           export              Parquet export of captures' regions and instants
+         diff and report
+           diff                diff of two captures: verdicts, tests, writers
+           report              report of one capture: stages, pipeline, picture
+         capture files
+           capfile             capture files (.ikp) written (ikp_capture_open_path reads them)
+         names
+           names               name lists (--names a,b or a file)
+         dump
+           dump                one call: words to trace, capture and summary
+         cuda
+           cuda                CUDA helpers: buffers, clock readings
+       Implementation:
+         base
+           config-impl         includes, default allocator, internal limits
+           config-alloc        allocation: default and run-time allocators
+           errors-impl         results and errors
+           buffer-impl         buffered output under every writer; numbers, JSON strings
+           capfile-layout      capture file layout: magics, field offsets
+         capture
+           capture-types       a lane, its records and their time; the capture
+           capture-formats     the input formats, one row each
+           capture-records     a record word decoded; the cursor over a lane
+           capture-walk        a lane's walk: stamps, anchors, segments
+           capture-sm          one mapping per SM from cycles to time
+           capture-names       names copied from the API; ikp_capture_free
+           capture-clock       clocks: host, device, peer GPUs, SM samples
+           capture-ikp         IKP buffers
+           capture-peer        the peer formats' common parts
+           capture-tirx        tirx (TVM TIRx CudaProfiler, warpscope)
+           capture-flashinfer  flashinfer (profiler.cuh)
+           capture-triton      triton-dist (triton_dist.tools.profiler)
+           capture-nuggets     transformer_nuggets: a slice of words per unit
+           capture-lanes       lanes made from the words; what a file's bytes are
+           capture-open        opening words: format, lanes, time 0
+           capture-files       opening files: .npy, bare buffers, paths (.ikp: capfile-read)
+           capture-proton      Triton Proton's Chrome trace, read into IKP words
+           capture-iket        NVIDIA IKET's trace.json, read into IKP words
+           capture-query       a capture's figures, placement, lanes, names
+         decode
+           decode-impl         per-lane decode
+         stats
+           stats-impl          statistics computed
+           stats-write         statistics and figures as text and JSON
+         trace
+           trace-names         names of events, blocks, processes, threads
+           trace-walk          the walk over lanes by block: flows, counters
+           trace-chrome        the Chrome JSON writer
+           trace-perfetto      the Perfetto protobuf writer
+         output
+           output-impl         output files; the writers to a path
+         merge
+           merge-links         what links captures; a capture given twice
+           merge-graph         a merge's links as lists, without its pairs
+           merge-place         placement: least uncertain chains (Dijkstra)
+           merge-check         links that disagree with the placement
+           merge-impl          ikp_merge_align, _align_start, labels, host zero
+           merge-write         the merged trace: ikp_write_merged
+           merge-zip           a ZIP of one trace a capture and a Perfetto manifest
+         export
+           export-parquet      Parquet written here: Thrift, pages, footer
+           export-rows         one capture's rows
+           export-impl         the table: captures placed, rows written
+         diff and report
+           report-analysis     one walk for statistics, diff and report
+           diff-verdict        verdicts: tests of a change, the rule
+           diff-compute        ikp_diff_compute and its sections
+           diff-write          a diff as text and JSON
+           diff-markdown       Markdown, link and XML escapes; a diff in Markdown
+           report-compute      ikp_report_compute and its sections
+           report-markdown     a report in Markdown
+           report-json         a report as JSON
+           report-svg          a report's picture as SVG
+         capture files
+           capfile-read        capture files (.ikp) read: header, names, sections
+           capfile-write       capture files (.ikp) written
+         names
+           names-impl          name lists parsed
+         dump
+           dump-impl           IKP buffer sizes and headers; the one-call dump
+         cuda
+           cuda-impl           CUDA helpers: buffers, clocks, SM clock samples
 
    The library never prints, never exits, and keeps no mutable global state:
    a capture is read-only once opened, so any number of threads may decode
@@ -369,6 +406,12 @@ typedef struct ikp_error {
 } ikp_error;
 
 IKP_DEF const char *ikp_result_string(ikp_result r);
+
+/* >>buffer: the output callback of every writer; one for a FILE* */
+/* Output callback: returns 0 on success, non-zero to stop with IKP_ERR_WRITE. */
+typedef int (*ikp_write_fn)(void *user, const void *data, size_t size);
+/* A ready callback for a FILE* passed as user. */
+IKP_DEF int ikp_file_writer(void *user, const void *data, size_t size);
 
 /* >>capture: opening a capture: formats, options, figures, lanes */
 typedef enum ikp_format {
@@ -749,12 +792,44 @@ IKP_DEF ikp_result ikp_decode_lane(const ikp_capture *cap, uint32_t lane,
 /* takes the capture for its allocator, which allocated the events */
 IKP_DEF void ikp_lane_events_free(const ikp_capture *cap, ikp_lane_events *ev);
 
-/* >>trace: traces (Chrome JSON, Perfetto): format, options */
-/* Output callback: returns 0 on success, non-zero to stop with IKP_ERR_WRITE. */
-typedef int (*ikp_write_fn)(void *user, const void *data, size_t size);
-/* A ready callback for a FILE* passed as user. */
-IKP_DEF int ikp_file_writer(void *user, const void *data, size_t size);
+/* >>stats: statistics per event and group; text, JSON */
+typedef struct ikp_event_stats {
+    uint32_t id;
+    const char *name;
+    uint64_t count;
+    double total_ns, min_ns, mean_ns, p50_ns, p90_ns, p99_ns, max_ns;
+} ikp_event_stats;
 
+typedef struct ikp_group_stats {
+    uint32_t group;
+    const char *name;
+    uint32_t lanes;            /* lanes of this group with records */
+    double busy_ns, span_ns;   /* sums over those lanes: time inside a region, and the span
+                                  of the lane's block (its lanes' first record to their last),
+                                  as ikp diff and ikp report take it */
+    double busy_fraction;      /* busy / span */
+} ikp_group_stats;
+
+typedef struct ikp_stats {
+    ikp_capture_info info;
+    uint64_t regions, instants, unmatched_begin, unmatched_end;
+    ikp_event_stats *events;   /* regions per event id, by id */
+    uint32_t num_events;
+    ikp_group_stats *groups;
+    uint32_t num_groups;
+    ikp_allocator allocator_;
+    char *names_;              /* internal: copies of names */
+} ikp_stats;
+
+IKP_DEF ikp_result ikp_stats_compute(const ikp_capture *cap, ikp_stats **out, ikp_error *err);
+IKP_DEF void ikp_stats_free(ikp_stats *st);
+IKP_DEF ikp_result ikp_stats_write_text(const ikp_stats *st, ikp_write_fn fn, void *user, ikp_error *err);
+IKP_DEF ikp_result ikp_stats_write_json(const ikp_stats *st, ikp_write_fn fn, void *user, ikp_error *err);
+/* Text: format, blocks, groups, lanes, records, dropped, unmatched, span and
+   warnings (also the head of ikp_stats_write_text). */
+IKP_DEF ikp_result ikp_info_write_text(const ikp_stats *st, ikp_write_fn fn, void *user, ikp_error *err);
+
+/* >>trace: traces (Chrome JSON, Perfetto): format, options */
 typedef enum ikp_group_by {
     IKP_BY_BLOCK = 0,  /* a process per block, a thread per lane (its group) */
     IKP_BY_SM,         /* a process per SM, a thread per lane */
@@ -851,6 +926,38 @@ IKP_DEF ikp_result ikp_write_perfetto_path(const ikp_capture *cap, const ikp_tra
    the calls that write to a path choose the format by it (with
    IKP_NO_PERFETTO such a path is refused: IKP_ERR_INVALID_ARGUMENT) */
 IKP_DEF int ikp_is_perfetto_path(const char *path);
+
+/* >>output: output files replaced whole or not at all */
+/* Output files that are replaced whole or not at all. ikp_output_open
+   creates a new temporary file next to path (a random name ending in
+   ".ikp-tmp", created exclusively: never an existing file, never through a
+   symbolic link); ikp_output_write (an ikp_write_fn) appends to it;
+   ikp_output_commit renames it over path (or, if a write failed, removes
+   it and says why: IKP_ERR_IO), ikp_output_abort removes it. Any
+   number of writers may write the same path at once: each has its own
+   temporary file, and path always holds one writer's whole output. A path
+   that names a device or a FIFO (/dev/null, /dev/stdout) is written in
+   place. Errors say why (the system's message).
+   ikp_output_end ends it either way after a writer ran: it commits when
+   the writer succeeded, else removes the file and keeps the writer's
+   error, or, when a write failed, says why the write failed. Its members
+   are private: read them through the calls. */
+#define IKP_OUTPUT_PATH_MAX 4096
+typedef struct ikp_output {
+    char tmp_path_[IKP_OUTPUT_PATH_MAX]; /* private: the temporary file while open, else "" */
+    const char *path_;         /* private: the target (borrowed) */
+    int fd_, in_place_, errno_;
+    void *file_;
+} ikp_output;
+IKP_DEF ikp_result ikp_output_open(ikp_output *out, const char *path, ikp_error *err);
+IKP_DEF int ikp_output_write(void *output, const void *data, size_t size);
+IKP_DEF ikp_result ikp_output_commit(ikp_output *out, ikp_error *err);
+IKP_DEF void ikp_output_abort(ikp_output *out);
+IKP_DEF ikp_result ikp_output_end(ikp_output *out, ikp_result result, ikp_error *err);
+/* The temporary file while open ("" when written in place, or once
+   ended), for a signal handler that removes it; at most
+   IKP_OUTPUT_PATH_MAX bytes with its NUL. */
+IKP_DEF const char *ikp_output_temp_path(const ikp_output *out);
 
 /* >>merge: merged timelines: captures on one clock */
 #ifndef IKP_NO_MERGE /* leave merged timelines out with -DIKP_NO_MERGE */
@@ -1009,75 +1116,6 @@ IKP_DEF ikp_result ikp_export_parquet_files(const char *const *inputs, uint32_t 
                                             const ikp_export_options *opt, const char *const *outputs,
                                             uint32_t num_outputs, ikp_error *err);
 #endif
-
-/* >>output: output files replaced whole or not at all */
-/* Output files that are replaced whole or not at all. ikp_output_open
-   creates a new temporary file next to path (a random name ending in
-   ".ikp-tmp", created exclusively: never an existing file, never through a
-   symbolic link); ikp_output_write (an ikp_write_fn) appends to it;
-   ikp_output_commit renames it over path (or, if a write failed, removes
-   it and says why: IKP_ERR_IO), ikp_output_abort removes it. Any
-   number of writers may write the same path at once: each has its own
-   temporary file, and path always holds one writer's whole output. A path
-   that names a device or a FIFO (/dev/null, /dev/stdout) is written in
-   place. Errors say why (the system's message).
-   ikp_output_end ends it either way after a writer ran: it commits when
-   the writer succeeded, else removes the file and keeps the writer's
-   error, or, when a write failed, says why the write failed. Its members
-   are private: read them through the calls. */
-#define IKP_OUTPUT_PATH_MAX 4096
-typedef struct ikp_output {
-    char tmp_path_[IKP_OUTPUT_PATH_MAX]; /* private: the temporary file while open, else "" */
-    const char *path_;         /* private: the target (borrowed) */
-    int fd_, in_place_, errno_;
-    void *file_;
-} ikp_output;
-IKP_DEF ikp_result ikp_output_open(ikp_output *out, const char *path, ikp_error *err);
-IKP_DEF int ikp_output_write(void *output, const void *data, size_t size);
-IKP_DEF ikp_result ikp_output_commit(ikp_output *out, ikp_error *err);
-IKP_DEF void ikp_output_abort(ikp_output *out);
-IKP_DEF ikp_result ikp_output_end(ikp_output *out, ikp_result result, ikp_error *err);
-/* The temporary file while open ("" when written in place, or once
-   ended), for a signal handler that removes it; at most
-   IKP_OUTPUT_PATH_MAX bytes with its NUL. */
-IKP_DEF const char *ikp_output_temp_path(const ikp_output *out);
-
-/* >>stats: statistics per event and group; text, JSON */
-typedef struct ikp_event_stats {
-    uint32_t id;
-    const char *name;
-    uint64_t count;
-    double total_ns, min_ns, mean_ns, p50_ns, p90_ns, p99_ns, max_ns;
-} ikp_event_stats;
-
-typedef struct ikp_group_stats {
-    uint32_t group;
-    const char *name;
-    uint32_t lanes;            /* lanes of this group with records */
-    double busy_ns, span_ns;   /* sums over those lanes: time inside a region, and the span
-                                  of the lane's block (its lanes' first record to their last),
-                                  as ikp diff and ikp report take it */
-    double busy_fraction;      /* busy / span */
-} ikp_group_stats;
-
-typedef struct ikp_stats {
-    ikp_capture_info info;
-    uint64_t regions, instants, unmatched_begin, unmatched_end;
-    ikp_event_stats *events;   /* regions per event id, by id */
-    uint32_t num_events;
-    ikp_group_stats *groups;
-    uint32_t num_groups;
-    ikp_allocator allocator_;
-    char *names_;              /* internal: copies of names */
-} ikp_stats;
-
-IKP_DEF ikp_result ikp_stats_compute(const ikp_capture *cap, ikp_stats **out, ikp_error *err);
-IKP_DEF void ikp_stats_free(ikp_stats *st);
-IKP_DEF ikp_result ikp_stats_write_text(const ikp_stats *st, ikp_write_fn fn, void *user, ikp_error *err);
-IKP_DEF ikp_result ikp_stats_write_json(const ikp_stats *st, ikp_write_fn fn, void *user, ikp_error *err);
-/* Text: format, blocks, groups, lanes, records, dropped, unmatched, span and
-   warnings (also the head of ikp_stats_write_text). */
-IKP_DEF ikp_result ikp_info_write_text(const ikp_stats *st, ikp_write_fn fn, void *user, ikp_error *err);
 
 /* >>diff: diff of two captures: verdicts, tests, writers */
 #ifndef IKP_NO_REPORT /* diff and report: leave them out with -DIKP_NO_REPORT */
@@ -1348,7 +1386,7 @@ IKP_DEF ikp_result ikp_report_write_svg(const ikp_report *r, ikp_write_fn fn, vo
 
 #endif /* IKP_NO_REPORT */
 
-/* >>capfile: capture files (.ikp) written */
+/* >>capfile: capture files (.ikp) written (ikp_capture_open_path reads them) */
 /* Writes cap as an .ikp capture file (FORMAT.md): its buffer, format, names,
    clock readings, device, peer measurements and SM clock samples; the file
    opened with the same decode options gives the same capture. To a
@@ -1550,49 +1588,6 @@ extern "C" {
 #define IKP__ANCHOR_MASK ((1ull << 62) - 1)
 #define IKP__RATE_MIN_SPAN_NS 50000     /* lanes shorter use the capture's cycle rate */
 #define IKP__ANCHOR_LIMIT (1ull << 46)  /* ns or cycles: anchors farther apart are corrupt */
-/* >>capfile-layout: capture file layout: magics, field offsets */
-#define IKP__CAPT_MAGIC "IKPCAPT1"
-#define IKP__CAPT_HEADER 48u
-#define IKP__CLOCK_MAGIC "IKPCLOCK"     /* capture file version 2: the clock section */
-#define IKP__CLOCK_ENTRY 32u
-#define IKP__DEVICE_MAGIC "IKPDEVIC"    /* version 3: the device identity */
-#define IKP__DEVICE_ENTRY 104u
-#define IKP__PEERS_MAGIC "IKPPEERS"     /* version 3: other GPUs' clocks */
-#define IKP__PEERS_ENTRY 40u
-#define IKP__SMCLK_MAGIC "IKPSMCLK"     /* version 4: samples of the SM clocks */
-#define IKP__SMCLK_ENTRY 24u
-/* Byte offsets of the capture file's fields (FORMAT.md "Capture files"),
-   for the reader and the writer alike. Header: */
-#define IKP__AT_VERSION 8u
-#define IKP__AT_FORMAT 12u
-#define IKP__AT_EVENTS 16u
-#define IKP__AT_GROUPS 20u
-#define IKP__AT_NAMES_BYTES 24u
-#define IKP__AT_WORDS 32u
-/* a section: name (8), count (4), reserved (4), entries: */
-#define IKP__AT_SECTION_COUNT 8u
-#define IKP__AT_SECTION_RESERVED 12u
-#define IKP__SECTION_HEADER 16u
-/* IKPCLOCK entries: host_ns at 0 */
-#define IKP__AT_CLOCK_GPU 8u
-#define IKP__AT_CLOCK_UNCERTAINTY 16u
-/* IKPDEVIC: uuid at 0 */
-#define IKP__AT_DEVICE_HOST 16u
-#define IKP__AT_DEVICE_ORDINAL 80u
-#define IKP__AT_DEVICE_RANK 84u
-#define IKP__AT_DEVICE_PCI_DOMAIN 88u
-#define IKP__AT_DEVICE_PCI_BUS 92u
-#define IKP__AT_DEVICE_PCI_DEVICE 96u
-/* IKPPEERS: the peer's uuid at 0 */
-#define IKP__AT_PEER_GPU 16u
-#define IKP__AT_PEER_OFFSET 24u
-#define IKP__AT_PEER_UNCERTAINTY 32u
-#define IKP__AT_PEER_ROUND_TRIP 36u
-/* IKPSMCLK: globaltimer at 0 */
-#define IKP__AT_SMCLK_CYCLES 8u
-#define IKP__AT_SMCLK_SM 16u
-#define IKP__AT_SMCLK_RESERVED 20u
-
 /* >>config-alloc: allocation: default and run-time allocators */
 static void *ikp__default_alloc(size_t n, void *u) { (void)u; return IKP_MALLOC(n); }
 static void *ikp__default_realloc(void *p, size_t n, void *u) { (void)u; return IKP_REALLOC(p, n); }
@@ -1704,6 +1699,246 @@ IKP_DEF ikp_format ikp_format_from_name(const char *name)
         if (strcmp(name, ikp_format_name((ikp_format)f)) == 0) return (ikp_format)f;
     return IKP_FORMAT_COUNT;
 }
+
+/* >>buffer-impl: buffered output under every writer; numbers, JSON strings */
+/* length of a valid UTF-8 sequence at s (n bytes left), 0 if invalid */
+static size_t ikp__utf8_len(const unsigned char *s, size_t n)
+{
+    unsigned c = s[0];
+    size_t len, i;
+    uint32_t cp;
+    if (c < 0x80) return 1;
+    if (c >= 0xC2 && c <= 0xDF) { len = 2; cp = c & 0x1F; }
+    else if (c >= 0xE0 && c <= 0xEF) { len = 3; cp = c & 0x0F; }
+    else if (c >= 0xF0 && c <= 0xF4) { len = 4; cp = c & 0x07; }
+    else return 0;
+    if (n < len) return 0;
+    for (i = 1; i < len; i++) {
+        if ((s[i] & 0xC0) != 0x80) return 0;
+        cp = (cp << 6) | (s[i] & 0x3F);
+    }
+    if ((len == 3 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) ||
+        (len == 4 && (cp < 0x10000 || cp > 0x10FFFF)))
+        return 0;
+    return len;
+}
+
+typedef struct ikp__out {
+    ikp_write_fn fn;
+    void *user;
+    char *buf;
+    size_t n, cap;
+    int failed;
+} ikp__out;
+
+static void ikp__flush(ikp__out *o)
+{
+    if (o->n && !o->failed && o->fn(o->user, o->buf, o->n) != 0) o->failed = 1;
+    o->n = 0;
+}
+static void ikp__put(ikp__out *o, const char *s, size_t len)
+{
+    if (o->n + len > o->cap) {
+        ikp__flush(o);
+        if (len > o->cap) {
+            if (!o->failed && o->fn(o->user, s, len) != 0) o->failed = 1;
+            return;
+        }
+    }
+    memcpy(o->buf + o->n, s, len);
+    o->n += len;
+}
+static void ikp__puts(ikp__out *o, const char *s) { ikp__put(o, s, strlen(s)); }
+static void ikp__out_init(ikp__out *o, ikp_write_fn fn, void *user, char *buf, size_t n)
+{
+    o->fn = fn; o->user = user; o->buf = buf; o->n = 0; o->cap = n; o->failed = 0;
+}
+/* Flushes o; a write that failed is IKP_ERR_WRITE, "writing the <what> failed". */
+static ikp_result ikp__out_end(ikp__out *o, ikp_error *err, const char *what)
+{
+    ikp__flush(o);
+    if (o->failed) return ikp__fail(err, IKP_ERR_WRITE, -1, -1, "writing the %s failed", what);
+    ikp__ok(err);
+    return IKP_OK;
+}
+#define IKP__PUT_LIT(o, lit) ikp__put(o, lit, sizeof(lit) - 1)
+static void ikp__put_u64(ikp__out *o, uint64_t v)
+{
+    char t[24];
+    int i = 24;
+    do { t[--i] = (char)('0' + v % 10); v /= 10; } while (v);
+    ikp__put(o, t + i, (size_t)(24 - i));
+}
+/* raw formatting into a buffer the caller has made room in */
+#define IKP__CPY(p, lit) (memcpy(p, lit, sizeof(lit) - 1), p += sizeof(lit) - 1)
+#define IKP__HEAD 32  /* the most a trace event writes before its name */
+#define IKP__TAIL 320 /* ... and after it */
+static const char ikp__digits2[201] =
+    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+    "8081828384858687888990919293949596979899";
+/* decimal digits, two at a time */
+static char *ikp__fmt_u64(char *p, uint64_t v)
+{
+    /* its digits counted first, then written from the last, two at a time:
+       no copy through a scratch buffer (a number a field of every event) */
+    static const uint64_t pow10[20] = {1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull,
+                                       10000000ull, 100000000ull, 1000000000ull, 10000000000ull,
+                                       100000000000ull, 1000000000000ull, 10000000000000ull, 100000000000000ull,
+                                       1000000000000000ull, 10000000000000000ull, 100000000000000000ull,
+                                       1000000000000000000ull, 10000000000000000000ull};
+    int n = 1;
+    char *end, *q;
+    while (n < 20 && v >= pow10[n]) n++;
+    end = q = p + n;
+    while (v >= 100) {
+        unsigned d = (unsigned)(v % 100) * 2;
+        v /= 100;
+        *--q = ikp__digits2[d + 1];
+        *--q = ikp__digits2[d];
+    }
+    if (v >= 10) {
+        *--q = ikp__digits2[v * 2 + 1];
+        *--q = ikp__digits2[v * 2];
+    } else *--q = (char)('0' + v);
+    return end;
+}
+/* ns as microseconds with 3 decimals */
+static char *ikp__fmt_us(char *p, uint64_t ns)
+{
+    uint64_t frac = ns % 1000;
+    p = ikp__fmt_u64(p, ns / 1000);
+    p[0] = '.';
+    p[1] = (char)('0' + frac / 100);
+    p[2] = (char)('0' + frac / 10 % 10);
+    p[3] = (char)('0' + frac % 10);
+    return p + 4;
+}
+/* x with `decimals` digits after a '.', whatever the C locale (snprintf
+   gives the digits; the locale's decimal separator, which may be ',' or
+   several bytes, becomes '.'). Never nan or inf. Returns the length. */
+static size_t ikp__fmt_fixed(char *t, size_t n, double x, int decimals)
+{
+    char b[400];
+    size_t i, k = 0;
+    int point = 0;
+    if (!(x == x) || x > 1e300 || x < -1e300) x = 0;
+    snprintf(b, sizeof b, "%.*f", decimals, x);
+    for (i = 0; b[i] && k + 1 < n; i++) {
+        char c = b[i];
+        if ((c >= '0' && c <= '9') || (c == '-' && k == 0)) t[k++] = c;
+        else if (!point && k && t[k - 1] >= '0' && t[k - 1] <= '9') { t[k++] = '.'; point = 1; }
+    }
+    t[k] = 0;
+    return k;
+}
+static void ikp__put_f(ikp__out *o, double x, int decimals)
+{
+    char t[400];
+    ikp__put(o, t, ikp__fmt_fixed(t, sizeof t, x, decimals));
+}
+/* x right-aligned in a column of w; a number wider than that still gets a
+   space before it, so that columns never touch */
+static void ikp__put_f_w(ikp__out *o, double x, int decimals, size_t w)
+{
+    char t[400];
+    size_t n = ikp__fmt_fixed(t, sizeof t, x, decimals);
+    if (n >= w) ikp__put(o, " ", 1);
+    for (; n < w; w--) ikp__put(o, " ", 1);
+    ikp__put(o, t, n);
+}
+
+
+/* JSON string body: escapes '"', '\\', bytes below 0x20; invalid UTF-8 -> U+FFFD */
+static void ikp__put_json_chars(ikp__out *o, const char *str)
+{
+    static const char hex[] = "0123456789abcdef";
+    const unsigned char *s = (const unsigned char *)str;
+    size_t n = strlen(str), i = 0, run = 0;
+    while (i < n) {
+        unsigned c = s[i];
+        size_t len = c >= 0x20 && c != '"' && c != '\\' ? ikp__utf8_len(s + i, n - i) : 0;
+        if (len) { i += len; run += len; continue; }
+        if (run) ikp__put(o, (const char *)s + i - run, run);
+        run = 0;
+        if (c == '"') ikp__put(o, "\\\"", 2);
+        else if (c == '\\') ikp__put(o, "\\\\", 2);
+        else if (c == '\n') ikp__put(o, "\\n", 2);
+        else if (c == '\t') ikp__put(o, "\\t", 2);
+        else if (c < 0x20) {
+            char u[6] = {'\\', 'u', '0', '0', 0, 0};
+            u[4] = hex[c >> 4];
+            u[5] = hex[c & 15];
+            ikp__put(o, u, 6);
+        } else ikp__put(o, "\\ufffd", 6);
+        i++;
+    }
+    if (run) ikp__put(o, (const char *)s + n - run, run);
+}
+
+IKP_DEF int ikp_file_writer(void *user, const void *data, size_t size)
+{
+    return fwrite(data, 1, size, (FILE *)user) == size ? 0 : 1;
+}
+
+/* the display name of an event / group (default when unnamed) */
+static const char *ikp__ev_name(const ikp_capture *cap, uint32_t id, char *tmp, size_t n)
+{
+    const char *s = ikp_event_name(cap, id);
+    if (s) return s;
+    snprintf(tmp, n, "event %u", id);
+    return tmp;
+}
+static const char *ikp__gr_name(const ikp_capture *cap, uint32_t g, char *tmp, size_t n)
+{
+    const char *s = ikp_group_name(cap, g);
+    if (s) return s;
+    snprintf(tmp, n, "group %u", g);
+    return tmp;
+}
+
+/* >>capfile-layout: capture file layout: magics, field offsets */
+#define IKP__CAPT_MAGIC "IKPCAPT1"
+#define IKP__CAPT_HEADER 48u
+#define IKP__CLOCK_MAGIC "IKPCLOCK"     /* capture file version 2: the clock section */
+#define IKP__CLOCK_ENTRY 32u
+#define IKP__DEVICE_MAGIC "IKPDEVIC"    /* version 3: the device identity */
+#define IKP__DEVICE_ENTRY 104u
+#define IKP__PEERS_MAGIC "IKPPEERS"     /* version 3: other GPUs' clocks */
+#define IKP__PEERS_ENTRY 40u
+#define IKP__SMCLK_MAGIC "IKPSMCLK"     /* version 4: samples of the SM clocks */
+#define IKP__SMCLK_ENTRY 24u
+/* Byte offsets of the capture file's fields (FORMAT.md "Capture files"),
+   for the reader and the writer alike. Header: */
+#define IKP__AT_VERSION 8u
+#define IKP__AT_FORMAT 12u
+#define IKP__AT_EVENTS 16u
+#define IKP__AT_GROUPS 20u
+#define IKP__AT_NAMES_BYTES 24u
+#define IKP__AT_WORDS 32u
+/* a section: name (8), count (4), reserved (4), entries: */
+#define IKP__AT_SECTION_COUNT 8u
+#define IKP__AT_SECTION_RESERVED 12u
+#define IKP__SECTION_HEADER 16u
+/* IKPCLOCK entries: host_ns at 0 */
+#define IKP__AT_CLOCK_GPU 8u
+#define IKP__AT_CLOCK_UNCERTAINTY 16u
+/* IKPDEVIC: uuid at 0 */
+#define IKP__AT_DEVICE_HOST 16u
+#define IKP__AT_DEVICE_ORDINAL 80u
+#define IKP__AT_DEVICE_RANK 84u
+#define IKP__AT_DEVICE_PCI_DOMAIN 88u
+#define IKP__AT_DEVICE_PCI_BUS 92u
+#define IKP__AT_DEVICE_PCI_DEVICE 96u
+/* IKPPEERS: the peer's uuid at 0 */
+#define IKP__AT_PEER_GPU 16u
+#define IKP__AT_PEER_OFFSET 24u
+#define IKP__AT_PEER_UNCERTAINTY 32u
+#define IKP__AT_PEER_ROUND_TRIP 36u
+/* IKPSMCLK: globaltimer at 0 */
+#define IKP__AT_SMCLK_CYCLES 8u
+#define IKP__AT_SMCLK_SM 16u
+#define IKP__AT_SMCLK_RESERVED 20u
 
 /* >>capture-types: a lane, its records and their time; the capture */
 typedef struct ikp__lane {
@@ -3906,28 +4141,6 @@ static ikp_result ikp__set_peers(ikp_capture *cap, const ikp_peer_clock *p, uint
     return IKP_OK;
 }
 
-/* length of a valid UTF-8 sequence at s (n bytes left), 0 if invalid */
-static size_t ikp__utf8_len(const unsigned char *s, size_t n)
-{
-    unsigned c = s[0];
-    size_t len, i;
-    uint32_t cp;
-    if (c < 0x80) return 1;
-    if (c >= 0xC2 && c <= 0xDF) { len = 2; cp = c & 0x1F; }
-    else if (c >= 0xE0 && c <= 0xEF) { len = 3; cp = c & 0x0F; }
-    else if (c >= 0xF0 && c <= 0xF4) { len = 4; cp = c & 0x07; }
-    else return 0;
-    if (n < len) return 0;
-    for (i = 1; i < len; i++) {
-        if ((s[i] & 0xC0) != 0x80) return 0;
-        cp = (cp << 6) | (s[i] & 0x3F);
-    }
-    if ((len == 3 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) ||
-        (len == 4 && (cp < 0x10000 || cp > 0x10FFFF)))
-        return 0;
-    return len;
-}
-
 /* s[0..n) into out (room for 3n bytes) with U+FFFD for every byte of no
    valid UTF-8 sequence, and with controls for every control byte too, as
    every output writes text; returns the bytes written */
@@ -5696,49 +5909,7 @@ IKP_DEF ikp_result ikp_capture_open(const uint64_t *words, size_t num_words,
     return IKP_OK;
 }
 
-/* >>capture-files: opening files: .ikp, .npy, bare buffers */
-/* names section of a capture file: u32 length + bytes, repeated */
-static ikp_result ikp__read_names(ikp_capture *cap, const unsigned char *p, uint64_t size,
-                                  uint64_t base, uint32_t count, char ***dst, uint32_t *dn,
-                                  uint64_t *used, ikp_error *err)
-{
-    uint32_t i;
-    uint64_t off = *used;
-    *dst = NULL;
-    *dn = 0;
-    if (!count) return IKP_OK;
-    if (count > IKP_WIRE_MAX_EVENTS)
-        return ikp__fail(err, IKP_ERR_BAD_HEADER, (int64_t)base, -1,
-                         "capture claims %u names (at most %u)", count, IKP_WIRE_MAX_EVENTS);
-    *dst = (char **)ikp__alloc(&cap->alloc, count * sizeof(char *));
-    if (!*dst) return ikp__oom(err);
-    for (i = 0; i < count; i++) (*dst)[i] = NULL;
-    *dn = count;
-    for (i = 0; i < count; i++) {
-        uint32_t len;
-        if (size - off < 4)
-            return ikp__fail(err, IKP_ERR_TRUNCATED, (int64_t)(base + off), -1,
-                             "capture names end inside the length of name %u", i);
-        len = ikp__rd32(p + off);
-        off += 4;
-        if (len > size - off)
-            return ikp__fail(err, IKP_ERR_TRUNCATED, (int64_t)(base + off), -1,
-                             "capture name %u claims %u bytes, %llu left", i, len,
-                             (unsigned long long)(size - off));
-        if (len > 255 || memchr(p + off, 0, len))
-            return ikp__fail(err, IKP_ERR_BAD_NAMES, (int64_t)(base + off), -1,
-                             "capture name %u: %s", i,
-                             len > 255 ? "longer than 255 bytes" : "contains a NUL byte");
-        if (len) {
-            (*dst)[i] = ikp__strdup_n(&cap->alloc, (const char *)p + off, len);
-            if (!(*dst)[i]) return ikp__oom(err);
-        }
-        off += len;
-    }
-    *used = off;
-    return IKP_OK;
-}
-
+/* >>capture-files: opening files: .npy, bare buffers, paths (.ikp: capfile-read) */
 /* NumPy .npy (format versions 1 to 3): "\x93NUMPY", major, minor, the
    header's length (2 bytes in version 1, else 4), then a Python dict
    literal such as {'descr': '<u8', 'fortran_order': False, 'shape': (N,), }
@@ -5828,227 +5999,6 @@ static ikp_result ikp__parse_npy(const unsigned char *p, size_t size, uint64_t *
     return IKP_OK;
 }
 
-/* The sections after a capture file's buffer, from at to the end: each an
-   8-byte name, a count, 4 zero bytes and count entries. Version 2 has the
-   clock section only; version 3 any of clock, device (one entry) and peers,
-   each at most once; version 4 also the SM clock samples. Found here (in
-   the order of IKP__CLOCK, DEVICE, PEERS, SMCLK_MAGIC: where[j] their
-   entries' offset, count[j] their number; 0 for a section not there) and
-   checked against the file's size before any is read. */
-static ikp_result ikp__find_sections(const unsigned char *p, uint64_t size, uint64_t at, uint32_t ver,
-                                     uint64_t where[4], uint32_t count[4], ikp_error *err)
-{
-    static const char *const names[4] = {IKP__CLOCK_MAGIC, IKP__DEVICE_MAGIC, IKP__PEERS_MAGIC, IKP__SMCLK_MAGIC};
-    static const uint32_t entry[4] = {IKP__CLOCK_ENTRY, IKP__DEVICE_ENTRY, IKP__PEERS_ENTRY, IKP__SMCLK_ENTRY};
-    static const uint32_t most[4] = {IKP_MAX_CLOCK_SYNCS, 1, IKP_MAX_PEER_CLOCKS, IKP_MAX_SM_CLOCKS};
-    static const char *const what[4] = {"clock", "device", "peers", "SM clock"};
-    int seen[4] = {0, 0, 0, 0}, j;
-    uint32_t k;
-    if (ver == 2 && (size - at < IKP__SECTION_HEADER || memcmp(p + at, IKP__CLOCK_MAGIC, 8) != 0))
-        return ikp__fail(err, IKP_ERR_BAD_HEADER, (int64_t)at, -1,
-                         "capture file version 2 has no clock section after its buffer (%llu bytes there)",
-                         (unsigned long long)(size - at));
-    while (at < size) {
-        uint32_t n;
-        if (size - at < IKP__SECTION_HEADER)
-            return ikp__fail(err, IKP_ERR_TRUNCATED, (int64_t)at, -1,
-                             "capture file: %llu bytes after the last section, a section header needs %u",
-                             (unsigned long long)(size - at), IKP__SECTION_HEADER);
-        for (j = 0; j < 4 && memcmp(p + at, names[j], 8) != 0; j++) {}
-        if (j == 4 || (ver == 2 && j != 0) || (ver == 3 && j == 3)) {
-            char t[9];
-            for (k = 0; k < 8; k++) t[k] = p[at + k] >= 32 && p[at + k] < 127 ? (char)p[at + k] : '?';
-            t[8] = 0;
-            return ikp__fail(err, IKP_ERR_BAD_HEADER, (int64_t)at, -1,
-                             "capture file version %u: unknown section \"%s\" after the buffer", ver, t);
-        }
-        if (seen[j])
-            return ikp__fail(err, IKP_ERR_BAD_HEADER, (int64_t)at, -1, "capture file: a second %s section", what[j]);
-        n = ikp__rd32(p + at + IKP__AT_SECTION_COUNT);
-        if (n > most[j] || ikp__rd32(p + at + IKP__AT_SECTION_RESERVED) != 0)
-            return ikp__fail(err, IKP_ERR_BAD_HEADER, (int64_t)(at + IKP__AT_SECTION_COUNT), -1,
-                             "capture %s section claims %u entries (at most %u) and %u in its reserved word",
-                             what[j], n, most[j], ikp__rd32(p + at + IKP__AT_SECTION_RESERVED));
-        if ((uint64_t)n * entry[j] > size - at - IKP__SECTION_HEADER)
-            return ikp__fail(err, IKP_ERR_TRUNCATED, (int64_t)(at + IKP__AT_SECTION_COUNT), -1,
-                             "capture %s section claims %u entries (%u bytes each), %llu bytes follow", what[j], n,
-                             entry[j], (unsigned long long)(size - at - IKP__SECTION_HEADER));
-        seen[j] = 1;
-        count[j] = n;
-        where[j] = at + IKP__SECTION_HEADER;
-        at += IKP__SECTION_HEADER + (uint64_t)n * entry[j];
-    }
-    return IKP_OK;
-}
-
-/* the IKPDEVIC entry e, at file offset at */
-static ikp_result ikp__read_device(ikp_capture *cap, const unsigned char *e, uint64_t at, ikp_error *err)
-{
-    ikp_device_id d;
-    memcpy(d.uuid, e, 16);
-    memcpy(d.host, e + IKP__AT_DEVICE_HOST, 64);
-    d.ordinal = (int32_t)ikp__rd32(e + IKP__AT_DEVICE_ORDINAL);
-    d.rank = (int32_t)ikp__rd32(e + IKP__AT_DEVICE_RANK);
-    d.pci_domain = ikp__rd32(e + IKP__AT_DEVICE_PCI_DOMAIN);
-    d.pci_bus = ikp__rd32(e + IKP__AT_DEVICE_PCI_BUS);
-    d.pci_device = ikp__rd32(e + IKP__AT_DEVICE_PCI_DEVICE);
-    d.reserved = 0;
-    return ikp__set_device(cap, &d, (int64_t)at, err);
-}
-
-/* the n IKPPEERS entries at file offset at */
-static ikp_result ikp__read_peers(ikp_capture *cap, const unsigned char *p, uint64_t at, uint32_t n, ikp_error *err)
-{
-    ikp_peer_clock *pc = (ikp_peer_clock *)ikp__alloc(&cap->alloc, (size_t)n * sizeof *pc);
-    ikp_result r;
-    uint32_t k;
-    if (!pc) return ikp__oom(err);
-    for (k = 0; k < n; k++) {
-        const unsigned char *e = p + at + (uint64_t)k * IKP__PEERS_ENTRY;
-        memcpy(pc[k].peer_uuid, e, 16);
-        pc[k].gpu_ns = ikp__rd64(e + IKP__AT_PEER_GPU);
-        pc[k].offset_ns = (int64_t)ikp__rd64(e + IKP__AT_PEER_OFFSET);
-        pc[k].uncertainty_ns = ikp__rd32(e + IKP__AT_PEER_UNCERTAINTY);
-        pc[k].round_trip_ns = ikp__rd32(e + IKP__AT_PEER_ROUND_TRIP);
-    }
-    r = ikp__set_peers(cap, pc, n, (int64_t)at, err);
-    ikp__free(&cap->alloc, pc);
-    return r;
-}
-
-/* the n IKPCLOCK entries at file offset at */
-static ikp_result ikp__read_clock(ikp_capture *cap, const unsigned char *p, uint64_t at, uint32_t n, ikp_error *err)
-{
-    ikp_clock_sync *cs = (ikp_clock_sync *)ikp__alloc(&cap->alloc, (size_t)n * sizeof *cs);
-    ikp_result r;
-    uint32_t k;
-    if (!cs) return ikp__oom(err);
-    for (k = 0; k < n; k++) {
-        const unsigned char *e = p + at + (uint64_t)k * IKP__CLOCK_ENTRY;
-        cs[k].host_ns = (int64_t)ikp__rd64(e);
-        cs[k].gpu_ns = ikp__rd64(e + IKP__AT_CLOCK_GPU);
-        cs[k].uncertainty_ns = ikp__rd32(e + IKP__AT_CLOCK_UNCERTAINTY);
-        cs[k].reserved = 0;
-    }
-    r = ikp__set_clock(cap, cs, n, (int64_t)at, err);
-    ikp__free(&cap->alloc, cs);
-    return r;
-}
-
-/* the n IKPSMCLK entries at file offset at (the capture keeps them) */
-static ikp_result ikp__read_sm_clock(ikp_capture *cap, const unsigned char *p, uint64_t at, uint32_t n, ikp_error *err)
-{
-    ikp_sm_clock *sc = (ikp_sm_clock *)ikp__alloc(&cap->alloc, (size_t)n * sizeof *sc);
-    uint32_t k;
-    if (!sc) return ikp__oom(err);
-    for (k = 0; k < n; k++) {
-        const unsigned char *e = p + at + (uint64_t)k * IKP__SMCLK_ENTRY;
-        sc[k].gpu_ns = ikp__rd64(e);
-        sc[k].cycles = ikp__rd64(e + IKP__AT_SMCLK_CYCLES);
-        sc[k].sm = ikp__rd32(e + IKP__AT_SMCLK_SM);
-        sc[k].reserved = ikp__rd32(e + IKP__AT_SMCLK_RESERVED);
-    }
-    return ikp__adopt_sm_clock(cap, sc, n, (int64_t)at, err); /* the capture keeps sc */
-}
-
-/* the sections after a capture file's buffer (ikp__find_sections), read
-   into cap: the device first, as peer measurements are checked against it */
-static ikp_result ikp__read_sections(ikp_capture *cap, const unsigned char *p, uint64_t size, uint64_t at,
-                                     uint32_t ver, ikp_error *err)
-{
-    uint64_t where[4] = {0, 0, 0, 0};
-    uint32_t count[4] = {0, 0, 0, 0};
-    ikp_result r = ikp__find_sections(p, size, at, ver, where, count, err);
-    if (r == IKP_OK && count[1] == 1) r = ikp__read_device(cap, p + where[1], where[1], err);
-    if (r == IKP_OK && count[2]) r = ikp__read_peers(cap, p, where[2], count[2], err);
-    if (r == IKP_OK && count[0]) r = ikp__read_clock(cap, p, where[0], count[0], err);
-    if (r == IKP_OK && count[3]) r = ikp__read_sm_clock(cap, p, where[3], count[3], err);
-    return r;
-}
-
-/* the file's names (from[0..nf)) kept where the options' (*names, *n)
-   name none: the options' win id by id, the file's name the ids past them
-   or left unnamed (a name taken moves: from[i] becomes NULL). 0 when out
-   of memory */
-static int ikp__keep_names(const ikp_allocator *a, char ***names, uint32_t *n, char **from, uint32_t nf)
-{
-    uint32_t i;
-    if (nf > *n) { /* room for the file's ids past the options' */
-        char **grown = (char **)ikp__alloc(a, nf * sizeof(char *));
-        if (!grown) return 0;
-        for (i = 0; i < nf; i++) grown[i] = i < *n ? (*names)[i] : NULL;
-        ikp__free(a, *names);
-        *names = grown;
-        *n = nf;
-    }
-    for (i = 0; i < nf; i++)
-        if (!(*names)[i] && from[i]) { (*names)[i] = from[i]; from[i] = NULL; }
-    return 1;
-}
-
-/* a capture file's names (event names, then group names: names_bytes
-   bytes after the header), kept where the decode options name none */
-static ikp_result ikp__capt_names(ikp_capture *cap, const unsigned char *p, uint64_t names_bytes, uint32_t nev,
-                                  uint32_t ngr, ikp_error *err)
-{
-    char **en = NULL, **gn = NULL;
-    uint32_t nen = 0, ngn = 0;
-    uint64_t used = 0;
-    ikp_result r = ikp__read_names(cap, p + IKP__CAPT_HEADER, names_bytes, IKP__CAPT_HEADER, nev, &en, &nen, &used, err);
-    if (r == IKP_OK)
-        r = ikp__read_names(cap, p + IKP__CAPT_HEADER, names_bytes, IKP__CAPT_HEADER, ngr, &gn, &ngn, &used, err);
-    if (r == IKP_OK && used != names_bytes)
-        r = ikp__fail(err, IKP_ERR_BAD_HEADER, (int64_t)(IKP__CAPT_HEADER + used), -1,
-                      "capture names section has %llu bytes left over", (unsigned long long)(names_bytes - used));
-    if (r == IKP_OK && (!ikp__keep_names(&cap->alloc, &cap->event_names, &cap->num_event_names, en, nen) ||
-                        !ikp__keep_names(&cap->alloc, &cap->group_names, &cap->num_group_names, gn, ngn)))
-        r = ikp__oom(err);
-    ikp__free_names(&cap->alloc, en, nen);
-    ikp__free_names(&cap->alloc, gn, ngn);
-    return r;
-}
-
-/* An .ikp capture file (FORMAT.md "Capture files"): its header, names and
-   sections read into cap; *words_off and *nwords say where its buffer is. */
-static ikp_result ikp__open_capt(ikp_capture *cap, const unsigned char *p, size_t size, uint64_t *words_off,
-                                 uint64_t *nwords, ikp_error *err)
-{
-    uint32_t ver, fmt;
-    uint64_t names_bytes;
-    ikp_result r;
-    if (size < IKP__CAPT_HEADER)
-        return ikp__fail(err, IKP_ERR_TRUNCATED, (int64_t)size, -1, "capture header needs %u bytes, file has %llu",
-                         IKP__CAPT_HEADER, (unsigned long long)size);
-    ver = ikp__rd32(p + IKP__AT_VERSION);
-    fmt = ikp__rd32(p + IKP__AT_FORMAT);
-    names_bytes = ikp__rd64(p + IKP__AT_NAMES_BYTES);
-    *nwords = ikp__rd64(p + IKP__AT_WORDS);
-    if (ver < 1 || ver > 4)
-        return ikp__fail(err, IKP_ERR_BAD_VERSION, 8, -1, "capture file version %u, this library reads 1 to 4", ver);
-    if (fmt >= (uint32_t)IKP_FORMAT_COUNT)
-        return ikp__fail(err, IKP_ERR_BAD_HEADER, 12, -1, "capture file format id %u unknown", fmt);
-    if (names_bytes > size - IKP__CAPT_HEADER)
-        return ikp__fail(err, IKP_ERR_TRUNCATED, 24, -1, "capture names claim %llu bytes, file has %llu after the header",
-                         (unsigned long long)names_bytes, (unsigned long long)(size - IKP__CAPT_HEADER));
-    r = ikp__capt_names(cap, p, names_bytes, ikp__rd32(p + IKP__AT_EVENTS), ikp__rd32(p + IKP__AT_GROUPS), err);
-    if (r != IKP_OK) return r;
-    *words_off = IKP__CAPT_HEADER + names_bytes;
-    *words_off += (8 - *words_off % 8) % 8; /* the buffer is 8-byte aligned in the file */
-    if (*words_off > size || *nwords > (size - *words_off) / 8)
-        return ikp__fail(err, IKP_ERR_TRUNCATED, (int64_t)size, -1,
-                         "capture claims %llu buffer words at offset %llu, file has %llu bytes",
-                         (unsigned long long)*nwords, (unsigned long long)*words_off, (unsigned long long)size);
-    if (ver >= 2) { /* sections after the buffer (version 2: the clock section only) */
-        r = ikp__read_sections(cap, p, size, *words_off + *nwords * 8, ver, err);
-        if (r != IKP_OK) return r;
-    } else if ((size - *words_off) != *nwords * 8)
-        return ikp__fail(err, IKP_ERR_BAD_HEADER, (int64_t)(*words_off + *nwords * 8), -1,
-                         "capture file has %llu bytes after its buffer",
-                         (unsigned long long)(size - *words_off - *nwords * 8));
-    if (cap->format == IKP_FORMAT_AUTO) cap->format = (ikp_format)fmt;
-    return IKP_OK;
-}
-
 /* a bare buffer: whole 64-bit words, or, under auto-detection, a file that
    ikp__sniff names refused as what it is */
 static ikp_result ikp__open_bare(const unsigned char *p, size_t size, ikp_format format, uint64_t *nwords,
@@ -6110,6 +6060,8 @@ static uint64_t ikp__bytes_hash_around(const unsigned char *p, size_t size, uint
 /* Opens file contents. owned: data is this block of cap's allocator, and
    the capture may keep it rather than copy the words (*took says if it
    did; the caller frees it otherwise). */
+static ikp_result ikp__open_capt(ikp_capture *cap, const unsigned char *p, size_t size, uint64_t *words_off,
+                                 uint64_t *nwords, ikp_error *err); /* capfile-read */
 static int ikp__looks_json(const unsigned char *p, size_t size);
 static ikp_result ikp__open_proton(ikp_capture *cap, const unsigned char *p, size_t size,
                                    const ikp_decode_options *opt, int *real_gpu_time, ikp_error *err);
@@ -6291,7 +6243,7 @@ IKP_DEF ikp_result ikp_capture_open_path(const char *path, const ikp_decode_opti
     return r;
 }
 
-/* >>capture-proton: Triton Proton's Chrome trace, read into an IKP buffer */
+/* >>capture-proton: Triton Proton's Chrome trace, read into IKP words */
 /* Triton's Proton (instrumentation backend, data="trace") writes a JSON
    Chrome trace: {"displayTimeUnit": "ns", "traceEvents": [...]}, one
    "X" event a scope of one warp, pid "<kernel> Core<sm> CTA<block>", tid
@@ -7192,7 +7144,7 @@ done:
     return res;
 }
 
-/* >>capture-iket: NVIDIA IKET's trace.json, read into an IKP buffer */
+/* >>capture-iket: NVIDIA IKET's trace.json, read into IKP words */
 /* IKET (CUTLASS's CuTe DSL tracer, run-iket) writes one JSON file a
    process, iket_pid_<pid>.trace.json: {"stringTable": [names],
    "locationTable": [{smId, tpcId, gpcId, ctaId: [x, y, z], warpId}],
@@ -8166,179 +8118,545 @@ IKP_DEF ikp_result ikp_decode_lane(const ikp_capture *cap, uint32_t lane, ikp_la
     return ikp__decode(cap, ikp__get_lane(cap, lane, &tmp), out, err);
 }
 
-/* >>trace-out: buffered output; numbers and JSON strings */
-typedef struct ikp__out {
-    ikp_write_fn fn;
-    void *user;
-    char *buf;
+/* >>stats-impl: statistics computed */
+typedef struct ikp__durs {
+    uint64_t *v;
     size_t n, cap;
-    int failed;
-} ikp__out;
+} ikp__durs;
 
-static void ikp__flush(ikp__out *o)
+/* LSD radix sort, 11-bit digits; passes where all keys share a digit are skipped */
+static void ikp__radix_sort(uint64_t *a, uint64_t *tmp, size_t n)
 {
-    if (o->n && !o->failed && o->fn(o->user, o->buf, o->n) != 0) o->failed = 1;
-    o->n = 0;
+    size_t cnt[2048], i;
+    int shift;
+    if (n < 2) return;
+    for (shift = 0; shift < 64; shift += 11) {
+        size_t sum = 0;
+        memset(cnt, 0, sizeof cnt);
+        for (i = 0; i < n; i++) cnt[(a[i] >> shift) & 2047]++;
+        if (cnt[(a[0] >> shift) & 2047] == n) continue;
+        for (i = 0; i < 2048; i++) { size_t c = cnt[i]; cnt[i] = sum; sum += c; }
+        for (i = 0; i < n; i++) tmp[cnt[(a[i] >> shift) & 2047]++] = a[i];
+        memcpy(a, tmp, n * sizeof *a);
+    }
 }
-static void ikp__put(ikp__out *o, const char *s, size_t len)
+
+static double ikp__pct(const uint64_t *sorted, size_t n, unsigned pct)
 {
-    if (o->n + len > o->cap) {
-        ikp__flush(o);
-        if (len > o->cap) {
-            if (!o->failed && o->fn(o->user, s, len) != 0) o->failed = 1;
-            return;
+    size_t idx = (size_t)(((uint64_t)pct * n + 99) / 100);
+    return (double)sorted[idx ? idx - 1 : 0] / 1000.0;
+}
+
+/* fills es from n sorted durations (ps) */
+static void ikp__event_stats_fill(ikp_event_stats *es, const uint64_t *v, size_t n)
+{
+    uint64_t lo = 0, hi = 0; /* the total in 128 bits: sums of 2^62 ps never wrap */
+    size_t k;
+    es->count = n;
+    for (k = 0; k < n; k++) {
+        lo += v[k];
+        hi += lo < v[k];
+    }
+    es->total_ns = ((double)hi * 18446744073709551616.0 + (double)lo) / 1000.0;
+    es->min_ns = n ? (double)v[0] / 1000.0 : 0;
+    es->max_ns = n ? (double)v[n - 1] / 1000.0 : 0;
+    es->mean_ns = n ? es->total_ns / (double)n : 0;
+    /* the rounding of a double may step outside [min, max]; the true mean cannot */
+    if (es->mean_ns < es->min_ns) es->mean_ns = es->min_ns;
+    if (es->mean_ns > es->max_ns) es->mean_ns = es->max_ns;
+    es->p50_ns = n ? ikp__pct(v, n, 50) : 0;
+    es->p90_ns = n ? ikp__pct(v, n, 90) : 0;
+    es->p99_ns = n ? ikp__pct(v, n, 99) : 0;
+}
+
+IKP_DEF void ikp_stats_free(ikp_stats *st)
+{
+    ikp_allocator a;
+    if (!st) return;
+    a = st->allocator_;
+    ikp__free(&a, st->events);
+    ikp__free(&a, st->groups);
+    ikp__free(&a, st->names_);
+    ikp__free(&a, st);
+}
+
+/* What ikp_stats_compute gathers from the lanes before it builds its tables. */
+typedef struct ikp__stats_acc {
+    ikp__durs *durs;          /* region durations (ps) by event id */
+    double *gbusy, *gspan;    /* by group: busy time and lane spans, summed (ns) */
+    uint32_t *glanes;         /* by group: lanes with records */
+    uint32_t ng;
+} ikp__stats_acc;
+
+/* Decodes every lane once: region durations by event, busy time and span
+   by group (the spans of the lanes' blocks), and the capture's counts of
+   regions and markers. */
+typedef struct ikp__lane_span { uint32_t block, group; int64_t first, last; } ikp__lane_span;
+static int ikp__cmp_lane_span(const void *pa, const void *pb)
+{
+    const ikp__lane_span *x = (const ikp__lane_span *)pa, *y = (const ikp__lane_span *)pb;
+    return x->block < y->block ? -1 : x->block > y->block;
+}
+static ikp_result ikp__stats_gather(const ikp_capture *cap, ikp_stats *st, ikp__stats_acc *acc, ikp_error *err)
+{
+    const ikp_allocator *a = &cap->alloc;
+    ikp__lane_span *seen = NULL; /* each lane with records: its block and span, for its block's */
+    size_t nseen = 0, room = 0, k0, k1, j;
+    ikp_lane_events ev;
+    ikp_result r = IKP_OK;
+    uint32_t i;
+    memset(&ev, 0, sizeof ev);
+    for (i = 0; i < cap->info.num_lanes && r == IKP_OK; i++) {
+        ikp__lane lt;
+        const ikp__lane *l = ikp__get_lane(cap, i, &lt);
+        size_t k;
+        if (!(l->pub.flags & IKP_LANE_STARTED) || (cap->lanes && l->pub.records == 0)) continue;
+        if ((r = ikp__decode(cap, l, &ev, err)) != IKP_OK) break;
+        st->regions += ev.regions;
+        st->instants += ev.instants;
+        st->unmatched_begin += ev.unmatched_begin;
+        st->unmatched_end += ev.unmatched_end;
+        for (k = 0; k < ev.count; k++) {
+            const ikp_event *e = &ev.events[k];
+            ikp__durs *d = &acc->durs[e->id];
+            if (e->kind != IKP_EVENT_REGION) continue;
+            if (!ikp__grow(a, (void **)&d->v, &d->cap, d->n + 1, sizeof(uint64_t))) { r = ikp__oom(err); break; }
+            d->v[d->n++] = (uint64_t)(e->end_ps - e->start_ps);
+        }
+        if (l->pub.group < acc->ng && ev.first_ps != INT64_MIN) {
+            acc->gbusy[l->pub.group] += (double)ev.busy_ps / 1000.0;
+            acc->glanes[l->pub.group]++;
+            if (!ikp__grow(a, (void **)&seen, &room, nseen + 1, sizeof *seen)) { r = ikp__oom(err); break; }
+            seen[nseen].block = l->pub.block;
+            seen[nseen].group = l->pub.group;
+            seen[nseen].first = ev.first_ps;
+            seen[nseen++].last = ev.last_ps;
         }
     }
-    memcpy(o->buf + o->n, s, len);
-    o->n += len;
+    if (r == IKP_OK && nseen) { /* each block's span: its lanes' first record to their last */
+        qsort(seen, nseen, sizeof *seen, ikp__cmp_lane_span);
+        for (k0 = 0; k0 < nseen; k0 = k1) {
+            int64_t lo = seen[k0].first, hi = seen[k0].last;
+            for (k1 = k0 + 1; k1 < nseen && seen[k1].block == seen[k0].block; k1++) {
+                if (seen[k1].first < lo) lo = seen[k1].first;
+                if (seen[k1].last > hi) hi = seen[k1].last;
+            }
+            for (j = k0; j < k1; j++) acc->gspan[seen[j].group] += (double)(hi - lo) / 1000.0;
+        }
+    }
+    ikp__free(a, seen);
+    ikp_lane_events_free(cap, &ev);
+    return r;
 }
-static void ikp__puts(ikp__out *o, const char *s) { ikp__put(o, s, strlen(s)); }
-static void ikp__out_init(ikp__out *o, ikp_write_fn fn, void *user, char *buf, size_t n)
+
+/* Copies name into st's name block at *pos; returns the copy. */
+static const char *ikp__stats_name(ikp_stats *st, size_t *pos, const char *name)
 {
-    o->fn = fn; o->user = user; o->buf = buf; o->n = 0; o->cap = n; o->failed = 0;
+    size_t len = strlen(name) + 1;
+    char *p = st->names_ + *pos;
+    memcpy(p, name, len);
+    *pos += len;
+    return p;
 }
-/* Flushes o; a write that failed is IKP_ERR_WRITE, "writing the <what> failed". */
-static ikp_result ikp__out_end(ikp__out *o, ikp_error *err, const char *what)
+
+/* The tables: an entry per event with regions (its durations sorted for
+   the percentiles) and per group with lanes, their names in one block. */
+static ikp_result ikp__stats_tables(const ikp_capture *cap, ikp_stats *st, ikp__stats_acc *acc, ikp_error *err)
 {
-    ikp__flush(o);
-    if (o->failed) return ikp__fail(err, IKP_ERR_WRITE, -1, -1, "writing the %s failed", what);
+    const ikp_allocator *a = &cap->alloc;
+    uint32_t i, id, nev = 0, ngs = 0;
+    size_t maxn = 0, names_len = 0, pos = 0;
+    uint64_t *tmp;
+    char t[40];
+    for (id = 0; id < IKP_WIRE_MAX_EVENTS; id++)
+        if (acc->durs[id].n) {
+            nev++;
+            if (acc->durs[id].n > maxn) maxn = acc->durs[id].n;
+            names_len += strlen(ikp__ev_name(cap, id, t, sizeof t)) + 1;
+        }
+    for (i = 0; i < acc->ng; i++)
+        if (acc->glanes[i]) { ngs++; names_len += strlen(ikp__gr_name(cap, i, t, sizeof t)) + 1; }
+    st->events = (ikp_event_stats *)ikp__alloc(a, nev * sizeof(ikp_event_stats));
+    st->groups = (ikp_group_stats *)ikp__alloc(a, ngs * sizeof(ikp_group_stats));
+    st->names_ = (char *)ikp__alloc(a, names_len);
+    tmp = (uint64_t *)ikp__alloc(a, maxn * sizeof(uint64_t));
+    if (!st->events || !st->groups || !st->names_ || !tmp) { ikp__free(a, tmp); return ikp__oom(err); }
+    for (id = 0; id < IKP_WIRE_MAX_EVENTS; id++) {
+        ikp__durs *d = &acc->durs[id];
+        ikp_event_stats *es;
+        if (!d->n) continue;
+        es = &st->events[st->num_events++];
+        es->name = ikp__stats_name(st, &pos, ikp__ev_name(cap, id, t, sizeof t));
+        es->id = id;
+        ikp__radix_sort(d->v, tmp, d->n);
+        ikp__event_stats_fill(es, d->v, d->n);
+    }
+    for (i = 0; i < acc->ng; i++) {
+        ikp_group_stats *gs;
+        if (!acc->glanes[i]) continue;
+        gs = &st->groups[st->num_groups++];
+        gs->name = ikp__stats_name(st, &pos, ikp__gr_name(cap, i, t, sizeof t));
+        gs->group = i;
+        gs->lanes = acc->glanes[i];
+        gs->busy_ns = acc->gbusy[i];
+        gs->span_ns = acc->gspan[i];
+        gs->busy_fraction = acc->gspan[i] > 0 ? acc->gbusy[i] / acc->gspan[i] : 0;
+    }
+    ikp__free(a, tmp);
+    return IKP_OK;
+}
+
+IKP_DEF ikp_result ikp_stats_compute(const ikp_capture *cap, ikp_stats **out, ikp_error *err)
+{
+    const ikp_allocator *a;
+    ikp_stats *st;
+    ikp__stats_acc acc;
+    ikp_result r;
+    uint32_t id;
+    if (!cap || !out) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL argument");
+    *out = NULL;
+    a = &cap->alloc;
+    st = (ikp_stats *)ikp__alloc(a, sizeof *st);
+    if (!st) return ikp__oom(err);
+    memset(st, 0, sizeof *st);
+    st->allocator_ = cap->alloc;
+    st->info = cap->info;
+    memset(&acc, 0, sizeof acc);
+    acc.ng = cap->info.num_groups ? cap->info.num_groups : 1;
+    acc.durs = (ikp__durs *)ikp__alloc(a, IKP_WIRE_MAX_EVENTS * sizeof(ikp__durs));
+    if (acc.durs) memset(acc.durs, 0, IKP_WIRE_MAX_EVENTS * sizeof(ikp__durs)); /* freed whatever fails next */
+    acc.gbusy = (double *)ikp__alloc(a, acc.ng * sizeof(double));
+    acc.gspan = (double *)ikp__alloc(a, acc.ng * sizeof(double));
+    acc.glanes = (uint32_t *)ikp__alloc(a, acc.ng * sizeof(uint32_t));
+    if (!acc.durs || !acc.gbusy || !acc.gspan || !acc.glanes) r = ikp__oom(err);
+    else {
+        for (id = 0; id < acc.ng; id++) { acc.gbusy[id] = acc.gspan[id] = 0; acc.glanes[id] = 0; }
+        r = ikp__stats_gather(cap, st, &acc, err);
+        if (r == IKP_OK) r = ikp__stats_tables(cap, st, &acc, err);
+    }
+    for (id = 0; acc.durs && id < IKP_WIRE_MAX_EVENTS; id++) ikp__free(a, acc.durs[id].v);
+    ikp__free(a, acc.durs);
+    ikp__free(a, acc.gbusy);
+    ikp__free(a, acc.gspan);
+    ikp__free(a, acc.glanes);
+    if (r != IKP_OK) { ikp_stats_free(st); return r; }
+    *out = st;
     ikp__ok(err);
     return IKP_OK;
 }
-#define IKP__PUT_LIT(o, lit) ikp__put(o, lit, sizeof(lit) - 1)
-static void ikp__put_u64(ikp__out *o, uint64_t v)
-{
-    char t[24];
-    int i = 24;
-    do { t[--i] = (char)('0' + v % 10); v /= 10; } while (v);
-    ikp__put(o, t + i, (size_t)(24 - i));
-}
-/* raw formatting into a buffer the caller has made room in */
-#define IKP__CPY(p, lit) (memcpy(p, lit, sizeof(lit) - 1), p += sizeof(lit) - 1)
-#define IKP__HEAD 32  /* the most a trace event writes before its name */
-#define IKP__TAIL 320 /* ... and after it */
-static const char ikp__digits2[201] =
-    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-    "8081828384858687888990919293949596979899";
-/* decimal digits, two at a time */
-static char *ikp__fmt_u64(char *p, uint64_t v)
-{
-    /* its digits counted first, then written from the last, two at a time:
-       no copy through a scratch buffer (a number a field of every event) */
-    static const uint64_t pow10[20] = {1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull,
-                                       10000000ull, 100000000ull, 1000000000ull, 10000000000ull,
-                                       100000000000ull, 1000000000000ull, 10000000000000ull, 100000000000000ull,
-                                       1000000000000000ull, 10000000000000000ull, 100000000000000000ull,
-                                       1000000000000000000ull, 10000000000000000000ull};
-    int n = 1;
-    char *end, *q;
-    while (n < 20 && v >= pow10[n]) n++;
-    end = q = p + n;
-    while (v >= 100) {
-        unsigned d = (unsigned)(v % 100) * 2;
-        v /= 100;
-        *--q = ikp__digits2[d + 1];
-        *--q = ikp__digits2[d];
-    }
-    if (v >= 10) {
-        *--q = ikp__digits2[v * 2 + 1];
-        *--q = ikp__digits2[v * 2];
-    } else *--q = (char)('0' + v);
-    return end;
-}
-/* ns as microseconds with 3 decimals */
-static char *ikp__fmt_us(char *p, uint64_t ns)
-{
-    uint64_t frac = ns % 1000;
-    p = ikp__fmt_u64(p, ns / 1000);
-    p[0] = '.';
-    p[1] = (char)('0' + frac / 100);
-    p[2] = (char)('0' + frac / 10 % 10);
-    p[3] = (char)('0' + frac % 10);
-    return p + 4;
-}
-/* x with `decimals` digits after a '.', whatever the C locale (snprintf
-   gives the digits; the locale's decimal separator, which may be ',' or
-   several bytes, becomes '.'). Never nan or inf. Returns the length. */
-static size_t ikp__fmt_fixed(char *t, size_t n, double x, int decimals)
-{
-    char b[400];
-    size_t i, k = 0;
-    int point = 0;
-    if (!(x == x) || x > 1e300 || x < -1e300) x = 0;
-    snprintf(b, sizeof b, "%.*f", decimals, x);
-    for (i = 0; b[i] && k + 1 < n; i++) {
-        char c = b[i];
-        if ((c >= '0' && c <= '9') || (c == '-' && k == 0)) t[k++] = c;
-        else if (!point && k && t[k - 1] >= '0' && t[k - 1] <= '9') { t[k++] = '.'; point = 1; }
-    }
-    t[k] = 0;
-    return k;
-}
-static void ikp__put_f(ikp__out *o, double x, int decimals)
-{
-    char t[400];
-    ikp__put(o, t, ikp__fmt_fixed(t, sizeof t, x, decimals));
-}
-/* x right-aligned in a column of w; a number wider than that still gets a
-   space before it, so that columns never touch */
-static void ikp__put_f_w(ikp__out *o, double x, int decimals, size_t w)
-{
-    char t[400];
-    size_t n = ikp__fmt_fixed(t, sizeof t, x, decimals);
-    if (n >= w) ikp__put(o, " ", 1);
-    for (; n < w; w--) ikp__put(o, " ", 1);
-    ikp__put(o, t, n);
-}
 
-
-/* JSON string body: escapes '"', '\\', bytes below 0x20; invalid UTF-8 -> U+FFFD */
-static void ikp__put_json_chars(ikp__out *o, const char *str)
+/* >>stats-write: statistics and figures as text and JSON */
+/* a name in a text table: at most 40 characters, control bytes and bytes
+   that are not UTF-8 as '?', padded to w */
+static void ikp__put_text_name(ikp__out *o, const char *str, size_t w)
 {
-    static const char hex[] = "0123456789abcdef";
     const unsigned char *s = (const unsigned char *)str;
-    size_t n = strlen(str), i = 0, run = 0;
-    while (i < n) {
-        unsigned c = s[i];
-        size_t len = c >= 0x20 && c != '"' && c != '\\' ? ikp__utf8_len(s + i, n - i) : 0;
-        if (len) { i += len; run += len; continue; }
-        if (run) ikp__put(o, (const char *)s + i - run, run);
-        run = 0;
-        if (c == '"') ikp__put(o, "\\\"", 2);
-        else if (c == '\\') ikp__put(o, "\\\\", 2);
-        else if (c == '\n') ikp__put(o, "\\n", 2);
-        else if (c == '\t') ikp__put(o, "\\t", 2);
-        else if (c < 0x20) {
-            char u[6] = {'\\', 'u', '0', '0', 0, 0};
-            u[4] = hex[c >> 4];
-            u[5] = hex[c & 15];
-            ikp__put(o, u, 6);
-        } else ikp__put(o, "\\ufffd", 6);
-        i++;
+    size_t len = strlen(str), i = 0, n = 0;
+    for (; i < len && n < 40; n++) {
+        size_t k = s[i] >= 0x20 && s[i] != 0x7f ? ikp__utf8_len(s + i, len - i) : 0;
+        if (k) ikp__put(o, str + i, k);
+        else ikp__put(o, "?", 1);
+        i += k ? k : 1;
     }
-    if (run) ikp__put(o, (const char *)s + n - run, run);
+    for (; n < w; n++) ikp__put(o, " ", 1);
+}
+static void ikp__put_col(ikp__out *o, double v)
+{
+    ikp__put_f_w(o, v, 1, 13);
 }
 
-IKP_DEF int ikp_file_writer(void *user, const void *data, size_t size)
+/* ikp_info_write_text's pieces (ikp__info_*), in the order of the text:
+   the format, the grid, lanes and records, the span */
+static void ikp__info_head(ikp__out *o, const ikp_stats *st)
 {
-    return fwrite(data, 1, size, (FILE *)user) == size ? 0 : 1;
+    const ikp_capture_info *in = &st->info;
+    char t[512], unit[48];
+    if (in->timer_unit_ps && in->timer_unit_ps != 1000)
+        snprintf(unit, sizeof unit, "ticks of %u ps", in->timer_unit_ps);
+    else if (in->format == IKP_FORMAT_PROTON) snprintf(unit, sizeof unit, "SM cycles, read as ns: see placement");
+    else if (in->format == IKP_FORMAT_IKET) snprintf(unit, sizeof unit, "IKET's trace-local ns (32 ns ticks)");
+    else snprintf(unit, sizeof unit, "%s", in->timer_cycles ? "SM cycles" : "globaltimer ns");
+    if (ikp__is_nuggets(in->format)) {
+        char inferred[256] = "";
+        if (in->units_inferred)
+            snprintf(inferred, sizeof inferred, " (inferred from the data; pass %s if wrong)",
+                     IKP__OPT(&in->option_names, num_units));
+        snprintf(t, sizeof t,
+                 "format      %s (timer: %s)\n"
+                 "units       %u of %u words each%s",
+                 ikp_format_name(in->format), unit, in->num_blocks, in->unit_words, inferred);
+    } else
+        snprintf(t, sizeof t,
+                 "format      %s (timer: %s)\n"
+                 "grid        %u blocks x %u groups",
+                 ikp_format_name(in->format), unit, in->num_blocks, in->num_groups);
+    ikp__puts(o, t);
+    if (in->grid[0]) {
+        snprintf(t, sizeof t, " (grid %u x %u x %u)", in->grid[0], in->grid[1], in->grid[2]);
+        ikp__puts(o, t);
+    }
+    if (in->launch) {
+        snprintf(t, sizeof t, "\nlaunch      %llu (counted by its buffer's resets)", (unsigned long long)in->launch);
+        ikp__puts(o, t);
+    }
+    snprintf(t, sizeof t,
+             "\nlanes       %u in buffer, %u active\n"
+             "records     %llu (regions %llu, instants %llu)\n",
+             in->num_lanes, in->active_lanes, (unsigned long long)in->records,
+             (unsigned long long)st->regions, (unsigned long long)st->instants);
+    ikp__puts(o, t);
+    if (in->drops_known) snprintf(t, sizeof t, "dropped     %llu\n", (unsigned long long)in->dropped);
+    else snprintf(t, sizeof t, "dropped     n/a (%s buffers do not count dropped records)\n", ikp_format_name(in->format));
+    ikp__puts(o, t);
+    snprintf(t, sizeof t, "unmatched   %llu begins, %llu ends\nspan        ",
+             (unsigned long long)st->unmatched_begin, (unsigned long long)st->unmatched_end);
+    ikp__puts(o, t);
+    ikp__put_f(o, (double)in->span_ps / 1e6, 3);
+    ikp__puts(o, " us\n");
 }
 
-/* the display name of an event / group (default when unnamed) */
-static const char *ikp__ev_name(const ikp_capture *cap, uint32_t id, char *tmp, size_t n)
+/* anchors, how well the lanes line up, and the host time */
+static void ikp__info_time(ikp__out *o, const ikp_capture_info *in)
 {
-    const char *s = ikp_event_name(cap, id);
-    if (s) return s;
-    snprintf(tmp, n, "event %u", id);
-    return tmp;
+    char t[512], pl[640];
+    int poor;
+    if (in->anchors) {
+        snprintf(t, sizeof t, "anchors     %llu of the records\n", (unsigned long long)in->anchors);
+        ikp__puts(o, t);
+    }
+    ikp_capture_placement(in, pl, sizeof pl, &poor);
+    ikp__puts(o, poor ? "warning     placement: " : "placement   ");
+    ikp__puts(o, pl);
+    ikp__puts(o, "\n");
+    if (in->host_time_known) {
+        snprintf(t, sizeof t, "host time   time 0 = CLOCK_REALTIME %lld ns +- %u ns (%u readings of the GPU clock; "
+                 "GPU %llu.%03u ns)\n", (long long)in->host_zero_ns, in->host_zero_uncertainty_ns, in->clock_syncs,
+                 (unsigned long long)in->gpu_zero_ns, in->gpu_zero_ps);
+        ikp__puts(o, t);
+    } else if (in->clock_syncs) {
+        snprintf(t, sizeof t, "host time   %u readings of the GPU clock, but the %s format does not give the GPU's time\n",
+                 in->clock_syncs, ikp_format_name(in->format));
+        ikp__puts(o, t);
+    } else
+        ikp__puts(o, "host time   not known: the capture holds no reading of the GPU clock against the host's "
+                     "(ikp_cuda_dump takes them); host time and merges by clock need one\n");
 }
-static const char *ikp__gr_name(const ikp_capture *cap, uint32_t g, char *tmp, size_t n)
+
+/* how auto-detection chose the format: the records each peer format fits,
+   and whether the choice is sure */
+static void ikp__info_detected(ikp__out *o, const ikp_capture_info *in)
 {
-    const char *s = ikp_group_name(cap, g);
-    if (s) return s;
-    snprintf(tmp, n, "group %u", g);
-    return tmp;
+    char t[512];
+    ikp_format f = in->format, g;
+    int unanimous = in->detect_fit[f] == in->detect_records;
+    snprintf(t, sizeof t, "detected    %s: %llu of %llu records fit it", ikp_format_name(f),
+             (unsigned long long)in->detect_fit[f], (unsigned long long)in->detect_records);
+    ikp__puts(o, t);
+    for (g = IKP_FORMAT_AUTO; g < IKP_FORMAT_COUNT; g = (ikp_format)(g + 1))
+        if (g != f && (ikp__formats[f].flags & ikp__formats[g].flags & IKP__FMT_PEER)) { /* the vote's others */
+            snprintf(t, sizeof t, ", %llu fit %s", (unsigned long long)in->detect_fit[g], ikp_format_name(g));
+            ikp__puts(o, t);
+        }
+    if (in->detect_tie || !unanimous) {
+        snprintf(t, sizeof t, in->detect_tie ? " (another format fits as well: the choice is a guess; pass %s)\n"
+                                             : " (not unanimous: pass %s to choose)\n",
+                 IKP__OPT(&in->option_names, format));
+        ikp__puts(o, t);
+    } else
+        ikp__puts(o, "\n");
+}
+
+/* a line for each kind of damage the decode found */
+static void ikp__info_warnings(ikp__out *o, const ikp_capture_info *in)
+{
+    char t[512], kept[256];
+    if (in->after_finalize_kept) snprintf(kept, sizeof kept, "kept, as asked");
+    else snprintf(kept, sizeof kept, "left out; %s keeps them", IKP__OPT(&in->option_names, keep_after_finalize));
+#define IKP__WARN(cond, ...) if (cond) { snprintf(t, sizeof t, __VA_ARGS__); ikp__puts(o, t); }
+    IKP__WARN(in->invalid, "warning     %llu records could not be decoded (skipped)\n", (unsigned long long)in->invalid)
+    IKP__WARN(in->may_wrap, "warning     %llu regions may be longer than shown: compact records keep durations modulo 2^24 ticks (16.78 ms) and their units ran that long after them (marked may_wrap in the trace)\n", (unsigned long long)in->may_wrap)
+    IKP__WARN(in->backwards, "warning     %llu records stamped earlier than the one before them\n", (unsigned long long)in->backwards)
+    IKP__WARN(in->past_count, "warning     %llu records in slots past their unit's count (stale records of an earlier launch? left out)\n", (unsigned long long)in->past_count)
+    IKP__WARN(in->unfinalized_lanes, "warning     %llu lanes opened but never finalized (kernel stopped early?)\n", (unsigned long long)in->unfinalized_lanes)
+    IKP__WARN(in->corrupt_lanes, "warning     %llu lanes with unreadable headers or counts (skipped or clamped)\n", (unsigned long long)in->corrupt_lanes)
+    IKP__WARN(in->refused_lanes, "warning     buffer too small for the grid: %llu lanes not recorded (%llu needed, %u in buffer)\n", (unsigned long long)in->refused_lanes, (unsigned long long)in->lanes_needed, in->num_lanes)
+    if (in->claimed_twice) {
+        char stale[512];
+        ikp_capture_stale(in, stale, sizeof stale);
+        ikp__puts(o, "warning     ");
+        ikp__puts(o, stale);
+        ikp__puts(o, "\n");
+    }
+    IKP__WARN(in->out_of_range, "warning     %llu records name a lane past the header's (skipped)\n", (unsigned long long)in->out_of_range)
+    IKP__WARN(in->after_finalize, "warning     %llu records after their lane's finalize record (stale records of an earlier launch? %s)\n", (unsigned long long)in->after_finalize, kept)
+    IKP__WARN(in->duplicate_lanes, "warning     %llu lanes claim a (block, group) an earlier lane claims (corrupt headers?): shown on tracks of their own\n", (unsigned long long)in->duplicate_lanes)
+    IKP__WARN(in->bad_sm_lanes, "warning     %llu lanes name an SM past 65,535 in their header (corrupt headers?): their SM taken as unknown\n", (unsigned long long)in->bad_sm_lanes)
+#undef IKP__WARN
+}
+
+static void ikp__put_info_text(ikp__out *o, const ikp_stats *st)
+{
+    ikp__info_head(o, st);
+    ikp__info_time(o, &st->info);
+    if (st->info.detect_records) ikp__info_detected(o, &st->info);
+    ikp__info_warnings(o, &st->info);
+}
+
+IKP_DEF ikp_result ikp_info_write_text(const ikp_stats *st, ikp_write_fn fn, void *user, ikp_error *err)
+{
+    ikp__out o;
+    char buf[1024];
+    if (!st || !fn) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL argument");
+    ikp__out_init(&o, fn, user, buf, sizeof buf);
+    ikp__put_info_text(&o, st);
+    return ikp__out_end(&o, err, "information");
+}
+
+IKP_DEF ikp_result ikp_stats_write_text(const ikp_stats *st, ikp_write_fn fn, void *user, ikp_error *err)
+{
+    ikp__out o;
+    char buf[4096], t[160];
+    uint32_t i;
+    size_t w = 5;
+    if (!st || !fn) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL argument");
+    ikp__out_init(&o, fn, user, buf, sizeof buf);
+    ikp__put_info_text(&o, st);
+    for (i = 0; i < st->num_events; i++) {
+        size_t n = strlen(st->events[i].name);
+        if (n > w) w = n > 40 ? 40 : n;
+    }
+    ikp__puts(&o, "\n");
+    ikp__put_text_name(&o, "event", w);
+    ikp__puts(&o, "        count     total_ns       min_ns      mean_ns       p50_ns       p90_ns       p99_ns       max_ns\n");
+    for (i = 0; i < st->num_events; i++) {
+        const ikp_event_stats *e = &st->events[i];
+        ikp__put_text_name(&o, e->name, w);
+        snprintf(t, sizeof t, " %12llu", (unsigned long long)e->count);
+        ikp__puts(&o, t);
+        ikp__put_col(&o, e->total_ns); ikp__put_col(&o, e->min_ns); ikp__put_col(&o, e->mean_ns);
+        ikp__put_col(&o, e->p50_ns); ikp__put_col(&o, e->p90_ns); ikp__put_col(&o, e->p99_ns);
+        ikp__put_col(&o, e->max_ns);
+        ikp__puts(&o, "\n");
+    }
+    if (st->num_groups) {
+        ikp__puts(&o, "\n");
+        ikp__put_text_name(&o, "group", w);
+        ikp__puts(&o, "        lanes      busy_ns      span_ns   busy\n");
+        for (i = 0; i < st->num_groups; i++) {
+            const ikp_group_stats *g = &st->groups[i];
+            ikp__put_text_name(&o, g->name, w);
+            snprintf(t, sizeof t, " %12u", g->lanes);
+            ikp__puts(&o, t);
+            ikp__put_col(&o, g->busy_ns); ikp__put_col(&o, g->span_ns);
+            ikp__put_f_w(&o, g->busy_fraction * 100.0, 1, 6);
+            ikp__puts(&o, "%\n");
+        }
+    }
+    return ikp__out_end(&o, err, "summary");
+}
+
+static void ikp__put_kv_u(ikp__out *o, const char *k, uint64_t v)
+{
+    ikp__puts(o, ",\""); ikp__puts(o, k); ikp__puts(o, "\":"); ikp__put_u64(o, v);
+}
+/* JSON: "key": a string (NULL: null), after a comma unless first */
+static void ikp__put_kv_s(ikp__out *o, const char *k, const char *v, int first)
+{
+    ikp__puts(o, first ? "\"" : ",\"");
+    ikp__puts(o, k);
+    ikp__puts(o, "\":");
+    if (!v) { ikp__puts(o, "null"); return; }
+    ikp__puts(o, "\"");
+    ikp__put_json_chars(o, v);
+    ikp__puts(o, "\"");
+}
+/* JSON: ,"key": a number, or null where it is not known */
+static void ikp__put_kv_un(ikp__out *o, const char *k, uint64_t v, int known)
+{
+    if (known) ikp__put_kv_u(o, k, v);
+    else ikp__put_kv_s(o, k, NULL, 0);
+}
+static void ikp__put_kv_f(ikp__out *o, const char *k, double v)
+{
+    ikp__puts(o, ",\""); ikp__puts(o, k); ikp__puts(o, "\":"); ikp__put_f(o, v, 3);
+}
+
+IKP_DEF ikp_result ikp_stats_write_json(const ikp_stats *st, ikp_write_fn fn, void *user, ikp_error *err)
+{
+    ikp__out o;
+    char buf[4096];
+    const ikp_capture_info *in;
+    uint32_t i;
+    if (!st || !fn) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL argument");
+    in = &st->info;
+    ikp__out_init(&o, fn, user, buf, sizeof buf);
+    ikp__puts(&o, "{\"format\":\"");
+    ikp__puts(&o, ikp_format_name(in->format));
+    ikp__puts(&o, "\",\"timer\":\"");
+    ikp__puts(&o, in->format == IKP_FORMAT_PROTON ? "cycles" : in->format == IKP_FORMAT_IKET ? "ns"
+                  : in->timer_cycles ? "cycles" : "globaltimer");
+    ikp__puts(&o, "\"");
+    if (in->source[0]) ikp__put_kv_s(&o, "source", in->source, 0);
+    ikp__put_kv_u(&o, "blocks", in->num_blocks);
+    ikp__put_kv_u(&o, "num_groups", in->num_groups);
+    ikp__put_kv_u(&o, "lanes", in->num_lanes);
+    ikp__put_kv_u(&o, "active_lanes", in->active_lanes);
+    ikp__put_kv_u(&o, "records", in->records);
+    ikp__put_kv_u(&o, "regions", st->regions);
+    ikp__put_kv_u(&o, "instants", st->instants);
+    ikp__put_kv_un(&o, "dropped", in->dropped, in->drops_known);
+    ikp__put_kv_u(&o, "unmatched_begin", st->unmatched_begin);
+    ikp__put_kv_u(&o, "unmatched_end", st->unmatched_end);
+    ikp__put_kv_u(&o, "invalid", in->invalid);
+    ikp__put_kv_u(&o, "backwards", in->backwards);
+    ikp__put_kv_u(&o, "unfinalized_lanes", in->unfinalized_lanes);
+    ikp__put_kv_u(&o, "corrupt_lanes", in->corrupt_lanes);
+    ikp__put_kv_u(&o, "refused_lanes", in->refused_lanes);
+    ikp__put_kv_u(&o, "claimed_twice", in->claimed_twice);
+    ikp__put_kv_un(&o, "launch", in->launch, in->launch != 0);
+    {
+        char stale[512];
+        ikp__put_kv_s(&o, "stale", ikp_capture_stale(in, stale, sizeof stale) ? stale : NULL, 0);
+    }
+    ikp__put_kv_u(&o, "out_of_range", in->out_of_range);
+    ikp__put_kv_u(&o, "after_finalize", in->after_finalize);
+    ikp__put_kv_u(&o, "past_count", in->past_count);
+    ikp__put_kv_u(&o, "duplicate_lanes", in->duplicate_lanes);
+    ikp__put_kv_u(&o, "bad_sm_lanes", in->bad_sm_lanes);
+    ikp__put_kv_f(&o, "span_ns", (double)in->span_ps / 1000.0);
+    ikp__puts(&o, ",\"events\":[");
+    for (i = 0; i < st->num_events; i++) {
+        const ikp_event_stats *e = &st->events[i];
+        ikp__puts(&o, i ? ",\n{\"name\":\"" : "\n{\"name\":\"");
+        ikp__put_json_chars(&o, e->name);
+        ikp__puts(&o, "\"");
+        ikp__put_kv_u(&o, "id", e->id);
+        ikp__put_kv_u(&o, "count", e->count);
+        ikp__put_kv_f(&o, "total_ns", e->total_ns);
+        ikp__put_kv_f(&o, "min_ns", e->min_ns);
+        ikp__put_kv_f(&o, "mean_ns", e->mean_ns);
+        ikp__put_kv_f(&o, "p50_ns", e->p50_ns);
+        ikp__put_kv_f(&o, "p90_ns", e->p90_ns);
+        ikp__put_kv_f(&o, "p99_ns", e->p99_ns);
+        ikp__put_kv_f(&o, "max_ns", e->max_ns);
+        ikp__puts(&o, "}");
+    }
+    ikp__puts(&o, "],\"groups\":[");
+    for (i = 0; i < st->num_groups; i++) {
+        const ikp_group_stats *g = &st->groups[i];
+        ikp__puts(&o, i ? ",\n{\"name\":\"" : "\n{\"name\":\"");
+        ikp__put_json_chars(&o, g->name);
+        ikp__puts(&o, "\"");
+        ikp__put_kv_u(&o, "group", g->group);
+        ikp__put_kv_u(&o, "lanes", g->lanes);
+        ikp__put_kv_f(&o, "busy_ns", g->busy_ns);
+        ikp__put_kv_f(&o, "span_ns", g->span_ns);
+        ikp__puts(&o, ",\"busy_fraction\":");
+        ikp__put_f(&o, g->busy_fraction, 6);
+        ikp__puts(&o, "}");
+    }
+    ikp__puts(&o, "]}\n");
+    return ikp__out_end(&o, err, "statistics");
 }
 
 /* >>trace-names: names of events, blocks, processes, threads */
@@ -11744,7 +12062,7 @@ IKP_DEF ikp_result ikp_write_merged_path(const ikp_capture *const *caps, uint32_
     return ikp__write_path(path, ikp__merge_body, &c, err);
 }
 
-/* >>merge-zip: one trace a capture in a ZIP archive, placed by a Perfetto manifest */
+/* >>merge-zip: a ZIP of one trace a capture and a Perfetto manifest */
 #ifndef IKP_NO_PERFETTO
 /* CRC-32 (the ZIP one: reflected, polynomial 0xEDB88320) of [p, p + n) continued from crc */
 static uint32_t ikp__crc32(uint32_t crc, const unsigned char *p, size_t n)
@@ -12048,547 +12366,6 @@ IKP_DEF ikp_result ikp_write_merged_zip(const ikp_capture *const *caps, uint32_t
 #endif /* IKP_NO_PERFETTO */
 
 #endif /* IKP_NO_MERGE */
-
-/* >>stats-impl: statistics computed */
-typedef struct ikp__durs {
-    uint64_t *v;
-    size_t n, cap;
-} ikp__durs;
-
-/* LSD radix sort, 11-bit digits; passes where all keys share a digit are skipped */
-static void ikp__radix_sort(uint64_t *a, uint64_t *tmp, size_t n)
-{
-    size_t cnt[2048], i;
-    int shift;
-    if (n < 2) return;
-    for (shift = 0; shift < 64; shift += 11) {
-        size_t sum = 0;
-        memset(cnt, 0, sizeof cnt);
-        for (i = 0; i < n; i++) cnt[(a[i] >> shift) & 2047]++;
-        if (cnt[(a[0] >> shift) & 2047] == n) continue;
-        for (i = 0; i < 2048; i++) { size_t c = cnt[i]; cnt[i] = sum; sum += c; }
-        for (i = 0; i < n; i++) tmp[cnt[(a[i] >> shift) & 2047]++] = a[i];
-        memcpy(a, tmp, n * sizeof *a);
-    }
-}
-
-static double ikp__pct(const uint64_t *sorted, size_t n, unsigned pct)
-{
-    size_t idx = (size_t)(((uint64_t)pct * n + 99) / 100);
-    return (double)sorted[idx ? idx - 1 : 0] / 1000.0;
-}
-
-/* fills es from n sorted durations (ps) */
-static void ikp__event_stats_fill(ikp_event_stats *es, const uint64_t *v, size_t n)
-{
-    uint64_t lo = 0, hi = 0; /* the total in 128 bits: sums of 2^62 ps never wrap */
-    size_t k;
-    es->count = n;
-    for (k = 0; k < n; k++) {
-        lo += v[k];
-        hi += lo < v[k];
-    }
-    es->total_ns = ((double)hi * 18446744073709551616.0 + (double)lo) / 1000.0;
-    es->min_ns = n ? (double)v[0] / 1000.0 : 0;
-    es->max_ns = n ? (double)v[n - 1] / 1000.0 : 0;
-    es->mean_ns = n ? es->total_ns / (double)n : 0;
-    /* the rounding of a double may step outside [min, max]; the true mean cannot */
-    if (es->mean_ns < es->min_ns) es->mean_ns = es->min_ns;
-    if (es->mean_ns > es->max_ns) es->mean_ns = es->max_ns;
-    es->p50_ns = n ? ikp__pct(v, n, 50) : 0;
-    es->p90_ns = n ? ikp__pct(v, n, 90) : 0;
-    es->p99_ns = n ? ikp__pct(v, n, 99) : 0;
-}
-
-IKP_DEF void ikp_stats_free(ikp_stats *st)
-{
-    ikp_allocator a;
-    if (!st) return;
-    a = st->allocator_;
-    ikp__free(&a, st->events);
-    ikp__free(&a, st->groups);
-    ikp__free(&a, st->names_);
-    ikp__free(&a, st);
-}
-
-/* What ikp_stats_compute gathers from the lanes before it builds its tables. */
-typedef struct ikp__stats_acc {
-    ikp__durs *durs;          /* region durations (ps) by event id */
-    double *gbusy, *gspan;    /* by group: busy time and lane spans, summed (ns) */
-    uint32_t *glanes;         /* by group: lanes with records */
-    uint32_t ng;
-} ikp__stats_acc;
-
-/* Decodes every lane once: region durations by event, busy time and span
-   by group (the spans of the lanes' blocks), and the capture's counts of
-   regions and markers. */
-typedef struct ikp__lane_span { uint32_t block, group; int64_t first, last; } ikp__lane_span;
-static int ikp__cmp_lane_span(const void *pa, const void *pb)
-{
-    const ikp__lane_span *x = (const ikp__lane_span *)pa, *y = (const ikp__lane_span *)pb;
-    return x->block < y->block ? -1 : x->block > y->block;
-}
-static ikp_result ikp__stats_gather(const ikp_capture *cap, ikp_stats *st, ikp__stats_acc *acc, ikp_error *err)
-{
-    const ikp_allocator *a = &cap->alloc;
-    ikp__lane_span *seen = NULL; /* each lane with records: its block and span, for its block's */
-    size_t nseen = 0, room = 0, k0, k1, j;
-    ikp_lane_events ev;
-    ikp_result r = IKP_OK;
-    uint32_t i;
-    memset(&ev, 0, sizeof ev);
-    for (i = 0; i < cap->info.num_lanes && r == IKP_OK; i++) {
-        ikp__lane lt;
-        const ikp__lane *l = ikp__get_lane(cap, i, &lt);
-        size_t k;
-        if (!(l->pub.flags & IKP_LANE_STARTED) || (cap->lanes && l->pub.records == 0)) continue;
-        if ((r = ikp__decode(cap, l, &ev, err)) != IKP_OK) break;
-        st->regions += ev.regions;
-        st->instants += ev.instants;
-        st->unmatched_begin += ev.unmatched_begin;
-        st->unmatched_end += ev.unmatched_end;
-        for (k = 0; k < ev.count; k++) {
-            const ikp_event *e = &ev.events[k];
-            ikp__durs *d = &acc->durs[e->id];
-            if (e->kind != IKP_EVENT_REGION) continue;
-            if (!ikp__grow(a, (void **)&d->v, &d->cap, d->n + 1, sizeof(uint64_t))) { r = ikp__oom(err); break; }
-            d->v[d->n++] = (uint64_t)(e->end_ps - e->start_ps);
-        }
-        if (l->pub.group < acc->ng && ev.first_ps != INT64_MIN) {
-            acc->gbusy[l->pub.group] += (double)ev.busy_ps / 1000.0;
-            acc->glanes[l->pub.group]++;
-            if (!ikp__grow(a, (void **)&seen, &room, nseen + 1, sizeof *seen)) { r = ikp__oom(err); break; }
-            seen[nseen].block = l->pub.block;
-            seen[nseen].group = l->pub.group;
-            seen[nseen].first = ev.first_ps;
-            seen[nseen++].last = ev.last_ps;
-        }
-    }
-    if (r == IKP_OK && nseen) { /* each block's span: its lanes' first record to their last */
-        qsort(seen, nseen, sizeof *seen, ikp__cmp_lane_span);
-        for (k0 = 0; k0 < nseen; k0 = k1) {
-            int64_t lo = seen[k0].first, hi = seen[k0].last;
-            for (k1 = k0 + 1; k1 < nseen && seen[k1].block == seen[k0].block; k1++) {
-                if (seen[k1].first < lo) lo = seen[k1].first;
-                if (seen[k1].last > hi) hi = seen[k1].last;
-            }
-            for (j = k0; j < k1; j++) acc->gspan[seen[j].group] += (double)(hi - lo) / 1000.0;
-        }
-    }
-    ikp__free(a, seen);
-    ikp_lane_events_free(cap, &ev);
-    return r;
-}
-
-/* Copies name into st's name block at *pos; returns the copy. */
-static const char *ikp__stats_name(ikp_stats *st, size_t *pos, const char *name)
-{
-    size_t len = strlen(name) + 1;
-    char *p = st->names_ + *pos;
-    memcpy(p, name, len);
-    *pos += len;
-    return p;
-}
-
-/* The tables: an entry per event with regions (its durations sorted for
-   the percentiles) and per group with lanes, their names in one block. */
-static ikp_result ikp__stats_tables(const ikp_capture *cap, ikp_stats *st, ikp__stats_acc *acc, ikp_error *err)
-{
-    const ikp_allocator *a = &cap->alloc;
-    uint32_t i, id, nev = 0, ngs = 0;
-    size_t maxn = 0, names_len = 0, pos = 0;
-    uint64_t *tmp;
-    char t[40];
-    for (id = 0; id < IKP_WIRE_MAX_EVENTS; id++)
-        if (acc->durs[id].n) {
-            nev++;
-            if (acc->durs[id].n > maxn) maxn = acc->durs[id].n;
-            names_len += strlen(ikp__ev_name(cap, id, t, sizeof t)) + 1;
-        }
-    for (i = 0; i < acc->ng; i++)
-        if (acc->glanes[i]) { ngs++; names_len += strlen(ikp__gr_name(cap, i, t, sizeof t)) + 1; }
-    st->events = (ikp_event_stats *)ikp__alloc(a, nev * sizeof(ikp_event_stats));
-    st->groups = (ikp_group_stats *)ikp__alloc(a, ngs * sizeof(ikp_group_stats));
-    st->names_ = (char *)ikp__alloc(a, names_len);
-    tmp = (uint64_t *)ikp__alloc(a, maxn * sizeof(uint64_t));
-    if (!st->events || !st->groups || !st->names_ || !tmp) { ikp__free(a, tmp); return ikp__oom(err); }
-    for (id = 0; id < IKP_WIRE_MAX_EVENTS; id++) {
-        ikp__durs *d = &acc->durs[id];
-        ikp_event_stats *es;
-        if (!d->n) continue;
-        es = &st->events[st->num_events++];
-        es->name = ikp__stats_name(st, &pos, ikp__ev_name(cap, id, t, sizeof t));
-        es->id = id;
-        ikp__radix_sort(d->v, tmp, d->n);
-        ikp__event_stats_fill(es, d->v, d->n);
-    }
-    for (i = 0; i < acc->ng; i++) {
-        ikp_group_stats *gs;
-        if (!acc->glanes[i]) continue;
-        gs = &st->groups[st->num_groups++];
-        gs->name = ikp__stats_name(st, &pos, ikp__gr_name(cap, i, t, sizeof t));
-        gs->group = i;
-        gs->lanes = acc->glanes[i];
-        gs->busy_ns = acc->gbusy[i];
-        gs->span_ns = acc->gspan[i];
-        gs->busy_fraction = acc->gspan[i] > 0 ? acc->gbusy[i] / acc->gspan[i] : 0;
-    }
-    ikp__free(a, tmp);
-    return IKP_OK;
-}
-
-IKP_DEF ikp_result ikp_stats_compute(const ikp_capture *cap, ikp_stats **out, ikp_error *err)
-{
-    const ikp_allocator *a;
-    ikp_stats *st;
-    ikp__stats_acc acc;
-    ikp_result r;
-    uint32_t id;
-    if (!cap || !out) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL argument");
-    *out = NULL;
-    a = &cap->alloc;
-    st = (ikp_stats *)ikp__alloc(a, sizeof *st);
-    if (!st) return ikp__oom(err);
-    memset(st, 0, sizeof *st);
-    st->allocator_ = cap->alloc;
-    st->info = cap->info;
-    memset(&acc, 0, sizeof acc);
-    acc.ng = cap->info.num_groups ? cap->info.num_groups : 1;
-    acc.durs = (ikp__durs *)ikp__alloc(a, IKP_WIRE_MAX_EVENTS * sizeof(ikp__durs));
-    if (acc.durs) memset(acc.durs, 0, IKP_WIRE_MAX_EVENTS * sizeof(ikp__durs)); /* freed whatever fails next */
-    acc.gbusy = (double *)ikp__alloc(a, acc.ng * sizeof(double));
-    acc.gspan = (double *)ikp__alloc(a, acc.ng * sizeof(double));
-    acc.glanes = (uint32_t *)ikp__alloc(a, acc.ng * sizeof(uint32_t));
-    if (!acc.durs || !acc.gbusy || !acc.gspan || !acc.glanes) r = ikp__oom(err);
-    else {
-        for (id = 0; id < acc.ng; id++) { acc.gbusy[id] = acc.gspan[id] = 0; acc.glanes[id] = 0; }
-        r = ikp__stats_gather(cap, st, &acc, err);
-        if (r == IKP_OK) r = ikp__stats_tables(cap, st, &acc, err);
-    }
-    for (id = 0; acc.durs && id < IKP_WIRE_MAX_EVENTS; id++) ikp__free(a, acc.durs[id].v);
-    ikp__free(a, acc.durs);
-    ikp__free(a, acc.gbusy);
-    ikp__free(a, acc.gspan);
-    ikp__free(a, acc.glanes);
-    if (r != IKP_OK) { ikp_stats_free(st); return r; }
-    *out = st;
-    ikp__ok(err);
-    return IKP_OK;
-}
-
-/* >>stats-write: statistics and figures as text and JSON */
-/* a name in a text table: at most 40 characters, control bytes and bytes
-   that are not UTF-8 as '?', padded to w */
-static void ikp__put_text_name(ikp__out *o, const char *str, size_t w)
-{
-    const unsigned char *s = (const unsigned char *)str;
-    size_t len = strlen(str), i = 0, n = 0;
-    for (; i < len && n < 40; n++) {
-        size_t k = s[i] >= 0x20 && s[i] != 0x7f ? ikp__utf8_len(s + i, len - i) : 0;
-        if (k) ikp__put(o, str + i, k);
-        else ikp__put(o, "?", 1);
-        i += k ? k : 1;
-    }
-    for (; n < w; n++) ikp__put(o, " ", 1);
-}
-static void ikp__put_col(ikp__out *o, double v)
-{
-    ikp__put_f_w(o, v, 1, 13);
-}
-
-/* ikp_info_write_text's pieces (ikp__info_*), in the order of the text:
-   the format, the grid, lanes and records, the span */
-static void ikp__info_head(ikp__out *o, const ikp_stats *st)
-{
-    const ikp_capture_info *in = &st->info;
-    char t[512], unit[48];
-    if (in->timer_unit_ps && in->timer_unit_ps != 1000)
-        snprintf(unit, sizeof unit, "ticks of %u ps", in->timer_unit_ps);
-    else if (in->format == IKP_FORMAT_PROTON) snprintf(unit, sizeof unit, "SM cycles, read as ns: see placement");
-    else if (in->format == IKP_FORMAT_IKET) snprintf(unit, sizeof unit, "IKET's trace-local ns (32 ns ticks)");
-    else snprintf(unit, sizeof unit, "%s", in->timer_cycles ? "SM cycles" : "globaltimer ns");
-    if (ikp__is_nuggets(in->format)) {
-        char inferred[256] = "";
-        if (in->units_inferred)
-            snprintf(inferred, sizeof inferred, " (inferred from the data; pass %s if wrong)",
-                     IKP__OPT(&in->option_names, num_units));
-        snprintf(t, sizeof t,
-                 "format      %s (timer: %s)\n"
-                 "units       %u of %u words each%s",
-                 ikp_format_name(in->format), unit, in->num_blocks, in->unit_words, inferred);
-    } else
-        snprintf(t, sizeof t,
-                 "format      %s (timer: %s)\n"
-                 "grid        %u blocks x %u groups",
-                 ikp_format_name(in->format), unit, in->num_blocks, in->num_groups);
-    ikp__puts(o, t);
-    if (in->grid[0]) {
-        snprintf(t, sizeof t, " (grid %u x %u x %u)", in->grid[0], in->grid[1], in->grid[2]);
-        ikp__puts(o, t);
-    }
-    if (in->launch) {
-        snprintf(t, sizeof t, "\nlaunch      %llu (counted by its buffer's resets)", (unsigned long long)in->launch);
-        ikp__puts(o, t);
-    }
-    snprintf(t, sizeof t,
-             "\nlanes       %u in buffer, %u active\n"
-             "records     %llu (regions %llu, instants %llu)\n",
-             in->num_lanes, in->active_lanes, (unsigned long long)in->records,
-             (unsigned long long)st->regions, (unsigned long long)st->instants);
-    ikp__puts(o, t);
-    if (in->drops_known) snprintf(t, sizeof t, "dropped     %llu\n", (unsigned long long)in->dropped);
-    else snprintf(t, sizeof t, "dropped     n/a (%s buffers do not count dropped records)\n", ikp_format_name(in->format));
-    ikp__puts(o, t);
-    snprintf(t, sizeof t, "unmatched   %llu begins, %llu ends\nspan        ",
-             (unsigned long long)st->unmatched_begin, (unsigned long long)st->unmatched_end);
-    ikp__puts(o, t);
-    ikp__put_f(o, (double)in->span_ps / 1e6, 3);
-    ikp__puts(o, " us\n");
-}
-
-/* anchors, how well the lanes line up, and the host time */
-static void ikp__info_time(ikp__out *o, const ikp_capture_info *in)
-{
-    char t[512], pl[640];
-    int poor;
-    if (in->anchors) {
-        snprintf(t, sizeof t, "anchors     %llu of the records\n", (unsigned long long)in->anchors);
-        ikp__puts(o, t);
-    }
-    ikp_capture_placement(in, pl, sizeof pl, &poor);
-    ikp__puts(o, poor ? "warning     placement: " : "placement   ");
-    ikp__puts(o, pl);
-    ikp__puts(o, "\n");
-    if (in->host_time_known) {
-        snprintf(t, sizeof t, "host time   time 0 = CLOCK_REALTIME %lld ns +- %u ns (%u readings of the GPU clock; "
-                 "GPU %llu.%03u ns)\n", (long long)in->host_zero_ns, in->host_zero_uncertainty_ns, in->clock_syncs,
-                 (unsigned long long)in->gpu_zero_ns, in->gpu_zero_ps);
-        ikp__puts(o, t);
-    } else if (in->clock_syncs) {
-        snprintf(t, sizeof t, "host time   %u readings of the GPU clock, but the %s format does not give the GPU's time\n",
-                 in->clock_syncs, ikp_format_name(in->format));
-        ikp__puts(o, t);
-    } else
-        ikp__puts(o, "host time   not known: the capture holds no reading of the GPU clock against the host's "
-                     "(ikp_cuda_dump takes them); host time and merges by clock need one\n");
-}
-
-/* how auto-detection chose the format: the records each peer format fits,
-   and whether the choice is sure */
-static void ikp__info_detected(ikp__out *o, const ikp_capture_info *in)
-{
-    char t[512];
-    ikp_format f = in->format, g;
-    int unanimous = in->detect_fit[f] == in->detect_records;
-    snprintf(t, sizeof t, "detected    %s: %llu of %llu records fit it", ikp_format_name(f),
-             (unsigned long long)in->detect_fit[f], (unsigned long long)in->detect_records);
-    ikp__puts(o, t);
-    for (g = IKP_FORMAT_AUTO; g < IKP_FORMAT_COUNT; g = (ikp_format)(g + 1))
-        if (g != f && (ikp__formats[f].flags & ikp__formats[g].flags & IKP__FMT_PEER)) { /* the vote's others */
-            snprintf(t, sizeof t, ", %llu fit %s", (unsigned long long)in->detect_fit[g], ikp_format_name(g));
-            ikp__puts(o, t);
-        }
-    if (in->detect_tie || !unanimous) {
-        snprintf(t, sizeof t, in->detect_tie ? " (another format fits as well: the choice is a guess; pass %s)\n"
-                                             : " (not unanimous: pass %s to choose)\n",
-                 IKP__OPT(&in->option_names, format));
-        ikp__puts(o, t);
-    } else
-        ikp__puts(o, "\n");
-}
-
-/* a line for each kind of damage the decode found */
-static void ikp__info_warnings(ikp__out *o, const ikp_capture_info *in)
-{
-    char t[512], kept[256];
-    if (in->after_finalize_kept) snprintf(kept, sizeof kept, "kept, as asked");
-    else snprintf(kept, sizeof kept, "left out; %s keeps them", IKP__OPT(&in->option_names, keep_after_finalize));
-#define IKP__WARN(cond, ...) if (cond) { snprintf(t, sizeof t, __VA_ARGS__); ikp__puts(o, t); }
-    IKP__WARN(in->invalid, "warning     %llu records could not be decoded (skipped)\n", (unsigned long long)in->invalid)
-    IKP__WARN(in->may_wrap, "warning     %llu regions may be longer than shown: compact records keep durations modulo 2^24 ticks (16.78 ms) and their units ran that long after them (marked may_wrap in the trace)\n", (unsigned long long)in->may_wrap)
-    IKP__WARN(in->backwards, "warning     %llu records stamped earlier than the one before them\n", (unsigned long long)in->backwards)
-    IKP__WARN(in->past_count, "warning     %llu records in slots past their unit's count (stale records of an earlier launch? left out)\n", (unsigned long long)in->past_count)
-    IKP__WARN(in->unfinalized_lanes, "warning     %llu lanes opened but never finalized (kernel stopped early?)\n", (unsigned long long)in->unfinalized_lanes)
-    IKP__WARN(in->corrupt_lanes, "warning     %llu lanes with unreadable headers or counts (skipped or clamped)\n", (unsigned long long)in->corrupt_lanes)
-    IKP__WARN(in->refused_lanes, "warning     buffer too small for the grid: %llu lanes not recorded (%llu needed, %u in buffer)\n", (unsigned long long)in->refused_lanes, (unsigned long long)in->lanes_needed, in->num_lanes)
-    if (in->claimed_twice) {
-        char stale[512];
-        ikp_capture_stale(in, stale, sizeof stale);
-        ikp__puts(o, "warning     ");
-        ikp__puts(o, stale);
-        ikp__puts(o, "\n");
-    }
-    IKP__WARN(in->out_of_range, "warning     %llu records name a lane past the header's (skipped)\n", (unsigned long long)in->out_of_range)
-    IKP__WARN(in->after_finalize, "warning     %llu records after their lane's finalize record (stale records of an earlier launch? %s)\n", (unsigned long long)in->after_finalize, kept)
-    IKP__WARN(in->duplicate_lanes, "warning     %llu lanes claim a (block, group) an earlier lane claims (corrupt headers?): shown on tracks of their own\n", (unsigned long long)in->duplicate_lanes)
-    IKP__WARN(in->bad_sm_lanes, "warning     %llu lanes name an SM past 65,535 in their header (corrupt headers?): their SM taken as unknown\n", (unsigned long long)in->bad_sm_lanes)
-#undef IKP__WARN
-}
-
-static void ikp__put_info_text(ikp__out *o, const ikp_stats *st)
-{
-    ikp__info_head(o, st);
-    ikp__info_time(o, &st->info);
-    if (st->info.detect_records) ikp__info_detected(o, &st->info);
-    ikp__info_warnings(o, &st->info);
-}
-
-IKP_DEF ikp_result ikp_info_write_text(const ikp_stats *st, ikp_write_fn fn, void *user, ikp_error *err)
-{
-    ikp__out o;
-    char buf[1024];
-    if (!st || !fn) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL argument");
-    ikp__out_init(&o, fn, user, buf, sizeof buf);
-    ikp__put_info_text(&o, st);
-    return ikp__out_end(&o, err, "information");
-}
-
-IKP_DEF ikp_result ikp_stats_write_text(const ikp_stats *st, ikp_write_fn fn, void *user, ikp_error *err)
-{
-    ikp__out o;
-    char buf[4096], t[160];
-    uint32_t i;
-    size_t w = 5;
-    if (!st || !fn) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL argument");
-    ikp__out_init(&o, fn, user, buf, sizeof buf);
-    ikp__put_info_text(&o, st);
-    for (i = 0; i < st->num_events; i++) {
-        size_t n = strlen(st->events[i].name);
-        if (n > w) w = n > 40 ? 40 : n;
-    }
-    ikp__puts(&o, "\n");
-    ikp__put_text_name(&o, "event", w);
-    ikp__puts(&o, "        count     total_ns       min_ns      mean_ns       p50_ns       p90_ns       p99_ns       max_ns\n");
-    for (i = 0; i < st->num_events; i++) {
-        const ikp_event_stats *e = &st->events[i];
-        ikp__put_text_name(&o, e->name, w);
-        snprintf(t, sizeof t, " %12llu", (unsigned long long)e->count);
-        ikp__puts(&o, t);
-        ikp__put_col(&o, e->total_ns); ikp__put_col(&o, e->min_ns); ikp__put_col(&o, e->mean_ns);
-        ikp__put_col(&o, e->p50_ns); ikp__put_col(&o, e->p90_ns); ikp__put_col(&o, e->p99_ns);
-        ikp__put_col(&o, e->max_ns);
-        ikp__puts(&o, "\n");
-    }
-    if (st->num_groups) {
-        ikp__puts(&o, "\n");
-        ikp__put_text_name(&o, "group", w);
-        ikp__puts(&o, "        lanes      busy_ns      span_ns   busy\n");
-        for (i = 0; i < st->num_groups; i++) {
-            const ikp_group_stats *g = &st->groups[i];
-            ikp__put_text_name(&o, g->name, w);
-            snprintf(t, sizeof t, " %12u", g->lanes);
-            ikp__puts(&o, t);
-            ikp__put_col(&o, g->busy_ns); ikp__put_col(&o, g->span_ns);
-            ikp__put_f_w(&o, g->busy_fraction * 100.0, 1, 6);
-            ikp__puts(&o, "%\n");
-        }
-    }
-    return ikp__out_end(&o, err, "summary");
-}
-
-static void ikp__put_kv_u(ikp__out *o, const char *k, uint64_t v)
-{
-    ikp__puts(o, ",\""); ikp__puts(o, k); ikp__puts(o, "\":"); ikp__put_u64(o, v);
-}
-/* JSON: "key": a string (NULL: null), after a comma unless first */
-static void ikp__put_kv_s(ikp__out *o, const char *k, const char *v, int first)
-{
-    ikp__puts(o, first ? "\"" : ",\"");
-    ikp__puts(o, k);
-    ikp__puts(o, "\":");
-    if (!v) { ikp__puts(o, "null"); return; }
-    ikp__puts(o, "\"");
-    ikp__put_json_chars(o, v);
-    ikp__puts(o, "\"");
-}
-/* JSON: ,"key": a number, or null where it is not known */
-static void ikp__put_kv_un(ikp__out *o, const char *k, uint64_t v, int known)
-{
-    if (known) ikp__put_kv_u(o, k, v);
-    else ikp__put_kv_s(o, k, NULL, 0);
-}
-static void ikp__put_kv_f(ikp__out *o, const char *k, double v)
-{
-    ikp__puts(o, ",\""); ikp__puts(o, k); ikp__puts(o, "\":"); ikp__put_f(o, v, 3);
-}
-
-IKP_DEF ikp_result ikp_stats_write_json(const ikp_stats *st, ikp_write_fn fn, void *user, ikp_error *err)
-{
-    ikp__out o;
-    char buf[4096];
-    const ikp_capture_info *in;
-    uint32_t i;
-    if (!st || !fn) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL argument");
-    in = &st->info;
-    ikp__out_init(&o, fn, user, buf, sizeof buf);
-    ikp__puts(&o, "{\"format\":\"");
-    ikp__puts(&o, ikp_format_name(in->format));
-    ikp__puts(&o, "\",\"timer\":\"");
-    ikp__puts(&o, in->format == IKP_FORMAT_PROTON ? "cycles" : in->format == IKP_FORMAT_IKET ? "ns"
-                  : in->timer_cycles ? "cycles" : "globaltimer");
-    ikp__puts(&o, "\"");
-    if (in->source[0]) ikp__put_kv_s(&o, "source", in->source, 0);
-    ikp__put_kv_u(&o, "blocks", in->num_blocks);
-    ikp__put_kv_u(&o, "num_groups", in->num_groups);
-    ikp__put_kv_u(&o, "lanes", in->num_lanes);
-    ikp__put_kv_u(&o, "active_lanes", in->active_lanes);
-    ikp__put_kv_u(&o, "records", in->records);
-    ikp__put_kv_u(&o, "regions", st->regions);
-    ikp__put_kv_u(&o, "instants", st->instants);
-    ikp__put_kv_un(&o, "dropped", in->dropped, in->drops_known);
-    ikp__put_kv_u(&o, "unmatched_begin", st->unmatched_begin);
-    ikp__put_kv_u(&o, "unmatched_end", st->unmatched_end);
-    ikp__put_kv_u(&o, "invalid", in->invalid);
-    ikp__put_kv_u(&o, "backwards", in->backwards);
-    ikp__put_kv_u(&o, "unfinalized_lanes", in->unfinalized_lanes);
-    ikp__put_kv_u(&o, "corrupt_lanes", in->corrupt_lanes);
-    ikp__put_kv_u(&o, "refused_lanes", in->refused_lanes);
-    ikp__put_kv_u(&o, "claimed_twice", in->claimed_twice);
-    ikp__put_kv_un(&o, "launch", in->launch, in->launch != 0);
-    {
-        char stale[512];
-        ikp__put_kv_s(&o, "stale", ikp_capture_stale(in, stale, sizeof stale) ? stale : NULL, 0);
-    }
-    ikp__put_kv_u(&o, "out_of_range", in->out_of_range);
-    ikp__put_kv_u(&o, "after_finalize", in->after_finalize);
-    ikp__put_kv_u(&o, "past_count", in->past_count);
-    ikp__put_kv_u(&o, "duplicate_lanes", in->duplicate_lanes);
-    ikp__put_kv_u(&o, "bad_sm_lanes", in->bad_sm_lanes);
-    ikp__put_kv_f(&o, "span_ns", (double)in->span_ps / 1000.0);
-    ikp__puts(&o, ",\"events\":[");
-    for (i = 0; i < st->num_events; i++) {
-        const ikp_event_stats *e = &st->events[i];
-        ikp__puts(&o, i ? ",\n{\"name\":\"" : "\n{\"name\":\"");
-        ikp__put_json_chars(&o, e->name);
-        ikp__puts(&o, "\"");
-        ikp__put_kv_u(&o, "id", e->id);
-        ikp__put_kv_u(&o, "count", e->count);
-        ikp__put_kv_f(&o, "total_ns", e->total_ns);
-        ikp__put_kv_f(&o, "min_ns", e->min_ns);
-        ikp__put_kv_f(&o, "mean_ns", e->mean_ns);
-        ikp__put_kv_f(&o, "p50_ns", e->p50_ns);
-        ikp__put_kv_f(&o, "p90_ns", e->p90_ns);
-        ikp__put_kv_f(&o, "p99_ns", e->p99_ns);
-        ikp__put_kv_f(&o, "max_ns", e->max_ns);
-        ikp__puts(&o, "}");
-    }
-    ikp__puts(&o, "],\"groups\":[");
-    for (i = 0; i < st->num_groups; i++) {
-        const ikp_group_stats *g = &st->groups[i];
-        ikp__puts(&o, i ? ",\n{\"name\":\"" : "\n{\"name\":\"");
-        ikp__put_json_chars(&o, g->name);
-        ikp__puts(&o, "\"");
-        ikp__put_kv_u(&o, "group", g->group);
-        ikp__put_kv_u(&o, "lanes", g->lanes);
-        ikp__put_kv_f(&o, "busy_ns", g->busy_ns);
-        ikp__put_kv_f(&o, "span_ns", g->span_ns);
-        ikp__puts(&o, ",\"busy_fraction\":");
-        ikp__put_f(&o, g->busy_fraction, 6);
-        ikp__puts(&o, "}");
-    }
-    ikp__puts(&o, "]}\n");
-    return ikp__out_end(&o, err, "statistics");
-}
 
 /* >>export-parquet: Parquet written here: Thrift, pages, footer */
 #if !defined(IKP_NO_MERGE) && !defined(IKP_NO_EXPORT)
@@ -14661,308 +14438,6 @@ IKP_DEF void ikp_report_free(ikp_report *r)
     ikp__free(&a, r);
 }
 
-/* >>report-compute: ikp_report_compute and its sections */
-/* stages: the analysis' series keyed (id << 32 | group), shown by group then
-   id; their names' pool offsets in stage_name (event, group) */
-static ikp_result ikp__report_stages(ikp_report *rp, ikp__an *an, const ikp_capture *cap, ikp__pool *pool,
-                                     size_t *stage_name, ikp_error *err)
-{
-    size_t i;
-    char t[40];
-    for (i = 0; i < an->nser; i++) an->ser[i].key = an->ser[i].key << 32 | an->ser[i].key >> 32;
-    ikp__sort(an->ser, an->nser, sizeof(ikp__ser), ikp__cmp_ser);
-    for (i = 0; i < an->nser; i++) {
-        ikp_report_stage *st = &rp->stages[rp->num_stages++];
-        ikp_event_stats es;
-        uint32_t id = (uint32_t)an->ser[i].key, g = (uint32_t)(an->ser[i].key >> 32);
-        memset(st, 0, sizeof *st);
-        ikp__event_stats_fill(&es, an->ser[i].v, an->ser[i].n);
-        st->id = id;
-        st->group = g;
-        st->count = es.count;
-        st->total_ns = es.total_ns;
-        st->p50_ns = es.p50_ns;
-        st->p99_ns = es.p99_ns;
-        st->share = g < an->ng && an->g_region[g] > 0 ? es.total_ns / an->g_region[g] : 0;
-        if (!ikp__pool_add(&cap->alloc, pool, ikp__ev_name(cap, id, t, sizeof t), &stage_name[2 * i]) ||
-            !ikp__pool_add(&cap->alloc, pool, ikp__gr_name(cap, g, t, sizeof t), &stage_name[2 * i + 1]))
-            return ikp__oom(err);
-    }
-    return IKP_OK;
-}
-
-/* groups with lanes (their names' pool offsets in group_name), and the
-   pairs of the first IKP__PAIR_GROUPS groups: how much of their common span
-   each works alone, both, neither */
-static ikp_result ikp__report_groups(ikp_report *rp, const ikp__an *an, const ikp_capture *cap, ikp__pool *pool,
-                                     size_t *group_name, ikp_error *err)
-{
-    uint32_t g, gi[IKP__PAIR_GROUPS];
-    size_t i, j;
-    char t[40];
-    for (g = 0; g < IKP__PAIR_GROUPS; g++) gi[g] = UINT32_MAX;
-    for (g = 0; g < an->ng; g++) {
-        ikp_report_group *gr;
-        if (!an->g_lanes[g] && !an->g_blocks[g]) continue;
-        if (g < IKP__PAIR_GROUPS) gi[g] = rp->num_groups;
-        gr = &rp->groups[rp->num_groups];
-        memset(gr, 0, sizeof *gr);
-        gr->group = g;
-        gr->lanes = an->g_lanes[g];
-        gr->blocks = an->g_blocks[g];
-        gr->busy_ns = an->g_work[g];
-        gr->span_ns = an->g_bspan[g];
-        gr->busy_fraction = gr->span_ns > 0 ? gr->busy_ns / gr->span_ns : 0;
-        if (gr->busy_fraction > 1) gr->busy_fraction = 1; /* several lanes of a group in a block */
-        gr->idle_fraction = gr->span_ns > 0 ? 1 - gr->busy_fraction : 0;
-        gr->alone_ns = an->g_alone[g];
-        gr->blocks_bound = an->g_bound[g];
-        if (!ikp__pool_add(&cap->alloc, pool, ikp__gr_name(cap, g, t, sizeof t), &group_name[rp->num_groups]))
-            return ikp__oom(err);
-        rp->num_groups++;
-    }
-    rp->pairs = (ikp_report_pair *)ikp__alloc(&cap->alloc, (IKP__PAIR_GROUPS * IKP__PAIR_GROUPS) * sizeof(ikp_report_pair));
-    if (!rp->pairs) return ikp__oom(err);
-    for (i = 0; i < IKP__PAIR_GROUPS; i++)
-        for (j = i + 1; j < IKP__PAIR_GROUPS; j++) {
-            size_t idx = i * IKP__PAIR_GROUPS + j;
-            ikp_report_pair *pr;
-            double sp = an->p_span[idx];
-            if (!(sp > 0) || gi[i] == UINT32_MAX || gi[j] == UINT32_MAX) continue;
-            pr = &rp->pairs[rp->num_pairs++];
-            pr->a = gi[i];
-            pr->b = gi[j];
-            pr->span_ns = sp / 1000.0;
-            pr->both = an->p_both[idx] / sp;
-            pr->a_only = an->p_a[idx] / sp;
-            pr->b_only = an->p_b[idx] / sp;
-            pr->neither = 1 - pr->both - pr->a_only - pr->b_only;
-            if (pr->neither < 0) pr->neither = 0;
-        }
-    return IKP_OK;
-}
-
-/* balance: blocks latest first (taken from the analysis), the median end,
-   and by SM when lanes name their SMs */
-static ikp_result ikp__report_balance(ikp_report *rp, ikp__an *an, const ikp_capture *cap, ikp_error *err)
-{
-    size_t i;
-    rp->blocks = an->blk;
-    rp->num_blocks = (uint32_t)an->nblk;
-    an->blk = NULL;
-    ikp__sort(rp->blocks, rp->num_blocks, sizeof(ikp_report_block), ikp__cmp_blk_end);
-    if (rp->num_blocks) {
-        rp->end_p50_ps = rp->blocks[rp->num_blocks / 2].end_ps;
-        rp->tail_ps = rp->blocks[0].end_ps - rp->end_p50_ps;
-    }
-    if (!an->by_sm) return IKP_OK;
-    rp->sms = (ikp_report_sm *)ikp__alloc(&cap->alloc, (an->nunits + 1) * sizeof(ikp_report_sm));
-    if (!rp->sms) return ikp__oom(err);
-    for (i = 0; i < an->nunits; i++) {
-        memset(&rp->sms[i], 0, sizeof(ikp_report_sm));
-        rp->sms[i].sm = an->units[i];
-        rp->sms[i].start_ps = INT64_MAX;
-        rp->sms[i].end_ps = INT64_MIN;
-    }
-    rp->num_sms = (uint32_t)an->nunits;
-    for (i = 0; i < rp->num_blocks; i++) {
-        const ikp_report_block *b = &rp->blocks[i];
-        size_t u = ikp__find_u32(an->units, an->nunits, b->sm);
-        if (u == an->nunits) continue;
-        rp->sms[u].blocks++;
-        rp->sms[u].busy_ns += b->busy_ns;
-        if (b->start_ps < rp->sms[u].start_ps) rp->sms[u].start_ps = b->start_ps;
-        if (b->end_ps > rp->sms[u].end_ps) rp->sms[u].end_ps = b->end_ps;
-    }
-    for (i = 0; i < rp->num_sms; i++)
-        if (rp->sms[i].start_ps == INT64_MAX) rp->sms[i].start_ps = rp->sms[i].end_ps = 0;
-    return IKP_OK;
-}
-
-/* the picture: rows, rectangles (taken from the analysis) and the heat map */
-static ikp_result ikp__report_picture(ikp_report *rp, ikp__an *an, const ikp_capture *cap, ikp_error *err)
-{
-    const ikp_allocator *a = &cap->alloc;
-    double bw = (double)(cap->info.span_ps > 0 ? cap->info.span_ps : 1) / an->heat_bins;
-    size_t i;
-    rp->plot_width = an->width;
-    rp->row_by_sm = an->by_sm;
-    rp->num_rows = (uint32_t)an->nrows;
-    rp->row_unit = (uint32_t *)ikp__alloc(a, (an->nrows + 1) * sizeof(uint32_t));
-    rp->row_group = (uint32_t *)ikp__alloc(a, (an->nrows + 1) * sizeof(uint32_t));
-    rp->heat_unit = (uint32_t *)ikp__alloc(a, ((size_t)an->heat_rows + 1) * sizeof(uint32_t));
-    rp->heat = (float *)ikp__alloc(a, ((size_t)an->heat_rows * an->heat_bins + 1) * sizeof(float));
-    if (!rp->row_unit || !rp->row_group || !rp->heat_unit || !rp->heat) return ikp__oom(err);
-    for (i = 0; i < an->nrows; i++) { rp->row_unit[i] = (uint32_t)(an->rows[i] >> 32); rp->row_group[i] = (uint32_t)an->rows[i]; }
-    rp->rects = an->rects;
-    rp->num_rects = an->nrects;
-    an->rects = NULL;
-    rp->heat_rows = an->heat_rows;
-    rp->heat_bins = an->heat_bins;
-    rp->heat_units_per_row = an->upr;
-    for (i = 0; i < (size_t)an->heat_rows * an->heat_bins; i++) {
-        double v = an->heat[i] / bw / an->upr;
-        rp->heat[i] = (float)v;
-        if (v > rp->heat_max) rp->heat_max = v;
-    }
-    for (i = 0; i < an->heat_rows; i++) rp->heat_unit[i] = an->units[i * an->upr];
-    return IKP_OK;
-}
-
-/* ASCII letters and digits, whatever the locale */
-static int ikp__alnum(char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
-IKP_DEF int ikp_is_wait_name(const char *name)
-{
-    static const char *const words[] = {"wait", "waits", "waiting", "waited", "barrier", "sync", "stall"};
-    size_t i = 0, n, k, w;
-    if (!name) return 0;
-    n = strlen(name);
-    while (i < n) {
-        char word[16];
-        size_t at = i;
-        while (at < n && !ikp__alnum(name[at])) at++;
-        i = at;
-        while (i < n && ikp__alnum(name[i]) &&
-               !(i > at && name[i] >= 'A' && name[i] <= 'Z' && name[i - 1] >= 'a' && name[i - 1] <= 'z'))
-            i++;
-        if (i == at || i - at >= sizeof word) continue;
-        for (k = 0; k < i - at; k++)
-            word[k] = (char)(name[at + k] >= 'A' && name[at + k] <= 'Z' ? name[at + k] + 32 : name[at + k]);
-        word[i - at] = 0;
-        for (w = 0; w < sizeof words / sizeof *words; w++)
-            if (!strcmp(word, words[w])) return 1;
-    }
-    return 0;
-}
-
-/* the events the report treats as waits, as a table by id (*wait; NULL
-   when there are none): those given, else those named as waits (in the
-   capture's names) unless opt->no_wait_names; *by_name says which */
-static ikp_result ikp__report_waits(const ikp_capture *cap, const ikp_report_options *opt, const ikp_allocator *a,
-                                    uint8_t **wait, int *by_name, ikp_error *err)
-{
-    uint32_t k, found = 0;
-    *wait = NULL;
-    *by_name = 0;
-    if (!opt || !opt->num_wait_events) {
-        if (opt && opt->no_wait_names) { *by_name = -1; return IKP_OK; }
-        for (k = 0; k < cap->num_event_names && k < IKP_WIRE_MAX_EVENTS; k++)
-            if (cap->event_names[k] && ikp_is_wait_name(cap->event_names[k])) {
-                if (!*wait && !(*wait = (uint8_t *)ikp__zalloc(a, IKP_WIRE_MAX_EVENTS))) return ikp__oom(err);
-                (*wait)[k] = 1;
-                found++;
-            }
-        *by_name = found > 0;
-        return IKP_OK;
-    }
-    if (!(*wait = (uint8_t *)ikp__zalloc(a, IKP_WIRE_MAX_EVENTS))) return ikp__oom(err);
-    for (k = 0; k < opt->num_wait_events; k++) {
-        if (opt->wait_events[k] >= IKP_WIRE_MAX_EVENTS) {
-            ikp__free(a, *wait);
-            *wait = NULL;
-            return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "wait event %u: id %u is not below %u", k,
-                             opt->wait_events[k], IKP_WIRE_MAX_EVENTS);
-        }
-        (*wait)[opt->wait_events[k]] = 1;
-    }
-    return IKP_OK;
-}
-
-/* The report's names, now that the pool stops growing (the device's added
-   last: as given, else as the capture recorded it): the pool becomes
-   rp->names_, and the offsets the sections kept (stage_name: two a stage,
-   group_name: one a group) become pointers into it. */
-static ikp_result ikp__report_names(ikp_report *rp, const ikp_capture *cap, const ikp_report_options *opt,
-                                    ikp__pool *pool, const size_t *stage_name, const size_t *group_name,
-                                    ikp_error *err)
-{
-    const ikp_allocator *a = &cap->alloc;
-    size_t i, dev_name = 0;
-    if (opt && opt->device) {
-        if (!ikp__pool_add(a, pool, opt->device, &dev_name)) return ikp__oom(err);
-    } else if (cap->info.device_known) {
-        char dv[256];
-        if (!ikp__pool_add(a, pool, ikp_device_text(&cap->device, dv, sizeof dv), &dev_name)) return ikp__oom(err);
-    }
-    rp->names_ = pool->p;
-    pool->p = NULL;
-    for (i = 0; i < rp->num_stages; i++) {
-        rp->stages[i].name = rp->names_ + stage_name[2 * i];
-        rp->stages[i].group_name = rp->names_ + stage_name[2 * i + 1];
-    }
-    for (i = 0; i < rp->num_groups; i++) rp->groups[i].name = rp->names_ + group_name[i];
-    if ((opt && opt->device) || cap->info.device_known) rp->device = rp->names_ + dev_name;
-    return IKP_OK;
-}
-
-IKP_DEF ikp_result ikp_report_compute(const ikp_capture *cap, const ikp_report_options *opt, ikp_report **out,
-                                      ikp_error *err)
-{
-    const ikp_allocator *a;
-    ikp_report *rp;
-    ikp__an an;
-    ikp__pool pool;
-    ikp_result r;
-    uint8_t *wait = NULL;
-    size_t *stage_name = NULL, *group_name = NULL;
-    if (!cap || !out) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL argument");
-    *out = NULL;
-    if (opt && opt->num_wait_events && !opt->wait_events)
-        return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL wait_events with a non-zero count");
-    a = &cap->alloc;
-    memset(&pool, 0, sizeof pool);
-    rp = (ikp_report *)ikp__alloc(a, sizeof *rp);
-    if (!rp) return ikp__oom(err);
-    memset(rp, 0, sizeof *rp);
-    rp->allocator_ = cap->alloc;
-    if ((r = ikp__report_waits(cap, opt, a, &wait, &rp->waits_by_name, err)) != IKP_OK) { ikp__free(a, rp); return r; }
-    if (wait) { /* their ids, for the texts */
-        uint32_t k;
-        for (k = 0; k < IKP_WIRE_MAX_EVENTS; k++) rp->waits += wait[k];
-        if (!(rp->wait_ids = (uint32_t *)ikp__alloc(a, rp->waits * sizeof(uint32_t)))) {
-            ikp__free(a, wait);
-            ikp__free(a, rp);
-            return ikp__oom(err);
-        }
-        for (rp->waits = 0, k = 0; k < IKP_WIRE_MAX_EVENTS; k++)
-            if (wait[k]) rp->wait_ids[rp->waits++] = k;
-    }
-    if ((r = ikp_stats_compute(cap, &rp->stats, err)) != IKP_OK) {
-        ikp__free(a, wait);
-        ikp__free(a, rp->wait_ids);
-        ikp__free(a, rp);
-        return r;
-    }
-    r = ikp__an_run(&an, cap, 1, opt, wait, err);
-    if (r == IKP_OK) r = ikp__an_sort(&an, err);
-    if (r != IKP_OK) goto fail;
-    rp->stages = (ikp_report_stage *)ikp__alloc(a, (an.nser + 1) * sizeof(ikp_report_stage));
-    stage_name = (size_t *)ikp__alloc(a, (an.nser + 1) * 2 * sizeof(size_t));
-    group_name = (size_t *)ikp__alloc(a, ((size_t)an.ng + 1) * sizeof(size_t));
-    rp->groups = (ikp_report_group *)ikp__alloc(a, ((size_t)an.ng + 1) * sizeof(ikp_report_group));
-    if (!rp->stages || !stage_name || !group_name || !rp->groups) { r = ikp__oom(err); goto fail; }
-    if ((r = ikp__report_stages(rp, &an, cap, &pool, stage_name, err)) != IKP_OK ||
-        (r = ikp__report_groups(rp, &an, cap, &pool, group_name, err)) != IKP_OK ||
-        (r = ikp__report_balance(rp, &an, cap, err)) != IKP_OK || (r = ikp__report_picture(rp, &an, cap, err)) != IKP_OK ||
-        (r = ikp__report_names(rp, cap, opt, &pool, stage_name, group_name, err)) != IKP_OK)
-        goto fail;
-    ikp__free(a, stage_name);
-    ikp__free(a, group_name);
-    ikp__free(a, wait);
-    ikp__an_free(&an);
-    *out = rp;
-    ikp__ok(err);
-    return IKP_OK;
-fail:
-    ikp__free(a, stage_name);
-    ikp__free(a, group_name);
-    ikp__free(a, wait);
-    ikp__free(a, pool.p);
-    ikp__an_free(&an);
-    ikp_report_free(rp);
-    return r;
-}
-
 /* >>diff-verdict: verdicts: tests of a change, the rule */
 IKP_DEF const char *ikp_verdict_name(ikp_verdict v)
 {
@@ -16016,6 +15491,308 @@ IKP_DEF ikp_result ikp_diff_write_markdown(const ikp_diff *d, ikp_write_fn fn, v
     return ikp__out_end(&o, err, "comparison");
 }
 
+/* >>report-compute: ikp_report_compute and its sections */
+/* stages: the analysis' series keyed (id << 32 | group), shown by group then
+   id; their names' pool offsets in stage_name (event, group) */
+static ikp_result ikp__report_stages(ikp_report *rp, ikp__an *an, const ikp_capture *cap, ikp__pool *pool,
+                                     size_t *stage_name, ikp_error *err)
+{
+    size_t i;
+    char t[40];
+    for (i = 0; i < an->nser; i++) an->ser[i].key = an->ser[i].key << 32 | an->ser[i].key >> 32;
+    ikp__sort(an->ser, an->nser, sizeof(ikp__ser), ikp__cmp_ser);
+    for (i = 0; i < an->nser; i++) {
+        ikp_report_stage *st = &rp->stages[rp->num_stages++];
+        ikp_event_stats es;
+        uint32_t id = (uint32_t)an->ser[i].key, g = (uint32_t)(an->ser[i].key >> 32);
+        memset(st, 0, sizeof *st);
+        ikp__event_stats_fill(&es, an->ser[i].v, an->ser[i].n);
+        st->id = id;
+        st->group = g;
+        st->count = es.count;
+        st->total_ns = es.total_ns;
+        st->p50_ns = es.p50_ns;
+        st->p99_ns = es.p99_ns;
+        st->share = g < an->ng && an->g_region[g] > 0 ? es.total_ns / an->g_region[g] : 0;
+        if (!ikp__pool_add(&cap->alloc, pool, ikp__ev_name(cap, id, t, sizeof t), &stage_name[2 * i]) ||
+            !ikp__pool_add(&cap->alloc, pool, ikp__gr_name(cap, g, t, sizeof t), &stage_name[2 * i + 1]))
+            return ikp__oom(err);
+    }
+    return IKP_OK;
+}
+
+/* groups with lanes (their names' pool offsets in group_name), and the
+   pairs of the first IKP__PAIR_GROUPS groups: how much of their common span
+   each works alone, both, neither */
+static ikp_result ikp__report_groups(ikp_report *rp, const ikp__an *an, const ikp_capture *cap, ikp__pool *pool,
+                                     size_t *group_name, ikp_error *err)
+{
+    uint32_t g, gi[IKP__PAIR_GROUPS];
+    size_t i, j;
+    char t[40];
+    for (g = 0; g < IKP__PAIR_GROUPS; g++) gi[g] = UINT32_MAX;
+    for (g = 0; g < an->ng; g++) {
+        ikp_report_group *gr;
+        if (!an->g_lanes[g] && !an->g_blocks[g]) continue;
+        if (g < IKP__PAIR_GROUPS) gi[g] = rp->num_groups;
+        gr = &rp->groups[rp->num_groups];
+        memset(gr, 0, sizeof *gr);
+        gr->group = g;
+        gr->lanes = an->g_lanes[g];
+        gr->blocks = an->g_blocks[g];
+        gr->busy_ns = an->g_work[g];
+        gr->span_ns = an->g_bspan[g];
+        gr->busy_fraction = gr->span_ns > 0 ? gr->busy_ns / gr->span_ns : 0;
+        if (gr->busy_fraction > 1) gr->busy_fraction = 1; /* several lanes of a group in a block */
+        gr->idle_fraction = gr->span_ns > 0 ? 1 - gr->busy_fraction : 0;
+        gr->alone_ns = an->g_alone[g];
+        gr->blocks_bound = an->g_bound[g];
+        if (!ikp__pool_add(&cap->alloc, pool, ikp__gr_name(cap, g, t, sizeof t), &group_name[rp->num_groups]))
+            return ikp__oom(err);
+        rp->num_groups++;
+    }
+    rp->pairs = (ikp_report_pair *)ikp__alloc(&cap->alloc, (IKP__PAIR_GROUPS * IKP__PAIR_GROUPS) * sizeof(ikp_report_pair));
+    if (!rp->pairs) return ikp__oom(err);
+    for (i = 0; i < IKP__PAIR_GROUPS; i++)
+        for (j = i + 1; j < IKP__PAIR_GROUPS; j++) {
+            size_t idx = i * IKP__PAIR_GROUPS + j;
+            ikp_report_pair *pr;
+            double sp = an->p_span[idx];
+            if (!(sp > 0) || gi[i] == UINT32_MAX || gi[j] == UINT32_MAX) continue;
+            pr = &rp->pairs[rp->num_pairs++];
+            pr->a = gi[i];
+            pr->b = gi[j];
+            pr->span_ns = sp / 1000.0;
+            pr->both = an->p_both[idx] / sp;
+            pr->a_only = an->p_a[idx] / sp;
+            pr->b_only = an->p_b[idx] / sp;
+            pr->neither = 1 - pr->both - pr->a_only - pr->b_only;
+            if (pr->neither < 0) pr->neither = 0;
+        }
+    return IKP_OK;
+}
+
+/* balance: blocks latest first (taken from the analysis), the median end,
+   and by SM when lanes name their SMs */
+static ikp_result ikp__report_balance(ikp_report *rp, ikp__an *an, const ikp_capture *cap, ikp_error *err)
+{
+    size_t i;
+    rp->blocks = an->blk;
+    rp->num_blocks = (uint32_t)an->nblk;
+    an->blk = NULL;
+    ikp__sort(rp->blocks, rp->num_blocks, sizeof(ikp_report_block), ikp__cmp_blk_end);
+    if (rp->num_blocks) {
+        rp->end_p50_ps = rp->blocks[rp->num_blocks / 2].end_ps;
+        rp->tail_ps = rp->blocks[0].end_ps - rp->end_p50_ps;
+    }
+    if (!an->by_sm) return IKP_OK;
+    rp->sms = (ikp_report_sm *)ikp__alloc(&cap->alloc, (an->nunits + 1) * sizeof(ikp_report_sm));
+    if (!rp->sms) return ikp__oom(err);
+    for (i = 0; i < an->nunits; i++) {
+        memset(&rp->sms[i], 0, sizeof(ikp_report_sm));
+        rp->sms[i].sm = an->units[i];
+        rp->sms[i].start_ps = INT64_MAX;
+        rp->sms[i].end_ps = INT64_MIN;
+    }
+    rp->num_sms = (uint32_t)an->nunits;
+    for (i = 0; i < rp->num_blocks; i++) {
+        const ikp_report_block *b = &rp->blocks[i];
+        size_t u = ikp__find_u32(an->units, an->nunits, b->sm);
+        if (u == an->nunits) continue;
+        rp->sms[u].blocks++;
+        rp->sms[u].busy_ns += b->busy_ns;
+        if (b->start_ps < rp->sms[u].start_ps) rp->sms[u].start_ps = b->start_ps;
+        if (b->end_ps > rp->sms[u].end_ps) rp->sms[u].end_ps = b->end_ps;
+    }
+    for (i = 0; i < rp->num_sms; i++)
+        if (rp->sms[i].start_ps == INT64_MAX) rp->sms[i].start_ps = rp->sms[i].end_ps = 0;
+    return IKP_OK;
+}
+
+/* the picture: rows, rectangles (taken from the analysis) and the heat map */
+static ikp_result ikp__report_picture(ikp_report *rp, ikp__an *an, const ikp_capture *cap, ikp_error *err)
+{
+    const ikp_allocator *a = &cap->alloc;
+    double bw = (double)(cap->info.span_ps > 0 ? cap->info.span_ps : 1) / an->heat_bins;
+    size_t i;
+    rp->plot_width = an->width;
+    rp->row_by_sm = an->by_sm;
+    rp->num_rows = (uint32_t)an->nrows;
+    rp->row_unit = (uint32_t *)ikp__alloc(a, (an->nrows + 1) * sizeof(uint32_t));
+    rp->row_group = (uint32_t *)ikp__alloc(a, (an->nrows + 1) * sizeof(uint32_t));
+    rp->heat_unit = (uint32_t *)ikp__alloc(a, ((size_t)an->heat_rows + 1) * sizeof(uint32_t));
+    rp->heat = (float *)ikp__alloc(a, ((size_t)an->heat_rows * an->heat_bins + 1) * sizeof(float));
+    if (!rp->row_unit || !rp->row_group || !rp->heat_unit || !rp->heat) return ikp__oom(err);
+    for (i = 0; i < an->nrows; i++) { rp->row_unit[i] = (uint32_t)(an->rows[i] >> 32); rp->row_group[i] = (uint32_t)an->rows[i]; }
+    rp->rects = an->rects;
+    rp->num_rects = an->nrects;
+    an->rects = NULL;
+    rp->heat_rows = an->heat_rows;
+    rp->heat_bins = an->heat_bins;
+    rp->heat_units_per_row = an->upr;
+    for (i = 0; i < (size_t)an->heat_rows * an->heat_bins; i++) {
+        double v = an->heat[i] / bw / an->upr;
+        rp->heat[i] = (float)v;
+        if (v > rp->heat_max) rp->heat_max = v;
+    }
+    for (i = 0; i < an->heat_rows; i++) rp->heat_unit[i] = an->units[i * an->upr];
+    return IKP_OK;
+}
+
+/* ASCII letters and digits, whatever the locale */
+static int ikp__alnum(char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+IKP_DEF int ikp_is_wait_name(const char *name)
+{
+    static const char *const words[] = {"wait", "waits", "waiting", "waited", "barrier", "sync", "stall"};
+    size_t i = 0, n, k, w;
+    if (!name) return 0;
+    n = strlen(name);
+    while (i < n) {
+        char word[16];
+        size_t at = i;
+        while (at < n && !ikp__alnum(name[at])) at++;
+        i = at;
+        while (i < n && ikp__alnum(name[i]) &&
+               !(i > at && name[i] >= 'A' && name[i] <= 'Z' && name[i - 1] >= 'a' && name[i - 1] <= 'z'))
+            i++;
+        if (i == at || i - at >= sizeof word) continue;
+        for (k = 0; k < i - at; k++)
+            word[k] = (char)(name[at + k] >= 'A' && name[at + k] <= 'Z' ? name[at + k] + 32 : name[at + k]);
+        word[i - at] = 0;
+        for (w = 0; w < sizeof words / sizeof *words; w++)
+            if (!strcmp(word, words[w])) return 1;
+    }
+    return 0;
+}
+
+/* the events the report treats as waits, as a table by id (*wait; NULL
+   when there are none): those given, else those named as waits (in the
+   capture's names) unless opt->no_wait_names; *by_name says which */
+static ikp_result ikp__report_waits(const ikp_capture *cap, const ikp_report_options *opt, const ikp_allocator *a,
+                                    uint8_t **wait, int *by_name, ikp_error *err)
+{
+    uint32_t k, found = 0;
+    *wait = NULL;
+    *by_name = 0;
+    if (!opt || !opt->num_wait_events) {
+        if (opt && opt->no_wait_names) { *by_name = -1; return IKP_OK; }
+        for (k = 0; k < cap->num_event_names && k < IKP_WIRE_MAX_EVENTS; k++)
+            if (cap->event_names[k] && ikp_is_wait_name(cap->event_names[k])) {
+                if (!*wait && !(*wait = (uint8_t *)ikp__zalloc(a, IKP_WIRE_MAX_EVENTS))) return ikp__oom(err);
+                (*wait)[k] = 1;
+                found++;
+            }
+        *by_name = found > 0;
+        return IKP_OK;
+    }
+    if (!(*wait = (uint8_t *)ikp__zalloc(a, IKP_WIRE_MAX_EVENTS))) return ikp__oom(err);
+    for (k = 0; k < opt->num_wait_events; k++) {
+        if (opt->wait_events[k] >= IKP_WIRE_MAX_EVENTS) {
+            ikp__free(a, *wait);
+            *wait = NULL;
+            return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "wait event %u: id %u is not below %u", k,
+                             opt->wait_events[k], IKP_WIRE_MAX_EVENTS);
+        }
+        (*wait)[opt->wait_events[k]] = 1;
+    }
+    return IKP_OK;
+}
+
+/* The report's names, now that the pool stops growing (the device's added
+   last: as given, else as the capture recorded it): the pool becomes
+   rp->names_, and the offsets the sections kept (stage_name: two a stage,
+   group_name: one a group) become pointers into it. */
+static ikp_result ikp__report_names(ikp_report *rp, const ikp_capture *cap, const ikp_report_options *opt,
+                                    ikp__pool *pool, const size_t *stage_name, const size_t *group_name,
+                                    ikp_error *err)
+{
+    const ikp_allocator *a = &cap->alloc;
+    size_t i, dev_name = 0;
+    if (opt && opt->device) {
+        if (!ikp__pool_add(a, pool, opt->device, &dev_name)) return ikp__oom(err);
+    } else if (cap->info.device_known) {
+        char dv[256];
+        if (!ikp__pool_add(a, pool, ikp_device_text(&cap->device, dv, sizeof dv), &dev_name)) return ikp__oom(err);
+    }
+    rp->names_ = pool->p;
+    pool->p = NULL;
+    for (i = 0; i < rp->num_stages; i++) {
+        rp->stages[i].name = rp->names_ + stage_name[2 * i];
+        rp->stages[i].group_name = rp->names_ + stage_name[2 * i + 1];
+    }
+    for (i = 0; i < rp->num_groups; i++) rp->groups[i].name = rp->names_ + group_name[i];
+    if ((opt && opt->device) || cap->info.device_known) rp->device = rp->names_ + dev_name;
+    return IKP_OK;
+}
+
+IKP_DEF ikp_result ikp_report_compute(const ikp_capture *cap, const ikp_report_options *opt, ikp_report **out,
+                                      ikp_error *err)
+{
+    const ikp_allocator *a;
+    ikp_report *rp;
+    ikp__an an;
+    ikp__pool pool;
+    ikp_result r;
+    uint8_t *wait = NULL;
+    size_t *stage_name = NULL, *group_name = NULL;
+    if (!cap || !out) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL argument");
+    *out = NULL;
+    if (opt && opt->num_wait_events && !opt->wait_events)
+        return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL wait_events with a non-zero count");
+    a = &cap->alloc;
+    memset(&pool, 0, sizeof pool);
+    rp = (ikp_report *)ikp__alloc(a, sizeof *rp);
+    if (!rp) return ikp__oom(err);
+    memset(rp, 0, sizeof *rp);
+    rp->allocator_ = cap->alloc;
+    if ((r = ikp__report_waits(cap, opt, a, &wait, &rp->waits_by_name, err)) != IKP_OK) { ikp__free(a, rp); return r; }
+    if (wait) { /* their ids, for the texts */
+        uint32_t k;
+        for (k = 0; k < IKP_WIRE_MAX_EVENTS; k++) rp->waits += wait[k];
+        if (!(rp->wait_ids = (uint32_t *)ikp__alloc(a, rp->waits * sizeof(uint32_t)))) {
+            ikp__free(a, wait);
+            ikp__free(a, rp);
+            return ikp__oom(err);
+        }
+        for (rp->waits = 0, k = 0; k < IKP_WIRE_MAX_EVENTS; k++)
+            if (wait[k]) rp->wait_ids[rp->waits++] = k;
+    }
+    if ((r = ikp_stats_compute(cap, &rp->stats, err)) != IKP_OK) {
+        ikp__free(a, wait);
+        ikp__free(a, rp->wait_ids);
+        ikp__free(a, rp);
+        return r;
+    }
+    r = ikp__an_run(&an, cap, 1, opt, wait, err);
+    if (r == IKP_OK) r = ikp__an_sort(&an, err);
+    if (r != IKP_OK) goto fail;
+    rp->stages = (ikp_report_stage *)ikp__alloc(a, (an.nser + 1) * sizeof(ikp_report_stage));
+    stage_name = (size_t *)ikp__alloc(a, (an.nser + 1) * 2 * sizeof(size_t));
+    group_name = (size_t *)ikp__alloc(a, ((size_t)an.ng + 1) * sizeof(size_t));
+    rp->groups = (ikp_report_group *)ikp__alloc(a, ((size_t)an.ng + 1) * sizeof(ikp_report_group));
+    if (!rp->stages || !stage_name || !group_name || !rp->groups) { r = ikp__oom(err); goto fail; }
+    if ((r = ikp__report_stages(rp, &an, cap, &pool, stage_name, err)) != IKP_OK ||
+        (r = ikp__report_groups(rp, &an, cap, &pool, group_name, err)) != IKP_OK ||
+        (r = ikp__report_balance(rp, &an, cap, err)) != IKP_OK || (r = ikp__report_picture(rp, &an, cap, err)) != IKP_OK ||
+        (r = ikp__report_names(rp, cap, opt, &pool, stage_name, group_name, err)) != IKP_OK)
+        goto fail;
+    ikp__free(a, stage_name);
+    ikp__free(a, group_name);
+    ikp__free(a, wait);
+    ikp__an_free(&an);
+    *out = rp;
+    ikp__ok(err);
+    return IKP_OK;
+fail:
+    ikp__free(a, stage_name);
+    ikp__free(a, group_name);
+    ikp__free(a, wait);
+    ikp__free(a, pool.p);
+    ikp__an_free(&an);
+    ikp_report_free(rp);
+    return r;
+}
+
 /* >>report-markdown: a report in Markdown */
 static void ikp__put_us(ikp__out *o, int64_t ps)
 {
@@ -16725,7 +16502,271 @@ IKP_DEF ikp_result ikp_report_write_svg(const ikp_report *r, ikp_write_fn fn, vo
 
 #endif /* IKP_NO_REPORT */
 
-/* >>capfile-impl: capture files written (read in capture-files) */
+/* >>capfile-read: capture files (.ikp) read: header, names, sections */
+/* names section of a capture file: u32 length + bytes, repeated */
+static ikp_result ikp__read_names(ikp_capture *cap, const unsigned char *p, uint64_t size,
+                                  uint64_t base, uint32_t count, char ***dst, uint32_t *dn,
+                                  uint64_t *used, ikp_error *err)
+{
+    uint32_t i;
+    uint64_t off = *used;
+    *dst = NULL;
+    *dn = 0;
+    if (!count) return IKP_OK;
+    if (count > IKP_WIRE_MAX_EVENTS)
+        return ikp__fail(err, IKP_ERR_BAD_HEADER, (int64_t)base, -1,
+                         "capture claims %u names (at most %u)", count, IKP_WIRE_MAX_EVENTS);
+    *dst = (char **)ikp__alloc(&cap->alloc, count * sizeof(char *));
+    if (!*dst) return ikp__oom(err);
+    for (i = 0; i < count; i++) (*dst)[i] = NULL;
+    *dn = count;
+    for (i = 0; i < count; i++) {
+        uint32_t len;
+        if (size - off < 4)
+            return ikp__fail(err, IKP_ERR_TRUNCATED, (int64_t)(base + off), -1,
+                             "capture names end inside the length of name %u", i);
+        len = ikp__rd32(p + off);
+        off += 4;
+        if (len > size - off)
+            return ikp__fail(err, IKP_ERR_TRUNCATED, (int64_t)(base + off), -1,
+                             "capture name %u claims %u bytes, %llu left", i, len,
+                             (unsigned long long)(size - off));
+        if (len > 255 || memchr(p + off, 0, len))
+            return ikp__fail(err, IKP_ERR_BAD_NAMES, (int64_t)(base + off), -1,
+                             "capture name %u: %s", i,
+                             len > 255 ? "longer than 255 bytes" : "contains a NUL byte");
+        if (len) {
+            (*dst)[i] = ikp__strdup_n(&cap->alloc, (const char *)p + off, len);
+            if (!(*dst)[i]) return ikp__oom(err);
+        }
+        off += len;
+    }
+    *used = off;
+    return IKP_OK;
+}
+
+/* The sections after a capture file's buffer, from at to the end: each an
+   8-byte name, a count, 4 zero bytes and count entries. Version 2 has the
+   clock section only; version 3 any of clock, device (one entry) and peers,
+   each at most once; version 4 also the SM clock samples. Found here (in
+   the order of IKP__CLOCK, DEVICE, PEERS, SMCLK_MAGIC: where[j] their
+   entries' offset, count[j] their number; 0 for a section not there) and
+   checked against the file's size before any is read. */
+static ikp_result ikp__find_sections(const unsigned char *p, uint64_t size, uint64_t at, uint32_t ver,
+                                     uint64_t where[4], uint32_t count[4], ikp_error *err)
+{
+    static const char *const names[4] = {IKP__CLOCK_MAGIC, IKP__DEVICE_MAGIC, IKP__PEERS_MAGIC, IKP__SMCLK_MAGIC};
+    static const uint32_t entry[4] = {IKP__CLOCK_ENTRY, IKP__DEVICE_ENTRY, IKP__PEERS_ENTRY, IKP__SMCLK_ENTRY};
+    static const uint32_t most[4] = {IKP_MAX_CLOCK_SYNCS, 1, IKP_MAX_PEER_CLOCKS, IKP_MAX_SM_CLOCKS};
+    static const char *const what[4] = {"clock", "device", "peers", "SM clock"};
+    int seen[4] = {0, 0, 0, 0}, j;
+    uint32_t k;
+    if (ver == 2 && (size - at < IKP__SECTION_HEADER || memcmp(p + at, IKP__CLOCK_MAGIC, 8) != 0))
+        return ikp__fail(err, IKP_ERR_BAD_HEADER, (int64_t)at, -1,
+                         "capture file version 2 has no clock section after its buffer (%llu bytes there)",
+                         (unsigned long long)(size - at));
+    while (at < size) {
+        uint32_t n;
+        if (size - at < IKP__SECTION_HEADER)
+            return ikp__fail(err, IKP_ERR_TRUNCATED, (int64_t)at, -1,
+                             "capture file: %llu bytes after the last section, a section header needs %u",
+                             (unsigned long long)(size - at), IKP__SECTION_HEADER);
+        for (j = 0; j < 4 && memcmp(p + at, names[j], 8) != 0; j++) {}
+        if (j == 4 || (ver == 2 && j != 0) || (ver == 3 && j == 3)) {
+            char t[9];
+            for (k = 0; k < 8; k++) t[k] = p[at + k] >= 32 && p[at + k] < 127 ? (char)p[at + k] : '?';
+            t[8] = 0;
+            return ikp__fail(err, IKP_ERR_BAD_HEADER, (int64_t)at, -1,
+                             "capture file version %u: unknown section \"%s\" after the buffer", ver, t);
+        }
+        if (seen[j])
+            return ikp__fail(err, IKP_ERR_BAD_HEADER, (int64_t)at, -1, "capture file: a second %s section", what[j]);
+        n = ikp__rd32(p + at + IKP__AT_SECTION_COUNT);
+        if (n > most[j] || ikp__rd32(p + at + IKP__AT_SECTION_RESERVED) != 0)
+            return ikp__fail(err, IKP_ERR_BAD_HEADER, (int64_t)(at + IKP__AT_SECTION_COUNT), -1,
+                             "capture %s section claims %u entries (at most %u) and %u in its reserved word",
+                             what[j], n, most[j], ikp__rd32(p + at + IKP__AT_SECTION_RESERVED));
+        if ((uint64_t)n * entry[j] > size - at - IKP__SECTION_HEADER)
+            return ikp__fail(err, IKP_ERR_TRUNCATED, (int64_t)(at + IKP__AT_SECTION_COUNT), -1,
+                             "capture %s section claims %u entries (%u bytes each), %llu bytes follow", what[j], n,
+                             entry[j], (unsigned long long)(size - at - IKP__SECTION_HEADER));
+        seen[j] = 1;
+        count[j] = n;
+        where[j] = at + IKP__SECTION_HEADER;
+        at += IKP__SECTION_HEADER + (uint64_t)n * entry[j];
+    }
+    return IKP_OK;
+}
+
+/* the IKPDEVIC entry e, at file offset at */
+static ikp_result ikp__read_device(ikp_capture *cap, const unsigned char *e, uint64_t at, ikp_error *err)
+{
+    ikp_device_id d;
+    memcpy(d.uuid, e, 16);
+    memcpy(d.host, e + IKP__AT_DEVICE_HOST, 64);
+    d.ordinal = (int32_t)ikp__rd32(e + IKP__AT_DEVICE_ORDINAL);
+    d.rank = (int32_t)ikp__rd32(e + IKP__AT_DEVICE_RANK);
+    d.pci_domain = ikp__rd32(e + IKP__AT_DEVICE_PCI_DOMAIN);
+    d.pci_bus = ikp__rd32(e + IKP__AT_DEVICE_PCI_BUS);
+    d.pci_device = ikp__rd32(e + IKP__AT_DEVICE_PCI_DEVICE);
+    d.reserved = 0;
+    return ikp__set_device(cap, &d, (int64_t)at, err);
+}
+
+/* the n IKPPEERS entries at file offset at */
+static ikp_result ikp__read_peers(ikp_capture *cap, const unsigned char *p, uint64_t at, uint32_t n, ikp_error *err)
+{
+    ikp_peer_clock *pc = (ikp_peer_clock *)ikp__alloc(&cap->alloc, (size_t)n * sizeof *pc);
+    ikp_result r;
+    uint32_t k;
+    if (!pc) return ikp__oom(err);
+    for (k = 0; k < n; k++) {
+        const unsigned char *e = p + at + (uint64_t)k * IKP__PEERS_ENTRY;
+        memcpy(pc[k].peer_uuid, e, 16);
+        pc[k].gpu_ns = ikp__rd64(e + IKP__AT_PEER_GPU);
+        pc[k].offset_ns = (int64_t)ikp__rd64(e + IKP__AT_PEER_OFFSET);
+        pc[k].uncertainty_ns = ikp__rd32(e + IKP__AT_PEER_UNCERTAINTY);
+        pc[k].round_trip_ns = ikp__rd32(e + IKP__AT_PEER_ROUND_TRIP);
+    }
+    r = ikp__set_peers(cap, pc, n, (int64_t)at, err);
+    ikp__free(&cap->alloc, pc);
+    return r;
+}
+
+/* the n IKPCLOCK entries at file offset at */
+static ikp_result ikp__read_clock(ikp_capture *cap, const unsigned char *p, uint64_t at, uint32_t n, ikp_error *err)
+{
+    ikp_clock_sync *cs = (ikp_clock_sync *)ikp__alloc(&cap->alloc, (size_t)n * sizeof *cs);
+    ikp_result r;
+    uint32_t k;
+    if (!cs) return ikp__oom(err);
+    for (k = 0; k < n; k++) {
+        const unsigned char *e = p + at + (uint64_t)k * IKP__CLOCK_ENTRY;
+        cs[k].host_ns = (int64_t)ikp__rd64(e);
+        cs[k].gpu_ns = ikp__rd64(e + IKP__AT_CLOCK_GPU);
+        cs[k].uncertainty_ns = ikp__rd32(e + IKP__AT_CLOCK_UNCERTAINTY);
+        cs[k].reserved = 0;
+    }
+    r = ikp__set_clock(cap, cs, n, (int64_t)at, err);
+    ikp__free(&cap->alloc, cs);
+    return r;
+}
+
+/* the n IKPSMCLK entries at file offset at (the capture keeps them) */
+static ikp_result ikp__read_sm_clock(ikp_capture *cap, const unsigned char *p, uint64_t at, uint32_t n, ikp_error *err)
+{
+    ikp_sm_clock *sc = (ikp_sm_clock *)ikp__alloc(&cap->alloc, (size_t)n * sizeof *sc);
+    uint32_t k;
+    if (!sc) return ikp__oom(err);
+    for (k = 0; k < n; k++) {
+        const unsigned char *e = p + at + (uint64_t)k * IKP__SMCLK_ENTRY;
+        sc[k].gpu_ns = ikp__rd64(e);
+        sc[k].cycles = ikp__rd64(e + IKP__AT_SMCLK_CYCLES);
+        sc[k].sm = ikp__rd32(e + IKP__AT_SMCLK_SM);
+        sc[k].reserved = ikp__rd32(e + IKP__AT_SMCLK_RESERVED);
+    }
+    return ikp__adopt_sm_clock(cap, sc, n, (int64_t)at, err); /* the capture keeps sc */
+}
+
+/* the sections after a capture file's buffer (ikp__find_sections), read
+   into cap: the device first, as peer measurements are checked against it */
+static ikp_result ikp__read_sections(ikp_capture *cap, const unsigned char *p, uint64_t size, uint64_t at,
+                                     uint32_t ver, ikp_error *err)
+{
+    uint64_t where[4] = {0, 0, 0, 0};
+    uint32_t count[4] = {0, 0, 0, 0};
+    ikp_result r = ikp__find_sections(p, size, at, ver, where, count, err);
+    if (r == IKP_OK && count[1] == 1) r = ikp__read_device(cap, p + where[1], where[1], err);
+    if (r == IKP_OK && count[2]) r = ikp__read_peers(cap, p, where[2], count[2], err);
+    if (r == IKP_OK && count[0]) r = ikp__read_clock(cap, p, where[0], count[0], err);
+    if (r == IKP_OK && count[3]) r = ikp__read_sm_clock(cap, p, where[3], count[3], err);
+    return r;
+}
+
+/* the file's names (from[0..nf)) kept where the options' (*names, *n)
+   name none: the options' win id by id, the file's name the ids past them
+   or left unnamed (a name taken moves: from[i] becomes NULL). 0 when out
+   of memory */
+static int ikp__keep_names(const ikp_allocator *a, char ***names, uint32_t *n, char **from, uint32_t nf)
+{
+    uint32_t i;
+    if (nf > *n) { /* room for the file's ids past the options' */
+        char **grown = (char **)ikp__alloc(a, nf * sizeof(char *));
+        if (!grown) return 0;
+        for (i = 0; i < nf; i++) grown[i] = i < *n ? (*names)[i] : NULL;
+        ikp__free(a, *names);
+        *names = grown;
+        *n = nf;
+    }
+    for (i = 0; i < nf; i++)
+        if (!(*names)[i] && from[i]) { (*names)[i] = from[i]; from[i] = NULL; }
+    return 1;
+}
+
+/* a capture file's names (event names, then group names: names_bytes
+   bytes after the header), kept where the decode options name none */
+static ikp_result ikp__capt_names(ikp_capture *cap, const unsigned char *p, uint64_t names_bytes, uint32_t nev,
+                                  uint32_t ngr, ikp_error *err)
+{
+    char **en = NULL, **gn = NULL;
+    uint32_t nen = 0, ngn = 0;
+    uint64_t used = 0;
+    ikp_result r = ikp__read_names(cap, p + IKP__CAPT_HEADER, names_bytes, IKP__CAPT_HEADER, nev, &en, &nen, &used, err);
+    if (r == IKP_OK)
+        r = ikp__read_names(cap, p + IKP__CAPT_HEADER, names_bytes, IKP__CAPT_HEADER, ngr, &gn, &ngn, &used, err);
+    if (r == IKP_OK && used != names_bytes)
+        r = ikp__fail(err, IKP_ERR_BAD_HEADER, (int64_t)(IKP__CAPT_HEADER + used), -1,
+                      "capture names section has %llu bytes left over", (unsigned long long)(names_bytes - used));
+    if (r == IKP_OK && (!ikp__keep_names(&cap->alloc, &cap->event_names, &cap->num_event_names, en, nen) ||
+                        !ikp__keep_names(&cap->alloc, &cap->group_names, &cap->num_group_names, gn, ngn)))
+        r = ikp__oom(err);
+    ikp__free_names(&cap->alloc, en, nen);
+    ikp__free_names(&cap->alloc, gn, ngn);
+    return r;
+}
+
+/* An .ikp capture file (FORMAT.md "Capture files"): its header, names and
+   sections read into cap; *words_off and *nwords say where its buffer is. */
+static ikp_result ikp__open_capt(ikp_capture *cap, const unsigned char *p, size_t size, uint64_t *words_off,
+                                 uint64_t *nwords, ikp_error *err)
+{
+    uint32_t ver, fmt;
+    uint64_t names_bytes;
+    ikp_result r;
+    if (size < IKP__CAPT_HEADER)
+        return ikp__fail(err, IKP_ERR_TRUNCATED, (int64_t)size, -1, "capture header needs %u bytes, file has %llu",
+                         IKP__CAPT_HEADER, (unsigned long long)size);
+    ver = ikp__rd32(p + IKP__AT_VERSION);
+    fmt = ikp__rd32(p + IKP__AT_FORMAT);
+    names_bytes = ikp__rd64(p + IKP__AT_NAMES_BYTES);
+    *nwords = ikp__rd64(p + IKP__AT_WORDS);
+    if (ver < 1 || ver > 4)
+        return ikp__fail(err, IKP_ERR_BAD_VERSION, 8, -1, "capture file version %u, this library reads 1 to 4", ver);
+    if (fmt >= (uint32_t)IKP_FORMAT_COUNT)
+        return ikp__fail(err, IKP_ERR_BAD_HEADER, 12, -1, "capture file format id %u unknown", fmt);
+    if (names_bytes > size - IKP__CAPT_HEADER)
+        return ikp__fail(err, IKP_ERR_TRUNCATED, 24, -1, "capture names claim %llu bytes, file has %llu after the header",
+                         (unsigned long long)names_bytes, (unsigned long long)(size - IKP__CAPT_HEADER));
+    r = ikp__capt_names(cap, p, names_bytes, ikp__rd32(p + IKP__AT_EVENTS), ikp__rd32(p + IKP__AT_GROUPS), err);
+    if (r != IKP_OK) return r;
+    *words_off = IKP__CAPT_HEADER + names_bytes;
+    *words_off += (8 - *words_off % 8) % 8; /* the buffer is 8-byte aligned in the file */
+    if (*words_off > size || *nwords > (size - *words_off) / 8)
+        return ikp__fail(err, IKP_ERR_TRUNCATED, (int64_t)size, -1,
+                         "capture claims %llu buffer words at offset %llu, file has %llu bytes",
+                         (unsigned long long)*nwords, (unsigned long long)*words_off, (unsigned long long)size);
+    if (ver >= 2) { /* sections after the buffer (version 2: the clock section only) */
+        r = ikp__read_sections(cap, p, size, *words_off + *nwords * 8, ver, err);
+        if (r != IKP_OK) return r;
+    } else if ((size - *words_off) != *nwords * 8)
+        return ikp__fail(err, IKP_ERR_BAD_HEADER, (int64_t)(*words_off + *nwords * 8), -1,
+                         "capture file has %llu bytes after its buffer",
+                         (unsigned long long)(size - *words_off - *nwords * 8));
+    if (cap->format == IKP_FORMAT_AUTO) cap->format = (ikp_format)fmt;
+    return IKP_OK;
+}
+
+/* >>capfile-write: capture files (.ikp) written */
 
 static uint64_t ikp__names_bytes(const char *const *names, uint32_t n)
 {

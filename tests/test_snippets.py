@@ -98,6 +98,7 @@ def main():
                        [NVCC, "-std=c++17", "-DIKP_STAGED=" + staged] + ARCH + NVW +
                        ["-I.", "-c", src, "-o", os.path.join(tmp, "o.o")])
     tool_help_in_guide()
+    contents_in_order()
     return report()
 
 
@@ -117,6 +118,40 @@ def tool_help_in_guide():
     cmds = set(re.findall(r"^\s*(?:usage: )?ikp (\w[\w-]*)", text, re.M))
     check(len(cmds) >= 8 and cmds <= set(re.findall(r"build/ikp (\w[\w-]*)", sec)),
           "GUIDE's copy of ikp --help has every command (%s)" % sorted(cmds))
+
+
+def contents_in_order():
+    """ikp.h's CONTENTS is its section tags in file order, each with the description its tag line
+    gives, under the layer headings; the declarations and the implementation go through the same
+    layers in the same order, and an implementation's tag names a topic of its layer."""
+    text = open(os.path.join(ROOT, "ikp.h"), encoding="utf-8").read()
+    tags = re.findall(r"^/\* >>([a-z0-9-]+): (.*) \*/$", text, re.M)
+    at = text.find("\n   CONTENTS\n")
+    block = text[at:text.find("\n\n", at + 1)]
+    halves, layers, listed, cur = {}, None, [], None
+    for line in block.split("\n"):
+        m = re.match(r"^       (Declarations|Implementation):$", line)
+        if m:
+            layers = halves.setdefault(m.group(1), [])
+            continue
+        m = re.match(r"^         (\S.*)$", line)
+        if m and layers is not None:
+            cur = (m.group(1), [])
+            layers.append(cur)
+            continue
+        m = re.match(r"^           ([a-z0-9-]+) +(.*)$", line)
+        if m and cur is not None:
+            listed.append((m.group(1), m.group(2)))
+            cur[1].append(m.group(1))
+    check(tags and listed == tags, "ikp.h's CONTENTS lists its %d tags in file order with their descriptions "
+          "(first difference: %s)" % (len(tags), next(((a, b) for a, b in zip(listed + [None] * len(tags),
+                                                       tags + [None] * len(listed)) if a != b), None)))
+    d, i = halves.get("Declarations", []), halves.get("Implementation", [])
+    check(d and [n for n, _ in d] == [n for n, _ in i], "CONTENTS: the declarations and the implementation "
+          "go through the same layers (%s; %s)" % ([n for n, _ in d], [n for n, _ in i]))
+    topics = {n: set(t) for n, t in d}
+    bad = [t for n, ts in i for t in ts if t.split("-")[0] not in topics.get(n, ()) and n != "base"]
+    check(not bad, "CONTENTS: every implementation section names a topic of its layer (%s)" % bad)
 
 
 if __name__ == "__main__":
