@@ -33,9 +33,9 @@ static int put_formats(FILE *f, const char *sep)
    (below); this is the part every command shares. */
 static const char *help_tail =
     "IN is an .ikp capture, a NumPy .npy array or a bare buffer of little-endian\n"
-    "64-bit words; - reads one from standard input. -o - writes to standard output. Exit status: 0 ok, 1 bad input or\n"
-    "a failed write, 2 bad usage, 3 (diff --fail-if-slower) slower or incomplete,\n"
-    "(check-sass) an empty region.\n";
+    "64-bit words; - reads one from standard input. -o - writes to standard output.\n"
+    "Exit status: 0 ok, 1 bad input or a failed write, 2 bad usage, 3 (diff\n"
+    "--fail-if-slower) slower or incomplete, (check-sass) an empty region.\n";
 
 /* The temporary output file, removed if SIGINT or SIGTERM stops the tool. */
 static char cleanup_path[IKP_OUTPUT_PATH_MAX];
@@ -503,16 +503,15 @@ static ikp_result open_input(const char *path, const ikp_decode_options *given, 
 /* The option families: the options a command takes (command.options) are
    those of its families (tool_option.family). */
 enum { OPT_COMMON = 1,   /* how to decode captures: every command that reads them */
-       OPT_OUTPUT = 2,   /* -o */
-       OPT_LAYOUT = 4,   /* how a trace is laid out (trace, merge) */
-       OPT_TRACE = 8,    /* trace */
-       OPT_JSON = 16,    /* --json */
-       OPT_DIFF = 32,    /* diff */
-       OPT_REPORT = 64,  /* report */
-       OPT_PLACE = 128,  /* how captures are placed on one time axis (merge, info of several) */
-       OPT_MERGE = 256,  /* merge */
-       OPT_EXPORT = 512, /* export */
-       OPT_SASS = 1024,  /* check-sass */
+       OPT_LAYOUT = 2,   /* how a trace is laid out (trace, merge) */
+       OPT_TRACE = 4,    /* trace */
+       OPT_JSON = 8,     /* --json of summary and diff */
+       OPT_DIFF = 16,    /* diff */
+       OPT_REPORT = 32,  /* report */
+       OPT_PLACE = 64,   /* how captures are placed on one time axis (merge, info of several) */
+       OPT_MERGE = 128,  /* merge */
+       OPT_EXPORT = 256, /* export */
+       OPT_SASS = 512,   /* check-sass */
        OPT_ALL = 2 * OPT_SASS - 1 };
 struct command;
 
@@ -544,11 +543,11 @@ static void trace_notes(const args *g, const ikp_capture_info *ci, const ikp_tra
 /* One row per command: a new command is a row and its function. */
 typedef struct command {
     const char *name;
-    const char *synopsis; /* what follows "ikp NAME" in the usage, lines after the first indented */
-    const char *notes;    /* what it does and its own options, for the help (NULL: none) */
-    unsigned listed;      /* the families whose options its help lists under "NAME options:" */
-    unsigned options;     /* the option families it takes (OPT_*) */
-    int inputs;           /* the captures it reads: 1, or 2 (BASE NEW) */
+    const char *args;      /* its operands, after "ikp NAME" in the usage (its options follow, from their rows) */
+    const char *notes;     /* what it does, for the help: "NAME: ...", lines after the first indented */
+    unsigned options;      /* the option families it takes (OPT_*) */
+    unsigned several_options; /* and those it also takes with several inputs */
+    int inputs;            /* the captures it reads: 1, or 2 (BASE NEW) */
     int (*run)(args *g, const ikp_capture *cap, const ikp_capture *cap2);
     /* else: a command that reads its own arguments */
     int (*own)(const struct command *c, int argc, char **argv);
@@ -568,8 +567,7 @@ struct tool_option {
     unsigned family;   /* the families it is in (OPT_*) */
     option_fn set;
     size_t at;         /* the field of args that set_text, set_flag, set_list or set_choice sets (offsetof) */
-    const char *help;  /* its line in its family's list of the help, after the first indented to the column;
-                          NULL: its command's notes tell of it, in a sentence with its other options */
+    const char *help;  /* its line in the help, lines after the first indented to the column */
 };
 #define AT(field) offsetof(args, field)
 #define FIELD(g, o, type) ((type *)(void *)((char *)(g) + (o)->at))
@@ -744,14 +742,16 @@ static int set_align(args *m, const tool_option *o, const char *v)
     return 0;
 }
 
-/* Every option. The help lists a family's rows that have a help line in
-   this order, flag and value in a column HELP_COLUMN wide. */
+/* Every option. The help lists them in this order: the options every
+   command that reads captures takes (OPT_COMMON), then each command's own
+   under its notes, flag and value in a column HELP_COLUMN wide. A flag
+   whose meaning differs between commands (-o, --json) has a row for each. */
 static const tool_option options[] = {
     /* OPT_COMMON: the list after "options:" */
     {"--names", "a,b,c | --names @file", OPT_COMMON | OPT_SASS, set_list, AT(names),
      "event names by id (one per line in file)"},
     {"--groups", "x,y  | --groups @file", OPT_COMMON, set_list, AT(groups), "group names by index"},
-    {"--format", "%s", OPT_COMMON, set_format, 0, ""},
+    {"--format", "%s", OPT_COMMON, set_format, 0, "the capture's format (default auto: told by its bytes)"},
     {"--units", "N", OPT_COMMON, set_units, 0, "nuggets: units in the buffer (inferred if left out)"},
     {"--timer-unit", "T", OPT_COMMON, set_timer_unit, 0,
      "peer formats: one timer tick, e.g. 10ns (AMD\n"
@@ -762,7 +762,12 @@ static const tool_option options[] = {
      "the SM clock, e.g. 1.98: a Proton trace's cycles\n"
      "read at it; cycle lanes of other captures run at\n"
      "it (not fit to their readings)"},
-    /* OPT_LAYOUT and OPT_TRACE: the list under "trace options:" */
+    {"--device", "NAME", OPT_COMMON | OPT_REPORT, set_device, 0,
+     "the GPU (a100, h100, h100-pcie, h200): a Proton\n"
+     "trace's cycles read at its boost clock; report:\n"
+     "its name in the configuration"},
+    /* trace */
+    {"-o", "OUT.json|OUT.pftrace", OPT_TRACE, set_output, 0, "the trace (default trace.json)"},
     {"--by", "block|sm", OPT_LAYOUT, set_by, 0,
      "a track (JSON: a process) per block (default)\n"
      "or per SM"},
@@ -770,15 +775,15 @@ static const tool_option options[] = {
      "the trace's format (default: from the name of OUT:\n"
      ".pftrace and .perfetto-trace are Perfetto's\n"
      "protobuf, anything else Chrome JSON)"},
+    {"--time", "capture|host", OPT_LAYOUT, set_choice, AT(host_time),
+     "times from the capture's start (default), or host\n"
+     "CLOCK_REALTIME ns (captures with clock readings)"},
     {"--flow", "FROM:TO[,FROM:TO...]", OPT_TRACE, set_text, AT(flow_arg),
      "arrows from each FROM event to its TO event in the\n"
      "same block (by payload, else by order); a Proton\n"
      "trace's cross-warp pairs are drawn without it"},
     {"--counter", "EVENT[,EVENT...]", OPT_TRACE, set_text, AT(counter_arg),
      "per block, a counter of EVENT regions in flight"},
-    {"--time", "capture|host", OPT_LAYOUT, set_choice, AT(host_time),
-     "times from the capture's start (default), or host\n"
-     "CLOCK_REALTIME ns (captures with clock readings)"},
     {"--into", "TRACE.json", OPT_TRACE, set_text, AT(into_arg),
      "the capture laid into a torch.profiler (Kineto)\n"
      "trace of the same run: OUT is TRACE with the\n"
@@ -792,27 +797,70 @@ static const tool_option options[] = {
      "at most IKP's stated uncertainty + 5 us"},
     {"--kernel", "NAME", OPT_TRACE, set_text, AT(kernel_arg), "--into: only kernel slices whose name holds NAME"},
     {"--no-fit", NULL, OPT_TRACE, set_flag, AT(no_fit), "--into: IKP's own placement, not moved"},
-    /* the options their commands' notes tell of */
-    {"-o", "OUT", OPT_OUTPUT, set_output, 0, NULL},
-    {"--json", NULL, OPT_JSON, set_flag, AT(json), NULL},
-    {"--threshold", "PCT", OPT_DIFF, set_threshold, 0, NULL},
-    {"--min-change", "NS", OPT_DIFF, set_min_change, 0, NULL},
-    {"--fail-if-slower", "PCT", OPT_DIFF, set_fail_pct, 0, NULL},
-    {"--svg", "FILE.svg", OPT_REPORT, set_text, AT(svg_arg), NULL},
-    {"--base", "BASE", OPT_REPORT, set_text, AT(base_arg), NULL},
-    {"--wait", "EVENT,...", OPT_REPORT, set_text, AT(wait_arg), NULL},
-    {"--device", "NAME", OPT_COMMON | OPT_REPORT, set_device, 0,
-     "the GPU (a100, h100, h100-pcie, h200): a Proton\n"
-     "trace's cycles read at its boost clock; report:\n"
-     "its name in the configuration"},
-    {"--sms", "N", OPT_REPORT, set_sms, 0, NULL},
-    {"--raw", NULL, OPT_PLACE | OPT_EXPORT, set_flag, AT(mo.raw), NULL},
-    {"--align", "clocks|start|start=T1,T2,...", OPT_PLACE, set_align, 0, NULL},
-    {"--labels", "a,b,...", OPT_MERGE | OPT_EXPORT, set_list, AT(labels), NULL},
-    {"--row-group", "ROWS", OPT_EXPORT, set_row_group, 0, NULL},
-    {"--plain", NULL, OPT_EXPORT, set_flag, AT(eo.plain), NULL},
-    {"--list", NULL, OPT_SASS, set_flag, AT(list), NULL},
-    {"--mangled", NULL, OPT_SASS, set_flag, AT(mangled), NULL},
+    /* summary and diff */
+    {"--json", NULL, OPT_JSON, set_flag, AT(json), "the figures as one JSON document (GUIDE.md)"},
+    /* merge, and info of several captures */
+    {"-o", "OUT.json|OUT.pftrace|OUT.zip", OPT_MERGE, set_output, 0,
+     "the trace (default merged.json); OUT.zip: a\n"
+     "Perfetto trace a capture and the manifest\n"
+     "perfetto_manifest.json, one timeline in\n"
+     "Perfetto v58+"},
+    {"--raw", NULL, OPT_PLACE | OPT_EXPORT, set_flag, AT(mo.raw),
+     "each GPU on its own clock (wrong across GPUs; a\n"
+     "check)"},
+    {"--align", "clocks|start|start=T1,T2,...", OPT_PLACE, set_align, 0,
+     "clocks: by the best clock measurements the\n"
+     "captures hold (default); start: each capture's\n"
+     "first record at 0, or at T1, T2, ... ns (captures\n"
+     "whose stamps give no GPU time: tirx, flashinfer,\n"
+     "triton-dist)"},
+    {"--labels", "a,b,...", OPT_MERGE | OPT_EXPORT, set_list, AT(labels),
+     "names of the captures (default: rank and GPU)"},
+    /* export */
+    {"-o", "OUT.parquet|DIR/", OPT_EXPORT, set_output, 0,
+     "the table (default ikp.parquet); DIR/: a file a\n"
+     "capture, DIR/capture_index=K/ikp.parquet (Hive-\n"
+     "style: read them all with one glob), DIR replaced\n"
+     "whole or, if anything fails, left as it was"},
+    {"--row-group", "ROWS", OPT_EXPORT, set_row_group, 0,
+     "rows a row group at most (65536; a group also ends\n"
+     "once its pages hold half the largest capture's\n"
+     "buffer)"},
+    {"--plain", NULL, OPT_EXPORT, set_flag, AT(eo.plain),
+     "numbers PLAIN, not delta-encoded, for readers\n"
+     "without DELTA_BINARY_PACKED (Spark before 3.3\n"
+     "with its vectorized reader; the table about 9x\n"
+     "larger)"},
+    /* diff */
+    {"--threshold", "PCT", OPT_DIFF, set_threshold, 0, "how much a measure must change to move, percent\n"
+                                                        "(default 2)"},
+    {"--min-change", "NS", OPT_DIFF, set_min_change, 0, "how much a measure must change to move, ns\n"
+                                                         "(default 5)"},
+    {"--fail-if-slower", "PCT", OPT_DIFF, set_fail_pct, 0,
+     "exit status 3 when an event or the span is slower\n"
+     "by a measure that moved more than PCT percent, or\n"
+     "the new capture cannot stand in for the base\n"
+     "(verdict incomplete: no records, an event missing,\n"
+     "under half the count)"},
+    /* report */
+    {"-o", "REPORT.md", OPT_REPORT, set_output, 0,
+     "the report (default: standard output), and beside\n"
+     "it its picture, REPORT.svg"},
+    {"--svg", "FILE.svg", OPT_REPORT, set_text, AT(svg_arg), "the picture, to FILE.svg"},
+    {"--base", "BASE", OPT_REPORT, set_text, AT(base_arg), "adds a comparison with the capture BASE"},
+    {"--wait", "EVENT,...|none", OPT_REPORT, set_text, AT(wait_arg),
+     "the events that are waiting, not work (default:\n"
+     "those named with the word wait, barrier, sync or\n"
+     "stall; none: no event); the report says which it\n"
+     "took"},
+    {"--sms", "N", OPT_REPORT, set_sms, 0, "SMs in the timeline (default 8)"},
+    {"--json", NULL, OPT_REPORT, set_flag, AT(json),
+     "the report's facts as one JSON document, no\n"
+     "picture (GUIDE.md)"},
+    /* check-sass, and --names above */
+    {"--list", NULL, OPT_SASS, set_flag, AT(list), "every region and the kernel's instructions in it"},
+    {"--mangled", NULL, OPT_SASS, set_flag, AT(mangled), "kernels named as the listing has them, not\n"
+                                                          "demangled"},
 };
 #define NUM_OPTIONS (sizeof options / sizeof options[0])
 #define HELP_COLUMN 41
@@ -892,7 +940,7 @@ static void decode_names(args *g)
    are placed): 0 ok, 1 a bad file, 2 usage (said on stderr) */
 static int parse_merge(int argc, char **argv, int info, args *m)
 {
-    int rc = parse_options(argc, argv, m, m->c->options | OPT_PLACE, (uint32_t)argc, 1);
+    int rc = parse_options(argc, argv, m, m->c->options | m->c->several_options, (uint32_t)argc, 1);
     uint32_t k;
     if (rc == 0 && m->n < 2 && !info) {
         fprintf(stderr, "ikp: error: merge needs at least two captures\n%s", see_help);
@@ -2494,121 +2542,165 @@ done:
 }
 
 static const command commands[] = {
-    {"trace", "IN [-o OUT.json|OUT.pftrace | -o -] [--into TRACE.json [--kernel NAME | --no-fit]]\n"
-              "[options] [trace options]",
-     NULL, OPT_LAYOUT | OPT_TRACE, OPT_COMMON | OPT_OUTPUT | OPT_LAYOUT | OPT_TRACE, 1, cmd_trace, NULL, NULL},
-    {"summary", "IN [options] [--json]", NULL, 0, OPT_COMMON | OPT_JSON, 1, cmd_summary, NULL, NULL},
-    {"info", "IN [IN2 ...] [options]", "info: with several captures, also how they are placed on one time axis.\n", 0,
-     OPT_COMMON, 1, cmd_info, NULL, cmd_merge_info},
-    {"merge", "IN IN2 [...] [-o OUT.json|OUT.pftrace|OUT.zip | -o -] [--raw] [--labels a,b,...]\n"
-              "[--align clocks|start|start=T1,T2,...] [--by block|sm]\n"
-              "[--output-format json|perfetto] [--time capture|host] [options]",
-     "merge: one trace of captures of several GPUs, ranks or launches (default\n"
-     "      merged.json), each under a track of its own (JSON: in processes of its\n"
-     "      own), placed on one time axis by the best clock measurements they hold\n"
-     "      (same GPU, GPU-GPU, host). --raw: on each GPU's own clock (wrong across\n"
-     "      GPUs; a check). --align start: each capture's first record at 0, or at\n"
-     "      T1, T2, ... ns (captures whose stamps give no GPU time: tirx, flashinfer,\n"
-     "      triton-dist). --labels: names of the captures (default: rank and GPU).\n"
-     "      Links that disagree are said, not refused. -o OUT.zip: a Perfetto trace a\n"
-     "      capture and perfetto_manifest.json, one timeline in Perfetto v58+.\n",
-     0, OPT_COMMON | OPT_OUTPUT | OPT_LAYOUT | OPT_PLACE | OPT_MERGE, 0, NULL, cmd_merge_write, NULL},
-    {"export", "IN [IN2 ...] [-o OUT.parquet | -o DIR/] [--raw] [--labels a,b,...]\n"
-               "[--row-group ROWS] [--plain] [options]",
+    {"trace", "IN",
+     "trace: the capture as a timeline, a track a block (or SM) and in it a row a\n"
+     "      group, for Perfetto (ui.perfetto.dev) or chrome://tracing.\n",
+     OPT_COMMON | OPT_LAYOUT | OPT_TRACE, 0, 1, cmd_trace, NULL, NULL},
+    {"summary", "IN",
+     "summary: the capture in brief (as info), then per event its count and\n"
+     "      durations (total, min, mean, p50, p90, p99, max) and per group how busy\n"
+     "      its lanes are.\n",
+     OPT_COMMON | OPT_JSON, 0, 1, cmd_summary, NULL, NULL},
+    {"info", "IN [IN2 ...]",
+     "info: what the buffer holds: lanes, drops, unmatched records, clocks, and\n"
+     "      whatever was wrong with it; with several captures, also how they are\n"
+     "      placed on one time axis (as merge places them).\n",
+     OPT_COMMON, OPT_PLACE, 1, cmd_info, NULL, cmd_merge_info},
+    {"merge", "IN IN2 [...]",
+     "merge: one trace of captures of several GPUs, ranks or launches, each under a\n"
+     "      track of its own (JSON: in processes of its own), placed on one time\n"
+     "      axis by the best clock measurements they hold (same GPU, GPU-GPU,\n"
+     "      host). Links that disagree are said, not refused.\n",
+     OPT_COMMON | OPT_MERGE | OPT_LAYOUT | OPT_PLACE, 0, 0, NULL, cmd_merge_write, NULL},
+    {"export", "IN [IN2 ...]",
      "export: every region and instant of the captures, a row each, as an Apache\n"
-     "      Parquet table (default ikp.parquet) for DuckDB, Spark, pyarrow and\n"
-     "      pandas read: the captures placed on one time axis as merge places\n"
-     "      them (host CLOCK_REALTIME ns when they hold clock readings), each\n"
-     "      capture's figures in the file's metadata (FORMAT.md). -o DIR/: a file\n"
-     "      a capture, DIR/capture_index=K/ikp.parquet (Hive-style: read them all with\n"
-     "      one glob), DIR replaced whole or, if anything fails, left as it was.\n"
-     "      Captures are read one at a time. --row-group: rows a row\n"
-     "      group at most (65536; a group also ends once its pages hold half the\n"
-     "      largest capture's buffer). --plain: numbers PLAIN, not delta-encoded, for\n"
-     "      readers without DELTA_BINARY_PACKED (Spark before 3.3 with its vectorized\n"
-     "      reader; the table about 9x larger).\n",
-     0, OPT_COMMON | OPT_OUTPUT | OPT_EXPORT, 0, NULL, cmd_export, NULL},
-    {"diff", "BASE NEW [options] [--json] [--threshold PCT] [--min-change NS]\n"
-             "[--fail-if-slower PCT]",
+     "      Parquet table for DuckDB, Spark, pyarrow and pandas: the captures\n"
+     "      placed on one time axis as merge places them (host CLOCK_REALTIME ns\n"
+     "      when they hold clock readings), each capture's figures in the file's\n"
+     "      metadata (FORMAT.md). Captures are read one at a time.\n",
+     OPT_COMMON | OPT_EXPORT, 0, 0, NULL, cmd_export, NULL},
+    {"diff", "BASE NEW",
      "diff: per event, both captures' figures and a verdict (same, faster, slower): a\n"
      "      measure (p50, p90, p99, total; for the whole capture also its span)\n"
      "      moved when its own test finds it beyond noise and it changed by at\n"
-     "      least --threshold PCT percent (default 2) and --min-change NS ns\n"
-     "      (default 5). --fail-if-slower PCT: exit status 3 when an event or the\n"
-     "      span is slower by a measure that moved more than PCT percent, or the\n"
-     "      new capture cannot stand in for the base (verdict incomplete: no\n"
-     "      records, an event missing, under half the count).\n",
-     0, OPT_COMMON | OPT_JSON | OPT_DIFF, 2, cmd_diff, NULL, NULL},
-    {"report", "IN [-o REPORT.md] [--svg FILE.svg] [--base BASE] [--wait EVENT,...]\n"
-               "[--device NAME] [--sms N] [--json] [options]",
-     "report: Markdown (standard output without -o) and, beside REPORT.md, the picture\n"
-     "      REPORT.svg (or --svg FILE). --wait: events that are waiting, not work\n"
-     "      (default: those named with the word wait, barrier, sync or stall; none:\n"
-     "      no event). The report says which it took.\n"
-     "      --base: add a comparison with BASE. --sms: SMs in the timeline (8).\n"
-     "      --json: the report's facts as one JSON document, no picture (GUIDE.md).\n",
-     0, OPT_COMMON | OPT_OUTPUT | OPT_REPORT | OPT_JSON, 1, cmd_report, NULL, NULL},
-    {"check-sass", "BINARY|LISTING|- [--names a,b,c|@file] [--list] [--mangled]",
+     "      least --threshold and --min-change.\n",
+     OPT_COMMON | OPT_DIFF | OPT_JSON, 0, 2, cmd_diff, NULL, NULL},
+    {"report", "IN",
+     "report: the capture's stages, waits and load balance as Markdown, and its\n"
+     "      picture as SVG.\n",
+     OPT_COMMON | OPT_REPORT, 0, 1, cmd_report, NULL, NULL},
+    {"check-sass", "BINARY|LISTING|-",
      "check-sass: the regions of a compiled kernel whose stamps have none of the\n"
      "      kernel's instructions between them (the compiler moved the work out;\n"
      "      IKP_PIN keeps register math in place). BINARY: an executable, object or\n"
      "      cubin, read with cuobjdump -sass ($IKP_CUOBJDUMP, else cuobjdump on PATH,\n"
      "      else tools/cuobjdump beside this program: make deps puts one in build/);\n"
-     "      LISTING: that output or nvdisasm's, a file or - for standard input.\n"
-     "      --list: every region and the kernel's instructions in it. Each line\n"
-     "      begins with the kernel's name, demangled as c++filt shows it (one that\n"
-     "      does not demangle as it is); --mangled: as the listing has it. Exit\n"
-     "      status 3 when a region holds none.\n",
-     0, OPT_SASS, 0, NULL, cmd_check_sass, NULL},
+     "      LISTING: that output or nvdisasm's, a file or - for standard input. Each\n"
+     "      line begins with the kernel's name, demangled as c++filt shows it (one\n"
+     "      that does not demangle as it is). Exit status 3 when a region holds\n"
+     "      none.\n",
+     OPT_SASS, 0, 0, NULL, cmd_check_sass, NULL},
 };
 #define NUM_COMMANDS (sizeof commands / sizeof commands[0])
+#define USAGE_WIDTH 96
 
-/* The options of the families that have a help line, a line each: lead
-   before the first (as much space before the others), its flag and value,
-   then from HELP_COLUMN its help, whose further lines begin there too. */
-static void put_options(FILE *f, unsigned families, const char *lead)
+/* the i-th option in the order the help shows them: the -o rows first */
+static const tool_option *option_at(size_t i)
 {
-    int indent = 0;
-    size_t k;
-    for (k = 0; k < NUM_OPTIONS; k++) {
-        const tool_option *o = &options[k];
-        const char *v = o->value ? o->value : "", *at = strstr(v, "%s"), *h = o->help, *nl;
-        int w;
-        if (!(o->family & families) || !h) continue;
-        if (indent) w = fprintf(f, "%*s", indent, "");
-        else w = indent = fprintf(f, "%s", lead);
-        w += fprintf(f, "%s%s%.*s", o->flag, o->value ? " " : "", at ? (int)(at - v) : (int)strlen(v), v);
-        if (at) w += put_formats(f, "|") + fprintf(f, "%s", at + 2); /* the formats in place of its %s */
-        if (*h) fprintf(f, "%*s", w < HELP_COLUMN ? HELP_COLUMN - w : 1, "");
-        for (; (nl = strchr(h, '\n')) != NULL; h = nl + 1) fprintf(f, "%.*s\n%*s", (int)(nl - h), h, HELP_COLUMN, "");
-        fprintf(f, "%s\n", h);
-    }
+    size_t k, n = 0;
+    int pass;
+    for (pass = 0; pass < 2; pass++)
+        for (k = 0; k < NUM_OPTIONS; k++)
+            if ((strcmp(options[k].flag, "-o") != 0) == pass && n++ == i) return &options[k];
+    return NULL;
 }
 
-/* the help: of one command (c), or of all (NULL) */
+/* the rows of c's own options, as its synopsis and its list show them: of
+   the families it takes, those of the shared list left to "[options]" */
+static int own_option(const command *c, const tool_option *o)
+{
+    const unsigned fam = c->options | c->several_options;
+    return (o->family & fam) && !((fam & OPT_COMMON) && (o->family & OPT_COMMON));
+}
+
+/* o's flag and value as the help shows them (%s: the formats); the width */
+static int put_flag(FILE *f, const tool_option *o)
+{
+    const char *v = o->value ? o->value : "", *at = strstr(v, "%s");
+    int w = fprintf(f, "%s%s%.*s", o->flag, o->value ? " " : "", at ? (int)(at - v) : (int)strlen(v), v);
+    if (at) w += put_formats(f, "|") + fprintf(f, "%s", at + 2);
+    return w;
+}
+
+/* c's line of the usage: "ikp NAME ARGS [flag value] ... [options]", wrapped */
+static void put_synopsis(FILE *f, const command *c, int first)
+{
+    const int lead = fprintf(f, "%s ikp %-7s ", first ? "usage:" : "      ", c->name);
+    int col = lead + fprintf(f, "%s", c->args);
+    size_t k;
+    for (k = 0; k <= NUM_OPTIONS; k++) {
+        const tool_option *o = k < NUM_OPTIONS ? option_at(k) : NULL;
+        char item[128];
+        int n;
+        if (o && !own_option(c, o)) continue;
+        if (o) n = snprintf(item, sizeof item, "[%s%s%s]", o->flag, o->value ? " " : "", o->value ? o->value : "");
+        else if (c->options & OPT_COMMON) n = snprintf(item, sizeof item, "[options]");
+        else break;
+        if (col + 1 + n > USAGE_WIDTH) col = fprintf(f, "\n%*s", lead, "") - 1 + n;
+        else col += fprintf(f, " ") + n;
+        fputs(item, f);
+    }
+    fputc('\n', f);
+}
+
+/* One line an option (with further lines for its help): lead before the
+   first (as much space before the others), its flag and value, then from
+   HELP_COLUMN its help, on the next line when the flag reaches the column. */
+static void put_option(FILE *f, const tool_option *o, const char *lead, int indent)
+{
+    const char *h = o->help, *nl;
+    int w = indent ? fprintf(f, "%*s", indent, "") : fprintf(f, "%s", lead);
+    w += put_flag(f, o);
+    if (w < HELP_COLUMN) fprintf(f, "%*s", HELP_COLUMN - w, "");
+    else fprintf(f, "\n%*s", HELP_COLUMN, "");
+    for (; (nl = strchr(h, '\n')) != NULL; h = nl + 1) fprintf(f, "%.*s\n%*s", (int)(nl - h), h, HELP_COLUMN, "");
+    fprintf(f, "%s\n", h);
+}
+
+/* the options of c told of under earlier commands: "--a, --b: as for X; ..." */
+static void put_told(FILE *f, const command *c, const command *const *told, int indent)
+{
+    size_t k, j;
+    const char *sep = "";
+    fprintf(f, "%*s", indent, "");
+    for (k = 0; k < NUM_COMMANDS && &commands[k] != c; k++) {
+        int n = 0;
+        for (j = 0; j < NUM_OPTIONS; j++) {
+            const tool_option *o = option_at(j);
+            if (own_option(c, o) && told[o - options] == &commands[k]) fprintf(f, "%s%s", n++ ? ", " : sep, o->flag);
+        }
+        if (n) fprintf(f, ": as for %s", commands[k].name);
+        if (n) sep = "; ";
+    }
+    fputc('\n', f);
+}
+
+/* the help: of one command (c), or of all (NULL). Each option is told of
+   once: in the help of all, under the first command that takes it; a later
+   one's list names it and that command. */
 static void put_help(FILE *f, const command *c)
 {
-    size_t k;
-    int first = 1;
+    const command *told[NUM_OPTIONS] = {NULL};
+    size_t k, j;
+    const int n0 = (int)strlen("options: ");
+    for (k = 0; k < NUM_COMMANDS; k++)
+        if (!c || c == &commands[k]) put_synopsis(f, &commands[k], c || k == 0);
+    if (!c || (c->options & OPT_COMMON))
+        for (j = 0, k = 0; k < NUM_OPTIONS; k++)
+            if (options[k].family & OPT_COMMON) put_option(f, &options[k], "options: ", j++ ? n0 : 0);
     for (k = 0; k < NUM_COMMANDS; k++) {
-        const char *s = commands[k].synopsis, *nl;
-        if (c && c != &commands[k]) continue;
-        fprintf(f, "%s ikp %-7s ", first ? "usage:" : "      ", commands[k].name);
-        first = 0;
-        while ((nl = strchr(s, '\n'))) {
-            fprintf(f, "%.*s\n                   ", (int)(nl - s), s);
-            s = nl + 1;
+        const command *ck = &commands[k];
+        int later = 0;
+        if (c && c != ck) continue;
+        fputs(ck->notes, f);
+        for (j = 0; j < NUM_OPTIONS; j++) {
+            const tool_option *o = option_at(j);
+            if (!own_option(ck, o)) continue;
+            if (told[o - options]) later++;
+            else put_option(f, o, "", n0);
+            if (!told[o - options]) told[o - options] = ck;
         }
-        fprintf(f, "%s\n", s);
-    }
-    if (!c || (c->options & OPT_COMMON)) put_options(f, OPT_COMMON, "options: ");
-    for (k = 0; k < NUM_COMMANDS; k++) {
-        if (c && c != &commands[k]) continue;
-        if (commands[k].listed) {
-            fprintf(f, "%s options:\n", commands[k].name);
-            put_options(f, commands[k].listed, "         ");
-        }
-        if (commands[k].notes) fputs(commands[k].notes, f);
+        if (later) put_told(f, ck, told, n0);
     }
     fputs(help_tail, f);
 }
