@@ -28,11 +28,11 @@ $(B):
 	@mkdir -p $(B)/test-out
 
 # -lstdc++: check-sass demangles kernel names with libstdc++'s __cxa_demangle
-$(B)/ikp: tools/ikp.c tools/sass.c tools/sass.h ikp.h | $(B)
-	$(CC) $(WARN) $(CFLAGS) -o $@ tools/ikp.c tools/sass.c -lstdc++
+$(B)/ikp: tools/ikp.c tools/into.c tools/into.h tools/sass.c tools/sass.h ikp.h | $(B)
+	$(CC) $(WARN) $(CFLAGS) -o $@ tools/ikp.c tools/into.c tools/sass.c -lstdc++
 
-$(B)/ikp-asan: tools/ikp.c tools/sass.c tools/sass.h ikp.h | $(B)
-	$(CC) $(WARN) $(SAN) -o $@ tools/ikp.c tools/sass.c -lstdc++
+$(B)/ikp-asan: tools/ikp.c tools/into.c tools/into.h tools/sass.c tools/sass.h ikp.h | $(B)
+	$(CC) $(WARN) $(SAN) -o $@ tools/ikp.c tools/into.c tools/sass.c -lstdc++
 
 # The host test runners (test_host, test_fit, test_peers, test_analysis, test_merge),
 # plain and under ASan+UBSan.
