@@ -164,11 +164,13 @@ EVENTS_DEFS_floor_checked = -DEVENTS_FLOOR=4
 EVENTS_DEFS_floor_global = -DEVENTS_FLOOR=3
 EVENTS_CUR  = $(addprefix $(B)/events_,$(EVENTS_BUILDS) $(EVENTS_EXTRA))
 EVENTS_PREV = $(addprefix $(B)/events_prev_,$(EVENTS_BUILDS))
-# The previous release's headers come from git history: the last commit of
-# its headers is named here and nowhere else. In a tree without that history
-# the prev programs only say they were skipped, and make bench-gpu says so.
+# The previous release's headers come from git history: its tag, v0.10.0 (a
+# clone without tags: the commit the tag names). In a tree without that
+# history the prev programs only say they were skipped, and make bench-gpu
+# says so.
 PREV_RELEASE = 0.10.0
-PREV_COMMIT  = 155aa9caef6851a6792fb2d665112f14448561bd
+PREV_COMMIT  := $(shell git rev-parse -q --verify v$(PREV_RELEASE)^{commit} 2>/dev/null || \
+                 echo 155aa9caef6851a6792fb2d665112f14448561bd)
 PREV_HDRS    = $(B)/prev/ikp.h $(B)/prev/ikp_cuda.cuh
 # example 6 (CUTLASS's ping-pong GEMM): recording, -DIKP_ENABLE=0, and CUTLASS's
 # own kernel (device code only) for tests/check_cutlass_sass.py
@@ -445,7 +447,8 @@ bench-gpu: $(EVENTS_CUR) $(EVENTS_PREV) $(B)/overhead $(B)/gemm_bench $(B)/ikp
 # make bench's export rows run the previous release's tool beside this one,
 # built from git history (without it those rows are left out, and said so)
 TOOL_PREV_RELEASE = 0.13.0
-TOOL_PREV_COMMIT  = 1ccc69afbf6c3d558068b335c004bdebf88a82d3
+TOOL_PREV_COMMIT  := $(shell git rev-parse -q --verify v$(TOOL_PREV_RELEASE)^{commit} 2>/dev/null || \
+                      echo 1ccc69afbf6c3d558068b335c004bdebf88a82d3)
 $(B)/prev-tool/ikp: | $(B)
 	@mkdir -p $(B)/prev-tool/tools && rm -f $@ && \
 	  if git cat-file -e $(TOOL_PREV_COMMIT) 2>/dev/null; then \
