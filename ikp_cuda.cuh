@@ -588,8 +588,8 @@ __device__ __forceinline__ void ikpd__take(ikp_lane &l, int k)
 __device__ __forceinline__ unsigned ikpd__room(const ikp_lane &l) { return l.left > IKP__LEFT_EXTRA; }
 /* the next record's slot: the stage's first slot plus n, a count of 8
    bytes a record taken since the flush, which is also the next record's
-   byte offset from that slot (counted in records, the loop kept both, one
-   more instruction a loop iteration; CHANGELOG.md, 0.10.0).
+   byte offset from that slot (counted in records, the loop would keep
+   both, one more instruction a loop iteration).
    Every thread takes the same records (but
    automatic anchors, which only the writing thread takes), so that count
    is the same on all of them: the compiler keeps it in a uniform
@@ -597,8 +597,8 @@ __device__ __forceinline__ unsigned ikpd__room(const ikp_lane &l) { return l.lef
    stores at constant offsets from that sum. A per-thread slot address
    advanced right after the stores that read it (as without staging)
    likely makes the advance wait for them (a store reads its registers
-   late), in every loop iteration; counted, an event cost 0.81-0.91x as
-   much at 4 warps/SM in one run (0.10.0's measurement, CHANGELOG.md).
+   late), in every loop iteration; counted, an event costs 0.81-0.91x as
+   much at 4 warps/SM (measured in one run).
    The empty asm keeps the compiler from turning base + n
    back into such an address. Stores stay inside the stage: they are
    predicated on slots left. */
