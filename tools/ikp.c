@@ -544,7 +544,7 @@ static void trace_notes(const args *g, const ikp_capture_info *ci, const ikp_tra
 /* One row per command: a new command is a row and its function. */
 typedef struct command {
     const char *name;
-    const char *args;      /* its operands, after "ikp NAME" in the usage (its options follow, from their rows) */
+    const char *operands;  /* after "ikp NAME" in the usage (its options follow, from their rows) */
     const char *notes;     /* what it does, for the help: "NAME: ...", lines after the first indented */
     unsigned options;      /* the option families it takes (OPT_*) */
     unsigned several_options; /* and those it also takes with several inputs */
@@ -2171,7 +2171,7 @@ static int put_flag(FILE *f, const tool_option *o)
 static void put_synopsis(FILE *f, const command *c, int first)
 {
     const int lead = fprintf(f, "%s ikp %-7s ", first ? "usage:" : "      ", c->name);
-    int col = lead + fprintf(f, "%s", c->args);
+    int col = lead + fprintf(f, "%s", c->operands);
     size_t k;
     for (k = 0; k <= NUM_OPTIONS; k++) {
         const tool_option *o = k < NUM_OPTIONS ? option_at(k) : NULL;
