@@ -523,21 +523,18 @@ __device__ __forceinline__ unsigned ikpd__never()
 #else
 #define IKP__TIMER_READ "mov.u32 %0, %%globaltimer_lo;"
 #endif
-__device__ __forceinline__ unsigned ikpd__stamp(const ikp_lane &l, unsigned w)
+/* the stamp; with g (IKP_TICKS), %globaltimer's low word into *g right
+   after it */
+__device__ __forceinline__ unsigned ikpd__stamp(const ikp_lane &l, unsigned w, unsigned *g = 0)
 {
     unsigned t;
-    asm volatile("{\n\t.reg .pred q;\n\tsetp.gt.u32 q, %2, 0xFFFF0000;\n\t@q st.global.u32 [%3], 0;\n\t}\n\t" IKP__TIMER_READ
-                 : "=r"(t) : "r"(w), "r"(ikpd__never()), "l"(l.rec) : "memory");
-    return t;
-}
-/* the same, and %globaltimer's low word into *g right after the stamp
-   (IKP_TICKS) */
-__device__ __forceinline__ unsigned ikpd__stamp_ticks(const ikp_lane &l, unsigned w, unsigned *g)
-{
-    unsigned t;
-    asm volatile("{\n\t.reg .pred q;\n\tsetp.gt.u32 q, %3, 0xFFFF0000;\n\t@q st.global.u32 [%4], 0;\n\t}\n\t"
-                 IKP__TIMER_READ "\n\tmov.u32 %1, %%globaltimer_lo;"
-                 : "=r"(t), "=r"(*g) : "r"(w), "r"(ikpd__never()), "l"(l.rec) : "memory");
+    if (g)
+        asm volatile("{\n\t.reg .pred q;\n\tsetp.gt.u32 q, %3, 0xFFFF0000;\n\t@q st.global.u32 [%4], 0;\n\t}\n\t"
+                     IKP__TIMER_READ "\n\tmov.u32 %1, %%globaltimer_lo;"
+                     : "=r"(t), "=r"(*g) : "r"(w), "r"(ikpd__never()), "l"(l.rec) : "memory");
+    else
+        asm volatile("{\n\t.reg .pred q;\n\tsetp.gt.u32 q, %2, 0xFFFF0000;\n\t@q st.global.u32 [%3], 0;\n\t}\n\t" IKP__TIMER_READ
+                     : "=r"(t) : "r"(w), "r"(ikpd__never()), "l"(l.rec) : "memory");
     return t;
 }
 /* the record (tag, v) at slot s, where w */
@@ -570,8 +567,15 @@ __device__ __forceinline__ unsigned ikpd__writes(const ikp_lane &l)
                          but the writing one)
        ikpd__slot(l)     the next record's slot (ring: the next pair's)
        ikpd__take(l, k)  k records (1 or 2) taken
+       ikpd__closing(l, &h, &stored, &dropped)
+                         at the finalize: the lane's header h, its records
+                         stored and dropped (a staged lane flushed first)
    and the functions below that store records take slots only through
    these. */
+#if IKP_STAGED
+__device__ __forceinline__ void ikpd__flush(ikp_lane &l);
+__device__ __forceinline__ unsigned long long *ikpd__stage_slots(const ikp_lane &l);
+#endif
 #if !IKP_RING && !IKP_STAGED /* bounded */
 /* Bounded: the next record's slot is p, and a record is stored while slots
    are left, which saturate at 0 */
@@ -581,6 +585,18 @@ __device__ __forceinline__ void ikpd__take(ikp_lane &l, int k)
 {
     l.p += k * IKP__SLOT_STEP;
     l.left = __viaddmax_s32(l.left, -k, 0); /* max(left - k, 0) in one instruction (sm_90) */
+}
+/* stored: the slots taken of the C; dropped: every record taken past them */
+__device__ __forceinline__ void ikpd__closing(ikp_lane &l, unsigned long long **hp, unsigned *sp, unsigned long long *dp)
+{
+    unsigned long long *h, dropped;
+    unsigned stored;
+    h = l.rec - IKP_WIRE_LANE_WORDS;
+    stored = l.cap - (unsigned)l.left;
+    dropped = (unsigned long long)(l.p - l.rec) - stored;
+    *hp = h;
+    *sp = stored;
+    *dp = dropped;
 }
 #elif !IKP_RING /* staged */
 /* Staged (bounded): as bounded, in the stage; the slots left are the
@@ -636,6 +652,28 @@ __device__ __forceinline__ void ikpd__drop_unstaged(ikp_lane &l, unsigned m)
     l.pads += k < ~l.pads ? k : ~l.pads;
     l.left = IKP__LEFT_EXTRA;
 }
+/* a staged lane flushed, its counts read from the stage; one never staged
+   dropped every record */
+__device__ __forceinline__ void ikpd__closing(ikp_lane &l, unsigned long long **hp, unsigned *sp, unsigned long long *dp)
+{
+    unsigned long long *h, dropped;
+    unsigned stored;
+    if (l.on == 1u) {
+        ikpd__flush(l);
+        const unsigned long long *hd = (const unsigned long long *)ikpd__stage_slots(l)[-1];
+        h = (unsigned long long *)hd[0] - IKP_WIRE_LANE_WORDS;
+        stored = (unsigned)(hd[1] >> 32);
+        dropped = hd[2];
+        asm volatile("cp.async.bulk.wait_group 0;" ::: "memory"); /* the copies have landed */
+    } else {
+        h = l.rec - IKP_WIRE_LANE_WORDS;
+        stored = 0;
+        dropped = (unsigned long long)l.pads + ikpd__least(l, ikpd__taken(l), 0);
+    }
+    *hp = h;
+    *sp = stored;
+    *dp = dropped;
+}
 #else /* ring, staged or not */
 /* Ring, staged or not: slots are taken two at a time, at n mod R, on the
    writing thread */
@@ -649,6 +687,38 @@ __device__ __forceinline__ ikpd__slot_t ikpd__slot(const ikp_lane &l)
 #endif
 }
 __device__ __forceinline__ void ikpd__take(ikp_lane &l, int k) { l.n += k; }
+/* stored: the newest slots, at most R; staged, a staged lane flushed and
+   its counts read from the stage, one never staged dropped every record.
+   Then the word after the ring: the pads taken, so that the decoder counts
+   the records overwritten, not the slots */
+__device__ __forceinline__ void ikpd__closing(ikp_lane &l, unsigned long long **hp, unsigned *sp, unsigned long long *dp)
+{
+    unsigned long long *h, dropped;
+    unsigned stored;
+    unsigned ring_mask = l.cap; /* the profile buffer's ring (staged: read from the stage) */
+#if !IKP_STAGED
+    h = l.rec - IKP_WIRE_LANE_WORDS;
+    stored = l.n < l.cap + 1 ? l.n : l.cap + 1;
+    dropped = l.n - stored;
+#else
+    if (l.on == 1u) {
+        ikpd__flush(l);
+        const unsigned long long *hd = (const unsigned long long *)ikpd__stage_slots(l)[-1];
+        h = (unsigned long long *)hd[0] - IKP_WIRE_LANE_WORDS;
+        stored = (unsigned)(hd[2] >> 32);
+        dropped = (unsigned)(hd[1] >> 32) - stored;
+        ring_mask = (unsigned)hd[1];
+    } else {
+        h = l.rec - IKP_WIRE_LANE_WORDS;
+        stored = 0;
+        dropped = l.n;
+    }
+#endif
+    h[IKP_WIRE_LANE_WORDS + ring_mask + 1] = l.pads;
+    *hp = h;
+    *sp = stored;
+    *dp = dropped;
+}
 #endif
 
 /* two records in lane order, (t0, v0) then (t1, v1), on one check w, in
@@ -778,26 +848,23 @@ __device__ __forceinline__ void ikpd__auto_anchor(ikp_lane &l, unsigned t)
 }
 /* A stamped record (end, instant; a begin with IKP_DEFER_BEGIN=0): the
    stamp first, then the stores, so that their cost falls after the stamp,
-   outside the region that ends. Returns 1 where it is stored (in a ring,
-   maybe with the lane's next record), with its stamp in *t. */
+   outside the region that ends. IKP_TICKS: the stamp followed by a
+   %globaltimer read, which the lane's next begin or instant carries (the
+   pending begin stored here, and an instant, carry the read before: put
+   before it is replaced). Returns 1 where it is stored (in a ring, maybe
+   with the lane's next record), with its stamp in *t. */
 __device__ __forceinline__ bool ikpd__stamped(ikp_lane &l, unsigned tag, unsigned *t)
 {
     const unsigned w = ikpd__room(l);
-    *t = ikpd__stamp(l, w);
-    ikpd__put(l, w, tag, *t);
-    return w != 0;
-}
-/* an end or instant with IKP_TICKS: the same, the stamp followed by a
-   %globaltimer read, which the lane's next begin or instant carries (the
-   pending begin stored here, and an instant, carry the read before: put
-   before it is replaced) */
-__device__ __forceinline__ bool ikpd__stamped_ticks(ikp_lane &l, unsigned tag, unsigned *t)
-{
-    const unsigned w = ikpd__room(l);
+#if IKP_TICKS
     unsigned g;
-    *t = ikpd__stamp_ticks(l, w, &g);
+    *t = ikpd__stamp(l, w, &g);
     ikpd__put(l, w, tag | ((tag & IKP_WIRE_KIND_MASK) == IKP_WIRE_KIND_INSTANT ? ikpd__ticks(l) : 0u), *t);
     l.gq = g;
+#else
+    *t = ikpd__stamp(l, w);
+    ikpd__put(l, w, tag, *t);
+#endif
     return w != 0;
 }
 /* end, instant: after the record, an automatic anchor when one is due
@@ -805,11 +872,7 @@ __device__ __forceinline__ bool ikpd__stamped_ticks(ikp_lane &l, unsigned tag, u
 __device__ __forceinline__ void ikpd__record(ikp_lane &l, unsigned tag)
 {
     unsigned t;
-#if IKP_TICKS
-    const bool w = ikpd__stamped_ticks(l, tag, &t);
-#else
     const bool w = ikpd__stamped(l, tag, &t);
-#endif
 #if !(IKP_TIMER == IKP_TIMER_CYCLES && IKP_ANCHOR_EVERY > 0)
     (void)w;
 #else
@@ -895,7 +958,6 @@ __device__ __forceinline__ unsigned long long *ikpd__stage_slots(const ikp_lane 
 {
     return (unsigned long long *)__cvta_shared_to_generic((size_t)(unsigned long long)l.rec);
 }
-__device__ __forceinline__ void ikpd__flush(ikp_lane &l);
 __device__ __forceinline__ void ikpd__stage(ikp_lane &l, unsigned long long *st, unsigned records)
 {
 #if !IKP_RING
@@ -991,47 +1053,7 @@ __device__ __forceinline__ void ikpd__finalize(ikp_lane &l)
     ikpd__settle(l);
     unsigned long long *h, g, c, dropped;
     unsigned stored;
-#if !IKP_RING && !IKP_STAGED /* bounded */
-    h = l.rec - IKP_WIRE_LANE_WORDS;
-    stored = l.cap - (unsigned)l.left;
-    dropped = (unsigned long long)(l.p - l.rec) - stored;
-#elif !IKP_RING /* staged */
-    if (l.on == 1u) { /* flush, then read the counts from the stage */
-        ikpd__flush(l);
-        const unsigned long long *hd = (const unsigned long long *)ikpd__stage_slots(l)[-1];
-        h = (unsigned long long *)hd[0] - IKP_WIRE_LANE_WORDS;
-        stored = (unsigned)(hd[1] >> 32);
-        dropped = hd[2];
-        asm volatile("cp.async.bulk.wait_group 0;" ::: "memory"); /* the copies have landed */
-    } else { /* never staged: every record was dropped */
-        h = l.rec - IKP_WIRE_LANE_WORDS;
-        stored = 0;
-        dropped = (unsigned long long)l.pads + ikpd__least(l, ikpd__taken(l), 0);
-    }
-#else /* ring, staged or not */
-    unsigned ring_mask = l.cap; /* the profile buffer's ring (staged: read from the stage) */
-#if !IKP_STAGED
-    h = l.rec - IKP_WIRE_LANE_WORDS;
-    stored = l.n < l.cap + 1 ? l.n : l.cap + 1;
-    dropped = l.n - stored;
-#else
-    if (l.on == 1u) { /* flush, then read the counts from the stage */
-        ikpd__flush(l);
-        const unsigned long long *hd = (const unsigned long long *)ikpd__stage_slots(l)[-1];
-        h = (unsigned long long *)hd[0] - IKP_WIRE_LANE_WORDS;
-        stored = (unsigned)(hd[2] >> 32);
-        dropped = (unsigned)(hd[1] >> 32) - stored;
-        ring_mask = (unsigned)hd[1];
-    } else { /* never staged: every record was dropped */
-        h = l.rec - IKP_WIRE_LANE_WORDS;
-        stored = 0;
-        dropped = l.n;
-    }
-#endif
-    /* the word after the ring: the pads taken, so that the decoder counts
-       the records overwritten, not the slots */
-    h[IKP_WIRE_LANE_WORDS + ring_mask + 1] = l.pads;
-#endif
+    ikpd__closing(l, &h, &stored, &dropped);
     ikpd__anchor(&g, &c);
     h[5] = g;
     h[6] = c;
