@@ -134,12 +134,12 @@ $(B)/cutlass/.stamp: tests/get_cutlass.sh
 # for the GEMM (wgmma, setmaxnreg).
 NVFLAGS   = -O3 -std=c++17 -Xcompiler -Wall,-Wextra -Werror all-warnings
 # The examples, proton_twin and the torch extension (ikp.h's implementation
-# in their own file, as in a user's program) compile their host code
-# unoptimized: nvcc's -O is the host code's level alone (their device code
-# is the same SASS at -O0 and -O3), their host side only downloads and
-# decodes, and $(IMPL) compiles the implementation as C++ at -O3 with the
-# same warnings. One builds in 6 s, not 21.
-NVEXFLAGS = $(subst -O3,-O0,$(NVFLAGS))
+# in their own file, as in a user's program) compile their host code at
+# -O1: nvcc's -O is the host code's level alone (their device code is the
+# same SASS at -O1 and -O3), their host side only downloads and decodes,
+# and $(IMPL) compiles the implementation as C++ at -O3 with the same
+# warnings. One builds in 11 s, not 21.
+NVEXFLAGS = $(subst -O3,-O1,$(NVFLAGS))
 SM90      = -gencode=arch=compute_90,code=sm_90
 SM90A     = -gencode=arch=compute_90a,code=sm_90a
 DEV_HDRS  = ikp.h ikp_cuda.cuh
