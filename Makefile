@@ -338,7 +338,8 @@ QUICK_TESTS = "compile|sh tests/compile_checks.sh gcc decode" \
               "analysis|IKP_ANALYSIS_OUT=$(B)/test-out/analysis $(B)/test_analysis" \
               "merge|$(B)/test_merge" \
               "proton|$(PYTHON) tests/test_proton_tool.py" \
-              "iket|$(PYTHON) tests/test_iket_tool.py"
+              "iket|$(PYTHON) tests/test_iket_tool.py" \
+              "names|$(PYTHON) tests/test_names_apart.py"
 HOST_TESTS = $(QUICK_TESTS) \
              "proton|ASAN_OPTIONS=detect_leaks=1 IKP_TOOL=$(B)/ikp-asan $(PYTHON) tests/test_proton_tool.py" \
              "iket|ASAN_OPTIONS=detect_leaks=1 IKP_TOOL=$(B)/ikp-asan $(PYTHON) tests/test_iket_tool.py" \
