@@ -523,18 +523,19 @@ __device__ __forceinline__ unsigned ikpd__never()
 #else
 #define IKP__TIMER_READ "mov.u32 %0, %%globaltimer_lo;"
 #endif
+/* the store that never executes, its operands %z (ikpd__never()) and %a
+   (an address) */
+#define IKP__NEVER_STORE(z, a) "{\n\t.reg .pred q;\n\tsetp.gt.u32 q, %" #z ", 0xFFFF0000;\n\t@q st.global.u32 [%" #a "], 0;\n\t}\n\t"
 /* the stamp; with g (IKP_TICKS), %globaltimer's low word into *g right
    after it */
 __device__ __forceinline__ unsigned ikpd__stamp(const ikp_lane &l, unsigned w, unsigned *g = 0)
 {
     unsigned t;
     if (g)
-        asm volatile("{\n\t.reg .pred q;\n\tsetp.gt.u32 q, %3, 0xFFFF0000;\n\t@q st.global.u32 [%4], 0;\n\t}\n\t"
-                     IKP__TIMER_READ "\n\tmov.u32 %1, %%globaltimer_lo;"
+        asm volatile(IKP__NEVER_STORE(3, 4) IKP__TIMER_READ "\n\tmov.u32 %1, %%globaltimer_lo;"
                      : "=r"(t), "=r"(*g) : "r"(w), "r"(ikpd__never()), "l"(l.rec) : "memory");
     else
-        asm volatile("{\n\t.reg .pred q;\n\tsetp.gt.u32 q, %2, 0xFFFF0000;\n\t@q st.global.u32 [%3], 0;\n\t}\n\t" IKP__TIMER_READ
-                     : "=r"(t) : "r"(w), "r"(ikpd__never()), "l"(l.rec) : "memory");
+        asm volatile(IKP__NEVER_STORE(2, 3) IKP__TIMER_READ : "=r"(t) : "r"(w), "r"(ikpd__never()), "l"(l.rec) : "memory");
     return t;
 }
 /* the record (tag, v) at slot s, where w */
