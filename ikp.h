@@ -2922,20 +2922,25 @@ static int ikp__reading_follows(const ikp__reading *a, const ikp__reading *b, do
 #define IKP__FIT_DRIFT 2e-4 /* a stretch's line may stray from a reading by this much of their distance from
                                its start, beyond the reading's width: the SM clock's wander, which the
                                stretch's bends then follow (ikp__fit_bend) */
+#define IKP__FIT_SWAY_PS 40000.0 /* ... and from an anchor or sample by this much more: on an H200 an SM clock
+                                    lies up to 40-60 ns either way of its line over a millisecond, more
+                                    than such a reading's width (a tick count's is wider) */
 typedef struct ikp__poly {
     uint32_t n;
     double drift; /* ps a cycle: IKP__FIT_DRIFT at the SM's rate */
     double a[IKP__POLY_MAX + 1], b[IKP__POLY_MAX + 1];
 } ikp__poly;
 
-/* p: the lines of a stretch that starts at reading r (offsets from r->lo within its width, ps a cycle
+/* p: the lines of a stretch that starts at reading r (offsets from r->lo within its width and, an anchor
+   or sample, IKP__FIT_SWAY_PS either way; ps a cycle
    bmin .. bmax) */
 static void ikp__poly_start(ikp__poly *p, const ikp__reading *r, double bmin, double bmax, double drift)
 {
+    const double sway = r->soft ? 0 : IKP__FIT_SWAY_PS;
     p->n = 4;
     p->drift = drift;
-    p->a[0] = p->a[3] = 0;
-    p->a[1] = p->a[2] = (double)(r->hi - r->lo);
+    p->a[0] = p->a[3] = -sway;
+    p->a[1] = p->a[2] = (double)(r->hi - r->lo) + sway;
     p->b[0] = p->b[1] = bmin;
     p->b[2] = p->b[3] = bmax;
 }
@@ -2998,7 +3003,8 @@ static int ikp__poly_cut(ikp__poly *p, double x, double v, int up)
    most of a + b x over its corners: p is convex) */
 static int ikp__poly_reading(ikp__poly *p, const ikp__reading *r, int64_t c0, int64_t base, int upper_only)
 {
-    const double x = (double)(r->tick - c0), w = p->drift * (x < 0 ? -x : x), hi = (double)(r->hi - base) + w,
+    const double x = (double)(r->tick - c0), w = p->drift * (x < 0 ? -x : x) + (r->soft ? 0 : IKP__FIT_SWAY_PS),
+                 hi = (double)(r->hi - base) + w,
                  lo = (double)(r->lo - base) - w;
     double least = 1e300, most = -1e300;
     uint32_t i;
@@ -3082,11 +3088,10 @@ static double ikp__fit_at(const ikp__fitseg *g, int64_t t)
 /* The line of stretch [s .. last] (its first reading's tick c0, ps base):
    weighted least squares through the middles of the readings it uses (a
    tick count's: the middle of its 32 ns step; one whose step sits more
-   than IKP__FIT_TRIM off the first fit is left out of the second), where
-   that line passes within every reading's width; 0 if it does not (the
-   polygon's centroid then) */
+   than IKP__FIT_TRIM off the first fit is left out of the second); 0
+   where they do not make one */
 #define IKP__FIT_TRIM 40000.0
-static int ikp__fit_ls(const ikp__reading *r, uint32_t s, uint32_t last, double *pa, double *pb)
+static int ikp__fit_lsq(const ikp__reading *r, uint32_t s, uint32_t last, double *pa, double *pb)
 {
     const int64_t c0 = r[s].tick, base = r[s].lo;
     double a = 0, b = 0;
@@ -3120,6 +3125,18 @@ static int ikp__fit_ls(const ikp__reading *r, uint32_t s, uint32_t last, double 
         b = (sxy - sx * sy) / det;
         a = sy - b * sx;
     }
+    *pa = a;
+    *pb = b;
+    return 1;
+}
+
+/* ... and 1 only where that line passes within every reading's width */
+static int ikp__fit_ls(const ikp__reading *r, uint32_t s, uint32_t last, double *pa, double *pb)
+{
+    const int64_t c0 = r[s].tick, base = r[s].lo;
+    double a, b;
+    uint32_t i;
+    if (!ikp__fit_lsq(r, s, last, &a, &b)) return 0;
     for (i = s; i <= last; i++) { /* within every reading used */
         const double y = a + b * (double)(r[i].tick - c0);
         if (!r[i].use) continue;
@@ -3280,7 +3297,8 @@ static uint32_t ikp__fit_redo(ikp__reading *r, uint32_t s, uint32_t j, uint32_t 
 #define IKP__FIT_MAX_BENDS ((int64_t)1 << 17) /* points a stretch: 2^17 x 32,768 cycles, 2 s of a clock at
                                                  2 GHz (a longer one is bent more coarsely; a corrupt span
                                                  of 2^60 cycles asked for petabytes) */
-static int ikp__fit_bend(ikp_capture *cap, const ikp__reading *r, const ikp__fitseg *g, double **pv, uint32_t *pm)
+static int ikp__fit_bend(ikp_capture *cap, const ikp__reading *r, const ikp__fitseg *g, const ikp__reading *bx,
+                         uint32_t nbx, double **pv, uint32_t *pm)
 {
     const int64_t knots = g->rated ? (g->c1 - g->c0) / IKP__FIT_KNOT : 0;
     const uint32_t m = (uint32_t)(knots < IKP__FIT_MAX_BENDS ? knots : IKP__FIT_MAX_BENDS);
@@ -3297,11 +3315,11 @@ static int ikp__fit_bend(ikp_capture *cap, const ikp__reading *r, const ikp__fit
     memset(v, 0, (size_t)(m + 1) * sizeof(double));
     for (round = 0; round < 2; round++) {
         memset(a, 0, (size_t)(m + 1) * 6 * sizeof(double));
-        for (i = g->r0; i <= g->r1; i++) {
-            const ikp__reading *x = &r[i];
+        for (i = g->r0; i <= g->r1 + nbx; i++) { /* its own readings, then those its clock's other SMs lend */
+            const ikp__reading *x = i <= g->r1 ? &r[i] : &bx[i - g->r1 - 1];
             const double t = (double)(x->tick - g->c0) / span * m, y0 = ikp__fit_at(g, x->tick);
             double y, w, u;
-            if (!x->use || (x->soft && x->use != 2)) continue;
+            if (!x->use || (x->soft && x->use != 2) || x->tick < g->c0 || x->tick > g->c1) continue;
             if (x->soft) {
                 y = (double)x->lo + IKP__TICK_EARLY_PS + IKP__TICK_LAG_PS + IKP__GLOBALTIMER_TICK_NS * 500.0 - y0;
                 w = 12.0 / (IKP__GLOBALTIMER_TICK_NS * 1000.0 * IKP__GLOBALTIMER_TICK_NS * 1000.0);
@@ -3458,7 +3476,7 @@ static double ikp__fit_local(ikp_capture *cap, const ikp__reading *r, ikp__fitse
    points; ppt: the SM's rate (ps a cycle) that bounds the slopes (half
    to twice it) and runs a stretch of one reading */
 static int ikp__sm_fit(ikp_capture *cap, size_t *kroom, size_t *sroom, size_t *vroom, ikp__reading *r,
-                       uint32_t n, double ppt)
+                       uint32_t n, double ppt, const ikp__reading *bx, uint32_t nbx)
 {
     const uint32_t s0 = cap->num_segs, k0 = cap->num_knots;
     double bmin = ppt / 2, bmax = ppt * 2, widen = 0;
@@ -3498,7 +3516,7 @@ static int ikp__sm_fit(ikp_capture *cap, size_t *kroom, size_t *sroom, size_t *v
         ikp__fitseg *a = &cap->segs[g];
         double *v;
         uint32_t m;
-        if (!ikp__fit_bend(cap, r, a, &v, &m)) return 0;
+        if (!ikp__fit_bend(cap, r, a, bx, nbx, &v, &m)) return 0;
         if (m) {
             a->a += v[0];
             a->b += (v[m] - v[0]) / (double)(a->c1 - a->c0);
@@ -3510,7 +3528,7 @@ static int ikp__sm_fit(ikp_capture *cap, size_t *kroom, size_t *sroom, size_t *v
         double *v;
         uint32_t m, i;
         if (g == s0 && !ikp__fit_knot(cap, kroom, k0, a->sm, a->c0, ikp__fit_at(a, a->c0), &widen)) return 0;
-        if (!ikp__fit_bend(cap, r, a, &v, &m)) return 0;
+        if (!ikp__fit_bend(cap, r, a, bx, nbx, &v, &m)) return 0;
         for (i = 1; i < m; i++) { /* its bends */
             const int64_t x = a->c0 + (int64_t)((double)(a->c1 - a->c0) * i / m);
             const double d = v[i] - (v[0] * (m - i) + v[m] * i) / m; /* off the line its ends' points keep */
@@ -3625,14 +3643,204 @@ static int ikp__sm_mapped(const ikp__lane *l)
     return (l->pub.flags & (want | IKP_LANE_CORRUPT)) == want && l->pub.sm <= 0xFFFFu;
 }
 
-/* Each SM's mapping (cap->knots, cap->segs), fit from its readings one SM
-   at a time (so that the readings held are one SM's), and each cycle
+/* The SMs of one clock. On an H200 the SMs of one GPC keep one clock:
+   their rates agree within 1e-5, and they wander together, by a few 1e-4
+   over tens of microseconds (BENCHMARKS.md, "Timer kinds and accuracy").
+   One SM's readings, a few a region, each known to +-16 ns, cannot follow
+   that wander closely enough to give a region of 100 us its length to
+   1e-4; the readings of all the SMs of its clock can. So each SM whose
+   readings make one stretch is fit alone first (its line), and SMs are
+   one clock where their rates agree within IKP__CLOCK_SPREAD and their
+   readings wander alike: over bins of IKP__CLOCK_BIN_PS (at most
+   IKP__CLOCK_BINS), the two SMs' mean distances from their own lines
+   differ by a straight line and their readings' own scatter (chi-square
+   within three of its standard deviations of what it would be; other
+   clocks' rates lie as near, 3e-6 apart, but wander 20-40 ns apart). Each
+   bends its mapping through the readings of the others too, each moved to
+   the tick its own line puts at that reading's time (ikp__lend). Lines,
+   stretches and bounds stay each SM's own. */
+#define IKP__CLOCK_SPREAD 3e-5
+#define IKP__CLOCK_BIN_PS 1e8
+#define IKP__CLOCK_BINS 256
+#define IKP__CLOCK_MIN_BINS 4
+typedef struct ikp__smfit {
+    uint32_t r0, r1;    /* its readings in cap->readings */
+    double ppt;         /* its lanes' mean rate (ps a cycle) */
+    int32_t clock;      /* the first SM of its clock (an index here), -1: alone */
+    ikp__fitseg line;   /* fit alone: its one stretch */
+} ikp__smfit;
+
+/* reading x of one SM, at the tick of another SM whose line is to (from: the first SM's line), where
+   the first's distances from its line exceed the other's by by (ps) */
+static void ikp__lend(ikp__reading *out, const ikp__reading *x, const ikp__fitseg *from, const ikp__fitseg *to,
+                      double by)
+{
+    const double ps = (double)(from->ps0 - to->ps0) + from->a + from->b * (double)(x->tick - from->c0) + by,
+                 t = (ps - to->a) / to->b;
+    *out = *x;
+    out->tick = to->c0 + (int64_t)(t < 0 ? t - 0.5 : t + 0.5);
+}
+
+/* a reading's middle, ps (a tick count's: the middle of its 32 ns step) */
+static double ikp__reading_mid(const ikp__reading *x)
+{
+    return x->soft ? (double)x->lo + IKP__TICK_EARLY_PS + IKP__TICK_LAG_PS + IKP__GLOBALTIMER_TICK_NS * 500.0
+                   : ((double)x->lo + (double)x->hi) / 2;
+}
+
+/* 1 if SMs p and q (their bins: count and mean distance from their lines, and the scatter of each
+   within its bin, ps^2) wander alike: p's distances less q's a straight line a + b k over the bins k */
+static int ikp__wander_alike(const double *p, const double *q, uint32_t nb, double vp, double vq, double *pa,
+                             double *pb)
+{
+    double sw = 0, sx = 0, sy = 0, sxx = 0, sxy = 0, chi = 0, a, b, det;
+    uint32_t k, used = 0;
+    for (k = 0; k < nb; k++) {
+        const double *u = p + 2 * (size_t)k, *v = q + 2 * (size_t)k;
+        double w;
+        if (u[0] < 0.5 || v[0] < 0.5) continue;
+        w = 1.0 / (vp / u[0] + vq / v[0]);
+        sw += w, sx += w * k, sy += w * (u[1] - v[1]), sxx += w * k * k, sxy += w * k * (u[1] - v[1]);
+        used++;
+    }
+    if (used < IKP__CLOCK_MIN_BINS) return 0;
+    det = sw * sxx - sx * sx;
+    if (!(det > 0)) return 0;
+    b = (sw * sxy - sx * sy) / det;
+    a = (sy - b * sx) / sw;
+    for (k = 0; k < nb; k++) {
+        const double *u = p + 2 * (size_t)k, *v = q + 2 * (size_t)k;
+        double d;
+        if (u[0] < 0.5 || v[0] < 0.5) continue;
+        d = u[1] - v[1] - a - b * k;
+        chi += d * d / (vp / u[0] + vq / v[0]);
+    }
+    *pa = a;
+    *pb = b;
+    return chi <= (double)(used - 2) + 3 * ikp__sqrt(2.0 * (double)(used - 2));
+}
+
+/* the SMs' bins (ikp__sm_clocks): SM i's count and mean distance from its line at bin k in
+   bins[2 (i nb + k) ..], the scatter within its bins var[i] (ps^2); bin k from t0 + k width (ps) */
+typedef struct ikp__clockbins {
+    double *bins, *var, t0, width;
+    uint32_t nb;
+} ikp__clockbins;
+
+/* how far SM j's readings lie past SM i's, the two of one clock: a + b (t - cb->t0) / cb->width at ps t */
+static void ikp__clock_by(const ikp__clockbins *cb, uint32_t j, uint32_t i, double *a, double *b)
+{
+    *a = *b = 0;
+    (void)ikp__wander_alike(cb->bins + (size_t)j * 2 * cb->nb, cb->bins + (size_t)i * 2 * cb->nb, cb->nb, cb->var[j],
+                            cb->var[i], a, b);
+}
+
+/* f[0 .. n): each SM's clock (f[i].clock: the first of its SMs, -1 where
+   it has no line of its own or no other SM shares it); *most: the
+   readings of the SMs of one clock, at most; cb: the SMs' bins (freed by
+   the caller: cb->bins) */
+static int ikp__sm_clocks(ikp_capture *cap, ikp__smfit *f, uint32_t n, uint32_t *most, ikp__clockbins *cb)
+{
+    const ikp__reading *r = cap->readings;
+    uint32_t *o, *rep, k = 0, i, j, nb, nrep = 0;
+    double t0 = 1e300, t1 = -1e300, width, *bins, *var, ca, cbb;
+    *most = 0;
+    memset(cb, 0, sizeof *cb);
+    if (!n) return 1;
+    for (i = 0; i < n; i++) {
+        if (f[i].clock < 0) continue;
+        for (j = f[i].r0; j < f[i].r1; j++) {
+            const double m = ikp__reading_mid(&r[j]);
+            if (m < t0) t0 = m;
+            if (m > t1) t1 = m;
+        }
+    }
+    width = t1 > t0 && (t1 - t0) / IKP__CLOCK_BINS > IKP__CLOCK_BIN_PS ? (t1 - t0) / IKP__CLOCK_BINS : IKP__CLOCK_BIN_PS;
+    nb = t1 > t0 ? (uint32_t)((t1 - t0) / width) + 1 : 1;
+    if (nb > IKP__CLOCK_BINS + 1) nb = IKP__CLOCK_BINS + 1;
+    o = (uint32_t *)ikp__alloc(&cap->alloc, (size_t)n * 2 * sizeof *o);
+    bins = (double *)ikp__alloc(&cap->alloc, ((size_t)n * 2 * nb + n) * sizeof *bins);
+    if (!o || !bins) {
+        ikp__free(&cap->alloc, o);
+        ikp__free(&cap->alloc, bins);
+        return 0;
+    }
+    cb->bins = bins;
+    cb->nb = nb;
+    cb->t0 = t0;
+    cb->width = width;
+    rep = o + n;
+    var = cb->var = bins + (size_t)n * 2 * nb;
+    memset(bins, 0, ((size_t)n * 2 * nb + n) * sizeof *bins);
+    for (i = 0; i < n; i++) { /* each SM's readings' distances from its line, by bin: their count and mean */
+        double *p = bins + (size_t)i * 2 * nb, sq = 0, in = 0;
+        if (f[i].clock < 0) continue;
+        o[k++] = i;
+        for (j = f[i].r0; j < f[i].r1; j++) {
+            const ikp__reading *x = &r[j];
+            const double m = ikp__reading_mid(x), d = m - ikp__fit_at(&f[i].line, x->tick);
+            uint32_t at = (uint32_t)((m - t0) / width);
+            if (!x->use || (x->soft && x->use != 2)) continue;
+            if (at >= nb) at = nb - 1;
+            p[2 * at] += 1;
+            p[2 * at + 1] += d;
+            sq += d * d;
+        }
+        for (j = 0; j < nb; j++)
+            if (p[2 * j] > 0.5) {
+                sq -= p[2 * j + 1] * p[2 * j + 1] / p[2 * j];
+                in += p[2 * j] - 1;
+                p[2 * j + 1] /= p[2 * j];
+            }
+        var[i] = in > 0.5 ? sq / in : 0;
+        if (var[i] < 16e6) var[i] = 16e6; /* at least (4 ns)^2: a bin's mean is no better than that */
+    }
+    for (i = 1; i < k; i++) /* by rate (insertion: a few hundred SMs) */
+        for (j = i; j > 0 && f[o[j - 1]].line.b > f[o[j]].line.b; j--) {
+            const uint32_t t = o[j];
+            o[j] = o[j - 1];
+            o[j - 1] = t;
+        }
+    for (i = 0; i < k; i++) { /* each joins the first clock (its first SM) whose rate and wander it shares */
+        const ikp__smfit *s = &f[o[i]];
+        uint32_t c;
+        for (c = nrep; c-- > 0;) {
+            const ikp__smfit *h = &f[rep[c]];
+            if (s->line.b - h->line.b > IKP__CLOCK_SPREAD * h->line.b) { c = nrep; break; } /* (none nearer) */
+            if (ikp__wander_alike(bins + (size_t)rep[c] * 2 * nb, bins + (size_t)o[i] * 2 * nb, nb, var[rep[c]],
+                                  var[o[i]], &ca, &cbb))
+                break;
+        }
+        if (c >= nrep) {
+            rep[nrep++] = o[i];
+            f[o[i]].clock = (int32_t)o[i];
+        } else {
+            f[o[i]].clock = (int32_t)rep[c];
+        }
+    }
+    for (i = 0; i < nrep; i++) { /* a clock of one SM is none; *most: the most readings of one */
+        uint32_t total = 0, sms = 0;
+        for (j = 0; j < k; j++)
+            if (f[o[j]].clock == (int32_t)rep[i]) total += f[o[j]].r1 - f[o[j]].r0, sms++;
+        if (sms < 2) f[rep[i]].clock = -1;
+        else if (total > *most) *most = total;
+    }
+    ikp__free(&cap->alloc, o);
+    return 1;
+}
+
+/* Each SM's mapping (cap->knots, cap->segs), fit from its readings and those of
+   the other SMs of its clock, and each cycle
    lane's share of it (kn_first, kn_end, sg_first, sg_end) */
 static ikp_result ikp__sm_maps(ikp_capture *cap, const ikp_decode_options *opt, ikp_error *err)
 {
-    size_t room = 0, kroom = 0, sroom = 0, vroom = 0;
-    uint32_t i, n = 0, at, sp = 0;
+    size_t room = 0, kroom = 0, sroom = 0, vroom = 0, smroom = 0, lroom = 0, aroom = 0;
+    uint32_t i, n = 0, at, sp = 0, ns = 0, most = 0;
     uint64_t *order;
+    ikp__smfit *smf = NULL;
+    ikp__reading *lent = NULL, *alone = NULL;
+    ikp__clockbins cb;
+    memset(&cb, 0, sizeof cb);
     if (opt && opt->cycles_per_ns > 0) return IKP_OK; /* a rate given: each lane at it from its start anchor */
     for (i = 0; i < cap->info.num_lanes; i++) n += ikp__sm_mapped(&cap->lanes[i]);
     if (!n) return IKP_OK;
@@ -3641,11 +3849,11 @@ static ikp_result ikp__sm_maps(ikp_capture *cap, const ikp_decode_options *opt, 
     for (i = 0, n = 0; i < cap->info.num_lanes; i++)
         if (ikp__sm_mapped(&cap->lanes[i])) order[n++] = (uint64_t)cap->lanes[i].pub.sm << 32 | i;
     qsort(order, n, sizeof *order, ikp__cmp_u64);
-    for (at = 0; at < n;) {
-        const uint32_t sm = (uint32_t)(order[at] >> 32);
+    cap->num_readings = 0;
+    for (at = 0; at < n; ns++) { /* each SM's readings, in tick order, those that follow the last kept */
+        const uint32_t sm = (uint32_t)(order[at] >> 32), from = cap->num_readings;
         double ppt = 0;
-        uint32_t lanes = 0, kept, k, hard, f0, k0;
-        cap->num_readings = 0;
+        uint32_t lanes = 0, kept, k;
         for (; at < n && (uint32_t)(order[at] >> 32) == sm; at++, lanes++) {
             const ikp__lane *l = &cap->lanes[(uint32_t)order[at]];
             ppt += l->ps_per_tick;
@@ -3661,27 +3869,72 @@ static ikp_result ikp__sm_maps(ikp_capture *cap, const ikp_decode_options *opt, 
                                   IKP__READ_HALF_PS, 0))
                 goto oom;
         }
-        qsort(cap->readings, cap->num_readings, sizeof *cap->readings, ikp__cmp_reading);
-        for (k = 1, kept = 1; k < cap->num_readings; k++) { /* drop those that do not follow the last kept */
+        qsort(cap->readings + from, cap->num_readings - from, sizeof *cap->readings, ikp__cmp_reading);
+        for (k = from + 1, kept = from + 1; k < cap->num_readings; k++) { /* drop those that do not follow */
             if (!ikp__reading_follows(&cap->readings[kept - 1], &cap->readings[k], ppt)) {
                 cap->info.readings_left_out++;
                 continue;
             }
             cap->readings[kept++] = cap->readings[k];
         }
+        cap->num_readings = kept;
+        if (!ikp__grow(&cap->alloc, (void **)&smf, &smroom, (size_t)ns + 1, sizeof *smf)) goto oom;
+        smf[ns].r0 = from;
+        smf[ns].r1 = kept;
+        smf[ns].ppt = ppt;
+        smf[ns].clock = -1;
+    }
+    for (i = 0; i < ns; i++) { /* each SM fit alone first: its line, where it is one stretch */
+        const uint32_t f0 = cap->num_segs, k0 = cap->num_knots, v0 = cap->num_fit_v, l0 = cap->num_fit_loc,
+                       left = cap->info.readings_left_out, changes = cap->info.speed_changes;
+        if (!ikp__sm_fit(cap, &kroom, &sroom, &vroom, cap->readings + smf[i].r0, smf[i].r1 - smf[i].r0, smf[i].ppt,
+                         NULL, 0))
+            goto oom;
+        if (cap->num_segs == f0 + 1 && cap->segs[f0].rated && cap->segs[f0].c1 - cap->segs[f0].c0 >= 2 * IKP__FIT_KNOT) {
+            ikp__fitseg *g = &smf[i].line; /* its line through all its readings, not its bends' ends */
+            *g = cap->segs[f0];
+            if (ikp__fit_lsq(cap->readings + smf[i].r0, g->r0, g->r1, &g->a, &g->b)) smf[i].clock = (int32_t)i;
+        }
+        cap->num_segs = f0;
+        cap->num_knots = k0;
+        cap->num_fit_v = v0;
+        cap->num_fit_loc = l0;
+        cap->info.readings_left_out = left;
+        cap->info.speed_changes = changes;
+    }
+    if (!ikp__sm_clocks(cap, smf, ns, &most, &cb)) goto oom;
+    for (i = 0; i < ns; i++) {
+        ikp__reading *r = cap->readings + smf[i].r0;
+        const uint32_t kept = smf[i].r1 - smf[i].r0;
+        uint32_t k, hard, f0, k0, nb = 0;
+        if (smf[i].clock >= 0) { /* the readings of the other SMs of its clock, at its own ticks */
+            uint32_t j;
+            if (!ikp__grow(&cap->alloc, (void **)&lent, &lroom, most, sizeof *lent)) goto oom;
+            for (j = 0; j < ns; j++) {
+                double ca, cs;
+                if (j == i || smf[j].clock != smf[i].clock) continue;
+                ikp__clock_by(&cb, j, i, &ca, &cs);
+                for (k = smf[j].r0; k < smf[j].r1; k++)
+                    if (cap->readings[k].use)
+                        ikp__lend(&lent[nb++], &cap->readings[k], &smf[j].line, &smf[i].line,
+                                  ca + cs * (ikp__reading_mid(&cap->readings[k]) - cb.t0) / cb.width);
+            }
+        }
         f0 = cap->num_segs;
         k0 = cap->num_knots;
-        if (!ikp__sm_fit(cap, &kroom, &sroom, &vroom, cap->readings, kept, ppt)) goto oom;
-        for (k = 0, hard = 0; k < kept; k++) /* the anchors and samples alone */
-            if (!cap->readings[k].soft) {
-                cap->readings[hard] = cap->readings[k];
-                cap->readings[hard++].use = 2;
-            }
-        if (hard && hard < kept) { /* fit, checked against, then let go */
+        if (!ikp__sm_fit(cap, &kroom, &sroom, &vroom, r, kept, smf[i].ppt, lent, nb)) goto oom;
+        for (k = 0, hard = 0; k < kept; k++) hard += !r[k].soft;
+        if (hard && hard < kept) { /* the anchors and samples alone: fit, checked against, then let go */
             const uint32_t f1 = cap->num_segs, k1 = cap->num_knots, v1 = cap->num_fit_v, l1 = cap->num_fit_loc,
                            left = cap->info.readings_left_out, changes = cap->info.speed_changes;
-            if (!ikp__sm_fit(cap, &kroom, &sroom, &vroom, cap->readings, hard, ppt)) goto oom;
-            ikp__fit_vouch(cap, f0, f1, cap->num_segs, k0, k1, cap->num_knots, ppt);
+            if (!ikp__grow(&cap->alloc, (void **)&alone, &aroom, hard, sizeof *alone)) goto oom;
+            for (k = 0, hard = 0; k < kept; k++)
+                if (!r[k].soft) {
+                    alone[hard] = r[k];
+                    alone[hard++].use = 2;
+                }
+            if (!ikp__sm_fit(cap, &kroom, &sroom, &vroom, alone, hard, smf[i].ppt, NULL, 0)) goto oom;
+            ikp__fit_vouch(cap, f0, f1, cap->num_segs, k0, k1, cap->num_knots, smf[i].ppt);
             cap->num_segs = f1;
             cap->num_knots = k1;
             cap->num_fit_v = v1;
@@ -3690,6 +3943,10 @@ static ikp_result ikp__sm_maps(ikp_capture *cap, const ikp_decode_options *opt, 
             cap->info.speed_changes = changes;
         }
     }
+    ikp__free(&cap->alloc, smf);
+    ikp__free(&cap->alloc, lent);
+    ikp__free(&cap->alloc, alone);
+    ikp__free(&cap->alloc, cb.bins);
     ikp__free(&cap->alloc, order);
     ikp__free(&cap->alloc, cap->readings);
     cap->readings = NULL;
@@ -3704,6 +3961,10 @@ static ikp_result ikp__sm_maps(ikp_capture *cap, const ikp_decode_options *opt, 
     return IKP_OK;
 oom:
     ikp__free(&cap->alloc, order);
+    ikp__free(&cap->alloc, smf);
+    ikp__free(&cap->alloc, lent);
+    ikp__free(&cap->alloc, alone);
+    ikp__free(&cap->alloc, cb.bins);
     return ikp__oom(err);
 }
 
