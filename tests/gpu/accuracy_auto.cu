@@ -18,7 +18,8 @@ void au_fill_sm(unsigned long long *start, int blocks, size_t smem, unsigned lon
     cudaFuncSetAttribute(ikp_au::fill_sm, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
     ikp_au::fill_sm<<<blocks, 1024, smem>>>(start, lane_ns, moments, region_cycles, truth, prof, shape);
 }
-void au_truth_regions(int blocks, const long long *ks, int nk, long long gap, long long *out, uint64_t *prof)
+void au_truth_regions(int blocks, const long long *ks, int nk, long long gap, long long stagger, long long *out,
+                      uint64_t *prof)
 {
-    ikp_au::truth_regions<<<blocks, 64>>>(ks, nk, gap, out, prof);
+    ikp_au::truth_regions<<<blocks, 64>>>(ks, nk, gap, stagger, out, prof);
 }

@@ -272,12 +272,17 @@ __global__ void anchored_moment(volatile unsigned long long *deadline, int reps,
 // ticks located just before and just after (edge_truth): the region's
 // time in ns, whatever the SM clock's speed. out, 10 a region (outer begin,
 // inner begin, inner end, outer end; the tick before: its ns, cycle and
-// width; the tick after: the same), lane by lane.
+// width; the tick after: the same), lane by lane. stagger: group 1 starts
+// this many cycles after group 0, as a block's producer and consumer warps
+// stamp at different moments, so that one lane's readings fall into the
+// other's gaps (0: both in step, each region's begin gap cycles from the
+// nearest reading of its SM).
 #define ACC_STAGE2(lane, g)                                                                          \
     IKP_SHARED_STAGE(acc_stage2, 2, 64);                                                             \
     IKP_STAGE(lane, acc_stage2[g], 64)
 #define TRUTH_WORDS 10
-__global__ void truth_regions(const long long *ks, int nk, long long gap, long long *out, uint64_t *prof)
+__global__ void truth_regions(const long long *ks, int nk, long long gap, long long stagger, long long *out,
+                              uint64_t *prof)
 {
     const int g = threadIdx.x / 32;
     IKP_LANE(lane);
@@ -288,7 +293,7 @@ __global__ void truth_regions(const long long *ks, int nk, long long gap, long l
         for (int i = 0; i < nk; i++) {
             const long long k = ks[i];
             long long w = clock64();
-            while (clock64() - w < gap) {}
+            while (clock64() - w < gap + (i ? 0 : g * stagger)) {}
             unsigned long long now;
             asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
             const edge_t eb = edge_truth(now + 32);

@@ -6,7 +6,8 @@ namespace ikp_nt {
 #include "../../ikp_cuda.cuh"
 #include "accuracy_kernels.cuh"
 }
-void nt_truth_regions(int blocks, const long long *ks, int nk, long long gap, long long *out, uint64_t *prof)
+void nt_truth_regions(int blocks, const long long *ks, int nk, long long gap, long long stagger, long long *out,
+                      uint64_t *prof)
 {
-    ikp_nt::truth_regions<<<blocks, 64>>>(ks, nk, gap, out, prof);
+    ikp_nt::truth_regions<<<blocks, 64>>>(ks, nk, gap, stagger, out, prof);
 }

@@ -23,7 +23,8 @@ void st_anchored_moment(unsigned long long *deadline, int blocks, int reps, unsi
 {
     ikp_st::anchored_moment<<<blocks, 32>>>(deadline, reps, truth, prof);
 }
-void st_truth_regions(int blocks, const long long *ks, int nk, long long gap, long long *out, uint64_t *prof)
+void st_truth_regions(int blocks, const long long *ks, int nk, long long gap, long long stagger, long long *out,
+                      uint64_t *prof)
 {
-    ikp_st::truth_regions<<<blocks, 64>>>(ks, nk, gap, out, prof);
+    ikp_st::truth_regions<<<blocks, 64>>>(ks, nk, gap, stagger, out, prof);
 }
