@@ -2000,7 +2000,7 @@ struct ikp_capture {
     ikp_device_id device; /* the GPU, when info.device_known */
     ikp_peer_clock *peers;/* other GPUs' clocks, by (peer uuid, gpu_ns) */
     ikp_sm_clock *sm_clock;/* samples of the SM clocks, by (sm, cycles) */
-    struct ikp__reading *readings; /* one SM's clock readings at a time, while its mapping is fit */
+    struct ikp__reading *readings; /* the SMs' clock readings, by SM, while their mappings are fit */
     struct ikp__knot *knots;       /* the points of each SM's mapping, by (sm, tick) */
     struct ikp__fitseg *segs;      /* its stretches, by (sm, tick) */
     double *fit_v;                 /* their corners */
@@ -3473,10 +3473,11 @@ static double ikp__fit_local(ikp_capture *cap, const ikp__reading *r, ikp__fitse
 }
 
 /* The stretches of one SM's readings r[0 .. n) (in tick order), then its
-   points; ppt: the SM's rate (ps a cycle) that bounds the slopes (half
+   points (stretches_only: not them); bx[0 .. nbx): the readings other SMs
+   of its clock lend its bends; ppt: the SM's rate (ps a cycle) that bounds the slopes (half
    to twice it) and runs a stretch of one reading */
 static int ikp__sm_fit(ikp_capture *cap, size_t *kroom, size_t *sroom, size_t *vroom, ikp__reading *r,
-                       uint32_t n, double ppt, const ikp__reading *bx, uint32_t nbx)
+                       uint32_t n, double ppt, const ikp__reading *bx, uint32_t nbx, int stretches_only)
 {
     const uint32_t s0 = cap->num_segs, k0 = cap->num_knots;
     double bmin = ppt / 2, bmax = ppt * 2, widen = 0;
@@ -3512,6 +3513,7 @@ static int ikp__sm_fit(ikp_capture *cap, size_t *kroom, size_t *sroom, size_t *v
         if (j < n) cap->info.speed_changes++;
         s = j;
     }
+    if (stretches_only) return 1;
     for (g = s0; g < cap->num_segs; g++) { /* each line moved to where its bends' ends put it */
         ikp__fitseg *a = &cap->segs[g];
         double *v;
@@ -3645,7 +3647,7 @@ static int ikp__sm_mapped(const ikp__lane *l)
 
 /* The SMs of one clock. On an H200 the SMs of one GPC keep one clock:
    their rates agree within 1e-5, and they wander together, by a few 1e-4
-   over tens of microseconds (BENCHMARKS.md, "Timer kinds and accuracy").
+   over tens of microseconds (BENCHMARKS.md, "Timing accuracy").
    One SM's readings, a few a region, each known to +-16 ns, cannot follow
    that wander closely enough to give a region of 100 us its length to
    1e-4; the readings of all the SMs of its clock can. So each SM whose
@@ -3657,12 +3659,15 @@ static int ikp__sm_mapped(const ikp__lane *l)
    within three of its standard deviations of what it would be; other
    clocks' rates lie as near, 3e-6 apart, but wander 20-40 ns apart). Each
    bends its mapping through the readings of the others too, each moved to
-   the tick its own line puts at that reading's time (ikp__lend). Lines,
-   stretches and bounds stay each SM's own. */
+   the tick its own line puts at that reading's time, less that straight
+   line between the two (ikp__lend). Lines, stretches and bounds stay each
+   SM's own. */
 #define IKP__CLOCK_SPREAD 3e-5
 #define IKP__CLOCK_BIN_PS 1e8
 #define IKP__CLOCK_BINS 256
 #define IKP__CLOCK_MIN_BINS 4
+#define IKP__CLOCK_LENDERS 15 /* the SMs (nearest by number) whose readings one SM bends through, at most: a
+                                GPC (an H200's have 16-18), sixteen times its own readings */
 typedef struct ikp__smfit {
     uint32_t r0, r1;    /* its readings in cap->readings */
     double ppt;         /* its lanes' mean rate (ps a cycle) */
@@ -3736,15 +3741,13 @@ static void ikp__clock_by(const ikp__clockbins *cb, uint32_t j, uint32_t i, doub
 }
 
 /* f[0 .. n): each SM's clock (f[i].clock: the first of its SMs, -1 where
-   it has no line of its own or no other SM shares it); *most: the
-   readings of the SMs of one clock, at most; cb: the SMs' bins (freed by
-   the caller: cb->bins) */
-static int ikp__sm_clocks(ikp_capture *cap, ikp__smfit *f, uint32_t n, uint32_t *most, ikp__clockbins *cb)
+   it has no line of its own or no other SM shares it); cb: the SMs' bins
+   (freed by the caller: cb->bins) */
+static int ikp__sm_clocks(ikp_capture *cap, ikp__smfit *f, uint32_t n, ikp__clockbins *cb)
 {
     const ikp__reading *r = cap->readings;
     uint32_t *o, *rep, k = 0, i, j, nb, nrep = 0;
     double t0 = 1e300, t1 = -1e300, width, *bins, *var, ca, cbb;
-    *most = 0;
     memset(cb, 0, sizeof *cb);
     if (!n) return 1;
     for (i = 0; i < n; i++) {
@@ -3818,15 +3821,40 @@ static int ikp__sm_clocks(ikp_capture *cap, ikp__smfit *f, uint32_t n, uint32_t 
             f[o[i]].clock = (int32_t)rep[c];
         }
     }
-    for (i = 0; i < nrep; i++) { /* a clock of one SM is none; *most: the most readings of one */
-        uint32_t total = 0, sms = 0;
-        for (j = 0; j < k; j++)
-            if (f[o[j]].clock == (int32_t)rep[i]) total += f[o[j]].r1 - f[o[j]].r0, sms++;
+    for (i = 0; i < nrep; i++) { /* a clock of one SM is none */
+        uint32_t sms = 0;
+        for (j = 0; j < k && sms < 2; j++) sms += f[o[j]].clock == (int32_t)rep[i];
         if (sms < 2) f[rep[i]].clock = -1;
-        else if (total > *most) *most = total;
     }
     ikp__free(&cap->alloc, o);
     return 1;
+}
+
+/* where the fits stand (their arrays and counts), so that a fit tried can be let go */
+typedef struct ikp__fitmark {
+    uint32_t segs, knots, v, loc, left, changes;
+} ikp__fitmark;
+
+static ikp__fitmark ikp__fit_mark(const ikp_capture *cap)
+{
+    ikp__fitmark m;
+    m.segs = cap->num_segs;
+    m.knots = cap->num_knots;
+    m.v = cap->num_fit_v;
+    m.loc = cap->num_fit_loc;
+    m.left = cap->info.readings_left_out;
+    m.changes = cap->info.speed_changes;
+    return m;
+}
+
+static void ikp__fit_undo(ikp_capture *cap, const ikp__fitmark *m)
+{
+    cap->num_segs = m->segs;
+    cap->num_knots = m->knots;
+    cap->num_fit_v = m->v;
+    cap->num_fit_loc = m->loc;
+    cap->info.readings_left_out = m->left;
+    cap->info.speed_changes = m->changes;
 }
 
 /* Each SM's mapping (cap->knots, cap->segs), fit from its readings and those of
@@ -3835,7 +3863,7 @@ static int ikp__sm_clocks(ikp_capture *cap, ikp__smfit *f, uint32_t n, uint32_t 
 static ikp_result ikp__sm_maps(ikp_capture *cap, const ikp_decode_options *opt, ikp_error *err)
 {
     size_t room = 0, kroom = 0, sroom = 0, vroom = 0, smroom = 0, lroom = 0, aroom = 0;
-    uint32_t i, n = 0, at, sp = 0, ns = 0, most = 0;
+    uint32_t i, n = 0, at, sp = 0, ns = 0;
     uint64_t *order;
     ikp__smfit *smf = NULL;
     ikp__reading *lent = NULL, *alone = NULL;
@@ -3885,62 +3913,60 @@ static ikp_result ikp__sm_maps(ikp_capture *cap, const ikp_decode_options *opt, 
         smf[ns].clock = -1;
     }
     for (i = 0; i < ns; i++) { /* each SM fit alone first: its line, where it is one stretch */
-        const uint32_t f0 = cap->num_segs, k0 = cap->num_knots, v0 = cap->num_fit_v, l0 = cap->num_fit_loc,
-                       left = cap->info.readings_left_out, changes = cap->info.speed_changes;
+        const ikp__fitmark m = ikp__fit_mark(cap);
+        const uint32_t f0 = m.segs;
         if (!ikp__sm_fit(cap, &kroom, &sroom, &vroom, cap->readings + smf[i].r0, smf[i].r1 - smf[i].r0, smf[i].ppt,
-                         NULL, 0))
+                         NULL, 0, 1))
             goto oom;
         if (cap->num_segs == f0 + 1 && cap->segs[f0].rated && cap->segs[f0].c1 - cap->segs[f0].c0 >= 2 * IKP__FIT_KNOT) {
             ikp__fitseg *g = &smf[i].line; /* its line through all its readings, not its bends' ends */
             *g = cap->segs[f0];
-            if (ikp__fit_lsq(cap->readings + smf[i].r0, g->r0, g->r1, &g->a, &g->b)) smf[i].clock = (int32_t)i;
+            if (ikp__fit_lsq(cap->readings + smf[i].r0, g->r0, g->r1, &g->a, &g->b) && g->b > smf[i].ppt / 2 &&
+                g->b < smf[i].ppt * 2)
+                smf[i].clock = (int32_t)i;
         }
-        cap->num_segs = f0;
-        cap->num_knots = k0;
-        cap->num_fit_v = v0;
-        cap->num_fit_loc = l0;
-        cap->info.readings_left_out = left;
-        cap->info.speed_changes = changes;
+        ikp__fit_undo(cap, &m);
     }
-    if (!ikp__sm_clocks(cap, smf, ns, &most, &cb)) goto oom;
+    if (!ikp__sm_clocks(cap, smf, ns, &cb)) goto oom;
     for (i = 0; i < ns; i++) {
         ikp__reading *r = cap->readings + smf[i].r0;
         const uint32_t kept = smf[i].r1 - smf[i].r0;
         uint32_t k, hard, f0, k0, nb = 0;
-        if (smf[i].clock >= 0) { /* the readings of the other SMs of its clock, at its own ticks */
-            uint32_t j;
-            if (!ikp__grow(&cap->alloc, (void **)&lent, &lroom, most, sizeof *lent)) goto oom;
-            for (j = 0; j < ns; j++) {
-                double ca, cs;
-                if (j == i || smf[j].clock != smf[i].clock) continue;
-                ikp__clock_by(&cb, j, i, &ca, &cs);
-                for (k = smf[j].r0; k < smf[j].r1; k++)
-                    if (cap->readings[k].use)
-                        ikp__lend(&lent[nb++], &cap->readings[k], &smf[j].line, &smf[i].line,
-                                  ca + cs * (ikp__reading_mid(&cap->readings[k]) - cb.t0) / cb.width);
+        if (smf[i].clock >= 0) { /* the readings of the nearest other SMs of its clock, at its own ticks */
+            uint32_t d, lenders = 0;
+            for (d = 1; lenders < IKP__CLOCK_LENDERS && (d <= i || i + d < ns); d++) {
+                uint32_t side;
+                for (side = 0; side < 2 && lenders < IKP__CLOCK_LENDERS; side++) {
+                    const uint32_t j = side ? i + d : i - d;
+                    double ca, cs;
+                    if ((side ? i + d >= ns : d > i) || smf[j].clock != smf[i].clock) continue;
+                    if (!ikp__grow(&cap->alloc, (void **)&lent, &lroom, (size_t)nb + (smf[j].r1 - smf[j].r0),
+                                   sizeof *lent))
+                        goto oom;
+                    ikp__clock_by(&cb, j, i, &ca, &cs);
+                    for (k = smf[j].r0; k < smf[j].r1; k++)
+                        if (cap->readings[k].use)
+                            ikp__lend(&lent[nb++], &cap->readings[k], &smf[j].line, &smf[i].line,
+                                      ca + cs * (ikp__reading_mid(&cap->readings[k]) - cb.t0) / cb.width);
+                    lenders++;
+                }
             }
         }
         f0 = cap->num_segs;
         k0 = cap->num_knots;
-        if (!ikp__sm_fit(cap, &kroom, &sroom, &vroom, r, kept, smf[i].ppt, lent, nb)) goto oom;
+        if (!ikp__sm_fit(cap, &kroom, &sroom, &vroom, r, kept, smf[i].ppt, lent, nb, 0)) goto oom;
         for (k = 0, hard = 0; k < kept; k++) hard += !r[k].soft;
         if (hard && hard < kept) { /* the anchors and samples alone: fit, checked against, then let go */
-            const uint32_t f1 = cap->num_segs, k1 = cap->num_knots, v1 = cap->num_fit_v, l1 = cap->num_fit_loc,
-                           left = cap->info.readings_left_out, changes = cap->info.speed_changes;
+            const ikp__fitmark m = ikp__fit_mark(cap);
             if (!ikp__grow(&cap->alloc, (void **)&alone, &aroom, hard, sizeof *alone)) goto oom;
             for (k = 0, hard = 0; k < kept; k++)
                 if (!r[k].soft) {
                     alone[hard] = r[k];
                     alone[hard++].use = 2;
                 }
-            if (!ikp__sm_fit(cap, &kroom, &sroom, &vroom, alone, hard, smf[i].ppt, NULL, 0)) goto oom;
-            ikp__fit_vouch(cap, f0, f1, cap->num_segs, k0, k1, cap->num_knots, smf[i].ppt);
-            cap->num_segs = f1;
-            cap->num_knots = k1;
-            cap->num_fit_v = v1;
-            cap->num_fit_loc = l1;
-            cap->info.readings_left_out = left;
-            cap->info.speed_changes = changes;
+            if (!ikp__sm_fit(cap, &kroom, &sroom, &vroom, alone, hard, smf[i].ppt, NULL, 0, 0)) goto oom;
+            ikp__fit_vouch(cap, f0, m.segs, cap->num_segs, k0, m.knots, cap->num_knots, smf[i].ppt);
+            ikp__fit_undo(cap, &m);
         }
     }
     ikp__free(&cap->alloc, smf);
