@@ -578,17 +578,17 @@ static void fill_sm(int kind, int sms, unsigned long long lane_ns, const cudaDev
    clock64 reads just outside and just inside IKP_BEGIN .. IKP_END, and by
    the %globaltimer ticks located just before and after it; lanes of over
    1 ms; group 1 starts 50,000 cycles after group 0 (IKP_TRUTH_STAGGER
-   says otherwise; 0: in step; `-DIKP_TICKS=0`: in step). A region's decoded length, in cycles at
-   the SM clock's rate there, less its inner bracket is the recorder's
-   fixed cost: every region's within 8 cycles + 1e-4 K of its brackets
-   (at least 0, at most its outer bracket), and of the median where
-   nothing held its stamps up (neither end's share of the outer bracket
-   past its median + 8). The rate there: the SM clocks of an H200 run at rates up to 1e-3
-   apart, one rate for the SMs of one clock (a GPC), and that rate moves
-   by a few 1e-4 over tens of microseconds. So it is the cycles over the
-   ns between the ticks around the region, pooled over every lane of its
-   clock and group (the lanes whose mean rates agree within 1e-5: 8 and
-   more); the
+   says otherwise, 0: in step; the build without ticks: in step). A
+   region's decoded length, in cycles at the SM clock's rate there, less
+   its inner bracket is the recorder's fixed cost: every region's within
+   8 cycles + 1e-4 K of its brackets (at least 0, at most its outer
+   bracket), and of the median where nothing held its stamps up (neither
+   end's share of the outer bracket past its median + 8). The rate there:
+   the SM clocks of an H200 run at rates up to 1e-3 apart, one rate for
+   the SMs of one clock (a GPC), and that rate moves by a few 1e-4 over
+   tens of microseconds. So it is the cycles over the ns between the
+   ticks around the region, pooled over every lane of its clock and group
+   (the lanes whose mean rates agree within 1e-5: 8 and more); the
    tolerance adds three standard errors of that pooled rate (a few
    cycles). A build with no reading between a lane's anchors (no ticks,
    downloaded without the SM clock samples) knows only the mean rate: its
