@@ -2925,6 +2925,10 @@ static int ikp__reading_follows(const ikp__reading *a, const ikp__reading *b, do
 #define IKP__FIT_SWAY_PS 40000.0 /* ... and from an anchor or sample by this much more: on an H200 an SM clock
                                     lies up to 40-60 ns either way of its line over a millisecond, more
                                     than such a reading's width (a tick count's is wider) */
+/* how far beyond its width a stretch's line may pass a reading, but for the drift: an anchor's or
+   sample's IKP__FIT_SWAY_PS, a tick count's nothing */
+static double ikp__sway(const ikp__reading *r) { return r->soft ? 0 : IKP__FIT_SWAY_PS; }
+
 typedef struct ikp__poly {
     uint32_t n;
     double drift; /* ps a cycle: IKP__FIT_DRIFT at the SM's rate */
@@ -2936,7 +2940,7 @@ typedef struct ikp__poly {
    bmin .. bmax) */
 static void ikp__poly_start(ikp__poly *p, const ikp__reading *r, double bmin, double bmax, double drift)
 {
-    const double sway = r->soft ? 0 : IKP__FIT_SWAY_PS;
+    const double sway = ikp__sway(r);
     p->n = 4;
     p->drift = drift;
     p->a[0] = p->a[3] = -sway;
@@ -3003,7 +3007,7 @@ static int ikp__poly_cut(ikp__poly *p, double x, double v, int up)
    most of a + b x over its corners: p is convex) */
 static int ikp__poly_reading(ikp__poly *p, const ikp__reading *r, int64_t c0, int64_t base, int upper_only)
 {
-    const double x = (double)(r->tick - c0), w = p->drift * (x < 0 ? -x : x) + (r->soft ? 0 : IKP__FIT_SWAY_PS),
+    const double x = (double)(r->tick - c0), w = p->drift * (x < 0 ? -x : x) + ikp__sway(r),
                  hi = (double)(r->hi - base) + w,
                  lo = (double)(r->lo - base) - w;
     double least = 1e300, most = -1e300;
@@ -3083,6 +3087,13 @@ static double ikp__fit_spread(const ikp_capture *cap, const ikp__fitseg *g, int6
 static double ikp__fit_at(const ikp__fitseg *g, int64_t t)
 {
     return (double)g->ps0 + g->a + g->b * (double)(t - g->c0);
+}
+
+/* a reading's middle, ps (a tick count's: the middle of its 32 ns step) */
+static double ikp__reading_mid(const ikp__reading *x)
+{
+    return x->soft ? (double)x->lo + IKP__TICK_EARLY_PS + IKP__TICK_LAG_PS + IKP__GLOBALTIMER_TICK_NS * 500.0
+                   : ((double)x->lo + (double)x->hi) / 2;
 }
 
 /* The line of stretch [s .. last] (its first reading's tick c0, ps base):
@@ -3315,13 +3326,13 @@ static int ikp__fit_bend(ikp_capture *cap, const ikp__reading *r, const ikp__fit
     memset(v, 0, (size_t)(m + 1) * sizeof(double));
     for (round = 0; round < 2; round++) {
         memset(a, 0, (size_t)(m + 1) * 6 * sizeof(double));
-        for (i = g->r0; i <= g->r1 + nbx; i++) { /* its own readings, then those its clock's other SMs lend */
+        for (i = g->r0; i <= g->r1 + nbx; i++) { /* its own readings, then those its clock's other SMs share */
             const ikp__reading *x = i <= g->r1 ? &r[i] : &bx[i - g->r1 - 1];
             const double t = (double)(x->tick - g->c0) / span * m, y0 = ikp__fit_at(g, x->tick);
             double y, w, u;
             if (!x->use || (x->soft && x->use != 2) || x->tick < g->c0 || x->tick > g->c1) continue;
             if (x->soft) {
-                y = (double)x->lo + IKP__TICK_EARLY_PS + IKP__TICK_LAG_PS + IKP__GLOBALTIMER_TICK_NS * 500.0 - y0;
+                y = ikp__reading_mid(x) - y0;
                 w = 12.0 / (IKP__GLOBALTIMER_TICK_NS * 1000.0 * IKP__GLOBALTIMER_TICK_NS * 1000.0);
             } else {
                 const double h = (double)(x->hi - x->lo) / 2;
@@ -3428,7 +3439,7 @@ static double ikp__fit_local(ikp_capture *cap, const ikp__reading *r, ikp__fitse
             if (u > 1) u = 1;
             f = ikp__fit_at(g, x->tick) + (m ? (1 - u) * d[j] + u * d[j + 1] : 0);
             if (x->soft) {
-                y = (double)x->lo + IKP__TICK_EARLY_PS + IKP__TICK_LAG_PS + IKP__GLOBALTIMER_TICK_NS * 500.0 - f;
+                y = ikp__reading_mid(x) - f;
                 q[1] += y;
                 q[2] += y * y;
                 q[3] += 1;
@@ -3474,7 +3485,7 @@ static double ikp__fit_local(ikp_capture *cap, const ikp__reading *r, ikp__fitse
 
 /* The stretches of one SM's readings r[0 .. n) (in tick order), then its
    points (stretches_only: not them); bx[0 .. nbx): the readings other SMs
-   of its clock lend its bends; ppt: the SM's rate (ps a cycle) that bounds the slopes (half
+   of its clock share with its bends; ppt: the SM's rate (ps a cycle) that bounds the slopes (half
    to twice it) and runs a stretch of one reading */
 static int ikp__sm_fit(ikp_capture *cap, size_t *kroom, size_t *sroom, size_t *vroom, ikp__reading *r,
                        uint32_t n, double ppt, const ikp__reading *bx, uint32_t nbx, int stretches_only)
@@ -3660,13 +3671,13 @@ static int ikp__sm_mapped(const ikp__lane *l)
    clocks' rates lie as near, 3e-6 apart, but wander 20-40 ns apart). Each
    bends its mapping through the readings of the others too, each moved to
    the tick its own line puts at that reading's time, less that straight
-   line between the two (ikp__lend). Lines, stretches and bounds stay each
+   line between the two (ikp__borrow). Lines, stretches and bounds stay each
    SM's own. */
 #define IKP__CLOCK_SPREAD 3e-5
 #define IKP__CLOCK_BIN_PS 1e8
 #define IKP__CLOCK_BINS 256
 #define IKP__CLOCK_MIN_BINS 4
-#define IKP__CLOCK_LENDERS 15 /* the SMs (nearest by number) whose readings one SM bends through, at most: a
+#define IKP__CLOCK_DONORS 15 /* the SMs (nearest by number) whose readings one SM bends through, at most: a
                                 GPC (an H200's have 16-18), sixteen times its own readings */
 typedef struct ikp__smfit {
     uint32_t r0, r1;    /* its readings in cap->readings */
@@ -3677,20 +3688,13 @@ typedef struct ikp__smfit {
 
 /* reading x of one SM, at the tick of another SM whose line is to (from: the first SM's line), where
    the first's distances from its line exceed the other's by by (ps) */
-static void ikp__lend(ikp__reading *out, const ikp__reading *x, const ikp__fitseg *from, const ikp__fitseg *to,
+static void ikp__borrow(ikp__reading *out, const ikp__reading *x, const ikp__fitseg *from, const ikp__fitseg *to,
                       double by)
 {
     const double ps = (double)(from->ps0 - to->ps0) + from->a + from->b * (double)(x->tick - from->c0) + by,
                  t = (ps - to->a) / to->b;
     *out = *x;
     out->tick = to->c0 + (int64_t)(t < 0 ? t - 0.5 : t + 0.5);
-}
-
-/* a reading's middle, ps (a tick count's: the middle of its 32 ns step) */
-static double ikp__reading_mid(const ikp__reading *x)
-{
-    return x->soft ? (double)x->lo + IKP__TICK_EARLY_PS + IKP__TICK_LAG_PS + IKP__GLOBALTIMER_TICK_NS * 500.0
-                   : ((double)x->lo + (double)x->hi) / 2;
 }
 
 /* 1 if SMs p and q (their bins: count and mean distance from their lines, and the scatter of each
@@ -3862,11 +3866,11 @@ static void ikp__fit_undo(ikp_capture *cap, const ikp__fitmark *m)
    lane's share of it (kn_first, kn_end, sg_first, sg_end) */
 static ikp_result ikp__sm_maps(ikp_capture *cap, const ikp_decode_options *opt, ikp_error *err)
 {
-    size_t room = 0, kroom = 0, sroom = 0, vroom = 0, smroom = 0, lroom = 0, aroom = 0;
+    size_t room = 0, kroom = 0, sroom = 0, vroom = 0, smroom = 0, broom = 0, aroom = 0;
     uint32_t i, n = 0, at, sp = 0, ns = 0;
     uint64_t *order;
     ikp__smfit *smf = NULL;
-    ikp__reading *lent = NULL, *alone = NULL;
+    ikp__reading *borrowed = NULL, *alone = NULL;
     ikp__clockbins cb;
     memset(&cb, 0, sizeof cb);
     if (opt && opt->cycles_per_ns > 0) return IKP_OK; /* a rate given: each lane at it from its start anchor */
@@ -3933,28 +3937,28 @@ static ikp_result ikp__sm_maps(ikp_capture *cap, const ikp_decode_options *opt, 
         const uint32_t kept = smf[i].r1 - smf[i].r0;
         uint32_t k, hard, f0, k0, nb = 0;
         if (smf[i].clock >= 0) { /* the readings of the nearest other SMs of its clock, at its own ticks */
-            uint32_t d, lenders = 0;
-            for (d = 1; lenders < IKP__CLOCK_LENDERS && (d <= i || i + d < ns); d++) {
+            uint32_t d, donors = 0;
+            for (d = 1; donors < IKP__CLOCK_DONORS && (d <= i || i + d < ns); d++) {
                 uint32_t side;
-                for (side = 0; side < 2 && lenders < IKP__CLOCK_LENDERS; side++) {
+                for (side = 0; side < 2 && donors < IKP__CLOCK_DONORS; side++) {
                     const uint32_t j = side ? i + d : i - d;
                     double ca, cs;
                     if ((side ? i + d >= ns : d > i) || smf[j].clock != smf[i].clock) continue;
-                    if (!ikp__grow(&cap->alloc, (void **)&lent, &lroom, (size_t)nb + (smf[j].r1 - smf[j].r0),
-                                   sizeof *lent))
+                    if (!ikp__grow(&cap->alloc, (void **)&borrowed, &broom, (size_t)nb + (smf[j].r1 - smf[j].r0),
+                                   sizeof *borrowed))
                         goto oom;
                     ikp__clock_by(&cb, j, i, &ca, &cs);
                     for (k = smf[j].r0; k < smf[j].r1; k++)
                         if (cap->readings[k].use)
-                            ikp__lend(&lent[nb++], &cap->readings[k], &smf[j].line, &smf[i].line,
+                            ikp__borrow(&borrowed[nb++], &cap->readings[k], &smf[j].line, &smf[i].line,
                                       ca + cs * (ikp__reading_mid(&cap->readings[k]) - cb.t0) / cb.width);
-                    lenders++;
+                    donors++;
                 }
             }
         }
         f0 = cap->num_segs;
         k0 = cap->num_knots;
-        if (!ikp__sm_fit(cap, &kroom, &sroom, &vroom, r, kept, smf[i].ppt, lent, nb, 0)) goto oom;
+        if (!ikp__sm_fit(cap, &kroom, &sroom, &vroom, r, kept, smf[i].ppt, borrowed, nb, 0)) goto oom;
         for (k = 0, hard = 0; k < kept; k++) hard += !r[k].soft;
         if (hard && hard < kept) { /* the anchors and samples alone: fit, checked against, then let go */
             const ikp__fitmark m = ikp__fit_mark(cap);
@@ -3970,7 +3974,7 @@ static ikp_result ikp__sm_maps(ikp_capture *cap, const ikp_decode_options *opt, 
         }
     }
     ikp__free(&cap->alloc, smf);
-    ikp__free(&cap->alloc, lent);
+    ikp__free(&cap->alloc, borrowed);
     ikp__free(&cap->alloc, alone);
     ikp__free(&cap->alloc, cb.bins);
     ikp__free(&cap->alloc, order);
@@ -3988,7 +3992,7 @@ static ikp_result ikp__sm_maps(ikp_capture *cap, const ikp_decode_options *opt, 
 oom:
     ikp__free(&cap->alloc, order);
     ikp__free(&cap->alloc, smf);
-    ikp__free(&cap->alloc, lent);
+    ikp__free(&cap->alloc, borrowed);
     ikp__free(&cap->alloc, alone);
     ikp__free(&cap->alloc, cb.bins);
     return ikp__oom(err);
@@ -6463,7 +6467,7 @@ static ikp_result ikp__read_file(const char *path, const ikp_allocator *a, unsig
     *data = (unsigned char *)ikp__alloc(a, *size);
     if (!*data) { close(fd); return ikp__oom(err); }
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
-    /* a large file in 2 MiB pages, where the system lends them (and the includer's _DEFAULT_SOURCE declares
+    /* a large file in 2 MiB pages, where the system grants them (and the includer's _DEFAULT_SOURCE declares
        madvise): a strided lane's words lie pages apart, each page of 4 KiB a TLB miss of its own */
     if (*size >= IKP__HUGE_READ) {
         const uintptr_t h = (uintptr_t)1 << 21, lo = ((uintptr_t)*data + h - 1) & ~(h - 1),
