@@ -47,8 +47,8 @@ static double urand(void) /* [0, 1) */
 }
 
 /* the SM clock (cycles since its offset) at t ns, and back; clock q of s->clocks (a GPC's): its rate
-   (q + 1) 1e-4 above r1 and, over 600 us, wander cycles either way of it (at most 2.1e-4 of the rate
-   at 80 cycles: an H200's SM clocks move by 3-5e-4 over tens of us) */
+   (q + 1) 1e-4 above r1 and, over 600 us, wander cycles either way of it (its rate then at most
+   4.2e-4 off at 80 cycles: an H200's SM clocks move by 3-5e-4 over tens of us) */
 #define WANDER_NS 600000.0
 static double wander_at(const scen *s, uint32_t q, double t)
 {
@@ -56,11 +56,11 @@ static double wander_at(const scen *s, uint32_t q, double t)
     double r = 0, term = y;
     int k;
     if (!s->clocks) return 0;
-    for (k = 1; k < 30; k++) { /* sin(y + pi/2) = cos y, |y| <= pi: its Taylor series (no libm) */
+    for (k = 1; k < 30; k++) { /* sin y, |y| <= pi: its Taylor series (no libm; the fold shifts the phase) */
         r += term;
         term *= -y * y / ((2.0 * k) * (2.0 * k + 1));
     }
-    return s->wander * r; /* (sin: a phase shift, all the same to the test) */
+    return s->wander * r;
 }
 static double cyc_on(const scen *s, uint32_t q, double t)
 {
