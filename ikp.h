@@ -3308,42 +3308,82 @@ static uint32_t ikp__fit_redo(ikp__reading *r, uint32_t s, uint32_t j, uint32_t 
 #define IKP__FIT_MAX_BENDS ((int64_t)1 << 17) /* points a stretch: 2^17 x 32,768 cycles, 2 s of a clock at
                                                  2 GHz (a longer one is bent more coarsely; a corrupt span
                                                  of 2^60 cycles asked for petabytes) */
+static uint32_t ikp__fit_points(const ikp__fitseg *g) /* m, a stretch's points less one */
+{
+    const int64_t knots = g->rated ? (g->c1 - g->c0) / IKP__FIT_KNOT : 0;
+    return (uint32_t)(knots < IKP__FIT_MAX_BENDS ? knots : IKP__FIT_MAX_BENDS);
+}
+
+/* the bends of stretches s0 .. of cap->segs (ikp__fit_bend's v, or NULL), let go */
+static void ikp__fit_bends_free(ikp_capture *cap, double **bends, uint32_t s0)
+{
+    uint32_t g;
+    for (g = s0; g < cap->num_segs; g++) {
+        double *v = bends[g - s0];
+        if (v) ikp__free(&cap->alloc, (void *)(v - 6 * (size_t)(ikp__fit_points(&cap->segs[g]) + 1)));
+    }
+    ikp__free(&cap->alloc, bends);
+}
+
+typedef struct ikp__bendpt { /* a reading where ikp__fit_bend puts it: between points j and j + 1 (u: how far) */
+    double u, y, w;            /* its distance from the stretch's line (ps), and its weight */
+    uint32_t j, soft;
+} ikp__bendpt;
+
 static int ikp__fit_bend(ikp_capture *cap, const ikp__reading *r, const ikp__fitseg *g, const ikp__reading *bx,
                          uint32_t nbx, double **pv, uint32_t *pm)
 {
-    const int64_t knots = g->rated ? (g->c1 - g->c0) / IKP__FIT_KNOT : 0;
-    const uint32_t m = (uint32_t)(knots < IKP__FIT_MAX_BENDS ? knots : IKP__FIT_MAX_BENDS);
+    const uint32_t m = ikp__fit_points(g);
     const double span = (double)(g->c1 - g->c0), mu = 1.0 / (IKP__FIT_BEND_PS * IKP__FIT_BEND_PS);
     double *a, *v;
-    uint32_t i, j, k;
+    ikp__bendpt *pt;
+    uint32_t i, j, k, npt = 0;
     int round;
     *pm = 0;
     *pv = NULL;
     if (m < 2) return 1;
     a = (double *)ikp__alloc(&cap->alloc, (size_t)(m + 1) * 7 * sizeof(double));
     if (!a) return 0;
+    pt = (ikp__bendpt *)ikp__alloc(&cap->alloc, ((size_t)g->r1 - g->r0 + 1 + nbx) * sizeof *pt);
+    if (!pt) {
+        ikp__free(&cap->alloc, a);
+        return 0;
+    }
     v = a + 6 * (size_t)(m + 1); /* a: the band (5 diagonals) of the normal equations, the right side, then v */
     memset(v, 0, (size_t)(m + 1) * sizeof(double));
+    for (i = g->r0; i <= g->r1 + nbx; i++) { /* its own readings, then those its clock's other SMs share */
+        const ikp__reading *x = i <= g->r1 ? &r[i] : &bx[i - g->r1 - 1];
+        const double t = (double)(x->tick - g->c0) / span * m, y0 = ikp__fit_at(g, x->tick);
+        ikp__bendpt *q = &pt[npt];
+        if (!x->use || (x->soft && x->use != 2) || x->tick < g->c0 || x->tick > g->c1) continue;
+        if (x->soft) {
+            q->y = ikp__reading_mid(x) - y0;
+            q->w = 12.0 / (IKP__GLOBALTIMER_TICK_NS * 1000.0 * IKP__GLOBALTIMER_TICK_NS * 1000.0);
+        } else {
+            const double h = (double)(x->hi - x->lo) / 2;
+            q->y = (double)x->lo + h - y0;
+            q->w = 3.0 / (h * h + 1e6);
+        }
+        q->j = t >= m ? m - 1 : (uint32_t)t;
+        q->u = t - q->j;
+        q->soft = x->soft != 0;
+        npt++;
+    }
     for (round = 0; round < 2; round++) {
-        memset(a, 0, (size_t)(m + 1) * 6 * sizeof(double));
-        for (i = g->r0; i <= g->r1 + nbx; i++) { /* its own readings, then those its clock's other SMs share */
-            const ikp__reading *x = i <= g->r1 ? &r[i] : &bx[i - g->r1 - 1];
-            const double t = (double)(x->tick - g->c0) / span * m, y0 = ikp__fit_at(g, x->tick);
-            double y, w, u;
-            if (!x->use || (x->soft && x->use != 2) || x->tick < g->c0 || x->tick > g->c1) continue;
-            if (x->soft) {
-                y = ikp__reading_mid(x) - y0;
-                w = 12.0 / (IKP__GLOBALTIMER_TICK_NS * 1000.0 * IKP__GLOBALTIMER_TICK_NS * 1000.0);
-            } else {
-                const double h = (double)(x->hi - x->lo) / 2;
-                y = (double)x->lo + h - y0;
-                w = 3.0 / (h * h + 1e6);
+        if (round) { /* the second fit only where the first leaves a tick count out */
+            for (i = 0; i < npt; i++) {
+                const double f = (1 - pt[i].u) * v[pt[i].j] + pt[i].u * v[pt[i].j + 1];
+                if (pt[i].soft && (pt[i].y - f > IKP__FIT_TRIM || f - pt[i].y > IKP__FIT_TRIM)) break;
             }
-            j = t >= m ? m - 1 : (uint32_t)t;
-            u = t - j;
-            if (round) { /* off the first fit: left out */
+            if (i == npt) break;
+        }
+        memset(a, 0, (size_t)(m + 1) * 6 * sizeof(double));
+        for (i = 0; i < npt; i++) {
+            const double u = pt[i].u, y = pt[i].y, w = pt[i].w;
+            j = pt[i].j;
+            if (round && pt[i].soft) { /* off the first fit: left out */
                 const double f = (1 - u) * v[j] + u * v[j + 1];
-                if (x->soft && (y - f > IKP__FIT_TRIM || f - y > IKP__FIT_TRIM)) continue;
+                if (y - f > IKP__FIT_TRIM || f - y > IKP__FIT_TRIM) continue;
             }
             a[5 * j + 2] += w * (1 - u) * (1 - u);
             a[5 * j + 3] += w * (1 - u) * u;
@@ -3358,7 +3398,9 @@ static int ikp__fit_bend(ikp_capture *cap, const ikp__reading *r, const ikp__fit
             for (p = 0; p < 3; p++)
                 for (q = 0; q < 3; q++) a[5 * (j - 1 + p) + 2 + q - p] += mu * c[p] * c[q];
         }
-        for (j = 0; j <= m; j++) a[5 * j + 2] += 1e-12; /* (never singular) */
+        /* never singular; and over a gap of a millisecond and more with no reading, where a change of
+           slope costs less than this, the bends keep to the stretch's line */
+        for (j = 0; j <= m; j++) a[5 * j + 2] += 1e-12;
         /* banded elimination, then back substitution: a is symmetric, positive definite */
         for (j = 0; j <= m; j++) {
             const double d = a[5 * j + 2];
@@ -3375,6 +3417,7 @@ static int ikp__fit_bend(ikp_capture *cap, const ikp__reading *r, const ikp__fit
             v[j] = x / a[5 * j + 2];
         }
     }
+    ikp__free(&cap->alloc, pt);
     *pm = m;
     *pv = v;
     return 1;
@@ -3491,7 +3534,7 @@ static int ikp__sm_fit(ikp_capture *cap, size_t *kroom, size_t *sroom, size_t *v
                        uint32_t n, double ppt, const ikp__reading *bx, uint32_t nbx, int stretches_only)
 {
     const uint32_t s0 = cap->num_segs, k0 = cap->num_knots;
-    double bmin = ppt / 2, bmax = ppt * 2, widen = 0;
+    double bmin = ppt / 2, bmax = ppt * 2, widen = 0, **bends;
     uint32_t s = 0, j, g, redos;
     if (bmin < 1000.0 / IKP_MAX_CYCLES_PER_NS) bmin = 1000.0 / IKP_MAX_CYCLES_PER_NS;
     if (bmax > 1000.0 / IKP_MIN_CYCLES_PER_NS) bmax = 1000.0 / IKP_MIN_CYCLES_PER_NS;
@@ -3524,64 +3567,62 @@ static int ikp__sm_fit(ikp_capture *cap, size_t *kroom, size_t *sroom, size_t *v
         if (j < n) cap->info.speed_changes++;
         s = j;
     }
-    if (stretches_only) return 1;
-    for (g = s0; g < cap->num_segs; g++) { /* each line moved to where its bends' ends put it */
+    if (stretches_only || cap->num_segs == s0) return 1;
+    /* each line moved to where its bends' ends put it, its bends kept as offsets from the moved line (a
+       second fit from that line finds them again but for the pull of its gaps towards it, a fraction of
+       a nanosecond: BENCHMARKS.md, "Timing accuracy") */
+    bends = (double **)ikp__alloc(&cap->alloc, (size_t)(cap->num_segs - s0) * sizeof *bends);
+    if (!bends) return 0;
+    for (g = s0; g < cap->num_segs; g++) bends[g - s0] = NULL;
+    for (g = s0; g < cap->num_segs; g++) {
         ikp__fitseg *a = &cap->segs[g];
-        double *v;
-        uint32_t m;
-        if (!ikp__fit_bend(cap, r, a, bx, nbx, &v, &m)) return 0;
-        if (m) {
-            a->a += v[0];
-            a->b += (v[m] - v[0]) / (double)(a->c1 - a->c0);
-            ikp__free(&cap->alloc, (void *)(v - 6 * (size_t)(m + 1)));
-        }
+        double *v, v0, vm;
+        uint32_t m, i;
+        if (!ikp__fit_bend(cap, r, a, bx, nbx, &v, &m)) goto oom;
+        if (!m) continue;
+        v0 = v[0];
+        vm = v[m];
+        for (i = 0; i <= m; i++) v[i] -= (v0 * (m - i) + vm * i) / m;
+        a->a += v0;
+        a->b += (vm - v0) / (double)(a->c1 - a->c0);
+        bends[g - s0] = v;
     }
     for (g = s0; g < cap->num_segs; g++) { /* the points: each stretch's ends, or where two lines cross */
         ikp__fitseg *a = &cap->segs[g], *b = g + 1 < cap->num_segs ? a + 1 : NULL;
-        double *v;
-        uint32_t m, i;
-        if (g == s0 && !ikp__fit_knot(cap, kroom, k0, a->sm, a->c0, ikp__fit_at(a, a->c0), &widen)) return 0;
-        if (!ikp__fit_bend(cap, r, a, bx, nbx, &v, &m)) return 0;
+        const double *d = bends[g - s0]; /* off the line its ends' points keep */
+        const uint32_t m = d ? ikp__fit_points(a) : 0;
+        uint32_t i;
+        if (g == s0 && !ikp__fit_knot(cap, kroom, k0, a->sm, a->c0, ikp__fit_at(a, a->c0), &widen)) goto oom;
         for (i = 1; i < m; i++) { /* its bends */
             const int64_t x = a->c0 + (int64_t)((double)(a->c1 - a->c0) * i / m);
-            const double d = v[i] - (v[0] * (m - i) + v[m] * i) / m; /* off the line its ends' points keep */
-            if (!ikp__fit_knot(cap, kroom, k0, a->sm, x, ikp__fit_at(a, x) + d, &widen)) {
-                ikp__free(&cap->alloc, (void *)(v - 6 * (size_t)(m + 1)));
-                return 0;
-            }
+            if (!ikp__fit_knot(cap, kroom, k0, a->sm, x, ikp__fit_at(a, x) + d[i], &widen)) goto oom;
         }
-        if (a->rated) { /* the truth about it, from its readings (v: offsets from the line its ends keep) */
-            if (m) {
-                double *d = v - 6 * (size_t)(m + 1); /* (the band's room, no longer needed) */
-                for (i = 0; i <= m; i++) d[i] = v[i] - (v[0] * (m - i) + v[m] * i) / m;
-                a->local = ikp__fit_local(cap, r, a, d, m);
-            } else {
-                a->local = ikp__fit_local(cap, r, a, NULL, 0);
-            }
-            if (a->local < -1.5) { /* out of memory */
-                if (v) ikp__free(&cap->alloc, (void *)(v - 6 * (size_t)(m + 1)));
-                return 0;
-            }
+        if (a->rated) { /* the truth about it, from its readings */
+            a->local = ikp__fit_local(cap, r, a, d, m);
+            if (a->local < -1.5) goto oom;
         }
-        if (v) ikp__free(&cap->alloc, (void *)(v - 6 * (size_t)(m + 1)));
         if (b) {
             const double da = ikp__fit_at(a, b->c0) - ikp__fit_at(b, b->c0),
                          db = ikp__fit_at(a, a->c1) - ikp__fit_at(b, a->c1);
             if (a->rated && b->rated && (da > 0) != (db > 0) && da != db) { /* they cross between */
                 const int64_t x = a->c1 + (int64_t)((double)(b->c0 - a->c1) * db / (db - da));
-                if (!ikp__fit_knot(cap, kroom, k0, a->sm, x, ikp__fit_at(a, x), &widen)) return 0;
+                if (!ikp__fit_knot(cap, kroom, k0, a->sm, x, ikp__fit_at(a, x), &widen)) goto oom;
             } else { /* joined straight: a's last reading to b's first */
                 a->jump = 1;
                 if (a->c1 > a->c0 && !ikp__fit_knot(cap, kroom, k0, a->sm, a->c1, ikp__fit_at(a, a->c1), &widen))
-                    return 0;
-                if (!ikp__fit_knot(cap, kroom, k0, a->sm, b->c0, ikp__fit_at(b, b->c0), &widen)) return 0;
+                    goto oom;
+                if (!ikp__fit_knot(cap, kroom, k0, a->sm, b->c0, ikp__fit_at(b, b->c0), &widen)) goto oom;
             }
         } else if (a->c1 > a->c0 && !ikp__fit_knot(cap, kroom, k0, a->sm, a->c1, ikp__fit_at(a, a->c1), &widen)) {
-            return 0;
+            goto oom;
         }
     }
     for (g = s0; g < cap->num_segs; g++) cap->segs[g].widen = widen;
+    ikp__fit_bends_free(cap, bends, s0);
     return 1;
+oom:
+    ikp__fit_bends_free(cap, bends, s0);
+    return 0;
 }
 
 /* [*first, *end): the run of SM sm in knots or stretches (each sorted by SM) */
