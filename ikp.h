@@ -2879,17 +2879,19 @@ static int ikp__cmp_reading(const void *pa, const void *pb)
 }
 
 /* 1 if reading b may follow a on one SM (b's tick at or after a's): the
-   ns between their middles are those the cycles between them take at the
-   SM's rate ppt (ps a cycle), give or take half of them (an SM clock that
-   changes speed) and IKP__SMCLK_SLACK_NS and their half widths (two
-   readings of one moment differ by a few ns either way). A reading that
-   does not (an SM clock sample of another SM's clock, a tick count a wrap
-   off) is left out. */
+   ns between their middles are those the cycles between them take at a
+   rate within IKP__FOLLOW_RATIO of the SM's mean rate ppt (ps a cycle)
+   either way (an SM clock that changes speed: a throttle that halves it
+   late in a lane is twice as slow as the lane's mean), give or take
+   IKP__SMCLK_SLACK_NS and their half widths (two readings of one moment
+   differ by a few ns either way). A reading that does not (an SM clock
+   sample of another SM's clock, a tick count a wrap off) is left out. */
+#define IKP__FOLLOW_RATIO 2.5
 static int ikp__reading_follows(const ikp__reading *a, const ikp__reading *b, double ppt)
 {
     const double dt = (double)(b->tick - a->tick) * ppt, dps = ((double)(b->lo - a->lo) + (double)(b->hi - a->hi)) / 2,
-                 slack = dt / 2 + IKP__SMCLK_SLACK_NS * 1000.0 + (double)(a->hi - a->lo + b->hi - b->lo) / 2;
-    return b->tick >= a->tick && dps - dt <= slack && dt - dps <= slack;
+                 slack = IKP__SMCLK_SLACK_NS * 1000.0 + (double)(a->hi - a->lo + b->hi - b->lo) / 2;
+    return b->tick >= a->tick && dps <= dt * IKP__FOLLOW_RATIO + slack && dps >= dt / IKP__FOLLOW_RATIO - slack;
 }
 
 /* The fit of one SM's mapping. Its clock keeps one rate but where the
@@ -3212,7 +3214,9 @@ static int ikp__fit_emit(ikp_capture *cap, size_t *sroom, size_t *vroom, const i
             if (p->b[i] < lo) lo = p->b[i];
             if (p->b[i] > hi) hi = p->b[i];
         }
-        g->rated = last > s && hi - lo <= 0.01 * g->b;
+        /* its own rate where its readings give it to 1%, or where the SM's rate is none of the rates
+           they allow (the clock changed speed in a stretch too short for 1%): else the SM's */
+        g->rated = last > s && (hi - lo <= 0.01 * g->b || ppt < lo || ppt > hi);
     }
     if (!g->rated) g->b = ppt;
     return 1;

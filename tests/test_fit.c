@@ -268,6 +268,12 @@ int main(void)
         {"ticks, step -50%", 2, 2, 2e6, 9e5, 1.98, 0.99, 1, 0, 0, 0, 0, 0, 0, 0, 0},
         {"samples 3 us, throttle 1.98 -> 1.755", 2, 2, 2e6, 9e5, 1.98, 1.755, 0, 0, 0, 3000, 0, 0, 0, 0, 0},
         {"instants with ticks, throttle", 2, 2, 2e6, 9e5, 1.98, 1.755, 1, 0, 0, 0, 1, 0, 0, 0, 0},
+        /* ... where the lane's mean rate is far from the rate after: late in a lane, the clock halved
+           (its readings then run at twice the mean's ns a cycle); in a lane of 25 us, a step that its
+           few readings show only to 1.5% */
+        {"ticks, step -50% at 1.6 of 2 ms", 2, 2, 2e6, 1.6e6, 1.98, 0.99, 1, 0, 0, 0, 0, 0, 0, 0, 0},
+        {"ticks, samples, -44% at 1.1 of 1.5 ms", 4, 2, 1.5e6, 1.1e6, 2.2, 1.24, 1, 0, 0, 10000, 1, 0, 0, 0, 0},
+        {"samples 8.7 us, 25 us, -42% at 7 us", 3, 1, 25000, 7000, 2.04, 1.18, 1, 0, 0, 8700, 1, 0, 0, 0, 0},
         /* SMs that share a clock (a GPC's) which wanders, regions 50 us apart: each SM's ticks alone
            are too few to follow it, its clock's are not */
         {"8 SMs of one wandering clock", 8, 2, 1e6, 1e18, 1.98, 1.98, 1, 0, 0, 0, 0, 0, 1, 80, 50000},
