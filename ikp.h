@@ -3259,6 +3259,34 @@ static void ikp__fit_leave(ikp_capture *cap, const ikp__poly *p, ikp__reading *x
     cap->info.readings_left_out++;
 }
 
+/* Where the clock changed speed, a stretch's band (2e-4 of its length
+   wide, and its anchors' and samples' sway) takes in the first readings
+   at the new speed too, for microseconds after a long stretch. So each
+   stretch (of cap->segs[s0 ..]) before another ends at its last reading
+   that the next stretch's line, run back to it, does not pass as well:
+   the readings after it could be either's, and the mapping there runs
+   from the one line to the other (where they cross, at the crossing). */
+static void ikp__fit_recede(ikp_capture *cap, const ikp__reading *r, uint32_t s0, double drift)
+{
+    uint32_t g;
+    for (g = s0; g + 1 < cap->num_segs; g++) {
+        ikp__fitseg *a = &cap->segs[g];
+        const ikp__fitseg *b = a + 1;
+        uint32_t k = a->r1;
+        if (!a->rated || !b->rated) continue;
+        while (k > a->r0 + 1) {
+            const ikp__reading *x = &r[k];
+            const double v = ikp__fit_at(b, x->tick), w = ikp__sway(x) + drift * (double)(b->c0 - x->tick);
+            if (x->use && (v < (double)x->lo - w || v > (double)x->hi + w)) break;
+            k--;
+        }
+        while (k > a->r0 && !r[k].use) k--;
+        if (k == a->r1) continue;
+        a->r1 = k;
+        a->c1 = r[k].tick;
+    }
+}
+
 /* Where reading j ends the stretch from s, one of the IKP__FIT_REDOS
    latest before it may be the one that lies (a globaltimer tick seen a
    step late): the stretch is cut again without it, and if j and the
@@ -3572,6 +3600,7 @@ static int ikp__sm_fit(ikp_capture *cap, size_t *kroom, size_t *sroom, size_t *v
         s = j;
     }
     if (stretches_only || cap->num_segs == s0) return 1;
+    ikp__fit_recede(cap, r, s0, IKP__FIT_DRIFT * ppt);
     /* each line moved to where its bends' ends put it, its bends kept as offsets from the moved line (a
        second fit from that line finds them again but for the pull of its gaps towards it, a fraction of
        a nanosecond: BENCHMARKS.md, "Timing accuracy") */
@@ -4057,12 +4086,22 @@ static double ikp__fit_loc_at(const ikp_capture *cap, const ikp__fitseg *a, int6
     return most;
 }
 
+/* how far the truth may lie from stretch a's line at tick t off it, run on from its end e: its bound
+   at e and what its polygon's spread gains from e to t */
+static double ikp__fit_run_on(const ikp_capture *cap, const ikp__fitseg *a, int64_t e, int64_t t)
+{
+    const double at_e = ikp__fit_spread(cap, a, e), at_t = ikp__fit_spread(cap, a, t);
+    if (a->local < 0) return at_t;
+    return ikp__fit_loc_at(cap, a, e) + (at_t > at_e ? at_t - at_e : 0);
+}
+
 /* How far a record at tick t of a lane mapped by its SM may lie off (ps):
    on a stretch, its polygon's spread there (ikp__fit_spread) and the rate's
    wander over half the stretch's longest distance between readings;
-   between two stretches, the larger spread, the wander over half the gap
-   and, where they are joined straight, how far the truth could run from
-   the join (between the two lines); before the first or past the last,
+   between two stretches, the larger of each one's bound at its end beside
+   and what its spread gains from there (ikp__fit_run_on), the wander over
+   half the gap and, where they are joined straight, how far the truth
+   could run from the join (between the two lines); before the first or past the last,
    the spread there and the runaway rate from it; and on every record,
    IKP__FIT_FLOOR_PS, the SM's readings left out (widen) and what the
    stretch's ticks claim beyond its anchors and samples (unvouched). Over
@@ -4091,8 +4130,9 @@ static double ikp__seg_bound(const ikp_capture *cap, const ikp__fitseg *g, uint3
         d = half;
         b = (a->local >= 0 ? ikp__fit_loc_at(cap, a, t) : ikp__fit_spread(cap, a, t)) + half * IKP__FIT_WANDER;
     } else if (*si + 1 < n) { /* between two stretches */
-        const ikp__fitseg *c = a + 1;
-        const double s1 = ikp__fit_spread(cap, a, t), s2 = ikp__fit_spread(cap, c, t),
+        const ikp__fitseg *c = a + 1; /* each as far off as at its end beside, and as much more as its
+                                         polygon's spread grows from there */
+        const double s1 = ikp__fit_run_on(cap, a, a->c1, t), s2 = ikp__fit_run_on(cap, c, c->c0, t),
                      e1 = (double)(t - a->c1) * ppt, e2 = (double)(c->c0 - t) * ppt;
         d = e1 < e2 ? e1 : e2;
         b = (s1 > s2 ? s1 : s2) + (e1 + e2) / 2 * IKP__FIT_WANDER;

@@ -274,6 +274,10 @@ int main(void)
         {"ticks, step -50% at 1.6 of 2 ms", 2, 2, 2e6, 1.6e6, 1.98, 0.99, 1, 0, 0, 0, 0, 0, 0, 0, 0},
         {"ticks, samples, -44% at 1.1 of 1.5 ms", 4, 2, 1.5e6, 1.1e6, 2.2, 1.24, 1, 0, 0, 10000, 1, 0, 0, 0, 0},
         {"samples 8.7 us, 25 us, -42% at 7 us", 3, 1, 25000, 7000, 2.04, 1.18, 1, 0, 0, 8700, 1, 0, 0, 0, 0},
+        /* ... and where a long stretch's band (2e-4 of its length) takes in the first readings after
+           the change */
+        {"ticks, samples 2 us, -30% at 1.62 of 1.8 ms", 16, 1, 1.8e6, 1.62e6, 1.81, 1.27, 1, 0, 0, 2000, 0, 0, 0, 0, 0},
+        {"ticks, samples 2.5 us, -29% at 1.8 of 2 ms", 12, 2, 2e6, 1.8e6, 1.98, 1.4, 1, 0, 0, 2500, 0, 0, 0, 0, 0},
         /* SMs that share a clock (a GPC's) which wanders, regions 50 us apart: each SM's ticks alone
            are too few to follow it, its clock's are not */
         {"8 SMs of one wandering clock", 8, 2, 1e6, 1e18, 1.98, 1.98, 1, 0, 0, 0, 0, 0, 1, 80, 50000},
