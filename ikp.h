@@ -3091,6 +3091,10 @@ static double ikp__fit_at(const ikp__fitseg *g, int64_t t)
     return (double)g->ps0 + g->a + g->b * (double)(t - g->c0);
 }
 
+/* 1 if reading x enters a stretch's line, bends and bound: kept, and a tick count with both ends (a late
+   read's upper end bounds the stretch's polygon alone) */
+static int ikp__reading_in(const ikp__reading *x) { return x->use == 2 || (x->use && !x->soft); }
+
 /* a reading's middle, ps (a tick count's: the middle of its 32 ns step) */
 static double ikp__reading_mid(const ikp__reading *x)
 {
@@ -3115,9 +3119,9 @@ static int ikp__fit_lsq(const ikp__reading *r, uint32_t s, uint32_t last, double
         for (i = s; i <= last; i++) {
             const double x = (double)(r[i].tick - c0);
             double y, w;
-            if (!r[i].use || (r[i].soft && r[i].use != 2)) continue;
+            if (!ikp__reading_in(&r[i])) continue;
             if (r[i].soft) {
-                y = (double)(r[i].lo - base) + IKP__TICK_EARLY_PS + IKP__TICK_LAG_PS + IKP__GLOBALTIMER_TICK_NS * 500.0;
+                y = ikp__reading_mid(&r[i]) - (double)base;
                 w = 1.0 / (IKP__GLOBALTIMER_TICK_NS * 1000.0 * IKP__GLOBALTIMER_TICK_NS * 1000.0);
                 if (round && (y - a - b * x > IKP__FIT_TRIM || a + b * x - y > IKP__FIT_TRIM)) continue;
             } else {
@@ -3359,7 +3363,7 @@ static void ikp__fit_bends_free(ikp_capture *cap, double **bends, uint32_t s0)
 
 typedef struct ikp__bendpt { /* a reading where ikp__fit_bend puts it: between points j and j + 1 (u: how far) */
     double u, y, w;            /* its distance from the stretch's line (ps), and its weight */
-    uint32_t j, soft;
+    uint32_t j, soft, out;     /* out: a tick count off the first fit, left out of the second */
 } ikp__bendpt;
 
 static int ikp__fit_bend(ikp_capture *cap, const ikp__reading *r, const ikp__fitseg *g, const ikp__reading *bx,
@@ -3385,9 +3389,11 @@ static int ikp__fit_bend(ikp_capture *cap, const ikp__reading *r, const ikp__fit
     memset(v, 0, (size_t)(m + 1) * sizeof(double));
     for (i = g->r0; i <= g->r1 + nbx; i++) { /* its own readings, then those its clock's other SMs share */
         const ikp__reading *x = i <= g->r1 ? &r[i] : &bx[i - g->r1 - 1];
-        const double t = (double)(x->tick - g->c0) / span * m, y0 = ikp__fit_at(g, x->tick);
         ikp__bendpt *q = &pt[npt];
-        if (!x->use || (x->soft && x->use != 2) || x->tick < g->c0 || x->tick > g->c1) continue;
+        double t, y0;
+        if (!ikp__reading_in(x) || x->tick < g->c0 || x->tick > g->c1) continue;
+        t = (double)(x->tick - g->c0) / span * m;
+        y0 = ikp__fit_at(g, x->tick);
         if (x->soft) {
             q->y = ikp__reading_mid(x) - y0;
             q->w = 12.0 / (IKP__GLOBALTIMER_TICK_NS * 1000.0 * IKP__GLOBALTIMER_TICK_NS * 1000.0);
@@ -3399,24 +3405,24 @@ static int ikp__fit_bend(ikp_capture *cap, const ikp__reading *r, const ikp__fit
         q->j = t >= m ? m - 1 : (uint32_t)t;
         q->u = t - q->j;
         q->soft = x->soft != 0;
+        q->out = 0;
         npt++;
     }
     for (round = 0; round < 2; round++) {
-        if (round) { /* the second fit only where the first leaves a tick count out */
+        if (round) { /* tick counts off the first fit left out of a second, where there are any */
+            uint32_t out = 0;
             for (i = 0; i < npt; i++) {
                 const double f = (1 - pt[i].u) * v[pt[i].j] + pt[i].u * v[pt[i].j + 1];
-                if (pt[i].soft && (pt[i].y - f > IKP__FIT_TRIM || f - pt[i].y > IKP__FIT_TRIM)) break;
+                pt[i].out = pt[i].soft && (pt[i].y - f > IKP__FIT_TRIM || f - pt[i].y > IKP__FIT_TRIM);
+                out += pt[i].out;
             }
-            if (i == npt) break;
+            if (!out) break;
         }
         memset(a, 0, (size_t)(m + 1) * 6 * sizeof(double));
         for (i = 0; i < npt; i++) {
             const double u = pt[i].u, y = pt[i].y, w = pt[i].w;
             j = pt[i].j;
-            if (round && pt[i].soft) { /* off the first fit: left out */
-                const double f = (1 - u) * v[j] + u * v[j + 1];
-                if (y - f > IKP__FIT_TRIM || f - y > IKP__FIT_TRIM) continue;
-            }
+            if (pt[i].out) continue;
             a[5 * j + 2] += w * (1 - u) * (1 - u);
             a[5 * j + 3] += w * (1 - u) * u;
             a[5 * (j + 1) + 2] += w * u * u;
@@ -3508,7 +3514,7 @@ static double ikp__fit_local(ikp_capture *cap, const ikp__reading *r, ikp__fitse
             double f, u, y;
             if (t > j + 1 && j + 1 < parts) break;
             end = i;
-            if (!x->use || (x->soft && x->use != 2) || t < j) continue; /* (t < j: the stretch between the points before) */
+            if (!ikp__reading_in(x) || t < j) continue; /* (t < j: the stretch between the points before) */
             u = t - j;
             if (u < 0) u = 0;
             if (u > 1) u = 1;
@@ -3861,7 +3867,7 @@ static int ikp__sm_clocks(ikp_capture *cap, ikp__smfit *f, uint32_t n, ikp__cloc
             const ikp__reading *x = &r[j];
             const double m = ikp__reading_mid(x), d = m - ikp__fit_at(&f[i].line, x->tick);
             uint32_t at = (uint32_t)((m - t0) / width);
-            if (!x->use || (x->soft && x->use != 2)) continue;
+            if (!ikp__reading_in(x)) continue;
             if (at >= nb) at = nb - 1;
             p[2 * at] += 1;
             p[2 * at + 1] += d;
