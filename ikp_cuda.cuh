@@ -505,7 +505,9 @@ __device__ __forceinline__ void ikpd__init(ikp_lane &l, unsigned long long *buf,
    one store and then the timer read, in one asm statement: a store that
    never executes (its predicate is false on every thread: a kernel's
    dynamic shared memory is never over 4 GiB - 64 KiB, a bound the
-   compiler cannot see, so the compare is made once, outside loops) still
+   compiler cannot see; the compare is made here, outside the asm
+   statements, and the compiler keeps its predicate across loops, where
+   made inside each statement it was made again before every stamp) still
    stops the warp there, and the compiler keeps memory operations and
    clock reads in their order. It moves no data; it costs one issue slot a
    stamp (measured: BENCHMARKS.md, "Stamps after a wait").
@@ -516,7 +518,7 @@ __device__ __forceinline__ unsigned ikpd__never()
 {
     unsigned z;
     asm("mov.u32 %0, %%dynamic_smem_size;" : "=r"(z)); /* not volatile: read once */
-    return z;
+    return z > 0xFFFF0000u;
 }
 #if IKP_TIMER != IKP_TIMER_GLOBAL
 #define IKP__TIMER_READ "mov.u32 %0, %%clock;"
@@ -525,7 +527,7 @@ __device__ __forceinline__ unsigned ikpd__never()
 #endif
 /* the store that never executes, its operands %z (ikpd__never()) and %a
    (an address) */
-#define IKP__NEVER_STORE(z, a) "{\n\t.reg .pred q;\n\tsetp.gt.u32 q, %" #z ", 0xFFFF0000;\n\t@q st.global.u32 [%" #a "], 0;\n\t}\n\t"
+#define IKP__NEVER_STORE(z, a) "{\n\t.reg .pred q;\n\tsetp.ne.u32 q, %" #z ", 0;\n\t@q st.global.u32 [%" #a "], 0;\n\t}\n\t"
 /* the stamp; with g (IKP_TICKS), %globaltimer's low word into *g right
    after it */
 __device__ __forceinline__ unsigned ikpd__stamp(const ikp_lane &l, unsigned w, unsigned *g = 0)
