@@ -6914,9 +6914,13 @@ static int ikp__pj_cmp_stamp(const void *pa, const void *pb)
     return a->tie < b->tie ? -1 : a->tie > b->tie;
 }
 
-/* The SM clocks the boost clock names (MHz): --device's table */
+/* The SM clocks the boost clock names (MHz): --device's table, short
+   names and the names CUDA gives the boards (cudaDeviceProp::name,
+   nvidia-smi), spaces read as '-' */
 static const struct { const char *name; unsigned mhz; } ikp__gpu_clocks[] = {
-    {"a100", 1410}, {"h100", 1980}, {"h100-sxm", 1980}, {"h100-pcie", 1755}, {"h200", 1980},
+    {"a100", 1410}, {"a100-sxm4-40gb", 1410}, {"a100-sxm4-80gb", 1410}, {"a100-pcie-40gb", 1410},
+    {"a100-80gb-pcie", 1410}, {"h100", 1980}, {"h100-sxm", 1980}, {"h100-80gb-hbm3", 1980},
+    {"h100-pcie", 1755}, {"h200", 1980},
 };
 /* the boost clock of GPU name (case and a leading "nvidia " ignored), MHz; 0 when not in the table */
 static unsigned ikp__gpu_mhz(const char *name)
@@ -7418,7 +7422,8 @@ static ikp_result ikp__open_proton(ikp_capture *cap, const unsigned char *p, siz
         const unsigned mhz = ikp__gpu_mhz(opt->gpu_name);
         if (!mhz) {
             res = ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "no SM clock known for the GPU \"%s\" (known: "
-                            "a100, h100, h100-pcie, h200; else give its clock: " IKP__RATE_HOW ")", opt->gpu_name);
+                            "a100, h100, h100-pcie, h200 and CUDA's names of them, such as \"NVIDIA H100 80GB HBM3\"; else give "
+                            "its clock: " IKP__RATE_HOW ")", opt->gpu_name);
             goto done;
         }
         rate = mhz / 1000.0;

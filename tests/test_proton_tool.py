@@ -75,6 +75,9 @@ def main():
         path = os.path.join(DATA, f + ".chrome_trace")
         lengths_match(path, ["--device", "h200"], 1.98, f + " --device h200")
         lengths_match(path, ["--device", "NVIDIA H100 PCIe"], 1.755, f + " --device 'NVIDIA H100 PCIe'")
+        # the names CUDA gives the boards (cudaDeviceProp::name), as tests/gpu/test_proton.py passes them
+        for name, rate in (("NVIDIA H100 80GB HBM3", 1.98), ("NVIDIA H200", 1.98), ("NVIDIA A100-SXM4-80GB", 1.41)):
+            lengths_match(path, ["--device", name], rate, f"{f} --device '{name}'")
         lengths_match(path, ["--cycles-per-ns", "1.5"], 1.5, f + " --cycles-per-ns 1.5")
         r = ikp("info", path)
         check(r.returncode != 0 and "--cycles-per-ns" in r.stderr and "--device" in r.stderr,
