@@ -533,10 +533,15 @@ __device__ __forceinline__ unsigned ikpd__never()
 __device__ __forceinline__ unsigned ikpd__stamp(const ikp_lane &l, unsigned w, unsigned *g = 0)
 {
     unsigned t;
-    if (g)
-        asm volatile(IKP__NEVER_STORE(3, 4) IKP__TIMER_READ "\n\tmov.u32 %1, %%globaltimer_lo;"
-                     : "=r"(t), "=r"(*g) : "r"(w), "r"(ikpd__never()), "l"(l.rec) : "memory");
-    else
+    if (g) {
+        /* %globaltimer read whole, its low word kept: read as its low word
+           alone, ptxas at times takes it through the warp's uniform
+           datapath (S2UR, and a move that waits for it) */
+        unsigned long long g64;
+        asm volatile(IKP__NEVER_STORE(3, 4) IKP__TIMER_READ "\n\tmov.u64 %1, %%globaltimer;"
+                     : "=r"(t), "=l"(g64) : "r"(w), "r"(ikpd__never()), "l"(l.rec) : "memory");
+        *g = (unsigned)g64;
+    } else
         asm volatile(IKP__NEVER_STORE(2, 3) IKP__TIMER_READ : "=r"(t) : "r"(w), "r"(ikpd__never()), "l"(l.rec) : "memory");
     return t;
 }

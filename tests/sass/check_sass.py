@@ -12,7 +12,8 @@
    ticks), and no branch, barrier-sync, memory barrier or atomic added by
    events. The same for hot_kernel built with IKP_STAGED=1, whose events
    store with STS (and no global or generic store but the stamps' own). No
-   record reads the clock through the warp's uniform datapath (S2UR).
+   record reads the clock through the warp's uniform datapath (S2UR); nor,
+   in the kernels of bench/events.cu, the clock or %globaltimer.
    Every record stamp comes after a store with only register arithmetic
    between: its own, which never executes (a predicated 32-bit store of
    zero), or a record's where the compiler moved its own above that one;
@@ -336,6 +337,24 @@ def main():
     # a begin stored at once is a record of its own: its compare and decrement too
     hot_path(hot, "hot path, IKP_DEFER_BEGIN=0", ["-DIKP_DEFER_BEGIN=0"], [], tag="n", limit=6.5)
     hot_path(hot, "hot path, IKP_TICKS=0", ["-DIKP_TICKS=0"], [], tag="t", limit=5.25)
+
+    # 2b. the kernels make bench-gpu times (bench/events.cu, every shape), default, staged and ring:
+    # no record reads a timer through the warp's uniform datapath (S2UR of the clock or of
+    # %globaltimer: the staged build once read the ticks' %globaltimer so in one shape, and a move
+    # after it waited for that read in every loop iteration)
+    ev = os.path.join(ROOT, "bench", "events.cu")
+    for what, flags in (("default", []), ("staged", ["-DIKP_STAGED=1"]), ("ring", ["-DIKP_RING=1"])):
+        cub = os.path.join(OUT, "events_%s.cubin" % what)
+        if not nvcc(ev, cub, "-std=c++17", "-I" + ROOT, *flags):
+            check(False, "bench/events.cu builds warning-free (%s)" % what)
+            continue
+        sass(cub, "")
+        kernels = sorted(k for k in _cache[cub] if k.startswith("_Z13events_kernelILb1"))
+        uniform = sum(1 for k in kernels for op, t in sass(cub, k)
+                      if op.startswith("S2UR") and ("SR_CLOCK" in t or "SR_GLOBALTIMER" in t))
+        check(len(kernels) == 4 and uniform == 0,
+              "bench/events.cu, %s: no timer read through the uniform datapath in its %d recording kernels "
+              "(%d S2UR)" % (what, len(kernels), uniform))
     anchored_path(hot, "hot path with automatic anchors", [])
     anchored_path(hot, "staged hot path with automatic anchors", ["-DIKP_STAGED=1"], sts=True)
 
