@@ -3469,8 +3469,8 @@ static int ikp__fit_bend(ikp_capture *cap, const ikp__reading *r, const ikp__fit
    their mean distance from f (a tick count is a noisy reading: on an H200
    its step sits within +-40 ns of the mapping, about 10 ns either way
    beyond the step itself; BENCHMARKS.md), whichever is less. An interval
-   with fewer than IKP__FIT_POOL_TICKS tick counts takes its neighbours'
-   too, on both sides, until there are that many (a mapping bends only
+   with fewer than IKP__FIT_POOL_TICKS tick counts (none: anchors alone)
+   takes its neighbours' too, on both sides, until there are that many (a mapping bends only
    over many intervals, and one count's own spread would say 40 ns where
    the mapping is within 10): in cap->fit_loc (g->loc0, g->nloc). The
    largest over the stretch, ps (an interval with no reading adds nothing:
@@ -3538,7 +3538,9 @@ static double ikp__fit_local(ikp_capture *cap, const ikp__reading *r, ikp__fitse
         double part = q[0];
         cap->fit_loc[g->loc0 + j] = 0;
         if (part < 0 && q[3] < 0.5) continue; /* no reading here: the records between readings get the wander */
-        if (q[3] > 0.5) { /* its tick counts, with its neighbours' until there are IKP__FIT_POOL_TICKS */
+        { /* its tick counts, with its neighbours' until there are IKP__FIT_POOL_TICKS (an interval of
+             anchors alone takes its neighbours' too: an automatic anchor's width is wider than the
+             mapping's error that the ticks around it show) */
             double sum = q[1], sq = q[2], n = q[3], mean, var, t;
             uint32_t lo = j, hi = j;
             while (n < IKP__FIT_POOL_TICKS && (lo > 0 || hi + 1 < parts)) {
@@ -3551,11 +3553,13 @@ static double ikp__fit_local(ikp_capture *cap, const ikp__reading *r, ikp__fitse
                     sum += st[4 * (size_t)hi + 1], sq += st[4 * (size_t)hi + 2], n += st[4 * (size_t)hi + 3];
                 }
             }
-            mean = sum / n;
-            var = sq / n - mean * mean;
-            t = (mean < 0 ? -mean : mean) + IKP__TICK_SKEW_PS +
-                (n >= IKP__FIT_MIN_TICKS ? 3 * ikp__sqrt(var > 0 ? var / n : 0) : IKP__TICK_SKEW_PS * 1.5);
-            if (part < 0 || t < part) part = t;
+            if (n > 0.5) {
+                mean = sum / n;
+                var = sq / n - mean * mean;
+                t = (mean < 0 ? -mean : mean) + IKP__TICK_SKEW_PS +
+                    (n >= IKP__FIT_MIN_TICKS ? 3 * ikp__sqrt(var > 0 ? var / n : 0) : IKP__TICK_SKEW_PS * 1.5);
+                if (part < 0 || t < part) part = t;
+            }
         }
         cap->fit_loc[g->loc0 + j] = part;
         if (part > most) most = part;

@@ -36,6 +36,8 @@ typedef struct scen {
                               around it by wander cycles with its own phase (0: one steady clock) */
     double wander, gap_ns; /* ... and gap_ns between regions, SM i starting i / sms of a gap late */
     int placement_only;    /* its records' placement checked alone, and said only where it fails */
+    double auto_cyc;       /* IKP_ANCHOR_EVERY: an automatic anchor after the first end or instant this
+                              many cycles after the last (0: none), its tick located to within 56 cycles */
 } scen;
 
 static uint64_t rng = 88172645463325252ull;
@@ -118,6 +120,7 @@ static void run(const scen *s)
         size_t n = 0, m = 0;
         uint32_t prevq = 0;
         int have_q = 0, k = 0;
+        double due = cyc_on(s, q, t0) + s->auto_cyc;
         t1 = 32.0 * floor(t1 / 32.0);
         l->block = i;
         l->sm = 2 * smi + 1;
@@ -154,6 +157,17 @@ static void run(const scen *s)
             tq = te + (s->late_ns > 0 ? urand() * s->late_ns : urand() * 2.0) - s->shift_ns;
             prevq = (uint32_t)((G0 + (uint64_t)tq) >> 5);
             have_q = 1;
+            if (s->auto_cyc > 0 && ce >= due) { /* IKP_ANCHOR_EVERY: the next tick, between two reads 56 cycles apart */
+                const double tk = 32.0 * ceil((te + 4.0) / 32.0), w = 56;
+                const double cm = cyc_on(s, q, tk) + (urand() - 0.5) * w; /* the reads' midpoint */
+                const double d = floor(o_ + cm) - floor(o_ + ce);
+                if (d >= 0 && d <= 16383) {
+                    r[n].kind = ENC_AA; r[n].id = (uint32_t)w; r[n].t = (uint64_t)d;
+                    r[n].data = (uint32_t)(G0 + (uint64_t)tk); n++;
+                    due = ce + d + s->auto_cyc;
+                    if (!s->instants) c = ce + d + 100 + 200 + s->gap_ns * s->r1;
+                }
+            }
         }
         l->recs = r;
         l->n = n;
@@ -255,39 +269,44 @@ int main(void)
 {
     static const scen sc[] = {
         /* steady clocks: lengths exact whatever the readings */
-        {"anchors only, 1 ms", 4, 4, 1e6, 1e18, 1.98, 1.98, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
-        {"ticks, 1 ms", 4, 4, 1e6, 1e18, 1.98, 1.98, 1, 0, 0, 0, 0, 2, 0, 0, 0, 0},
-        {"samples every 3 us +-16 ns, 1 ms", 4, 2, 1e6, 1e18, 1.98, 1.98, 0, 0, 0, 3000, 0, 1, 0, 0, 0, 0},
-        {"ticks and samples every 2 us, 2 ms", 4, 2, 2e6, 1e18, 1.98, 1.98, 1, 0, 0, 2000, 0, 1, 0, 0, 0, 0},
-        {"instants with ticks, 2 ms", 4, 2, 2e6, 1e18, 1.98, 1.98, 1, 0, 0, 0, 1, 2, 0, 0, 0, 0},
-        {"instants with ticks, 8 ms", 2, 2, 8e6, 1e18, 1.98, 1.98, 1, 0, 0, 0, 1, 2, 0, 0, 0, 0},
+        {"anchors only, 1 ms", 4, 4, 1e6, 1e18, 1.98, 1.98, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+        {"ticks, 1 ms", 4, 4, 1e6, 1e18, 1.98, 1.98, 1, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0},
+        {"samples every 3 us +-16 ns, 1 ms", 4, 2, 1e6, 1e18, 1.98, 1.98, 0, 0, 0, 3000, 0, 1, 0, 0, 0, 0, 0},
+        {"ticks and samples every 2 us, 2 ms", 4, 2, 2e6, 1e18, 1.98, 1.98, 1, 0, 0, 2000, 0, 1, 0, 0, 0, 0, 0},
+        {"instants with ticks, 2 ms", 4, 2, 2e6, 1e18, 1.98, 1.98, 1, 0, 0, 0, 1, 2, 0, 0, 0, 0, 0},
+        {"instants with ticks, 8 ms", 2, 2, 8e6, 1e18, 1.98, 1.98, 1, 0, 0, 0, 1, 2, 0, 0, 0, 0, 0},
         /* a clock that changes speed: followed, and the statement covers it */
-        {"ticks, step 0.2%", 2, 2, 2e6, 9e5, 1.98, 1.98 * 0.998, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0},
-        {"ticks, step 1%", 2, 2, 2e6, 9e5, 1.98, 1.98 * 0.99, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0},
-        {"ticks, step 4%", 2, 2, 2e6, 9e5, 1.98, 1.98 * 0.96, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0},
-        {"ticks, throttle 1.98 -> 1.755", 2, 2, 2e6, 9e5, 1.98, 1.755, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0},
-        {"ticks, step +50%", 2, 2, 2e6, 9e5, 1.32, 1.98, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0},
-        {"ticks, step -50%", 2, 2, 2e6, 9e5, 1.98, 0.99, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0},
-        {"samples 3 us, throttle 1.98 -> 1.755", 2, 2, 2e6, 9e5, 1.98, 1.755, 0, 0, 0, 3000, 0, 0, 0, 0, 0, 0},
-        {"instants with ticks, throttle", 2, 2, 2e6, 9e5, 1.98, 1.755, 1, 0, 0, 0, 1, 0, 0, 0, 0, 0},
+        {"ticks, step 0.2%", 2, 2, 2e6, 9e5, 1.98, 1.98 * 0.998, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+        {"ticks, step 1%", 2, 2, 2e6, 9e5, 1.98, 1.98 * 0.99, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+        {"ticks, step 4%", 2, 2, 2e6, 9e5, 1.98, 1.98 * 0.96, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+        {"ticks, throttle 1.98 -> 1.755", 2, 2, 2e6, 9e5, 1.98, 1.755, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+        {"ticks, step +50%", 2, 2, 2e6, 9e5, 1.32, 1.98, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+        {"ticks, step -50%", 2, 2, 2e6, 9e5, 1.98, 0.99, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+        {"samples 3 us, throttle 1.98 -> 1.755", 2, 2, 2e6, 9e5, 1.98, 1.755, 0, 0, 0, 3000, 0, 0, 0, 0, 0, 0, 0},
+        {"instants with ticks, throttle", 2, 2, 2e6, 9e5, 1.98, 1.755, 1, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0},
         /* ... where the lane's mean rate is far from the rate after: late in a lane, the clock halved
            (its readings then run at twice the mean's ns a cycle); in a lane of 25 us, a step that its
            few readings show only to 1.5% */
-        {"ticks, step -50% at 1.6 of 2 ms", 2, 2, 2e6, 1.6e6, 1.98, 0.99, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0},
-        {"ticks, samples, -44% at 1.1 of 1.5 ms", 4, 2, 1.5e6, 1.1e6, 2.2, 1.24, 1, 0, 0, 10000, 1, 0, 0, 0, 0, 0},
-        {"samples 8.7 us, 25 us, -42% at 7 us", 3, 1, 25000, 7000, 2.04, 1.18, 1, 0, 0, 8700, 1, 0, 0, 0, 0, 0},
+        {"ticks, step -50% at 1.6 of 2 ms", 2, 2, 2e6, 1.6e6, 1.98, 0.99, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+        {"ticks, samples, -44% at 1.1 of 1.5 ms", 4, 2, 1.5e6, 1.1e6, 2.2, 1.24, 1, 0, 0, 10000, 1, 0, 0, 0, 0, 0, 0},
+        {"samples 8.7 us, 25 us, -42% at 7 us", 3, 1, 25000, 7000, 2.04, 1.18, 1, 0, 0, 8700, 1, 0, 0, 0, 0, 0, 0},
         /* ... and where a long stretch's band (2e-4 of its length) takes in the first readings after
            the change */
-        {"ticks, samples 2 us, -30% at 1.62 of 1.8 ms", 16, 1, 1.8e6, 1.62e6, 1.81, 1.27, 1, 0, 0, 2000, 0, 0, 0, 0, 0, 0},
-        {"ticks, samples 2.5 us, -29% at 1.8 of 2 ms", 12, 2, 2e6, 1.8e6, 1.98, 1.4, 1, 0, 0, 2500, 0, 0, 0, 0, 0, 0},
+        {"ticks, samples 2 us, -30% at 1.62 of 1.8 ms", 16, 1, 1.8e6, 1.62e6, 1.81, 1.27, 1, 0, 0, 2000, 0, 0, 0, 0, 0, 0, 0},
+        {"ticks, samples 2.5 us, -29% at 1.8 of 2 ms", 12, 2, 2e6, 1.8e6, 1.98, 1.4, 1, 0, 0, 2500, 0, 0, 0, 0, 0, 0, 0},
         /* SMs that share a clock (a GPC's) which wanders, regions 50 us apart: each SM's ticks alone
            are too few to follow it, its clock's are not */
-        {"8 SMs of one wandering clock", 8, 2, 1e6, 1e18, 1.98, 1.98, 1, 0, 0, 0, 0, 0, 1, 80, 50000, 0},
-        {"16 SMs of two wandering clocks", 16, 2, 1e6, 1e18, 1.98, 1.98, 1, 0, 0, 0, 0, 0, 2, 80, 50000, 0},
-        {"24 SMs of three, 2 ms", 24, 2, 2e6, 1e18, 1.98, 1.98, 1, 0, 0, 0, 0, 0, 3, 80, 50000, 0},
+        {"8 SMs of one wandering clock", 8, 2, 1e6, 1e18, 1.98, 1.98, 1, 0, 0, 0, 0, 0, 1, 80, 50000, 0, 0},
+        {"16 SMs of two wandering clocks", 16, 2, 1e6, 1e18, 1.98, 1.98, 1, 0, 0, 0, 0, 0, 2, 80, 50000, 0, 0},
+        {"24 SMs of three, 2 ms", 24, 2, 2e6, 1e18, 1.98, 1.98, 1, 0, 0, 0, 0, 0, 3, 80, 50000, 0, 0},
+        /* IKP_ANCHOR_EVERY=65536 in a kernel that fills every SM (no samples): regions, instants;
+           the statement at most 3x the misfit + 32 ns, as with ticks alone */
+        {"ticks, automatic anchors, 2 ms", 8, 2, 2e6, 1e18, 1.98, 1.98, 1, 0, 0, 0, 0, 2, 0, 0, 0, 0, 65536},
+        {"instants, automatic anchors, 8 ms", 4, 2, 8e6, 1e18, 1.98, 1.98, 1, 0, 0, 0, 1, 2, 0, 0, 0, 0, 65536},
+        {"24 SMs of three, automatic anchors, 2 ms", 24, 2, 2e6, 1e18, 1.98, 1.98, 1, 0, 0, 0, 0, 2, 3, 80, 50000, 0, 65536},
         /* readings that lie */
-        {"ticks read late by 0..1000 ns", 2, 2, 2e6, 1e18, 1.98, 1.98, 1, 1000, 0, 0, 0, 0, 0, 0, 0, 0},
-        {"ticks 3 us early (against anchors)", 2, 2, 2e6, 1e18, 1.98, 1.98, 1, 0, 3000, 0, 0, 0, 0, 0, 0, 0},
+        {"ticks read late by 0..1000 ns", 2, 2, 2e6, 1e18, 1.98, 1.98, 1, 1000, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+        {"ticks 3 us early (against anchors)", 2, 2, 2e6, 1e18, 1.98, 1.98, 1, 0, 3000, 0, 0, 0, 0, 0, 0, 0, 0},
     };
     size_t i;
     for (i = 0; i < sizeof sc / sizeof sc[0]; i++) run(&sc[i]);
