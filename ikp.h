@@ -7445,7 +7445,7 @@ static ikp_result ikp__open_proton(ikp_capture *cap, const unsigned char *p, siz
     } else {
         res = ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "a Proton trace counts SM cycles (its \"Frequency (MHz)\": "
                         "%g is a label, not the clock): give the GPU's SM clock, " IKP__RATE_HOW ", or name the GPU, "
-                        "gpu_name (ikp --device h200; known: a100, h100, h100-pcie, h200)", r.freq_mhz);
+                        "gpu_name (ikp --device h200; known: a100, h100, h100-pcie, h200 and CUDA's names of them)", r.freq_mhz);
         goto done;
     }
     if (!ns_already && !(rate >= IKP_MIN_CYCLES_PER_NS && rate <= IKP_MAX_CYCLES_PER_NS)) {

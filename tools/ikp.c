@@ -764,8 +764,8 @@ static const tool_option options[] = {
      "read at it; cycle lanes of other captures run at\n"
      "it (not fit to their readings)"},
     {"--device", "NAME", OPT_COMMON | OPT_REPORT, set_device, 0,
-     "the GPU (a100, h100, h100-pcie, h200, or as CUDA\n"
-     "names it): a Proton trace's cycles read at its\n"
+     "the GPU (a100, h100, h100-pcie, h200, or CUDA's\n"
+     "name of one): a Proton trace's cycles read at its\n"
      "boost clock; report: its name in the configuration"},
     /* trace */
     {"-o", "OUT.json|OUT.pftrace", OPT_TRACE, set_output, 0, "the trace (default trace.json)"},

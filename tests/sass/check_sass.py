@@ -338,13 +338,14 @@ def main():
     hot_path(hot, "hot path, IKP_DEFER_BEGIN=0", ["-DIKP_DEFER_BEGIN=0"], [], tag="n", limit=6.5)
     hot_path(hot, "hot path, IKP_TICKS=0", ["-DIKP_TICKS=0"], [], tag="t", limit=5.25)
 
-    # 2b. the kernels make bench-gpu times (bench/events.cu, every shape), default, staged and ring:
+    # 2b. the kernels make bench-gpu times (bench/events.cu, every shape), in its four builds:
     # no record reads a timer through the warp's uniform datapath (S2UR of the clock or of
     # %globaltimer: the staged build once read the ticks' %globaltimer so in one shape, and a move
     # after it waited for that read in every loop iteration)
     ev = os.path.join(ROOT, "bench", "events.cu")
-    for what, flags in (("default", []), ("staged", ["-DIKP_STAGED=1"]), ("ring", ["-DIKP_RING=1"])):
-        cub = os.path.join(OUT, "events_%s.cubin" % what)
+    for what, flags in (("default", []), ("staged", ["-DIKP_STAGED=1"]), ("ring", ["-DIKP_RING=1"]),
+                        ("staged ring", ["-DIKP_STAGED=1", "-DIKP_RING=1"])):
+        cub = os.path.join(OUT, "events_%s.cubin" % what.replace(" ", "_"))
         if not nvcc(ev, cub, "-std=c++17", "-I" + ROOT, *flags):
             check(False, "bench/events.cu builds warning-free (%s)" % what)
             continue
