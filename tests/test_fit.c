@@ -165,7 +165,7 @@ static void run(const scen *s)
                     r[n].kind = ENC_AA; r[n].id = (uint32_t)w; r[n].t = (uint64_t)d;
                     r[n].data = (uint32_t)(G0 + (uint64_t)tk); n++;
                     due = ce + d + s->auto_cyc;
-                    if (!s->instants) c = ce + d + 100 + 200 + s->gap_ns * s->r1;
+                    c += d + 100; /* the anchor's reads (instants: the next is set by the time) */
                 }
             }
         }

@@ -12,8 +12,8 @@
    ticks), and no branch, barrier-sync, memory barrier or atomic added by
    events. The same for hot_kernel built with IKP_STAGED=1, whose events
    store with STS (and no global or generic store but the stamps' own). No
-   record reads the clock through the warp's uniform datapath (S2UR); nor,
-   in the kernels of bench/events.cu, the clock or %globaltimer.
+   record reads the clock or %globaltimer through the warp's uniform
+   datapath (S2UR), here and in the kernels of bench/events.cu.
    Every record stamp comes after a store with only register arithmetic
    between: its own, which never executes (a predicated 32-bit store of
    zero), or a record's where the compiler moved its own above that one;
@@ -213,6 +213,11 @@ def stamps_follow_stores(ins, what):
           % (what, len(st), len(bad), "; ".join(ins[i - 1][1] + " | " + ins[i][1] for i in bad[:2]) if bad else ""))
 
 
+def uniform_timer_reads(ins):
+    """the clock or %globaltimer reads of ins through the warp's uniform datapath (S2UR)"""
+    return sum(1 for op, t in ins if op.startswith("S2UR") and ("SR_CLOCK" in t or "SR_GLOBALTIMER" in t))
+
+
 def hot_path(src, what, flags, more_bad, sts=False, tag=None, limit=7.0):
     """hot_kernel built with 16 and 32 events (IKP_ANCHOR_EVERY=0, the
     default): at most `limit` SASS instructions per event, none of the
@@ -227,8 +232,8 @@ def hot_path(src, what, flags, more_bad, sts=False, tag=None, limit=7.0):
     a, b = sass(c16, "hot_kernel"), sass(c32, "hot_kernel")
     per_event = (len(b) - len(a)) / 16.0
     check(0 < per_event <= limit, "%s: %.2f SASS instructions per event (at most %g)" % (what, per_event, limit))
-    s2ur = sum(1 for op, t in b if op.startswith("S2UR") and "SR_CLOCK" in t)
-    check(s2ur == 0, "%s: no clock read through the uniform datapath (%d S2UR)" % (what, s2ur))
+    s2ur = uniform_timer_reads(b)
+    check(s2ur == 0, "%s: no timer read through the uniform datapath (%d S2UR)" % (what, s2ur))
     stamps_follow_stores(b, what)
     if sts:
         n = sum(1 for op, _ in b if op.startswith("STS")) - sum(1 for op, _ in a if op.startswith("STS"))
@@ -351,8 +356,7 @@ def main():
             continue
         sass(cub, "")
         kernels = sorted(k for k in _cache[cub] if k.startswith("_Z13events_kernelILb1"))
-        uniform = sum(1 for k in kernels for op, t in sass(cub, k)
-                      if op.startswith("S2UR") and ("SR_CLOCK" in t or "SR_GLOBALTIMER" in t))
+        uniform = sum(uniform_timer_reads(sass(cub, k)) for k in kernels)
         check(len(kernels) == 4 and uniform == 0,
               "bench/events.cu, %s: no timer read through the uniform datapath in its %d recording kernels "
               "(%d S2UR)" % (what, len(kernels), uniform))
