@@ -6930,6 +6930,8 @@ static const struct { const char *name; unsigned mhz; } ikp__gpu_clocks[] = {
     {"a100-80gb-pcie", 1410}, {"h100", 1980}, {"h100-sxm", 1980}, {"h100-80gb-hbm3", 1980},
     {"h100-pcie", 1755}, {"h200", 1980},
 };
+/* what the table knows, as messages say it */
+#define IKP__GPU_KNOWN "a100, h100, h100-pcie, h200 and CUDA's names of them"
 /* the boost clock of GPU name (case and a leading "nvidia " ignored), MHz; 0 when not in the table */
 static unsigned ikp__gpu_mhz(const char *name)
 {
@@ -7430,8 +7432,8 @@ static ikp_result ikp__open_proton(ikp_capture *cap, const unsigned char *p, siz
         const unsigned mhz = ikp__gpu_mhz(opt->gpu_name);
         if (!mhz) {
             res = ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "no SM clock known for the GPU \"%s\" (known: "
-                            "a100, h100, h100-pcie, h200 and CUDA's names of them, such as \"NVIDIA H100 80GB HBM3\"; else give "
-                            "its clock: " IKP__RATE_HOW ")", opt->gpu_name);
+                            IKP__GPU_KNOWN ", such as \"NVIDIA H100 80GB HBM3\"; else give its clock: " IKP__RATE_HOW ")",
+                            opt->gpu_name);
             goto done;
         }
         rate = mhz / 1000.0;
@@ -7445,7 +7447,7 @@ static ikp_result ikp__open_proton(ikp_capture *cap, const unsigned char *p, siz
     } else {
         res = ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "a Proton trace counts SM cycles (its \"Frequency (MHz)\": "
                         "%g is a label, not the clock): give the GPU's SM clock, " IKP__RATE_HOW ", or name the GPU, "
-                        "gpu_name (ikp --device h200; known: a100, h100, h100-pcie, h200 and CUDA's names of them)", r.freq_mhz);
+                        "gpu_name (ikp --device h200; known: " IKP__GPU_KNOWN ")", r.freq_mhz);
         goto done;
     }
     if (!ns_already && !(rate >= IKP_MIN_CYCLES_PER_NS && rate <= IKP_MAX_CYCLES_PER_NS)) {
