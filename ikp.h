@@ -2694,7 +2694,7 @@ static void ikp__place_bound(const ikp_capture *cap, const ikp__lane *l, const i
 /* Every lane of one SM stamps the same counter, %clock64 of that SM. So
    each SM gets one mapping from cycles to the capture's ns axis, made
    from every reading of that SM's clock: the start and end anchors of all
-   its lanes, their IKP_ANCHOR and automatic anchors, their tick counts and
+   its lanes, their IKP_ANCHOR and automatic anchors (those in lanes without ticks), their tick counts and
    the SM clock samples (unless ikp_decode_options.cycles_per_ns gives a rate: then
    each lane runs at it from its start anchor). Two records of one SM then
    keep their cycle order and distance, whichever lanes they are in; lanes
@@ -2840,7 +2840,10 @@ static int ikp__lane_readings(ikp_capture *cap, const ikp__lane *l, size_t *room
         stamped = 0;
         if (r.kind == IKP__KIND_ANCHOR_AUTO) {
             const double ha = h + (double)r.width * l->ps_per_tick / 2;
-            if (was && !ikp__add_reading(cap, room, l->pub.sm, ck.prev + r.id,
+            /* not in a lane with ticks: they read the same clock at every end and instant, and
+               automatic anchors, read where the kernel's warps crowd the SM, moved the mapping
+               farther than the ticks let it lie (BENCHMARKS.md "Cross-SM placement") */
+            if (was && !l->ticks && !ikp__add_reading(cap, room, l->pub.sm, ck.prev + r.id,
                                          (double)ikp__anchor_at(l, ck.prev + r.id, r.hi), ha, ha, 0))
                 return 0;
             have_g = 0;
