@@ -35,11 +35,16 @@ __device__ __forceinline__ unsigned long long wait_until(unsigned long long t)
 // then reads (clock64, globaltimer) pairs in batches of eight until a tick
 // at or after `from` falls between two pairs of one batch (one between
 // batches is passed over for the next). Out: the tick, the cycle midway
-// between the two pairs around it, and their distance in cycles.
+// between the two pairs around it, and their distance in cycles. With
+// max_width, a tick whose pairs came farther apart (other warps issued
+// between them) is passed over for the next one, up to 64 ticks; then the
+// narrowest of them stands.
 struct edge_t { unsigned long long g, c, width; };
-__device__ __forceinline__ edge_t edge_truth(unsigned long long from)
+__device__ __forceinline__ edge_t edge_truth(unsigned long long from, unsigned long long max_width = ~0ull)
 {
     unsigned long long cc[8], gg[8];
+    edge_t best{0, 0, ~0ull};
+    int seen = 0;
     wait_until(from - 64);
     for (;;) {
 #pragma unroll
@@ -47,7 +52,13 @@ __device__ __forceinline__ edge_t edge_truth(unsigned long long from)
             asm volatile("mov.u64 %0, %%clock64;\n\tmov.u64 %1, %%globaltimer;" : "=l"(cc[i]), "=l"(gg[i]) :: "memory");
 #pragma unroll
         for (int i = 1; i < 8; i++)
-            if (gg[i] != gg[i - 1] && gg[i] >= from) return edge_t{gg[i], cc[i - 1] + (cc[i] - cc[i - 1]) / 2, cc[i] - cc[i - 1]};
+            if (gg[i] != gg[i - 1] && gg[i] >= from) {
+                const edge_t e{gg[i], cc[i - 1] + (cc[i] - cc[i - 1]) / 2, cc[i] - cc[i - 1]};
+                if (e.width <= max_width) return e;
+                if (e.width < best.width) best = e;
+                if (++seen == 64) return best;
+                from = gg[i] + 1;
+            }
     }
 }
 
@@ -184,7 +195,7 @@ __device__ __forceinline__ void lane_moments(ikp_lane &lane, volatile unsigned l
             }
         }
         if (Quiet) *quiet = 1;
-        const edge_t e = edge_truth(target);
+        const edge_t e = edge_truth(target, Quiet ? 24 : ~0ull); // (fill_sm: a tick the other warps let be located)
         const unsigned long long c = clock64();
         IKP_INSTANT(lane, 3);
         if (Quiet) *quiet = 0;

@@ -336,7 +336,8 @@ static long long truth_ps(const unsigned long long *t, long long zero, double cy
 static long long moment_spread(const std::vector<uint64_t> &w, const ikp_sm_clock *smp, uint32_t nsmp, int sms,
                                int moments, uint32_t capacity, const std::vector<unsigned long long> &truth,
                                uint32_t *placed, long long *band_lo, long long *band_hi, unsigned long long *width,
-                               uint32_t *stated = NULL, unsigned long long *anchors = NULL)
+                               uint32_t *stated = NULL, unsigned long long *anchors = NULL, long long *sure = NULL,
+                               long long *most = NULL)
 {
     ikp_decode_options o;
     memset(&o, 0, sizeof o);
@@ -355,7 +356,10 @@ static long long moment_spread(const std::vector<uint64_t> &w, const ikp_sm_cloc
     *placed = in->sampled_lanes;
     if (stated) *stated = in->cross_sm_ns; // what the capture says of itself
     if (anchors) *anchors = in->anchors;
-    std::vector<long long> lo(moments, LLONG_MAX), hi(moments, LLONG_MIN);
+    // (with each lane's truth off by up to half its located width: the spread it surely has, *sure, and
+    // the most it can have, *most)
+    std::vector<long long> lo(moments, LLONG_MAX), hi(moments, LLONG_MIN), lo_in(moments, LLONG_MAX),
+        hi_in(moments, LLONG_MIN), lo_out(moments, LLONG_MAX), hi_out(moments, LLONG_MIN);
     *band_lo = LLONG_MAX;
     *band_hi = LLONG_MIN;
     int complete = 1;
@@ -364,9 +368,14 @@ static long long moment_spread(const std::vector<uint64_t> &w, const ikp_sm_cloc
         if ((int)inst.size() != moments) { complete = 0; continue; }
         const double rate = lane_info(cap, (uint32_t)l).cycles_per_ns;
         for (int m = 0; m < moments; m++) {
-            const long long err = inst[m].start_ps - truth_ps(&truth[3 * ((size_t)l * moments + m)], zero, rate, width);
+            const unsigned long long *t = &truth[3 * ((size_t)l * moments + m)];
+            const long long err = inst[m].start_ps - truth_ps(t, zero, rate, width), h = llround(t[2] * 500.0 / rate);
             lo[m] = std::min(lo[m], err);
             hi[m] = std::max(hi[m], err);
+            lo_in[m] = std::min(lo_in[m], err + h);
+            hi_in[m] = std::max(hi_in[m], err - h);
+            lo_out[m] = std::min(lo_out[m], err - h);
+            hi_out[m] = std::max(hi_out[m], err + h);
             *band_lo = std::min(*band_lo, err);
             *band_hi = std::max(*band_hi, err);
         }
@@ -374,6 +383,12 @@ static long long moment_spread(const std::vector<uint64_t> &w, const ikp_sm_cloc
     CHECK(complete);
     long long worst = 0;
     for (int m = 0; m < moments; m++) worst = std::max(worst, hi[m] - lo[m]);
+    if (sure) *sure = 0;
+    if (most) *most = 0;
+    for (int m = 0; m < moments; m++) {
+        if (sure) *sure = std::max(*sure, hi_in[m] - lo_in[m]);
+        if (most) *most = std::max(*most, hi_out[m] - lo_out[m]);
+    }
     ikp_capture_free(cap);
     return worst;
 }
@@ -495,7 +510,11 @@ static void cross_sm(int kind, int sms, unsigned long long lane_ns, bool late = 
 // within 100 ns of the others, whatever the lane's length and whatever it
 // records (regions, instants alone, or regions, nested regions and
 // instants mixed), and the capture's stated placement (cross_sm_ns) bounds
-// that spread and is at most 3x it plus one 32 ns tick.
+// that spread and is at most 3x it plus one 32 ns tick. Each truth is a
+// tick located to its pairs' width (the lane takes one within 24 cycles,
+// up to 64 ticks on): the bound is checked against the spread the moments
+// surely have, each truth off by half its width, the 3x against the most
+// they can have.
 static const char *const shape_name[] = {"regions ", "instants", "mixed   "};
 static void fill_sm(int kind, int sms, unsigned long long lane_ns, const cudaDeviceProp &p, int shape)
 {
@@ -522,8 +541,9 @@ static void fill_sm(int kind, int sms, unsigned long long lane_ns, const cudaDev
     uint32_t placed = 0, stated = 0;
     long long lo = 0, hi = 0;
     unsigned long long width = 0, anchors = 0;
+    long long sure = 0, most = 0;
     const long long worst = moment_spread(w, b.sm_clock, b.num_sm_clock, sms, moments, capacity, truth, &placed, &lo, &hi,
-                                          &width, &stated, &anchors);
+                                          &width, &stated, &anchors, &sure, &most);
     // the automatic anchors' widths (cycles between the reads around their ticks), from the records (FORMAT.md)
     std::vector<unsigned> widths;
     const uint32_t anchor_bits = IKP_WIRE_DATA_MARK | IKP_WIRE_ANCHOR;
@@ -553,19 +573,23 @@ static void fill_sm(int kind, int sms, unsigned long long lane_ns, const cudaDev
         }
     }
     CHECK_EQ(placed, 0u); // nothing ran beside the kernel: no lane placed through SM clock samples
-    CHECK(worst <= (long long)stated * 1000); // the stated placement is a bound
+    // the truth located to half its width either way on each SM: the spread it surely has bounded by what
+    // is stated, and what is stated at most 3x the most it can have + one tick
+    CHECK(sure <= (long long)stated * 1000); // the stated placement is a bound
     if (kind == CYCLES || kind == CYCLES_AUTO) { // the default build (its ticks), and with automatic anchors
-        CHECK(worst <= 100000);
-        CHECK((long long)stated * 1000 <= 3 * std::max(worst, 1ll) + 32000); // close to it: 3x + one tick
+        CHECK(sure <= 100000);
+        CHECK((long long)stated * 1000 <= 3 * std::max(most, 1ll) + 32000); // close to it: 3x + one tick
     }
     if (kind == CYCLES_AUTO) {
         CHECK(anchors >= (unsigned long long)sms * (lane_ns / 100000)); // one at least every 100 us of a lane
     }
     printf("  %s fill every SM (%d x 1024 threads, %zu B shared), %s, lanes of %5.2f ms%s: worst spread of a moment "
-           "%.1f ns, stated %u ns (%.1fx; stamp - truth %.1f .. %.1f ns); %llu anchor records in all (widths p50 %u, p99 "
-           "%u, max %u cycles), %u SM clock samples; truth's ticks located within %llu cycles\n",
+           "%.1f ns (%.1f .. %.1f with the truth's widths), stated %u ns (%.1fx; stamp - truth %.1f .. %.1f ns); %llu "
+           "anchor records in all (widths p50 %u, p99 %u, max %u cycles), %u SM clock samples; truth's ticks located "
+           "within %llu cycles\n",
            kind_name[kind], sms, smem, shape_name[shape], lane_ns / 1e6, kind == CYCLES_AUTO ? ", IKP_ANCHOR_EVERY=65536" : "",
-           worst / 1000.0, stated, stated * 1000.0 / std::max(worst, 1ll), lo / 1000.0, hi / 1000.0, anchors, w50,
+           worst / 1000.0, sure / 1000.0, most / 1000.0, stated, stated * 1000.0 / std::max(worst, 1ll), lo / 1000.0,
+           hi / 1000.0, anchors, w50,
            w99, wmax, b.num_sm_clock, width);
     ikp_cuda_buffer_destroy(&b);
     CK(cudaFree(start));
