@@ -971,7 +971,9 @@ IKP_DEF const char *ikp_output_temp_path(const ikp_output *out);
    add along the chain. A link that disagrees with the placement by more
    than the uncertainties of both is not refused: it is reported
    (disagreement_ns, disagree_via, disagree_with on both captures), and
-   the uncertainty of the less certain capture grows to cover it, except
+   the uncertainty of each of the two grows to hold the clock that link
+   and the other capture's uncertainty allow (either placement may be the
+   one that is wrong; the reference's stays 0), except
    between captures of one GPU, whose clock is one clock and whose
    placement stays exact (host readings taken seconds apart drift against
    the GPU's clock by microseconds; ikp_merge_host_zero then states the
@@ -11697,11 +11699,12 @@ static int ikp__merge_check(const ikp__link_data *ld, ikp_alignment *out, uint64
         if (ad <= tol) continue;
         ikp__disagree(&out[i], ad - tol, (ikp_align_via)via, j);
         ikp__disagree(&out[j], ad - tol, (ikp_align_via)via, i);
-        /* one GPU's captures stay exact; otherwise the less certain grows */
+        /* one GPU's captures stay exact; otherwise each that is not exact grows to hold the clock that
+           the link and the other's bound say: either placement may be the one that is wrong */
         if (dist[i] + dist[j]) {
-            int jj = dist[j] >= dist[i];
-            dist[jj ? j : i] += ad - tol;
-            grew |= jj ? 2 : 1;
+            const uint64_t di = dist[i], dj = dist[j];
+            if (dj) { dist[j] = ad + unc + di; grew |= 2; }
+            if (di) { dist[i] = ad + unc + dj; grew |= 1; }
         }
     }
     return grew;
