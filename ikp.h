@@ -11702,9 +11702,9 @@ static int ikp__merge_check(const ikp__link_data *ld, ikp_alignment *out, uint64
         /* one GPU's captures stay exact; otherwise each that is not exact grows to hold the clock that
            the link and the other's bound say: either placement may be the one that is wrong */
         if (dist[i] + dist[j]) {
-            const uint64_t di = dist[i], dj = dist[j];
-            if (dj) { dist[j] = ad + unc + di; grew |= 2; }
-            if (di) { dist[i] = ad + unc + dj; grew |= 1; }
+            const uint64_t di = dist[i], dj = dist[j], au = ad + unc < ad ? UINT64_MAX : ad + unc;
+            if (dj) { dist[j] = au + di < au ? UINT64_MAX : au + di; grew |= 2; }
+            if (di) { dist[i] = au + dj < au ? UINT64_MAX : au + dj; grew |= 1; }
         }
     }
     return grew;

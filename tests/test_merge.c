@@ -1097,9 +1097,9 @@ static ikp_result pairwise_align(const ikp_capture *const *caps, uint32_t n, ikp
                 ikp__disagree(&out[i], ad - tol, (ikp_align_via)via, j);
                 ikp__disagree(&out[j], ad - tol, (ikp_align_via)via, i);
                 if (dist[i] + dist[j]) {
-                    const uint64_t di = dist[i], dj = dist[j];
-                    if (dj) dist[j] = ad + unc + di;
-                    if (di) dist[i] = ad + unc + dj;
+                    const uint64_t di = dist[i], dj = dist[j], au = ad + unc < ad ? UINT64_MAX : ad + unc;
+                    if (dj) dist[j] = au + di < au ? UINT64_MAX : au + di;
+                    if (di) dist[i] = au + dj < au ? UINT64_MAX : au + dj;
                 }
             }
         }
@@ -1268,19 +1268,20 @@ end:
    trip), each off the truth by up to its uncertainty: measured between
    neighbours of a ring only (GPU g measures g + 1), from one hub (GPU 0,
    the reference, or GPU 3) to every other, or by every GPU of every
-   other; and each of those with one measurement that lies (5 us off, far
-   past its width). Checked: every capture's placement within what it
+   other; and each of those with one measurement that lies (20 us off,
+   far past its width). Checked: every capture's placement within what it
    states of the truth, every pair within the sum of both, and what each
    states: one measurement (600 ns) for a GPU the reference measured or
    was measured by, the chain's sum beyond (the ring: 600 ns a hop to the
    nearer side, up to 2.4 us; a hub not the reference: 1.2 us). A lie
-   (20 us off) that another path shows is said (disagreement_ns) on both
+   that another path shows is said (disagreement_ns) on both
    captures of the link that shows it, and both bounds grow to hold it:
    with all pairs measured the truth is then held everywhere; in a ring,
    the captures placed through the lie before that link keep their
    bounds (not checked: the placement does not yet carry a grown bound
    back along the chain). A hub's lie has no other path: nothing shows
-   it. Returns the worst pair's stated bound. */
+   it. node_case returns the placements and pairs off the truth by more
+   than stated, and the worst pair's stated bound in *worst_pair. */
 static int64_t node_clock(uint32_t g) { return (int64_t)(g * 2654435761u % 1000003u) * 31 - 15000000; }
 static int64_t node_err(uint32_t g, uint32_t q, uint32_t seed)
 {
