@@ -2843,8 +2843,8 @@ static int ikp__lane_readings(ikp_capture *cap, const ikp__lane *l, size_t *room
         if (r.kind == IKP__KIND_ANCHOR_AUTO) {
             const double ha = h + (double)r.width * l->ps_per_tick / 2;
             /* not in a lane with ticks: they read the same clock at every end and instant, and
-               automatic anchors, read where the kernel's warps crowd the SM, moved the mapping
-               farther than the ticks let it lie (BENCHMARKS.md "Cross-SM placement") */
+               automatic anchors, read where the kernel's warps crowd the SM, placed no better
+               and widened the stated bound past 3x the spread (BENCHMARKS.md "Cross-SM placement") */
             if (was && !l->ticks && !ikp__add_reading(cap, room, l->pub.sm, ck.prev + r.id,
                                          (double)ikp__anchor_at(l, ck.prev + r.id, r.hi), ha, ha, 0))
                 return 0;
