@@ -3474,9 +3474,8 @@ static int ikp__fit_bend(ikp_capture *cap, const ikp__reading *r, const ikp__fit
    their mean distance from f (a tick count is a noisy reading: on an H200
    its step sits within +-40 ns of the mapping, about 10 ns either way
    beyond the step itself; BENCHMARKS.md), whichever is less. An interval
-   with fewer than IKP__FIT_POOL_TICKS tick counts (none: automatic
-   anchors alone) takes its neighbours' too, on both sides, until there
-   are that many (a mapping bends only
+   with fewer than IKP__FIT_POOL_TICKS tick counts takes its neighbours'
+   too, on both sides, until there are that many (a mapping bends only
    over many intervals, and one count's own spread would say 40 ns where
    the mapping is within 10): in cap->fit_loc (g->loc0, g->nloc). The
    largest over the stretch, ps (an interval with no reading adds nothing:
@@ -3504,17 +3503,16 @@ static double ikp__fit_local(ikp_capture *cap, const ikp__reading *r, ikp__fitse
     if (!ikp__grow(&cap->alloc, (void **)&cap->fit_loc, &cap->fit_loc_room, (size_t)cap->num_fit_loc + parts,
                    sizeof(double)))
         return -2;
-    st = (double *)ikp__alloc(&cap->alloc, (size_t)parts * 5 * sizeof(double)); /* each part: hard, sum, sq, n,
-                                                                                   a plain anchor or sample there */
+    st = (double *)ikp__alloc(&cap->alloc, (size_t)parts * 4 * sizeof(double)); /* each part: hard, sum, sq, n */
     if (!st) return -2;
     g->loc0 = cap->num_fit_loc;
     g->nloc = parts;
     cap->num_fit_loc += parts;
     for (j = 0; j < parts; j++) {
-        double *q = st + 5 * (size_t)j;
+        double *q = st + 4 * (size_t)j;
         uint32_t end = at;
         q[0] = -1;
-        q[1] = q[2] = q[3] = q[4] = 0;
+        q[1] = q[2] = q[3] = 0;
         for (i = at; i <= g->r1; i++) {
             const ikp__reading *x = &r[i];
             const double t = span > 0 ? (double)(x->tick - g->c0) / span * parts : 0;
@@ -3536,39 +3534,33 @@ static double ikp__fit_local(ikp_capture *cap, const ikp__reading *r, ikp__fitse
                 y = (double)x->lo + h - f;
                 y = (y < 0 ? -y : y) + h;
                 if (y > q[0]) q[0] = y;
-                if (h <= IKP__READ_HALF_PS + 0.5) q[4] = 1; /* not an automatic anchor's width */
             }
         }
         at = end;
     }
     for (j = 0; j < parts; j++) {
-        const double *q = st + 5 * (size_t)j;
+        const double *q = st + 4 * (size_t)j;
         double part = q[0];
         cap->fit_loc[g->loc0 + j] = 0;
         if (part < 0 && q[3] < 0.5) continue; /* no reading here: the records between readings get the wander */
-        if (q[3] > 0.5 || q[4] < 0.5) {
-            /* its tick counts, with its neighbours' until there are IKP__FIT_POOL_TICKS; an interval
-               of automatic anchors alone takes its neighbours' too (their widths, up to 64 cycles,
-               say more than the mapping's error that the ticks around them show) */
+        if (q[3] > 0.5) { /* its tick counts, with its neighbours' until there are IKP__FIT_POOL_TICKS */
             double sum = q[1], sq = q[2], n = q[3], mean, var, t;
             uint32_t lo = j, hi = j;
             while (n < IKP__FIT_POOL_TICKS && (lo > 0 || hi + 1 < parts)) {
                 if (lo > 0) {
                     lo--;
-                    sum += st[5 * (size_t)lo + 1], sq += st[5 * (size_t)lo + 2], n += st[5 * (size_t)lo + 3];
+                    sum += st[4 * (size_t)lo + 1], sq += st[4 * (size_t)lo + 2], n += st[4 * (size_t)lo + 3];
                 }
                 if (hi + 1 < parts) {
                     hi++;
-                    sum += st[5 * (size_t)hi + 1], sq += st[5 * (size_t)hi + 2], n += st[5 * (size_t)hi + 3];
+                    sum += st[4 * (size_t)hi + 1], sq += st[4 * (size_t)hi + 2], n += st[4 * (size_t)hi + 3];
                 }
             }
-            if (n > 0.5) {
-                mean = sum / n;
-                var = sq / n - mean * mean;
-                t = (mean < 0 ? -mean : mean) + IKP__TICK_SKEW_PS +
-                    (n >= IKP__FIT_MIN_TICKS ? 3 * ikp__sqrt(var > 0 ? var / n : 0) : IKP__TICK_SKEW_PS * 1.5);
-                if (part < 0 || t < part) part = t;
-            }
+            mean = sum / n;
+            var = sq / n - mean * mean;
+            t = (mean < 0 ? -mean : mean) + IKP__TICK_SKEW_PS +
+                (n >= IKP__FIT_MIN_TICKS ? 3 * ikp__sqrt(var > 0 ? var / n : 0) : IKP__TICK_SKEW_PS * 1.5);
+            if (part < 0 || t < part) part = t;
         }
         cap->fit_loc[g->loc0 + j] = part;
         if (part > most) most = part;
