@@ -11674,6 +11674,16 @@ static int64_t ikp__sat_sub(int64_t c, uint64_t w)
     return w > (uint64_t)c - (uint64_t)INT64_MIN ? INT64_MIN : (int64_t)((uint64_t)c - w);
 }
 
+/* A bound grown to hold what a link says: ad + unc + other, at most
+   IKP__MERGE_DIST_MAX (a bound past 32 bits of ns is said as "more than"
+   anyway, and a sum of a few such bounds stays inside 64 bits) */
+#define IKP__MERGE_DIST_MAX ((uint64_t)1 << 61)
+static uint64_t ikp__merge_grown(uint64_t ad, uint64_t unc, uint64_t other)
+{
+    const uint64_t m = IKP__MERGE_DIST_MAX, s = (ad < m ? ad : m) + (unc < m ? unc : m) + (other < m ? other : m);
+    return s < m ? s : m;
+}
+
 /* Pair (i, j), i < j, against the placement: each kind of link between
    them that disagrees with it by more than the uncertainties is said on
    both, and covered. Returns which dist grew (1: i's, 2: j's). */
@@ -11694,9 +11704,9 @@ static int ikp__merge_check(const ikp__link_data *ld, ikp_alignment *out, uint64
         /* one GPU's captures stay exact; otherwise each that is not exact grows to hold the clock that
            the link and the other's bound say: either placement may be the one that is wrong */
         if (dist[i] + dist[j]) {
-            const uint64_t di = dist[i], dj = dist[j], au = ad + unc < ad ? UINT64_MAX : ad + unc;
-            if (dj) { dist[j] = au + di < au ? UINT64_MAX : au + di; grew |= 2; }
-            if (di) { dist[i] = au + dj < au ? UINT64_MAX : au + dj; grew |= 1; }
+            const uint64_t di = dist[i], dj = dist[j];
+            if (dj) { dist[j] = ikp__merge_grown(ad, unc, di); grew |= 2; }
+            if (di) { dist[i] = ikp__merge_grown(ad, unc, dj); grew |= 1; }
         }
     }
     return grew;

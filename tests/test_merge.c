@@ -1097,9 +1097,9 @@ static ikp_result pairwise_align(const ikp_capture *const *caps, uint32_t n, ikp
                 ikp__disagree(&out[i], ad - tol, (ikp_align_via)via, j);
                 ikp__disagree(&out[j], ad - tol, (ikp_align_via)via, i);
                 if (dist[i] + dist[j]) {
-                    const uint64_t di = dist[i], dj = dist[j], au = ad + unc < ad ? UINT64_MAX : ad + unc;
-                    if (dj) dist[j] = au + di < au ? UINT64_MAX : au + di;
-                    if (di) dist[i] = au + dj < au ? UINT64_MAX : au + dj;
+                    const uint64_t di = dist[i], dj = dist[j];
+                    if (dj) dist[j] = ikp__merge_grown(ad, unc, di);
+                    if (di) dist[i] = ikp__merge_grown(ad, unc, dj);
                 }
             }
         }
