@@ -24,7 +24,10 @@ goals are reported, not enforced: the exit status is 1 only when a program
 fails, a capture check (every record kept, or the ring full) fails, or the
 region lengths cannot be read from the captures.
 
-Usage: bench_gpu.py --bin DIR [--quick]   (--quick: K = 200 instead of 4000)
+Usage: bench_gpu.py --bin DIR [--quick] [--main]   (--quick: K = 200 instead
+of 4000; --main: the default and staged builds, this version's and the
+previous release's, and Proton, nothing else: the rows the goals on those
+builds need, in about half the time)
 """
 import argparse
 import datetime
@@ -303,7 +306,11 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--bin", required=True, help="the directory of the events binaries (make's build/)")
     ap.add_argument("--quick", action="store_true", help="K = 200 instead of 4000")
+    ap.add_argument("--main", action="store_true", help="the default and staged builds and Proton only")
     args = ap.parse_args()
+    if args.main:
+        BUILDS[:] = ["default", "staged"]
+        EXTRA[:] = []
     n = ROUNDS * len(programs(args.bin, args.quick))
     if not have_gpu():
         print(f"skipped: {n} GPU measurements (no GPU on this machine)")
