@@ -1038,6 +1038,21 @@ IKP_DEF ikp_result ikp_merge_labels(const ikp_capture *const *caps, uint32_t n, 
 IKP_DEF ikp_result ikp_merge_host_zero(const ikp_capture *const *caps, uint32_t n, const ikp_alignment *al,
                                        int64_t *host_ns, uint32_t *uncertainty_ns, ikp_error *err);
 
+/* How far captures i and j, placed by al (ikp_merge_align's), may be off
+   against each other: bounds[i * n + j], ns (0 on the diagonal;
+   UINT64_MAX: not known, a capture placed raw or by its first record).
+   The sum of their uncertainties, or less where the links say less: each
+   link (the same GPU, a measurement over peer memory, both captures' host
+   readings) bounds the difference of its two clocks to its value +- its
+   uncertainty, a chain of links by the sums, and the tightest bounds over
+   every chain between i and j (shortest paths, O(n^3)) hold the truth;
+   the placed difference lies within them or is said off by the check
+   that grows the uncertainties. Where the links contradict each other (a
+   cycle no clocks satisfy: one of them lies) every pair keeps the sum.
+   n at most 1024 (IKP_ERR_SIZE_OVERFLOW past it; n^2 entries). */
+IKP_DEF ikp_result ikp_merge_pair_bounds(const ikp_capture *const *caps, uint32_t n, const ikp_alignment *al,
+                                         uint64_t *bounds, ikp_error *err);
+
 typedef struct ikp_merge_options {
     ikp_trace_options trace;  /* for every capture: grouping, flows, counters; time_base_ns
                                  and time_note as for one capture */
@@ -12179,6 +12194,90 @@ IKP_DEF ikp_result ikp_merge_host_zero(const ikp_capture *const *caps, uint32_t 
     s.caps = caps;
     s.ld = NULL;
     return ikp__host_zero(&s, n, al, host_ns, uncertainty_ns, err);
+}
+
+/* >>merge-pairs: how far two placed captures may be off against each other */
+#define IKP__PAIR_MAX 1024u
+#define IKP__PAIR_INF ((int64_t)1 << 62) /* no chain (a link's value past 2^60 ns is left out) */
+/* s[i * n + j]: the least upper bound that the links' chains give for j's clock minus i's */
+static void ikp__pair_paths(const ikp__link_data *ld, uint32_t n, int64_t *s)
+{
+    uint32_t i, j, k;
+    int kind;
+    size_t x;
+    for (x = 0; x < (size_t)n * n; x++) s[x] = IKP__PAIR_INF;
+    for (i = 0; i < n; i++) s[(size_t)i * n + i] = 0;
+    for (i = 0; i < n; i++)
+        for (j = i + 1; j < n; j++)
+            for (kind = IKP_ALIGN_SAME_GPU; kind <= IKP_ALIGN_HOST; kind++) {
+                int64_t val;
+                uint64_t unc;
+                if (ikp__merge_link(ld, i, j, kind, &val, &unc) == IKP_ALIGN_COUNT) continue;
+                if (unc > ((uint64_t)1 << 60) || val > ((int64_t)1 << 60) || val < -((int64_t)1 << 60)) continue;
+                if (val + (int64_t)unc < s[(size_t)i * n + j]) s[(size_t)i * n + j] = val + (int64_t)unc;
+                if ((int64_t)unc - val < s[(size_t)j * n + i]) s[(size_t)j * n + i] = (int64_t)unc - val;
+            }
+    for (k = 0; k < n; k++) /* Floyd-Warshall; sums of two bounds under 2^62 stay inside int64_t */
+        for (i = 0; i < n; i++) {
+            const int64_t ik = s[(size_t)i * n + k];
+            if (ik >= IKP__PAIR_INF) continue;
+            for (j = 0; j < n; j++) {
+                const int64_t kj = s[(size_t)k * n + j];
+                if (kj < IKP__PAIR_INF && ik + kj < s[(size_t)i * n + j])
+                    s[(size_t)i * n + j] = ik + kj < -IKP__PAIR_INF ? -IKP__PAIR_INF : ik + kj;
+            }
+        }
+}
+
+IKP_DEF ikp_result ikp_merge_pair_bounds(const ikp_capture *const *caps, uint32_t n, const ikp_alignment *al,
+                                         uint64_t *bounds, ikp_error *err)
+{
+    const ikp_allocator *a;
+    ikp__link_data *ld;
+    int64_t *s = NULL;
+    uint32_t i, j;
+    int consistent = 1;
+    ikp_result r = IKP_OK;
+    if (!caps || !al || !bounds || n == 0) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "NULL argument");
+    if (n > IKP__PAIR_MAX)
+        return ikp__fail(err, IKP_ERR_SIZE_OVERFLOW, -1, -1, "%u captures: pair bounds are made for at most %u", n,
+                         IKP__PAIR_MAX);
+    for (i = 0; i < n; i++)
+        if (!caps[i]) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "capture %u is NULL", i + 1);
+    a = &caps[0]->alloc;
+    if (!(ld = (ikp__link_data *)ikp__alloc(a, (size_t)n * sizeof *ld))) return ikp__oom(err);
+    memset(ld, 0, (size_t)n * sizeof *ld);
+    for (i = 0; i < n; i++)
+        if (ikp__link_data_of(caps[i], a, &ld[i], 1)) break;
+    if (i < n || ikp__number_devices(a, n, ld) || !(s = (int64_t *)ikp__alloc(a, (size_t)n * n * sizeof *s))) {
+        r = ikp__oom(err);
+        goto end;
+    }
+    ikp__pair_paths(ld, n, s);
+    for (i = 0; i < n; i++) consistent &= s[(size_t)i * n + i] >= 0; /* else a cycle of links no clocks satisfy */
+    for (i = 0; i < n; i++)
+        for (j = 0; j < n; j++) {
+            const ikp_alignment *x = &al[i], *y = &al[j];
+            const int known = x->uncertainty_ns != 0xFFFFFFFFu && y->uncertainty_ns != 0xFFFFFFFFu &&
+                              x->via != IKP_ALIGN_RAW && y->via != IKP_ALIGN_RAW && x->via != IKP_ALIGN_START &&
+                              y->via != IKP_ALIGN_START;
+            uint64_t b = (uint64_t)x->uncertainty_ns + y->uncertainty_ns;
+            if (x->uncertainty_ns >= IKP_MORE_NS || y->uncertainty_ns >= IKP_MORE_NS) b = (uint64_t)1 << 61;
+            if (i == j) b = 0;
+            else if (!known) b = UINT64_MAX;
+            else if (consistent && s[(size_t)i * n + j] < IKP__PAIR_INF && s[(size_t)j * n + i] < IKP__PAIR_INF) {
+                /* the truth within [lo, hi]; the placed difference d: it lies at most this far from it */
+                const int64_t hi = s[(size_t)i * n + j], lo = -s[(size_t)j * n + i], d = y->offset_ns - x->offset_ns;
+                const int64_t far = hi - d > d - lo ? hi - d : d - lo;
+                if (far >= 0 && (uint64_t)far < b) b = (uint64_t)far;
+            }
+            bounds[(size_t)i * n + j] = b;
+        }
+end:
+    ikp__free(a, s);
+    ikp__link_data_free(a, ld, n);
+    if (r == IKP_OK) ikp__ok(err);
+    return r;
 }
 
 /* >>merge-write: the merged trace: ikp_write_merged */

@@ -771,6 +771,7 @@ def merged(tmp):
     rc, out, _ = run("info", a, b)
     check(rc == 0 and b"alignment   2 captures" in out and b"+- 0.100 us (peer memory" in out,
           "info of two captures: their placement")
+    check(b"any two captures within +- 0.100 us of each other" in out, "info of two captures: their pair's bound")
     # two launches of one GPU whose host readings disagree (test_merge): placed
     # by the GPU's clock, merged with a warning, never refused
     l1 = os.path.join(ROOT, "build", "test-out", "launch1.ikp")

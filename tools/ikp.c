@@ -346,6 +346,25 @@ static void print_alignment(FILE *f, const ikp_capture *const *caps, const char 
                     al[k].disagree_via == IKP_ALIGN_HOST ? " (host time uncertainty widened)" : "");
         }
     }
+    if (n > 1 && n <= 1024) { /* the widest pair, by every chain of links between them */
+        uint64_t *pb = (uint64_t *)malloc((size_t)n * n * sizeof *pb), most = 0;
+        uint32_t i, j, wi = 0, wj = 0;
+        ikp_error e;
+        if (pb && ikp_merge_pair_bounds(caps, n, al, pb, &e) == IKP_OK) {
+            for (i = 0; i < n; i++)
+                for (j = i + 1; j < n; j++)
+                    if (pb[(size_t)i * n + j] != UINT64_MAX && pb[(size_t)i * n + j] >= most) {
+                        most = pb[(size_t)i * n + j];
+                        wi = i;
+                        wj = j;
+                    }
+            if (wj) /* (j > i: found) */
+                fprintf(f, "  any two captures within +- %s%.3f us of each other (the widest pair: %s and %s; by "
+                        "every chain of links between them)\n", most >= ((uint64_t)1 << 61) ? "more than " : "",
+                        (double)most / 1e3, lab + (size_t)wi * 128, lab + (size_t)wj * 128);
+        }
+        free(pb);
+    }
     free(lab);
 }
 
