@@ -252,6 +252,7 @@
            merge-place         placement: least uncertain chains (Dijkstra)
            merge-check         links that disagree with the placement
            merge-impl          ikp_merge_align, _align_start, labels, host zero
+           merge-pairs         how far two placed captures may be off against each other
            merge-write         the merged trace: ikp_write_merged
            merge-zip           a ZIP of one trace a capture and a Perfetto manifest
          export

@@ -238,12 +238,45 @@ static int add_clock(func *f, inst *it, const char *op, char **ops, int n, int d
     return 1;
 }
 
+/* a half-precision value as the disassembler prints it (decimal, exact):
+   its 16 bits, 1 if it is one (a normal or subnormal half, or 0) */
+static int parse_half(const char *s, unsigned *bits)
+{
+    char *end;
+    double x = strtod(s, &end), m;
+    unsigned sign = 0, e = 0;
+    if (end == s || *end) return 0;
+    if (x < 0) sign = 0x8000u, x = -x;
+    if (x == 0) { *bits = sign; return 1; }
+    if (!(x < 65520.0)) return 0;
+    m = x * 16777216.0; /* in units of 2^-24, the least subnormal */
+    if (m < 1024.0) { /* subnormal */
+        if (m != (double)(unsigned)m) return 0;
+        *bits = sign | (unsigned)m;
+        return 1;
+    }
+    while (m >= 2048.0) m *= 0.5, e++;
+    if (m != (double)(unsigned)m || e > 29) return 0;
+    *bits = sign | (e + 1) << 10 | ((unsigned)m - 1024u);
+    return 1;
+}
+
 /* a move into d, instruction v.inst: MOV d, s; MOV32I d, imm; IMAD.MOV(.U32)
-   / IMAD.U32 d, RZ, RZ, s. 1 if op is one, else 0 */
+   / IMAD.U32 d, RZ, RZ, s; HFMA2.MMA d, -RZ, RZ, hi, lo (two halves: ptxas
+   makes constants so). 1 if op is one, else 0 */
 static int add_move(func *f, inst *it, const char *op, char **ops, int n, int d, val v)
 {
     const char *src = NULL;
     int s;
+    unsigned hi, lo;
+    if (starts(op, "HFMA2") && n == 5 && !strcmp(ops[1], "-RZ") && !strcmp(ops[2], "RZ") && parse_half(ops[3], &hi) &&
+        parse_half(ops[4], &lo)) {
+        it->work = 0;
+        v.imm = hi << 16 | lo;
+        v.type = V_IMM;
+        set_def(f, d, v, v.inst);
+        return 1;
+    }
     if ((!strcmp(op, "MOV") || !strcmp(op, "UMOV") || !strcmp(op, "MOV32I")) && n == 2) src = ops[1];
     else if ((starts(op, "IMAD.MOV") || !strcmp(op, "IMAD.U32")) && n == 4 && !strcmp(ops[1], "RZ") &&
              !strcmp(ops[2], "RZ"))
