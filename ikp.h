@@ -12055,6 +12055,32 @@ static void ikp__link_data_free(const ikp_allocator *a, ikp__link_data *ld, uint
     ikp__free(a, ld);
 }
 
+/* IKP_ERR_INVALID_ARGUMENT naming the first of n captures that is NULL */
+static ikp_result ikp__caps_given(const ikp_capture *const *caps, uint32_t n, ikp_error *err)
+{
+    uint32_t i;
+    for (i = 0; i < n; i++)
+        if (!caps[i]) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "capture %u is NULL", i + 1);
+    return IKP_OK;
+}
+
+/* The link data of n captures (their links too where links), from the
+   first capture's allocator; NULL where memory ran out */
+static ikp__link_data *ikp__link_data_all(const ikp_capture *const *caps, uint32_t n, int links)
+{
+    const ikp_allocator *a = &caps[0]->alloc;
+    ikp__link_data *ld = (ikp__link_data *)ikp__alloc(a, (size_t)n * sizeof *ld);
+    uint32_t i;
+    if (!ld) return NULL;
+    memset(ld, 0, (size_t)n * sizeof *ld);
+    for (i = 0; i < n; i++)
+        if (ikp__link_data_of(caps[i], a, &ld[i], links)) {
+            ikp__link_data_free(a, ld, n);
+            return NULL;
+        }
+    return ld;
+}
+
 static void ikp__merge_label(const ikp_capture *const *caps, uint32_t n, uint32_t index, char *buf, size_t size);
 IKP_DEF ikp_result ikp_merge_align(const ikp_capture *const *caps, uint32_t n, int raw, ikp_alignment *out,
                                    ikp_error *err)
@@ -12065,8 +12091,7 @@ IKP_DEF ikp_result ikp_merge_align(const ikp_capture *const *caps, uint32_t n, i
     ikp_result r;
     char la[128];
     if (!caps || !out || n == 0) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "no captures to merge");
-    for (i = 0; i < n; i++)
-        if (!caps[i]) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "capture %u is NULL", i + 1);
+    if ((r = ikp__caps_given(caps, n, err)) != IKP_OK) return r;
     for (i = 0; i < n && n > 1; i++)
         if (!caps[i]->info.gpu_time_known) {
             ikp__merge_label(caps, n, i, la, sizeof la);
@@ -12077,11 +12102,8 @@ IKP_DEF ikp_result ikp_merge_align(const ikp_capture *const *caps, uint32_t n, i
                              ikp_format_name(caps[i]->format), IKP__OPT(&caps[i]->info.option_names, align_start));
         }
     a = &caps[0]->alloc;
-    if (!(ld = (ikp__link_data *)ikp__alloc(a, (size_t)n * sizeof *ld))) return ikp__oom(err);
-    memset(ld, 0, (size_t)n * sizeof *ld);
-    for (i = 0; i < n; i++)
-        if (ikp__link_data_of(caps[i], a, &ld[i], !raw)) break;
-    r = i < n ? ikp__oom(err) : ikp__align(a, ld, n, raw, out, err);
+    if (!(ld = ikp__link_data_all(caps, n, !raw))) return ikp__oom(err);
+    r = ikp__align(a, ld, n, raw, out, err);
     ikp__link_data_free(a, ld, n);
     return r;
 }
@@ -12230,6 +12252,13 @@ static void ikp__pair_paths(const ikp__link_data *ld, uint32_t n, int64_t *s)
         }
 }
 
+/* whether a capture was placed by clock readings with a known uncertainty
+   (not raw, not by its first record) */
+static int ikp__clock_placed(const ikp_alignment *x)
+{
+    return x->uncertainty_ns != 0xFFFFFFFFu && x->via != IKP_ALIGN_RAW && x->via != IKP_ALIGN_START;
+}
+
 IKP_DEF ikp_result ikp_merge_pair_bounds(const ikp_capture *const *caps, uint32_t n, const ikp_alignment *al,
                                          uint64_t *bounds, ikp_error *err)
 {
@@ -12243,14 +12272,10 @@ IKP_DEF ikp_result ikp_merge_pair_bounds(const ikp_capture *const *caps, uint32_
     if (n > IKP__PAIR_MAX)
         return ikp__fail(err, IKP_ERR_SIZE_OVERFLOW, -1, -1, "%u captures: pair bounds are made for at most %u", n,
                          IKP__PAIR_MAX);
-    for (i = 0; i < n; i++)
-        if (!caps[i]) return ikp__fail(err, IKP_ERR_INVALID_ARGUMENT, -1, -1, "capture %u is NULL", i + 1);
+    if ((r = ikp__caps_given(caps, n, err)) != IKP_OK) return r;
     a = &caps[0]->alloc;
-    if (!(ld = (ikp__link_data *)ikp__alloc(a, (size_t)n * sizeof *ld))) return ikp__oom(err);
-    memset(ld, 0, (size_t)n * sizeof *ld);
-    for (i = 0; i < n; i++)
-        if (ikp__link_data_of(caps[i], a, &ld[i], 1)) break;
-    if (i < n || ikp__number_devices(a, n, ld) || !(s = (int64_t *)ikp__alloc(a, (size_t)n * n * sizeof *s))) {
+    if (!(ld = ikp__link_data_all(caps, n, 1))) return ikp__oom(err);
+    if (ikp__number_devices(a, n, ld) || !(s = (int64_t *)ikp__alloc(a, (size_t)n * n * sizeof *s))) {
         r = ikp__oom(err);
         goto end;
     }
@@ -12259,9 +12284,7 @@ IKP_DEF ikp_result ikp_merge_pair_bounds(const ikp_capture *const *caps, uint32_
     for (i = 0; i < n; i++)
         for (j = 0; j < n; j++) {
             const ikp_alignment *x = &al[i], *y = &al[j];
-            const int known = x->uncertainty_ns != 0xFFFFFFFFu && y->uncertainty_ns != 0xFFFFFFFFu &&
-                              x->via != IKP_ALIGN_RAW && y->via != IKP_ALIGN_RAW && x->via != IKP_ALIGN_START &&
-                              y->via != IKP_ALIGN_START;
+            const int known = ikp__clock_placed(x) && ikp__clock_placed(y);
             uint64_t b = (uint64_t)x->uncertainty_ns + y->uncertainty_ns;
             if (x->uncertainty_ns >= IKP_MORE_NS || y->uncertainty_ns >= IKP_MORE_NS) b = (uint64_t)1 << 61;
             if (i == j) b = 0;
