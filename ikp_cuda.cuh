@@ -758,21 +758,21 @@ __device__ __forceinline__ void ikpd__put1(ikp_lane &l, unsigned w, unsigned tag
    deferred): an end or instant reads %globaltimer's low word right after
    its stamp and keeps it in l.gq; the lane's next begin or instant
    carries bits 5..18 of it (32 ns ticks, wrapping every 524 us) in its
-   tag's bits 16..29 (FORMAT.md "Ticks"), put in right before that
-   record's own stamp, when the read is long done: a read, a shift and one
-   LOP3 that masks the bits and ors in the tag (in place of the tag's own
-   move) a region or instant, no branch, no wait (in the end's own tag, the
-   end's stores would wait for the read). Put in before the stamp, the
-   last read's register is free for the next one: put in when the record
-   was stored, after the next read, both were live and a loop carried
-   them with one more move an iteration. Each is a reading of the SM's
-   clock to within a tick: the decoder places the SM's clock from many of
-   them, in lanes of regions and in lanes of instants alike. (A ring's
-   pending record is not always a begin or an instant: rings carry none.)
-   The LOP3 is written out: from C, ptxas made the mask and the or two
-   instructions where the tag is a constant; the assumption says the tag
-   stays nonzero, so that a begin's record still needs no branch to be
-   found pending. */
+   tag's bits 16..29 (FORMAT.md "Ticks"), put in when that record is
+   stored, when the read is long done: a read, a shift and one LOP3 that
+   masks the bits and ors in the tag, a region or instant, no branch, no
+   wait (in the end's own tag, the end's stores would wait for the read).
+   Not before the begin's stamp, though that frees the read's register
+   sooner (a loop then carries no move for it): there the begin's record,
+   ready early, is stored first and the end's last, and the next end's
+   stamp, not the next begin's, waits for that store to read its
+   registers, inside the region (an empty region read 11 cycles, not 4;
+   the wait is as long as the store queue makes it). Each is a reading of
+   the SM's clock to within a tick: the decoder places the SM's clock from
+   many of them, in lanes of regions and in lanes of instants alike. (A
+   ring's pending record is not always a begin or an instant: rings carry
+   none.) The LOP3 is written out: from C, ptxas made the mask and the or
+   two instructions where the tag is a constant. */
 __device__ __forceinline__ unsigned ikpd__ticked(const ikp_lane &l, unsigned tag)
 {
 #if IKP_TICKS
@@ -781,7 +781,6 @@ __device__ __forceinline__ unsigned ikpd__ticked(const ikp_lane &l, unsigned tag
         : "=r"(t)
         : "r"(l.gq << (IKP_WIRE_TICKS_SHIFT - IKP_WIRE_TICK_NS_SHIFT)), "n"(IKP_WIRE_TICKS_MASK << IKP_WIRE_TICKS_SHIFT),
           "r"(tag));
-    if (tag) __builtin_assume(t != 0);
     return t;
 #else
     (void)l;
@@ -795,7 +794,7 @@ __device__ __forceinline__ unsigned ikpd__ticked(const ikp_lane &l, unsigned tag
 __device__ __forceinline__ void ikpd__put(ikp_lane &l, unsigned w, unsigned tag, unsigned v)
 {
     if (l.bk) {
-        ikpd__put2(l, w, l.bk, l.bt, tag, v);
+        ikpd__put2(l, w, ikpd__ticked(l, l.bk), l.bt, tag, v);
         l.bk = 0;
     } else {
 #if !IKP_RING
@@ -810,7 +809,7 @@ __device__ __forceinline__ void ikpd__put(ikp_lane &l, unsigned w, unsigned tag,
 /* stores the pending record, if any (in a ring, with a pad) */
 __device__ __forceinline__ void ikpd__settle(ikp_lane &l)
 {
-    if (l.bk) ikpd__put1(l, ikpd__room(l), l.bk, l.bt);
+    if (l.bk) ikpd__put1(l, ikpd__room(l), ikpd__ticked(l, l.bk), l.bt);
     l.bk = 0;
 }
 /* Automatic anchors (cycle mode, IKP_ANCHOR_EVERY > 0): an end or instant
@@ -873,8 +872,9 @@ __device__ __forceinline__ void ikpd__auto_anchor(ikp_lane &l, unsigned t)
    outside the region that ends. IKP_TICKS: the stamp followed by a
    %globaltimer read, which the lane's next begin or instant carries (an
    instant carries the read before, put in its tag before its stamp; the
-   pending begin stored here has its own in already). Returns 1 where it is stored (in a ring, maybe
-   with the lane's next record), with its stamp in *t. */
+   pending begin stored here gets its own as it is stored). Returns 1
+   where it is stored (in a ring, maybe with the lane's next record), with
+   its stamp in *t. */
 __device__ __forceinline__ bool ikpd__stamped(ikp_lane &l, unsigned tag, unsigned *t)
 {
     const unsigned w = ikpd__room(l);
@@ -910,9 +910,8 @@ __device__ __forceinline__ void ikpd__begin(ikp_lane &l, unsigned tag)
 {
 #if IKP_DEFER_BEGIN
     ikpd__settle(l);
-    const unsigned k = ikpd__ticked(l, tag);
     l.bt = ikpd__stamp(l, ikpd__room(l));
-    l.bk = k;
+    l.bk = tag;
 #else
     unsigned t;
     ikpd__stamped(l, tag, &t); /* stored at once (in a ring, with the record after it) */
