@@ -20,7 +20,10 @@
    zero), or a record's where the compiler moved its own above that one;
    also after a barrier (wait_kernel: stamps right after __syncthreads(), a
    named bar.sync and __syncthreads_count, in every build), never straight
-   after a BAR.
+   after a BAR. In hot_kernel's back-to-back empty regions (default and
+   staged), no instruction between a begin's stamp and its end's, nor the
+   end's, waits for a scoreboard (nvdisasm -hex's control bits), but in
+   the second region.
 3. Work stays inside its region: in region_pinned_kernel every FFMA of the
    region lies between the begin and end timer reads; in region_mem_kernel
    (loads and stores, no pin) every LDG/STG of the region does.
@@ -153,6 +156,57 @@ def sass(cubin, kernel):
     return [x for x in _cache[cubin].get(kernel, []) if x[0] != "LABEL"]
 
 
+def waits(cubin, kernel):
+    """list of (full text, wait mask) of one kernel's instructions, NOPs
+    dropped: the mask of scoreboards each waits for before it issues (bits
+    116..121 of its 128-bit word, the control bits nvdisasm -hex shows)"""
+    with open(cubin, "rb") as f:
+        kept = os.path.join(OUT, "cache", hashlib.sha256(f.read()).hexdigest()[:32] + ".hex")
+    if os.path.exists(kept):
+        with open(kept) as f:
+            text = f.read()
+    else:
+        p = subprocess.run([NVDISASM, "-hex", "-c", cubin], capture_output=True, text=True)
+        if p.returncode != 0:
+            raise RuntimeError(p.stderr)
+        text = p.stdout
+        os.makedirs(os.path.dirname(kept), exist_ok=True)
+        with open(kept + ".tmp", "w") as f:
+            f.write(text)
+        os.replace(kept + ".tmp", kept)
+    out, cur, lines = [], None, text.splitlines()
+    for i, line in enumerate(lines):
+        h = re.match(r"\.text\.(\w+):", line)
+        if h:
+            cur = h.group(1)
+            continue
+        m = re.match(r"\s+/\*[0-9a-f]{4}\*/\s+(.*?)\s*;\s*/\* 0x[0-9a-f]{16} \*/", line)
+        if not m or cur != kernel or i + 1 >= len(lines):
+            continue
+        hi = re.search(r"/\* (0x[0-9a-f]{16}) \*/", lines[i + 1])
+        words = m.group(1).split()
+        if hi and (words[1] if words[0].startswith("@") else words[0]) != "NOP":
+            out.append((m.group(1), int(hi.group(1), 16) >> 52 & 0x3F))
+    return out
+
+
+def regions_wait_nowhere(cubin, what):
+    """hot_kernel's regions are empty and back to back: between a begin's
+    stamp and its end's, and at the end's stamp, no instruction waits for
+    a scoreboard (a store reading its registers, a read coming back): a
+    wait there is counted in the region, and one for a store lasts as long
+    as the store queue makes it (an end stamp that waited for the end
+    before's store read empty regions 11 cycles long, not 4). One region
+    may: the second, where the registers' rotation starts (the one empty
+    region of 16 that a GPU reads up to 15 cycles, tests/gpu)."""
+    ins = waits(cubin, "hot_kernel")
+    st = [i for i, (t, _) in enumerate(ins) if re.match(r"CS2R\.32 R\d+, SR_CLOCKLO$", t)]
+    bad = [k for k, (b, e) in enumerate(zip(st[0::2], st[1::2])) if any(ins[j][1] for j in range(b + 1, e + 1))]
+    check(len(st) >= 32 and len(bad) <= 1 and (not bad or bad[0] == 1),
+          "%s: %d regions, none but the second waits between a begin's stamp and its end's or at the end's (%d do: "
+          "regions %s)" % (what, len(st) // 2, len(bad), ", ".join(str(k + 1) for k in bad[:4])))
+
+
 def not_taken(cubin, kernel):
     """The kernel's instructions with the automatic anchors' bodies left out
     (what a record runs when no anchor is due), and how many such bodies: a
@@ -236,6 +290,8 @@ def hot_path(src, what, flags, more_bad, sts=False, tag=None, limit=7.0):
     s2ur = uniform_timer_reads(b)
     check(s2ur == 0, "%s: no timer read through the uniform datapath (%d S2UR)" % (what, s2ur))
     stamps_follow_stores(b, what)
+    if tag in ("", "s"):
+        regions_wait_nowhere(c32, what)
     if sts:
         n = sum(1 for op, _ in b if op.startswith("STS")) - sum(1 for op, _ in a if op.startswith("STS"))
         check(n == 16, "%s: one STS per event (%d more with 16 more events)" % (what, n))
