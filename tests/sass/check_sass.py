@@ -116,24 +116,29 @@ def elf_sections(path):
 _cache = {}
 
 
+def listing(cubin, kind):
+    """nvdisasm's listing of a cubin (kind "hex": with each instruction's
+    words), made once for its bytes, as its cubin is"""
+    with open(cubin, "rb") as f:
+        kept = os.path.join(OUT, "cache", hashlib.sha256(f.read()).hexdigest()[:32] + "." + kind)
+    if os.path.exists(kept):
+        with open(kept) as f:
+            return f.read()
+    p = subprocess.run([NVDISASM] + (["-hex"] if kind == "hex" else []) + ["-c", cubin], capture_output=True, text=True)
+    if p.returncode != 0:
+        raise RuntimeError(p.stderr)
+    os.makedirs(os.path.dirname(kept), exist_ok=True)
+    with open(kept + ".tmp", "w") as f:
+        f.write(p.stdout)
+    os.replace(kept + ".tmp", kept)
+    return p.stdout
+
+
 def sass(cubin, kernel):
     """list of (opcode with modifiers, full text) of one kernel, NOPs dropped;
     a label is kept as ("LABEL", name) in its place."""
     if cubin not in _cache:
-        with open(cubin, "rb") as f:  # its listing made once for its bytes, as its cubin is
-            kept = os.path.join(OUT, "cache", hashlib.sha256(f.read()).hexdigest()[:32] + ".sass")
-        if os.path.exists(kept):
-            with open(kept) as f:
-                text = f.read()
-        else:
-            p = subprocess.run([NVDISASM, "-c", cubin], capture_output=True, text=True)
-            if p.returncode != 0:
-                raise RuntimeError(p.stderr)
-            text = p.stdout
-            os.makedirs(os.path.dirname(kept), exist_ok=True)
-            with open(kept + ".tmp", "w") as f:
-                f.write(text)
-            os.replace(kept + ".tmp", kept)
+        text = listing(cubin, "sass")
         funcs, cur = {}, None
         for line in text.splitlines():
             h = re.match(r"\.text\.(\w+):", line)
@@ -160,21 +165,7 @@ def waits(cubin, kernel):
     """list of (full text, wait mask) of one kernel's instructions, NOPs
     dropped: the mask of scoreboards each waits for before it issues (bits
     116..121 of its 128-bit word, the control bits nvdisasm -hex shows)"""
-    with open(cubin, "rb") as f:
-        kept = os.path.join(OUT, "cache", hashlib.sha256(f.read()).hexdigest()[:32] + ".hex")
-    if os.path.exists(kept):
-        with open(kept) as f:
-            text = f.read()
-    else:
-        p = subprocess.run([NVDISASM, "-hex", "-c", cubin], capture_output=True, text=True)
-        if p.returncode != 0:
-            raise RuntimeError(p.stderr)
-        text = p.stdout
-        os.makedirs(os.path.dirname(kept), exist_ok=True)
-        with open(kept + ".tmp", "w") as f:
-            f.write(text)
-        os.replace(kept + ".tmp", kept)
-    out, cur, lines = [], None, text.splitlines()
+    out, cur, lines = [], None, listing(cubin, "hex").splitlines()
     for i, line in enumerate(lines):
         h = re.match(r"\.text\.(\w+):", line)
         if h:
