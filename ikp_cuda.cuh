@@ -767,7 +767,7 @@ __device__ __forceinline__ void ikpd__put1(ikp_lane &l, unsigned w, unsigned tag
    ready early, is stored first and the end's last, and the next end's
    stamp, not the next begin's, waits for that store to read its
    registers, inside the region (an empty region read 11 cycles, not 4;
-   the wait is as long as the store queue makes it). Each is a reading of
+   the wait lasts until the store has read them). Each is a reading of
    the SM's clock to within a tick: the decoder places the SM's clock from
    many of them, in lanes of regions and in lanes of instants alike. (A
    ring's pending record is not always a begin or an instant: rings carry

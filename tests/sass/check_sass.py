@@ -185,8 +185,8 @@ def regions_wait_nowhere(cubin, what):
     """hot_kernel's regions are empty and back to back: between a begin's
     stamp and its end's, and at the end's stamp, no instruction waits for
     a scoreboard (a store reading its registers, a read coming back): a
-    wait there is counted in the region, and one for a store lasts as long
-    as the store queue makes it (an end stamp that waited for the end
+    wait there is counted in the region, and one for a store lasts until
+    the store has read its registers (an end stamp that waited for the end
     before's store read empty regions 11 cycles long, not 4). One region
     may: the second, where the registers' rotation starts (the one empty
     region of 16 that a GPU reads up to 15 cycles, tests/gpu)."""
