@@ -267,25 +267,23 @@ static int parse_half(const char *s, unsigned *bits)
 static int add_move(func *f, inst *it, const char *op, char **ops, int n, int d, val v)
 {
     const char *src = NULL;
-    int s;
     unsigned hi, lo;
     if (starts(op, "HFMA2") && n == 5 && !strcmp(ops[1], "-RZ") && !strcmp(ops[2], "RZ") && parse_half(ops[3], &hi) &&
         parse_half(ops[4], &lo)) {
-        it->work = 0;
         v.imm = hi << 16 | lo;
         v.type = V_IMM;
-        set_def(f, d, v, v.inst);
-        return 1;
+    } else {
+        int s;
+        if ((!strcmp(op, "MOV") || !strcmp(op, "UMOV") || !strcmp(op, "MOV32I")) && n == 2) src = ops[1];
+        else if ((starts(op, "IMAD.MOV") || !strcmp(op, "IMAD.U32")) && n == 4 && !strcmp(ops[1], "RZ") &&
+                 !strcmp(ops[2], "RZ"))
+            src = ops[3];
+        if (!src) return 0;
+        s = reg_num(src);
+        if (s >= 0) v = f->v[s];
+        else if (parse_imm(src, &v.imm)) v.type = V_IMM;
     }
-    if ((!strcmp(op, "MOV") || !strcmp(op, "UMOV") || !strcmp(op, "MOV32I")) && n == 2) src = ops[1];
-    else if ((starts(op, "IMAD.MOV") || !strcmp(op, "IMAD.U32")) && n == 4 && !strcmp(ops[1], "RZ") &&
-             !strcmp(ops[2], "RZ"))
-        src = ops[3];
-    if (!src) return 0;
-    s = reg_num(src);
     it->work = 0;
-    if (s >= 0) v = f->v[s];
-    else if (parse_imm(src, &v.imm)) v.type = V_IMM;
     set_def(f, d, v, v.inst);
     return 1;
 }
