@@ -766,8 +766,8 @@ __device__ __forceinline__ void ikpd__put1(ikp_lane &l, unsigned w, unsigned tag
    sooner (a loop then carries no move for it): there the begin's record,
    ready early, is stored first and the end's last, and the next end's
    stamp, not the next begin's, waits for that store to read its
-   registers, inside the region (an empty region read 11 cycles, not 4;
-   the wait lasts until the store has read them). Each is a reading of
+   registers, inside the region, for as long as the store takes to read
+   them (BENCHMARKS.md "Cost per event"). Each is a reading of
    the SM's clock to within a tick: the decoder places the SM's clock from
    many of them, in lanes of regions and in lanes of instants alike. (A
    ring's pending record is not always a begin or an instant: rings carry

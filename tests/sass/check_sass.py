@@ -186,8 +186,7 @@ def regions_wait_nowhere(cubin, what):
     stamp and its end's, and at the end's stamp, no instruction waits for
     a scoreboard (a store reading its registers, a read coming back): a
     wait there is counted in the region, and one for a store lasts until
-    the store has read its registers (an end stamp that waited for the end
-    before's store read empty regions 11 cycles long, not 4). One region
+    the store has read its registers (BENCHMARKS.md "Cost per event"). One region
     may: the second, where the registers' rotation starts (the one empty
     region of 16 that a GPU reads up to 15 cycles, tests/gpu)."""
     ins = waits(cubin, "hot_kernel")
