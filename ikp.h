@@ -974,7 +974,10 @@ IKP_DEF const char *ikp_output_temp_path(const ikp_output *out);
    (disagreement_ns, disagree_via, disagree_with on both captures), and
    the uncertainty of each of the two grows to hold the clock that link
    and the other capture's uncertainty allow (either placement may be the
-   one that is wrong; the reference's stays 0), except
+   one that is wrong; the reference's stays 0), and so does that of every
+   capture on either chain up to where the two chains meet (the wrong link
+   may be any of the cycle's) and of every capture placed through one
+   that grew, except
    between captures of one GPU, whose clock is one clock and whose
    placement stays exact (host readings taken seconds apart drift against
    the GPU's clock by microseconds; ikp_merge_host_zero then states the
@@ -11993,6 +11996,62 @@ static int ikp__merge_check_all(const ikp_allocator *a, uint32_t n, const ikp__l
     return r;
 }
 
+/* A link that disagrees with the placement shows that a link of the
+   cycle it closes (the chains of its two captures up to where they meet,
+   and the link itself) is wrong, not which; ikp__merge_check grew the
+   two captures' bounds to hold the other's placement. A capture c on
+   either chain below where they meet was placed through the wrong link
+   or not: if not, its own bound holds; if so, the links from c down to
+   that end of the link are right, so c lies within that end's grown
+   bound plus its chain's sum from c (orig: the dists the placement made).
+   Every capture placed through one that grew grows by as much. The
+   reference stays 0 (it is the axis); O(n) plus the chains walked, one
+   for each capture that disagrees (with the capture it disagrees most
+   with). */
+static uint64_t ikp__merge_sum(uint64_t a, uint64_t b)
+{
+    const uint64_t m = IKP__MERGE_DIST_MAX;
+    return a >= m || b >= m || a + b >= m ? m : a + b;
+}
+static int ikp__merge_carry(const ikp_allocator *a, uint32_t n, const ikp_alignment *out, const uint64_t *orig,
+                            uint64_t *dist)
+{
+    uint32_t k, d, most = 0, *at, *order;
+    for (k = 0; k < n; k++) {
+        uint32_t x = k, y = out[k].disagree_with;
+        if (!out[k].disagreement_ns || y >= n) continue;
+        while (out[x].links > out[y].links) x = out[x].from;
+        while (out[y].links > out[x].links) y = out[y].from;
+        while (x != y) { x = out[x].from; y = out[y].from; }
+        for (x = k; x != y && out[x].links; x = out[x].from) {
+            const uint64_t c = ikp__merge_sum(dist[k], orig[k] - orig[x]);
+            if (c > dist[x]) dist[x] = c;
+        }
+    }
+    for (k = 0; k < n; k++) if (out[k].links > most) most = out[k].links;
+    at = (uint32_t *)ikp__alloc(a, ((size_t)most + 2) * sizeof *at);
+    order = (uint32_t *)ikp__alloc(a, (size_t)n * sizeof *order);
+    if (!at || !order) {
+        ikp__free(a, at);
+        ikp__free(a, order);
+        return -1;
+    }
+    memset(at, 0, ((size_t)most + 2) * sizeof *at);
+    for (k = 0; k < n; k++) at[out[k].links + 1]++; /* by links: each after the capture it was placed from */
+    for (d = 0; d <= most; d++) at[d + 1] += at[d];
+    for (k = 0; k < n; k++) order[at[out[k].links]++] = k;
+    for (d = 0; d < n; d++) {
+        const uint32_t q = order[d], f = out[q].from;
+        if (out[q].links) {
+            const uint64_t c = ikp__merge_sum(dist[f], orig[q] - orig[f]);
+            if (c > dist[q]) dist[q] = c;
+        }
+    }
+    ikp__free(a, at);
+    ikp__free(a, order);
+    return 0;
+}
+
 /* >>merge-impl: ikp_merge_align, _align_start, labels, host zero */
 /* Places n captures by their link data (ld: link_data_of's, with links
    unless raw): ikp_merge_align's work once the captures are checked; ld's
@@ -12000,7 +12059,7 @@ static int ikp__merge_check_all(const ikp_allocator *a, uint32_t n, const ikp__l
 static ikp_result ikp__align(const ikp_allocator *a, ikp__link_data *ld, uint32_t n, int raw, ikp_alignment *out,
                              ikp_error *err)
 {
-    uint64_t *dist;
+    uint64_t *dist, *orig = NULL;
     ikp__mg mg;
     uint32_t i;
     int64_t zmin = INT64_MAX;
@@ -12033,7 +12092,14 @@ static ikp_result ikp__align(const ikp_allocator *a, ikp__link_data *ld, uint32_
                           "alignment would put them on their GPUs' own clocks, which differ", la, lb);
             goto end;
         }
-    if (!raw && ikp__merge_check_all(a, n, ld, &mg, out, dist)) { r = ikp__oom(err); goto end; }
+    if (!raw) { /* the links that disagree, said and covered */
+        if (!(orig = (uint64_t *)ikp__alloc(a, (size_t)n * sizeof *orig))) { r = ikp__oom(err); goto end; }
+        memcpy(orig, dist, (size_t)n * sizeof *orig);
+        if (ikp__merge_check_all(a, n, ld, &mg, out, dist) || ikp__merge_carry(a, n, out, orig, dist)) {
+            r = ikp__oom(err);
+            goto end;
+        }
+    }
     for (i = 0; i < n; i++) { /* time 0 of each on the reference's clock, the earliest at 0 */
         int64_t z = (int64_t)(ld[i].gpu_zero_ns - ld[0].gpu_zero_ns) - out[i].offset_ns;
         out[i].zero_ns = z;
@@ -12045,6 +12111,7 @@ static ikp_result ikp__align(const ikp_allocator *a, ikp__link_data *ld, uint32_
 end:
     ikp__mg_free(&mg, a);
     ikp__free(a, dist);
+    ikp__free(a, orig);
     return r;
 }
 
