@@ -969,7 +969,10 @@ IKP_DEF const char *ikp_output_temp_path(const ikp_output *out);
    clock against the other's (ikp_peer_clock, either capture may hold it),
    or both GPUs' readings against the clock of one host (ikp_clock_sync;
    captures naming different hosts are not linked this way). Uncertainties
-   add along the chain. A link that disagrees with the placement by more
+   add along the chain. Where every link agrees and there are at most 256
+   captures, each is then placed at the centre of what all the chains
+   together allow for its clock (each capture's measurement of another a
+   bound of its own) and states half that span. A link that disagrees with the placement by more
    than the uncertainties of both is not refused: it is reported
    (disagreement_ns, disagree_via, disagree_with on both captures), and
    the uncertainty of each of the two grows to hold the clock that link
@@ -12052,6 +12055,48 @@ static int ikp__merge_carry(const ikp_allocator *a, uint32_t n, const ikp_alignm
     return 0;
 }
 
+/* Where every link agrees (no cycle of them that no clocks satisfy, none
+   said to disagree) and the captures are few (IKP__CENTRE_MAX: the paths
+   of every pair, O(n^3)), each capture's clock against the reference's
+   lies in the span that all the chains of links together allow, not only
+   the one that placed it: it is placed at that span's centre and states
+   half its width where that is less than its chain says. So independent
+   paths narrow what is stated (GPUs measured by every peer: about one
+   measurement's uncertainty for any pair), and one chain gives what it
+   gave. 0, or -1 when out of memory. */
+#define IKP__CENTRE_MAX 256u
+#define IKP__PAIR_INF ((int64_t)1 << 62) /* no chain (a link's value past 2^60 ns is left out) */
+static void ikp__pair_paths(const ikp__link_data *ld, uint32_t n, int64_t *s);
+static int ikp__merge_centre(const ikp_allocator *a, uint32_t n, const ikp__link_data *ld, ikp_alignment *out,
+                             uint64_t *dist)
+{
+    int64_t *s;
+    uint32_t k;
+    if (n < 2 || n > IKP__CENTRE_MAX) return 0;
+    for (k = 0; k < n; k++) if (out[k].disagreement_ns) return 0;
+    if (!(s = (int64_t *)ikp__alloc(a, (size_t)n * n * sizeof *s))) return -1;
+    ikp__pair_paths(ld, n, s);
+    for (k = 0; k < n; k++)
+        if (s[(size_t)k * n + k] < 0) { /* a cycle of links no clocks satisfy */
+            ikp__free(a, s);
+            return 0;
+        }
+    for (k = 1; k < n; k++) {
+        const int64_t hi = s[k], lo = -s[(size_t)k * n];
+        int64_t c;
+        uint64_t w;
+        if (s[k] >= IKP__PAIR_INF || s[(size_t)k * n] >= IKP__PAIR_INF || lo > hi) continue;
+        c = lo + (hi - lo) / 2;
+        w = (uint64_t)(hi - c);
+        if (w < dist[k]) {
+            out[k].offset_ns = c;
+            dist[k] = w;
+        }
+    }
+    ikp__free(a, s);
+    return 0;
+}
+
 /* >>merge-impl: ikp_merge_align, _align_start, labels, host zero */
 /* Places n captures by their link data (ld: link_data_of's, with links
    unless raw): ikp_merge_align's work once the captures are checked; ld's
@@ -12095,7 +12140,8 @@ static ikp_result ikp__align(const ikp_allocator *a, ikp__link_data *ld, uint32_
     if (!raw) { /* the links that disagree, said and covered */
         if (!(orig = (uint64_t *)ikp__alloc(a, (size_t)n * sizeof *orig))) { r = ikp__oom(err); goto end; }
         memcpy(orig, dist, (size_t)n * sizeof *orig);
-        if (ikp__merge_check_all(a, n, ld, &mg, out, dist) || ikp__merge_carry(a, n, out, orig, dist)) {
+        if (ikp__merge_check_all(a, n, ld, &mg, out, dist) || ikp__merge_carry(a, n, out, orig, dist) ||
+            ikp__merge_centre(a, n, ld, out, dist)) {
             r = ikp__oom(err);
             goto end;
         }
@@ -12288,7 +12334,6 @@ IKP_DEF ikp_result ikp_merge_host_zero(const ikp_capture *const *caps, uint32_t 
 
 /* >>merge-pairs: how far two placed captures may be off against each other */
 #define IKP__PAIR_MAX 1024u
-#define IKP__PAIR_INF ((int64_t)1 << 62) /* no chain (a link's value past 2^60 ns is left out) */
 /* s[i * n + j]: the least upper bound that the links' chains give for j's clock minus i's */
 static void ikp__pair_paths(const ikp__link_data *ld, uint32_t n, int64_t *s)
 {
@@ -12299,10 +12344,20 @@ static void ikp__pair_paths(const ikp__link_data *ld, uint32_t n, int64_t *s)
     for (i = 0; i < n; i++) s[(size_t)i * n + i] = 0;
     for (i = 0; i < n; i++)
         for (j = i + 1; j < n; j++)
-            for (kind = IKP_ALIGN_SAME_GPU; kind <= IKP_ALIGN_HOST; kind++) {
+            for (kind = 0; kind < 4; kind++) {
+                /* each link a bound both ways: the same GPU (0), i's measurement of j (1) and j's of i
+                   (2), each its own, and host readings (3) */
                 int64_t val;
                 uint64_t unc;
-                if (ikp__merge_link(ld, i, j, kind, &val, &unc) == IKP_ALIGN_COUNT) continue;
+                if (kind == 1 || kind == 2) {
+                    const uint32_t by = kind == 1 ? i : j, of = kind == 1 ? j : i;
+                    const ikp__peer_off *po;
+                    if (ld[of].gpu < 0 || !ld[by].num_peers || !(po = ikp__peer_find(&ld[by], ld[of].uuid))) continue;
+                    unc = po->unc;
+                    val = kind == 1 ? -po->off : po->off;
+                } else if (ikp__merge_link(ld, i, j, kind ? IKP_ALIGN_HOST : IKP_ALIGN_SAME_GPU, &val, &unc) ==
+                           IKP_ALIGN_COUNT)
+                    continue;
                 if (unc > ((uint64_t)1 << 60) || val > ((int64_t)1 << 60) || val < -((int64_t)1 << 60)) continue;
                 if (val + (int64_t)unc < s[(size_t)i * n + j]) s[(size_t)i * n + j] = val + (int64_t)unc;
                 if ((int64_t)unc - val < s[(size_t)j * n + i]) s[(size_t)j * n + i] = (int64_t)unc - val;

@@ -1292,7 +1292,7 @@ static int64_t node_err(uint32_t g, uint32_t q, uint32_t seed)
 }
 enum { NODE_RING, NODE_HUB0, NODE_HUB3, NODE_ALL };
 static uint32_t node_case(int topo, int lie, uint32_t seed, uint32_t *worst_pair, uint32_t *said, uint64_t *worst_paths,
-                          uint32_t *bad_paths)
+                          uint32_t *bad_paths, uint32_t *worst_ref)
 {
     enum { NG = 8 };
     static uint64_t w[NG][21];
@@ -1339,12 +1339,14 @@ static uint32_t node_case(int topo, int lie, uint32_t seed, uint32_t *worst_pair
     CHECK_EQ(opened, NG);
     *worst_paths = 0;
     *bad_paths = 0;
+    *worst_ref = 0;
     if (opened == NG && ikp_merge_align((const ikp_capture *const *)caps, NG, 0, al, &e) == IKP_OK) {
         uint64_t pb[NG * NG];
         CHECK_EQ(ikp_merge_pair_bounds((const ikp_capture *const *)caps, NG, al, pb, &e), IKP_OK);
         for (g = 0; g < NG; g++) {
             const int64_t off = al[g].offset_ns - (node_clock(g) - node_clock(0)); /* placed less true */
             bad += (uint64_t)(off < 0 ? -off : off) > al[g].uncertainty_ns;
+            if (al[g].uncertainty_ns > *worst_ref) *worst_ref = al[g].uncertainty_ns;
             *said += al[g].disagreement_ns != 0;
             for (q = g + 1; q < NG; q++) {
                 const int64_t d = (al[q].offset_ns - al[g].offset_ns) - (node_clock(q) - node_clock(g));
@@ -1356,10 +1358,12 @@ static uint32_t node_case(int topo, int lie, uint32_t seed, uint32_t *worst_pair
                 *bad_paths += (uint64_t)(d < 0 ? -d : d) > pb[g * NG + q];
                 if (pb[g * NG + q] > *worst_paths) *worst_paths = pb[g * NG + q];
             }
-            if (!lie) { /* what each states: one measurement, or the chain's sum */
+            if (!lie) { /* what each states: one chain's sum where one chain links it (a hub), less where
+                           independent chains narrow it (the ring's two ways round, all pairs) */
                 uint32_t hops = topo == NODE_RING ? (g < NG - g ? g : NG - g) : topo == NODE_HUB3 ? (g == 3 || !g ? 1 : 2) : 1;
                 if (!g) hops = 0;
-                CHECK_EQ(al[g].uncertainty_ns, 600 * hops);
+                if (topo == NODE_HUB0 || topo == NODE_HUB3) CHECK_EQ(al[g].uncertainty_ns, 600 * hops);
+                else CHECK(al[g].uncertainty_ns <= 600 * hops);
             }
         }
     } else CHECK(0);
@@ -1372,29 +1376,32 @@ static void test_node_of_eight(void)
     int topo, lie;
     for (topo = 0; topo < 4; topo++)
         for (lie = 0; lie < 2; lie++) {
-            uint32_t seed, bad = 0, worst = 0, said = 0, bad_paths = 0;
+            uint32_t seed, bad = 0, worst = 0, said = 0, bad_paths = 0, worst_ref = 0;
             uint64_t worst_paths = 0;
             for (seed = 0; seed < 16; seed++) {
-                uint32_t wp, sd, bp;
+                uint32_t wp, sd, bp, wr;
                 uint64_t wpp;
-                bad += node_case(topo, lie, seed, &wp, &sd, &wpp, &bp);
+                bad += node_case(topo, lie, seed, &wp, &sd, &wpp, &bp, &wr);
+                if (wr > worst_ref) worst_ref = wr;
                 if (wp > worst) worst = wp;
                 if (wpp > worst_paths) worst_paths = wpp;
                 bad_paths += bp;
                 said += sd != 0;
             }
             /* pairs by every path: the truth held wherever the sums hold it; at most two measurements'
-               widths (1.2 us) where every pair is measured or one hub measured all, the nearer side's hops
-               (4 x 1.2 us) in a ring; links that contradict each other (a lie another path shows) leave the
-               sums */
+               widths (1.2 us) where one hub measured all; where every GPU measured every other, each
+               measurement a bound of its own and each placed at the centre of what they all allow: one
+               measurement's (0.6 us), within 0.75 us; the nearer side's hops (4 x 1.2 us) in a ring;
+               links that contradict each other (a lie another path shows) leave the sums */
             if (!lie || topo == NODE_ALL || topo == NODE_RING) CHECK_EQ(bad_paths, 0);
-            if ((topo == NODE_ALL || topo == NODE_HUB3) && !lie) CHECK(worst_paths <= 1200);
+            if (topo == NODE_HUB3 && !lie) CHECK(worst_paths <= 1200);
+            if (topo == NODE_ALL && !lie) CHECK(worst_paths <= 750); /* any two GPUs within 0.75 us */
             if (topo == NODE_RING && !lie) CHECK(worst_paths <= 4800);
             if (!lie || topo == NODE_ALL || topo == NODE_RING) CHECK_EQ(bad, 0); /* the truth held, each capture and pair */
             if (lie && (topo == NODE_RING || topo == NODE_ALL)) CHECK_EQ(said, 16); /* the lie said */
-            printf("8 GPUs measured by %s%s: the worst pair stated %u ns (by every path: %llu ns, %u of 16 x 28 pairs "
+            printf("8 GPUs measured by %s%s: against the reference at most %u ns; the worst pair stated %u ns (by every path: %llu ns, %u of 16 x 28 pairs "
                    "off the truth by more); %u of 16 x 36 placements and pairs off the truth by more; disagreement "
-                   "said in %u of 16\n", name[topo], lie ? ", one measurement 20 us off" : "", worst,
+                   "said in %u of 16\n", name[topo], lie ? ", one measurement 20 us off" : "", worst_ref, worst,
                    (unsigned long long)worst_paths, bad_paths, bad, said);
         }
 }
