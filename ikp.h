@@ -972,8 +972,9 @@ IKP_DEF const char *ikp_output_temp_path(const ikp_output *out);
    add along the chain. Where every link agrees and there are at most 256
    captures, each is then placed at the centre of what all the chains
    together allow for its clock (each capture's measurement of another a
-   bound of its own) and states half that span. A link that disagrees with the placement by more
-   than the uncertainties of both is not refused: it is reported
+   bound of its own) and states half that span. A link that disagrees
+   with the placement by more than the uncertainties of both is not
+   refused: it is reported
    (disagreement_ns, disagree_via, disagree_with on both captures), and
    the uncertainty of each of the two grows to hold the clock that link
    and the other capture's uncertainty allow (either placement may be the
