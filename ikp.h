@@ -972,7 +972,10 @@ IKP_DEF const char *ikp_output_temp_path(const ikp_output *out);
    add along the chain. Where every link agrees and there are at most 256
    captures, each is then placed at the centre of what all the chains
    together allow for its clock (each capture's measurement of another a
-   bound of its own) and states half that span. A link that disagrees
+   bound of its own) and states half that span. Among at most 32
+   captures, a peer measurement that every other link contradicts (left
+   out, the rest agree; left out of no other, they do not) is left out
+   and said (left_out). A link that disagrees
    with the placement by more than the uncertainties of both is not
    refused: it is reported
    (disagreement_ns, disagree_via, disagree_with on both captures), and
@@ -1017,6 +1020,9 @@ typedef struct ikp_alignment {
                                  agrees; the largest of them) */
     ikp_align_via disagree_via; /* that link's kind (IKP_ALIGN_REFERENCE when none) */
     uint32_t disagree_with;   /* the capture at its other end */
+    uint32_t left_out;        /* 1: that link is this capture's measurement of disagree_with's GPU,
+                                 left out of the placement (every other link agrees without it;
+                                 the uncertainties do not cover it); 0 otherwise */
 } ikp_alignment;
 
 /* Places n captures (out: n entries). raw: IKP_ALIGN_RAW for all.
@@ -12098,6 +12104,48 @@ static int ikp__merge_centre(const ikp_allocator *a, uint32_t n, const ikp__link
     return 0;
 }
 
+/* Links that contradict each other (a cycle of them that no clocks
+   satisfy), among at most IKP__LEAVE_MAX captures: where leaving out one
+   peer measurement, and no other, makes the rest agree, that one is
+   wrong (every pair measured, one measurement off: the others outvote
+   it). It is taken out of ld (*by: the capture that held it, *gone: it);
+   a ring measured once round cannot say which of its links is wrong (any
+   one left out mends it), and is left whole for the placement to cover.
+   1 when one was left out, 0 when none, -1 when out of memory. O(n^3)
+   for each measurement. */
+#define IKP__LEAVE_MAX 32u
+static int ikp__pair_consistent(const ikp__link_data *ld, uint32_t n, int64_t *s)
+{
+    uint32_t k;
+    ikp__pair_paths(ld, n, s);
+    for (k = 0; k < n; k++) if (s[(size_t)k * n + k] < 0) return 0;
+    return 1;
+}
+static int ikp__leave_out(const ikp_allocator *a, ikp__link_data *ld, uint32_t n, uint32_t *by, ikp__peer_off *gone)
+{
+    int64_t *s;
+    uint32_t x, e, found = 0, fx = 0, fe = 0;
+    if (n < 3 || n > IKP__LEAVE_MAX) return 0;
+    if (!(s = (int64_t *)ikp__alloc(a, (size_t)n * n * sizeof *s))) return -1;
+    if (!ikp__pair_consistent(ld, n, s))
+        for (x = 0; x < n && found < 2; x++)
+            for (e = 0; e < ld[x].num_peers && found < 2; e++) {
+                const uint64_t unc = ld[x].peers[e].unc;
+                int mends;
+                ld[x].peers[e].unc = UINT64_MAX; /* left out of the paths */
+                mends = ikp__pair_consistent(ld, n, s);
+                ld[x].peers[e].unc = unc;
+                if (mends) { found++; fx = x; fe = e; }
+            }
+    ikp__free(a, s);
+    if (found != 1) return 0;
+    *by = fx;
+    *gone = ld[fx].peers[fe];
+    memmove(&ld[fx].peers[fe], &ld[fx].peers[fe + 1], (ld[fx].num_peers - fe - 1) * sizeof *ld[fx].peers);
+    ld[fx].num_peers--;
+    return 1;
+}
+
 /* >>merge-impl: ikp_merge_align, _align_start, labels, host zero */
 /* Places n captures by their link data (ld: link_data_of's, with links
    unless raw): ikp_merge_align's work once the captures are checked; ld's
@@ -12107,7 +12155,9 @@ static ikp_result ikp__align(const ikp_allocator *a, ikp__link_data *ld, uint32_
 {
     uint64_t *dist, *orig = NULL;
     ikp__mg mg;
-    uint32_t i;
+    ikp__peer_off gone;
+    uint32_t i, left_by = 0;
+    int left = 0;
     int64_t zmin = INT64_MAX;
     ikp_result r = IKP_OK;
     char la[128], lb[128];
@@ -12121,7 +12171,8 @@ static ikp_result ikp__align(const ikp_allocator *a, ikp__link_data *ld, uint32_
     for (i = 0; i < n; i++) dist[i] = i ? UINT64_MAX : 0;
     if (raw) /* every clock taken as the reference's */
         for (i = 1; i < n; i++) { dist[i] = 0xFFFFFFFFu; out[i].via = IKP_ALIGN_RAW; out[i].links = 1; }
-    else if (ikp__mg_build(a, n, ld, &mg) || ikp__merge_place(a, n, ld, &mg, out, dist)) {
+    else if ((left = ikp__leave_out(a, ld, n, &left_by, &gone)) < 0 || ikp__mg_build(a, n, ld, &mg) ||
+             ikp__merge_place(a, n, ld, &mg, out, dist)) {
         r = ikp__oom(err);
         goto end;
     }
@@ -12147,6 +12198,15 @@ static ikp_result ikp__align(const ikp_allocator *a, ikp__link_data *ld, uint32_
             goto end;
         }
     }
+    for (i = 0; left == 1 && i < n; i++) /* the measurement left out, said on both captures */
+        if (ld[i].gpu >= 0 && !memcmp(ld[i].uuid, gone.uuid, 16)) {
+            const int64_t d = out[i].offset_ns - out[left_by].offset_ns + gone.off;
+            const uint64_t ad = (uint64_t)(d < 0 ? -d : d), tol = ikp__merge_sum(gone.unc, dist[i] + dist[left_by]);
+            ikp__disagree(&out[left_by], ad > tol ? ad - tol : 1, IKP_ALIGN_PEER, i);
+            ikp__disagree(&out[i], ad > tol ? ad - tol : 1, IKP_ALIGN_PEER, left_by);
+            out[left_by].left_out = out[left_by].disagree_with == i;
+            break;
+        }
     for (i = 0; i < n; i++) { /* time 0 of each on the reference's clock, the earliest at 0 */
         int64_t z = (int64_t)(ld[i].gpu_zero_ns - ld[0].gpu_zero_ns) - out[i].offset_ns;
         out[i].zero_ns = z;
@@ -12387,6 +12447,7 @@ IKP_DEF ikp_result ikp_merge_pair_bounds(const ikp_capture *const *caps, uint32_
 {
     const ikp_allocator *a;
     ikp__link_data *ld;
+    ikp__peer_off gone;
     int64_t *s = NULL;
     uint32_t i, j;
     int consistent = 1;
@@ -12398,11 +12459,12 @@ IKP_DEF ikp_result ikp_merge_pair_bounds(const ikp_capture *const *caps, uint32_
     if ((r = ikp__caps_given(caps, n, err)) != IKP_OK) return r;
     a = &caps[0]->alloc;
     if (!(ld = ikp__link_data_all(caps, n, 1))) return ikp__oom(err);
-    if (ikp__number_devices(a, n, ld) || !(s = (int64_t *)ikp__alloc(a, (size_t)n * n * sizeof *s))) {
+    if (ikp__number_devices(a, n, ld) || ikp__leave_out(a, ld, n, &i, &gone) < 0 ||
+        !(s = (int64_t *)ikp__alloc(a, (size_t)n * n * sizeof *s))) {
         r = ikp__oom(err);
         goto end;
     }
-    ikp__pair_paths(ld, n, s);
+    ikp__pair_paths(ld, n, s); /* (without the measurement ikp_merge_align left out) */
     for (i = 0; i < n; i++) consistent &= s[(size_t)i * n + i] >= 0; /* else a cycle of links no clocks satisfy */
     for (i = 0; i < n; i++)
         for (j = 0; j < n; j++) {
@@ -12455,8 +12517,9 @@ static void ikp__align_text(char *t, size_t size, const char *label, const char 
                  (double)a->uncertainty_ns / 1e3, ikp__via_text[a->via], from);
     k = strlen(t);
     if (a->disagreement_ns)
-        snprintf(t + k, size - k, "; %s with %s disagree%s by %.3f us beyond their uncertainties", ikp__via_text[a->disagree_via],
-                 with, a->disagree_via == IKP_ALIGN_HOST ? "" : "s", (double)a->disagreement_ns / 1e3);
+        snprintf(t + k, size - k, "; %s with %s disagree%s by %.3f us beyond their uncertainties%s",
+                 ikp__via_text[a->disagree_via], with, a->disagree_via == IKP_ALIGN_HOST ? "" : "s",
+                 (double)a->disagreement_ns / 1e3, a->left_out ? " (left out: every other link agrees without it)" : "");
 }
 
 typedef struct ikp__merge_ctx {

@@ -343,7 +343,8 @@ static void print_alignment(FILE *f, const ikp_capture *const *caps, const char 
             const char *with = lab + (size_t)al[k].disagree_with * 128;
             fprintf(f, "  %-16s   disagreement: the %s link with %s is %.3f us off beyond its uncertainty%s\n", "",
                     via_name[al[k].disagree_via], with, (double)al[k].disagreement_ns / 1e3,
-                    al[k].disagree_via == IKP_ALIGN_HOST ? " (host time uncertainty widened)" : "");
+                    al[k].left_out ? " (this capture's measurement, left out: every other link agrees without it)"
+                    : al[k].disagree_via == IKP_ALIGN_HOST ? " (host time uncertainty widened)" : "");
         }
     }
     if (n > 1 && n <= 1024) { /* the widest pair, by every chain of links between them */
@@ -377,13 +378,16 @@ static void warn_disagreements(const ikp_capture *const *caps, const char *const
     char *lab = NULL;
     for (k = 0; k < n; k++) {
         const char *a, *b;
-        if (!al[k].disagreement_ns || al[k].disagree_with > k) continue;
+        const uint32_t w = al[k].disagree_with;
+        if (!al[k].disagreement_ns || w > k) continue;
         if (caps && !lab && !(lab = all_labels(caps, n, NULL))) return;
         a = caps ? lab + (size_t)k * 128 : files[k];
-        b = caps ? lab + (size_t)al[k].disagree_with * 128 : files[al[k].disagree_with];
+        b = caps ? lab + (size_t)w * 128 : files[w];
         fprintf(stderr, "ikp: warning: the %s link between %s and %s is %.3f us off their placement beyond the "
                 "stated uncertainties; %s\n", via_name[al[k].disagree_via], b, a, (double)al[k].disagreement_ns / 1e3,
-                al[k].disagree_via == IKP_ALIGN_HOST && al[k].via == IKP_ALIGN_SAME_GPU
+                al[k].left_out || (w < n && al[w].left_out && al[w].disagree_with == k)
+                    ? "every other link agrees without it: it is left out (measure again)"
+                : al[k].disagree_via == IKP_ALIGN_HOST && al[k].via == IKP_ALIGN_SAME_GPU
                     ? "one GPU's clock places them exactly; host times are this much less certain"
                     : "the placement's uncertainty is widened to cover it");
     }
