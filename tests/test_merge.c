@@ -1271,20 +1271,21 @@ end:
    other; and each of those with one measurement that lies (20 us off,
    far past its width). Checked: every capture's placement within what it
    states of the truth, every pair within the sum of both, and what each
-   states: one measurement (600 ns) for a GPU the reference measured or
-   was measured by, the chain's sum beyond (the ring: 600 ns a hop to the
-   nearer side, up to 2.4 us; a hub not the reference: 1.2 us). A lie
-   that another path shows is said (disagreement_ns) on both
-   captures of the link that shows it, and both bounds grow to hold it,
-   and so do the bounds of every capture on the cycle that link closes
-   (either chain may hold the lie) and of those placed through them: the
-   truth is then held everywhere, with all pairs measured and in a ring.
-   With all pairs measured the others outvote the lie: it is left out
-   (left_out on the capture that holds it) and the bounds are those
-   without it. A ring cannot say which of its links lies (leaving out any
-   one mends it): there the bounds grow. A hub's lie has no other path:
-   nothing shows it. node_case returns the placements and pairs off the truth by more
-   than stated, and the worst pair's stated bound in *worst_pair. */
+   states: a hub's chain's sum (one measurement, 600 ns, for a GPU the
+   reference measured or was measured by; 1.2 us through a hub not the
+   reference), at most the nearer side's sum in a ring (600 ns a hop, up
+   to 2.4 us) and at most one measurement with all pairs, where every
+   chain narrows it. A lie that another path shows is said
+   (disagreement_ns) on both captures of the link that shows it. With all
+   pairs measured the others outvote it: it is left out (left_out on the
+   capture that holds it) and the bounds are those without it. A ring
+   cannot say which of its links lies (leaving out any one mends it):
+   the bounds of both captures of the link grow to hold it, and so do
+   those of every capture on the cycle it closes and of those placed
+   through them, and the truth is held. A hub's lie has no other path:
+   nothing shows it. node_case returns the placements and pairs off the
+   truth by more than stated, and the worst pair's stated bound in
+   *worst_pair. */
 static int64_t node_clock(uint32_t g) { return (int64_t)(g * 2654435761u % 1000003u) * 31 - 15000000; }
 static int64_t node_err(uint32_t g, uint32_t q, uint32_t seed)
 {
@@ -1404,11 +1405,11 @@ static void test_node_of_eight(void)
             if (topo == NODE_HUB3 && !lie) CHECK(worst_paths <= 1200);
             if (topo == NODE_ALL) CHECK(worst_paths <= 750); /* any two GPUs within 0.75 us, the lie left out */
             if (topo == NODE_RING && !lie) CHECK(worst_paths <= 4800);
-            if (!lie || topo == NODE_ALL || topo == NODE_RING) CHECK_EQ(bad, 0); /* the truth held, each capture and pair */
+            if (!lie || topo == NODE_ALL || topo == NODE_RING) CHECK_EQ(bad, 0); /* the truth held, each and pairs */
             if (lie && (topo == NODE_RING || topo == NODE_ALL)) CHECK_EQ(said, 16); /* the lie said */
-            printf("8 GPUs measured by %s%s: against the reference at most %u ns; the worst pair stated %u ns (by every path: %llu ns, %u of 16 x 28 pairs "
-                   "off the truth by more); %u of 16 x 36 placements and pairs off the truth by more; disagreement "
-                   "said in %u of 16\n", name[topo], lie ? ", one measurement 20 us off" : "", worst_ref, worst,
+            printf("8 GPUs measured by %s%s: against the reference at most %u ns; the worst pair stated %u ns (by "
+                   "every path: %llu ns, %u of 16 x 28 pairs off the truth by more); %u of 16 x 36 placements and "
+                   "pairs off the truth by more; disagreement said in %u of 16\n", name[topo], lie ? ", one measurement 20 us off" : "", worst_ref, worst,
                    (unsigned long long)worst_paths, bad_paths, bad, said);
         }
 }
