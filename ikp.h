@@ -969,10 +969,12 @@ IKP_DEF const char *ikp_output_temp_path(const ikp_output *out);
    clock against the other's (ikp_peer_clock, either capture may hold it),
    or both GPUs' readings against the clock of one host (ikp_clock_sync;
    captures naming different hosts are not linked this way). Uncertainties
-   add along the chain. Where every link agrees and there are at most 256
-   captures, each is then placed at the centre of what all the chains
-   together allow for its clock (each capture's measurement of another a
-   bound of its own) and states half that span. Among at most 32
+   add along the chain. Where every link agrees and there are at most 64
+   captures, the placement is then made for every pair at once (each
+   capture's measurement of another a bound of its own): the widest reach
+   of any pair's placed difference to the ends of what all chains between
+   them allow is made as small as it can be, and each states its reach
+   against the reference. Among at most 32
    captures, a peer measurement that every other link contradicts (left
    out, the rest agree; left out of no other, they do not) is left out
    and said (left_out). A link that disagrees
@@ -11045,6 +11047,24 @@ static int ikp__merge_link(const ikp__link_data *ld, uint32_t i, uint32_t j, int
     return via;
 }
 
+/* Each link between captures i and j, one at a time, k = 0 .. 3: the
+   same GPU, i's measurement of j's GPU, j's of i's (each peer
+   measurement a link of its own), both captures' host readings; as
+   ikp__merge_link, which keeps the better measurement of the two */
+#define IKP__LINKS_EACH 4
+static int ikp__merge_link_each(const ikp__link_data *ld, uint32_t i, uint32_t j, int k, int64_t *val, uint64_t *unc)
+{
+    if (k == 1 || k == 2) {
+        const uint32_t by = k == 1 ? i : j, of = k == 1 ? j : i;
+        const ikp__peer_off *po;
+        if (ld[of].gpu < 0 || !ld[by].num_peers || !(po = ikp__peer_find(&ld[by], ld[of].uuid))) return IKP_ALIGN_COUNT;
+        *unc = po->unc;
+        *val = k == 1 ? -po->off : po->off;
+        return IKP_ALIGN_PEER;
+    }
+    return ikp__merge_link(ld, i, j, k ? IKP_ALIGN_HOST : IKP_ALIGN_SAME_GPU, val, unc);
+}
+
 static const char *const ikp__via_text[IKP_ALIGN_COUNT] = {
     "the reference", "the same GPU's clock", "a measurement over peer memory",
     "both GPUs' readings against the host clock", "raw %globaltimer (not aligned)",
@@ -11718,11 +11738,11 @@ static uint64_t ikp__merge_grown(uint64_t ad, uint64_t unc, uint64_t other)
    both, and covered. Returns which dist grew (1: i's, 2: j's). */
 static int ikp__merge_check(const ikp__link_data *ld, ikp_alignment *out, uint64_t *dist, uint32_t i, uint32_t j)
 {
-    int kind, grew = 0;
-    for (kind = IKP_ALIGN_SAME_GPU; kind <= IKP_ALIGN_HOST; kind++) {
+    int k, grew = 0;
+    for (k = 0; k < IKP__LINKS_EACH; k++) {
         int64_t val, d;
         uint64_t unc, ad, tol;
-        int via = ikp__merge_link(ld, i, j, kind, &val, &unc);
+        int via = ikp__merge_link_each(ld, i, j, k, &val, &unc);
         if (via == IKP_ALIGN_COUNT) continue;
         d = out[j].offset_ns - out[i].offset_ns - val;
         ad = (uint64_t)(d < 0 ? -d : d);
@@ -12063,44 +12083,95 @@ static int ikp__merge_carry(const ikp_allocator *a, uint32_t n, const ikp_alignm
 }
 
 /* Where every link agrees (no cycle of them that no clocks satisfy, none
-   said to disagree) and the captures are few (IKP__CENTRE_MAX: the paths
-   of every pair, O(n^3)), each capture's clock against the reference's
-   lies in the span that all the chains of links together allow, not only
-   the one that placed it: it is placed at that span's centre and states
-   half its width where that is less than its chain says. So independent
-   paths narrow what is stated (GPUs measured by every peer: about one
-   measurement's uncertainty for any pair), and one chain gives what it
-   gave. 0, or -1 when out of memory. */
-#define IKP__CENTRE_MAX 256u
+   said to disagree) and the captures are few (IKP__CENTRE_MAX), every
+   pair's clocks lie in the span that all the chains of links between
+   them allow (s: ikp__pair_paths'), not only along the chain that placed
+   them. The placement is made again from those spans: first the least t
+   such that every pair's placed difference is within t of both ends of
+   its span (a system of differences: feasible where the bounds x_j - x_i
+   <= t - s[j][i] have no negative cycle; t found by halving), then, one
+   capture at a time, each at the centre of what t and the captures
+   placed before it leave it. Each states how far its span against the
+   reference reaches from it. So independent chains narrow every pair
+   (GPUs measured by every peer: within about one measurement for any
+   pair), and one chain gives what it gave. O(n^3 log(span)); 0, or -1
+   when out of memory. */
+#define IKP__CENTRE_MAX 64u
 #define IKP__PAIR_INF ((int64_t)1 << 62) /* no chain (a link's value past 2^60 ns is left out) */
+#define IKP__CENTRE_SPAN ((int64_t)1 << 56) /* spans wider are left as the chains placed them */
 static void ikp__pair_paths(const ikp__link_data *ld, uint32_t n, int64_t *s);
+/* c = the bounds t - s[j][i] closed by every path (Floyd-Warshall): 1 when
+   they have no negative cycle */
+static int ikp__centre_closed(const int64_t *s, uint32_t n, int64_t t, int64_t *c)
+{
+    uint32_t i, j, k;
+    for (i = 0; i < n; i++)
+        for (j = 0; j < n; j++) c[(size_t)i * n + j] = i == j ? 0 : t - s[(size_t)j * n + i];
+    for (k = 0; k < n; k++)
+        for (i = 0; i < n; i++)
+            for (j = 0; j < n; j++) {
+                const int64_t v = c[(size_t)i * n + k] + c[(size_t)k * n + j];
+                if (v < c[(size_t)i * n + j]) c[(size_t)i * n + j] = v;
+            }
+    for (i = 0; i < n; i++) if (c[(size_t)i * n + i] < 0) return 0;
+    return 1;
+}
+/* c closed again after the bound x_v - x_u <= w is added */
+static void ikp__centre_add(int64_t *c, uint32_t n, uint32_t u, uint32_t v, int64_t w)
+{
+    uint32_t i, j;
+    for (i = 0; i < n; i++)
+        for (j = 0; j < n; j++) {
+            const int64_t x = c[(size_t)i * n + u] + w + c[(size_t)v * n + j];
+            if (x < c[(size_t)i * n + j]) c[(size_t)i * n + j] = x;
+        }
+}
 static int ikp__merge_centre(const ikp_allocator *a, uint32_t n, const ikp__link_data *ld, ikp_alignment *out,
                              uint64_t *dist)
 {
-    int64_t *s;
-    uint32_t k;
+    int64_t *s, *c, lo = 0, hi = 0;
+    uint32_t i, j, k;
     if (n < 2 || n > IKP__CENTRE_MAX) return 0;
     for (k = 0; k < n; k++) if (out[k].disagreement_ns) return 0;
-    if (!(s = (int64_t *)ikp__alloc(a, (size_t)n * n * sizeof *s))) return -1;
+    s = (int64_t *)ikp__alloc(a, (size_t)n * n * sizeof *s);
+    c = (int64_t *)ikp__alloc(a, (size_t)n * n * sizeof *c);
+    if (!s || !c) {
+        ikp__free(a, s);
+        ikp__free(a, c);
+        return -1;
+    }
     ikp__pair_paths(ld, n, s);
-    for (k = 0; k < n; k++)
-        if (s[(size_t)k * n + k] < 0) { /* a cycle of links no clocks satisfy */
-            ikp__free(a, s);
-            return 0;
+    for (i = 0; i < n && hi >= 0; i++)
+        for (j = i + 1; j < n; j++) {
+            const int64_t u = s[(size_t)i * n + j], v = s[(size_t)j * n + i];
+            if (u + v < 0 || u > IKP__CENTRE_SPAN || u < -IKP__CENTRE_SPAN || v > IKP__CENTRE_SPAN ||
+                v < -IKP__CENTRE_SPAN) { /* no clocks satisfy them, or a span too wide (or none) to centre */
+                hi = -1;
+                break;
+            }
+            if ((u + v + 1) / 2 > lo) lo = (u + v + 1) / 2; /* half the pair's span: t is at least that */
+            if (u + v > hi) hi = u + v;                     /* its whole span: any clocks the links allow */
         }
-    for (k = 1; k < n; k++) {
-        const int64_t hi = s[k], lo = -s[(size_t)k * n];
-        int64_t c;
-        uint64_t w;
-        if (s[k] >= IKP__PAIR_INF || s[(size_t)k * n] >= IKP__PAIR_INF || lo > hi) continue;
-        c = lo + (hi - lo) / 2;
-        w = (uint64_t)(hi - c);
-        if (w < dist[k]) {
-            out[k].offset_ns = c;
-            dist[k] = w;
+    if (hi >= 0 && ikp__centre_closed(s, n, hi, c)) {
+        while (lo < hi) { /* the least t that every pair allows */
+            const int64_t t = lo + (hi - lo) / 2;
+            if (ikp__centre_closed(s, n, t, c)) hi = t;
+            else lo = t + 1;
+        }
+        ikp__centre_closed(s, n, hi, c);
+        for (k = 1; k < n; k++) { /* each at the centre of what is left it */
+            const int64_t up = c[k], down = -c[(size_t)k * n], m = down + (up - down) / 2;
+            ikp__centre_add(c, n, 0, k, m);
+            ikp__centre_add(c, n, k, 0, -m);
+        }
+        for (k = 1; k < n; k++) {
+            const int64_t x = c[k], far_hi = s[k] - x, far_lo = x + s[(size_t)k * n];
+            out[k].offset_ns = x;
+            dist[k] = (uint64_t)(far_hi > far_lo ? far_hi : far_lo);
         }
     }
     ikp__free(a, s);
+    ikp__free(a, c);
     return 0;
 }
 
@@ -12405,20 +12476,10 @@ static void ikp__pair_paths(const ikp__link_data *ld, uint32_t n, int64_t *s)
     for (i = 0; i < n; i++) s[(size_t)i * n + i] = 0;
     for (i = 0; i < n; i++)
         for (j = i + 1; j < n; j++)
-            for (kind = 0; kind < 4; kind++) {
-                /* each link a bound both ways: the same GPU (0), i's measurement of j (1) and j's of i
-                   (2), each its own, and host readings (3) */
+            for (kind = 0; kind < IKP__LINKS_EACH; kind++) { /* each link a bound both ways */
                 int64_t val;
                 uint64_t unc;
-                if (kind == 1 || kind == 2) {
-                    const uint32_t by = kind == 1 ? i : j, of = kind == 1 ? j : i;
-                    const ikp__peer_off *po;
-                    if (ld[of].gpu < 0 || !ld[by].num_peers || !(po = ikp__peer_find(&ld[by], ld[of].uuid))) continue;
-                    unc = po->unc;
-                    val = kind == 1 ? -po->off : po->off;
-                } else if (ikp__merge_link(ld, i, j, kind ? IKP_ALIGN_HOST : IKP_ALIGN_SAME_GPU, &val, &unc) ==
-                           IKP_ALIGN_COUNT)
-                    continue;
+                if (ikp__merge_link_each(ld, i, j, kind, &val, &unc) == IKP_ALIGN_COUNT) continue;
                 if (unc > ((uint64_t)1 << 60) || val > ((int64_t)1 << 60) || val < -((int64_t)1 << 60)) continue;
                 if (val + (int64_t)unc < s[(size_t)i * n + j]) s[(size_t)i * n + j] = val + (int64_t)unc;
                 if ((int64_t)unc - val < s[(size_t)j * n + i]) s[(size_t)j * n + i] = (int64_t)unc - val;
