@@ -12094,26 +12094,38 @@ static int ikp__merge_carry(const ikp_allocator *a, uint32_t n, const ikp_alignm
    placed before it leave it. Each states how far its span against the
    reference reaches from it. So independent chains narrow every pair
    (GPUs measured by every peer: within about one measurement for any
-   pair), and one chain gives what it gave. O(n^3 log(span)); 0, or -1
+   pair), and one chain gives what it gave. Only the same GPU's clock and
+   peer measurements make the spans: host readings drift against a GPU's
+   clock over seconds (one GPU's launches read it apart by microseconds,
+   which would pull the spans off), so where only they link two captures
+   the chains' placement is kept. O(n^3 log(span)); 0, or -1
    when out of memory. */
 #define IKP__CENTRE_MAX 64u
 #define IKP__PAIR_INF ((int64_t)1 << 62) /* no chain (a link's value past 2^60 ns is left out) */
 #define IKP__CENTRE_SPAN ((int64_t)1 << 56) /* spans wider are left as the chains placed them */
-static void ikp__pair_paths(const ikp__link_data *ld, uint32_t n, int64_t *s);
-/* c = the bounds t - s[j][i] closed by every path (Floyd-Warshall): 1 when
-   they have no negative cycle */
+static void ikp__pair_paths(const ikp__link_data *ld, uint32_t n, int hosts, int64_t *s);
+/* c = the bounds on x_j - x_i, at most s[i][j] (its span: captures of one
+   GPU stay together) and t - s[j][i] (within t of the span's far end),
+   closed by every path (Floyd-Warshall): 1 when they have no negative
+   cycle, 0 as soon as one shows (before sums could leave int64_t: the
+   bounds start within 2^58, and each pass adds two of a closure that had
+   none) */
 static int ikp__centre_closed(const int64_t *s, uint32_t n, int64_t t, int64_t *c)
 {
     uint32_t i, j, k;
     for (i = 0; i < n; i++)
-        for (j = 0; j < n; j++) c[(size_t)i * n + j] = i == j ? 0 : t - s[(size_t)j * n + i];
-    for (k = 0; k < n; k++)
+        for (j = 0; j < n; j++) {
+            const int64_t far = t - s[(size_t)j * n + i], span = s[(size_t)i * n + j];
+            c[(size_t)i * n + j] = i == j ? 0 : far < span ? far : span;
+        }
+    for (k = 0; k < n; k++) {
         for (i = 0; i < n; i++)
             for (j = 0; j < n; j++) {
                 const int64_t v = c[(size_t)i * n + k] + c[(size_t)k * n + j];
                 if (v < c[(size_t)i * n + j]) c[(size_t)i * n + j] = v;
             }
-    for (i = 0; i < n; i++) if (c[(size_t)i * n + i] < 0) return 0;
+        for (i = 0; i < n; i++) if (c[(size_t)i * n + i] < 0) return 0;
+    }
     return 1;
 }
 /* c closed again after the bound x_v - x_u <= w is added */
@@ -12140,12 +12152,12 @@ static int ikp__merge_centre(const ikp_allocator *a, uint32_t n, const ikp__link
         ikp__free(a, c);
         return -1;
     }
-    ikp__pair_paths(ld, n, s);
+    ikp__pair_paths(ld, n, 0, s);
     for (i = 0; i < n && hi >= 0; i++)
         for (j = i + 1; j < n; j++) {
             const int64_t u = s[(size_t)i * n + j], v = s[(size_t)j * n + i];
-            if (u + v < 0 || u > IKP__CENTRE_SPAN || u < -IKP__CENTRE_SPAN || v > IKP__CENTRE_SPAN ||
-                v < -IKP__CENTRE_SPAN) { /* no clocks satisfy them, or a span too wide (or none) to centre */
+            if (u > IKP__CENTRE_SPAN || u < -IKP__CENTRE_SPAN || v > IKP__CENTRE_SPAN || v < -IKP__CENTRE_SPAN ||
+                u + v < 0) { /* a span too wide (or none) to centre, or no clocks satisfy them */
                 hi = -1;
                 break;
             }
@@ -12181,35 +12193,57 @@ static int ikp__merge_centre(const ikp_allocator *a, uint32_t n, const ikp__link
    wrong (every pair measured, one measurement off: the others outvote
    it). It is taken out of ld (*by: the capture that held it, *gone: it);
    a ring measured once round cannot say which of its links is wrong (any
-   one left out mends it), and is left whole for the placement to cover.
+   one left out mends it), nor can links that agree without the host
+   readings or that a capture's host readings would mend as well (host
+   readings drift), and those are left whole for the placement to cover.
    1 when one was left out, 0 when none, -1 when out of memory. O(n^3)
    for each measurement. */
 #define IKP__LEAVE_MAX 32u
 static int ikp__pair_consistent(const ikp__link_data *ld, uint32_t n, int64_t *s)
 {
     uint32_t k;
-    ikp__pair_paths(ld, n, s);
+    ikp__pair_paths(ld, n, 1, s);
     for (k = 0; k < n; k++) if (s[(size_t)k * n + k] < 0) return 0;
     return 1;
+}
+/* whether the links agree once every host reading is left out (then host
+   readings, which drift, are among those that contradict each other) */
+static int ikp__hosts_mend(ikp__link_data *ld, uint32_t n, int64_t *s, uint32_t *syncs)
+{
+    uint32_t x;
+    int mends;
+    for (x = 0; x < n; x++) { syncs[x] = ld[x].clock_syncs; ld[x].clock_syncs = 0; } /* no host link */
+    mends = ikp__pair_consistent(ld, n, s);
+    for (x = 0; x < n; x++) ld[x].clock_syncs = syncs[x];
+    return mends;
 }
 static int ikp__leave_out(const ikp_allocator *a, ikp__link_data *ld, uint32_t n, uint32_t *by, ikp__peer_off *gone)
 {
     int64_t *s;
-    uint32_t x, e, found = 0, fx = 0, fe = 0;
+    uint32_t x, e, y, found = 0, fx = 0, fe = 0;
     if (n < 3 || n > IKP__LEAVE_MAX) return 0;
-    if (!(s = (int64_t *)ikp__alloc(a, (size_t)n * n * sizeof *s))) return -1;
-    if (!ikp__pair_consistent(ld, n, s))
-        for (x = 0; x < n && found < 2; x++)
+    if (!(s = (int64_t *)ikp__alloc(a, (size_t)n * n * sizeof *s + (size_t)n * sizeof(uint32_t)))) return -1;
+    if (!ikp__pair_consistent(ld, n, s) && !ikp__hosts_mend(ld, n, s, (uint32_t *)(s + (size_t)n * n)))
+        for (x = 0; x < n && found < 2; x++) {
+            /* a capture's host readings are tried too (host readings drift): where they are what mends
+               it, nothing is left out */
+            if (ld[x].clock_syncs) {
+                const uint32_t syncs = ld[x].clock_syncs;
+                ld[x].clock_syncs = 0; /* its host readings left out */
+                if (ikp__pair_consistent(ld, n, s)) { found++; fx = x; fe = UINT32_MAX; }
+                ld[x].clock_syncs = syncs;
+            }
             for (e = 0; e < ld[x].num_peers && found < 2; e++) {
                 const uint64_t unc = ld[x].peers[e].unc;
-                int mends;
+                for (y = 0; y < n && (ld[y].gpu < 0 || memcmp(ld[y].uuid, ld[x].peers[e].uuid, 16)); y++) {}
+                if (y == n) continue; /* a GPU none of the captures is of: no link */
                 ld[x].peers[e].unc = UINT64_MAX; /* left out of the paths */
-                mends = ikp__pair_consistent(ld, n, s);
+                if (ikp__pair_consistent(ld, n, s)) { found++; fx = x; fe = e; }
                 ld[x].peers[e].unc = unc;
-                if (mends) { found++; fx = x; fe = e; }
             }
+        }
     ikp__free(a, s);
-    if (found != 1) return 0;
+    if (found != 1 || fe == UINT32_MAX) return 0;
     *by = fx;
     *gone = ld[fx].peers[fe];
     memmove(&ld[fx].peers[fe], &ld[fx].peers[fe + 1], (ld[fx].num_peers - fe - 1) * sizeof *ld[fx].peers);
@@ -12466,8 +12500,9 @@ IKP_DEF ikp_result ikp_merge_host_zero(const ikp_capture *const *caps, uint32_t 
 
 /* >>merge-pairs: how far two placed captures may be off against each other */
 #define IKP__PAIR_MAX 1024u
-/* s[i * n + j]: the least upper bound that the links' chains give for j's clock minus i's */
-static void ikp__pair_paths(const ikp__link_data *ld, uint32_t n, int64_t *s)
+/* s[i * n + j]: the least upper bound that the links' chains give for j's
+   clock minus i's (hosts: with host readings' links) */
+static void ikp__pair_paths(const ikp__link_data *ld, uint32_t n, int hosts, int64_t *s)
 {
     uint32_t i, j, k;
     int kind;
@@ -12479,7 +12514,8 @@ static void ikp__pair_paths(const ikp__link_data *ld, uint32_t n, int64_t *s)
             for (kind = 0; kind < IKP__LINKS_EACH; kind++) { /* each link a bound both ways */
                 int64_t val;
                 uint64_t unc;
-                if (ikp__merge_link_each(ld, i, j, kind, &val, &unc) == IKP_ALIGN_COUNT) continue;
+                int via = ikp__merge_link_each(ld, i, j, kind, &val, &unc);
+                if (via == IKP_ALIGN_COUNT || (via == IKP_ALIGN_HOST && !hosts)) continue;
                 if (unc > ((uint64_t)1 << 60) || val > ((int64_t)1 << 60) || val < -((int64_t)1 << 60)) continue;
                 if (val + (int64_t)unc < s[(size_t)i * n + j]) s[(size_t)i * n + j] = val + (int64_t)unc;
                 if ((int64_t)unc - val < s[(size_t)j * n + i]) s[(size_t)j * n + i] = (int64_t)unc - val;
@@ -12525,7 +12561,7 @@ IKP_DEF ikp_result ikp_merge_pair_bounds(const ikp_capture *const *caps, uint32_
         r = ikp__oom(err);
         goto end;
     }
-    ikp__pair_paths(ld, n, s); /* (without the measurement ikp_merge_align left out) */
+    ikp__pair_paths(ld, n, 1, s); /* (without the measurement ikp_merge_align left out) */
     for (i = 0; i < n; i++) consistent &= s[(size_t)i * n + i] >= 0; /* else a cycle of links no clocks satisfy */
     for (i = 0; i < n; i++)
         for (j = 0; j < n; j++) {
