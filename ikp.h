@@ -11017,6 +11017,12 @@ static const ikp__peer_off *ikp__peer_find(const ikp__link_data *x, const uint8_
     return NULL;
 }
 
+/* capture x's measurement of capture y's GPU, or NULL */
+static const ikp__peer_off *ikp__peer_of(const ikp__link_data *ld, uint32_t x, uint32_t y)
+{
+    return ld[y].gpu < 0 || !ld[x].num_peers ? NULL : ikp__peer_find(&ld[x], ld[y].uuid);
+}
+
 /* The best link between captures i and j of kind only (IKP_ALIGN_COUNT:
    of any kind): *val = j's clock minus i's, *unc its uncertainty; returns
    its kind (IKP_ALIGN_COUNT: none). */
@@ -11031,10 +11037,8 @@ static int ikp__merge_link(const ikp__link_data *ld, uint32_t i, uint32_t j, int
     }
     for (side = 0; side < 2 && (only == IKP_ALIGN_COUNT || only == IKP_ALIGN_PEER); side++) {
         /* a's measurements of b, then b's of a */
-        const ikp__peer_off *po;
-        uint32_t x = side ? j : i, y = side ? i : j;
-        if (ld[y].gpu < 0 || !ld[x].num_peers || !(po = ikp__peer_find(&ld[x], ld[y].uuid))) continue;
-        if (po->unc < *unc) { *unc = po->unc; *val = side ? po->off : -po->off; via = IKP_ALIGN_PEER; }
+        const ikp__peer_off *po = ikp__peer_of(ld, side ? j : i, side ? i : j);
+        if (po && po->unc < *unc) { *unc = po->unc; *val = side ? po->off : -po->off; via = IKP_ALIGN_PEER; }
     }
     if ((only == IKP_ALIGN_COUNT || only == IKP_ALIGN_HOST) && ld[i].clock_syncs && ld[j].clock_syncs &&
         (ld[i].host < 0 || ld[j].host < 0 || ld[i].host == ld[j].host)) {
@@ -11055,9 +11059,8 @@ static int ikp__merge_link(const ikp__link_data *ld, uint32_t i, uint32_t j, int
 static int ikp__merge_link_each(const ikp__link_data *ld, uint32_t i, uint32_t j, int k, int64_t *val, uint64_t *unc)
 {
     if (k == 1 || k == 2) {
-        const uint32_t by = k == 1 ? i : j, of = k == 1 ? j : i;
-        const ikp__peer_off *po;
-        if (ld[of].gpu < 0 || !ld[by].num_peers || !(po = ikp__peer_find(&ld[by], ld[of].uuid))) return IKP_ALIGN_COUNT;
+        const ikp__peer_off *po = ikp__peer_of(ld, k == 1 ? i : j, k == 1 ? j : i);
+        if (!po) return IKP_ALIGN_COUNT;
         *unc = po->unc;
         *val = k == 1 ? -po->off : po->off;
         return IKP_ALIGN_PEER;
@@ -12038,11 +12041,6 @@ static int ikp__merge_check_all(const ikp_allocator *a, uint32_t n, const ikp__l
    reference stays 0 (it is the axis); O(n) plus the chains walked, one
    for each capture that disagrees (with the capture it disagrees most
    with). */
-static uint64_t ikp__merge_sum(uint64_t a, uint64_t b)
-{
-    const uint64_t m = IKP__MERGE_DIST_MAX;
-    return a >= m || b >= m || a + b >= m ? m : a + b;
-}
 static int ikp__merge_carry(const ikp_allocator *a, uint32_t n, const ikp_alignment *out, const uint64_t *orig,
                             uint64_t *dist)
 {
@@ -12054,7 +12052,7 @@ static int ikp__merge_carry(const ikp_allocator *a, uint32_t n, const ikp_alignm
         while (out[y].links > out[x].links) y = out[y].from;
         while (x != y) { x = out[x].from; y = out[y].from; }
         for (x = k; x != y && out[x].links; x = out[x].from) {
-            const uint64_t c = ikp__merge_sum(dist[k], orig[k] - orig[x]);
+            const uint64_t c = ikp__merge_grown(dist[k], orig[k] - orig[x], 0);
             if (c > dist[x]) dist[x] = c;
         }
     }
@@ -12073,7 +12071,7 @@ static int ikp__merge_carry(const ikp_allocator *a, uint32_t n, const ikp_alignm
     for (d = 0; d < n; d++) {
         const uint32_t q = order[d], f = out[q].from;
         if (out[q].links) {
-            const uint64_t c = ikp__merge_sum(dist[f], orig[q] - orig[f]);
+            const uint64_t c = ikp__merge_grown(dist[f], orig[q] - orig[f], 0);
             if (c > dist[q]) dist[q] = c;
         }
     }
@@ -12199,6 +12197,13 @@ static int ikp__merge_centre(const ikp_allocator *a, uint32_t n, const ikp__link
    1 when one was left out, 0 when none, -1 when out of memory. O(n^3)
    for each measurement. */
 #define IKP__LEAVE_MAX 32u
+/* x's measurement po taken out of its list (kept sorted) */
+static void ikp__peer_drop(ikp__link_data *x, const ikp__peer_off *po)
+{
+    const size_t e = (size_t)(po - x->peers);
+    memmove(&x->peers[e], &x->peers[e + 1], (x->num_peers - e - 1) * sizeof *x->peers);
+    x->num_peers--;
+}
 static int ikp__pair_consistent(const ikp__link_data *ld, uint32_t n, int64_t *s)
 {
     uint32_t k;
@@ -12246,8 +12251,7 @@ static int ikp__leave_out(const ikp_allocator *a, ikp__link_data *ld, uint32_t n
     if (found != 1 || fe == UINT32_MAX) return 0;
     *by = fx;
     *gone = ld[fx].peers[fe];
-    memmove(&ld[fx].peers[fe], &ld[fx].peers[fe + 1], (ld[fx].num_peers - fe - 1) * sizeof *ld[fx].peers);
-    ld[fx].num_peers--;
+    ikp__peer_drop(&ld[fx], &ld[fx].peers[fe]);
     return 1;
 }
 
@@ -12306,7 +12310,7 @@ static ikp_result ikp__align(const ikp_allocator *a, ikp__link_data *ld, uint32_
     for (i = 0; left == 1 && i < n; i++) /* the measurement left out, said on both captures */
         if (ld[i].gpu >= 0 && !memcmp(ld[i].uuid, gone.uuid, 16)) {
             const int64_t d = out[i].offset_ns - out[left_by].offset_ns + gone.off;
-            const uint64_t ad = (uint64_t)(d < 0 ? -d : d), tol = ikp__merge_sum(gone.unc, dist[i] + dist[left_by]);
+            const uint64_t ad = (uint64_t)(d < 0 ? -d : d), tol = ikp__merge_grown(gone.unc, dist[i], dist[left_by]);
             ikp__disagree(&out[left_by], ad > tol ? ad - tol : 1, IKP_ALIGN_PEER, i);
             ikp__disagree(&out[i], ad > tol ? ad - tol : 1, IKP_ALIGN_PEER, left_by);
             out[left_by].left_out = out[left_by].disagree_with == i;
@@ -12544,7 +12548,6 @@ IKP_DEF ikp_result ikp_merge_pair_bounds(const ikp_capture *const *caps, uint32_
 {
     const ikp_allocator *a;
     ikp__link_data *ld;
-    ikp__peer_off gone;
     int64_t *s = NULL;
     uint32_t i, j;
     int consistent = 1;
@@ -12556,12 +12559,16 @@ IKP_DEF ikp_result ikp_merge_pair_bounds(const ikp_capture *const *caps, uint32_
     if ((r = ikp__caps_given(caps, n, err)) != IKP_OK) return r;
     a = &caps[0]->alloc;
     if (!(ld = ikp__link_data_all(caps, n, 1))) return ikp__oom(err);
-    if (ikp__number_devices(a, n, ld) || ikp__leave_out(a, ld, n, &i, &gone) < 0 ||
-        !(s = (int64_t *)ikp__alloc(a, (size_t)n * n * sizeof *s))) {
+    if (ikp__number_devices(a, n, ld) || !(s = (int64_t *)ikp__alloc(a, (size_t)n * n * sizeof *s))) {
         r = ikp__oom(err);
         goto end;
     }
-    ikp__pair_paths(ld, n, 1, s); /* (without the measurement ikp_merge_align left out) */
+    for (i = 0; i < n; i++) /* without the measurement ikp_merge_align left out */
+        if (al[i].left_out && al[i].disagree_with < n) {
+            const ikp__peer_off *po = ikp__peer_of(ld, i, al[i].disagree_with);
+            if (po) ikp__peer_drop(&ld[i], po);
+        }
+    ikp__pair_paths(ld, n, 1, s);
     for (i = 0; i < n; i++) consistent &= s[(size_t)i * n + i] >= 0; /* else a cycle of links no clocks satisfy */
     for (i = 0; i < n; i++)
         for (j = 0; j < n; j++) {
